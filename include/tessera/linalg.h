@@ -1,0 +1,71 @@
+/**
+ * @file linalg.h
+ * @brief Matrix multiplication: NumPy matmul and BLAS-style GEMM.
+ *
+ * On the CPU, GEMM follows the BLIS layering (Van Zee & van de Geijn, "BLIS: A Framework for
+ * Rapidly Instantiating BLAS Functionality", ACM TOMS 2015; Goto & van de Geijn, "Anatomy of
+ * High-Performance Matrix Multiplication", ACM TOMS 2008). On GPUs, a shared-memory tiled kernel
+ * with register blocking, or the vendor BLAS (cuBLAS / hipBLAS). Float dtypes (f32, f64) only.
+ */
+#ifndef TESSERA_LINALG_H
+#define TESSERA_LINALG_H
+
+#include "tessera/array.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Transposition of a GEMM operand. */
+typedef enum tsr_transpose {
+  TSR_NO_TRANS = 0, /**< op(X) = X */
+  TSR_TRANS = 1     /**< op(X) = X^T */
+} tsr_transpose;
+
+/** Which GEMM implementation serves a call. */
+typedef enum tsr_gemm_path {
+  TSR_GEMM_AUTO = 0,   /**< `TSR_GEMM` environment variable (`native` or `vendor`), else native */
+  TSR_GEMM_NATIVE = 1, /**< Tessera's own kernels */
+  TSR_GEMM_VENDOR = 2  /**< cuBLAS / hipBLAS on GPUs, the CBLAS linked at build time on the CPU
+                            (TESSERA_WITH_VENDOR_BLAS); ::TSR_ERR_UNSUPPORTED when absent */
+} tsr_gemm_path;
+
+/**
+ * NumPy matmul: 2-D x 2-D is the matrix product ((m,k) x (k,n) -> (m,n)); a 1-D first operand
+ * is promoted to (1,k) and a 1-D second operand to (k,1), and the added axis is removed from
+ * the result; operands with more than 2 axes are stacks of matrices whose leading (batch)
+ * axes broadcast. 0-D operands are rejected. The result is a new C-contiguous array.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE (inner dimensions differ, batch
+ *         shapes do not broadcast, 0-D operand); ::TSR_ERR_DTYPE (differ or integer);
+ *         ::TSR_ERR_DEVICE_MISMATCH; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU.
+ */
+TSR_API tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out);
+
+/**
+ * C = alpha * op(A) * op(B) + beta * C on 2-D arrays of one float dtype on one device:
+ * op(A) is m x k, op(B) is k x n, C is m x n and is updated in place. Any strides are
+ * accepted (row-major, column-major, or views; other layouts are copied first). As in the
+ * reference BLAS, beta = 0 never reads C (NaN in C does not propagate) and alpha = 0 or k = 0
+ * does not read A or B.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE (not 2-D, or sizes disagree);
+ *         ::TSR_ERR_DTYPE; ::TSR_ERR_DEVICE_MISMATCH; ::TSR_ERR_INVALID_ARGUMENT (bad
+ *         transpose value, or C overlaps itself through a broadcast view);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU.
+ */
+TSR_API tsr_status tsr_gemm(tsr_transpose transa, tsr_transpose transb, double alpha,
+                            const tsr_array *a, const tsr_array *b, double beta, tsr_array *c);
+
+/**
+ * As tsr_gemm(), choosing the implementation per call.
+ * @return as tsr_gemm(), and ::TSR_ERR_UNSUPPORTED when the vendor path is asked for and not
+ *         built (or, for ::TSR_GEMM_AUTO, when `TSR_GEMM` asks for it), and
+ *         ::TSR_ERR_INVALID_ARGUMENT when `TSR_GEMM` is neither `native` nor `vendor`.
+ */
+TSR_API tsr_status tsr_gemm_ex(tsr_transpose transa, tsr_transpose transb, double alpha,
+                               const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
+                               tsr_gemm_path path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSERA_LINALG_H */

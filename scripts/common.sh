@@ -1,0 +1,48 @@
+# Shared set-up for scripts/test.sh, scripts/demo.sh and scripts/bench.sh (sourced).
+# Installs what is missing on Debian/Ubuntu (apt, with sudo when not root) and sets paths.
+set -euo pipefail
+
+TSR_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TSR_JOBS=${TSR_JOBS:-$(nproc 2>/dev/null || echo 2)}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI inside containers: no ssh/rsh agent needed for local ranks.
+export OMPI_MCA_plm_rsh_agent=${OMPI_MCA_plm_rsh_agent:-}
+
+TSR_PACKAGES=(build-essential cmake pkg-config libcmocka-dev
+  openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev libblas-test
+  clang libclang-rt-dev python3-numpy gnuplot-nox doxygen)
+
+tsr_log() { printf '\n==> %s\n' "$*"; }
+
+# tsr_install_packages [extra packages...]: installs the missing ones.
+tsr_install_packages() {
+  local missing=() p
+  for p in "${TSR_PACKAGES[@]}" "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "missing packages (${missing[*]}) and no apt-get: install them by hand" >&2
+    return 1
+  fi
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  tsr_log "installing ${missing[*]}"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  # Package names differ across releases (libclang-rt-dev vs libclang-rt-14-dev): install
+  # what exists, one by one when the batch fails.
+  if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    for p in "${missing[@]}"; do
+      $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" \
+        || echo "warning: could not install $p" >&2
+    done
+  fi
+}
+
+# tsr_configure_build DIR [cmake args...]: configure and build one variant.
+tsr_configure_build() {
+  local dir=$1
+  shift
+  cmake -S "$TSR_ROOT" -B "$dir" "$@"
+  cmake --build "$dir" -j "$TSR_JOBS"
+}

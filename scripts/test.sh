@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Builds every variant this machine can build and runs the tests; exits non-zero on any
+# failure. Variants: CPU+MPI (always), ASan+UBSan (always), CUDA (when nvcc exists),
+# HIP (when hipcc exists), and a bounded libFuzzer run of the .npy parser (when clang exists).
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+tsr_install_packages
+
+BUILD=${TSR_BUILD_DIR:-$TSR_ROOT/build}
+failed=()
+
+run_ctest() { # dir [ctest args...]
+  local dir=$1
+  shift
+  (cd "$dir" && ctest --output-on-failure --timeout 600 -j "$TSR_JOBS" "$@")
+}
+
+tsr_log "variant cpu: OpenMP + MPI + vendor BLAS path"
+if tsr_configure_build "$BUILD/cpu" -DTESSERA_WITH_VENDOR_BLAS=ON; then
+  run_ctest "$BUILD/cpu" || failed+=(cpu)
+else
+  failed+=(cpu-build)
+fi
+
+tsr_log "variant asan: AddressSanitizer + UndefinedBehaviorSanitizer"
+if tsr_configure_build "$BUILD/asan" -DCMAKE_BUILD_TYPE=Debug -DTESSERA_ENABLE_SANITIZERS=ON \
+    -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_EXAMPLES=OFF; then
+  ASAN_OPTIONS=detect_leaks=1 run_ctest "$BUILD/asan" -LE 'slow' || failed+=(asan)
+else
+  failed+=(asan-build)
+fi
+
+for hook in "$TSR_ROOT"/scripts/test.d/*.sh; do
+  [ -e "$hook" ] || continue
+  tsr_log "$(basename "$hook")"
+  # shellcheck source=/dev/null
+  (source "$hook") || failed+=("$(basename "$hook" .sh)")
+done
+
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED variants: ${failed[*]}"
+  exit 1
+fi
+echo "all variants passed"

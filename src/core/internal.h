@@ -1,0 +1,254 @@
+/*
+ * Internal interfaces shared by the core and the backends. Nothing here is exported.
+ *
+ * Flow of a call: the public function in src/core validates its arguments once (NULL, shapes,
+ * dtypes, devices, overflow), resolves broadcasting into strides, allocates the result, and
+ * dispatches through the ops table of the array's device (struct tsr__backend_ops). Backends
+ * trust what they are given.
+ */
+#ifndef TSR_INTERNAL_H
+#define TSR_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Not tessera.h: dist.h would pull mpi.h into every file, CUDA ones included. */
+#include "tessera/array.h"
+#include "tessera/config.h"
+#include "tessera/device.h"
+#include "tessera/io.h"
+#include "tessera/linalg.h"
+#include "tessera/ops.h"
+#include "tessera/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- errors -------------- */
+
+/*
+ * Records "fn: <formatted message>" as this thread's last error and returns `code`.
+ * `fn` should be the public function the user called (pass it down to helpers that check
+ * user input), so that messages read `tsr_matmul: inner dimensions differ: a is 3x4, b is 5x2`.
+ */
+tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Fails the enclosing function (which must return tsr_status) with a message. Stays on in
+   release builds. Uses __func__ as the function name. */
+#define TSR_CHECK(cond, code, ...)                                                             \
+  do {                                                                                         \
+    if (!(cond)) return tsr__set_error((code), __func__, __VA_ARGS__);                         \
+  } while (0)
+
+/* Propagates a non-OK status. */
+#define TSR_CALL(expr)                                                                         \
+  do {                                                                                         \
+    tsr_status tsr__st_ = (expr);                                                              \
+    if (tsr__st_ != TSR_OK) return tsr__st_;                                                   \
+  } while (0)
+
+/* Variants for functions with cleanup: store the status in `st` and jump to `label`. */
+#define TSR_CHECK_GOTO(st, label, cond, code, ...)                                             \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
+      (st) = tsr__set_error((code), __func__, __VA_ARGS__);                                    \
+      goto label;                                                                              \
+    }                                                                                          \
+  } while (0)
+#define TSR_CALL_GOTO(st, label, expr)                                                         \
+  do {                                                                                         \
+    (st) = (expr);                                                                             \
+    if ((st) != TSR_OK) goto label;                                                            \
+  } while (0)
+
+/* ---------------------------------------------------------------- dtypes & sizes ------ */
+
+/* Element size in bytes, 0 for an invalid dtype. */
+size_t tsr__dtype_size(tsr_dtype dtype);
+bool tsr__dtype_valid(tsr_dtype dtype);
+bool tsr__dtype_is_float(tsr_dtype dtype);
+
+/* Overflow-checked arithmetic: false on overflow. */
+bool tsr__mul_overflow_i64(int64_t a, int64_t b, int64_t *out);
+bool tsr__add_overflow_i64(int64_t a, int64_t b, int64_t *out);
+
+/* Checks ndim/shape (ndim 0..8, sizes >= 0, product and bytes fit int64 and size_t) and
+   returns the element count. Messages name `fn`. */
+tsr_status tsr__shape_check(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
+                            int64_t *size);
+
+/* 64-byte-aligned host memory; bytes may be 0 (a valid unique pointer is returned).
+   Returns TSR_ERR_OUT_OF_MEMORY with the byte count in the message. */
+tsr_status tsr__host_alloc(size_t bytes, void **ptr);
+void tsr__host_free(void *ptr);
+
+/* ---------------------------------------------------------------- arrays -------------- */
+
+typedef struct tsr__buffer {
+  atomic_int refcount;
+  tsr_device device;
+  void *data;   /* host pointer for the CPU, device pointer for GPUs */
+  size_t bytes;
+  unsigned flags; /* tsr_alloc_flags actually granted */
+} tsr__buffer;
+
+struct tsr_array {
+  atomic_int refcount;
+  tsr__buffer *buffer;
+  tsr_dtype dtype;
+  int ndim;
+  int64_t shape[TSR_MAX_DIMS];
+  int64_t strides[TSR_MAX_DIMS]; /* elements */
+  int64_t offset;                /* elements from buffer->data */
+};
+
+/*
+ * What a backend receives: the address of element (0,...,0) and the shape/strides in elements.
+ * Plain data, passed by value to GPU kernels. Dimensions [ndim, TSR_MAX_DIMS) are ignored.
+ * ndim 0 is one element.
+ */
+typedef struct tsr__view {
+  void *data;
+  tsr_dtype dtype;
+  int ndim;
+  int64_t shape[TSR_MAX_DIMS];
+  int64_t strides[TSR_MAX_DIMS];
+} tsr__view;
+
+tsr__view tsr__view_of(const tsr_array *a);
+int64_t tsr__array_size(const tsr_array *a);
+bool tsr__array_is_contiguous(const tsr_array *a);
+
+/* A new array object sharing a's buffer, with the given view (retains the buffer). */
+tsr_status tsr__array_new_view(const tsr_array *a, int ndim, const int64_t *shape,
+                               const int64_t *strides, int64_t offset, tsr_array **out);
+
+/* Allocates a C-contiguous array without argument re-checking beyond shape/overflow. */
+tsr_status tsr__array_alloc(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
+                            tsr_device device, unsigned flags, tsr_array **out);
+
+/* C-contiguous strides for a shape. */
+void tsr__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
+
+/*
+ * NumPy broadcasting of two shapes into `out_shape` (ndim = max). Returns TSR_ERR_SHAPE with
+ * both shapes in the message when they do not broadcast.
+ */
+tsr_status tsr__broadcast_shapes(const char *fn, int na, const int64_t *sa, int nb,
+                                 const int64_t *sb, int *nout, int64_t *out_shape);
+
+/* The view of `a` stretched to (nout, out_shape): missing leading axes and size-1 axes get
+   stride 0. The shapes must broadcast. */
+tsr__view tsr__view_broadcast(const tsr_array *a, int nout, const int64_t *out_shape);
+
+/* Formats a shape as "3x4x5" ("scalar" for ndim 0) into buf; returns buf. */
+const char *tsr__shape_str(int ndim, const int64_t *shape, char *buf, size_t size);
+
+/* ---------------------------------------------------------------- random numbers ------ */
+
+typedef enum tsr__rng_dist { TSR__RNG_UNIFORM = 0, TSR__RNG_NORMAL = 1 } tsr__rng_dist;
+/* The Philox4x32-10 generator and the index -> value mapping live in src/core/philox.h,
+   a header usable from C and CUDA so both produce the same bits. */
+
+/* ---------------------------------------------------------------- GEMM ---------------- */
+
+/*
+ * Row-major GEMM as backends see it (the core has already normalized any layout to this):
+ *   C (m x n) = alpha * op(A) (m x k) * op(B) (k x n) + beta * C
+ *   A: !trans_a: element (i,p) at a[i*lda + p], lda >= max(1,k)
+ *       trans_a: element (i,p) at a[p*lda + i], lda >= max(1,m)
+ *   B: !trans_b: element (p,j) at b[p*ldb + j], ldb >= max(1,n)
+ *       trans_b: element (p,j) at b[j*ldb + p], ldb >= max(1,k)
+ *   C: element (i,j) at c[i*ldc + j], ldc >= max(1,n)
+ * beta == 0: C is written without being read. alpha == 0 or k == 0: C = beta*C (A, B unread).
+ * m, n may be 0 (nothing to do). dtype is TSR_F32 or TSR_F64; pointers are on the device.
+ * path is TSR_GEMM_NATIVE or TSR_GEMM_VENDOR (never AUTO).
+ */
+typedef struct tsr__gemm_args {
+  tsr_dtype dtype;
+  bool trans_a, trans_b;
+  int64_t m, n, k;
+  double alpha, beta;
+  const void *a;
+  int64_t lda;
+  const void *b;
+  int64_t ldb;
+  void *c;
+  int64_t ldc;
+  tsr_gemm_path path;
+} tsr__gemm_args;
+
+/* Resolves TSR_GEMM_AUTO from the TSR_GEMM environment variable. */
+tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_gemm_path *out);
+
+/* ---------------------------------------------------------------- backends ------------ */
+
+/*
+ * One table per backend (SUNDIALS style). A NULL entry means "use the core's generic
+ * fallback" where one exists (arange, rng: computed on the host and copied; memcpy_d2d:
+ * through the host), else the core returns TSR_ERR_UNSUPPORTED naming the op and device.
+ *
+ * Contracts, all views already validated by the core:
+ *  - copy:   dst and src have the same shape (src broadcast: strides may be 0), dtypes may
+ *            differ (C conversion; float->int saturates, NaN -> 0). dst does not overlap src.
+ *  - binary: out is C-contiguous with the broadcast shape; a and b are stretched to out's
+ *            shape (strides 0 on broadcast axes); all three have the same dtype.
+ *  - unary:  out C-contiguous, same shape and dtype as a (a any strides).
+ *  - reduce: reduces a along `axis` (0 <= axis < a->ndim); out is C-contiguous with a's shape
+ *            minus that axis. out dtype: sum/max/min as a; mean as a for floats, f64 for
+ *            integers; argmax i64. A zero-length axis reaches the backend only for sum (0) and
+ *            mean (NaN). Reduce-all arrives as a contiguous 1-D view, axis 0.
+ *  - fill:   dst any strides.  arange / rng: dst C-contiguous, element i gets
+ *            start + i*step / the Philox value for index offset + i.
+ *  - gemm:   see tsr__gemm_args. An unsupported path returns TSR_ERR_UNSUPPORTED.
+ * Work may be asynchronous on the device's stream; memcpy_d2h and synchronize wait for it.
+ */
+struct tsr__backend_ops {
+  const char *name; /* "cpu", "cuda", "hip" */
+  tsr_status (*device_count)(int *count);
+  /* Why no device is available (driver missing...), or "" */
+  const char *(*unavailable_reason)(void);
+  tsr_status (*device_props)(int index, tsr_device_props *props);
+  tsr_status (*alloc)(tsr_device dev, size_t bytes, unsigned flags, void **ptr,
+                      unsigned *granted_flags);
+  void (*free)(tsr_device dev, void *ptr, size_t bytes, unsigned flags);
+  tsr_status (*memcpy_h2d)(tsr_device dev, void *dst, const void *src, size_t bytes);
+  tsr_status (*memcpy_d2h)(tsr_device dev, void *dst, const void *src, size_t bytes);
+  tsr_status (*memcpy_d2d)(tsr_device dev, void *dst, const void *src, size_t bytes);
+  tsr_status (*synchronize)(tsr_device dev);
+  tsr_status (*trim)(tsr_device dev);
+  tsr_status (*fill)(tsr_device dev, const tsr__view *dst, double value);
+  tsr_status (*arange)(tsr_device dev, const tsr__view *dst, double start, double step);
+  tsr_status (*copy)(tsr_device dev, const tsr__view *dst, const tsr__view *src);
+  tsr_status (*binary)(tsr_device dev, tsr_binary_op op, const tsr__view *out,
+                       const tsr__view *a, const tsr__view *b);
+  tsr_status (*unary)(tsr_device dev, tsr_unary_op op, const tsr__view *out,
+                      const tsr__view *a);
+  tsr_status (*reduce)(tsr_device dev, tsr_reduce_op op, const tsr__view *out,
+                       const tsr__view *a, int axis);
+  tsr_status (*rng)(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
+                    tsr__rng_dist dist, double p0, double p1);
+  tsr_status (*gemm)(tsr_device dev, const tsr__gemm_args *args);
+};
+
+/* The tables. tsr__gpu_backend exists when TSR_HAVE_CUDA or TSR_HAVE_HIP (one per build). */
+extern const struct tsr__backend_ops tsr__omp_backend;
+#if TSR_HAVE_CUDA || TSR_HAVE_HIP
+extern const struct tsr__backend_ops tsr__gpu_backend;
+#endif
+
+/* The table for a device, checking that the kind is built in and the index exists
+   (TSR_ERR_NO_DEVICE naming the device and, for GPUs, the runtime's reason). */
+tsr_status tsr__backend_for(const char *fn, tsr_device dev, const struct tsr__backend_ops **ops);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TSR_INTERNAL_H */

@@ -1,0 +1,48 @@
+/*
+ * The elementwise operators, defined once as scalar expressions and expanded into the OpenMP
+ * loops (src/omp) and the CUDA/HIP kernels (src/gpu). The expressions use only the arguments
+ * `x`, `y` and the element type `T`, and math functions by their generic names: in C the
+ * including file uses <tgmath.h>, in CUDA C++ the overloads of <cmath>, so `exp(x)` is expf for
+ * float and exp for double in both. The order matches the public enums in tessera/ops.h.
+ *
+ * Integer dtypes use the operators marked INT=1 only (the core rejects the others); the
+ * including file must make integer add/sub/mul wrap (compute in the unsigned type), see
+ * TSR__INT_WRAP below.
+ *
+ * X(ENUM, name, INT, expression)
+ */
+#ifndef TSR_OPDEFS_H
+#define TSR_OPDEFS_H
+
+/* NaN-propagating maximum/minimum (NumPy semantics): if x is NaN pick x, else compare. */
+#define TSR__MAXIMUM(x, y) (((x) != (x) || (x) > (y)) ? (x) : (y))
+#define TSR__MINIMUM(x, y) (((x) != (x) || (x) < (y)) ? (x) : (y))
+
+#define TSR__BINARY_OPS(X)                                                                     \
+  X(TSR_ADD, add, 1, (x) + (y))                                                                \
+  X(TSR_SUB, sub, 1, (x) - (y))                                                                \
+  X(TSR_MUL, mul, 1, (x) * (y))                                                                \
+  X(TSR_DIV, div, 0, (x) / (y))                                                                \
+  X(TSR_MAXIMUM, maximum, 1, TSR__MAXIMUM(x, y))                                               \
+  X(TSR_MINIMUM, minimum, 1, TSR__MINIMUM(x, y))                                               \
+  X(TSR_POW, pow, 0, pow((x), (y)))
+
+/* abs is written as a comparison so it is valid for integers too; for floats it maps -0 to
+   -0 like (x < 0 ? -x : x) — the float path uses fabs through TSR__ABS instead. */
+#define TSR__UNARY_OPS(X)                                                                      \
+  X(TSR_NEG, neg, 1, -(x))                                                                     \
+  X(TSR_ABS, abs, 1, TSR__ABS(x))                                                              \
+  X(TSR_EXP, exp, 0, exp(x))                                                                   \
+  X(TSR_LOG, log, 0, log(x))                                                                   \
+  X(TSR_SQRT, sqrt, 0, sqrt(x))                                                                \
+  X(TSR_TANH, tanh, 0, tanh(x))                                                                \
+  X(TSR_SIGMOID, sigmoid, 0, (T)1 / ((T)1 + exp(-(x))))                                        \
+  X(TSR_RELU, relu, 1, ((x) > (T)0 ? (x) : (T)0))
+
+/* The including file defines TSR__ABS(x) for its types (fabs for floats, a comparison for
+   integers) before expanding the tables. */
+
+/* Whether an operator accepts integer dtypes, for the core's checks. */
+#define TSR__OP_INT_OK(ENUM, name, INT, expr) [ENUM] = INT,
+
+#endif /* TSR_OPDEFS_H */

@@ -1,0 +1,2 @@
+/* Placeholder: the CPU backend's ops table (being written). */
+#include "core/internal.h"
