@@ -17,10 +17,10 @@ extern "C" {
 #endif
 
 /** Transposition of a GEMM operand. */
-typedef enum tsr_transpose {
+typedef enum tsr_trans {
   TSR_NO_TRANS = 0, /**< op(X) = X */
   TSR_TRANS = 1     /**< op(X) = X^T */
-} tsr_transpose;
+} tsr_trans;
 
 /** Which GEMM implementation serves a call. */
 typedef enum tsr_gemm_path {
@@ -52,7 +52,7 @@ TSR_API tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array 
  *         transpose value, or C overlaps itself through a broadcast view);
  *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU.
  */
-TSR_API tsr_status tsr_gemm(tsr_transpose transa, tsr_transpose transb, double alpha,
+TSR_API tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha,
                             const tsr_array *a, const tsr_array *b, double beta, tsr_array *c);
 
 /**
@@ -61,7 +61,7 @@ TSR_API tsr_status tsr_gemm(tsr_transpose transa, tsr_transpose transb, double a
  *         built (or, for ::TSR_GEMM_AUTO, when `TSR_GEMM` asks for it), and
  *         ::TSR_ERR_INVALID_ARGUMENT when `TSR_GEMM` is neither `native` nor `vendor`.
  */
-TSR_API tsr_status tsr_gemm_ex(tsr_transpose transa, tsr_transpose transb, double alpha,
+TSR_API tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
                                const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
                                tsr_gemm_path path);
 
