@@ -157,6 +157,12 @@ typedef enum tsr__rng_dist { TSR__RNG_UNIFORM = 0, TSR__RNG_NORMAL = 1 } tsr__rn
 /* The Philox4x32-10 generator and the index -> value mapping live in src/core/philox.h,
    a header usable from C and CUDA so both produce the same bits. */
 
+/* Fills n contiguous host elements (f32 or f64) with the Philox values of indices
+   offset .. offset+n-1 (OpenMP-parallel). p0/p1: low/high (uniform) or mean/stddev (normal).
+   The CPU backend's rng and the core's fallback for backends without one. */
+void tsr__rng_fill_host(void *dst, tsr_dtype dtype, int64_t n, uint64_t seed, uint64_t offset,
+                        tsr__rng_dist dist, double p0, double p1);
+
 /* ---------------------------------------------------------------- GEMM ---------------- */
 
 /*
