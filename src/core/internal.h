@@ -9,7 +9,11 @@
 #ifndef TSR_INTERNAL_H
 #define TSR_INTERNAL_H
 
+/* The GPU backend includes this file from CUDA/HIP C++, where C11 atomics do not exist:
+   the array structs below are C only (backends see tsr__view). */
+#ifndef __cplusplus
 #include <stdatomic.h>
+#endif
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -91,6 +95,7 @@ void tsr__host_free(void *ptr);
 
 /* ---------------------------------------------------------------- arrays -------------- */
 
+#ifndef __cplusplus
 typedef struct tsr__buffer {
   atomic_int refcount;
   tsr_device device;
@@ -108,6 +113,7 @@ struct tsr_array {
   int64_t strides[TSR_MAX_DIMS]; /* elements */
   int64_t offset;                /* elements from buffer->data */
 };
+#endif /* !__cplusplus */
 
 /*
  * What a backend receives: the address of element (0,...,0) and the shape/strides in elements.
@@ -253,6 +259,9 @@ extern const struct tsr__backend_ops tsr__gpu_backend;
 /* The table for a device, checking that the kind is built in and the index exists
    (TSR_ERR_NO_DEVICE naming the device and, for GPUs, the runtime's reason). */
 tsr_status tsr__backend_for(const char *fn, tsr_device dev, const struct tsr__backend_ops **ops);
+
+/* Formats a device as "cpu", "cuda:0", "hip:1" into buf (for messages); returns buf. */
+const char *tsr__device_str(tsr_device dev, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

@@ -24,8 +24,14 @@
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define TSR__HD __host__ __device__
+/* __dmul_rn/__dadd_rn are device-only: the host pass of nvcc/hipcc uses plain operations. */
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
 #define TSR__DMUL(a, b) __dmul_rn((a), (b))
 #define TSR__DADD(a, b) __dadd_rn((a), (b))
+#else
+#define TSR__DMUL(a, b) ((a) * (b))
+#define TSR__DADD(a, b) ((a) + (b))
+#endif
 #else
 #include <math.h>
 #define TSR__HD

@@ -1,0 +1,429 @@
+/*
+ * tsr_matmul, tsr_gemm, tsr_gemm_ex: validation, layout normalization and dispatch.
+ *
+ * Backends see one GEMM form only (tsr__gemm_args: row-major C, operands row-major with a
+ * leading dimension and a transpose flag). Any other layout is mapped onto it here:
+ *  - an operand stored column-major is the row-major storage of its transpose, so it flips
+ *    its transpose flag instead of being copied;
+ *  - a column-major C is computed as C^T = op(B)^T op(A)^T, which swaps the operands;
+ *  - only layouts with no unit stride (or negative strides) are copied to a contiguous
+ *    temporary first.
+ * This is what lets the MPI layer hand over its column-major (ScaLAPACK) local blocks and
+ * the BLAS drop-in its column-major user matrices without a copy.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+/* A 2-D strided matrix on a device: element (i, j) at data + (i*rs + j*cs) * esize. */
+typedef struct tsr__mat {
+  char *data;
+  int64_t rows, cols;
+  int64_t rs, cs;
+} tsr__mat;
+
+/* The operand in the backend's form: pointer, leading dimension and effective transpose. */
+typedef struct tsr__operand {
+  const void *data;
+  int64_t ld;
+  bool trans;
+} tsr__operand;
+
+static int64_t max1(int64_t x) { return x > 1 ? x : 1; }
+
+/*
+ * Describes the stored matrix x (rows x cols) as a row-major matrix with a leading dimension,
+ * possibly of its transpose. Returns false when neither stride is unit (or one is negative).
+ */
+static bool as_row_major(const tsr__mat *x, bool *transposed, int64_t *ld) {
+  if (x->rs < 0 || x->cs < 0) return false;
+  bool unit_col = x->cs == 1 || x->cols <= 1;
+  bool unit_row = x->rs == 1 || x->rows <= 1;
+  /* Row-major: consecutive columns adjacent, rows ld apart with ld >= cols. */
+  if (unit_col && (x->rows <= 1 || x->rs >= max1(x->cols))) {
+    *transposed = false;
+    *ld = x->rows <= 1 ? max1(x->cols) : x->rs;
+    return true;
+  }
+  /* Column-major: the row-major storage of x^T (cols x rows) with ld >= rows. */
+  if (unit_row && (x->cols <= 1 || x->cs >= max1(x->rows))) {
+    *transposed = true;
+    *ld = x->cols <= 1 ? max1(x->rows) : x->cs;
+    return true;
+  }
+  return false;
+}
+
+static tsr__view mat_view(const tsr__mat *x, tsr_dtype dtype) {
+  tsr__view v;
+  memset(&v, 0, sizeof v);
+  v.data = x->data;
+  v.dtype = dtype;
+  v.ndim = 2;
+  v.shape[0] = x->rows;
+  v.shape[1] = x->cols;
+  v.strides[0] = x->rs;
+  v.strides[1] = x->cs;
+  return v;
+}
+
+/* A C-contiguous copy of x on the device (when `copy_values`, else uninitialized). */
+static tsr_status mat_temp(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
+                           tsr_dtype dtype, const tsr__mat *x, bool copy_values,
+                           tsr_array **tmp, tsr__mat *out) {
+  int64_t shape[2] = {x->rows, x->cols};
+  TSR_CALL(tsr__array_alloc(fn, 2, shape, dtype, dev, 0, tmp));
+  tsr__view tv = tsr__view_of(*tmp);
+  out->data = tv.data;
+  out->rows = x->rows;
+  out->cols = x->cols;
+  out->rs = max1(x->cols);
+  out->cs = 1;
+  if (copy_values && x->rows > 0 && x->cols > 0) {
+    if (!ops->copy) {
+      tsr_array_release(*tmp);
+      *tmp = NULL;
+      return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "copy is not implemented on device %s",
+                            ops->name);
+    }
+    tsr__view sv = mat_view(x, dtype);
+    tsr_status st = ops->copy(dev, &tv, &sv);
+    if (st != TSR_OK) {
+      tsr_array_release(*tmp);
+      *tmp = NULL;
+      return st;
+    }
+  }
+  return TSR_OK;
+}
+
+/* Brings an operand into backend form, copying it to *tmp only when its layout needs it. */
+static tsr_status operand(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
+                          tsr_dtype dtype, const tsr__mat *x, bool trans, tsr_array **tmp,
+                          tsr__operand *out) {
+  bool t;
+  int64_t ld;
+  tsr__mat m = *x;
+  if (!as_row_major(&m, &t, &ld)) {
+    TSR_CALL(mat_temp(fn, ops, dev, dtype, x, true, tmp, &m));
+    t = false;
+    ld = m.rs;
+  }
+  out->data = m.data;
+  out->ld = ld;
+  out->trans = trans != t;
+  return TSR_OK;
+}
+
+/*
+ * C (m x n) = alpha op(A) op(B) + beta C on strided matrices of one device. A and B are the
+ * STORED matrices (op applied through ta/tb). The caller has validated shapes and dtypes.
+ */
+static tsr_status gemm_mats(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
+                            tsr_dtype dtype, bool ta, bool tb, double alpha, const tsr__mat *a,
+                            const tsr__mat *b, double beta, const tsr__mat *c,
+                            tsr_gemm_path path) {
+  int64_t m = c->rows, n = c->cols;
+  int64_t k = ta ? a->rows : a->cols;
+  if (m == 0 || n == 0) return TSR_OK;
+  if (!ops->gemm)
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "gemm is not implemented on device %s",
+                          ops->name);
+
+  tsr_status st = TSR_OK;
+  tsr_array *ta_tmp = NULL, *tb_tmp = NULL, *tc_tmp = NULL;
+  tsr__operand oa = {0}, ob = {0};
+  tsr__mat cm = *c;
+  bool c_t = false;
+  int64_t ldc = 0;
+  bool c_copied = false;
+  if (!as_row_major(&cm, &c_t, &ldc)) {
+    /* C has no unit stride: compute into a contiguous temporary and copy back. */
+    TSR_CALL_GOTO(st, done, mat_temp(fn, ops, dev, dtype, c, beta != 0.0, &tc_tmp, &cm));
+    c_t = false;
+    ldc = cm.rs;
+    c_copied = true;
+  }
+  if (alpha != 0.0 && k > 0) {
+    TSR_CALL_GOTO(st, done, operand(fn, ops, dev, dtype, a, ta, &ta_tmp, &oa));
+    TSR_CALL_GOTO(st, done, operand(fn, ops, dev, dtype, b, tb, &tb_tmp, &ob));
+  } else {
+    /* A and B are not read; any valid leading dimensions will do. */
+    oa.data = a->data;
+    oa.ld = max1(ta ? m : k);
+    oa.trans = ta;
+    ob.data = b->data;
+    ob.ld = max1(tb ? k : n);
+    ob.trans = tb;
+  }
+
+  tsr__gemm_args args;
+  memset(&args, 0, sizeof args);
+  args.dtype = dtype;
+  args.k = k;
+  args.alpha = alpha;
+  args.beta = beta;
+  args.c = cm.data;
+  args.ldc = ldc;
+  args.path = path;
+  if (!c_t) {
+    args.m = m;
+    args.n = n;
+    args.a = oa.data;
+    args.lda = oa.ld;
+    args.trans_a = oa.trans;
+    args.b = ob.data;
+    args.ldb = ob.ld;
+    args.trans_b = ob.trans;
+  } else {
+    /* C is stored column-major: C^T (n x m) = op(B)^T op(A)^T. An operand whose row-major
+       form has flag t is, transposed, the same storage with flag !t. */
+    args.m = n;
+    args.n = m;
+    args.a = ob.data;
+    args.lda = ob.ld;
+    args.trans_a = !ob.trans;
+    args.b = oa.data;
+    args.ldb = oa.ld;
+    args.trans_b = !oa.trans;
+  }
+  TSR_CALL_GOTO(st, done, ops->gemm(dev, &args));
+
+  if (c_copied) {
+    tsr__view dv = mat_view(c, dtype);
+    tsr__view sv = mat_view(&cm, dtype);
+    if (!ops->copy) {
+      st = tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "copy is not implemented on device %s",
+                          ops->name);
+      goto done;
+    }
+    TSR_CALL_GOTO(st, done, ops->copy(dev, &dv, &sv));
+  }
+done:
+  tsr_array_release(ta_tmp);
+  tsr_array_release(tb_tmp);
+  tsr_array_release(tc_tmp);
+  return st;
+}
+
+static tsr__mat mat_of(const tsr_array *x) {
+  tsr__view v = tsr__view_of(x);
+  tsr__mat m = {(char *)v.data, v.shape[0], v.shape[1], v.strides[0], v.strides[1]};
+  return m;
+}
+
+tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_gemm_path *out) {
+  if (requested == TSR_GEMM_NATIVE || requested == TSR_GEMM_VENDOR) {
+    *out = requested;
+    return TSR_OK;
+  }
+  if (requested != TSR_GEMM_AUTO)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "gemm path %d is not TSR_GEMM_AUTO, TSR_GEMM_NATIVE or TSR_GEMM_VENDOR",
+                          (int)requested);
+  const char *env = getenv("TSR_GEMM");
+  if (!env || !*env || strcmp(env, "native") == 0) {
+    *out = TSR_GEMM_NATIVE;
+  } else if (strcmp(env, "vendor") == 0) {
+    *out = TSR_GEMM_VENDOR;
+  } else {
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "TSR_GEMM is '%s', expected 'native' or 'vendor'", env);
+  }
+  return TSR_OK;
+}
+
+/* Checks that a and b have the same float dtype and device; `what` names them. */
+static tsr_status check_pair(const char *fn, const tsr_array *a, const char *an,
+                             const tsr_array *b, const char *bn) {
+  if (a->dtype != b->dtype)
+    return tsr__set_error(TSR_ERR_DTYPE, fn, "dtypes differ: %s is %s, %s is %s", an,
+                          tsr_dtype_name(a->dtype), bn, tsr_dtype_name(b->dtype));
+  if (!tsr__dtype_is_float(a->dtype))
+    return tsr__set_error(TSR_ERR_DTYPE, fn,
+                          "matrix multiplication needs f32 or f64, %s is %s (use tsr_astype)",
+                          an, tsr_dtype_name(a->dtype));
+  tsr_device da = a->buffer->device, db = b->buffer->device;
+  if (!tsr_device_equal(da, db)) {
+    char sa[32], sb[32];
+    tsr_device_string(da, sa, sizeof sa);
+    tsr_device_string(db, sb, sizeof sb);
+    return tsr__set_error(TSR_ERR_DEVICE_MISMATCH, fn, "%s is on %s, %s is on %s", an, sa, bn,
+                          sb);
+  }
+  return TSR_OK;
+}
+
+tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
+                       const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path) {
+  static const char fn[] = "tsr_gemm";
+  if (!a || !b || !c)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "a" : !b ? "b" : "c");
+  if ((transa != TSR_NO_TRANS && transa != TSR_TRANS) ||
+      (transb != TSR_NO_TRANS && transb != TSR_TRANS))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "transa is %d and transb is %d; each must be TSR_NO_TRANS (0) or "
+                          "TSR_TRANS (1)",
+                          (int)transa, (int)transb);
+  if (a->ndim != 2 || b->ndim != 2 || c->ndim != 2)
+    return tsr__set_error(TSR_ERR_SHAPE, fn, "a, b and c must be 2-D; they have %d, %d, %d axes",
+                          a->ndim, b->ndim, c->ndim);
+  TSR_CALL(check_pair(fn, a, "a", b, "b"));
+  TSR_CALL(check_pair(fn, a, "a", c, "c"));
+  bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
+  int64_t m = ta ? a->shape[1] : a->shape[0], ka = ta ? a->shape[0] : a->shape[1];
+  int64_t kb = tb ? b->shape[1] : b->shape[0], n = tb ? b->shape[0] : b->shape[1];
+  if (ka != kb)
+    return tsr__set_error(TSR_ERR_SHAPE, fn,
+                          "inner dimensions differ: op(a) is %lldx%lld, op(b) is %lldx%lld",
+                          (long long)m, (long long)ka, (long long)kb, (long long)n);
+  if (c->shape[0] != m || c->shape[1] != n)
+    return tsr__set_error(TSR_ERR_SHAPE, fn,
+                          "c is %lldx%lld but op(a) op(b) is %lldx%lld", (long long)c->shape[0],
+                          (long long)c->shape[1], (long long)m, (long long)n);
+  if ((c->shape[0] > 1 && c->strides[0] == 0) || (c->shape[1] > 1 && c->strides[1] == 0))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "c is a broadcast view (stride 0): its elements overlap");
+  tsr_gemm_path resolved;
+  TSR_CALL(tsr__gemm_resolve_path(fn, path, &resolved));
+  const struct tsr__backend_ops *ops;
+  TSR_CALL(tsr__backend_for(fn, c->buffer->device, &ops));
+  tsr__mat am = mat_of(a), bm = mat_of(b), cm = mat_of(c);
+  return gemm_mats(fn, ops, c->buffer->device, c->dtype, ta, tb, alpha, &am, &bm, beta, &cm,
+                   resolved);
+}
+
+tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
+                    const tsr_array *b, double beta, tsr_array *c) {
+  return tsr_gemm_ex(transa, transb, alpha, a, b, beta, c, TSR_GEMM_AUTO);
+}
+
+tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  static const char fn[] = "tsr_matmul";
+  if (!a || !b || !out)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
+                          !a ? "a" : !b ? "b" : "out");
+  *out = NULL;
+  if (a->ndim == 0 || b->ndim == 0)
+    return tsr__set_error(TSR_ERR_SHAPE, fn,
+                          "operands must have at least 1 axis; a has %d, b has %d (use tsr_mul "
+                          "for scalars)",
+                          a->ndim, b->ndim);
+  TSR_CALL(check_pair(fn, a, "a", b, "b"));
+
+  /* 1-D promotion: a (k) -> (1, k), b (k) -> (k, 1). */
+  int64_t ash[TSR_MAX_DIMS + 1], ast[TSR_MAX_DIMS + 1], bsh[TSR_MAX_DIMS + 1],
+      bst[TSR_MAX_DIMS + 1];
+  int an = a->ndim, bn = b->ndim;
+  if (an == 1) {
+    ash[0] = 1;
+    ast[0] = 0;
+    ash[1] = a->shape[0];
+    ast[1] = a->strides[0];
+    an = 2;
+  } else {
+    memcpy(ash, a->shape, sizeof(int64_t) * (size_t)an);
+    memcpy(ast, a->strides, sizeof(int64_t) * (size_t)an);
+  }
+  if (bn == 1) {
+    bsh[0] = b->shape[0];
+    bst[0] = b->strides[0];
+    bsh[1] = 1;
+    bst[1] = 0;
+    bn = 2;
+  } else {
+    memcpy(bsh, b->shape, sizeof(int64_t) * (size_t)bn);
+    memcpy(bst, b->strides, sizeof(int64_t) * (size_t)bn);
+  }
+  int64_t m = ash[an - 2], k = ash[an - 1], kb = bsh[bn - 2], n = bsh[bn - 1];
+  if (k != kb) {
+    char sa[96], sb[96];
+    return tsr__set_error(TSR_ERR_SHAPE, fn, "inner dimensions differ: a is %s, b is %s",
+                          tsr__shape_str(a->ndim, a->shape, sa, sizeof sa),
+                          tsr__shape_str(b->ndim, b->shape, sb, sizeof sb));
+  }
+  /* Batch dimensions broadcast. */
+  int nbatch = 0;
+  int64_t batch[TSR_MAX_DIMS];
+  TSR_CALL(tsr__broadcast_shapes(fn, an - 2, ash, bn - 2, bsh, &nbatch, batch));
+
+  /* Result shape: batch + (m, n), minus promoted axes. */
+  int64_t osh[TSR_MAX_DIMS];
+  int on = 0;
+  for (int i = 0; i < nbatch; i++) osh[on++] = batch[i];
+  if (a->ndim != 1) osh[on++] = m;
+  if (b->ndim != 1) osh[on++] = n;
+  if (on > TSR_MAX_DIMS)
+    return tsr__set_error(TSR_ERR_SHAPE, fn, "result would have %d axes (at most %d)", on,
+                          TSR_MAX_DIMS);
+  tsr_device dev = a->buffer->device;
+  const struct tsr__backend_ops *ops;
+  TSR_CALL(tsr__backend_for(fn, dev, &ops));
+  tsr_gemm_path path;
+  TSR_CALL(tsr__gemm_resolve_path(fn, TSR_GEMM_AUTO, &path));
+  tsr_array *c = NULL;
+  TSR_CALL(tsr__array_alloc(fn, on, osh, a->dtype, dev, 0, &c));
+
+  /* Strides of the batch axes of a, b (0 where broadcast) and of c. */
+  int64_t abs_[TSR_MAX_DIMS] = {0}, bbs[TSR_MAX_DIMS] = {0}, cbs[TSR_MAX_DIMS] = {0};
+  int64_t count = 1;
+  for (int i = 0; i < nbatch; i++) {
+    int ia = i - (nbatch - (an - 2)), ib = i - (nbatch - (bn - 2));
+    abs_[i] = (ia >= 0 && ash[ia] != 1) ? ast[ia] : 0;
+    bbs[i] = (ib >= 0 && bsh[ib] != 1) ? bst[ib] : 0;
+    count *= batch[i];
+  }
+  {
+    int64_t s = m * n;
+    for (int i = nbatch - 1; i >= 0; i--) {
+      cbs[i] = s;
+      s *= batch[i];
+    }
+  }
+  size_t es = tsr__dtype_size(a->dtype);
+  tsr__view av = tsr__view_of(a), bv = tsr__view_of(b), cv = tsr__view_of(c);
+  tsr_status st = TSR_OK;
+
+  /* A stack of A's against one B whose rows of A are evenly spaced folds into one GEMM:
+     (batch*m, k) x (k, n). */
+  bool b_shared = true;
+  for (int i = 0; i < nbatch; i++) b_shared = b_shared && (bbs[i] == 0 || batch[i] == 1);
+  int64_t fold_rs = ast[an - 2];
+  bool fold = b_shared && nbatch > 0 && count > 1 && m > 0;
+  for (int i = nbatch - 1, expect = 0; fold && i >= 0; i--) {
+    int64_t want = (i == nbatch - 1) ? m * fold_rs : expect;
+    if (batch[i] != 1 && abs_[i] != want) fold = false;
+    expect = want * batch[i];
+  }
+  if (fold) {
+    tsr__mat am = {(char *)av.data, count * m, k, fold_rs, ast[an - 1]};
+    tsr__mat bm = {(char *)bv.data, k, n, bst[bn - 2], bst[bn - 1]};
+    tsr__mat cm = {(char *)cv.data, count * m, n, n, 1};
+    st = gemm_mats(fn, ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
+  } else {
+    int64_t idx[TSR_MAX_DIMS] = {0};
+    for (int64_t it = 0; st == TSR_OK && it < count; it++) {
+      int64_t ao = 0, bo = 0, co = 0;
+      for (int i = 0; i < nbatch; i++) {
+        ao += idx[i] * abs_[i];
+        bo += idx[i] * bbs[i];
+        co += idx[i] * cbs[i];
+      }
+      tsr__mat am = {(char *)av.data + ao * (int64_t)es, m, k, ast[an - 2], ast[an - 1]};
+      tsr__mat bm = {(char *)bv.data + bo * (int64_t)es, k, n, bst[bn - 2], bst[bn - 1]};
+      tsr__mat cm = {(char *)cv.data + co * (int64_t)es, m, n, n, 1};
+      st = gemm_mats(fn, ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
+      for (int i = nbatch - 1; i >= 0; i--) {
+        if (++idx[i] < batch[i]) break;
+        idx[i] = 0;
+      }
+    }
+  }
+  if (st != TSR_OK) {
+    tsr_array_release(c);
+    return st;
+  }
+  *out = c;
+  return TSR_OK;
+}

@@ -1,0 +1,39 @@
+/*
+ * Helpers of the backend-agnostic core suite (tests/test_*.c), on top of tests/common.
+ * Everything reads results back with tsr_array_read, so the same programs run on GPUs.
+ */
+#ifndef TSR_CORE_UTIL_H
+#define TSR_CORE_UTIL_H
+
+#include "tsr_test.h"
+
+/* Unit roundoff of a dtype (0 for integers: results must be exact). */
+double ct_eps(tsr_dtype dtype);
+
+/* x rounded to what `dtype` can hold (float rounding; integers wrap like the C cast of the
+   unsigned value, the NumPy rule for integer overflow). */
+double ct_round(tsr_dtype dtype, double x);
+
+/* Asserts dtype, ndim and shape of an array, printing both shapes on failure. */
+void ct_assert_shape(const tsr_array *a, tsr_dtype dtype, int ndim, const int64_t *shape);
+
+/* Asserts |got - ref| <= rtol*|ref| + atol elementwise; NaN must match NaN and infinities
+   must match exactly. Prints the first mismatch with `what`. */
+void ct_assert_close(const double *got, const double *ref, int64_t n, double rtol, double atol,
+                     const char *what);
+
+/* Index into a C-contiguous array of shape (n, shape) for element `lin` (C order) of the
+   broadcast result of shape (nout, oshape): NumPy broadcasting, trailing axes aligned. */
+int64_t ct_bcast_index(int nout, const int64_t *oshape, int64_t lin, int n,
+                       const int64_t *shape);
+
+/* Reads an array and asserts its dtype/shape, returning its values as float64 (caller frees). */
+double *ct_read_checked(const tsr_array *a, tsr_dtype dtype, int ndim, const int64_t *shape);
+
+/* Host float64 random values in [lo, hi), rounded to `dtype` (integers: floor). */
+double *ct_random_host(int64_t n, tsr_dtype dtype, uint64_t seed, double lo, double hi);
+
+/* 1 when the device is the CPU. */
+int ct_is_cpu(tsr_device dev);
+
+#endif /* TSR_CORE_UTIL_H */
