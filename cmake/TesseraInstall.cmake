@@ -19,6 +19,12 @@ endif()
 if(TARGET tessera-gemm)
   list(APPEND TESSERA_INSTALL_TARGETS tessera-gemm)
 endif()
+# Installed programs find the installed libraries next to them.
+foreach(t tessera-gemm tessera_blas)
+  if(TARGET ${t})
+    set_target_properties(${t} PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  endif()
+endforeach()
 install(TARGETS ${TESSERA_INSTALL_TARGETS} EXPORT TesseraTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

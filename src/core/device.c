@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/internal.h"
+
 #if TSR_HAVE_OPENMP
 #include <omp.h>
 #endif
-
-#include "core/internal.h"
 
 /* The table compiled in for a kind, or NULL. */
 static const struct tsr__backend_ops *tsr__backend_table(tsr_device_kind kind) {

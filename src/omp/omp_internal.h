@@ -1,0 +1,113 @@
+/*
+ * Internals of the CPU backend (src/omp) other than GEMM: the strided N-d loop shared by
+ * the elementwise, copy and fill kernels, the OpenMP helpers and the entry points the ops
+ * table (backend.c) points to. Not exported.
+ */
+#ifndef TSR_OMP_INTERNAL_H
+#define TSR_OMP_INTERNAL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+/* _Pragma form so that a build without OpenMP has no unknown-pragma warnings. */
+#define TSR__OMP_PRAGMA(x) _Pragma(#x)
+#else
+#define TSR__OMP_PRAGMA(x)
+#endif
+
+/*
+ * Below this many elements (of work) a kernel runs on the calling thread: starting an
+ * OpenMP team costs a few microseconds, which is the whole cost of a small op. 2^15 f32
+ * elements are 128 KiB per operand, about where one core stops being able to keep up.
+ */
+#define TSR__OMP_PAR_THRESHOLD ((int64_t)1 << 15)
+
+/* Threads OpenMP would use for a parallel region here (1 without OpenMP). */
+int tsr__omp_threads(void);
+
+/* ---------------------------------------------------------------- strided loops ------- */
+
+/* Most operands of one loop: out, a, b. */
+#define TSR__OMP_MAX_OPS 3
+
+/*
+ * A loop over a shape shared by up to three operands with their own strides (elements).
+ * tsr__omp_loop_init drops size-1 axes and merges axes i, i+1 whenever every operand has
+ * stride[i] == shape[i+1] * stride[i+1], so a C-contiguous operand set becomes one axis and
+ * the innermost loop is as long as possible. After init, ndim >= 1 (a scalar becomes one axis
+ * of length 1) and size is the element count (0: nothing to do).
+ */
+typedef struct tsr__omp_loop {
+  int ndim;
+  int nops;
+  int64_t size;
+  int64_t shape[TSR_MAX_DIMS];
+  int64_t strides[TSR__OMP_MAX_OPS][TSR_MAX_DIMS];
+  size_t elsize[TSR__OMP_MAX_OPS];
+} tsr__omp_loop;
+
+/* strides[k] are operand k's strides for `shape` (ndim 0..TSR_MAX_DIMS). */
+void tsr__omp_loop_init(tsr__omp_loop *lp, int ndim, const int64_t *shape, int nops,
+                        const int64_t *const strides[], const size_t elsize[]);
+
+/*
+ * Kernel for one run of the innermost axis: n elements; p[k] is operand k's first element,
+ * s[k] its stride in elements; param is the caller's (the op's scalar arguments).
+ */
+typedef void (*tsr__omp_kernel)(int64_t n, char *const p[], const int64_t s[],
+                                const void *param);
+
+/*
+ * Runs `kernel` over every element of the loop, whose operands start at base[k]. The
+ * elements are split evenly (in C order) among the OpenMP threads when `work` exceeds
+ * TSR__OMP_PAR_THRESHOLD, else it runs on the calling thread.
+ */
+void tsr__omp_loop_run(const tsr__omp_loop *lp, char *const base[], tsr__omp_kernel kernel,
+                       const void *param, int64_t work);
+
+/* Element offsets (per operand) of the element with C-order flat index `flat`. */
+void tsr__omp_loop_offsets(const tsr__omp_loop *lp, int64_t flat, int64_t off[]);
+
+/* ---------------------------------------------------------------- conversions --------- */
+
+/*
+ * Float -> integer conversion that is defined for every input: truncation toward zero,
+ * saturation to the integer limits, NaN -> 0 (what tsr_astype documents). A plain C cast
+ * of an out-of-range value is undefined behaviour.
+ */
+static inline int32_t tsr__omp_f64_to_i32(double x) {
+  if (x != x) return 0;
+  if (x >= 2147483648.0) return INT32_MAX;
+  if (x <= -2147483649.0) return INT32_MIN;
+  return (int32_t)x;
+}
+static inline int64_t tsr__omp_f64_to_i64(double x) {
+  if (x != x) return 0;
+  if (x >= 9223372036854775808.0) return INT64_MAX;
+  if (x < -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)x;
+}
+
+/* ---------------------------------------------------------------- entry points -------- */
+
+tsr_status tsr__omp_alloc(tsr_device dev, size_t bytes, unsigned flags, void **ptr,
+                          unsigned *granted_flags);
+void tsr__omp_free(tsr_device dev, void *ptr, size_t bytes, unsigned flags);
+tsr_status tsr__omp_memcpy(tsr_device dev, void *dst, const void *src, size_t bytes);
+tsr_status tsr__omp_fill(tsr_device dev, const tsr__view *dst, double value);
+tsr_status tsr__omp_arange(tsr_device dev, const tsr__view *dst, double start, double step);
+tsr_status tsr__omp_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src);
+tsr_status tsr__omp_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
+                        tsr__rng_dist dist, double p0, double p1);
+tsr_status tsr__omp_binary(tsr_device dev, tsr_binary_op op, const tsr__view *out,
+                           const tsr__view *a, const tsr__view *b);
+tsr_status tsr__omp_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
+                          const tsr__view *a);
+tsr_status tsr__omp_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *out,
+                           const tsr__view *a, int axis);
+
+#endif /* TSR_OMP_INTERNAL_H */

@@ -1,0 +1,9 @@
+# Consumer test: install into a scratch prefix and build a tiny external project against it
+# with find_package(Tessera CONFIG) and with pkg-config. Not in the sanitizer build (the
+# consumer would need the sanitizer runtime flags).
+if(NOT TESSERA_ENABLE_SANITIZERS)
+  add_test(NAME install_consumer
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/run_consumer.sh ${PROJECT_BINARY_DIR}
+                   ${CMAKE_CURRENT_SOURCE_DIR}/install/consumer ${CMAKE_CURRENT_BINARY_DIR}/install-consumer)
+  set_tests_properties(install_consumer PROPERTIES LABELS "cpu;install" RUN_SERIAL TRUE)
+endif()

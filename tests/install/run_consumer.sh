@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the build tree into a scratch prefix, then builds and runs a consumer project
+# against it twice: with find_package(Tessera CONFIG) and with a Makefile using pkg-config.
+set -euo pipefail
+build=$1 src=$2 work=$3
+rm -rf "$work"
+mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+libdir=$(ls -d "$work"/prefix/lib*/ | head -n 1)
+test -f "$libdir/cmake/Tessera/TesseraConfig.cmake"
+test -f "$libdir/pkgconfig/tessera.pc"
+readelf -d "$libdir/libtessera.so" | grep -q 'SONAME.*libtessera\.so\.0'
+
+cmake -S "$src" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+cmake --build "$work/cmake-build" >/dev/null
+LD_LIBRARY_PATH="$libdir" "$work/cmake-build/consumer"
+"$work/cmake-build/consumer_static"
+
+cp "$src/main.c" "$src/Makefile" "$work/"
+PKG_CONFIG_PATH="$libdir/pkgconfig" make -s -C "$work" consumer_pc
+LD_LIBRARY_PATH="$libdir" "$work/consumer_pc"
+echo "install consumer test: passed"
