@@ -5,8 +5,6 @@ set -euo pipefail
 TSR_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TSR_JOBS=${TSR_JOBS:-$(nproc 2>/dev/null || echo 2)}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# Open MPI inside containers: no ssh/rsh agent needed for local ranks.
-export OMPI_MCA_plm_rsh_agent=${OMPI_MCA_plm_rsh_agent:-}
 
 TSR_PACKAGES=(build-essential cmake pkg-config libcmocka-dev
   openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev libblas-test
@@ -45,4 +43,39 @@ tsr_configure_build() {
   shift
   cmake -S "$TSR_ROOT" -B "$dir" "$@"
   cmake --build "$dir" -j "$TSR_JOBS"
+}
+
+# tsr_variant_packages VARIANT: the extra Debian packages a variant needs.
+tsr_variant_packages() {
+  case "$1" in
+    hip) echo "hipcc libamdhip64-dev rocm-device-libs" ;;
+    *) echo "" ;;
+  esac
+}
+
+# tsr_variant_args VARIANT: the CMake options of a build variant.
+#   cpu   OpenMP + MPI + the vendor BLAS path (OpenBLAS)
+#   asan  the same, Debug, with AddressSanitizer + UndefinedBehaviorSanitizer
+#   cuda  + the CUDA backend (nvcc)
+#   hip   + the HIP backend (the .cu files hipified at build time, hipcc)
+tsr_variant_args() {
+  case "$1" in
+    cpu) echo "-DTESSERA_WITH_VENDOR_BLAS=ON" ;;
+    asan) echo "-DCMAKE_BUILD_TYPE=Debug -DTESSERA_ENABLE_SANITIZERS=ON -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_EXAMPLES=OFF" ;;
+    cuda)
+      local nvcc
+      nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+      echo "-DTESSERA_ENABLE_CUDA=ON -DTESSERA_WITH_VENDOR_BLAS=ON -DCMAKE_CUDA_COMPILER=$nvcc" ;;
+    hip) echo "-DTESSERA_ENABLE_HIP=ON" ;;
+    *) echo "unknown variant '$1' (cpu, asan, cuda, hip)" >&2; return 2 ;;
+  esac
+}
+
+# tsr_build_variant VARIANT DIR [more cmake args...]: configure and build one variant.
+tsr_build_variant() {
+  local variant=$1 dir=$2 args
+  shift 2
+  args=$(tsr_variant_args "$variant") || return 2
+  # shellcheck disable=SC2086
+  tsr_configure_build "$dir" $args "$@"
 }

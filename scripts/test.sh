@@ -15,15 +15,14 @@ run_ctest() { # dir [ctest args...]
 }
 
 tsr_log "variant cpu: OpenMP + MPI + vendor BLAS path"
-if tsr_configure_build "$BUILD/cpu" -DTESSERA_WITH_VENDOR_BLAS=ON; then
+if tsr_build_variant cpu "$BUILD/cpu"; then
   run_ctest "$BUILD/cpu" || failed+=(cpu)
 else
   failed+=(cpu-build)
 fi
 
 tsr_log "variant asan: AddressSanitizer + UndefinedBehaviorSanitizer"
-if tsr_configure_build "$BUILD/asan" -DCMAKE_BUILD_TYPE=Debug -DTESSERA_ENABLE_SANITIZERS=ON \
-    -DTESSERA_BUILD_BENCH=OFF -DTESSERA_BUILD_EXAMPLES=OFF; then
+if tsr_build_variant asan "$BUILD/asan"; then
   ASAN_OPTIONS=detect_leaks=1 run_ctest "$BUILD/asan" -LE 'slow' || failed+=(asan)
 else
   failed+=(asan-build)
