@@ -3,7 +3,8 @@
 # failure. Variants: CPU+MPI (always), ASan+UBSan (always), CUDA (when nvcc exists),
 # HIP (when hipcc exists), and a bounded libFuzzer run of the .npy parser (when clang exists).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-tsr_install_packages
+# The same two scripts the Docker images run (so their paths are tested here too).
+"$TSR_ROOT/scripts/deps.sh" cpu
 
 BUILD=${TSR_BUILD_DIR:-$TSR_ROOT/build}
 failed=()
@@ -15,7 +16,7 @@ run_ctest() { # dir [ctest args...]
 }
 
 tsr_log "variant cpu: OpenMP + MPI + vendor BLAS path"
-if tsr_build_variant cpu "$BUILD/cpu"; then
+if "$TSR_ROOT/scripts/build.sh" cpu "$BUILD/cpu" --no-deps; then
   run_ctest "$BUILD/cpu" || failed+=(cpu)
 else
   failed+=(cpu-build)

@@ -454,7 +454,8 @@ static void test_astype_all_pairs(void **state) {
       assert_true(is_contiguous(c));
       hv v = hv_transpose(hv_contig(2, shape), NULL);
       double *ref = hv_gather(&v, host);
-      for (int i = 0; i < 91; i++) ref[i] = ct_round(dt, (dt == TSR_I32 || dt == TSR_I64) ? trunc(ref[i]) : ref[i]);
+      int to_int = dt == TSR_I32 || dt == TSR_I64;
+      for (int i = 0; i < 91; i++) ref[i] = ct_round(dt, to_int ? trunc(ref[i]) : ref[i]);
       int64_t tshape[2] = {13, 7};
       double *got = ct_read_checked(c, dt, 2, tshape);
       ct_assert_close(got, ref, 91, 0, 0, "astype");
@@ -585,7 +586,6 @@ static void test_views_outlive_base(void **state) {
   tsr_array *t = NULL, *s = NULL, *r = NULL;
   TSR_ASSERT_OK(tsr_transpose(base, NULL, &t));
   TSR_ASSERT_OK(tsr_slice(t, 1, 1, 5, 2, &s));
-  int64_t to[2] = {2, 5};
   TSR_ASSERT_OK(tsr_reshape(base, 2, (int64_t[]){3, 10}, &r));
   TSR_ASSERT_OK(tsr_array_release(base));
   TSR_ASSERT_OK(tsr_array_release(t));
@@ -597,7 +597,6 @@ static void test_views_outlive_base(void **state) {
   tsr_array *r2 = NULL;
   TSR_ASSERT_OK(tsr_reshape(r, 2, (int64_t[]){6, 5}, &r2));
   TSR_ASSERT_OK(tsr_array_release(r));
-  (void)to;
   double vals[2][5];
   for (int i = 0; i < 10; i++) vals[i / 5][i % 5] = 500.0 + i;
   TSR_ASSERT_OK(tsr_array_write(s, vals, sizeof vals));
