@@ -1,6 +1,342 @@
-/* Placeholder: the distributed API (process grid, block-cyclic matrices, SUMMA) is being
-   written in src/mpi. */
+/**
+ * @file dist.h
+ * @brief Distributed matrices over MPI: process grid, 2D block-cyclic matrices, SUMMA GEMM,
+ * collective MPI-IO `.npy` files.
+ *
+ * Included by tessera.h when the library was built with MPI (`TSR_HAVE_MPI`).
+ *
+ * Every function here taking a ::tsr_grid or a ::tsr_dmatrix is COLLECTIVE over the grid's
+ * communicator: every rank of the grid must call it, with the same arguments (except host
+ * buffers that only the root uses). The ranks agree on the outcome before returning: when any
+ * rank fails (bad file, out of memory, GPU error...), every rank returns the same status and the
+ * same message in tsr_last_error() (suffixed "(rank r)" naming the first failing rank when not
+ * every rank failed), so no rank is left waiting in a later collective. Arguments that differ
+ * between ranks (sizes, block sizes, dtypes) are detected and give ::TSR_ERR_INCONSISTENT.
+ * NULL grid or matrix pointers are the one exception: they are detected locally only.
+ *
+ * Conventions follow ScaLAPACK (Blackford et al., "ScaLAPACK Users' Guide", SIAM 1997):
+ * - Process grid: P x Q processes; the rank r of the grid's communicator sits at process row
+ *   r / Q and process column r % Q (row-major, like the default BLACS grid, order 'R').
+ * - A global M x N matrix is cut into MB x NB blocks dealt out cyclically: block (I, J) lives
+ *   on process (I mod P, J mod Q) (RSRC = CSRC = 0). Each rank stores its blocks as one local
+ *   matrix in COLUMN-MAJOR order with leading dimension LLD = max(1, local rows), the local
+ *   sizes given by numroc. The 9-integer descriptor {DTYPE_=1, CTXT, M, N, MB, NB, RSRC, CSRC,
+ *   LLD} can be handed to ScaLAPACK routines together with the local data.
+ * - Global indices in this API are 0-based (ScaLAPACK's are 1-based; the descriptor itself
+ *   holds sizes only, so it is the same in both).
+ */
 #ifndef TESSERA_DIST_H
 #define TESSERA_DIST_H
+
 #include <mpi.h>
+#include <stdint.h>
+
+#include "tessera/array.h"
+#include "tessera/linalg.h"
+#include "tessera/status.h"
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/* ---------------------------------------------------------------- process grid -------- */
+
+/** Opaque P x Q process grid over a duplicate of an MPI communicator. */
+typedef struct tsr_grid tsr_grid;
+
+/** Description of a grid, filled by tsr_grid_info(). */
+typedef struct tsr_grid_info_t {
+  int nprow;          /**< P, process rows */
+  int npcol;          /**< Q, process columns */
+  int myrow;          /**< this rank's process row: rank / Q */
+  int mycol;          /**< this rank's process column: rank % Q */
+  int rank;           /**< rank in the grid's communicator */
+  int size;           /**< P * Q */
+  MPI_Comm comm;      /**< the grid's communicator (a duplicate; owned by the grid) */
+  MPI_Comm row_comm;  /**< the Q ranks of this process row, ranked by process column */
+  MPI_Comm col_comm;  /**< the P ranks of this process column, ranked by process row */
+} tsr_grid_info_t;
+
+/**
+ * Creates a P x Q process grid over `comm` (duplicated with MPI_Comm_dup, so the grid's
+ * messages never mix with the caller's). Collective over `comm`.
+ * @param p, q process rows and columns. Both 0: the near-square grid P x Q with P <= Q and
+ *        P * Q = size (P the largest divisor of size not above sqrt(size)); one of them 0: the
+ *        other is size / given.
+ * @param[out] out the new grid; free it with tsr_grid_free().
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (negative p or q,
+ *         P * Q != communicator size; the message gives P, Q and the size, or MPI not
+ *         initialized); ::TSR_ERR_INCONSISTENT (p, q differ between ranks); ::TSR_ERR_MPI;
+ *         ::TSR_ERR_OUT_OF_MEMORY.
+ */
+TSR_API tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out);
+
+/**
+ * Frees a grid and its communicators. Collective. Matrices created on the grid must be freed
+ * first. NULL is accepted (no-op).
+ * @return ::TSR_OK; ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_grid_free(tsr_grid *grid);
+
+/** Describes a grid (local, not collective). @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
+TSR_API tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_info_t *info);
+
+/* ---------------------------------------------------------------- index helpers ------- */
+
+/**
+ * Number of rows (or columns) of an `n`-long dimension cut in blocks of `nb` that process
+ * `iproc` of `nprocs` owns when block 0 lives on process `isrcproc` (ScaLAPACK NUMROC).
+ * Returns 0 for invalid arguments (n < 0, nb < 1, nprocs < 1, iproc out of range). Local,
+ * cannot fail.
+ */
+TSR_API int64_t tsr_numroc(int64_t n, int64_t nb, int iproc, int isrcproc, int nprocs);
+
+/** Process (row or column) that owns 0-based global index `ig` (ScaLAPACK INDXG2P). */
+TSR_API int tsr_indxg2p(int64_t ig, int64_t nb, int isrcproc, int nprocs);
+
+/** 0-based local index of 0-based global index `ig` on its owner (ScaLAPACK INDXG2L). */
+TSR_API int64_t tsr_indxg2l(int64_t ig, int64_t nb, int nprocs);
+
+/** 0-based global index of 0-based local index `il` on process `iproc` (ScaLAPACK
+    INDXL2G). */
+TSR_API int64_t tsr_indxl2g(int64_t il, int64_t nb, int iproc, int isrcproc, int nprocs);
+
+/* ---------------------------------------------------------------- distributed matrix -- */
+
+/** Opaque distributed matrix: 2D block-cyclic over a grid, one local block per rank. */
+typedef struct tsr_dmatrix tsr_dmatrix;
+
+/** Positions in the ScaLAPACK array descriptor (0-based C indices). */
+enum {
+  TSR_DESC_DTYPE = 0, /**< descriptor type, 1 = dense */
+  TSR_DESC_CTXT = 1,  /**< BLACS context; -1 unless set with tsr_dmatrix_set_context() */
+  TSR_DESC_M = 2,
+  TSR_DESC_N = 3,
+  TSR_DESC_MB = 4,
+  TSR_DESC_NB = 5,
+  TSR_DESC_RSRC = 6,
+  TSR_DESC_CSRC = 7,
+  TSR_DESC_LLD = 8,
+  TSR_DESC_LEN = 9
+};
+
+/** Description of a distributed matrix, filled by tsr_dmatrix_info(). */
+typedef struct tsr_dmatrix_info_t {
+  int64_t m, n;          /**< global rows, columns */
+  int64_t mb, nb;        /**< block rows, block columns */
+  int64_t local_rows;    /**< numroc(m, mb, myrow, 0, P) */
+  int64_t local_cols;    /**< numroc(n, nb, mycol, 0, Q) */
+  int64_t lld;           /**< leading dimension of the local column-major block */
+  tsr_dtype dtype;       /**< f32 or f64 */
+  tsr_device device;     /**< where the local block lives */
+  int desc[TSR_DESC_LEN]; /**< ScaLAPACK descriptor; sizes that exceed INT_MAX are stored as -1 */
+  const tsr_grid *grid;
+} tsr_dmatrix_info_t;
+
+/**
+ * A new M x N block-cyclic matrix with MB x NB blocks over `grid`, its local block
+ * uninitialized, on `device` (each rank may pass its own device). Collective.
+ * @param dtype ::TSR_F32 or ::TSR_F64.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (m, n < 0, mb, nb < 1);
+ *         ::TSR_ERR_DTYPE; ::TSR_ERR_INCONSISTENT (m, n, mb, nb or dtype differ between
+ *         ranks); ::TSR_ERR_OVERFLOW; ::TSR_ERR_NO_DEVICE; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb,
+                                      int64_t nb, tsr_dtype dtype, tsr_device device,
+                                      tsr_dmatrix **out);
+
+/** Frees a distributed matrix (local; NULL accepted). @return ::TSR_OK. */
+TSR_API tsr_status tsr_dmatrix_free(tsr_dmatrix *a);
+
+/** Describes a distributed matrix (local). @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
+TSR_API tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_info_t *info);
+
+/**
+ * The rank's local block as a 2-D array view of local_rows x local_cols with strides
+ * (1, LLD) in elements (column-major), on the matrix's device, sharing the matrix's memory:
+ * writes through it change the matrix. Returns a new reference (release it with
+ * tsr_array_release(); it may outlive the matrix). Local.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_OUT_OF_MEMORY.
+ */
+TSR_API tsr_status tsr_dmatrix_local(const tsr_dmatrix *a, tsr_array **local);
+
+/** Stores a BLACS context in the descriptor (desc[TSR_DESC_CTXT]); Tessera itself never uses
+    it. Local. @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
+TSR_API tsr_status tsr_dmatrix_set_context(tsr_dmatrix *a, int ctxt);
+
+/** Layout of a whole matrix in a root's host buffer. */
+typedef enum tsr_layout {
+  TSR_ROW_MAJOR = 0, /**< element (i, j) at buf[i * ld + j], ld >= max(1, N) */
+  TSR_COL_MAJOR = 1  /**< element (i, j) at buf[i + j * ld], ld >= max(1, M) */
+} tsr_layout;
+
+/**
+ * Distributes a whole M x N matrix held in host memory on rank `root` (elements of the
+ * matrix's dtype) to the local blocks. Collective; only the root reads `host`.
+ * @param ld leading dimension of `host` (see ::tsr_layout); 0 means the tight one.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (host NULL on the root when M*N > 0);
+ *         ::TSR_ERR_INVALID_ARGUMENT (root out of range, bad layout, ld too small);
+ *         ::TSR_ERR_INCONSISTENT; ::TSR_ERR_OVERFLOW (a local block over INT_MAX elements);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dmatrix_scatter(tsr_dmatrix *a, int root, const void *host,
+                                       tsr_layout layout, int64_t ld);
+
+/**
+ * Collects the local blocks into a whole M x N matrix in host memory on rank `root`.
+ * Collective; only the root writes `host`. Arguments and statuses as tsr_dmatrix_scatter().
+ */
+TSR_API tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host,
+                                      tsr_layout layout, int64_t ld);
+
+/**
+ * Fills the matrix with uniform random numbers in [low, high) from Philox4x32-10: global
+ * element (i, j) gets the value of index i * N + j, so the matrix equals
+ * tsr_random_uniform() of an M x N array with the same seed, for every grid and block size.
+ * Collective (no communication beyond the agreement on the outcome).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (low >= high or not
+ *         finite); ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low,
+                                           double high);
+
+/** Callback for tsr_dmatrix_fill_fn(): the value of global element (i, j), 0-based. */
+typedef double (*tsr_dmatrix_fill_fn_t)(int64_t i, int64_t j, void *ctx);
+
+/**
+ * Sets every element to fn(i, j, ctx) (rounded to the dtype), i, j the 0-based global
+ * indices. Each rank calls fn for its own elements only. Collective.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU;
+ *         ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_fill_fn_t fn, void *ctx);
+
+/* ---------------------------------------------------------------- MPI-IO .npy ---------- */
+
+/**
+ * Reads a 2-D `.npy` file (f32 or f64; C or Fortran order; either byte order; format 1.0,
+ * 2.0 or 3.0; see io.h) into a new MB x NB block-cyclic matrix on `grid`, collectively with
+ * MPI-IO: rank 0 reads and parses the header and broadcasts it (so a bad file gives the same
+ * error on every rank); then every rank sets a file view built with MPI_Type_create_darray
+ * (block-cyclic MB, NB over the P x Q grid) at the data offset and reads its own elements
+ * with MPI_File_read_all. No rank ever holds more than its local block. Collective.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (mb, nb < 1);
+ *         ::TSR_ERR_IO (cannot open or read; short read); ::TSR_ERR_FORMAT (malformed,
+ *         truncated, unsupported version); ::TSR_ERR_DTYPE (not f32/f64); ::TSR_ERR_SHAPE (not
+ *         2-D); ::TSR_ERR_OVERFLOW (sizes over INT_MAX, which MPI-IO counts cannot express);
+ *         ::TSR_ERR_INCONSISTENT; ::TSR_ERR_NO_DEVICE; ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_GPU; ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb,
+                                        int64_t nb, tsr_device device, tsr_dmatrix **out);
+
+/**
+ * Writes the matrix as a little-endian `.npy` file (format 1.0, or 2.0 for huge headers), in
+ * C order (`fortran_order` 0) or Fortran order (1), collectively with MPI-IO: rank 0 writes
+ * the header, every rank writes its elements through a darray file view with
+ * MPI_File_write_all, into `<path>.tmp.<pid of rank 0>`; only when every rank succeeded does
+ * rank 0 rename it to `path`. On failure the temporary file is deleted and nothing is left.
+ * Collective.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_IO (cannot create, write or rename,
+ *         with the reason); ::TSR_ERR_OVERFLOW; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU;
+ *         ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path,
+                                         int fortran_order);
+
+/* ---------------------------------------------------------------- SUMMA GEMM ---------- */
+
+/**
+ * Per-rank measurements of one tsr_dist_gemm_ex() call.
+ *
+ * Bytes count the payload of the panel broadcasts (and of the redistribution of transposed
+ * operands) as in a flat broadcast tree, whatever tree MPI really uses: as the root of a
+ * broadcast to a communicator of s ranks, a rank adds the panel's bytes times (s - 1) to
+ * bytes_sent; every other member adds the panel's bytes to bytes_received.
+ */
+typedef struct tsr_dist_stats {
+  uint64_t bytes_sent;      /**< bytes this rank contributed as broadcast root */
+  uint64_t bytes_received;  /**< bytes this rank received */
+  double comm_seconds;      /**< wall seconds waiting for communication to complete */
+  double compute_seconds;   /**< wall seconds in the local tsr_gemm calls */
+  double total_seconds;     /**< wall seconds of the whole call on this rank */
+  int64_t panels;           /**< number of k panels (ceil(k / panel width)) */
+  int gpu_aware_mpi;        /**< 1 when GPU panels went to MPI directly (GPU-aware MPI) */
+} tsr_dist_stats;
+
+/** Called on every rank after panel `panel` (1-based) of `panels` was multiplied. */
+typedef void (*tsr_dist_progress_fn)(int64_t panel, int64_t panels, void *ctx);
+
+/** Options of tsr_dist_gemm_ex(); zero-initialize for the defaults. */
+typedef struct tsr_dist_gemm_options {
+  tsr_gemm_path path;            /**< local GEMM implementation (::TSR_GEMM_AUTO default) */
+  tsr_dist_progress_fn progress; /**< NULL: no progress reports */
+  void *progress_ctx;
+} tsr_dist_gemm_options;
+
+/**
+ * C = alpha * op(A) * op(B) + beta * C on distributed matrices with SUMMA (van de Geijn &
+ * Watts, "SUMMA: Scalable Universal Matrix Multiplication Algorithm", Concurrency: Practice
+ * and Experience 9(4), 1997). op(A) is m x k, op(B) is k x n, C is m x n.
+ *
+ * The panel width is the block size along k. For each k panel, the process column owning it
+ * broadcasts its A panel along process rows and the process row owning it broadcasts its B
+ * panel along process columns (MPI_Ibcast on the row and column communicators); the broadcast
+ * of panel k+1 is in flight while panel k is multiplied locally with tsr_gemm() on each rank's
+ * device (double buffering). beta is applied with the first panel (beta = 0 never reads C).
+ * Transposed operands (TSR_TRANS) are first redistributed into their transpose with an
+ * MPI_Alltoallv (op(A) then has blocks NB_A x MB_A), then multiplied as above: correct for
+ * every combination, at the cost of one extra copy of the transposed operand.
+ *
+ * GPU local blocks: the panels travel device-to-device when MPI is CUDA-aware (detected at run
+ * time with MPIX_Query_cuda_support()), else through host buffers.
+ *
+ * Requirements: A, B, C on the same grid and of the same dtype; block sizes compatible:
+ * op(A)'s row block = C's MB, op(B)'s column block = C's NB, op(A)'s column block = op(B)'s
+ * row block (the panel width). All matrices created with the same square block size satisfy
+ * this for every transpose combination.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE (sizes disagree, with the sizes);
+ *         ::TSR_ERR_INVALID_ARGUMENT (different grids, incompatible block sizes, bad transpose
+ *         value); ::TSR_ERR_DTYPE; ::TSR_ERR_DEVICE_MISMATCH (A, B, C of one rank on different
+ *         devices); ::TSR_ERR_OVERFLOW; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alpha,
+                                 const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                                 tsr_dmatrix *c);
+
+/**
+ * As tsr_dist_gemm(), with options (may be NULL) and this rank's measurements written to
+ * `stats` (may be NULL). Same statuses.
+ */
+TSR_API tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
+                                    const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                                    tsr_dmatrix *c, const tsr_dist_gemm_options *options,
+                                    tsr_dist_stats *stats);
+
+/**
+ * Freivalds' check (R. Freivalds, "Probabilistic machines can use less running time", IFIP
+ * 1977) of C = alpha * op(A) * op(B), in O(mn + mk + kn) work: with x a Philox random vector
+ * (uniform in [-1, 1), from `seed`), y = C x and w = alpha * op(A) (op(B) x) are computed in
+ * float64 with distributed matrix-vector products and compared row by row against the
+ * rounding-error scale s = |alpha| |op(A)| (|op(B)| |x|):
+ *   residual = max_i |y_i - w_i| / s_i  (rows with s_i = 0 use the absolute difference).
+ * For a correctly computed C, residual <= (k + 2) * eps(C's dtype) + 2 * (k + n + 2) *
+ * eps(f64), a rigorous bound of the GEMM and matrix-vector rounding errors (typically far
+ * below); a wrong element of C shows up as a residual of the order of its error over its
+ * row's scale. The result is the same on every rank. Collective.
+ * @return ::TSR_OK; statuses as tsr_dist_gemm() (shapes, grids, dtypes checked alike).
+ */
+TSR_API tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha,
+                                        const tsr_dmatrix *a, const tsr_dmatrix *b,
+                                        const tsr_dmatrix *c, uint64_t seed, double *residual);
+
+/**
+ * 1 when the MPI library can take GPU device pointers (Open MPI's MPIX_Query_cuda_support()
+ * reports CUDA-aware support at run time), else 0. Local, cannot fail.
+ */
+TSR_API int tsr_dist_gpu_aware(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSERA_DIST_H */

@@ -360,7 +360,7 @@ tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(fn, dev, &ops));
-  tsr_gemm_path path;
+  tsr_gemm_path path = TSR_GEMM_NATIVE;
   TSR_CALL(tsr__gemm_resolve_path(fn, TSR_GEMM_AUTO, &path));
   tsr_array *c = NULL;
   TSR_CALL(tsr__array_alloc(fn, on, osh, a->dtype, dev, 0, &c));
