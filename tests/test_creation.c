@@ -1,5 +1,6 @@
 /* Creating arrays: empty, zeros, full, arange, from_host; array_info; reference counting. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

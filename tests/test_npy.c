@@ -4,6 +4,7 @@
  * input. The files are written here byte by byte from the NEP 1 description, independently
  * of tsr_npy_format_header(), so a bug shared by the reader and the writer cannot hide.
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include "tsr_test.h"
 
 #include <dirent.h>
@@ -243,10 +244,19 @@ static void test_parse_variants(void **state) {
   assert_int_equal(h.dtype, TSR_F64);
   assert_int_equal(h.big_endian, host_big);
   assert_int_equal(h.major_version, 3);
+  /* The largest f4 array whose byte count fits int64: 2^61 - 1 elements. */
   TSR_ASSERT_OK(parse_dict(2, "{'descr': '>f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, "
-                              "1, 1, 1, 9223372036854775807)}", &h));
+                              "1, 1, 1, 2305843009213693951)}", &h));
   assert_int_equal(h.ndim, 8);
   assert_int_equal(h.big_endian, 1);
+  assert_int_equal(h.size, 2305843009213693951);
+  TSR_ASSERT_STATUS(parse_dict(2, "{'descr': '>f4', 'fortran_order': False, 'shape': "
+                                  "(2305843009213693952,)}", &h),
+                    TSR_ERR_FORMAT, "byte count overflows");
+  /* A zero dimension does not excuse the others from overflowing. */
+  TSR_ASSERT_STATUS(parse_dict(1, "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                                  "(0, 4611686018427387904, 4611686018427387904)}", &h),
+                    TSR_ERR_FORMAT, "overflows");
 }
 
 /* ---------------------------------------------------------------- malformed input ---- */
@@ -291,7 +301,7 @@ static void test_malformed(void **state) {
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, "
        "4611686018427387904), }",
        "overflows"},
-      {"{'descr': '<f8', 'fortran_order': False, 'shape': (1152921504606846976, 8), }",
+      {"{'descr': '<f8', 'fortran_order': False, 'shape': (1152921504606846976,), }",
        "byte count overflows"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,), }",
        "does not fit in int64"},
@@ -305,7 +315,7 @@ static void test_malformed(void **state) {
       {"{'descr': '<f8', 'fortran_order': 0, 'shape': (5,), }", "True or False"},
       {"{'descr': '<f8', 'fortran_order': Falsey, 'shape': (5,), }", "True or False"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (5,), } x", "after the dictionary"},
-      {"{'descr': '<f8, 'fortran_order': False, 'shape': (5,), }", "malformed"},
+      {"{'descr': '<f8, 'fortran_order': False, 'shape': (5,), }", "unsupported dtype"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (05,), }", "leading zero"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (5,,), }", "malformed"},
       {"{'descr': '<f8', 'fortran_order': False, 'shape': (5.0,), }", "malformed"},
@@ -641,6 +651,10 @@ static void test_load_errors(void **state) {
   TSR_ASSERT_STATUS(tsr_npy_read_header(path, &h), TSR_ERR_IO, path);
   TSR_ASSERT_STATUS(tsr_npy_load(g_dir, TSR_CPU, &a), TSR_ERR_IO, "not a regular file");
   TSR_ASSERT_STATUS(tsr_npy_load(NULL, TSR_CPU, &a), TSR_ERR_NULL_POINTER, NULL);
+  /* A device that exists in no build: the staged data must not leak (ASan). */
+  const tsr_device nowhere = {TSR_DEVICE_CUDA, 99};
+  TSR_ASSERT_STATUS(tsr_npy_load(TSR_DATA_DIR "/wine.npy", nowhere, &a), TSR_ERR_NO_DEVICE, NULL);
+  assert_null(a);
   TSR_ASSERT_STATUS(tsr_npy_load(path, TSR_CPU, NULL), TSR_ERR_NULL_POINTER, NULL);
 
   /* Unsupported dtype: the message names the function, what was found and the file. */
@@ -675,7 +689,8 @@ static void test_load_errors(void **state) {
                     "truncated header: need 128 bytes, file has 40");
   write_file(path, header, 3, NULL, 0);
   TSR_ASSERT_STATUS(tsr_npy_read_header(path, &h), TSR_ERR_FORMAT, "truncated header");
-  write_file(path, "PK\x03\x04 this is a zip", 20, NULL, 0);
+  static const char zip[] = "PK\x03\x04 this is a zip";
+  write_file(path, zip, sizeof zip - 1, NULL, 0);
   TSR_ASSERT_STATUS(tsr_npy_load(path, TSR_CPU, &a), TSR_ERR_FORMAT, "magic");
   write_file(path, "", 0, NULL, 0);
   TSR_ASSERT_STATUS(tsr_npy_load(path, TSR_CPU, &a), TSR_ERR_FORMAT, "empty");

@@ -1,5 +1,6 @@
 /* Transfers: tsr_array_to, tsr_array_read and tsr_array_write, exact round trips. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,6 +4,7 @@
  * over the base's float64 values, with NumPy's slice clipping written out independently.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

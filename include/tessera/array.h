@@ -130,6 +130,28 @@ TSR_API tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype d
 TSR_API tsr_status tsr_from_host(int ndim, const int64_t *shape, tsr_dtype dtype,
                                  tsr_device device, const void *data, tsr_array **out);
 
+/**
+ * A CPU array that views caller-owned host memory without copying it (zero-copy interop with
+ * C and Fortran codes: the BLAS drop-in wraps its callers' column-major matrices this way).
+ * Element (i0, ..., i{ndim-1}) is at `data + (i0*strides[0] + ...) * dtype size`, so a
+ * column-major m x n matrix with leading dimension ld is shape {m, n}, strides {1, ld}.
+ * Tessera never frees `data`: the caller keeps the memory alive, and does not free it, until
+ * the last array sharing it (views and results of tsr_reshape/tsr_transpose/tsr_slice
+ * included) has been released. Writing through the array (tsr_assign, tsr_gemm's C)
+ * changes the caller's memory.
+ * @param shape `ndim` sizes >= 0 (may be NULL when ndim is 0).
+ * @param strides `ndim` strides in elements, any sign; 0 gives a broadcast view (read it
+ *        only). NULL means C-contiguous.
+ * @param data address of element (0, ..., 0), aligned to the dtype size; may be NULL only
+ *        when the array has no elements.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (out, shape, or data); ::TSR_ERR_INVALID_ARGUMENT
+ *         (ndim out of range, negative size, misaligned data); ::TSR_ERR_OVERFLOW (the
+ *         element or byte extent overflows); ::TSR_ERR_DTYPE; ::TSR_ERR_OUT_OF_MEMORY
+ *         (array header).
+ */
+TSR_API tsr_status tsr_from_host_view(int ndim, const int64_t *shape, const int64_t *strides,
+                                      tsr_dtype dtype, void *data, tsr_array **out);
+
 /** Adds a reference. @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
 TSR_API tsr_status tsr_array_retain(tsr_array *a);
 
@@ -178,7 +200,8 @@ TSR_API tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **o
 /**
  * Copies `src` into the existing array `dst`, broadcasting `src` to dst's shape and converting
  * the dtype; both on the same device. `dst` may be any view.
- * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE; ::TSR_ERR_DEVICE_MISMATCH.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE; ::TSR_ERR_DEVICE_MISMATCH;
+ *         ::TSR_ERR_OUT_OF_MEMORY (src shares dst's buffer and is staged first); ::TSR_ERR_GPU.
  */
 TSR_API tsr_status tsr_assign(tsr_array *dst, const tsr_array *src);
 
@@ -186,7 +209,8 @@ TSR_API tsr_status tsr_assign(tsr_array *dst, const tsr_array *src);
  * A view with a new shape and the same number of elements. One entry may be -1 (inferred).
  * When the strides cannot express the new shape, the result is a contiguous copy (NumPy rule).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT; ::TSR_ERR_SHAPE
- *         (element counts differ); ::TSR_ERR_OVERFLOW.
+ *         (element counts differ); ::TSR_ERR_OVERFLOW; ::TSR_ERR_OUT_OF_MEMORY and ::TSR_ERR_GPU
+ *         (when a copy is needed).
  */
 TSR_API tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape,
                                tsr_array **out);

@@ -3,7 +3,8 @@
  * @brief NumPy `.npy` files on the host.
  *
  * Format: NumPy's NEP 1 (".npy" format, versions 1.0, 2.0 and 3.0). Readable dtypes: f32,
- * f64, i32, i64 (descr `<f4 >f4 <f8 >f8 <i4 >i4 <i8 >i8`, and `|`-less variants of those),
+ * f64, i32, i64 (descr `<f4 >f4 <f8 >f8 <i4 >i4 <i8 >i8`, and the native-order forms `=f8`
+ * and `f8`; `|f8`, "byte order not applicable", is rejected for these multi-byte types),
  * C or Fortran order, either byte order. Anything else gets ::TSR_ERR_FORMAT with a message
  * saying what was found. Files are written little-endian, C order, version 1.0 (2.0 when the
  * header does not fit in 65535 bytes), to a temporary name that is renamed into place only
@@ -47,7 +48,7 @@ TSR_API tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_hea
  * little-endian data, padded so the data starts on a 64-byte boundary.
  * @param[out] buf receives the header; @param cap its size; @param[out] len header bytes.
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (cap too small,
- *         bad ndim); ::TSR_ERR_DTYPE.
+ *         bad ndim, negative size); ::TSR_ERR_DTYPE.
  */
 TSR_API tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim,
                                          const int64_t *shape, char *buf, size_t cap,
@@ -55,8 +56,9 @@ TSR_API tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int
 
 /**
  * Reads the header of a `.npy` file and checks that the file is long enough for the data.
- * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_IO (cannot open or read);
- *         ::TSR_ERR_FORMAT (as tsr_npy_parse_header(), or file shorter than its data).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_IO (cannot open or read, or not a
+ *         regular file); ::TSR_ERR_FORMAT (as tsr_npy_parse_header(), file shorter than its
+ *         data, or a header over 16 MiB).
  */
 TSR_API tsr_status tsr_npy_read_header(const char *path, tsr_npy_header *header);
 

@@ -81,7 +81,8 @@ static void tsr__buffer_release(tsr__buffer *b) {
   if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
   const struct tsr__backend_ops *ops = NULL;
   /* The device existed when the buffer was made; a lookup failure leaks rather than crashes. */
-  if (tsr__backend_for("tsr_array_release", b->device, &ops) == TSR_OK && ops->free != NULL)
+  if ((b->flags & TSR__BUFFER_BORROWED) == 0 &&
+      tsr__backend_for("tsr_array_release", b->device, &ops) == TSR_OK && ops->free != NULL)
     ops->free(b->device, b->data, b->bytes, b->flags);
   free(b);
 }
@@ -105,9 +106,10 @@ tsr_status tsr__array_alloc(const char *fn, int ndim, const int64_t *shape, tsr_
   tsr_status st = ops->alloc(device, bytes, flags, &data, &granted);
   if (st != TSR_OK) {
     free(b);
-    /* Restate the backend's message under the user's function name. */
+    /* Restate the backend's message under the user's function name, without its own. */
     char why[512], shp[128];
-    snprintf(why, sizeof why, "%s", tsr_last_error());
+    const char *msg = tsr_last_error(), *colon = strstr(msg, ": ");
+    snprintf(why, sizeof why, "%s", strncmp(msg, "tsr", 3) == 0 && colon ? colon + 2 : msg);
     return tsr__set_error(st, fn, "cannot allocate %zu bytes for a %s %s array on %s (%s)", bytes,
                           tsr__shape_str(ndim, shape, shp, sizeof shp), tsr_dtype_name(dtype),
                           tsr__device_str(device, dev, sizeof dev), why);
@@ -568,6 +570,32 @@ tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **out) {
   return tsr__copy_as(__func__, a, dtype, out);
 }
 
+/* The byte range [lo, hi) a non-empty view can touch. */
+static void tsr__extent(const tsr_array *a, uintptr_t *lo, uintptr_t *hi) {
+  int64_t esize = (int64_t)tsr__dtype_size(a->dtype), first = 0, last = 0;
+  for (int i = 0; i < a->ndim; ++i) {
+    int64_t reach = (a->shape[i] - 1) * a->strides[i];
+    if (reach < 0)
+      first += reach;
+    else
+      last += reach;
+  }
+  uintptr_t base = (uintptr_t)tsr__view_of(a).data;
+  *lo = base + (uintptr_t)(first * esize);
+  *hi = base + (uintptr_t)((last + 1) * esize);
+}
+
+/* Whether two arrays on one device may share memory: the same buffer, or (borrowed host
+   memory can be wrapped twice) intersecting byte ranges. */
+static bool tsr__may_overlap(const tsr_array *a, const tsr_array *b) {
+  if (a->buffer == b->buffer) return true;
+  if (tsr__array_size(a) == 0 || tsr__array_size(b) == 0) return false;
+  uintptr_t alo, ahi, blo, bhi;
+  tsr__extent(a, &alo, &ahi);
+  tsr__extent(b, &blo, &bhi);
+  return alo < bhi && blo < ahi;
+}
+
 static bool tsr__same_shape(int na, const int64_t *sa, int nb, const int64_t *sb) {
   if (na != nb) return false;
   for (int i = 0; i < na; ++i)
@@ -591,9 +619,9 @@ tsr_status tsr_assign(tsr_array *dst, const tsr_array *src) {
             tsr__shape_str(src->ndim, src->shape, s1, sizeof s1),
             tsr__shape_str(dst->ndim, dst->shape, s2, sizeof s2));
   if (tsr__array_size(dst) == 0) return TSR_OK;
-  /* The backend copy assumes no overlap; a source sharing dst's buffer is copied first. */
+  /* The backend copy assumes no overlap; an overlapping source is copied first. */
   tsr_array *s = NULL;
-  if (src->buffer == dst->buffer)
+  if (tsr__may_overlap(dst, src))
     TSR_CALL(tsr__copy_as(__func__, src, src->dtype, &s));
   else
     TSR_CALL(tsr__array_new_view(src, src->ndim, src->shape, src->strides, src->offset, &s));

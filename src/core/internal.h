@@ -101,8 +101,12 @@ typedef struct tsr__buffer {
   tsr_device device;
   void *data;   /* host pointer for the CPU, device pointer for GPUs */
   size_t bytes;
-  unsigned flags; /* tsr_alloc_flags actually granted */
+  unsigned flags; /* tsr_alloc_flags actually granted, and TSR__BUFFER_BORROWED */
 } tsr__buffer;
+
+/* tsr__buffer.flags bit: the memory belongs to the caller (tsr_from_host_view); the last
+   release frees the header only, never the data through the backend. */
+#define TSR__BUFFER_BORROWED (1u << 16)
 
 struct tsr_array {
   atomic_int refcount;

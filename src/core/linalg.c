@@ -282,7 +282,8 @@ tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const t
     return tsr__set_error(TSR_ERR_SHAPE, fn,
                           "c is %lldx%lld but op(a) op(b) is %lldx%lld", (long long)c->shape[0],
                           (long long)c->shape[1], (long long)m, (long long)n);
-  if ((c->shape[0] > 1 && c->strides[0] == 0) || (c->shape[1] > 1 && c->strides[1] == 0))
+  if (m > 0 && n > 0 &&
+      ((c->shape[0] > 1 && c->strides[0] == 0) || (c->shape[1] > 1 && c->strides[1] == 0)))
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
                           "c is a broadcast view (stride 0): its elements overlap");
   tsr_gemm_path resolved;

@@ -215,7 +215,8 @@ static tsr_status tsr__reduce(const char *fn, tsr_reduce_op op, const tsr_array 
     if (st != TSR_OK) {
       /* Restate under the user's function name. */
       char why[512];
-      snprintf(why, sizeof why, "%s", tsr_last_error());
+      const char *msg = tsr_last_error(), *colon = strstr(msg, ": ");
+      snprintf(why, sizeof why, "%s", colon ? colon + 2 : msg);
       tsr__set_error(st, fn, "%s", why);
       tsr_array_release(r);
       return st;

@@ -11,6 +11,13 @@
 /* Below this many blocks, starting threads costs more than it saves. */
 #define RNG_PARALLEL_BLOCKS 4096
 
+/* tsr__philox_box_muller split in two: the radius and angle, computed once for the pair of
+   elements (cos and sin) that share them, with the same operations in the same order. */
+static inline void rng_polar(double u1, double u2, double *r, double *theta) {
+  *r = sqrt(TSR__DMUL(-2.0, log(u1)));
+  *theta = TSR__DMUL(6.283185307179586476925286766559, u2);
+}
+
 static void rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset,
                          tsr__rng_dist dist, double p0, double p1) {
   /* Element i (0 <= i < n) has index offset+i, block (offset+i)/4 (modulo 2^62, which is
@@ -37,12 +44,12 @@ static void rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset,
         if (base + pair + 1 < 0 || base + pair >= n) continue;
         double u1 = (double)((w[pair] >> 8) + 1u) * 0x1.0p-24;
         double u2 = (double)(w[pair + 1] >> 8) * 0x1.0p-24;
-        for (int second = 0; second < 2; second++) {
-          int64_t i = base + pair + second;
-          if (i < 0 || i >= n) continue;
-          double z = tsr__philox_box_muller(u1, u2, second);
-          dst[i] = (float)TSR__DADD(p0, TSR__DMUL(p1, z));
-        }
+        double r, theta;
+        rng_polar(u1, u2, &r, &theta);
+        if (base + pair >= 0)
+          dst[base + pair] = (float)TSR__DADD(p0, TSR__DMUL(p1, TSR__DMUL(r, cos(theta))));
+        if (base + pair + 1 < n)
+          dst[base + pair + 1] = (float)TSR__DADD(p0, TSR__DMUL(p1, TSR__DMUL(r, sin(theta))));
       }
     }
   }
@@ -70,12 +77,10 @@ static void rng_fill_f64(double *dst, int64_t n, uint64_t seed, uint64_t offset,
     } else {
       double u1 = TSR__DADD(tsr__philox_u53(w[0], w[1]), 0x1.0p-53);
       double u2 = tsr__philox_u53(w[2], w[3]);
-      for (int half = 0; half < 2; half++) {
-        int64_t i = base + half;
-        if (i < 0 || i >= n) continue;
-        double z = tsr__philox_box_muller(u1, u2, half);
-        dst[i] = TSR__DADD(p0, TSR__DMUL(p1, z));
-      }
+      double r, theta;
+      rng_polar(u1, u2, &r, &theta);
+      if (base >= 0) dst[base] = TSR__DADD(p0, TSR__DMUL(p1, TSR__DMUL(r, cos(theta))));
+      if (base + 1 < n) dst[base + 1] = TSR__DADD(p0, TSR__DMUL(p1, TSR__DMUL(r, sin(theta))));
     }
   }
 }

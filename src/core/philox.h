@@ -8,7 +8,8 @@
  * Mapping, element index i (C order, plus the caller's offset), key = {seed_lo, seed_hi}:
  *   f32 uniform: block i/4, word i%4; u = (w >> 8) * 2^-24 in [0,1)
  *   f64 uniform: block i/2, words 2(i%2), 2(i%2)+1; u = 53 random bits * 2^-53
- *   value = low + (high - low) * u   (double, rounded to the dtype)
+ *   value = low + (high - low) * u   (double, rounded to the dtype; a value that rounds to
+ *   high is replaced by the largest value below high, so the interval stays half-open)
  *   normal: Box-Muller on the block's words; f32: (w0,w1) give elements 4b, 4b+1 and (w2,w3)
  *   elements 4b+2, 4b+3; f64: 53-bit u1 from (w0,w1), u2 from (w2,w3) give elements 2b, 2b+1.
  *   u1 is taken in (0,1] so log(u1) is finite; z = sqrt(-2 log u1) * {cos,sin}(2 pi u2).
@@ -100,7 +101,9 @@ TSR__HD static inline float tsr__philox_f32(uint64_t seed, uint64_t index, int d
   unsigned lane = (unsigned)(index & 3u);
   if (dist == TSR__PHILOX_UNIFORM) {
     double u = (double)(w[lane] >> 8) * 0x1.0p-24;
-    return (float)TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
+    float v = (float)TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
+    /* Rounding to float may reach `high`; the interval is half-open. */
+    return (double)v < p1 ? v : nextafterf((float)p1, (float)p0);
   }
   unsigned pair = lane & 2u;
   double u1 = (double)((w[pair] >> 8) + 1u) * 0x1.0p-24;
@@ -117,7 +120,8 @@ TSR__HD static inline double tsr__philox_f64(uint64_t seed, uint64_t index, int 
   unsigned half = (unsigned)(index & 1u);
   if (dist == TSR__PHILOX_UNIFORM) {
     double u = tsr__philox_u53(w[2 * half], w[2 * half + 1]);
-    return TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
+    double v = TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
+    return v < p1 ? v : nextafter(p1, p0);
   }
   double u1 = TSR__DADD(tsr__philox_u53(w[0], w[1]), 0x1.0p-53);
   double u2 = tsr__philox_u53(w[2], w[3]);

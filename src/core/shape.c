@@ -86,7 +86,7 @@ void tsr__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
   int64_t s = 1;
   for (int i = ndim - 1; i >= 0; --i) {
     strides[i] = s;
-    s *= shape[i] > 0 ? shape[i] : 1; /* checked by tsr__shape_check */
+    s *= shape[i]; /* checked by tsr__shape_check; 0 once an axis is empty (nothing is addressed) */
   }
   for (int i = ndim < 0 ? 0 : ndim; i < TSR_MAX_DIMS; ++i) strides[i] = 0;
 }

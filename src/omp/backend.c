@@ -1,2 +1,88 @@
-/* Placeholder: the CPU backend's ops table (being written). */
-#include "core/internal.h"
+/*
+ * The CPU backend's ops table (OpenMP). The host is the device: one device, index 0, whose
+ * memory is host memory, so transfers are memcpy and there is nothing to synchronize.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "omp/gemm.h"
+#include "omp/omp_internal.h"
+
+static tsr_status omp_device_count(int *count) {
+  *count = 1;
+  return TSR_OK;
+}
+
+static const char *omp_unavailable_reason(void) { return ""; }
+
+/* The "model name" of /proc/cpuinfo (Linux); false where there is none. */
+static bool read_cpu_model(char *name, size_t size) {
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (f == NULL) return false;
+  char line[512];
+  bool found = false;
+  while (!found && fgets(line, sizeof line, f) != NULL) {
+    if (strncmp(line, "model name", 10) != 0) continue;
+    const char *colon = strchr(line, ':');
+    if (colon == NULL) continue;
+    const char *v = colon + 1;
+    while (*v == ' ' || *v == '\t') v++;
+    size_t len = strcspn(v, "\n");
+    if (len >= size) len = size - 1;
+    memcpy(name, v, len);
+    name[len] = '\0';
+    found = len > 0;
+  }
+  fclose(f);
+  return found;
+}
+
+static tsr_status omp_device_props(int index, tsr_device_props *props) {
+  TSR_CHECK(index == 0, TSR_ERR_NO_DEVICE, "there is one CPU device (index 0), not %d", index);
+  memset(props, 0, sizeof *props);
+  if (!read_cpu_model(props->name, sizeof props->name))
+    snprintf(props->name, sizeof props->name, "CPU");
+  /* The ISA the GEMM micro-kernel uses: what the CPU is good for, in one word. */
+  snprintf(props->arch, sizeof props->arch, "%s", tsr__omp_gemm_kernel_name(TSR_F32));
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) props->total_memory = (size_t)pages * (size_t)page_size;
+#endif
+  props->warp_size = 1;
+  props->multiprocessors = tsr__omp_threads();
+  props->concurrent_managed = 0;
+  return TSR_OK;
+}
+
+static tsr_status omp_synchronize(tsr_device dev) {
+  (void)dev;
+  return TSR_OK;
+}
+
+static tsr_status omp_trim(tsr_device dev) {
+  (void)dev;
+  return TSR_OK;
+}
+
+const struct tsr__backend_ops tsr__omp_backend = {
+    .name = "cpu",
+    .device_count = omp_device_count,
+    .unavailable_reason = omp_unavailable_reason,
+    .device_props = omp_device_props,
+    .alloc = tsr__omp_alloc,
+    .free = tsr__omp_free,
+    .memcpy_h2d = tsr__omp_memcpy,
+    .memcpy_d2h = tsr__omp_memcpy,
+    .memcpy_d2d = tsr__omp_memcpy,
+    .synchronize = omp_synchronize,
+    .trim = omp_trim,
+    .fill = tsr__omp_fill,
+    .arange = tsr__omp_arange,
+    .copy = tsr__omp_copy,
+    .binary = tsr__omp_binary,
+    .unary = tsr__omp_unary,
+    .reduce = tsr__omp_reduce,
+    .rng = tsr__omp_rng,
+    .gemm = tsr__omp_gemm,
+};

@@ -36,6 +36,9 @@ tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args);
  */
 const char *tsr__omp_gemm_kernel_name(tsr_dtype dtype);
 
+/* Frees the calling thread's cached packing buffers (tsr_device_trim on the CPU). */
+void tsr__omp_gemm_trim(void);
+
 /* ---------------------------------------------------------------- internals ----------- */
 
 /*

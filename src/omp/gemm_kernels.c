@@ -119,7 +119,7 @@ static tsr__cache tsr__cache_get(int level) {
   static const tsr__cache defaults[3] = {
       {32 * 1024, 8, 64}, {512 * 1024, 8, 64}, {8 * 1024 * 1024, 16, 64}};
   tsr__cache c = {0, 0, 0};
-#if defined(_SC_LEVEL1_DCACHE_SIZE) || defined(__GLIBC__)
+#if defined(_SC_LEVEL1_DCACHE_SIZE)
   static const int names[3][3] = {
       {_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL1_DCACHE_ASSOC, _SC_LEVEL1_DCACHE_LINESIZE},
       {_SC_LEVEL2_CACHE_SIZE, _SC_LEVEL2_CACHE_ASSOC, _SC_LEVEL2_CACHE_LINESIZE},

@@ -1,4 +1,8 @@
 /* The strided N-d loop of the CPU backend: axis collapsing and the OpenMP split. */
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "omp/omp_internal.h"
 
 int tsr__omp_threads(void) {
@@ -47,9 +51,71 @@ void tsr__omp_loop_offsets(const tsr__omp_loop *lp, int64_t flat, int64_t off[])
   }
 }
 
+/*
+ * Outputs much larger than the last-level cache are written with non-temporal (streaming)
+ * stores: a plain store first reads the line it writes (read-for-ownership), so c = a + b
+ * would move 4 arrays instead of 3. The kernel writes a small tile that stays in L1, and the
+ * tile goes to memory with movntdq. Below the threshold the output is better left in cache
+ * for whatever reads it next.
+ */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define TSR__OMP_STREAM 1
+#else
+#define TSR__OMP_STREAM 0
+#endif
+#define TSR__OMP_TILE_BYTES 8192
+
+#if TSR__OMP_STREAM
+/* Last-level cache size in bytes (32 MiB where the C library cannot tell). */
+static int64_t llc_bytes(void) {
+  static _Atomic int64_t cached = 0;
+  int64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (v == 0) {
+    long l3 = -1;
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+    l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+    v = l3 > 0 ? (int64_t)l3 : (int64_t)32 << 20;
+    atomic_store_explicit(&cached, v, memory_order_relaxed);
+  }
+  return v;
+}
+
+/* dst 16-byte aligned, src 64-byte aligned. */
+static void stream_copy(char *dst, const char *src, size_t bytes) {
+  const size_t n16 = bytes / 16;
+  __m128i *d = (__m128i *)(void *)dst;
+  const __m128i *v = (const __m128i *)(const void *)src;
+  for (size_t k = 0; k < n16; k++) _mm_stream_si128(d + k, _mm_load_si128(v + k));
+  memcpy(dst + n16 * 16, src + n16 * 16, bytes - n16 * 16);
+}
+
+/* One run of n elements whose output (operand 0, stride 1) goes through an L1 tile. */
+static void run_streamed(const tsr__omp_loop *lp, tsr__omp_kernel kernel, const void *param,
+                         int64_t n, char *const p[], const int64_t s[]) {
+  _Alignas(64) char tile[TSR__OMP_TILE_BYTES];
+  const int64_t es0 = (int64_t)lp->elsize[0];
+  /* Elements before the first 16-byte boundary of the output are stored plainly. */
+  int64_t head = (int64_t)((16 - ((uintptr_t)p[0] & 15)) & 15) / es0;
+  if (head > n) head = n;
+  if (head > 0) kernel(head, p, s, param);
+  const int64_t per_tile = TSR__OMP_TILE_BYTES / es0;
+  char *q[TSR__OMP_MAX_OPS];
+  q[0] = tile;
+  for (int64_t done = head; done < n;) {
+    const int64_t m = n - done < per_tile ? n - done : per_tile;
+    for (int k = 1; k < lp->nops; k++) q[k] = p[k] + done * s[k] * (int64_t)lp->elsize[k];
+    kernel(m, q, s, param);
+    stream_copy(p[0] + done * es0, tile, (size_t)(m * es0));
+    done += m;
+  }
+}
+#endif
+
 /* Elements [begin, end) in C order, one kernel call per run of the innermost axis. */
 static void run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kernel kernel,
-                      const void *param, int64_t begin, int64_t end) {
+                      const void *param, int64_t begin, int64_t end, bool stream) {
   const int nd = lp->ndim, nops = lp->nops;
   const int64_t inner = lp->shape[nd - 1];
   int64_t idx[TSR_MAX_DIMS], s[TSR__OMP_MAX_OPS];
@@ -60,6 +126,7 @@ static void run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kern
     idx[d] = rest % lp->shape[d];
     rest /= lp->shape[d];
   }
+  bool streamed = false;
   for (int64_t pos = begin; pos < end;) {
     for (int k = 0; k < nops; k++) {
       int64_t off = 0;
@@ -68,7 +135,17 @@ static void run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kern
     }
     int64_t len = inner - idx[nd - 1];
     if (len > end - pos) len = end - pos;
+#if TSR__OMP_STREAM
+    if (stream && len * (int64_t)lp->elsize[0] >= TSR__OMP_TILE_BYTES) {
+      run_streamed(lp, kernel, param, len, p, s);
+      streamed = true;
+    } else {
+      kernel(len, p, s, param);
+    }
+#else
+    (void)stream;
     kernel(len, p, s, param);
+#endif
     pos += len;
     idx[nd - 1] += len;
     for (int d = nd - 1; d > 0 && idx[d] == lp->shape[d]; d--) {
@@ -76,33 +153,42 @@ static void run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kern
       idx[d - 1]++;
     }
   }
-}
-
-#ifdef _OPENMP
-/* Start of thread t's part of n elements split among nt threads, on a multiple of 16
-   elements (a 64-byte line of f32) so that threads do not write the same cache line. */
-static int64_t split_point(int64_t n, int nt, int t) {
-  if (t >= nt) return n;
-  int64_t b = (n / nt) * t + (t < n % nt ? t : n % nt);
-  b = (b + 15) / 16 * 16;
-  return b < n ? b : n;
-}
+#if TSR__OMP_STREAM
+  if (streamed) _mm_sfence(); /* streaming stores are weakly ordered */
+#else
+  (void)streamed;
 #endif
+}
 
 void tsr__omp_loop_run(const tsr__omp_loop *lp, char *const base[], tsr__omp_kernel kernel,
                        const void *param, int64_t work) {
-  if (lp->size == 0) return;
+  const int64_t size = lp->size;
+  if (size == 0) return;
+  bool stream = false;
+#if TSR__OMP_STREAM
+  if (lp->strides[0][lp->ndim - 1] == 1) {
+    int64_t bytes_per_element = 0;
+    for (int k = 0; k < lp->nops; k++) bytes_per_element += (int64_t)lp->elsize[k];
+    stream = size > llc_bytes() / bytes_per_element;
+  }
+#endif
 #ifdef _OPENMP
-  if (work > TSR__OMP_PAR_THRESHOLD && lp->size > 1 && tsr__omp_threads() > 1) {
-    TSR__OMP_PRAGMA(omp parallel) {
-      int nt = omp_get_num_threads(), t = omp_get_thread_num();
-      run_range(lp, base, kernel, param, split_point(lp->size, nt, t),
-                split_point(lp->size, nt, t + 1));
+  const int nt = tsr__omp_threads();
+  if (work > TSR__OMP_PAR_THRESHOLD && size > 1 && nt > 1) {
+    /* A few chunks per thread, taken dynamically: on a shared machine a thread that loses
+       its core for a while does not hold the others back. */
+    int64_t chunk = (size + 4 * (int64_t)nt - 1) / (4 * (int64_t)nt);
+    chunk = (chunk + 15) / 16 * 16;
+    const int64_t nchunks = (size + chunk - 1) / chunk;
+    TSR__OMP_PRAGMA(omp parallel for schedule(dynamic, 1))
+    for (int64_t c = 0; c < nchunks; c++) {
+      const int64_t end = (c + 1) * chunk < size ? (c + 1) * chunk : size;
+      run_range(lp, base, kernel, param, c * chunk, end, stream);
     }
     return;
   }
 #else
   (void)work;
 #endif
-  run_range(lp, base, kernel, param, 0, lp->size);
+  run_range(lp, base, kernel, param, 0, size, stream);
 }

@@ -3,9 +3,21 @@
  * transfers (host memory is device memory here), and the kernels that write arrays without
  * reading another operation's result: fill, arange, copy with dtype conversion, rng.
  */
+/* madvise(MADV_HUGEPAGE) is a Linux extension. */
+#define _DEFAULT_SOURCE 1
+
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "omp/omp_internal.h"
+
+/* Large arrays ask for transparent huge pages (as NumPy does): the first touch of a fresh
+   256 MiB array otherwise takes 65536 page faults, which can cost more than the operation
+   that writes it. Advice only; where THP is off or unsupported nothing changes. */
+#define TSR__OMP_HUGEPAGE_MIN ((size_t)4 << 20)
+#define TSR__OMP_HUGEPAGE_SIZE ((uintptr_t)2 << 20)
 
 tsr_status tsr__omp_alloc(tsr_device dev, size_t bytes, unsigned flags, void **ptr,
                           unsigned *granted_flags) {
@@ -13,6 +25,14 @@ tsr_status tsr__omp_alloc(tsr_device dev, size_t bytes, unsigned flags, void **p
   (void)flags; /* managed memory means nothing on the host: plain memory is granted */
   TSR_CALL(tsr__host_alloc(bytes, ptr));
   *granted_flags = TSR_ALLOC_DEFAULT;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= TSR__OMP_HUGEPAGE_MIN) {
+    /* The whole huge pages inside the block: madvise wants page-aligned ranges. */
+    uintptr_t lo = ((uintptr_t)*ptr + TSR__OMP_HUGEPAGE_SIZE - 1) & ~(TSR__OMP_HUGEPAGE_SIZE - 1);
+    uintptr_t hi = ((uintptr_t)*ptr + bytes) & ~(TSR__OMP_HUGEPAGE_SIZE - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+  }
+#endif
   return TSR_OK;
 }
 

@@ -62,15 +62,26 @@ typedef void (*tsr__omp_kernel)(int64_t n, char *const p[], const int64_t s[],
                                 const void *param);
 
 /*
- * Runs `kernel` over every element of the loop, whose operands start at base[k]. The
- * elements are split evenly (in C order) among the OpenMP threads when `work` exceeds
- * TSR__OMP_PAR_THRESHOLD, else it runs on the calling thread.
+ * Runs `kernel` over every element of the loop, whose operands start at base[k]. Operand 0
+ * is the output and is only written: when it is contiguous and the operands outgrow the
+ * last-level cache, the kernel writes it into an L1 tile that is then streamed to memory
+ * (non-temporal stores). The elements are split in chunks among the OpenMP threads when
+ * `work` exceeds TSR__OMP_PAR_THRESHOLD, else it runs on the calling thread.
  */
 void tsr__omp_loop_run(const tsr__omp_loop *lp, char *const base[], tsr__omp_kernel kernel,
                        const void *param, int64_t work);
 
 /* Element offsets (per operand) of the element with C-order flat index `flat`. */
 void tsr__omp_loop_offsets(const tsr__omp_loop *lp, int64_t flat, int64_t off[]);
+
+/* Start of part t of n elements split among nt parts (t == nt gives n), on a multiple of
+   16 elements (a 64-byte line of f32) so that threads do not write the same cache line. */
+static inline int64_t tsr__omp_split_point(int64_t n, int nt, int t) {
+  if (t >= nt) return n;
+  int64_t b = (n / nt) * t + (t < n % nt ? t : n % nt);
+  b = (b + 15) / 16 * 16;
+  return b < n ? b : n;
+}
 
 /* ---------------------------------------------------------------- conversions --------- */
 

@@ -1,0 +1,266 @@
+/*
+ * CPU elementwise and reduction benchmark: memory-bound kernels against the memory
+ * bandwidth the same machine shows in the same run (the anchor).
+ *
+ *  - add: c = a + b on n f32 (moves 3 * 4n bytes). Measured as the kernel alone (the ops
+ *    table entry writing into an existing array: what the arithmetic costs) and as the public
+ *    tsr_add (which also allocates its result: the first touch of fresh pages is included).
+ *    Anchor: memcpy (reads and writes 2 * 4n bytes), on one thread and split among all
+ *    threads; the faster is the bound.
+ *  - sum: tsr_sum over all of n f32 (f64 accumulation; reads 4n bytes), and over each axis of
+ *    the same data as a 2-D (8192 x n/8192) matrix. Anchor: a plain OpenMP integer read loop.
+ *  - overhead: tsr_add and tsr_sum on 1-element arrays, per call (results released outside
+ *    the timed loop).
+ * Effective GB/s = bytes moved / median seconds / 1e9; ratio = GB/s / anchor GB/s.
+ *
+ * Usage: bench_ops [--n N] [--reps R] [--json FILE]   (default n = 2^26, R = 11,
+ *        bench_ops.json)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "core/internal.h"
+#include "tessera.h"
+
+#define MAX_REPS 101
+#define BATCH 1000 /* calls per overhead sample */
+
+typedef struct result {
+  const char *name;
+  const char *anchor; /* name of the row it is compared with, or NULL */
+  double bytes;       /* moved per call (0 for the overhead rows) */
+  double median_s;
+  double gbps;
+  double ratio; /* gbps / anchor gbps; NAN for anchors and overhead rows */
+} result;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int check(tsr_status st, const char *what) {
+  if (st == TSR_OK) return 0;
+  fprintf(stderr, "bench_ops: %s failed: %s: %s\n", what, tsr_status_name(st), tsr_last_error());
+  return 1;
+}
+
+static void parallel_memcpy(char *dst, const char *src, size_t bytes) {
+#ifdef _OPENMP
+#pragma omp parallel
+  {
+    const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+    const size_t lo = bytes / (size_t)nt * (size_t)t;
+    const size_t hi = t == nt - 1 ? bytes : bytes / (size_t)nt * (size_t)(t + 1);
+    memcpy(dst + lo, src + lo, hi - lo);
+  }
+#else
+  memcpy(dst, src, bytes);
+#endif
+}
+
+/* Reads every 32-bit word once; the integer sum is only there so the loads stay. */
+static uint64_t read_loop(const uint32_t *p, int64_t n) {
+  uint64_t acc = 0;
+#ifdef _OPENMP
+#pragma omp parallel for reduction(+ : acc) schedule(static)
+#endif
+  for (int64_t i = 0; i < n; i++) acc += p[i];
+  return acc;
+}
+
+int main(int argc, char **argv) {
+  int64_t n = (int64_t)1 << 26;
+  int reps = 11;
+  const char *json = "bench_ops.json";
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--n") == 0 && i + 1 < argc) {
+      n = strtoll(argv[++i], NULL, 10);
+    } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+      reps = atoi(argv[++i]);
+    } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
+      json = argv[++i];
+    } else {
+      fprintf(stderr, "usage: bench_ops [--n N] [--reps R] [--json FILE]\n");
+      return 2;
+    }
+  }
+  if (n < 8192 || n % 8192 != 0 || reps < 1 || reps > MAX_REPS) {
+    fprintf(stderr, "bench_ops: n must be a positive multiple of 8192, reps 1..%d\n", MAX_REPS);
+    return 2;
+  }
+  int threads = 1;
+#ifdef _OPENMP
+  threads = omp_get_max_threads();
+#endif
+
+  const tsr_device cpu = TSR_CPU;
+  const size_t bytes = (size_t)n * sizeof(float);
+  tsr_array *a = NULL, *b = NULL, *c = NULL, *a2 = NULL;
+  if (check(tsr_random_uniform(1, &n, TSR_F32, cpu, 1, -1.0, 1.0, &a), "tsr_random_uniform") ||
+      check(tsr_random_uniform(1, &n, TSR_F32, cpu, 2, -1.0, 1.0, &b), "tsr_random_uniform") ||
+      check(tsr_zeros(1, &n, TSR_F32, cpu, &c), "tsr_zeros"))
+    return 1;
+  const int64_t shape2[2] = {8192, n / 8192};
+  if (check(tsr_reshape(a, 2, shape2, &a2), "tsr_reshape")) return 1;
+  const tsr__view va = tsr__view_of(a), vb = tsr__view_of(b), vc = tsr__view_of(c);
+
+  result res[16];
+  int nres = 0;
+  double t[MAX_REPS];
+  tsr_array *outs[BATCH];
+
+  /* ---- anchors: memcpy (one thread, all threads) */
+  for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
+    double t0 = now_s();
+    memcpy(vc.data, va.data, bytes);
+    if (r >= 0) t[r] = now_s() - t0;
+  }
+  res[nres++] = (result){"memcpy 1 thread", NULL, 2.0 * (double)bytes, median(t, reps), 0, NAN};
+  for (int r = -1; r < reps; r++) {
+    double t0 = now_s();
+    parallel_memcpy(vc.data, va.data, bytes);
+    if (r >= 0) t[r] = now_s() - t0;
+  }
+  res[nres++] = (result){"memcpy all threads", NULL, 2.0 * (double)bytes, median(t, reps), 0, NAN};
+  const char *copy_anchor = res[0].bytes / res[0].median_s > res[1].bytes / res[1].median_s
+                                ? res[0].name
+                                : res[1].name;
+
+  /* ---- add: the kernel into an existing array, then the public call */
+  for (int r = -1; r < reps; r++) {
+    double t0 = now_s();
+    tsr_status st = tsr__omp_backend.binary(cpu, TSR_ADD, &vc, &va, &vb);
+    if (r >= 0) t[r] = now_s() - t0;
+    if (check(st, "add kernel")) return 1;
+  }
+  res[nres++] = (result){"add kernel (existing out)", copy_anchor, 3.0 * (double)bytes,
+                         median(t, reps), 0, 0};
+  for (int r = -1; r < reps; r++) {
+    tsr_array *out = NULL;
+    double t0 = now_s();
+    tsr_status st = tsr_add(a, b, &out);
+    if (r >= 0) t[r] = now_s() - t0;
+    if (check(st, "tsr_add")) return 1;
+    tsr_array_release(out);
+  }
+  res[nres++] = (result){"tsr_add (allocates out)", copy_anchor, 3.0 * (double)bytes,
+                         median(t, reps), 0, 0};
+
+  /* ---- sum: read anchor, reduce-all, each axis of the 2-D view */
+  volatile uint64_t sink = 0;
+  for (int r = -1; r < reps; r++) {
+    double t0 = now_s();
+    sink += read_loop((const uint32_t *)va.data, n);
+    if (r >= 0) t[r] = now_s() - t0;
+  }
+  res[nres++] = (result){"read loop", NULL, (double)bytes, median(t, reps), 0, NAN};
+  const char *read_anchor = res[nres - 1].name;
+  const struct {
+    const char *name;
+    const tsr_array *x;
+    int axis;
+  } sums[3] = {{"tsr_sum all", a, TSR_AXIS_ALL},
+               {"tsr_sum 8192xN axis 0", a2, 0},
+               {"tsr_sum 8192xN axis 1", a2, 1}};
+  for (int s = 0; s < 3; s++) {
+    for (int r = -1; r < reps; r++) {
+      tsr_array *out = NULL;
+      double t0 = now_s();
+      tsr_status st = tsr_sum(sums[s].x, sums[s].axis, 0, &out);
+      if (r >= 0) t[r] = now_s() - t0;
+      if (check(st, sums[s].name)) return 1;
+      tsr_array_release(out);
+    }
+    res[nres++] = (result){sums[s].name, read_anchor, (double)bytes, median(t, reps), 0, 0};
+  }
+
+  /* ---- per-call overhead on 1-element arrays */
+  tsr_array *x1 = NULL, *y1 = NULL;
+  const int64_t one = 1;
+  if (check(tsr_full(1, &one, TSR_F32, cpu, 1.5, &x1), "tsr_full") ||
+      check(tsr_full(1, &one, TSR_F32, cpu, 2.5, &y1), "tsr_full"))
+    return 1;
+  for (int op = 0; op < 2; op++) {
+    for (int r = -1; r < reps; r++) {
+      tsr_status st = TSR_OK;
+      double t0 = now_s();
+      for (int k = 0; k < BATCH && st == TSR_OK; k++)
+        st = op == 0 ? tsr_add(x1, y1, &outs[k]) : tsr_sum(x1, TSR_AXIS_ALL, 0, &outs[k]);
+      double dt = now_s() - t0;
+      if (check(st, op == 0 ? "tsr_add 1 element" : "tsr_sum 1 element")) return 1;
+      for (int k = 0; k < BATCH; k++) tsr_array_release(outs[k]);
+      if (r >= 0) t[r] = dt / BATCH;
+    }
+    res[nres++] = (result){op == 0 ? "tsr_add 1 element" : "tsr_sum 1 element", NULL, 0,
+                           median(t, reps), NAN, NAN};
+  }
+
+  /* ---- derived figures */
+  for (int i = 0; i < nres; i++)
+    if (res[i].bytes > 0) res[i].gbps = res[i].bytes / res[i].median_s / 1e9;
+  for (int i = 0; i < nres; i++) {
+    if (res[i].anchor == NULL) continue;
+    for (int j = 0; j < nres; j++)
+      if (strcmp(res[j].name, res[i].anchor) == 0) res[i].ratio = res[i].gbps / res[j].gbps;
+  }
+
+  printf("bench_ops: n = %lld f32 (%.0f MiB per array), %d threads, median of %d\n",
+         (long long)n, (double)bytes / 1048576.0, threads, reps);
+  printf("%-28s %12s %10s %8s  %s\n", "case", "median", "GB/s", "ratio", "anchor");
+  for (int i = 0; i < nres; i++) {
+    if (res[i].bytes > 0)
+      printf("%-28s %9.3f ms %10.2f ", res[i].name, res[i].median_s * 1e3, res[i].gbps);
+    else
+      printf("%-28s %9.3f us %10s ", res[i].name, res[i].median_s * 1e6, "-");
+    if (isnan(res[i].ratio))
+      printf("%8s  %s\n", "-", res[i].anchor == NULL && res[i].bytes > 0 ? "(anchor)" : "");
+    else
+      printf("%8.2f  %s\n", res[i].ratio, res[i].anchor);
+  }
+
+  FILE *f = fopen(json, "w");
+  if (f == NULL) {
+    fprintf(stderr, "bench_ops: cannot write %s\n", json);
+    return 1;
+  }
+  fprintf(f, "{\n  \"benchmark\": \"ops\",\n  \"n\": %lld,\n  \"dtype\": \"f32\",\n"
+             "  \"threads\": %d,\n  \"reps\": %d,\n  \"results\": [\n",
+          (long long)n, threads, reps);
+  for (int i = 0; i < nres; i++) {
+    fprintf(f, "    {\"name\": \"%s\", \"median_s\": %.9g", res[i].name, res[i].median_s);
+    if (res[i].bytes > 0) fprintf(f, ", \"bytes\": %.0f, \"gbps\": %.4f", res[i].bytes, res[i].gbps);
+    if (res[i].anchor != NULL)
+      fprintf(f, ", \"anchor\": \"%s\", \"ratio\": %.4f", res[i].anchor, res[i].ratio);
+    fprintf(f, "}%s\n", i + 1 < nres ? "," : "");
+  }
+  fprintf(f, "  ]\n}\n");
+  fclose(f);
+  printf("wrote %s (checksum %llu)\n", json, (unsigned long long)sink);
+
+  tsr_array_release(x1);
+  tsr_array_release(y1);
+  tsr_array_release(a2);
+  tsr_array_release(a);
+  tsr_array_release(b);
+  tsr_array_release(c);
+  return 0;
+}

@@ -1,0 +1,20 @@
+# CPU GEMM benchmark: Tessera's native kernels against OpenBLAS (the anchor) in the same run.
+# Links the static library so that the internal tsr__omp_gemm is reachable (it measures the
+# kernels without the public API, and the public tsr_gemm beside them).
+if(TSR_HAVE_OPENMP)
+  add_executable(bench_gemm ${CMAKE_CURRENT_LIST_DIR}/bench_gemm.c)
+  target_link_libraries(bench_gemm PRIVATE tessera_static OpenMP::OpenMP_C m)
+  target_include_directories(bench_gemm PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(bench_gemm PRIVATE _POSIX_C_SOURCE=200809L)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(TSR_BENCH_OPENBLAS QUIET IMPORTED_TARGET openblas)
+  endif()
+  if(TSR_BENCH_OPENBLAS_FOUND)
+    target_link_libraries(bench_gemm PRIVATE PkgConfig::TSR_BENCH_OPENBLAS)
+    target_compile_definitions(bench_gemm PRIVATE TSR_BENCH_HAVE_OPENBLAS=1)
+  else()
+    message(STATUS "bench_gemm: OpenBLAS not found (pkg-config openblas): no anchor column")
+    target_compile_definitions(bench_gemm PRIVATE TSR_BENCH_HAVE_OPENBLAS=0)
+  endif()
+endif()

@@ -1,0 +1,167 @@
+/**
+ * @file blas.h
+ * @brief libtessera_blas: a BLAS-compatible drop-in that serves GEMM with Tessera.
+ *
+ * The shared library `libtessera_blas` exports the Fortran BLAS `sgemm_` and `dgemm_` and the
+ * CBLAS `cblas_sgemm` and `cblas_dgemm` with the semantics of the reference BLAS
+ * (netlib BLAS 3.11, Dongarra et al., "A Set of Level 3 Basic Linear Algebra Subprograms",
+ * ACM TOMS 16(1), 1990; CBLAS: BLAS Technical Forum Standard, 2001, Annex B):
+ *  - column-major operands with leading dimensions (CBLAS also row-major); transpose
+ *    characters 'N', 'T', 'C' in either case ('C' is 'T' for real matrices);
+ *  - beta = 0 never reads C (NaN in C does not propagate); alpha = 0 or k = 0 does not read
+ *    A or B; quick return when m = 0, n = 0, or (alpha = 0 or k = 0) and beta = 1;
+ *  - arguments checked in the reference order; the first bad one is reported through
+ *    `xerbla_` (Fortran entry points, reference parameter positions) or `cblas_xerbla`
+ *    (CBLAS, positions counting the layout as parameter 1, with the reference CBLAS
+ *    conventions for row-major calls), and the call returns without touching C.
+ *
+ * Routing of each call: problems of fewer than `TSR_BLAS_GPU_MIN_FLOPS` floating-point
+ * operations (2mnk; default ::TSR_BLAS_GPU_MIN_FLOPS_DEFAULT) run on the CPU through Tessera's
+ * native OpenMP GEMM, directly on the caller's memory (no copy). Larger ones run on the default
+ * device (tsr_device_default(): `TSR_DEVICE`, else the first GPU), transfers included: A, B
+ * (and C unless beta = 0) are copied to the device, and C is copied back. `TSR_DEVICE=cpu`
+ * keeps every call on the CPU. Should Tessera fail (out of memory), the call is still computed:
+ * a GPU failure falls back to the CPU, a CPU failure to a plain loop, with one message on
+ * stderr.
+ *
+ * Use it by linking (`-ltessera_blas` before `-lblas`) or, without relinking, by
+ * `LD_PRELOAD=libtessera_blas.so ./app` in front of any BLAS: the GEMM calls reach Tessera
+ * and every other BLAS routine stays with the application's BLAS. See docs/blas.md.
+ *
+ * Besides the documented functions the library exports the reference CBLAS globals
+ * `int RowMajorStrg` and `int CBLAS_CallFromC`, which the reference `cblas_xerbla` (and the
+ * reference CBLAS testers) read, and weak default `xerbla_` and `cblas_xerbla` that print
+ * the reference message on stderr and return (the reference ones stop the program). An
+ * application's own `xerbla_` / `cblas_xerbla` replace them.
+ *
+ * Environment: `TSR_BLAS_GPU_MIN_FLOPS` (threshold, a non-negative number; anything else
+ * means the default), `TSR_DEVICE` (see device.h), `TSR_GEMM` (native/vendor GEMM on the GPU;
+ * the CPU route always uses the native GEMM, since a vendor CBLAS call from inside a preloaded
+ * BLAS could come back to this library), `TSR_BLAS_VERBOSE=1` (call counts by route on
+ * stderr at exit, see tsr_blas_get_stats()).
+ */
+#ifndef TESSERA_BLAS_H
+#define TESSERA_BLAS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/device.h"
+#include "tessera/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Default of `TSR_BLAS_GPU_MIN_FLOPS`: problems of at least 2mnk = 1e9 flops (about
+    m = n = k = 800) go to the GPU, where the GEMM outweighs the PCIe transfers of A, B, C. */
+#define TSR_BLAS_GPU_MIN_FLOPS_DEFAULT 1e9
+
+/* ---------------------------------------------------------------- Fortran BLAS -------- */
+
+/**
+ * Fortran BLAS DGEMM: C = alpha op(A) op(B) + beta C, column-major, op(X) = X or X^T
+ * (transa/transb 'N', 'T' or 'C', either case). op(A) is m x k, op(B) k x n, C m x n;
+ * lda >= max(1, rows of A as stored), ldb likewise, ldc >= max(1, m). Every argument is
+ * passed by reference; the hidden Fortran lengths of transa/transb are not read (C callers
+ * may omit them). Errors call xerbla_("DGEMM ", &info) with info = 1 (transa), 2 (transb),
+ * 3 (m < 0), 4 (n < 0), 5 (k < 0), 8 (lda), 10 (ldb) or 13 (ldc).
+ */
+TSR_API void dgemm_(const char *transa, const char *transb, const int *m, const int *n,
+                    const int *k, const double *alpha, const double *a, const int *lda,
+                    const double *b, const int *ldb, const double *beta, double *c,
+                    const int *ldc);
+
+/** Fortran BLAS SGEMM: dgemm_() in single precision (errors name "SGEMM "). */
+TSR_API void sgemm_(const char *transa, const char *transb, const int *m, const int *n,
+                    const int *k, const float *alpha, const float *a, const int *lda,
+                    const float *b, const int *ldb, const float *beta, float *c,
+                    const int *ldc);
+
+/**
+ * The BLAS error handler: reports that parameter number `*info` of routine `srname` (a
+ * Fortran string of `srname_len` characters, blank-padded) had an illegal value. The
+ * library's default is weak: it prints " ** On entry to DGEMM parameter number  8 had an
+ * illegal value" on stderr and returns. Define your own `xerbla_` to replace it.
+ */
+TSR_API void xerbla_(const char *srname, const int *info, size_t srname_len);
+
+/* ---------------------------------------------------------------- CBLAS --------------- */
+
+/* The CBLAS enums, unless a cblas.h (reference or OpenBLAS, both guarded by CBLAS_H) came
+   first: include cblas.h before this header when you use both. */
+#ifndef CBLAS_H
+/** CBLAS storage order. */
+typedef enum CBLAS_LAYOUT { CblasRowMajor = 101, CblasColMajor = 102 } CBLAS_LAYOUT;
+/** CBLAS transposition (CblasConjTrans is CblasTrans for real matrices). */
+typedef enum CBLAS_TRANSPOSE {
+  CblasNoTrans = 111,
+  CblasTrans = 112,
+  CblasConjTrans = 113
+} CBLAS_TRANSPOSE;
+
+/**
+ * CBLAS DGEMM: C = alpha op(A) op(B) + beta C with the matrices stored in `layout` order
+ * (row-major: element (i, j) of X at x[i*ldx + j]). op(A) is M x K, op(B) K x N, C M x N.
+ * Errors call cblas_xerbla(info, "cblas_dgemm", ...): 1 (layout), 2 (TransA), 3 (TransB), and
+ * otherwise the Fortran DGEMM position plus one, of the column-major call that the reference
+ * CBLAS makes (for row-major: A and B, M and N swapped) with `RowMajorStrg` set to 1 for the
+ * duration of the call, so that the reference cblas_xerbla maps it back to the parameter of
+ * the caller (4 M, 5 N, 6 K, 9 lda, 11 ldb, 14 ldc).
+ */
+TSR_API void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                         const int M, const int N, const int K, const double alpha,
+                         const double *A, const int lda, const double *B, const int ldb,
+                         const double beta, double *C, const int ldc);
+
+/** CBLAS SGEMM: cblas_dgemm() in single precision (errors name "cblas_sgemm"). */
+TSR_API void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                         const int M, const int N, const int K, const float alpha,
+                         const float *A, const int lda, const float *B, const int ldb,
+                         const float beta, float *C, const int ldc);
+
+/**
+ * The CBLAS error handler: parameter `info` of routine `rout` was illegal; `form` is a
+ * printf format for details. The library's default is weak: it maps row-major GEMM
+ * positions as the reference does (see cblas_dgemm()), prints "Parameter 4 to routine
+ * cblas_dgemm was incorrect" on stderr and returns.
+ */
+TSR_API void cblas_xerbla(int info, const char *rout, const char *form, ...);
+#endif /* CBLAS_H */
+
+/* ---------------------------------------------------------------- Tessera extras ------ */
+
+/** Calls counted by the drop-in since the start (or tsr_blas_reset_stats()). */
+typedef struct tsr_blas_stats_t {
+  uint64_t sgemm;       /**< calls of sgemm_ */
+  uint64_t dgemm;       /**< calls of dgemm_ */
+  uint64_t cblas_sgemm; /**< calls of cblas_sgemm */
+  uint64_t cblas_dgemm; /**< calls of cblas_dgemm */
+  uint64_t errors;      /**< calls rejected through xerbla_ / cblas_xerbla */
+  uint64_t trivial;     /**< quick returns and C = beta C (alpha = 0 or k = 0), done in place */
+  uint64_t cpu;         /**< computed by the native CPU GEMM on the caller's memory */
+  uint64_t gpu;         /**< computed on a GPU (transfers included) */
+  uint64_t fallback;    /**< computed by the plain loop because Tessera failed */
+} tsr_blas_stats_t;
+
+/**
+ * Reads the call counters (relaxed atomic reads: exact once concurrent calls have returned).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER.
+ */
+TSR_API tsr_status tsr_blas_get_stats(tsr_blas_stats_t *stats);
+
+/** Sets every counter to zero. @return ::TSR_OK. */
+TSR_API tsr_status tsr_blas_reset_stats(void);
+
+/**
+ * The device a GEMM of size m x n x k would run on: the CPU when 2mnk is below
+ * `TSR_BLAS_GPU_MIN_FLOPS` or the default device (tsr_device_default()) is the CPU or cannot
+ * be determined, else that GPU.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (a negative size).
+ */
+TSR_API tsr_status tsr_blas_route(int64_t m, int64_t n, int64_t k, tsr_device *device);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TESSERA_BLAS_H */

@@ -1,0 +1,428 @@
+/*
+ * libtessera_blas: sgemm_/dgemm_ and cblas_sgemm/cblas_dgemm on top of the public Tessera API.
+ *
+ * Every entry point checks its arguments exactly as the reference BLAS (and, for CBLAS, the
+ * reference CBLAS wrapper) does, reduces the call to one column-major problem (struct
+ * gemm_call), handles the cases the reference defines without arithmetic on A and B (quick
+ * return, C = beta C), and routes the rest to the CPU or a GPU.
+ *
+ * The column-major matrices are handed to Tessera as "storage views": the memory of a
+ * column-major r x c matrix X with leading dimension ld is the row-major c x r matrix X^T
+ * with row stride ld, which tsr_from_host_view wraps without a copy. In those terms the
+ * product is C^T = op(B)^T op(A)^T, i.e. tsr_gemm(opB, opA, alpha, S_B, S_A, beta, S_C).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tessera/array.h"
+#include "tessera/blas.h"
+#include "tessera/device.h"
+#include "tessera/linalg.h"
+#include "tessera/status.h"
+
+/* The reference CBLAS global read by cblas_xerbla (defined in xerbla.c). It is reached
+   through the GOT so that an executable's copy (the CBLAS testers have one) is the one set. */
+extern TSR_API int RowMajorStrg;
+
+/* ---------------------------------------------------------------- counters ------------ */
+
+static atomic_ullong n_sgemm, n_dgemm, n_cblas_sgemm, n_cblas_dgemm;
+static atomic_ullong n_errors, n_trivial, n_cpu, n_gpu, n_fallback;
+
+static void count(atomic_ullong *c) { atomic_fetch_add_explicit(c, 1, memory_order_relaxed); }
+
+static unsigned long long get(atomic_ullong *c) {
+  return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+tsr_status tsr_blas_get_stats(tsr_blas_stats_t *stats) {
+  if (stats == NULL) return TSR_ERR_NULL_POINTER;
+  stats->sgemm = get(&n_sgemm);
+  stats->dgemm = get(&n_dgemm);
+  stats->cblas_sgemm = get(&n_cblas_sgemm);
+  stats->cblas_dgemm = get(&n_cblas_dgemm);
+  stats->errors = get(&n_errors);
+  stats->trivial = get(&n_trivial);
+  stats->cpu = get(&n_cpu);
+  stats->gpu = get(&n_gpu);
+  stats->fallback = get(&n_fallback);
+  return TSR_OK;
+}
+
+tsr_status tsr_blas_reset_stats(void) {
+  atomic_ullong *all[] = {&n_sgemm,   &n_dgemm, &n_cblas_sgemm, &n_cblas_dgemm, &n_errors,
+                          &n_trivial, &n_cpu,   &n_gpu,         &n_fallback};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+    atomic_store_explicit(all[i], 0, memory_order_relaxed);
+  return TSR_OK;
+}
+
+/* TSR_BLAS_VERBOSE: one line at exit, so that a user (or a test) can see that a preloaded
+   library really served the calls, and where. */
+__attribute__((destructor)) static void report_at_exit(void) {
+  const char *v = getenv("TSR_BLAS_VERBOSE");
+  if (v == NULL || *v == '\0' || strcmp(v, "0") == 0) return;
+  fprintf(stderr,
+          "tessera_blas: calls: sgemm_ %llu, dgemm_ %llu, cblas_sgemm %llu, cblas_dgemm %llu; "
+          "errors %llu, trivial %llu, cpu %llu, gpu %llu, fallback %llu\n",
+          get(&n_sgemm), get(&n_dgemm), get(&n_cblas_sgemm), get(&n_cblas_dgemm), get(&n_errors),
+          get(&n_trivial), get(&n_cpu), get(&n_gpu), get(&n_fallback));
+}
+
+/* A BLAS has no error channel: when Tessera fails, say so once and still compute C. */
+static void warn_once(atomic_flag *flag, const char *what) {
+  if (!atomic_flag_test_and_set(flag))
+    fprintf(stderr, "tessera_blas: %s (%s)\n", what, tsr_last_error());
+}
+
+/* ---------------------------------------------------------------- routing ------------- */
+
+static double gpu_min_flops(void) {
+  const char *e = getenv("TSR_BLAS_GPU_MIN_FLOPS");
+  if (e == NULL || *e == '\0') return TSR_BLAS_GPU_MIN_FLOPS_DEFAULT;
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(e, &end);
+  if (end == e || *end != '\0' || !(v >= 0.0)) return TSR_BLAS_GPU_MIN_FLOPS_DEFAULT;
+  return v;
+}
+
+tsr_status tsr_blas_route(int64_t m, int64_t n, int64_t k, tsr_device *device) {
+  if (device == NULL) return TSR_ERR_NULL_POINTER;
+  *device = TSR_CPU;
+  if (m < 0 || n < 0 || k < 0) return TSR_ERR_INVALID_ARGUMENT;
+  double flops = 2.0 * (double)m * (double)n * (double)k;
+  if (flops < gpu_min_flops()) return TSR_OK;
+  tsr_device d;
+  if (tsr_device_default(&d) == TSR_OK && d.kind != TSR_DEVICE_CPU) *device = d;
+  return TSR_OK;
+}
+
+/* ---------------------------------------------------------------- the computation ----- */
+
+/* One column-major GEMM with valid arguments: C (m x n, ldc) = alpha op(A) op(B) + beta C. */
+typedef struct gemm_call {
+  tsr_dtype dtype;
+  bool ta, tb;
+  int64_t m, n, k;
+  double alpha, beta;
+  const void *a;
+  int64_t lda;
+  const void *b;
+  int64_t ldb;
+  void *c;
+  int64_t ldc;
+} gemm_call;
+
+static size_t esize(tsr_dtype t) { return t == TSR_F64 ? sizeof(double) : sizeof(float); }
+
+static double load(tsr_dtype t, const void *p, int64_t i) {
+  return t == TSR_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+static void store(tsr_dtype t, void *p, int64_t i, double v) {
+  if (t == TSR_F64)
+    ((double *)p)[i] = v;
+  else
+    ((float *)p)[i] = (float)v;
+}
+
+/* C = beta C, with beta = 0 giving exact zeros whatever C held (NaN included). For f32 the
+   double product of two floats is exact, so rounding it once matches a float multiply. */
+static void scale_c(const gemm_call *g) {
+  for (int64_t j = 0; j < g->n; ++j)
+    for (int64_t i = 0; i < g->m; ++i) {
+      int64_t at = i + j * g->ldc;
+      store(g->dtype, g->c, at, g->beta == 0.0 ? 0.0 : g->beta * load(g->dtype, g->c, at));
+    }
+}
+
+/* The last resort when Tessera failed (out of memory): the textbook triple loop. */
+static void gemm_loop(const gemm_call *g) {
+  for (int64_t j = 0; j < g->n; ++j)
+    for (int64_t i = 0; i < g->m; ++i) {
+      double s = 0.0;
+      for (int64_t p = 0; p < g->k; ++p) {
+        double x = load(g->dtype, g->a, g->ta ? p + i * g->lda : i + p * g->lda);
+        double y = load(g->dtype, g->b, g->tb ? j + p * g->ldb : p + j * g->ldb);
+        s += x * y;
+      }
+      int64_t at = i + j * g->ldc;
+      double c = g->beta == 0.0 ? 0.0 : g->beta * load(g->dtype, g->c, at);
+      store(g->dtype, g->c, at, g->alpha * s + c);
+    }
+}
+
+/* Storage views (see the top of the file) of A, B and C, sharing the caller's memory. */
+typedef struct storage_views {
+  tsr_array *a, *b, *c;
+} storage_views;
+
+static void release_views(storage_views *v) {
+  tsr_array_release(v->a);
+  tsr_array_release(v->b);
+  tsr_array_release(v->c);
+}
+
+static tsr_status make_views(const gemm_call *g, storage_views *v) {
+  memset(v, 0, sizeof *v);
+  int64_t rows_a = g->ta ? g->k : g->m, cols_a = g->ta ? g->m : g->k;
+  int64_t rows_b = g->tb ? g->n : g->k, cols_b = g->tb ? g->k : g->n;
+  int64_t shape_a[2] = {cols_a, rows_a}, strides_a[2] = {g->lda, 1};
+  int64_t shape_b[2] = {cols_b, rows_b}, strides_b[2] = {g->ldb, 1};
+  int64_t shape_c[2] = {g->n, g->m}, strides_c[2] = {g->ldc, 1};
+  /* A and B are only read: the casts drop a const that tsr_array cannot carry. */
+  tsr_status st = tsr_from_host_view(2, shape_a, strides_a, g->dtype, (void *)g->a, &v->a);
+  if (st == TSR_OK)
+    st = tsr_from_host_view(2, shape_b, strides_b, g->dtype, (void *)g->b, &v->b);
+  if (st == TSR_OK) st = tsr_from_host_view(2, shape_c, strides_c, g->dtype, g->c, &v->c);
+  if (st != TSR_OK) release_views(v);
+  return st;
+}
+
+/* The native GEMM in place on the caller's memory. The vendor path is excluded: the CPU
+   vendor BLAS could be this very library when it is preloaded. */
+static tsr_status gemm_cpu(const gemm_call *g) {
+  storage_views v;
+  tsr_status st = make_views(g, &v);
+  if (st != TSR_OK) return st;
+  st = tsr_gemm_ex(g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS,
+                   g->alpha, v.b, v.a, g->beta, v.c, TSR_GEMM_NATIVE);
+  release_views(&v);
+  return st;
+}
+
+/* On a GPU: copy A, B (and C unless beta = 0) over, multiply, copy C back. The caller's C
+   is written only by the final copy, after every step that can fail. */
+static tsr_status gemm_device(const gemm_call *g, tsr_device dev) {
+  storage_views v;
+  tsr_status st = make_views(g, &v);
+  if (st != TSR_OK) return st;
+  tsr_array *da = NULL, *db = NULL, *dc = NULL;
+  void *host = NULL;
+  int64_t shape_c[2] = {g->n, g->m};
+  size_t es = esize(g->dtype);
+  size_t bytes = (size_t)g->n * (size_t)g->m * es;
+  st = tsr_array_to(v.a, dev, &da);
+  if (st == TSR_OK) st = tsr_array_to(v.b, dev, &db);
+  if (st == TSR_OK)
+    st = g->beta != 0.0 ? tsr_array_to(v.c, dev, &dc)
+                        : tsr_empty(2, shape_c, g->dtype, dev, &dc);
+  if (st == TSR_OK)
+    st = tsr_gemm_ex(g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS,
+                     g->alpha, db, da, g->beta, dc, TSR_GEMM_AUTO);
+  if (st == TSR_OK) {
+    host = malloc(bytes);
+    st = host != NULL ? tsr_array_read(dc, host, bytes) : TSR_ERR_OUT_OF_MEMORY;
+  }
+  if (st == TSR_OK) {
+    /* dc is C^T contiguous: column j of C is m consecutive elements. */
+    for (int64_t j = 0; j < g->n; ++j)
+      memcpy((char *)g->c + (size_t)(j * g->ldc) * es, (char *)host + (size_t)(j * g->m) * es,
+             (size_t)g->m * es);
+  }
+  free(host);
+  tsr_array_release(da);
+  tsr_array_release(db);
+  tsr_array_release(dc);
+  release_views(&v);
+  return st;
+}
+
+static atomic_flag warned_gpu = ATOMIC_FLAG_INIT, warned_cpu = ATOMIC_FLAG_INIT;
+
+static void run(const gemm_call *g) {
+  /* The cases the reference BLAS settles without touching A and B. */
+  if (g->m == 0 || g->n == 0 || ((g->alpha == 0.0 || g->k == 0) && g->beta == 1.0)) {
+    count(&n_trivial);
+    return;
+  }
+  if (g->alpha == 0.0 || g->k == 0) {
+    scale_c(g);
+    count(&n_trivial);
+    return;
+  }
+  tsr_device dev;
+  if (tsr_blas_route(g->m, g->n, g->k, &dev) == TSR_OK && dev.kind != TSR_DEVICE_CPU) {
+    if (gemm_device(g, dev) == TSR_OK) {
+      count(&n_gpu);
+      return;
+    }
+    warn_once(&warned_gpu, "the GPU GEMM failed; computing on the CPU");
+  }
+  /* Tessera validates and allocates before it writes C, so a failure leaves C intact. */
+  if (gemm_cpu(g) == TSR_OK) {
+    count(&n_cpu);
+    return;
+  }
+  warn_once(&warned_cpu, "the Tessera GEMM failed; computing with a plain loop");
+  gemm_loop(g);
+  count(&n_fallback);
+}
+
+/* ---------------------------------------------------------------- argument checks ----- */
+
+static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
+
+/* The reference DGEMM's INFO for these arguments (0 when valid). */
+static int gemm_info(char transa, char transb, int m, int n, int k, int lda, int ldb,
+                     int ldc) {
+  char ta = upper(transa), tb = upper(transb);
+  bool nota = ta == 'N', notb = tb == 'N';
+  if (!nota && ta != 'T' && ta != 'C') return 1;
+  if (!notb && tb != 'T' && tb != 'C') return 2;
+  if (m < 0) return 3;
+  if (n < 0) return 4;
+  if (k < 0) return 5;
+  int nrowa = nota ? m : k, nrowb = notb ? k : n;
+  if (lda < (nrowa > 1 ? nrowa : 1)) return 8;
+  if (ldb < (nrowb > 1 ? nrowb : 1)) return 10;
+  if (ldc < (m > 1 ? m : 1)) return 13;
+  return 0;
+}
+
+static gemm_call make_call(tsr_dtype dtype, char transa, char transb, int m, int n, int k,
+                           double alpha, const void *a, int lda, const void *b, int ldb,
+                           double beta, void *c, int ldc) {
+  gemm_call g;
+  g.dtype = dtype;
+  g.ta = upper(transa) != 'N';
+  g.tb = upper(transb) != 'N';
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.a = a;
+  g.lda = lda;
+  g.b = b;
+  g.ldb = ldb;
+  g.c = c;
+  g.ldc = ldc;
+  return g;
+}
+
+/* ---------------------------------------------------------------- Fortran BLAS -------- */
+
+static void fortran_gemm(tsr_dtype dtype, const char *srname, const char *transa,
+                         const char *transb, const int *m, const int *n, const int *k,
+                         double alpha, const void *a, const int *lda, const void *b,
+                         const int *ldb, double beta, void *c, const int *ldc) {
+  int info = gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+  if (info != 0) {
+    count(&n_errors);
+    xerbla_(srname, &info, strlen(srname));
+    return;
+  }
+  gemm_call g = make_call(dtype, *transa, *transb, *m, *n, *k, alpha, a, *lda, b, *ldb, beta,
+                          c, *ldc);
+  run(&g);
+}
+
+void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda, const double *b,
+            const int *ldb, const double *beta, double *c, const int *ldc) {
+  count(&n_dgemm);
+  fortran_gemm(TSR_F64, "DGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c,
+               ldc);
+}
+
+void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+            const float *beta, float *c, const int *ldc) {
+  count(&n_sgemm);
+  fortran_gemm(TSR_F32, "SGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c,
+               ldc);
+}
+
+/* ---------------------------------------------------------------- CBLAS --------------- */
+
+static bool cblas_trans(CBLAS_TRANSPOSE t, char *c) {
+  switch (t) {
+  case CblasNoTrans:
+    *c = 'N';
+    return true;
+  case CblasTrans:
+    *c = 'T';
+    return true;
+  case CblasConjTrans:
+    *c = 'C';
+    return true;
+  }
+  return false;
+}
+
+/*
+ * The reference CBLAS: layout (1), TransA (2), TransB (3), then the Fortran checks of the
+ * column-major call it makes, whose positions plus one are reported. A row-major call is the
+ * column-major C^T = op(B)^T op(A)^T: A and B, M and N swap places, and RowMajorStrg = 1
+ * tells cblas_xerbla to swap the positions back (4 <-> 5, 9 <-> 11). RowMajorStrg is written
+ * only around an error report, so concurrent valid calls never race on it.
+ */
+static void cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
+                       CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
+                       double alpha, const void *A, int lda, const void *B, int ldb,
+                       double beta, void *C, int ldc) {
+  char ta, tb;
+  int info = 0;
+  bool row = layout == CblasRowMajor;
+  if (layout != CblasColMajor && !row) {
+    count(&n_errors);
+    RowMajorStrg = 0;
+    cblas_xerbla(1, rout, "Illegal layout setting, %d\n", (int)layout);
+    return;
+  }
+  if (!cblas_trans(TransA, &ta)) {
+    count(&n_errors);
+    RowMajorStrg = row;
+    cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", (int)TransA);
+    RowMajorStrg = 0;
+    return;
+  }
+  if (!cblas_trans(TransB, &tb)) {
+    count(&n_errors);
+    RowMajorStrg = row;
+    cblas_xerbla(3, rout, "Illegal TransB setting, %d\n", (int)TransB);
+    RowMajorStrg = 0;
+    return;
+  }
+  gemm_call g;
+  if (!row) {
+    info = gemm_info(ta, tb, M, N, K, lda, ldb, ldc);
+    g = make_call(dtype, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  } else {
+    info = gemm_info(tb, ta, N, M, K, ldb, lda, ldc);
+    g = make_call(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
+  }
+  if (info != 0) {
+    count(&n_errors);
+    RowMajorStrg = row;
+    cblas_xerbla(info + 1, rout, "");
+    RowMajorStrg = 0;
+    return;
+  }
+  run(&g);
+}
+
+void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                 const int M, const int N, const int K, const double alpha, const double *A,
+                 const int lda, const double *B, const int ldb, const double beta, double *C,
+                 const int ldc) {
+  count(&n_cblas_dgemm);
+  cblas_gemm(TSR_F64, "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
+             beta, C, ldc);
+}
+
+void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                 const int M, const int N, const int K, const float alpha, const float *A,
+                 const int lda, const float *B, const int ldb, const float beta, float *C,
+                 const int ldc) {
+  count(&n_cblas_sgemm);
+  cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
+             beta, C, ldc);
+}

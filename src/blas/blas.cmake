@@ -1,0 +1,16 @@
+# libtessera_blas: the BLAS-compatible drop-in (sgemm_, dgemm_, cblas_sgemm, cblas_dgemm) on
+# top of libtessera. Included by the top-level CMakeLists.txt after the main libraries exist.
+add_library(tessera_blas SHARED
+  ${CMAKE_CURRENT_LIST_DIR}/blas.c
+  ${CMAKE_CURRENT_LIST_DIR}/xerbla.c)
+target_link_libraries(tessera_blas PUBLIC tessera)
+target_compile_definitions(tessera_blas PRIVATE TSR_BUILDING_LIBRARY _POSIX_C_SOURCE=200809L)
+target_compile_options(tessera_blas PRIVATE -Wall -Wextra -Wpedantic)
+set_target_properties(tessera_blas PROPERTIES
+  VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+  # Preloaded from its install directory, it must find libtessera beside it without
+  # LD_LIBRARY_PATH.
+  INSTALL_RPATH "$ORIGIN")
+add_library(Tessera::tessera_blas ALIAS tessera_blas)
+install(TARGETS tessera_blas
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

@@ -1,0 +1,378 @@
+/*
+ * Elementwise kernels: fill, copy with dtype conversion, and the binary and unary operators
+ * of src/core/opdefs.h, expanded from the shared X-macro table (never re-written here).
+ *
+ * Every kernel is a grid-stride loop with 64-bit indices. Shapes and strides travel by value
+ * in a tsr__gpu_layout after dimension collapsing; fully contiguous operands take a fast path
+ * that moves 16 bytes per load/store when all pointers are 16-byte aligned.
+ */
+#include "gpu_internal.cuh"
+
+#include "core/opdefs.h"
+
+/* ---------------------------------------------------------------- operator functors --- */
+
+/*
+ * Integers: the table's +, - and * must wrap like the CPU backend's (signed overflow is
+ * undefined in C and C++). tsr__gpu_wrap<S, U> is a signed value whose arithmetic is done in
+ * the unsigned type U and whose comparisons are signed, so the same expressions apply.
+ */
+template <typename S, typename U> struct tsr__gpu_wrap {
+  S v;
+  __device__ __forceinline__ tsr__gpu_wrap() : v(0) {}
+  __device__ __forceinline__ tsr__gpu_wrap(S x) : v(x) {}
+};
+#define TSR__GPU_WRAP_ARITH(op)                                                                \
+  template <typename S, typename U>                                                            \
+  __device__ __forceinline__ tsr__gpu_wrap<S, U> operator op(tsr__gpu_wrap<S, U> a,           \
+                                                             tsr__gpu_wrap<S, U> b) {          \
+    return tsr__gpu_wrap<S, U>((S)((U)a.v op(U) b.v));                                        \
+  }
+TSR__GPU_WRAP_ARITH(+)
+TSR__GPU_WRAP_ARITH(-)
+TSR__GPU_WRAP_ARITH(*)
+#undef TSR__GPU_WRAP_ARITH
+#define TSR__GPU_WRAP_CMP(op)                                                                  \
+  template <typename S, typename U>                                                            \
+  __device__ __forceinline__ bool operator op(tsr__gpu_wrap<S, U> a, tsr__gpu_wrap<S, U> b) { \
+    return a.v op b.v;                                                                         \
+  }
+TSR__GPU_WRAP_CMP(<)
+TSR__GPU_WRAP_CMP(>)
+TSR__GPU_WRAP_CMP(==)
+TSR__GPU_WRAP_CMP(!=)
+#undef TSR__GPU_WRAP_CMP
+template <typename S, typename U>
+__device__ __forceinline__ tsr__gpu_wrap<S, U> operator-(tsr__gpu_wrap<S, U> a) {
+  return tsr__gpu_wrap<S, U>((S)((U)0 - (U)a.v));
+}
+
+/* The type the operator expressions are evaluated in. */
+template <typename T> struct tsr__gpu_arith { typedef T type; };
+template <> struct tsr__gpu_arith<int32_t> { typedef tsr__gpu_wrap<int32_t, uint32_t> type; };
+template <> struct tsr__gpu_arith<int64_t> { typedef tsr__gpu_wrap<int64_t, uint64_t> type; };
+
+template <typename T> __device__ __forceinline__ T tsr__gpu_to_arith(T x) { return x; }
+__device__ __forceinline__ tsr__gpu_arith<int32_t>::type tsr__gpu_to_arith(int32_t x) {
+  return tsr__gpu_arith<int32_t>::type(x);
+}
+__device__ __forceinline__ tsr__gpu_arith<int64_t>::type tsr__gpu_to_arith(int64_t x) {
+  return tsr__gpu_arith<int64_t>::type(x);
+}
+template <typename T> __device__ __forceinline__ T tsr__gpu_from_arith(T x) { return x; }
+template <typename S, typename U>
+__device__ __forceinline__ S tsr__gpu_from_arith(tsr__gpu_wrap<S, U> x) {
+  return x.v;
+}
+
+/* TSR__ABS as opdefs.h asks: fabs for floats, a comparison for integers. */
+__device__ __forceinline__ float tsr__gpu_abs(float x) { return fabsf(x); }
+__device__ __forceinline__ double tsr__gpu_abs(double x) { return fabs(x); }
+template <typename S, typename U>
+__device__ __forceinline__ tsr__gpu_wrap<S, U> tsr__gpu_abs(tsr__gpu_wrap<S, U> x) {
+  return x < tsr__gpu_wrap<S, U>(0) ? -x : x;
+}
+#define TSR__ABS(x) tsr__gpu_abs(x)
+
+/* One functor per operator: `apply` evaluates the table's expression in type T. */
+#define TSR__GPU_BINARY_FUNCTOR(ENUM, name, INT, expr)                                         \
+  struct tsr__gpu_bin_##name {                                                                 \
+    static const bool int_ok = (INT) != 0;                                                     \
+    template <typename T> __device__ __forceinline__ static T apply(T x, T y) {               \
+      return (expr);                                                                           \
+    }                                                                                          \
+  };
+TSR__BINARY_OPS(TSR__GPU_BINARY_FUNCTOR)
+#undef TSR__GPU_BINARY_FUNCTOR
+
+#define TSR__GPU_UNARY_FUNCTOR(ENUM, name, INT, expr)                                          \
+  struct tsr__gpu_un_##name {                                                                  \
+    static const bool int_ok = (INT) != 0;                                                     \
+    template <typename T> __device__ __forceinline__ static T apply(T x) { return (expr); }   \
+  };
+TSR__UNARY_OPS(TSR__GPU_UNARY_FUNCTOR)
+#undef TSR__GPU_UNARY_FUNCTOR
+
+static bool tsr__gpu_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+
+/* ---------------------------------------------------------------- binary -------------- */
+
+template <typename Op, typename T, bool VEC>
+__global__ void tsr__gpu_binary_contiguous(T *out, const T *a, const T *b, int64_t n) {
+  typedef typename tsr__gpu_arith<T>::type A;
+  int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  int64_t done = 0;
+  if (VEC) {
+    typedef tsr__gpu_vec<T> V;
+    int64_t nvec = n / V::width;
+    const V *av = (const V *)a, *bv = (const V *)b;
+    V *ov = (V *)out;
+    for (int64_t i = tid; i < nvec; i += nthreads) {
+      V x = av[i], y = bv[i], r;
+#pragma unroll
+      for (int l = 0; l < V::width; l++)
+        r.v[l] = tsr__gpu_from_arith(
+            Op::template apply<A>(tsr__gpu_to_arith(x.v[l]), tsr__gpu_to_arith(y.v[l])));
+      ov[i] = r;
+    }
+    done = nvec * V::width;
+  }
+  for (int64_t i = done + tid; i < n; i += nthreads)
+    out[i] = tsr__gpu_from_arith(Op::template apply<A>(tsr__gpu_to_arith(a[i]),
+                                                       tsr__gpu_to_arith(b[i])));
+}
+
+template <typename Op, typename T>
+__global__ void tsr__gpu_binary_strided(T *out, const T *a, const T *b, tsr__gpu_layout layout) {
+  typedef typename tsr__gpu_arith<T>::type A;
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size;
+       i += nthreads) {
+    int64_t off[3];
+    tsr__gpu_offsets<3>(layout, i, off);
+    out[off[0]] = tsr__gpu_from_arith(Op::template apply<A>(tsr__gpu_to_arith(a[off[1]]),
+                                                            tsr__gpu_to_arith(b[off[2]])));
+  }
+}
+
+template <typename Op, typename T>
+static tsr_status tsr__gpu_binary_launch(tsr_device dev, cudaStream_t s, const tsr__view *out,
+                                         const tsr__view *a, const tsr__view *b) {
+  const tsr__view *views[3] = {out, a, b};
+  tsr__gpu_layout layout;
+  tsr__gpu_layout_make(views, 3, &layout);
+  if (layout.size == 0) return TSR_OK;
+  unsigned grid = tsr__gpu_grid_for(dev, layout.size, TSR__GPU_BLOCK);
+  T *o = (T *)out->data;
+  const T *x = (const T *)a->data, *y = (const T *)b->data;
+  if (tsr__gpu_layout_contiguous(&layout, 3)) {
+    if (tsr__gpu_aligned16(o) && tsr__gpu_aligned16(x) && tsr__gpu_aligned16(y)) {
+      grid = tsr__gpu_grid_for(dev, layout.size / tsr__gpu_vec<T>::width + 1, TSR__GPU_BLOCK);
+      tsr__gpu_binary_contiguous<Op, T, true><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout.size);
+    } else {
+      tsr__gpu_binary_contiguous<Op, T, false><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout.size);
+    }
+  } else {
+    tsr__gpu_binary_strided<Op, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout);
+  }
+  TSR_GPU_CHECK_LAUNCH();
+  return TSR_OK;
+}
+
+template <typename T>
+static tsr_status tsr__gpu_binary_typed(tsr_device dev, cudaStream_t s, tsr_binary_op op,
+                                        const tsr__view *out, const tsr__view *a,
+                                        const tsr__view *b) {
+  switch (op) {
+#define TSR__GPU_BINARY_CASE(ENUM, name, INT, expr)                                            \
+  case ENUM:                                                                                   \
+    if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                   \
+      return tsr__gpu_binary_launch<tsr__gpu_bin_##name, T>(dev, s, out, a, b);               \
+    break;
+    TSR__BINARY_OPS(TSR__GPU_BINARY_CASE)
+#undef TSR__GPU_BINARY_CASE
+  default:
+    break;
+  }
+  return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_binary",
+                        "operator %d is not defined for dtype %s on " TSR__GPU_NAME, (int)op,
+                        tsr_dtype_name(out->dtype));
+}
+
+tsr_status tsr__gpu_binary(tsr_device dev, tsr_binary_op op, const tsr__view *out,
+                           const tsr__view *a, const tsr__view *b) {
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_binary_typed<T>(dev, s, op, out, a, b));
+  return tsr__set_error(TSR_ERR_DTYPE, "tsr_binary", "dtype %d is not supported on %s",
+                        (int)out->dtype, TSR__GPU_NAME);
+}
+
+/* ---------------------------------------------------------------- unary --------------- */
+
+template <typename Op, typename T, bool VEC>
+__global__ void tsr__gpu_unary_contiguous(T *out, const T *a, int64_t n) {
+  typedef typename tsr__gpu_arith<T>::type A;
+  int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  int64_t done = 0;
+  if (VEC) {
+    typedef tsr__gpu_vec<T> V;
+    int64_t nvec = n / V::width;
+    const V *av = (const V *)a;
+    V *ov = (V *)out;
+    for (int64_t i = tid; i < nvec; i += nthreads) {
+      V x = av[i], r;
+#pragma unroll
+      for (int l = 0; l < V::width; l++)
+        r.v[l] = tsr__gpu_from_arith(Op::template apply<A>(tsr__gpu_to_arith(x.v[l])));
+      ov[i] = r;
+    }
+    done = nvec * V::width;
+  }
+  for (int64_t i = done + tid; i < n; i += nthreads)
+    out[i] = tsr__gpu_from_arith(Op::template apply<A>(tsr__gpu_to_arith(a[i])));
+}
+
+template <typename Op, typename T>
+__global__ void tsr__gpu_unary_strided(T *out, const T *a, tsr__gpu_layout layout) {
+  typedef typename tsr__gpu_arith<T>::type A;
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size;
+       i += nthreads) {
+    int64_t off[2];
+    tsr__gpu_offsets<2>(layout, i, off);
+    out[off[0]] = tsr__gpu_from_arith(Op::template apply<A>(tsr__gpu_to_arith(a[off[1]])));
+  }
+}
+
+template <typename Op, typename T>
+static tsr_status tsr__gpu_unary_launch(tsr_device dev, cudaStream_t s, const tsr__view *out,
+                                        const tsr__view *a) {
+  const tsr__view *views[2] = {out, a};
+  tsr__gpu_layout layout;
+  tsr__gpu_layout_make(views, 2, &layout);
+  if (layout.size == 0) return TSR_OK;
+  unsigned grid = tsr__gpu_grid_for(dev, layout.size, TSR__GPU_BLOCK);
+  T *o = (T *)out->data;
+  const T *x = (const T *)a->data;
+  if (tsr__gpu_layout_contiguous(&layout, 2)) {
+    if (tsr__gpu_aligned16(o) && tsr__gpu_aligned16(x)) {
+      grid = tsr__gpu_grid_for(dev, layout.size / tsr__gpu_vec<T>::width + 1, TSR__GPU_BLOCK);
+      tsr__gpu_unary_contiguous<Op, T, true><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, layout.size);
+    } else {
+      tsr__gpu_unary_contiguous<Op, T, false><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, layout.size);
+    }
+  } else {
+    tsr__gpu_unary_strided<Op, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, layout);
+  }
+  TSR_GPU_CHECK_LAUNCH();
+  return TSR_OK;
+}
+
+template <typename T>
+static tsr_status tsr__gpu_unary_typed(tsr_device dev, cudaStream_t s, tsr_unary_op op,
+                                       const tsr__view *out, const tsr__view *a) {
+  switch (op) {
+#define TSR__GPU_UNARY_CASE(ENUM, name, INT, expr)                                             \
+  case ENUM:                                                                                   \
+    if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                   \
+      return tsr__gpu_unary_launch<tsr__gpu_un_##name, T>(dev, s, out, a);                    \
+    break;
+    TSR__UNARY_OPS(TSR__GPU_UNARY_CASE)
+#undef TSR__GPU_UNARY_CASE
+  default:
+    break;
+  }
+  return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_unary",
+                        "operator %d is not defined for dtype %s on " TSR__GPU_NAME, (int)op,
+                        tsr_dtype_name(out->dtype));
+}
+
+tsr_status tsr__gpu_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
+                          const tsr__view *a) {
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_unary_typed<T>(dev, s, op, out, a));
+  return tsr__set_error(TSR_ERR_DTYPE, "tsr_unary", "dtype %d is not supported on %s",
+                        (int)out->dtype, TSR__GPU_NAME);
+}
+
+/* ---------------------------------------------------------------- fill ---------------- */
+
+template <typename T>
+__global__ void tsr__gpu_fill_kernel(T *dst, T value, tsr__gpu_layout layout) {
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size;
+       i += nthreads) {
+    int64_t off[1];
+    tsr__gpu_offsets<1>(layout, i, off);
+    dst[off[0]] = value;
+  }
+}
+
+template <typename T>
+__global__ void tsr__gpu_fill_contiguous(T *dst, T value, int64_t n) {
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += nthreads)
+    dst[i] = value;
+}
+
+template <typename T>
+static tsr_status tsr__gpu_fill_typed(tsr_device dev, cudaStream_t s, const tsr__view *dst,
+                                      double value) {
+  const tsr__view *views[1] = {dst};
+  tsr__gpu_layout layout;
+  tsr__gpu_layout_make(views, 1, &layout);
+  if (layout.size == 0) return TSR_OK;
+  T v = tsr__gpu_convert<T, double>(value);
+  unsigned grid = tsr__gpu_grid_for(dev, layout.size, TSR__GPU_BLOCK);
+  if (tsr__gpu_layout_contiguous(&layout, 1))
+    tsr__gpu_fill_contiguous<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout.size);
+  else
+    tsr__gpu_fill_kernel<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout);
+  TSR_GPU_CHECK_LAUNCH();
+  return TSR_OK;
+}
+
+tsr_status tsr__gpu_fill(tsr_device dev, const tsr__view *dst, double value) {
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_DTYPE_SWITCH(dst->dtype, T, return tsr__gpu_fill_typed<T>(dev, s, dst, value));
+  return tsr__set_error(TSR_ERR_DTYPE, "tsr_fill", "dtype %d is not supported on %s",
+                        (int)dst->dtype, TSR__GPU_NAME);
+}
+
+/* ---------------------------------------------------------------- copy ---------------- */
+
+template <typename D, typename S>
+__global__ void tsr__gpu_copy_kernel(D *dst, const S *src, tsr__gpu_layout layout) {
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size;
+       i += nthreads) {
+    int64_t off[2];
+    tsr__gpu_offsets<2>(layout, i, off);
+    dst[off[0]] = tsr__gpu_convert<D, S>(src[off[1]]);
+  }
+}
+
+template <typename D, typename S>
+__global__ void tsr__gpu_copy_contiguous(D *dst, const S *src, int64_t n) {
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += nthreads)
+    dst[i] = tsr__gpu_convert<D, S>(src[i]);
+}
+
+template <typename D, typename S>
+static tsr_status tsr__gpu_copy_typed(tsr_device dev, cudaStream_t s, const tsr__view *dst,
+                                      const tsr__view *src) {
+  const tsr__view *views[2] = {dst, src};
+  tsr__gpu_layout layout;
+  tsr__gpu_layout_make(views, 2, &layout);
+  if (layout.size == 0) return TSR_OK;
+  unsigned grid = tsr__gpu_grid_for(dev, layout.size, TSR__GPU_BLOCK);
+  if (tsr__gpu_layout_contiguous(&layout, 2)) {
+    if (dst->dtype == src->dtype) {
+      TSR_GPU_CALL(cudaMemcpyAsync(dst->data, src->data, (size_t)layout.size * sizeof(D),
+                                   cudaMemcpyDeviceToDevice, s));
+      return TSR_OK;
+    }
+    tsr__gpu_copy_contiguous<D, S><<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout.size);
+  } else {
+    tsr__gpu_copy_kernel<D, S><<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout);
+  }
+  TSR_GPU_CHECK_LAUNCH();
+  return TSR_OK;
+}
+
+tsr_status tsr__gpu_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src) {
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_DTYPE_SWITCH(dst->dtype, D,
+                        TSR__GPU_DTYPE_SWITCH(src->dtype, S,
+                                              return tsr__gpu_copy_typed<D, S>(dev, s, dst,
+                                                                               src)));
+  return tsr__set_error(TSR_ERR_DTYPE, "tsr_copy", "dtypes %d -> %d are not supported on %s",
+                        (int)src->dtype, (int)dst->dtype, TSR__GPU_NAME);
+}

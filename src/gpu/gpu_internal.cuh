@@ -1,0 +1,166 @@
+/*
+ * Declarations shared by the .cu files of the GPU backend (C++; the table itself is C).
+ */
+#ifndef TSR_GPU_INTERNAL_CUH
+#define TSR_GPU_INTERNAL_CUH
+
+#include "gpu_port.cuh"
+
+#include "gpu/gpu.h"
+
+/* ---------------------------------------------------------------- errors -------------- */
+
+/* Records "fn: call failed: <runtime message> (<error name>)" and returns
+   TSR_ERR_OUT_OF_MEMORY for allocation failures, TSR_ERR_GPU otherwise. Clears the
+   runtime's (non-sticky) last error so later calls do not report it again. */
+tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call);
+
+/* Translates a runtime return code; the enclosing function returns tsr_status. */
+#define TSR_GPU_CALL(expr)                                                                     \
+  do {                                                                                         \
+    cudaError_t tsr__gpu_e_ = (expr);                                                          \
+    if (tsr__gpu_e_ != cudaSuccess) return tsr__gpu_error(tsr__gpu_e_, __func__, #expr);     \
+  } while (0)
+
+/* After a <<<...>>> launch: bad configuration, no kernel image for this GPU... */
+#define TSR_GPU_CHECK_LAUNCH() TSR_GPU_CALL(cudaGetLastError())
+
+/* ---------------------------------------------------------------- runtime ------------- */
+
+/* Makes `dev` current on this thread and returns its stream (created on first use). */
+tsr_status tsr__gpu_begin(tsr_device dev, cudaStream_t *stream);
+
+/* Cached properties of device `index` (valid once the device count is known). */
+const cudaDeviceProp *tsr__gpu_props_of(int index);
+
+/* Blocks for a grid-stride loop over n items: enough to fill the device, at least 1. */
+unsigned tsr__gpu_grid_for(tsr_device dev, int64_t n, int block);
+
+/* Device memory from the caching allocator, for temporaries of one operation. Reuse by a
+   later allocation is safe because all work of the device is ordered on its one stream. */
+tsr_status tsr__gpu_scratch_alloc(tsr_device dev, size_t bytes, void **ptr);
+void tsr__gpu_scratch_free(tsr_device dev, void *ptr, size_t bytes);
+
+/* The backend entries, one file each group. */
+tsr_status tsr__gpu_device_count(int *count);
+const char *tsr__gpu_unavailable_reason(void);
+tsr_status tsr__gpu_device_props(int index, tsr_device_props *props);
+tsr_status tsr__gpu_alloc(tsr_device dev, size_t bytes, unsigned flags, void **ptr,
+                          unsigned *granted_flags);
+void tsr__gpu_free(tsr_device dev, void *ptr, size_t bytes, unsigned flags);
+tsr_status tsr__gpu_memcpy_h2d(tsr_device dev, void *dst, const void *src, size_t bytes);
+tsr_status tsr__gpu_memcpy_d2h(tsr_device dev, void *dst, const void *src, size_t bytes);
+tsr_status tsr__gpu_memcpy_d2d(tsr_device dev, void *dst, const void *src, size_t bytes);
+tsr_status tsr__gpu_synchronize(tsr_device dev);
+tsr_status tsr__gpu_trim(tsr_device dev);
+tsr_status tsr__gpu_fill(tsr_device dev, const tsr__view *dst, double value);
+tsr_status tsr__gpu_arange(tsr_device dev, const tsr__view *dst, double start, double step);
+tsr_status tsr__gpu_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src);
+tsr_status tsr__gpu_binary(tsr_device dev, tsr_binary_op op, const tsr__view *out,
+                           const tsr__view *a, const tsr__view *b);
+tsr_status tsr__gpu_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
+                          const tsr__view *a);
+tsr_status tsr__gpu_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *out,
+                           const tsr__view *a, int axis);
+tsr_status tsr__gpu_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
+                        tsr__rng_dist dist, double p0, double p1);
+tsr_status tsr__gpu_gemm(tsr_device dev, const tsr__gemm_args *args);
+tsr_status tsr__gpu_gemm_native(tsr_device dev, const tsr__gemm_args *args);
+/* cuBLAS (hipBLAS after hipify); TSR_ERR_UNSUPPORTED when built without it. */
+tsr_status tsr__gpu_gemm_vendor(tsr_device dev, const tsr__gemm_args *args);
+
+/* ---------------------------------------------------------------- layouts ------------- */
+
+/*
+ * Up to three views of one shape (out, a, b), with size-1 dimensions dropped and adjacent
+ * dimensions merged where every view allows it (stride[d] == stride[d+1] * shape[d+1]), so
+ * that most arrays reach the kernels as 1-D or 2-D. Passed to kernels by value.
+ */
+#define TSR__GPU_MAX_OPERANDS 3
+struct tsr__gpu_layout {
+  int ndim;     /* >= 1 */
+  int64_t size; /* elements */
+  int64_t shape[TSR_MAX_DIMS];
+  int64_t stride[TSR__GPU_MAX_OPERANDS][TSR_MAX_DIMS];
+};
+
+/* views[0] gives the shape; all views must have it. */
+void tsr__gpu_layout_make(const tsr__view *const *views, int nviews, tsr__gpu_layout *out);
+
+/* True when every view of the layout is C-contiguous (one dimension of stride 1). */
+bool tsr__gpu_layout_contiguous(const tsr__gpu_layout *layout, int nviews);
+
+/* Element offsets (in elements) of linear index i (C order) in each of the NV views. */
+template <int NV>
+__device__ __forceinline__ void tsr__gpu_offsets(const tsr__gpu_layout &layout, int64_t i,
+                                                 int64_t off[NV]) {
+  for (int v = 0; v < NV; v++) off[v] = 0;
+  for (int d = layout.ndim - 1; d >= 0; d--) {
+    int64_t extent = layout.shape[d];
+    int64_t coord = i % extent;
+    i /= extent;
+    for (int v = 0; v < NV; v++) off[v] += coord * layout.stride[v][d];
+  }
+}
+
+/* ---------------------------------------------------------------- dtype helpers ------- */
+
+template <typename T> struct tsr__gpu_is_float { static const bool value = false; };
+template <> struct tsr__gpu_is_float<float> { static const bool value = true; };
+template <> struct tsr__gpu_is_float<double> { static const bool value = true; };
+
+template <typename T> struct tsr__gpu_int_limits;
+template <> struct tsr__gpu_int_limits<int32_t> {
+  static __host__ __device__ __forceinline__ int32_t lowest() { return INT32_MIN; }
+  static __host__ __device__ __forceinline__ int32_t highest() { return INT32_MAX; }
+};
+template <> struct tsr__gpu_int_limits<int64_t> {
+  static __host__ __device__ __forceinline__ int64_t lowest() { return INT64_MIN; }
+  static __host__ __device__ __forceinline__ int64_t highest() { return INT64_MAX; }
+};
+
+/* 16 bytes of T, loaded and stored as one vector access (128-bit loads). */
+template <typename T> struct alignas(16) tsr__gpu_vec {
+  static const int width = 16 / (int)sizeof(T);
+  T v[16 / sizeof(T)];
+};
+
+/* C conversion, except that float -> integer saturates at the integer limits and maps NaN to
+   0 (as the CPU backend does; plain C leaves those cases undefined). */
+template <typename D, typename S> __host__ __device__ __forceinline__ D tsr__gpu_convert(S x) {
+  if constexpr (!tsr__gpu_is_float<D>::value && tsr__gpu_is_float<S>::value) {
+    double d = (double)x;
+    if (d != d) return (D)0;
+    if (d >= (double)tsr__gpu_int_limits<D>::highest()) return tsr__gpu_int_limits<D>::highest();
+    if (d <= (double)tsr__gpu_int_limits<D>::lowest()) return tsr__gpu_int_limits<D>::lowest();
+    return (D)d;
+  } else {
+    return (D)x;
+  }
+}
+
+/* Runs the statements with T the C type of `dtype`; nothing for an unknown dtype (the core
+   validated it, the caller still returns an error after the switch). */
+#define TSR__GPU_DTYPE_SWITCH(dtype, T, ...)                                                   \
+  switch (dtype) {                                                                             \
+  case TSR_F32: {                                                                              \
+    typedef float T;                                                                           \
+    __VA_ARGS__;                                                                               \
+  } break;                                                                                     \
+  case TSR_F64: {                                                                              \
+    typedef double T;                                                                          \
+    __VA_ARGS__;                                                                               \
+  } break;                                                                                     \
+  case TSR_I32: {                                                                              \
+    typedef int32_t T;                                                                         \
+    __VA_ARGS__;                                                                               \
+  } break;                                                                                     \
+  case TSR_I64: {                                                                              \
+    typedef int64_t T;                                                                         \
+    __VA_ARGS__;                                                                               \
+  } break;                                                                                     \
+  default:                                                                                     \
+    break;                                                                                     \
+  }
+
+#endif /* TSR_GPU_INTERNAL_CUH */

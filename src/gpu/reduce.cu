@@ -1,0 +1,323 @@
+/*
+ * Reductions along one axis (reduce-all arrives as a contiguous 1-D view, axis 0).
+ *
+ * Two shapes of work:
+ *  - many outputs, short or strided axis: one thread per output walks the axis (neighbouring
+ *    threads read neighbouring elements when the axis is not the innermost one);
+ *  - few outputs, long axis: blocks reduce chunks of the axis (block tree: warp shuffles,
+ *    then one value per warp through shared memory), and when one block per output does not
+ *    fill the GPU the axis is split over several blocks whose partials a second kernel
+ *    combines.
+ * Shuffles use the device's warp size (`warpSize`: 32 on NVIDIA, 64 on AMD wavefronts), so
+ * the same tree is correct on both. Block size 256 is a multiple of either.
+ *
+ * Semantics (internal.h, ops.h): f32 sums accumulate in double; integer sums wrap (modulo
+ * 2^64, then the dtype); mean of integers is f64; max/min propagate NaN (TSR__MAXIMUM of
+ * opdefs.h); argmax is the first index of the maximum, and the first NaN if there is one
+ * (NumPy). Combination operators are associative and commutative (argmax breaks ties by the
+ * smaller index), so the order of the tree does not change max/min/argmax results.
+ */
+#include "gpu_internal.cuh"
+
+#include "core/opdefs.h"
+
+#include <limits.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- accumulators -------- */
+
+template <typename T> struct tsr__gpu_argmax_acc {
+  T v;
+  long long i;
+};
+
+__device__ __forceinline__ float tsr__gpu_shfl_acc(float v, unsigned d, int w) {
+  return tsr__shfl_down(v, d, w);
+}
+__device__ __forceinline__ double tsr__gpu_shfl_acc(double v, unsigned d, int w) {
+  return tsr__shfl_down(v, d, w);
+}
+__device__ __forceinline__ int32_t tsr__gpu_shfl_acc(int32_t v, unsigned d, int w) {
+  return (int32_t)tsr__shfl_down((int)v, d, w);
+}
+__device__ __forceinline__ int64_t tsr__gpu_shfl_acc(int64_t v, unsigned d, int w) {
+  return (int64_t)tsr__shfl_down((long long)v, d, w);
+}
+__device__ __forceinline__ unsigned long long tsr__gpu_shfl_acc(unsigned long long v,
+                                                                unsigned d, int w) {
+  return tsr__shfl_down(v, d, w);
+}
+template <typename T>
+__device__ __forceinline__ tsr__gpu_argmax_acc<T> tsr__gpu_shfl_acc(tsr__gpu_argmax_acc<T> v,
+                                                                    unsigned d, int w) {
+  tsr__gpu_argmax_acc<T> r;
+  r.v = tsr__gpu_shfl_acc(v.v, d, w);
+  r.i = tsr__shfl_down(v.i, d, w);
+  return r;
+}
+
+template <typename T> struct tsr__gpu_sum_acc { typedef unsigned long long type; };
+template <> struct tsr__gpu_sum_acc<float> { typedef double type; };
+template <> struct tsr__gpu_sum_acc<double> { typedef double type; };
+
+template <typename T> __device__ __forceinline__ T tsr__gpu_lowest();
+template <> __device__ __forceinline__ float tsr__gpu_lowest<float>() { return -INFINITY; }
+template <> __device__ __forceinline__ double tsr__gpu_lowest<double>() { return -INFINITY; }
+template <> __device__ __forceinline__ int32_t tsr__gpu_lowest<int32_t>() { return INT32_MIN; }
+template <> __device__ __forceinline__ int64_t tsr__gpu_lowest<int64_t>() { return INT64_MIN; }
+template <typename T> __device__ __forceinline__ T tsr__gpu_highest();
+template <> __device__ __forceinline__ float tsr__gpu_highest<float>() { return INFINITY; }
+template <> __device__ __forceinline__ double tsr__gpu_highest<double>() { return INFINITY; }
+template <> __device__ __forceinline__ int32_t tsr__gpu_highest<int32_t>() { return INT32_MAX; }
+template <> __device__ __forceinline__ int64_t tsr__gpu_highest<int64_t>() { return INT64_MAX; }
+
+/* Each reduction: Acc (accumulator), Out (result type), identity, make (from element j),
+   combine, finalize (with the axis length). */
+template <typename T> struct tsr__gpu_red_sum {
+  typedef typename tsr__gpu_sum_acc<T>::type Acc;
+  typedef T Out;
+  static __device__ __forceinline__ Acc identity() { return (Acc)0; }
+  static __device__ __forceinline__ Acc make(T x, int64_t) {
+    if constexpr (tsr__gpu_is_float<T>::value) return (Acc)x;
+    else return (Acc)(long long)x; /* sign-extend, then wrap modulo 2^64 */
+  }
+  static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a + b; }
+  static __device__ __forceinline__ Out finalize(Acc a, int64_t) {
+    if constexpr (tsr__gpu_is_float<T>::value) return (Out)a;
+    else return (Out)(long long)a;
+  }
+};
+
+template <typename T> struct tsr__gpu_mean_out { typedef double type; };
+template <> struct tsr__gpu_mean_out<float> { typedef float type; };
+
+template <typename T> struct tsr__gpu_red_mean : tsr__gpu_red_sum<T> {
+  typedef typename tsr__gpu_sum_acc<T>::type Acc;
+  typedef typename tsr__gpu_mean_out<T>::type Out;
+  /* len 0 gives 0/0 = NaN, as the contract asks. */
+  static __device__ __forceinline__ Out finalize(Acc a, int64_t len) {
+    if constexpr (tsr__gpu_is_float<T>::value) return (Out)((double)a / (double)len);
+    else return (double)(long long)a / (double)len;
+  }
+};
+
+template <typename T> struct tsr__gpu_red_max {
+  typedef T Acc;
+  typedef T Out;
+  static __device__ __forceinline__ Acc identity() { return tsr__gpu_lowest<T>(); }
+  static __device__ __forceinline__ Acc make(T x, int64_t) { return x; }
+  static __device__ __forceinline__ Acc combine(Acc x, Acc y) { return TSR__MAXIMUM(x, y); }
+  static __device__ __forceinline__ Out finalize(Acc a, int64_t) { return a; }
+};
+
+template <typename T> struct tsr__gpu_red_min {
+  typedef T Acc;
+  typedef T Out;
+  static __device__ __forceinline__ Acc identity() { return tsr__gpu_highest<T>(); }
+  static __device__ __forceinline__ Acc make(T x, int64_t) { return x; }
+  static __device__ __forceinline__ Acc combine(Acc x, Acc y) { return TSR__MINIMUM(x, y); }
+  static __device__ __forceinline__ Out finalize(Acc a, int64_t) { return a; }
+};
+
+template <typename T> struct tsr__gpu_red_argmax {
+  typedef tsr__gpu_argmax_acc<T> Acc;
+  typedef int64_t Out;
+  static __device__ __forceinline__ Acc identity() {
+    Acc a;
+    a.v = tsr__gpu_lowest<T>();
+    a.i = LLONG_MAX;
+    return a;
+  }
+  static __device__ __forceinline__ Acc make(T x, int64_t j) {
+    Acc a;
+    a.v = x;
+    a.i = (long long)j;
+    return a;
+  }
+  static __device__ __forceinline__ Acc combine(Acc a, Acc b) {
+    bool a_nan = a.v != a.v, b_nan = b.v != b.v;
+    if (a_nan || b_nan) {
+      if (a_nan && b_nan) return a.i <= b.i ? a : b;
+      return a_nan ? a : b;
+    }
+    if (a.v > b.v) return a;
+    if (b.v > a.v) return b;
+    return a.i <= b.i ? a : b;
+  }
+  static __device__ __forceinline__ Out finalize(Acc a, int64_t) { return (Out)a.i; }
+};
+
+/* ---------------------------------------------------------------- kernels ------------- */
+
+/* Reduces v over the block; the result is valid in thread 0. Every thread must call it. */
+template <class R>
+__device__ __forceinline__ typename R::Acc tsr__gpu_block_reduce(typename R::Acc v,
+                                                                 typename R::Acc *scratch) {
+  const int ws = warpSize;
+  const int lane = (int)threadIdx.x % ws, warp = (int)threadIdx.x / ws;
+  const int nwarps = (int)blockDim.x / ws;
+  for (int o = ws / 2; o > 0; o >>= 1) v = R::combine(v, tsr__gpu_shfl_acc(v, (unsigned)o, ws));
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < nwarps ? scratch[lane] : R::identity();
+    for (int o = ws / 2; o > 0; o >>= 1)
+      v = R::combine(v, tsr__gpu_shfl_acc(v, (unsigned)o, ws));
+  }
+  __syncthreads(); /* scratch may be reused by the caller's next round */
+  return v;
+}
+
+/* One thread per output. `outer` maps an output index to the offset of its first element. */
+template <class R, typename T>
+__global__ void tsr__gpu_reduce_thread(typename R::Out *out, const T *a, tsr__gpu_layout outer,
+                                       int64_t len, int64_t stride) {
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < outer.size;
+       o += nthreads) {
+    int64_t off[1];
+    tsr__gpu_offsets<1>(outer, o, off);
+    const T *p = a + off[0];
+    typename R::Acc acc = R::identity();
+    for (int64_t j = 0; j < len; j++) acc = R::combine(acc, R::make(p[j * stride], j));
+    out[o] = R::finalize(acc, len);
+  }
+}
+
+/* Block-wide: task t reduces chunk (t % splits) of output (t / splits). With FINAL the
+   result goes to out, else the partial accumulator to partial[t]. */
+template <class R, typename T, bool FINAL>
+__global__ void tsr__gpu_reduce_block(typename R::Out *out, typename R::Acc *partial,
+                                      const T *a, tsr__gpu_layout outer, int64_t len,
+                                      int64_t stride, int64_t splits, int64_t chunk) {
+  __shared__ typename R::Acc scratch[TSR__GPU_BLOCK / 32];
+  int64_t tasks = outer.size * splits;
+  for (int64_t t = blockIdx.x; t < tasks; t += gridDim.x) {
+    int64_t o = t / splits, part = t % splits;
+    int64_t off[1];
+    tsr__gpu_offsets<1>(outer, o, off);
+    const T *p = a + off[0];
+    int64_t j1 = (part + 1) * chunk < len ? (part + 1) * chunk : len;
+    typename R::Acc acc = R::identity();
+    for (int64_t j = part * chunk + threadIdx.x; j < j1; j += blockDim.x)
+      acc = R::combine(acc, R::make(p[j * stride], j));
+    acc = tsr__gpu_block_reduce<R>(acc, scratch);
+    if (threadIdx.x == 0) {
+      if (FINAL) out[o] = R::finalize(acc, len);
+      else partial[t] = acc;
+    }
+  }
+}
+
+/* Combines the `splits` partials of each output. */
+template <class R>
+__global__ void tsr__gpu_reduce_partials(typename R::Out *out, const typename R::Acc *partial,
+                                         int64_t nout, int64_t splits, int64_t len) {
+  __shared__ typename R::Acc scratch[TSR__GPU_BLOCK / 32];
+  for (int64_t o = blockIdx.x; o < nout; o += gridDim.x) {
+    typename R::Acc acc = R::identity();
+    for (int64_t s = threadIdx.x; s < splits; s += blockDim.x)
+      acc = R::combine(acc, partial[o * splits + s]);
+    acc = tsr__gpu_block_reduce<R>(acc, scratch);
+    if (threadIdx.x == 0) out[o] = R::finalize(acc, len);
+  }
+}
+
+/* ---------------------------------------------------------------- dispatch ------------ */
+
+template <class R, typename T>
+static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const tsr__view *out,
+                                         const tsr__view *a, int axis) {
+  typedef typename R::Acc Acc;
+  typedef typename R::Out Out;
+  /* The outputs in C order, addressed through a's strides of the kept axes. */
+  tsr__view outer_view;
+  memset(&outer_view, 0, sizeof outer_view);
+  outer_view.ndim = a->ndim - 1;
+  for (int d = 0, k = 0; d < a->ndim; d++) {
+    if (d == axis) continue;
+    outer_view.shape[k] = a->shape[d];
+    outer_view.strides[k] = a->strides[d];
+    k++;
+  }
+  const tsr__view *views[1] = {&outer_view};
+  tsr__gpu_layout outer;
+  tsr__gpu_layout_make(views, 1, &outer);
+  int64_t nout = outer.size;
+  if (nout == 0) return TSR_OK;
+  int64_t len = a->shape[axis], stride = a->strides[axis];
+  const T *src = (const T *)a->data;
+  Out *dst = (Out *)out->data;
+  int64_t sms = tsr__gpu_props_of(dev.index)->multiProcessorCount;
+  if (sms < 1) sms = 1;
+
+  if (len <= 64 || (nout >= 8 * sms * TSR__GPU_BLOCK && stride != 1)) {
+    unsigned grid = tsr__gpu_grid_for(dev, nout, TSR__GPU_BLOCK);
+    tsr__gpu_reduce_thread<R, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, src, outer, len, stride);
+    TSR_GPU_CHECK_LAUNCH();
+    return TSR_OK;
+  }
+
+  /* Split the axis only when one block per output leaves the GPU idle, and never into chunks
+     of fewer than 16 elements per thread. */
+  int64_t target = 8 * sms;
+  int64_t splits = 1;
+  if (nout < target) {
+    int64_t max_splits = (len + 16 * TSR__GPU_BLOCK - 1) / (16 * TSR__GPU_BLOCK);
+    splits = (target + nout - 1) / nout;
+    if (splits > max_splits) splits = max_splits;
+    if (splits < 1) splits = 1;
+  }
+  int64_t chunk = (len + splits - 1) / splits;
+  splits = (len + chunk - 1) / chunk;
+  int64_t tasks = nout * splits;
+  unsigned grid = tsr__gpu_grid_for(dev, tasks, 1);
+  if (splits == 1) {
+    tsr__gpu_reduce_block<R, T, true><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, NULL, src, outer, len, stride, 1, chunk);
+    TSR_GPU_CHECK_LAUNCH();
+    return TSR_OK;
+  }
+  void *scratch = NULL;
+  size_t bytes = (size_t)tasks * sizeof(Acc);
+  TSR_CALL(tsr__gpu_scratch_alloc(dev, bytes, &scratch));
+  Acc *partial = (Acc *)scratch;
+  tsr__gpu_reduce_block<R, T, false><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, partial, src, outer, len, stride, splits, chunk);
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) {
+    unsigned grid2 = tsr__gpu_grid_for(dev, nout, 1);
+    tsr__gpu_reduce_partials<R><<<grid2, TSR__GPU_BLOCK, 0, s>>>(dst, partial, nout, splits, len);
+    err = cudaGetLastError();
+  }
+  /* Queued behind the kernels on the stream: a later user of the block runs after them. */
+  tsr__gpu_scratch_free(dev, scratch, bytes);
+  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "reduction kernel launch");
+  return TSR_OK;
+}
+
+template <typename T>
+static tsr_status tsr__gpu_reduce_typed(tsr_device dev, cudaStream_t s, tsr_reduce_op op,
+                                        const tsr__view *out, const tsr__view *a, int axis) {
+  switch (op) {
+  case TSR_SUM:
+    return tsr__gpu_reduce_launch<tsr__gpu_red_sum<T>, T>(dev, s, out, a, axis);
+  case TSR_MEAN:
+    return tsr__gpu_reduce_launch<tsr__gpu_red_mean<T>, T>(dev, s, out, a, axis);
+  case TSR_MAX:
+    return tsr__gpu_reduce_launch<tsr__gpu_red_max<T>, T>(dev, s, out, a, axis);
+  case TSR_MIN:
+    return tsr__gpu_reduce_launch<tsr__gpu_red_min<T>, T>(dev, s, out, a, axis);
+  case TSR_ARGMAX:
+    return tsr__gpu_reduce_launch<tsr__gpu_red_argmax<T>, T>(dev, s, out, a, axis);
+  }
+  return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_reduce", "reduction %d is not supported on %s",
+                        (int)op, TSR__GPU_NAME);
+}
+
+tsr_status tsr__gpu_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *out,
+                           const tsr__view *a, int axis) {
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_DTYPE_SWITCH(a->dtype, T, return tsr__gpu_reduce_typed<T>(dev, s, op, out, a, axis));
+  return tsr__set_error(TSR_ERR_DTYPE, "tsr_reduce", "dtype %d is not supported on %s",
+                        (int)a->dtype, TSR__GPU_NAME);
+}

@@ -1,0 +1,87 @@
+/*
+ * Random arrays and arange: element i is a pure function of its index, computed with the
+ * same code as the CPU (src/core/philox.h), so uniform values match the CPU bit for bit.
+ *
+ * Bit-exactness needs the double arithmetic to be rounded operation by operation: philox.h
+ * uses __dmul_rn/__dadd_rn on the device, arange below does the same, and the HIP build
+ * compiles this file with -ffp-contract=off (hip-clang may fuse even the _rn helpers,
+ * which are plain operators there).
+ */
+#include "gpu_internal.cuh"
+
+#include "core/philox.h"
+
+template <typename T> struct tsr__gpu_philox;
+template <> struct tsr__gpu_philox<float> {
+  static __device__ __forceinline__ float value(uint64_t seed, uint64_t index, int dist,
+                                                double p0, double p1) {
+    return tsr__philox_f32(seed, index, dist, p0, p1);
+  }
+};
+template <> struct tsr__gpu_philox<double> {
+  static __device__ __forceinline__ double value(uint64_t seed, uint64_t index, int dist,
+                                                 double p0, double p1) {
+    return tsr__philox_f64(seed, index, dist, p0, p1);
+  }
+};
+
+template <typename T>
+__global__ void tsr__gpu_rng_kernel(T *dst, int64_t n, uint64_t seed, uint64_t offset,
+                                    int dist, double p0, double p1) {
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += nthreads)
+    dst[i] = tsr__gpu_philox<T>::value(seed, offset + (uint64_t)i, dist, p0, p1);
+}
+
+static int64_t tsr__gpu_view_size(const tsr__view *v) {
+  int64_t n = 1;
+  for (int d = 0; d < v->ndim; d++) n *= v->shape[d];
+  return n;
+}
+
+tsr_status tsr__gpu_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
+                        tsr__rng_dist dist, double p0, double p1) {
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  int64_t n = tsr__gpu_view_size(dst);
+  if (n == 0) return TSR_OK;
+  unsigned grid = tsr__gpu_grid_for(dev, n, TSR__GPU_BLOCK);
+  int d = dist == TSR__RNG_NORMAL ? TSR__PHILOX_NORMAL : TSR__PHILOX_UNIFORM;
+  switch (dst->dtype) {
+  case TSR_F32:
+    tsr__gpu_rng_kernel<float><<<grid, TSR__GPU_BLOCK, 0, s>>>((float *)dst->data, n, seed, offset, d, p0, p1);
+    break;
+  case TSR_F64:
+    tsr__gpu_rng_kernel<double><<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)dst->data, n, seed, offset, d, p0, p1);
+    break;
+  default:
+    return tsr__set_error(TSR_ERR_DTYPE, "tsr_random",
+                          "random arrays need f32 or f64, got %s", tsr_dtype_name(dst->dtype));
+  }
+  TSR_GPU_CHECK_LAUNCH();
+  return TSR_OK;
+}
+
+/* start + i*step in double, rounded per operation like the C code (no FMA), then
+   converted to the dtype. */
+template <typename T>
+__global__ void tsr__gpu_arange_kernel(T *dst, int64_t n, double start, double step) {
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += nthreads)
+    dst[i] = tsr__gpu_convert<T, double>(__dadd_rn(start, __dmul_rn((double)i, step)));
+}
+
+tsr_status tsr__gpu_arange(tsr_device dev, const tsr__view *dst, double start, double step) {
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  int64_t n = tsr__gpu_view_size(dst);
+  if (n == 0) return TSR_OK;
+  unsigned grid = tsr__gpu_grid_for(dev, n, TSR__GPU_BLOCK);
+  TSR__GPU_DTYPE_SWITCH(dst->dtype, T, {
+    tsr__gpu_arange_kernel<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, n, start, step);
+    TSR_GPU_CHECK_LAUNCH();
+    return TSR_OK;
+  });
+  return tsr__set_error(TSR_ERR_DTYPE, "tsr_arange", "dtype %d is not supported on %s",
+                        (int)dst->dtype, TSR__GPU_NAME);
+}

@@ -1,0 +1,425 @@
+/*
+ * The GPU runtime layer: device discovery and properties, one stream per device, a caching
+ * allocator, transfers, pinned host memory and events.
+ *
+ * Streams: every operation on a device is queued on that device's single non-blocking
+ * stream, so kernels, copies and the reuse of cached memory are ordered without events.
+ *
+ * Caching allocator: cudaMalloc/cudaFree synchronize the device and cost tens of
+ * microseconds, so freed blocks are kept per device in size classes (powers of two from
+ * 512 B to 1 MiB, multiples of 2 MiB above) and handed out again for the same class. A block
+ * freed while kernels that use it are still queued may be reused at once: its next user's
+ * work is queued behind them on the same stream. When cudaMalloc fails the cache is released
+ * (tsr_device_trim) and the allocation retried once.
+ */
+#include "gpu_internal.cuh"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TSR__GPU_MAX_DEVICES 64
+#define TSR__GPU_SMALL_LIMIT ((size_t)1 << 20)
+#define TSR__GPU_LARGE_QUANTUM ((size_t)2 << 20)
+#define TSR__GPU_MIN_BLOCK ((size_t)512)
+
+typedef struct tsr__gpu_block {
+  void *ptr;
+  size_t bytes; /* the size class */
+  struct tsr__gpu_block *next;
+} tsr__gpu_block;
+
+typedef struct tsr__gpu_device_state {
+  pthread_mutex_t lock; /* guards stream creation and the free list */
+  int stream_ready;
+  cudaStream_t stream;
+  tsr__gpu_block *cached; /* free blocks, any size class */
+  size_t cached_bytes;
+  cudaDeviceProp prop;
+} tsr__gpu_device_state;
+
+static tsr__gpu_device_state tsr__gpu_devices[TSR__GPU_MAX_DEVICES];
+static int tsr__gpu_count;
+static char tsr__gpu_reason[256];
+static pthread_once_t tsr__gpu_once = PTHREAD_ONCE_INIT;
+
+tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call) {
+  tsr_status code = err == cudaErrorMemoryAllocation ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_GPU;
+  (void)cudaGetLastError();
+  return tsr__set_error(code, fn, "%s failed: %s (%s)", call, cudaGetErrorString(err),
+                        cudaGetErrorName(err));
+}
+
+/* Runs once: counts the devices and reads their properties. A missing driver or device is
+   not an error: the count is 0 and the reason is kept for tsr_device_parse's message. */
+static void tsr__gpu_discover(void) {
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    snprintf(tsr__gpu_reason, sizeof tsr__gpu_reason,
+             "the " TSR__GPU_RUNTIME " runtime found no usable device: %s (%s)",
+             cudaGetErrorString(err), cudaGetErrorName(err));
+    (void)cudaGetLastError();
+    n = 0;
+  } else if (n <= 0) {
+    snprintf(tsr__gpu_reason, sizeof tsr__gpu_reason,
+             "the " TSR__GPU_RUNTIME " runtime reports 0 devices");
+    n = 0;
+  }
+  if (n > TSR__GPU_MAX_DEVICES) n = TSR__GPU_MAX_DEVICES;
+  for (int i = 0; i < n; i++) {
+    pthread_mutex_init(&tsr__gpu_devices[i].lock, NULL);
+    err = cudaGetDeviceProperties(&tsr__gpu_devices[i].prop, i);
+    if (err != cudaSuccess) {
+      snprintf(tsr__gpu_reason, sizeof tsr__gpu_reason,
+               "cudaGetDeviceProperties(%d) failed: %s (%s)", i, cudaGetErrorString(err),
+               cudaGetErrorName(err));
+      (void)cudaGetLastError();
+      n = i;
+      break;
+    }
+  }
+  tsr__gpu_count = n;
+}
+
+tsr_status tsr__gpu_device_count(int *count) {
+  pthread_once(&tsr__gpu_once, tsr__gpu_discover);
+  *count = tsr__gpu_count;
+  return TSR_OK;
+}
+
+const char *tsr__gpu_unavailable_reason(void) {
+  pthread_once(&tsr__gpu_once, tsr__gpu_discover);
+  return tsr__gpu_count > 0 ? "" : tsr__gpu_reason;
+}
+
+const cudaDeviceProp *tsr__gpu_props_of(int index) { return &tsr__gpu_devices[index].prop; }
+
+static tsr_status tsr__gpu_check_index(tsr_device dev) {
+  pthread_once(&tsr__gpu_once, tsr__gpu_discover);
+  TSR_CHECK(dev.index >= 0 && dev.index < tsr__gpu_count, TSR_ERR_NO_DEVICE,
+            "no device " TSR__GPU_NAME ":%d (%d present)%s%s", dev.index, tsr__gpu_count,
+            tsr__gpu_count ? "" : ": ", tsr__gpu_count ? "" : tsr__gpu_reason);
+  return TSR_OK;
+}
+
+tsr_status tsr__gpu_device_props(int index, tsr_device_props *props) {
+  tsr_device dev = {TSR__GPU_KIND, index};
+  TSR_CALL(tsr__gpu_check_index(dev));
+  const cudaDeviceProp *p = &tsr__gpu_devices[index].prop;
+  memset(props, 0, sizeof *props);
+  snprintf(props->name, sizeof props->name, "%s", p->name);
+  tsr__gpu_arch_string(p, props->arch, sizeof props->arch);
+  props->total_memory = p->totalGlobalMem;
+  props->warp_size = p->warpSize;
+  props->multiprocessors = p->multiProcessorCount;
+  props->concurrent_managed = p->concurrentManagedAccess ? 1 : 0;
+  return TSR_OK;
+}
+
+tsr_status tsr__gpu_begin(tsr_device dev, cudaStream_t *stream) {
+  TSR_CALL(tsr__gpu_check_index(dev));
+  tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
+  TSR_GPU_CALL(cudaSetDevice(dev.index));
+  pthread_mutex_lock(&d->lock);
+  cudaError_t err = cudaSuccess;
+  if (!d->stream_ready) {
+    err = cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking);
+    if (err == cudaSuccess) d->stream_ready = 1;
+  }
+  *stream = d->stream;
+  pthread_mutex_unlock(&d->lock);
+  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaStreamCreateWithFlags");
+  return TSR_OK;
+}
+
+unsigned tsr__gpu_grid_for(tsr_device dev, int64_t n, int block) {
+  int64_t blocks = (n + block - 1) / block;
+  /* Enough resident blocks to hide latency; a grid-stride loop covers the rest. */
+  int64_t cap = (int64_t)tsr__gpu_devices[dev.index].prop.multiProcessorCount * 32;
+  if (cap < 1) cap = 1;
+  if (blocks > cap) blocks = cap;
+  if (blocks < 1) blocks = 1;
+  return (unsigned)blocks;
+}
+
+/* ---------------------------------------------------------------- caching allocator --- */
+
+/* The size class of a request, 0 when it cannot be represented. */
+static size_t tsr__gpu_size_class(size_t bytes) {
+  if (bytes <= TSR__GPU_MIN_BLOCK) return TSR__GPU_MIN_BLOCK;
+  if (bytes <= TSR__GPU_SMALL_LIMIT) {
+    size_t c = TSR__GPU_MIN_BLOCK;
+    while (c < bytes) c <<= 1;
+    return c;
+  }
+  if (bytes > SIZE_MAX - TSR__GPU_LARGE_QUANTUM) return 0;
+  return (bytes + TSR__GPU_LARGE_QUANTUM - 1) & ~(TSR__GPU_LARGE_QUANTUM - 1);
+}
+
+/* Releases every cached block of a device (the caller has made it current). */
+static tsr_status tsr__gpu_release_cache(tsr_device dev, size_t *released) {
+  tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
+  pthread_mutex_lock(&d->lock);
+  tsr__gpu_block *list = d->cached;
+  d->cached = NULL;
+  d->cached_bytes = 0;
+  pthread_mutex_unlock(&d->lock);
+  size_t total = 0;
+  cudaError_t first = cudaSuccess;
+  while (list) {
+    tsr__gpu_block *next = list->next;
+    cudaError_t err = cudaFree(list->ptr);
+    if (err != cudaSuccess && first == cudaSuccess) first = err;
+    total += list->bytes;
+    free(list);
+    list = next;
+  }
+  if (released) *released = total;
+  if (first != cudaSuccess) return tsr__gpu_error(first, __func__, "cudaFree");
+  return TSR_OK;
+}
+
+static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t bytes,
+                                        void **ptr) {
+  size_t size = tsr__gpu_size_class(bytes);
+  if (size == 0)
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "%zu bytes cannot be allocated on %s:%d",
+                          bytes, TSR__GPU_NAME, dev.index);
+  tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
+  pthread_mutex_lock(&d->lock);
+  for (tsr__gpu_block **link = &d->cached; *link; link = &(*link)->next) {
+    if ((*link)->bytes == size) {
+      tsr__gpu_block *b = *link;
+      *link = b->next;
+      d->cached_bytes -= size;
+      pthread_mutex_unlock(&d->lock);
+      *ptr = b->ptr;
+      free(b);
+      return TSR_OK;
+    }
+  }
+  pthread_mutex_unlock(&d->lock);
+
+  TSR_GPU_CALL(cudaSetDevice(dev.index));
+  void *p = NULL;
+  cudaError_t err = cudaMalloc(&p, size);
+  size_t released = 0;
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    TSR_CALL(tsr__gpu_release_cache(dev, &released));
+    err = cudaMalloc(&p, size);
+  }
+  if (err != cudaSuccess) {
+    tsr_status code = err == cudaErrorMemoryAllocation ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_GPU;
+    (void)cudaGetLastError();
+    return tsr__set_error(code, fn,
+                          "cudaMalloc of %zu bytes on %s:%d failed: %s (device memory %zu "
+                          "bytes; %zu cached bytes were released before the retry)",
+                          size, TSR__GPU_NAME, dev.index, cudaGetErrorString(err),
+                          d->prop.totalGlobalMem, released);
+  }
+  *ptr = p;
+  return TSR_OK;
+}
+
+static void tsr__gpu_cached_free(tsr_device dev, void *ptr, size_t bytes) {
+  size_t size = tsr__gpu_size_class(bytes);
+  tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
+  tsr__gpu_block *b = (tsr__gpu_block *)malloc(sizeof *b);
+  if (!b) { /* no host memory for the bookkeeping: give the block back instead */
+    if (cudaSetDevice(dev.index) == cudaSuccess) (void)cudaFree(ptr);
+    (void)cudaGetLastError();
+    return;
+  }
+  b->ptr = ptr;
+  b->bytes = size;
+  pthread_mutex_lock(&d->lock);
+  b->next = d->cached;
+  d->cached = b;
+  d->cached_bytes += size;
+  pthread_mutex_unlock(&d->lock);
+}
+
+tsr_status tsr__gpu_alloc(tsr_device dev, size_t bytes, unsigned flags, void **ptr,
+                          unsigned *granted_flags) {
+  TSR_CALL(tsr__gpu_check_index(dev));
+  *granted_flags = 0;
+  if ((flags & TSR_ALLOC_MANAGED) && tsr__gpu_devices[dev.index].prop.concurrentManagedAccess) {
+    TSR_GPU_CALL(cudaSetDevice(dev.index));
+    void *p = NULL;
+    cudaError_t err = cudaMallocManaged(&p, bytes ? bytes : 1, cudaMemAttachGlobal);
+    if (err != cudaSuccess) {
+      (void)cudaGetLastError();
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
+                            "cudaMallocManaged of %zu bytes on %s:%d failed: %s", bytes,
+                            TSR__GPU_NAME, dev.index, cudaGetErrorString(err));
+    }
+    *ptr = p;
+    *granted_flags = TSR_ALLOC_MANAGED;
+    return TSR_OK;
+  }
+  return tsr__gpu_cached_alloc(__func__, dev, bytes, ptr);
+}
+
+void tsr__gpu_free(tsr_device dev, void *ptr, size_t bytes, unsigned flags) {
+  if (!ptr || dev.index < 0 || dev.index >= tsr__gpu_count) return;
+  if (flags & TSR_ALLOC_MANAGED) {
+    /* cudaFree waits for the device, so no queued kernel still uses the memory. */
+    if (cudaSetDevice(dev.index) == cudaSuccess) (void)cudaFree(ptr);
+    (void)cudaGetLastError();
+    return;
+  }
+  tsr__gpu_cached_free(dev, ptr, bytes);
+}
+
+tsr_status tsr__gpu_scratch_alloc(tsr_device dev, size_t bytes, void **ptr) {
+  return tsr__gpu_cached_alloc(__func__, dev, bytes, ptr);
+}
+
+void tsr__gpu_scratch_free(tsr_device dev, void *ptr, size_t bytes) {
+  if (ptr) tsr__gpu_cached_free(dev, ptr, bytes);
+}
+
+tsr_status tsr__gpu_trim(tsr_device dev) {
+  TSR_CALL(tsr__gpu_check_index(dev));
+  TSR_GPU_CALL(cudaSetDevice(dev.index));
+  return tsr__gpu_release_cache(dev, NULL);
+}
+
+/* ---------------------------------------------------------------- transfers ----------- */
+
+/* cudaMemcpyDefault: the runtime tells device, managed and host pointers apart (UVA). The
+   host-side copies wait for the stream, so the caller may reuse or free its buffer. */
+tsr_status tsr__gpu_memcpy_h2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+  TSR_GPU_CALL(cudaStreamSynchronize(s));
+  return TSR_OK;
+}
+
+tsr_status tsr__gpu_memcpy_d2h(tsr_device dev, void *dst, const void *src, size_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+  TSR_GPU_CALL(cudaStreamSynchronize(s));
+  return TSR_OK;
+}
+
+tsr_status tsr__gpu_memcpy_d2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+  return TSR_OK;
+}
+
+tsr_status tsr__gpu_synchronize(tsr_device dev) {
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR_GPU_CALL(cudaStreamSynchronize(s));
+  return TSR_OK;
+}
+
+/* ---------------------------------------------------------------- C interface (gpu.h) - */
+
+extern "C" tsr_status tsr__gpu_pinned_alloc(size_t bytes, void **ptr) {
+  TSR_CHECK(ptr != NULL, TSR_ERR_NULL_POINTER, "ptr is NULL");
+  void *p = NULL;
+  cudaError_t err = cudaMallocHost(&p, bytes ? bytes : 1);
+  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaMallocHost");
+  *ptr = p;
+  return TSR_OK;
+}
+
+extern "C" void tsr__gpu_pinned_free(void *ptr) {
+  if (ptr) (void)cudaFreeHost(ptr);
+  (void)cudaGetLastError();
+}
+
+extern "C" tsr_status tsr__gpu_stream(tsr_device dev, void **stream) {
+  TSR_CHECK(stream != NULL, TSR_ERR_NULL_POINTER, "stream is NULL");
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  *stream = (void *)s;
+  return TSR_OK;
+}
+
+extern "C" tsr_status tsr__gpu_event_create(tsr_device dev, void **event) {
+  TSR_CHECK(event != NULL, TSR_ERR_NULL_POINTER, "event is NULL");
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  cudaEvent_t e;
+  TSR_GPU_CALL(cudaEventCreate(&e));
+  *event = (void *)e;
+  return TSR_OK;
+}
+
+extern "C" tsr_status tsr__gpu_event_record(tsr_device dev, void *event) {
+  TSR_CHECK(event != NULL, TSR_ERR_NULL_POINTER, "event is NULL");
+  cudaStream_t s;
+  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR_GPU_CALL(cudaEventRecord((cudaEvent_t)event, s));
+  return TSR_OK;
+}
+
+extern "C" tsr_status tsr__gpu_event_elapsed(void *start, void *stop, double *seconds) {
+  TSR_CHECK(start && stop && seconds, TSR_ERR_NULL_POINTER, "start, stop or seconds is NULL");
+  TSR_GPU_CALL(cudaEventSynchronize((cudaEvent_t)stop));
+  float ms = 0.0f;
+  TSR_GPU_CALL(cudaEventElapsedTime(&ms, (cudaEvent_t)start, (cudaEvent_t)stop));
+  *seconds = (double)ms * 1e-3;
+  return TSR_OK;
+}
+
+extern "C" void tsr__gpu_event_destroy(void *event) {
+  if (event) (void)cudaEventDestroy((cudaEvent_t)event);
+  (void)cudaGetLastError();
+}
+
+/* ---------------------------------------------------------------- layouts ------------- */
+
+void tsr__gpu_layout_make(const tsr__view *const *views, int nviews, tsr__gpu_layout *out) {
+  const tsr__view *v0 = views[0];
+  memset(out, 0, sizeof *out);
+  out->size = 1;
+  int n = 0; /* dimensions kept, innermost first while building */
+  int64_t shape[TSR_MAX_DIMS];
+  int64_t stride[TSR__GPU_MAX_OPERANDS][TSR_MAX_DIMS];
+  for (int d = v0->ndim - 1; d >= 0; d--) {
+    int64_t extent = v0->shape[d];
+    out->size *= extent;
+    if (extent == 1) continue;
+    bool merge = n > 0;
+    for (int v = 0; merge && v < nviews; v++)
+      merge = views[v]->strides[d] == stride[v][n - 1] * shape[n - 1];
+    if (merge) {
+      shape[n - 1] *= extent;
+    } else {
+      shape[n] = extent;
+      for (int v = 0; v < nviews; v++) stride[v][n] = views[v]->strides[d];
+      n++;
+    }
+  }
+  if (n == 0) { /* one element (or a scalar): any stride will do */
+    out->ndim = 1;
+    out->shape[0] = 1;
+    for (int v = 0; v < nviews; v++) out->stride[v][0] = 1;
+    return;
+  }
+  out->ndim = n;
+  for (int d = 0; d < n; d++) {
+    out->shape[d] = shape[n - 1 - d];
+    for (int v = 0; v < nviews; v++) out->stride[v][d] = stride[v][n - 1 - d];
+  }
+}
+
+bool tsr__gpu_layout_contiguous(const tsr__gpu_layout *layout, int nviews) {
+  if (layout->ndim != 1) return false;
+  for (int v = 0; v < nviews; v++)
+    if (layout->stride[v][0] != 1) return false;
+  return true;
+}

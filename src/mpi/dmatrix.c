@@ -1,0 +1,509 @@
+/* 2D block-cyclic distributed matrices: creation, local blocks, host staging, scatter and
+   gather through a root, fills, and the redistribution into the transpose. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/philox.h"
+#include "mpi/mpi_internal.h"
+
+/* ---------------------------------------------------------------- raw access ---------- */
+
+void *tsr__array_ptr(const tsr_array *a) {
+  return (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
+}
+
+int64_t tsr__dm_local_count(const tsr_dmatrix *a) { return a->lld * a->nloc; }
+
+tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src,
+                         size_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  char *dst = (char *)tsr__array_ptr(a) + off * (int64_t)tsr__dtype_size(a->dtype);
+  if (a->buffer->device.kind == TSR_DEVICE_CPU) {
+    memcpy(dst, src, bytes);
+    return TSR_OK;
+  }
+  const struct tsr__backend_ops *ops = NULL;
+  TSR_CALL(tsr__backend_for(fn, a->buffer->device, &ops));
+  return ops->memcpy_h2d(a->buffer->device, dst, src, bytes);
+}
+
+tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst,
+                         size_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  const char *src = (const char *)tsr__array_ptr(a) + off * (int64_t)tsr__dtype_size(a->dtype);
+  if (a->buffer->device.kind == TSR_DEVICE_CPU) {
+    memcpy(dst, src, bytes);
+    return TSR_OK;
+  }
+  const struct tsr__backend_ops *ops = NULL;
+  TSR_CALL(tsr__backend_for(fn, a->buffer->device, &ops));
+  return ops->memcpy_d2h(a->buffer->device, dst, src, bytes);
+}
+
+tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, void **host,
+                            bool *staged) {
+  *host = NULL;
+  *staged = false;
+  if (a->device.kind == TSR_DEVICE_CPU) {
+    *host = tsr__array_ptr(a->storage);
+    return TSR_OK;
+  }
+  size_t bytes = (size_t)tsr__dm_local_count(a) * tsr__dtype_size(a->dtype);
+  void *p = NULL;
+  TSR_CALL(tsr__host_alloc(bytes, &p));
+  if (copy_in) {
+    tsr_status st = tsr__copy_d2h(fn, a->storage, 0, p, bytes);
+    if (st != TSR_OK) {
+      tsr__host_free(p);
+      return st;
+    }
+  }
+  *host = p;
+  *staged = true;
+  return TSR_OK;
+}
+
+tsr_status tsr__dm_host_done(const char *fn, const tsr_dmatrix *a, void *host, bool staged,
+                             bool write_back) {
+  if (!staged) return TSR_OK;
+  tsr_status st = TSR_OK;
+  if (write_back)
+    st = tsr__copy_h2d(fn, a->storage, 0, host,
+                       (size_t)tsr__dm_local_count(a) * tsr__dtype_size(a->dtype));
+  tsr__host_free(host);
+  return st;
+}
+
+/* ---------------------------------------------------------------- creation ------------ */
+
+tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, int64_t mb,
+                          int64_t nb, tsr_dtype dtype, tsr_device device, tsr_dmatrix **out) {
+  *out = NULL;
+  if (m < 0 || n < 0)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "negative size %lld x %lld",
+                          (long long)m, (long long)n);
+  if (mb < 1 || nb < 1)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "block size %lld x %lld must be >= 1",
+                          (long long)mb, (long long)nb);
+  if (dtype != TSR_F32 && dtype != TSR_F64)
+    return tsr__set_error(TSR_ERR_DTYPE, fn, "dtype %s: distributed matrices are f32 or f64",
+                          tsr_dtype_name(dtype));
+  tsr_dmatrix *a = calloc(1, sizeof *a);
+  if (!a) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "matrix struct");
+  a->grid = grid;
+  a->m = m;
+  a->n = n;
+  a->mb = mb;
+  a->nb = nb;
+  a->mloc = tsr_numroc(m, mb, grid->myrow, 0, grid->nprow);
+  a->nloc = tsr_numroc(n, nb, grid->mycol, 0, grid->npcol);
+  a->lld = a->mloc > 1 ? a->mloc : 1;
+  a->dtype = dtype;
+  a->device = device;
+  a->ctxt = -1;
+  int64_t count = 0;
+  if (!tsr__mul_overflow_i64(a->lld, a->nloc, &count)) { /* false on overflow */
+    tsr_status st = tsr__set_error(TSR_ERR_OVERFLOW, fn, "local block %lld x %lld overflows",
+                                   (long long)a->mloc, (long long)a->nloc);
+    free(a);
+    return st;
+  }
+  int64_t shape[1] = {count > 0 ? count : 1};
+  tsr_status st = tsr_empty(1, shape, dtype, device, &a->storage);
+  if (st != TSR_OK) {
+    free(a);
+    return st;
+  }
+  *out = a;
+  return TSR_OK;
+}
+
+tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                              tsr_dtype dtype, tsr_device device, tsr_dmatrix **out) {
+  static const char fn[] = "tsr_dmatrix_create";
+  if (!grid || !out)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", grid ? "out" : "grid");
+  *out = NULL;
+  int64_t v[5] = {m, n, mb, nb, (int64_t)dtype};
+  TSR_CALL(tsr__dist_same(fn, grid->comm, v, 5, "m, n, mb, nb, dtype"));
+  tsr_status st = tsr__dm_create(fn, grid, m, n, mb, nb, dtype, device, out);
+  st = tsr__dist_agree(fn, grid->comm, st);
+  if (st != TSR_OK) {
+    tsr_dmatrix_free(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+tsr_status tsr_dmatrix_free(tsr_dmatrix *a) {
+  if (!a) return TSR_OK;
+  tsr_array_release(a->storage);
+  free(a);
+  return TSR_OK;
+}
+
+static int desc_int(int64_t v) { return v <= INT_MAX ? (int)v : -1; }
+
+tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_info_t *info) {
+  if (!a || !info)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_info", "%s is NULL",
+                          a ? "info" : "matrix");
+  info->m = a->m;
+  info->n = a->n;
+  info->mb = a->mb;
+  info->nb = a->nb;
+  info->local_rows = a->mloc;
+  info->local_cols = a->nloc;
+  info->lld = a->lld;
+  info->dtype = a->dtype;
+  info->device = a->device;
+  info->grid = a->grid;
+  info->desc[TSR_DESC_DTYPE] = 1;
+  info->desc[TSR_DESC_CTXT] = a->ctxt;
+  info->desc[TSR_DESC_M] = desc_int(a->m);
+  info->desc[TSR_DESC_N] = desc_int(a->n);
+  info->desc[TSR_DESC_MB] = desc_int(a->mb);
+  info->desc[TSR_DESC_NB] = desc_int(a->nb);
+  info->desc[TSR_DESC_RSRC] = 0;
+  info->desc[TSR_DESC_CSRC] = 0;
+  info->desc[TSR_DESC_LLD] = desc_int(a->lld);
+  return TSR_OK;
+}
+
+tsr_status tsr_dmatrix_local(const tsr_dmatrix *a, tsr_array **local) {
+  if (!a || !local)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_local", "%s is NULL",
+                          a ? "local" : "matrix");
+  int64_t shape[2] = {a->mloc, a->nloc};
+  int64_t strides[2] = {1, a->lld};
+  return tsr__array_new_view(a->storage, 2, shape, strides, 0, local);
+}
+
+tsr_status tsr_dmatrix_set_context(tsr_dmatrix *a, int ctxt) {
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_set_context", "matrix is NULL");
+  a->ctxt = ctxt;
+  return TSR_OK;
+}
+
+/* ---------------------------------------------------------------- scatter / gather ----- */
+
+/* Copies rank (prow, pcol)'s local block between the whole matrix (`whole`, layout/ld) and a
+   packed column-major block `blk` (leading dimension lld). to_block: whole -> blk. */
+static void pack_block(const tsr_dmatrix *a, int prow, int pcol, char *whole, tsr_layout layout,
+                       int64_t ld, char *blk, int64_t lld, bool to_block) {
+  const tsr_grid *g = a->grid;
+  size_t es = tsr__dtype_size(a->dtype);
+  int64_t mloc = tsr_numroc(a->m, a->mb, prow, 0, g->nprow);
+  int64_t nloc = tsr_numroc(a->n, a->nb, pcol, 0, g->npcol);
+  for (int64_t lj = 0; lj < nloc; lj++) {
+    int64_t j = tsr_indxl2g(lj, a->nb, pcol, 0, g->npcol);
+    /* Local rows come in runs of whole blocks that are contiguous in a column-major whole. */
+    for (int64_t li = 0; li < mloc; li += a->mb) {
+      int64_t i = tsr_indxl2g(li, a->mb, prow, 0, g->nprow);
+      int64_t run = mloc - li < a->mb ? mloc - li : a->mb;
+      char *b = blk + (size_t)(li + lj * lld) * es;
+      if (layout == TSR_COL_MAJOR) {
+        char *w = whole + (size_t)(i + j * ld) * es;
+        if (to_block)
+          memcpy(b, w, (size_t)run * es);
+        else
+          memcpy(w, b, (size_t)run * es);
+      } else {
+        for (int64_t r = 0; r < run; r++) {
+          char *w = whole + (size_t)((i + r) * ld + j) * es;
+          if (to_block)
+            memcpy(b + (size_t)r * es, w, es);
+          else
+            memcpy(w, b + (size_t)r * es, es);
+        }
+      }
+    }
+  }
+}
+
+/* Shared argument checks of scatter and gather; returns the effective ld. */
+static tsr_status scatter_gather_check(const char *fn, const tsr_dmatrix *a, int root,
+                                       const void *host, tsr_layout layout, int64_t *ld) {
+  const tsr_grid *g = a->grid;
+  int64_t v[2] = {root, (int64_t)layout};
+  TSR_CALL(tsr__dist_same(fn, g->comm, v, 2, "root, layout"));
+  tsr_status st = TSR_OK;
+  if (root < 0 || root >= g->size)
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "root %d out of range [0, %d)", root,
+                        g->size);
+  else if (layout != TSR_ROW_MAJOR && layout != TSR_COL_MAJOR)
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "layout %d is neither row- nor column-major",
+                        (int)layout);
+  else if (g->rank == root) {
+    int64_t tight = layout == TSR_ROW_MAJOR ? a->n : a->m;
+    if (tight < 1) tight = 1;
+    if (*ld == 0) *ld = tight;
+    if (*ld < tight)
+      st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "leading dimension %lld < %lld for a %lld x %lld %s matrix",
+                          (long long)*ld, (long long)tight, (long long)a->m, (long long)a->n,
+                          layout == TSR_ROW_MAJOR ? "row-major" : "column-major");
+    else if (!host && a->m > 0 && a->n > 0)
+      st = tsr__set_error(TSR_ERR_NULL_POINTER, fn, "host buffer is NULL on the root");
+  }
+  if (st == TSR_OK && tsr__dm_local_count(a) > INT_MAX)
+    st = tsr__set_error(TSR_ERR_OVERFLOW, fn, "local block of %lld elements exceeds INT_MAX",
+                        (long long)tsr__dm_local_count(a));
+  return tsr__dist_agree(fn, g->comm, st);
+}
+
+static tsr_status scatter_gather(const char *fn, const tsr_dmatrix *a, int root, char *host,
+                                 tsr_layout layout, int64_t ld, bool scatter) {
+  tsr_grid *g = a->grid;
+  TSR_CALL(scatter_gather_check(fn, a, root, host, layout, &ld));
+  size_t es = tsr__dtype_size(a->dtype);
+  MPI_Datatype type = tsr__mpi_type(a->dtype);
+  void *local = NULL;
+  bool staged = false;
+  tsr_status st = tsr__dm_host_get(fn, a, !scatter, &local, &staged);
+  if (g->rank == root) {
+    /* The root packs one rank's block at a time, so it needs one block of extra memory. */
+    char *tmp = NULL;
+    int64_t maxc = 1;
+    for (int r = 0; r < g->size; r++) {
+      int64_t c = tsr_numroc(a->m, a->mb, r / g->npcol, 0, g->nprow) *
+                  tsr_numroc(a->n, a->nb, r % g->npcol, 0, g->npcol);
+      if (c > maxc) maxc = c;
+    }
+    if (st == TSR_OK) st = tsr__host_alloc((size_t)maxc * es, (void **)&tmp);
+    for (int r = 0; r < g->size; r++) {
+      int prow = r / g->npcol, pcol = r % g->npcol;
+      int64_t mloc = tsr_numroc(a->m, a->mb, prow, 0, g->nprow);
+      int64_t nloc = tsr_numroc(a->n, a->nb, pcol, 0, g->npcol);
+      int count = (int)(mloc * nloc);
+      if (r == root) {
+        if (st == TSR_OK)
+          pack_block(a, prow, pcol, host, layout, ld, local, a->lld, scatter);
+        continue;
+      }
+      /* Messages flow even after a local failure, so no rank waits forever; the data is
+         then discarded by the agreement below. */
+      int rc;
+      if (scatter) {
+        if (st == TSR_OK) pack_block(a, prow, pcol, host, layout, ld, tmp, mloc, true);
+        rc = MPI_Send(tmp ? tmp : host, tmp ? count : 0, type, r, 0, g->comm);
+      } else {
+        rc = MPI_Recv(tmp ? tmp : host, tmp ? count : 0, type, r, 0, g->comm, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && st == TSR_OK && tmp)
+          pack_block(a, prow, pcol, host, layout, ld, tmp, mloc, false);
+      }
+      if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Send/Recv");
+    }
+    tsr__host_free(tmp);
+  } else {
+    /* Local storage has lld = mloc whenever mloc > 0, so the block travels as it is stored. */
+    int count = (int)(a->mloc * a->nloc);
+    int rc;
+    if (scatter) {
+      char dummy;
+      int got = 0;
+      MPI_Status status;
+      rc = MPI_Recv(local ? local : &dummy, local ? count : 0, type, root, 0, g->comm, &status);
+      if (rc == MPI_SUCCESS) MPI_Get_count(&status, type, &got);
+      if (rc == MPI_SUCCESS && got != count && st == TSR_OK)
+        st = tsr__set_error(TSR_ERR_MPI, fn, "received %d of %d elements", got, count);
+    } else {
+      rc = MPI_Send(local, local ? count : 0, type, root, 0, g->comm);
+    }
+    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Send/Recv");
+  }
+  if (local) {
+    tsr_status st2 = tsr__dm_host_done(fn, a, local, staged, scatter && st == TSR_OK);
+    if (st == TSR_OK) st = st2;
+  }
+  return tsr__dist_agree(fn, g->comm, st);
+}
+
+tsr_status tsr_dmatrix_scatter(tsr_dmatrix *a, int root, const void *host, tsr_layout layout,
+                               int64_t ld) {
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_scatter", "matrix is NULL");
+  return scatter_gather("tsr_dmatrix_scatter", a, root, (char *)(uintptr_t)host, layout, ld, true);
+}
+
+tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host, tsr_layout layout,
+                              int64_t ld) {
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_gather", "matrix is NULL");
+  return scatter_gather("tsr_dmatrix_gather", a, root, host, layout, ld, false);
+}
+
+/* ---------------------------------------------------------------- fills --------------- */
+
+typedef struct fill_rng_ctx {
+  uint64_t seed;
+  double low, high;
+  int64_t n;
+} fill_rng_ctx;
+
+static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_fill_fn_t f, void *ctx,
+                             const fill_rng_ctx *rng) {
+  const tsr_grid *g = a->grid;
+  void *host = NULL;
+  bool staged = false;
+  TSR_CALL(tsr__dm_host_get(fn, a, false, &host, &staged));
+  int64_t mloc = a->mloc, nloc = a->nloc, lld = a->lld;
+#if TSR_HAVE_OPENMP
+#pragma omp parallel for schedule(static) if (mloc * nloc > 65536 && !f)
+#endif
+  for (int64_t lj = 0; lj < nloc; lj++) {
+    int64_t j = tsr_indxl2g(lj, a->nb, g->mycol, 0, g->npcol);
+    for (int64_t li = 0; li < mloc; li++) {
+      int64_t i = tsr_indxl2g(li, a->mb, g->myrow, 0, g->nprow);
+      double v;
+      if (rng) {
+        uint64_t idx = (uint64_t)i * (uint64_t)rng->n + (uint64_t)j;
+        if (a->dtype == TSR_F32) {
+          ((float *)host)[li + lj * lld] =
+              tsr__philox_f32(rng->seed, idx, TSR__PHILOX_UNIFORM, rng->low, rng->high);
+          continue;
+        }
+        v = tsr__philox_f64(rng->seed, idx, TSR__PHILOX_UNIFORM, rng->low, rng->high);
+      } else {
+        v = f(i, j, ctx);
+      }
+      if (a->dtype == TSR_F32)
+        ((float *)host)[li + lj * lld] = (float)v;
+      else
+        ((double *)host)[li + lj * lld] = v;
+    }
+  }
+  return tsr__dm_host_done(fn, a, host, staged, true);
+}
+
+tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, double high) {
+  static const char fn[] = "tsr_dmatrix_fill_random";
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
+  tsr_status st = TSR_OK;
+  if (!isfinite(low) || !isfinite(high) || !(low < high))
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "need finite low < high, got [%g, %g)",
+                        low, high);
+  fill_rng_ctx rng = {seed, low, high, a->n};
+  if (st == TSR_OK) st = fill_local(fn, a, NULL, NULL, &rng);
+  return tsr__dist_agree(fn, a->grid->comm, st);
+}
+
+tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_fill_fn_t f, void *ctx) {
+  static const char fn[] = "tsr_dmatrix_fill_fn";
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
+  tsr_status st = f ? fill_local(fn, a, f, ctx, NULL)
+                    : tsr__set_error(TSR_ERR_NULL_POINTER, fn, "function is NULL");
+  return tsr__dist_agree(fn, a->grid->comm, st);
+}
+
+/* ---------------------------------------------------------------- transpose ----------- */
+
+/*
+ * At(i, p) = A(p, i). Every rank sends each of its elements to the owner of the transposed
+ * position with one MPI_Alltoallv. No indices travel: a sender walks its block column by
+ * column (A's global column i ascending, then row p ascending), and a receiver walks its block
+ * of At row by row (i ascending, then p ascending) taking the next value from the owner of
+ * A(p, i): for any pair of ranks both walks visit the shared elements in the same order.
+ */
+tsr_status tsr__dm_transpose(const char *fn, const tsr_dmatrix *a, tsr_dmatrix **out,
+                             uint64_t *sent, uint64_t *received) {
+  tsr_grid *g = a->grid;
+  const int P = g->nprow, Q = g->npcol, size = g->size;
+  size_t es = tsr__dtype_size(a->dtype);
+  MPI_Datatype type = tsr__mpi_type(a->dtype);
+  tsr_dmatrix *t = NULL;
+  void *src = NULL, *dst = NULL;
+  bool src_staged = false, dst_staged = false;
+  char *sendbuf = NULL, *recvbuf = NULL;
+  int *counts = NULL;
+  tsr_status st = tsr__dm_create(fn, g, a->n, a->m, a->nb, a->mb, a->dtype, a->device, &t);
+  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &src, &src_staged);
+  if (st == TSR_OK) st = tsr__dm_host_get(fn, t, false, &dst, &dst_staged);
+  int64_t nsend = a->mloc * a->nloc, nrecv = t ? t->mloc * t->nloc : 0;
+  if (st == TSR_OK && (nsend > INT_MAX || nrecv > INT_MAX))
+    st = tsr__set_error(TSR_ERR_OVERFLOW, fn, "local block over INT_MAX elements");
+  if (st == TSR_OK) st = tsr__host_alloc((size_t)(nsend > 0 ? nsend : 1) * es, (void **)&sendbuf);
+  if (st == TSR_OK) st = tsr__host_alloc((size_t)(nrecv > 0 ? nrecv : 1) * es, (void **)&recvbuf);
+  if (st == TSR_OK) {
+    counts = calloc((size_t)size * 6, sizeof *counts);
+    if (!counts) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "alltoallv counts");
+  }
+  st = tsr__dist_agree(fn, g->comm, st);
+  if (st != TSR_OK) goto done;
+  {
+    int *scount = counts, *sdispl = counts + size, *rcount = counts + 2 * size,
+        *rdispl = counts + 3 * size, *cur = counts + 4 * size;
+    /* Destination of A(p, i): At(i, p) lives on process row owner(i, nb) and column
+       owner(p, mb). */
+    for (int64_t lj = 0; lj < a->nloc; lj++) {
+      int64_t i = tsr_indxl2g(lj, a->nb, g->mycol, 0, Q);
+      int drow = tsr_indxg2p(i, a->nb, 0, P);
+      for (int64_t li = 0; li < a->mloc; li++) {
+        int64_t p = tsr_indxl2g(li, a->mb, g->myrow, 0, P);
+        scount[drow * Q + tsr_indxg2p(p, a->mb, 0, Q)]++;
+      }
+    }
+    for (int64_t li = 0; li < t->mloc; li++) {
+      int64_t i = tsr_indxl2g(li, t->mb, g->myrow, 0, P);
+      int scol = tsr_indxg2p(i, a->nb, 0, Q);
+      for (int64_t lj = 0; lj < t->nloc; lj++) {
+        int64_t p = tsr_indxl2g(lj, t->nb, g->mycol, 0, Q);
+        rcount[tsr_indxg2p(p, a->mb, 0, P) * Q + scol]++;
+      }
+    }
+    for (int r = 0, s = 0, q = 0; r < size; r++) {
+      sdispl[r] = s;
+      rdispl[r] = q;
+      s += scount[r];
+      q += rcount[r];
+      if (r != g->rank) {
+        if (sent) *sent += (uint64_t)scount[r] * es;
+        if (received) *received += (uint64_t)rcount[r] * es;
+      }
+    }
+    for (int r = 0; r < size; r++) cur[r] = sdispl[r];
+    for (int64_t lj = 0; lj < a->nloc; lj++) {
+      int64_t i = tsr_indxl2g(lj, a->nb, g->mycol, 0, Q);
+      int drow = tsr_indxg2p(i, a->nb, 0, P);
+      for (int64_t li = 0; li < a->mloc; li++) {
+        int64_t p = tsr_indxl2g(li, a->mb, g->myrow, 0, P);
+        int d = drow * Q + tsr_indxg2p(p, a->mb, 0, Q);
+        memcpy(sendbuf + (size_t)cur[d]++ * es, (char *)src + (size_t)(li + lj * a->lld) * es, es);
+      }
+    }
+    int rc = MPI_Alltoallv(sendbuf, scount, sdispl, type, recvbuf, rcount, rdispl, type, g->comm);
+    if (rc != MPI_SUCCESS) {
+      st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Alltoallv");
+    } else {
+      for (int r = 0; r < size; r++) cur[r] = rdispl[r];
+      for (int64_t li = 0; li < t->mloc; li++) {
+        int64_t i = tsr_indxl2g(li, t->mb, g->myrow, 0, P);
+        int scol = tsr_indxg2p(i, a->nb, 0, Q);
+        for (int64_t lj = 0; lj < t->nloc; lj++) {
+          int64_t p = tsr_indxl2g(lj, t->nb, g->mycol, 0, Q);
+          int s = tsr_indxg2p(p, a->mb, 0, P) * Q + scol;
+          memcpy((char *)dst + (size_t)(li + lj * t->lld) * es, recvbuf + (size_t)cur[s]++ * es,
+                 es);
+        }
+      }
+    }
+  }
+done:
+  if (src) {
+    tsr_status s2 = tsr__dm_host_done(fn, a, src, src_staged, false);
+    if (st == TSR_OK) st = s2;
+  }
+  if (dst) {
+    tsr_status s2 = tsr__dm_host_done(fn, t, dst, dst_staged, st == TSR_OK);
+    if (st == TSR_OK) st = s2;
+  }
+  tsr__host_free(sendbuf);
+  tsr__host_free(recvbuf);
+  free(counts);
+  if (st != TSR_OK) {
+    tsr_dmatrix_free(t);
+    t = NULL;
+  }
+  *out = t;
+  return st;
+}

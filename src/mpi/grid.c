@@ -1,0 +1,223 @@
+/* Process grid, index helpers (ScaLAPACK numroc & co.) and the collective agreement that
+   keeps every rank's outcome identical. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_internal.h"
+
+/* ---------------------------------------------------------------- helpers -------------- */
+
+tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *what) {
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int len = 0;
+  if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) snprintf(text, sizeof text, "code %d", rc);
+  return tsr__set_error(code, fn, "%s failed: %s", what, text);
+}
+
+MPI_Datatype tsr__mpi_type(tsr_dtype dtype) {
+  switch (dtype) {
+  case TSR_F32: return MPI_FLOAT;
+  case TSR_F64: return MPI_DOUBLE;
+  case TSR_I32: return MPI_INT32_T;
+  case TSR_I64: return MPI_INT64_T;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+/* Largest message kept from a failing rank (tsr_last_error holds 1024 bytes). */
+#define TSR__AGREE_MSG 1024
+
+tsr_status tsr__dist_agree(const char *fn, MPI_Comm comm, tsr_status st) {
+  int rank = 0, size = 1;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
+    return tsr__set_error(TSR_ERR_MPI, fn, "invalid communicator");
+  int mine[2] = {st != TSR_OK ? rank : size, st != TSR_OK ? 1 : 0};
+  int first = size, count = 0;
+  int rc = MPI_Allreduce(&mine[0], &first, 1, MPI_INT, MPI_MIN, comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&mine[1], &count, 1, MPI_INT, MPI_SUM, comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Allreduce (agreement)");
+  if (first >= size) return TSR_OK;
+  struct {
+    int code;
+    char msg[TSR__AGREE_MSG];
+  } buf;
+  memset(&buf, 0, sizeof buf);
+  if (rank == first) {
+    buf.code = (int)st;
+    snprintf(buf.msg, sizeof buf.msg, "%s", tsr_last_error());
+  }
+  rc = MPI_Bcast(&buf, (int)sizeof buf, MPI_BYTE, first, comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast (agreement)");
+  buf.msg[sizeof buf.msg - 1] = '\0';
+  /* The message already starts with "function: "; keep that function as the prefix. */
+  char where[128];
+  const char *rest = buf.msg;
+  const char *colon = strstr(buf.msg, ": ");
+  if (colon && (size_t)(colon - buf.msg) < sizeof where) {
+    memcpy(where, buf.msg, (size_t)(colon - buf.msg));
+    where[colon - buf.msg] = '\0';
+    rest = colon + 2;
+  } else {
+    snprintf(where, sizeof where, "%s", fn);
+  }
+  char suffix[32] = "";
+  if (count < size) snprintf(suffix, sizeof suffix, " (rank %d)", first);
+  return tsr__set_error((tsr_status)buf.code, where, "%s%s", rest, suffix);
+}
+
+tsr_status tsr__dist_same(const char *fn, MPI_Comm comm, const int64_t *vals, int n,
+                          const char *what) {
+  int64_t lo[16], hi[16];
+  if (n > 16) return tsr__set_error(TSR_ERR_INTERNAL, fn, "too many values to compare");
+  int rc = MPI_Allreduce(vals, lo, n, MPI_INT64_T, MPI_MIN, comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Allreduce(vals, hi, n, MPI_INT64_T, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Allreduce");
+  for (int i = 0; i < n; i++)
+    if (lo[i] != hi[i])
+      return tsr__set_error(TSR_ERR_INCONSISTENT, fn,
+                            "arguments differ between ranks: %s (value %d ranges from %lld to "
+                            "%lld)",
+                            what, i, (long long)lo[i], (long long)hi[i]);
+  return TSR_OK;
+}
+
+/* ---------------------------------------------------------------- grid ----------------- */
+
+static void grid_release_comms(tsr_grid *g) {
+  if (g->row_comm != MPI_COMM_NULL) MPI_Comm_free(&g->row_comm);
+  if (g->col_comm != MPI_COMM_NULL) MPI_Comm_free(&g->col_comm);
+  if (g->comm != MPI_COMM_NULL) MPI_Comm_free(&g->comm);
+}
+
+tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
+  static const char fn[] = "tsr_grid_create";
+  if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
+  *out = NULL;
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "MPI is not initialized");
+  if (comm == MPI_COMM_NULL)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "communicator is MPI_COMM_NULL");
+  int size = 0, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+
+  /* Agree on the requested shape before judging it, so every rank fails alike. */
+  int64_t req[2] = {p, q};
+  TSR_CALL(tsr__dist_same(fn, comm, req, 2, "grid shape P x Q"));
+  if (p < 0 || q < 0)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "grid %d x %d has a negative side", p, q);
+  if (p == 0 && q == 0) {
+    p = (int)floor(sqrt((double)size));
+    while (p > 1 && size % p != 0) p--;
+    if (p < 1) p = 1;
+    q = size / p;
+  } else if (p == 0) {
+    p = size % q == 0 ? size / q : 0;
+    if (p == 0)
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                            "grid ? x %d: %d ranks are not a multiple of Q = %d", q, size, q);
+  } else if (q == 0) {
+    q = size % p == 0 ? size / p : 0;
+    if (q == 0)
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                            "grid %d x ?: %d ranks are not a multiple of P = %d", p, size, p);
+  }
+  if ((int64_t)p * q != size)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "grid %d x %d needs %lld ranks but the communicator has %d (P = %d, "
+                          "Q = %d, size = %d)",
+                          p, q, (long long)p * q, size, p, q, size);
+
+  tsr_grid *g = calloc(1, sizeof *g);
+  tsr_status st = g ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "grid struct");
+  st = tsr__dist_agree(fn, comm, st);
+  if (st != TSR_OK) {
+    free(g);
+    return st;
+  }
+  g->comm = g->row_comm = g->col_comm = MPI_COMM_NULL;
+  g->nprow = p;
+  g->npcol = q;
+  g->rank = rank;
+  g->size = size;
+  g->myrow = rank / q;
+  g->mycol = rank % q;
+  int rc = MPI_Comm_dup(comm, &g->comm);
+  if (rc != MPI_SUCCESS) {
+    free(g);
+    return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_dup");
+  }
+  /* Errors come back as codes, so a failed call returns a status instead of aborting. */
+  MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
+  rc = MPI_Comm_split(g->comm, g->myrow, g->mycol, &g->row_comm);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_split(g->comm, g->mycol, g->myrow, &g->col_comm);
+  if (rc != MPI_SUCCESS) {
+    st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_split");
+    grid_release_comms(g);
+    free(g);
+    return st;
+  }
+  MPI_Comm_set_errhandler(g->row_comm, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(g->col_comm, MPI_ERRORS_RETURN);
+  *out = g;
+  return TSR_OK;
+}
+
+tsr_status tsr_grid_free(tsr_grid *grid) {
+  if (!grid) return TSR_OK;
+  grid_release_comms(grid);
+  free(grid);
+  return TSR_OK;
+}
+
+tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_info_t *info) {
+  if (!grid || !info)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_grid_info", "%s is NULL",
+                          grid ? "info" : "grid");
+  info->nprow = grid->nprow;
+  info->npcol = grid->npcol;
+  info->myrow = grid->myrow;
+  info->mycol = grid->mycol;
+  info->rank = grid->rank;
+  info->size = grid->size;
+  info->comm = grid->comm;
+  info->row_comm = grid->row_comm;
+  info->col_comm = grid->col_comm;
+  return TSR_OK;
+}
+
+/* ---------------------------------------------------------------- index helpers -------- */
+
+int64_t tsr_numroc(int64_t n, int64_t nb, int iproc, int isrcproc, int nprocs) {
+  if (n < 0 || nb < 1 || nprocs < 1 || iproc < 0 || iproc >= nprocs || isrcproc < 0 ||
+      isrcproc >= nprocs)
+    return 0;
+  int mydist = (nprocs + iproc - isrcproc) % nprocs;
+  int64_t nblocks = n / nb;
+  int64_t num = (nblocks / nprocs) * nb;
+  int64_t extrablks = nblocks % nprocs;
+  if (mydist < extrablks)
+    num += nb;
+  else if (mydist == extrablks)
+    num += n % nb;
+  return num;
+}
+
+int tsr_indxg2p(int64_t ig, int64_t nb, int isrcproc, int nprocs) {
+  if (ig < 0 || nb < 1 || nprocs < 1) return 0;
+  return (int)((isrcproc + ig / nb) % nprocs);
+}
+
+int64_t tsr_indxg2l(int64_t ig, int64_t nb, int nprocs) {
+  if (ig < 0 || nb < 1 || nprocs < 1) return 0;
+  return (ig / (nb * nprocs)) * nb + ig % nb;
+}
+
+int64_t tsr_indxl2g(int64_t il, int64_t nb, int iproc, int isrcproc, int nprocs) {
+  if (il < 0 || nb < 1 || nprocs < 1) return 0;
+  int mydist = (nprocs + iproc - isrcproc) % nprocs;
+  return (il / nb) * nb * nprocs + (int64_t)mydist * nb + il % nb;
+}

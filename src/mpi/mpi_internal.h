@@ -1,0 +1,85 @@
+/*
+ * Internals of the MPI layer: the grid and distributed-matrix structs and the helpers that
+ * every collective uses (outcome agreement, host staging of local blocks, MPI error text).
+ */
+#ifndef TSR_MPI_INTERNAL_H
+#define TSR_MPI_INTERNAL_H
+
+#include <mpi.h>
+
+#include "core/internal.h"
+#include "tessera/dist.h"
+
+struct tsr_grid {
+  MPI_Comm comm, row_comm, col_comm;
+  int nprow, npcol, myrow, mycol, rank, size;
+};
+
+/*
+ * The local block lives in `storage`, a 1-D array of max(1, lld * nloc) elements on the
+ * rank's device, holding the local mloc x nloc matrix in column-major order with leading
+ * dimension lld = max(1, mloc). RSRC = CSRC = 0.
+ */
+struct tsr_dmatrix {
+  tsr_grid *grid;
+  int64_t m, n, mb, nb;
+  int64_t mloc, nloc, lld;
+  tsr_dtype dtype;
+  tsr_device device;
+  tsr_array *storage;
+  int ctxt;
+};
+
+/*
+ * Collective agreement on the outcome of a step: every rank passes its own status; when any
+ * rank failed, every rank returns the status and message of the lowest failing rank (with
+ * " (rank r)" appended when some ranks succeeded). Returns TSR_ERR_MPI when the agreement
+ * itself fails.
+ */
+tsr_status tsr__dist_agree(const char *fn, MPI_Comm comm, tsr_status st);
+
+/* TSR_ERR_INCONSISTENT (on every rank) when any of the n values differs between ranks;
+   `what` names them in the message. Collective. */
+tsr_status tsr__dist_same(const char *fn, MPI_Comm comm, const int64_t *vals, int n,
+                          const char *what);
+
+/* Records TSR_ERR_MPI (or `code`) with MPI's text for error code `rc`. */
+tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *what);
+
+/* The MPI datatype of a float dtype. */
+MPI_Datatype tsr__mpi_type(tsr_dtype dtype);
+
+/* Address of the first element of an array's view (a device pointer for GPU arrays). */
+void *tsr__array_ptr(const tsr_array *a);
+
+/* Number of elements of a matrix's local storage (lld * nloc). */
+int64_t tsr__dm_local_count(const tsr_dmatrix *a);
+
+/*
+ * The local storage (lld * nloc elements, column-major) in host memory: the storage itself on
+ * the CPU (*staged = false), else a new host copy (*staged = true). tsr__dm_host_done frees a
+ * staged copy after writing it back to the device when `write_back`.
+ */
+tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, void **host,
+                            bool *staged);
+tsr_status tsr__dm_host_done(const char *fn, const tsr_dmatrix *a, void *host, bool staged,
+                             bool write_back);
+
+/* Raw copies between host memory and the device memory of an array's buffer, at element
+   offset `off` of the array's view. */
+tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src,
+                         size_t bytes);
+tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst,
+                         size_t bytes);
+
+/* A new distributed matrix without collective checks (callers have agreed already). */
+tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, int64_t mb,
+                          int64_t nb, tsr_dtype dtype, tsr_device device, tsr_dmatrix **out);
+
+/* A new matrix holding the transpose of `a`, with blocks nb x mb, on the same grid and device
+   (MPI_Alltoallv redistribution). Not agreed: callers agree. Adds the bytes moved to *sent and
+   *received when not NULL. */
+tsr_status tsr__dm_transpose(const char *fn, const tsr_dmatrix *a, tsr_dmatrix **out,
+                             uint64_t *sent, uint64_t *received);
+
+#endif /* TSR_MPI_INTERNAL_H */

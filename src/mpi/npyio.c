@@ -1,0 +1,268 @@
+/*
+ * Collective MPI-IO of .npy files into and out of block-cyclic matrices. The file view of
+ * each rank is an MPI_Type_create_darray type (block-cyclic MB x NB over the P x Q grid; MPI
+ * numbers the processes of a darray grid in row-major order, as our grid does), so every
+ * rank reads or writes exactly its own elements in one collective call.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpi/mpi_internal.h"
+
+static bool host_is_big_endian(void) {
+  const uint16_t one = 1;
+  return *(const unsigned char *)&one == 0;
+}
+
+static void byteswap(void *data, int64_t count, size_t es) {
+  unsigned char *p = data;
+  for (int64_t i = 0; i < count; i++, p += es)
+    for (size_t b = 0; b < es / 2; b++) {
+      unsigned char t = p[b];
+      p[b] = p[es - 1 - b];
+      p[es - 1 - b] = t;
+    }
+}
+
+/* Transposes a packed rows x cols matrix between row-major (`rm`) and column-major (`cm`). */
+static void rm_to_cm(const char *rm, char *cm, int64_t rows, int64_t cols, size_t es) {
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < cols; j++)
+      memcpy(cm + (size_t)(i + j * rows) * es, rm + (size_t)(i * cols + j) * es, es);
+}
+static void cm_to_rm(const char *cm, char *rm, int64_t rows, int64_t cols, size_t es) {
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < rows; i++)
+      memcpy(rm + (size_t)(i * cols + j) * es, cm + (size_t)(i + j * rows) * es, es);
+}
+
+/* The darray file type of this rank's elements of an m x n matrix (C or Fortran order). */
+static tsr_status make_darray(const char *fn, const tsr_dmatrix *a, int fortran,
+                              MPI_Datatype *out) {
+  const tsr_grid *g = a->grid;
+  int gsizes[2] = {(int)a->m, (int)a->n};
+  int distribs[2] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_CYCLIC};
+  int dargs[2] = {(int)a->mb, (int)a->nb};
+  int psizes[2] = {g->nprow, g->npcol};
+  int rc = MPI_Type_create_darray(g->size, g->rank, 2, gsizes, distribs, dargs, psizes,
+                                  fortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C,
+                                  tsr__mpi_type(a->dtype), out);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Type_create_darray");
+  return TSR_OK;
+}
+
+static tsr_status check_int_sizes(const char *fn, const tsr_dmatrix *a) {
+  if (a->m > INT_MAX || a->n > INT_MAX || a->mb > INT_MAX || a->nb > INT_MAX ||
+      a->mloc * a->nloc > INT_MAX)
+    return tsr__set_error(TSR_ERR_OVERFLOW, fn,
+                          "%lld x %lld matrix (local %lld x %lld): MPI-IO counts are limited to "
+                          "INT_MAX",
+                          (long long)a->m, (long long)a->n, (long long)a->mloc,
+                          (long long)a->nloc);
+  return TSR_OK;
+}
+
+tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,
+                                tsr_device device, tsr_dmatrix **out) {
+  static const char fn[] = "tsr_dmatrix_read_npy";
+  if (!grid || !out)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", grid ? "out" : "grid");
+  *out = NULL;
+  int64_t v[2] = {mb, nb};
+  TSR_CALL(tsr__dist_same(fn, grid->comm, v, 2, "mb, nb"));
+
+  /* Rank 0 alone parses the header; everyone gets its verdict and the header. */
+  tsr_npy_header h;
+  memset(&h, 0, sizeof h);
+  tsr_status st = TSR_OK;
+  if (grid->rank == 0) {
+    if (!path)
+      st = tsr__set_error(TSR_ERR_NULL_POINTER, fn, "path is NULL");
+    else
+      st = tsr_npy_read_header(path, &h);
+    if (st == TSR_OK && h.ndim != 2)
+      st = tsr__set_error(TSR_ERR_SHAPE, fn, "'%s' holds a %d-D array; a matrix must be 2-D",
+                          path, h.ndim);
+    else if (st == TSR_OK && h.dtype != TSR_F32 && h.dtype != TSR_F64)
+      st = tsr__set_error(TSR_ERR_DTYPE, fn, "'%s' holds %s data; matrices are f32 or f64",
+                          path, tsr_dtype_name(h.dtype));
+  }
+  TSR_CALL(tsr__dist_agree(fn, grid->comm, st));
+  int rc = MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, grid->comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+
+  tsr_dmatrix *a = NULL;
+  void *local = NULL, *tmp = NULL;
+  bool staged = false;
+  size_t es = tsr__dtype_size(h.dtype);
+  st = tsr__dm_create(fn, grid, h.shape[0], h.shape[1], mb, nb, h.dtype, device, &a);
+  if (st == TSR_OK) st = check_int_sizes(fn, a);
+  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, false, &local, &staged);
+  /* A C-order file arrives as row-major local blocks, transposed afterwards. */
+  if (st == TSR_OK && !h.fortran_order)
+    st = tsr__host_alloc((size_t)(a->mloc * a->nloc) * es, &tmp);
+  st = tsr__dist_agree(fn, grid->comm, st);
+  if (st != TSR_OK) goto fail;
+
+  if (a->m > 0 && a->n > 0) {
+    MPI_File fh;
+    rc = MPI_File_open(grid->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+    if (rc != MPI_SUCCESS) {
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_open");
+      st = tsr__dist_agree(fn, grid->comm, st);
+      goto fail;
+    }
+    MPI_Datatype ftype = MPI_DATATYPE_NULL;
+    MPI_Datatype etype = tsr__mpi_type(a->dtype);
+    st = make_darray(fn, a, h.fortran_order, &ftype);
+    /* Every rank makes every collective call below, failed or not, so none is left waiting. */
+    rc = MPI_File_set_view(fh, (MPI_Offset)h.data_offset, etype,
+                           ftype != MPI_DATATYPE_NULL ? ftype : etype, "native", MPI_INFO_NULL);
+    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+    int count = (int)(a->mloc * a->nloc), got = 0;
+    MPI_Status status;
+    rc = MPI_File_read_all(fh, h.fortran_order ? local : tmp, st == TSR_OK ? count : 0, etype,
+                           &status);
+    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_read_all");
+    if (st == TSR_OK) {
+      MPI_Get_count(&status, etype, &got);
+      if (got != count)
+        st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short read, %d of %d elements", path, got,
+                            count);
+    }
+    MPI_File_close(&fh);
+    if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
+    if (st == TSR_OK) {
+      void *data = h.fortran_order ? local : tmp;
+      if (h.big_endian != host_is_big_endian()) byteswap(data, count, es);
+      if (!h.fortran_order) rm_to_cm(tmp, local, a->mloc, a->nloc, es);
+    }
+  }
+  if (local) {
+    tsr_status s2 = tsr__dm_host_done(fn, a, local, staged, st == TSR_OK);
+    local = NULL;
+    if (st == TSR_OK) st = s2;
+  }
+  st = tsr__dist_agree(fn, grid->comm, st);
+  if (st == TSR_OK) {
+    tsr__host_free(tmp);
+    *out = a;
+    return TSR_OK;
+  }
+fail:
+  if (local) tsr__dm_host_done(fn, a, local, staged, false);
+  tsr__host_free(tmp);
+  tsr_dmatrix_free(a);
+  return st;
+}
+
+tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int fortran_order) {
+  static const char fn[] = "tsr_dmatrix_write_npy";
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
+  tsr_grid *g = a->grid;
+  fortran_order = fortran_order ? 1 : 0;
+  int64_t v[1] = {fortran_order};
+  TSR_CALL(tsr__dist_same(fn, g->comm, v, 1, "fortran_order"));
+  tsr_status st = TSR_OK;
+  if (!path) st = tsr__set_error(TSR_ERR_NULL_POINTER, fn, "path is NULL");
+  if (st == TSR_OK) st = check_int_sizes(fn, a);
+  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
+
+  /* The temporary name carries rank 0's pid, so two jobs writing one path do not collide. */
+  long long pid = (long long)getpid();
+  int rc = MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, g->comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  size_t plen = strlen(path) + 32;
+  char *tmpname = malloc(plen);
+  char header[4096];
+  size_t hlen = 0;
+  size_t es = tsr__dtype_size(a->dtype);
+  int64_t count = a->mloc * a->nloc;
+  void *local = NULL, *buf = NULL;
+  bool staged = false;
+  MPI_File fh = MPI_FILE_NULL;
+  MPI_Datatype ftype = MPI_DATATYPE_NULL;
+  if (!tmpname) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "file name");
+  if (st == TSR_OK) {
+    snprintf(tmpname, plen, "%s.tmp.%lld", path, pid);
+    if (g->rank == 0) {
+      int64_t shape[2] = {a->m, a->n};
+      st = tsr_npy_format_header(a->dtype, fortran_order, 2, shape, header, sizeof header, &hlen);
+    }
+  }
+  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &local, &staged);
+  /* The column-major local block is the Fortran-order darray piece as it is; C order needs
+     it row-major. A big-endian host also writes a swapped copy (files are little-endian). */
+  if (st == TSR_OK && (!fortran_order || host_is_big_endian())) {
+    st = tsr__host_alloc((size_t)count * es, &buf);
+    if (st == TSR_OK) {
+      if (fortran_order)
+        memcpy(buf, local, (size_t)count * es);
+      else
+        cm_to_rm(local, buf, a->mloc, a->nloc, es);
+      if (host_is_big_endian()) byteswap(buf, count, es);
+    }
+  }
+  if (st == TSR_OK && a->m > 0 && a->n > 0) st = make_darray(fn, a, fortran_order, &ftype);
+  st = tsr__dist_agree(fn, g->comm, st);
+  if (st != TSR_OK) goto done;
+  unsigned long long hl = hlen;
+  rc = MPI_Bcast(&hl, 1, MPI_UNSIGNED_LONG_LONG, 0, g->comm);
+  hlen = (size_t)hl;
+
+  if (g->rank == 0) remove(tmpname); /* a stale file of a crashed job with the same pid */
+  rc = MPI_File_open(g->comm, tmpname, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    st = tsr__set_error(TSR_ERR_IO, fn, "cannot create '%s': %s", tmpname, text);
+    fh = MPI_FILE_NULL;
+  }
+  st = tsr__dist_agree(fn, g->comm, st);
+  if (st != TSR_OK) {
+    if (fh != MPI_FILE_NULL) MPI_File_close(&fh);
+    goto cleanup_file;
+  }
+  {
+    MPI_Offset total = (MPI_Offset)hlen + (MPI_Offset)(a->m * a->n) * (MPI_Offset)es;
+    rc = MPI_File_set_size(fh, total);
+    if (rc != MPI_SUCCESS) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_size");
+    if (g->rank == 0 && st == TSR_OK) {
+      MPI_Status status;
+      rc = MPI_File_write_at(fh, 0, header, (int)hlen, MPI_BYTE, &status);
+      if (rc != MPI_SUCCESS) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_at (header)");
+    }
+    if (a->m > 0 && a->n > 0) {
+      MPI_Datatype etype = tsr__mpi_type(a->dtype);
+      rc = MPI_File_set_view(fh, (MPI_Offset)hlen, etype, ftype, "native", MPI_INFO_NULL);
+      if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+      MPI_Status status;
+      rc = MPI_File_write_all(fh, buf ? buf : local, (int)count, etype, &status);
+      if (rc != MPI_SUCCESS && st == TSR_OK)
+        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_all");
+    }
+    rc = MPI_File_close(&fh);
+    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_close");
+  }
+  st = tsr__dist_agree(fn, g->comm, st);
+  if (st == TSR_OK) {
+    if (g->rank == 0 && rename(tmpname, path) != 0)
+      st = tsr__set_error(TSR_ERR_IO, fn, "cannot rename '%s' to '%s': %s", tmpname, path,
+                          strerror(errno));
+    st = tsr__dist_agree(fn, g->comm, st);
+  }
+cleanup_file:
+  if (st != TSR_OK && g->rank == 0) remove(tmpname);
+done:
+  if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
+  if (local) tsr__dm_host_done(fn, a, local, staged, false);
+  tsr__host_free(buf);
+  free(tmpname);
+  return st;
+}

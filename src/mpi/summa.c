@@ -1,0 +1,449 @@
+/*
+ * SUMMA (van de Geijn & Watts, "SUMMA: Scalable Universal Matrix Multiplication Algorithm",
+ * Concurrency: Practice and Experience 9(4), 1997) over the 2D block-cyclic layout, with the
+ * broadcasts of panel k+1 in flight (MPI_Ibcast, two buffers per operand) while panel k is
+ * multiplied by tsr_gemm on the rank's device.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/philox.h"
+#include "mpi/mpi_internal.h"
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+
+/* Open MPI progresses a non-blocking broadcast only inside MPI calls, so the local multiply
+   runs in column chunks of this width with an MPI_Testall between them. */
+#define TSR__SUMMA_CHUNK 512
+
+int tsr_dist_gpu_aware(void) {
+#if TSR_HAVE_CUDA && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() ? 1 : 0;
+#elif TSR_HAVE_HIP && defined(MPIX_ROCM_AWARE_SUPPORT) && MPIX_ROCM_AWARE_SUPPORT
+  return MPIX_Query_rocm_support() ? 1 : 0;
+#else
+  return 0;
+#endif
+}
+
+/* One of the two panel slots: device buffers for the received panels, host buffers when the
+   panels travel through the host, and the two broadcast requests. */
+typedef struct summa_slot {
+  tsr_array *a_dev, *b_dev;
+  void *a_host, *b_host;
+  MPI_Request req[2];
+} summa_slot;
+
+typedef struct summa {
+  const char *fn;
+  const tsr_dmatrix *a, *b;
+  tsr_dmatrix *c;
+  const tsr_grid *g;
+  int64_t k, kb, panels;
+  size_t es;
+  MPI_Datatype type;
+  bool gpu, staging;
+  const char *a_src, *b_src; /* A's and B's local storage as MPI sees it */
+  void *a_mirror, *b_mirror; /* host copies of A's and B's storage when staging */
+  summa_slot slot[2];
+  tsr_dist_stats *stats;
+} summa;
+
+static int64_t panel_width(const summa *s, int64_t kk) {
+  int64_t left = s->k - kk * s->kb;
+  return left < s->kb ? left : s->kb;
+}
+
+/* Starts the broadcasts of panel kk into slot sl. */
+static tsr_status summa_post(summa *s, int64_t kk, int sl) {
+  const tsr_grid *g = s->g;
+  summa_slot *slot = &s->slot[sl];
+  int64_t w = panel_width(s, kk);
+  int root_a = (int)(kk % g->npcol), root_b = (int)(kk % g->nprow);
+  int64_t mloc = s->c->mloc, nloc = s->c->nloc;
+  int cnt_a = (int)(mloc * w), cnt_b = (int)(w * nloc);
+  int rc;
+  /* A's panel: w whole local columns, contiguous in the column-major local block. */
+  if (g->mycol == root_a) {
+    const char *p = s->a_src + (size_t)((kk / g->npcol) * s->kb * s->a->lld) * s->es;
+    rc = MPI_Ibcast((void *)(uintptr_t)p, cnt_a, s->type, root_a, g->row_comm, &slot->req[0]);
+    s->stats->bytes_sent += (uint64_t)cnt_a * s->es * (uint64_t)(g->npcol - 1);
+  } else {
+    void *p = s->staging ? slot->a_host : tsr__array_ptr(slot->a_dev);
+    rc = MPI_Ibcast(p, cnt_a, s->type, root_a, g->row_comm, &slot->req[0]);
+    s->stats->bytes_received += (uint64_t)cnt_a * s->es;
+  }
+  if (rc != MPI_SUCCESS) {
+    slot->req[0] = MPI_REQUEST_NULL;
+    return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (A panel)");
+  }
+  /* B's panel: w rows of every local column, strided in the local block; the root sends them
+     with a vector type and the others receive them packed (w x nloc, leading dimension w). */
+  if (g->myrow == root_b) {
+    const char *p = s->b_src + (size_t)((kk / g->nprow) * s->kb) * s->es;
+    MPI_Datatype vec;
+    rc = MPI_Type_vector((int)nloc, (int)w, (int)s->b->lld, s->type, &vec);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&vec);
+    if (rc == MPI_SUCCESS) {
+      rc = MPI_Ibcast((void *)(uintptr_t)p, nloc > 0 ? 1 : 0, vec, root_b, g->col_comm,
+                      &slot->req[1]);
+      MPI_Type_free(&vec); /* freeing is allowed while the operation is pending */
+    }
+    s->stats->bytes_sent += (uint64_t)cnt_b * s->es * (uint64_t)(g->nprow - 1);
+  } else {
+    void *p = s->staging ? slot->b_host : tsr__array_ptr(slot->b_dev);
+    rc = MPI_Ibcast(p, cnt_b, s->type, root_b, g->col_comm, &slot->req[1]);
+    s->stats->bytes_received += (uint64_t)cnt_b * s->es;
+  }
+  if (rc != MPI_SUCCESS) {
+    slot->req[1] = MPI_REQUEST_NULL;
+    return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (B panel)");
+  }
+  return TSR_OK;
+}
+
+/* Multiplies panel kk (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
+   C = alpha * Apanel * Bpanel + beta * C for the first panel. `pending` are the requests of
+   the next panel, tested between column chunks to progress them. */
+static tsr_status summa_multiply(summa *s, int64_t kk, int sl, double alpha, double beta,
+                                 tsr_gemm_path path, MPI_Request *pending) {
+  const tsr_grid *g = s->g;
+  summa_slot *slot = &s->slot[sl];
+  int64_t w = panel_width(s, kk);
+  int64_t mloc = s->c->mloc, nloc = s->c->nloc;
+  bool own_a = g->mycol == (int)(kk % g->npcol), own_b = g->myrow == (int)(kk % g->nprow);
+  tsr_status st = TSR_OK;
+  if (s->staging && !own_a)
+    st = tsr__copy_h2d(s->fn, slot->a_dev, 0, slot->a_host, (size_t)(mloc * w) * s->es);
+  if (st == TSR_OK && s->staging && !own_b)
+    st = tsr__copy_h2d(s->fn, slot->b_dev, 0, slot->b_host, (size_t)(w * nloc) * s->es);
+  if (st != TSR_OK) return st;
+
+  int64_t lda = s->a->lld;
+  int64_t ldb = own_b ? s->b->lld : (w > 1 ? w : 1);
+  const tsr_array *abase = own_a ? s->a->storage : slot->a_dev;
+  const tsr_array *bbase = own_b ? s->b->storage : slot->b_dev;
+  int64_t aoff = own_a ? (kk / g->npcol) * s->kb * lda : 0;
+  int64_t boff = own_b ? (kk / g->nprow) * s->kb : 0;
+  int64_t chunk = (!s->gpu && pending) ? TSR__SUMMA_CHUNK : (nloc > 0 ? nloc : 1);
+  for (int64_t j0 = 0; j0 < nloc || (j0 == 0 && nloc == 0); j0 += chunk) {
+    int64_t nj = nloc - j0 < chunk ? nloc - j0 : chunk;
+    tsr_array *av = NULL, *bv = NULL, *cv = NULL;
+    int64_t ashape[2] = {mloc, w}, astr[2] = {1, lda};
+    int64_t bshape[2] = {w, nj}, bstr[2] = {1, ldb};
+    int64_t cshape[2] = {mloc, nj}, cstr[2] = {1, s->c->lld};
+    st = tsr__array_new_view(abase, 2, ashape, astr, aoff, &av);
+    if (st == TSR_OK) st = tsr__array_new_view(bbase, 2, bshape, bstr, boff + j0 * ldb, &bv);
+    if (st == TSR_OK)
+      st = tsr__array_new_view(s->c->storage, 2, cshape, cstr, j0 * s->c->lld, &cv);
+    if (st == TSR_OK) st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, av, bv, beta, cv, path);
+    tsr_array_release(av);
+    tsr_array_release(bv);
+    tsr_array_release(cv);
+    if (st != TSR_OK) return st;
+    if (pending) {
+      int done = 0;
+      MPI_Testall(2, pending, &done, MPI_STATUSES_IGNORE);
+    }
+    if (nloc == 0) break;
+  }
+  return TSR_OK;
+}
+
+static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path path,
+                            const tsr_dist_gemm_options *opt) {
+  const tsr_grid *g = s->g;
+  tsr_device dev = s->c->device;
+  int64_t mloc = s->c->mloc, nloc = s->c->nloc;
+  tsr_status st = TSR_OK;
+
+  if (s->panels == 0) {
+    /* k = 0: C = beta * C, through tsr_gemm with empty operands. */
+    tsr_array *av = NULL, *bv = NULL, *cv = NULL;
+    int64_t ashape[2] = {mloc, 0}, astr[2] = {1, 1}, bshape[2] = {0, nloc}, bstr[2] = {1, 1};
+    st = tsr__array_new_view(s->a->storage, 2, ashape, astr, 0, &av);
+    if (st == TSR_OK) st = tsr__array_new_view(s->b->storage, 2, bshape, bstr, 0, &bv);
+    if (st == TSR_OK) st = tsr_dmatrix_local(s->c, &cv);
+    if (st == TSR_OK) st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, av, bv, beta, cv, path);
+    tsr_array_release(av);
+    tsr_array_release(bv);
+    tsr_array_release(cv);
+    return st;
+  }
+
+  /* Buffers (allocation failures are agreed on before any broadcast starts). */
+  int64_t asz = s->c->lld * s->kb, bsz = s->kb * (nloc > 0 ? nloc : 1);
+  for (int i = 0; i < 2 && st == TSR_OK; i++) {
+    int64_t sa[1] = {asz}, sb[1] = {bsz};
+    st = tsr_empty(1, sa, s->c->dtype, dev, &s->slot[i].a_dev);
+    if (st == TSR_OK) st = tsr_empty(1, sb, s->c->dtype, dev, &s->slot[i].b_dev);
+    if (st == TSR_OK && s->staging) st = tsr__host_alloc((size_t)asz * s->es, &s->slot[i].a_host);
+    if (st == TSR_OK && s->staging) st = tsr__host_alloc((size_t)bsz * s->es, &s->slot[i].b_host);
+  }
+  if (st == TSR_OK) {
+    if (s->staging) {
+      bool staged;
+      st = tsr__dm_host_get(s->fn, s->a, true, &s->a_mirror, &staged);
+      if (st == TSR_OK) st = tsr__dm_host_get(s->fn, s->b, true, &s->b_mirror, &staged);
+      s->a_src = s->a_mirror;
+      s->b_src = s->b_mirror;
+    } else {
+      s->a_src = tsr__array_ptr(s->a->storage);
+      s->b_src = tsr__array_ptr(s->b->storage);
+    }
+  }
+  TSR_CALL(tsr__dist_agree(s->fn, g->comm, st));
+
+  /* From here every rank makes every broadcast, even after a local failure (it then only
+     skips its multiplies), so no rank waits forever; the outcome is agreed at the end. */
+  for (int i = 0; i < 2; i++) s->slot[i].req[0] = s->slot[i].req[1] = MPI_REQUEST_NULL;
+  if (s->gpu) st = tsr_device_synchronize(dev); /* A and B complete before MPI reads them */
+  tsr_status pst = summa_post(s, 0, 0);
+  if (st == TSR_OK) st = pst;
+  for (int64_t kk = 0; kk < s->panels; kk++) {
+    int sl = (int)(kk & 1);
+    bool next = kk + 1 < s->panels;
+    if (next) {
+      /* The other slot was read by the multiply of panel kk-1: it must be done first. */
+      if (s->gpu) {
+        tsr_status s2 = tsr_device_synchronize(dev);
+        if (st == TSR_OK) st = s2;
+      }
+      pst = summa_post(s, kk + 1, 1 - sl);
+      if (st == TSR_OK) st = pst;
+    }
+    double t0 = MPI_Wtime();
+    int rc = MPI_Waitall(2, s->slot[sl].req, MPI_STATUSES_IGNORE);
+    double t1 = MPI_Wtime();
+    s->stats->comm_seconds += t1 - t0;
+    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Waitall");
+    if (st == TSR_OK)
+      st = summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path,
+                          next ? s->slot[1 - sl].req : NULL);
+    s->stats->compute_seconds += MPI_Wtime() - t1;
+    if (opt && opt->progress) opt->progress(kk + 1, s->panels, opt->progress_ctx);
+  }
+  if (s->gpu) {
+    double t0 = MPI_Wtime();
+    tsr_status s2 = tsr_device_synchronize(dev);
+    s->stats->compute_seconds += MPI_Wtime() - t0;
+    if (st == TSR_OK) st = s2;
+  }
+  return st;
+}
+
+static void summa_free(summa *s) {
+  for (int i = 0; i < 2; i++) {
+    tsr_array_release(s->slot[i].a_dev);
+    tsr_array_release(s->slot[i].b_dev);
+    tsr__host_free(s->slot[i].a_host);
+    tsr__host_free(s->slot[i].b_host);
+  }
+  if (s->a_mirror) tsr__host_free(s->a_mirror);
+  if (s->b_mirror) tsr__host_free(s->b_mirror);
+}
+
+/* Checks shared by tsr_dist_gemm_ex and tsr_dist_gemm_verify (local; callers agree). */
+static tsr_status gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+                             const tsr_dmatrix *b, const tsr_dmatrix *c) {
+  if ((ta != TSR_NO_TRANS && ta != TSR_TRANS) || (tb != TSR_NO_TRANS && tb != TSR_TRANS))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "bad transpose values %d, %d", (int)ta,
+                          (int)tb);
+  if (a->grid != c->grid || b->grid != c->grid)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "A, B and C are not on the same grid");
+  if (a->dtype != c->dtype || b->dtype != c->dtype)
+    return tsr__set_error(TSR_ERR_DTYPE, fn, "dtypes differ: A %s, B %s, C %s",
+                          tsr_dtype_name(a->dtype), tsr_dtype_name(b->dtype),
+                          tsr_dtype_name(c->dtype));
+  if (!tsr_device_equal(a->device, c->device) || !tsr_device_equal(b->device, c->device))
+    return tsr__set_error(TSR_ERR_DEVICE_MISMATCH, fn,
+                          "A, B and C of rank %d live on different devices", c->grid->rank);
+  int64_t am = ta ? a->n : a->m, ak = ta ? a->m : a->n;
+  int64_t bk = tb ? b->n : b->m, bn = tb ? b->m : b->n;
+  if (am != c->m || bn != c->n || ak != bk)
+    return tsr__set_error(TSR_ERR_SHAPE, fn,
+                          "%s: op(A) is %lldx%lld, op(B) is %lldx%lld, C is %lldx%lld",
+                          ak != bk ? "inner dimensions differ" : "C has the wrong shape",
+                          (long long)am, (long long)ak, (long long)bk, (long long)bn,
+                          (long long)c->m, (long long)c->n);
+  int64_t a_mb = ta ? a->nb : a->mb, a_kb = ta ? a->mb : a->nb;
+  int64_t b_kb = tb ? b->nb : b->mb, b_nb = tb ? b->mb : b->nb;
+  if (a_mb != c->mb || b_nb != c->nb || a_kb != b_kb)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "incompatible block sizes: op(A) has %lldx%lld blocks, op(B) "
+                          "%lldx%lld, C %lldx%lld (need op(A) rows = C rows, op(B) columns = "
+                          "C columns, op(A) columns = op(B) rows)",
+                          (long long)a_mb, (long long)a_kb, (long long)b_kb, (long long)b_nb,
+                          (long long)c->mb, (long long)c->nb);
+  return TSR_OK;
+}
+
+tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
+                            const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                            tsr_dmatrix *c, const tsr_dist_gemm_options *options,
+                            tsr_dist_stats *stats) {
+  static const char fn[] = "tsr_dist_gemm";
+  if (!a || !b || !c)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "A" : !b ? "B" : "C");
+  double t_start = MPI_Wtime();
+  tsr_dist_stats local_stats;
+  memset(&local_stats, 0, sizeof local_stats);
+  tsr_status st = gemm_check(fn, transa, transb, a, b, c);
+  tsr_gemm_path path = TSR_GEMM_AUTO;
+  if (st == TSR_OK && options) path = options->path;
+  int64_t kdim = transa ? a->m : a->n;
+  int64_t kb = transa ? a->mb : a->nb;
+  if (st == TSR_OK && ((c->lld * kb > INT_MAX) || kb * c->nloc > INT_MAX))
+    st = tsr__set_error(TSR_ERR_OVERFLOW, fn, "panels of %lld x %lld / %lld x %lld elements "
+                        "exceed MPI's INT_MAX counts", (long long)c->mloc, (long long)kb,
+                        (long long)kb, (long long)c->nloc);
+  TSR_CALL(tsr__dist_agree(fn, c->grid->comm, st));
+
+  /* Transposed operands are redistributed into their transpose first. */
+  tsr_dmatrix *at = NULL, *bt = NULL;
+  if (transa) st = tsr__dm_transpose(fn, a, &at, &local_stats.bytes_sent, &local_stats.bytes_received);
+  if (st == TSR_OK && transb)
+    st = tsr__dm_transpose(fn, b, &bt, &local_stats.bytes_sent, &local_stats.bytes_received);
+  local_stats.comm_seconds += MPI_Wtime() - t_start;
+  st = tsr__dist_agree(fn, c->grid->comm, st);
+  if (st == TSR_OK) {
+    summa s;
+    memset(&s, 0, sizeof s);
+    s.fn = fn;
+    s.a = at ? at : a;
+    s.b = bt ? bt : b;
+    s.c = c;
+    s.g = c->grid;
+    s.k = kdim;
+    s.kb = kb;
+    s.panels = (kdim + kb - 1) / kb;
+    s.es = tsr__dtype_size(c->dtype);
+    s.type = tsr__mpi_type(c->dtype);
+    s.gpu = c->device.kind != TSR_DEVICE_CPU;
+    s.staging = s.gpu && !tsr_dist_gpu_aware();
+    s.stats = &local_stats;
+    local_stats.panels = s.panels;
+    local_stats.gpu_aware_mpi = s.gpu && !s.staging;
+    st = summa_run(&s, alpha, beta, path, options);
+    summa_free(&s);
+    st = tsr__dist_agree(fn, c->grid->comm, st);
+  }
+  tsr_dmatrix_free(at);
+  tsr_dmatrix_free(bt);
+  local_stats.total_seconds = MPI_Wtime() - t_start;
+  if (stats) *stats = local_stats;
+  return st;
+}
+
+tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
+                         const tsr_dmatrix *b, double beta, tsr_dmatrix *c) {
+  return tsr_dist_gemm_ex(transa, transb, alpha, a, b, beta, c, NULL, NULL);
+}
+
+/* ---------------------------------------------------------------- Freivalds ----------- */
+
+/*
+ * y1 = op(M) x1 and y2 = |op(M)| x2 (when x2 is not NULL), x replicated (length cols of
+ * op(M)), y replicated (length rows of op(M)), in float64 from the local blocks, summed over
+ * all ranks with one MPI_Allreduce.
+ */
+static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans,
+                              const double *x1, const double *x2, double *y1, double *y2) {
+  const tsr_grid *g = mat->grid;
+  int64_t rows = trans ? mat->n : mat->m;
+  void *host = NULL;
+  bool staged = false;
+  tsr_status st = tsr__dm_host_get(fn, mat, true, &host, &staged);
+  double *part = calloc((size_t)(rows > 0 ? rows : 1) * 2, sizeof *part);
+  if (!part && st == TSR_OK) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "matvec vector");
+  if (st == TSR_OK) {
+    for (int64_t lj = 0; lj < mat->nloc; lj++) {
+      int64_t j = tsr_indxl2g(lj, mat->nb, g->mycol, 0, g->npcol);
+      for (int64_t li = 0; li < mat->mloc; li++) {
+        int64_t i = tsr_indxl2g(li, mat->mb, g->myrow, 0, g->nprow);
+        int64_t e = li + lj * mat->lld;
+        double v = mat->dtype == TSR_F32 ? (double)((const float *)host)[e]
+                                         : ((const double *)host)[e];
+        int64_t r = trans ? j : i, col = trans ? i : j;
+        part[r] += v * x1[col];
+        if (x2) part[rows + r] += fabs(v) * x2[col];
+      }
+    }
+  }
+  if (host) tsr__dm_host_done(fn, mat, host, staged, false);
+  st = tsr__dist_agree(fn, g->comm, st);
+  if (st == TSR_OK) {
+    double *sum = malloc((size_t)(rows > 0 ? rows : 1) * 2 * sizeof *sum);
+    int rc = sum ? MPI_Allreduce(part, sum, (int)(2 * rows), MPI_DOUBLE, MPI_SUM, g->comm)
+                 : MPI_ERR_NO_MEM;
+    if (rc != MPI_SUCCESS) st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Allreduce");
+    if (st == TSR_OK) {
+      memcpy(y1, sum, (size_t)rows * sizeof *y1);
+      if (y2) memcpy(y2, sum + rows, (size_t)rows * sizeof *y2);
+    }
+    free(sum);
+    st = tsr__dist_agree(fn, g->comm, st);
+  }
+  free(part);
+  return st;
+}
+
+tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha,
+                                const tsr_dmatrix *a, const tsr_dmatrix *b, const tsr_dmatrix *c,
+                                uint64_t seed, double *residual) {
+  static const char fn[] = "tsr_dist_gemm_verify";
+  if (!a || !b || !c || !residual)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
+                          !a ? "A" : !b ? "B" : !c ? "C" : "residual");
+  tsr_status st = gemm_check(fn, transa, transb, a, b, c);
+  int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
+  double *x = NULL, *xa = NULL, *y = NULL, *z = NULL, *za = NULL, *w = NULL, *s = NULL;
+  if (st == TSR_OK) {
+    x = malloc((size_t)(n + 1) * sizeof *x);
+    xa = malloc((size_t)(n + 1) * sizeof *xa);
+    y = malloc((size_t)(m + 1) * sizeof *y);
+    w = malloc((size_t)(m + 1) * sizeof *w);
+    s = malloc((size_t)(m + 1) * sizeof *s);
+    z = malloc((size_t)(k + 1) * sizeof *z);
+    za = malloc((size_t)(k + 1) * sizeof *za);
+    if (!x || !xa || !y || !w || !s || !z || !za)
+      st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "vectors of %lld elements",
+                          (long long)(m > n ? m : n));
+  }
+  st = tsr__dist_agree(fn, c->grid->comm, st);
+  if (st == TSR_OK) {
+    for (int64_t j = 0; j < n; j++) {
+      x[j] = tsr__philox_f64(seed, (uint64_t)j, TSR__PHILOX_UNIFORM, -1.0, 1.0);
+      xa[j] = fabs(x[j]);
+    }
+    st = dist_matvec(fn, c, false, x, NULL, y, NULL);
+    if (st == TSR_OK) st = dist_matvec(fn, b, transb == TSR_TRANS, x, xa, z, za);
+    if (st == TSR_OK) st = dist_matvec(fn, a, transa == TSR_TRANS, z, za, w, s);
+  }
+  if (st == TSR_OK) {
+    double worst = 0.0;
+    for (int64_t i = 0; i < m; i++) {
+      double diff = fabs(y[i] - alpha * w[i]);
+      double scale = fabs(alpha) * s[i];
+      double r = scale > 0.0 ? diff / scale : diff;
+      if (isnan(r)) {
+        worst = r; /* a NaN in C must fail the check */
+        break;
+      }
+      if (r > worst) worst = r;
+    }
+    *residual = worst;
+  }
+  free(x);
+  free(xa);
+  free(y);
+  free(w);
+  free(s);
+  free(z);
+  free(za);
+  return st;
+}

@@ -1,0 +1,374 @@
+/*
+ * Reduction kernels for one dtype. Included by reduce.c once per dtype with defined:
+ *   T    the element type
+ *   MT   the type of a mean (float for f32, else double)
+ *   SFX  the dtype suffix of the generated names
+ *   TSR__OMP_IS_INT  1 for integer dtypes (sums wrap in uint64_t; no NaN handling)
+ *
+ * Two shapes of work (see reduce.c): "vector" kernels reduce one strided run of n elements
+ * (one output), "rows" kernels reduce L rows of nc contiguous columns into nc outputs at
+ * once, so that a reduction along a non-innermost axis streams through memory row by row.
+ */
+#define FN(name) TSR__OMP_CAT(name##_, SFX)
+
+/* ---------------------------------------------------------------- vector kernels ----- */
+
+/* Sum in double. The contiguous loop keeps 16 independent partial sums: the compiler
+   vectorizes them without reassociating (a single accumulator would be limited by the
+   latency of one addition per element). */
+static double FN(vsumd)(const T *p, int64_t n, int64_t s) {
+  double acc[16] = {0};
+  int64_t i = 0;
+  if (s == 1) {
+    for (; i + 16 <= n; i += 16)
+      for (int k = 0; k < 16; k++) acc[k] += (double)p[i + k];
+    for (; i < n; i++) acc[i & 15] += (double)p[i];
+  } else {
+    for (; i + 4 <= n; i += 4)
+      for (int k = 0; k < 4; k++) acc[k] += (double)p[(i + k) * s];
+    for (; i < n; i++) acc[0] += (double)p[i * s];
+  }
+  for (int w = 8; w > 0; w /= 2)
+    for (int k = 0; k < w; k++) acc[k] += acc[k + w];
+  return acc[0];
+}
+
+#if TSR__OMP_IS_INT
+/* Integer sum modulo 2^64 (wraps as NumPy's does, without signed overflow). */
+static uint64_t FN(vsumu)(const T *p, int64_t n, int64_t s) {
+  uint64_t acc = 0;
+  if (s == 1) {
+    for (int64_t i = 0; i < n; i++) acc += (uint64_t)(int64_t)p[i];
+  } else {
+    for (int64_t i = 0; i < n; i++) acc += (uint64_t)(int64_t)p[i * s];
+  }
+  return acc;
+}
+#endif
+
+/* Maximum (max != 0) or minimum of n >= 1 elements; NaN if any element is NaN. The NaN test
+   is kept apart from the comparison so that the contiguous loop vectorizes. */
+static T FN(vextreme)(const T *p, int64_t n, int64_t s, int max) {
+  T m = p[0];
+  int nan = 0;
+  if (s == 1 && max) {
+    TSR__OMP_PRAGMA(omp simd reduction(max : m) reduction(| : nan))
+    for (int64_t i = 0; i < n; i++) {
+      m = p[i] > m ? p[i] : m;
+#if !TSR__OMP_IS_INT
+      nan |= p[i] != p[i];
+#endif
+    }
+  } else if (s == 1) {
+    TSR__OMP_PRAGMA(omp simd reduction(min : m) reduction(| : nan))
+    for (int64_t i = 0; i < n; i++) {
+      m = p[i] < m ? p[i] : m;
+#if !TSR__OMP_IS_INT
+      nan |= p[i] != p[i];
+#endif
+    }
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      const T x = p[i * s];
+      m = max ? (x > m ? x : m) : (x < m ? x : m);
+#if !TSR__OMP_IS_INT
+      nan |= x != x;
+#endif
+    }
+  }
+#if !TSR__OMP_IS_INT
+  if (nan) return (T)NAN;
+#endif
+  (void)nan;
+  return m;
+}
+
+/* Index of the first maximum of n >= 1 elements (the first NaN, if any: NumPy's rule);
+   its value in *best. */
+static int64_t FN(vargmax)(const T *p, int64_t n, int64_t s, T *best) {
+  T b = p[0];
+  int64_t bi = 0;
+  for (int64_t i = 1; i < n; i++) {
+    const T x = p[i * s];
+#if TSR__OMP_IS_INT
+    if (x > b) {
+#else
+    if (b != b) break; /* a NaN is final */
+    if (x > b || x != x) {
+#endif
+      b = x;
+      bi = i;
+    }
+  }
+  *best = b;
+  return bi;
+}
+
+/* ---------------------------------------------------------------- rows kernels ------- */
+
+/* acc[j] += sum over rows of p[i*sr + j], j < nc. */
+static void FN(rsumd)(const T *p, int64_t L, int64_t sr, int nc, double *acc) {
+  for (int64_t i = 0; i < L; i++) {
+    const T *row = p + i * sr;
+    TSR__OMP_PRAGMA(omp simd)
+    for (int j = 0; j < nc; j++) acc[j] += (double)row[j];
+  }
+}
+
+#if TSR__OMP_IS_INT
+static void FN(rsumu)(const T *p, int64_t L, int64_t sr, int nc, uint64_t *acc) {
+  for (int64_t i = 0; i < L; i++) {
+    const T *row = p + i * sr;
+    TSR__OMP_PRAGMA(omp simd)
+    for (int j = 0; j < nc; j++) acc[j] += (uint64_t)(int64_t)row[j];
+  }
+}
+#endif
+
+/* Column maxima (max != 0) or minima over L >= 1 rows, NaN-propagating. */
+static void FN(rextreme)(const T *p, int64_t L, int64_t sr, int nc, int max, T *best) {
+  for (int j = 0; j < nc; j++) best[j] = p[j];
+  for (int64_t i = 1; i < L; i++) {
+    const T *row = p + i * sr;
+    if (max) {
+      TSR__OMP_PRAGMA(omp simd)
+      for (int j = 0; j < nc; j++) best[j] = TSR__MAXIMUM(row[j], best[j]);
+    } else {
+      TSR__OMP_PRAGMA(omp simd)
+      for (int j = 0; j < nc; j++) best[j] = TSR__MINIMUM(row[j], best[j]);
+    }
+  }
+}
+
+/* Column argmax over L >= 1 rows (first maximum; the first NaN wins). */
+static void FN(rargmax)(const T *p, int64_t L, int64_t sr, int nc, T *best, int64_t *idx) {
+  for (int j = 0; j < nc; j++) {
+    best[j] = p[j];
+    idx[j] = 0;
+  }
+  for (int64_t i = 1; i < L; i++) {
+    const T *row = p + i * sr;
+    for (int j = 0; j < nc; j++) {
+      const T x = row[j], b = best[j];
+#if TSR__OMP_IS_INT
+      if (x > b) {
+#else
+      if (x > b || (x != x && b == b)) {
+#endif
+        best[j] = x;
+        idx[j] = i;
+      }
+    }
+  }
+}
+
+/* ---------------------------------------------------------------- drivers ------------ */
+
+/* Case "vector": outputs n of the loop, each reducing its own run (tsr__omp_kernel). */
+static void FN(vector_kernel)(int64_t n, char *const p[], const int64_t s[],
+                              const void *param) {
+  const tsr__omp_rplan *pl = (const tsr__omp_rplan *)param;
+  const T *a = (const T *)p[1];
+  const int64_t L = pl->L, sr = pl->sr, so = s[0], sa = s[1];
+  switch (pl->op) {
+  case TSR_SUM: {
+    T *o = (T *)p[0];
+    for (int64_t k = 0; k < n; k++)
+#if TSR__OMP_IS_INT
+      o[k * so] = (T)FN(vsumu)(a + k * sa, L, sr);
+#else
+      o[k * so] = (T)FN(vsumd)(a + k * sa, L, sr);
+#endif
+    break;
+  }
+  case TSR_MEAN: {
+    MT *o = (MT *)p[0];
+    for (int64_t k = 0; k < n; k++) o[k * so] = (MT)(FN(vsumd)(a + k * sa, L, sr) / (double)L);
+    break;
+  }
+  case TSR_MAX:
+  case TSR_MIN: {
+    T *o = (T *)p[0];
+    for (int64_t k = 0; k < n; k++) o[k * so] = FN(vextreme)(a + k * sa, L, sr, pl->op == TSR_MAX);
+    break;
+  }
+  case TSR_ARGMAX: {
+    int64_t *o = (int64_t *)p[0];
+    T best;
+    for (int64_t k = 0; k < n; k++) o[k * so] = FN(vargmax)(a + k * sa, L, sr, &best);
+    break;
+  }
+  }
+}
+
+/* One output whose run is long: the run is cut into parts that the threads take
+   dynamically, and the partial results are combined in order (so argmax still finds the
+   first maximum). The parts depend on L only, so the result does not depend on the number
+   of threads. */
+static void FN(vector_split)(const tsr__omp_rplan *pl, char *out, const T *a) {
+  double pd[TSR__OMP_MAX_PARTS];
+  uint64_t pu[TSR__OMP_MAX_PARTS];
+  T pv[TSR__OMP_MAX_PARTS];
+  int64_t pi[TSR__OMP_MAX_PARTS];
+  const int64_t L = pl->L, sr = pl->sr;
+  int64_t parts = L / TSR__OMP_PART_MIN;
+  if (parts < 1) parts = 1;
+  if (parts > TSR__OMP_MAX_PARTS) parts = TSR__OMP_MAX_PARTS;
+  TSR__OMP_PRAGMA(omp parallel for schedule(dynamic, 1))
+  for (int64_t t = 0; t < parts; t++) {
+    const int64_t begin = tsr__omp_split_point(L, (int)parts, (int)t);
+    const int64_t end = tsr__omp_split_point(L, (int)parts, (int)t + 1);
+    const T *x = a + begin * sr;
+    const int64_t len = end - begin;
+    pd[t] = 0;
+    pu[t] = 0;
+    pi[t] = -1; /* no elements */
+    if (len > 0) {
+      switch (pl->op) {
+      case TSR_SUM:
+      case TSR_MEAN:
+#if TSR__OMP_IS_INT
+        if (pl->op == TSR_SUM) {
+          pu[t] = FN(vsumu)(x, len, sr);
+          break;
+        }
+#endif
+        pd[t] = FN(vsumd)(x, len, sr);
+        break;
+      case TSR_MAX:
+      case TSR_MIN:
+        pv[t] = FN(vextreme)(x, len, sr, pl->op == TSR_MAX);
+        pi[t] = 0;
+        break;
+      case TSR_ARGMAX:
+        pi[t] = begin + FN(vargmax)(x, len, sr, &pv[t]);
+        break;
+      }
+    }
+  }
+  const int team = (int)parts;
+  double sd = 0;
+  uint64_t su = 0;
+  T b = 0;
+  int64_t bi = -1;
+  for (int t = 0; t < team; t++) {
+    sd += pd[t];
+    su += pu[t];
+    if (pi[t] < 0) continue;
+    const T x = pv[t];
+    if (bi < 0) {
+      b = x;
+      bi = pi[t];
+      continue;
+    }
+    switch (pl->op) {
+    case TSR_MAX:
+      b = TSR__MAXIMUM(x, b);
+      break;
+    case TSR_MIN:
+      b = TSR__MINIMUM(x, b);
+      break;
+    case TSR_ARGMAX:
+#if TSR__OMP_IS_INT
+      if (x > b) {
+#else
+      if (x > b || (x != x && b == b)) {
+#endif
+        b = x;
+        bi = pi[t];
+      }
+      break;
+    default:
+      break;
+    }
+  }
+  (void)su;
+  switch (pl->op) {
+  case TSR_SUM:
+#if TSR__OMP_IS_INT
+    *(T *)out = (T)su;
+#else
+    *(T *)out = (T)sd;
+#endif
+    break;
+  case TSR_MEAN:
+    *(MT *)out = (MT)(sd / (double)L);
+    break;
+  case TSR_MAX:
+  case TSR_MIN:
+    *(T *)out = b;
+    break;
+  case TSR_ARGMAX:
+    *(int64_t *)out = bi;
+    break;
+  }
+}
+
+/* Case "rows": block `u` = (outer index, block of columns) reduced over all L rows. */
+static void FN(rows_block)(const tsr__omp_rplan *pl, int64_t u) {
+  double accd[TSR__OMP_RBLOCK];
+  T best[TSR__OMP_RBLOCK];
+  int64_t idx[TSR__OMP_RBLOCK];
+#if TSR__OMP_IS_INT
+  uint64_t accu[TSR__OMP_RBLOCK];
+#endif
+  const int64_t nblk = (pl->N + pl->bs - 1) / pl->bs;
+  const int64_t outer = u / nblk, j0 = (u % nblk) * pl->bs;
+  const int nc = (int)(pl->N - j0 < pl->bs ? pl->N - j0 : pl->bs);
+  int64_t off[2];
+  tsr__omp_loop_offsets(&pl->lp, outer * pl->N, off);
+  const int64_t so = pl->lp.strides[0][pl->lp.ndim - 1];
+  const T *a = (const T *)pl->a + off[1] + j0;
+  char *o = pl->out + (off[0] + j0 * so) * (int64_t)pl->lp.elsize[0];
+  const int64_t L = pl->L, sr = pl->sr;
+  switch (pl->op) {
+  case TSR_SUM:
+#if TSR__OMP_IS_INT
+    for (int j = 0; j < nc; j++) accu[j] = 0;
+    FN(rsumu)(a, L, sr, nc, accu);
+    for (int j = 0; j < nc; j++) ((T *)o)[j * so] = (T)accu[j];
+    break;
+#else
+    for (int j = 0; j < nc; j++) accd[j] = 0;
+    FN(rsumd)(a, L, sr, nc, accd);
+    for (int j = 0; j < nc; j++) ((T *)o)[j * so] = (T)accd[j];
+    break;
+#endif
+  case TSR_MEAN:
+    for (int j = 0; j < nc; j++) accd[j] = 0;
+    FN(rsumd)(a, L, sr, nc, accd);
+    for (int j = 0; j < nc; j++) ((MT *)o)[j * so] = (MT)(accd[j] / (double)L);
+    break;
+  case TSR_MAX:
+  case TSR_MIN:
+    FN(rextreme)(a, L, sr, nc, pl->op == TSR_MAX, best);
+    for (int j = 0; j < nc; j++) ((T *)o)[j * so] = best[j];
+    break;
+  case TSR_ARGMAX:
+    FN(rargmax)(a, L, sr, nc, best, idx);
+    for (int j = 0; j < nc; j++) ((int64_t *)o)[j * so] = idx[j];
+    break;
+  }
+}
+
+static void FN(reduce)(const tsr__omp_rplan *pl) {
+  const int64_t work = pl->lp.size * pl->L;
+  const bool par = work > TSR__OMP_PAR_THRESHOLD && tsr__omp_threads() > 1;
+  if (pl->rows) {
+    const int64_t units = pl->lp.size / pl->N * ((pl->N + pl->bs - 1) / pl->bs);
+    TSR__OMP_PRAGMA(omp parallel for schedule(dynamic, 1) if (par))
+    for (int64_t u = 0; u < units; u++) FN(rows_block)(pl, u);
+  } else if (!par || pl->lp.size >= tsr__omp_threads()) {
+    char *const base[2] = {pl->out, (char *)pl->a};
+    tsr__omp_loop_run(&pl->lp, base, FN(vector_kernel), pl, work);
+  } else {
+    for (int64_t q = 0; q < pl->lp.size; q++) {
+      int64_t off[2];
+      tsr__omp_loop_offsets(&pl->lp, q, off);
+      FN(vector_split)(pl, pl->out + off[0] * (int64_t)pl->lp.elsize[0],
+                       (const T *)pl->a + off[1]);
+    }
+  }
+}
+
+#undef FN

@@ -1,0 +1,66 @@
+# Tests of the BLAS drop-in (libtessera_blas).
+#  - blas_gemm: our own cmocka test, linked against the library: the four entry points at
+#    sizes in the hundreds with ragged leading dimensions against a float64 reference, the
+#    reference special cases (NaN in C with beta = 0, alpha = 0, quick returns), the xerbla
+#    positions, the routing, and tsr_from_host_view (the zero-copy wrap it relies on).
+#  - blas_tester_<tester>_<set>: the reference testers of Debian's libblas-test (xblat3s,
+#    xblat3d, xscblat3, xdcblat3) with the library LD_PRELOADed in front of the system BLAS,
+#    only GEMM enabled and error exits on, once with the stock sizes and once with the
+#    largest ones the testers accept (up to 65: the edges of the blocked paths).
+if(NOT TARGET tessera_blas)
+  return()
+endif()
+
+tsr_add_test(NAME blas_gemm SOURCES blas/test_blas.c LIBS tessera_blas LABELS "cpu;blas")
+tsr_add_test(NAME blas_host_view SOURCES blas/test_host_view.c LABELS "cpu;blas")
+
+set(TSR_BLAS_TESTER_DIR "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/blas"
+    CACHE PATH "Directory of the reference BLAS testers (Debian package libblas-test)")
+
+# LD_PRELOAD value. A sanitized library needs the sanitizer runtime loaded first, since the
+# testers themselves are not instrumented (GCC's shared libasan; Clang links its runtime
+# statically, which cannot be preloaded into another program, so the testers are left out).
+set(tsr_blas_preload $<TARGET_FILE:tessera_blas>)
+set(tsr_blas_tester_env "OMP_NUM_THREADS=2")
+set(tsr_blas_testers ON)
+if(TESSERA_ENABLE_SANITIZERS)
+  if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+    execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
+                    OUTPUT_VARIABLE tsr_asan_rt OUTPUT_STRIP_TRAILING_WHITESPACE)
+    set(tsr_blas_preload "${tsr_asan_rt}:$<TARGET_FILE:tessera_blas>")
+    # Leaks of the uninstrumented Fortran testers are not ours; blas_gemm checks our leaks.
+    list(APPEND tsr_blas_tester_env "ASAN_OPTIONS=detect_leaks=0")
+  else()
+    set(tsr_blas_testers OFF)
+  endif()
+endif()
+
+if(tsr_blas_testers)
+  # tester  input prefix  routine as printed  entry point counted by the library
+  set(tsr_blas_tester_list
+      "xblat3s|sblat3|SGEMM|sgemm_"
+      "xblat3d|dblat3|DGEMM|dgemm_"
+      "xscblat3|scblat3|cblas_sgemm|cblas_sgemm"
+      "xdcblat3|dcblat3|cblas_dgemm|cblas_dgemm")
+  foreach(entry ${tsr_blas_tester_list})
+    string(REPLACE "|" ";" fields "${entry}")
+    list(GET fields 0 tester)
+    list(GET fields 1 prefix)
+    list(GET fields 2 routine)
+    list(GET fields 3 symbol)
+    foreach(set stock edges)
+      if(set STREQUAL "stock")
+        set(input ${CMAKE_CURRENT_SOURCE_DIR}/blas/${prefix}_gemm.in)
+      else()
+        set(input ${CMAKE_CURRENT_SOURCE_DIR}/blas/${prefix}_gemm_edges.in)
+      endif()
+      set(name blas_tester_${tester}_${set})
+      add_test(NAME ${name}
+               COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/blas/run_tester.sh
+                       ${TSR_BLAS_TESTER_DIR}/${tester} ${input} ${routine} ${symbol}
+                       "${tsr_blas_preload}")
+      set_tests_properties(${name} PROPERTIES LABELS "cpu;blas" SKIP_RETURN_CODE 77
+                           ENVIRONMENT "${tsr_blas_tester_env}")
+    endforeach()
+  endforeach()
+endif()

@@ -1,0 +1,24 @@
+# CPU GEMM kernels. The program calls the backend's internal tsr__omp_gemm, so it links the
+# static library (hidden symbols are reachable there) and compiles the shared test helpers
+# itself instead of linking tsr_test_common (which links the shared library: two copies of
+# the library's state in one process).
+add_executable(test_gemm_kernels test_gemm_kernels.c common/tsr_test.c)
+target_link_libraries(test_gemm_kernels PRIVATE tessera_static PkgConfig::CMOCKA m)
+target_include_directories(test_gemm_kernels PRIVATE ${PROJECT_SOURCE_DIR}/src
+                           ${CMAKE_CURRENT_SOURCE_DIR}/common)
+if(EXISTS ${PROJECT_SOURCE_DIR}/src/core/linalg.c)
+  set(_tsr_have_linalg 1)
+else()
+  set(_tsr_have_linalg 0)
+endif()
+target_compile_definitions(test_gemm_kernels PRIVATE _POSIX_C_SOURCE=200809L
+                           TSR_TEST_HAVE_LINALG=${_tsr_have_linalg})
+if(TSR_HAVE_OPENMP)
+  target_link_libraries(test_gemm_kernels PRIVATE OpenMP::OpenMP_C)
+endif()
+# One run per micro-kernel, forced through TSR_CPU_KERNEL; a kernel this CPU lacks is skipped.
+foreach(kernel portable avx2 avx512)
+  add_test(NAME gemm_kernels_${kernel} COMMAND test_gemm_kernels)
+  set_tests_properties(gemm_kernels_${kernel} PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+                       ENVIRONMENT "TSR_CPU_KERNEL=${kernel}")
+endforeach()

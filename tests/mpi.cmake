@@ -1,0 +1,34 @@
+# MPI tests (label mpi): each program runs under mpiexec with 1, 2 and 4 ranks
+# (--oversubscribe: more ranks than cores), one OpenMP thread per rank.
+if(NOT TSR_HAVE_MPI)
+  return()
+endif()
+set(TSR_MPI_TEST_ENV
+  "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+
+foreach(t gemm matrix io)
+  if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_dist_${t}.c)
+    continue()
+  endif()
+  add_executable(test_dist_${t} test_dist_${t}.c)
+  target_link_libraries(test_dist_${t} PRIVATE tsr_test_common MPI::MPI_C)
+  foreach(np 1 2 4)
+    add_test(NAME dist_${t}_np${np}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                     $<TARGET_FILE:test_dist_${t}>)
+    set_tests_properties(dist_${t}_np${np} PROPERTIES LABELS mpi TIMEOUT 120
+                         ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+  endforeach()
+endforeach()
+
+# The tessera-gemm job, driven from a serial program that starts mpiexec: exit codes,
+# messages and leftover files for good and bad input.
+if(TARGET tessera-gemm AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_dist_cli.c)
+  add_executable(test_dist_cli test_dist_cli.c)
+  target_link_libraries(test_dist_cli PRIVATE tsr_test_common)
+  add_test(NAME dist_cli
+           COMMAND test_dist_cli ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:tessera-gemm>
+                   ${PROJECT_SOURCE_DIR}/data)
+  set_tests_properties(dist_cli PROPERTIES LABELS mpi TIMEOUT 180
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+endif()

@@ -1,0 +1,8 @@
+# .npy format (parser, writer, load/save) and the host Philox fill.
+tsr_add_test(NAME test_npy SOURCES test_npy.c)
+target_compile_definitions(test_npy PRIVATE TSR_DATA_DIR="${PROJECT_SOURCE_DIR}/data")
+
+# tsr__rng_fill_host is hidden in the shared library: link the static one, whose objects
+# resolve every tsr_ symbol of this program before the shared library is searched.
+tsr_add_test(NAME test_philox SOURCES test_philox.c LIBS tessera_static)
+target_include_directories(test_philox PRIVATE ${PROJECT_SOURCE_DIR}/src)

@@ -1,0 +1,214 @@
+/* SUMMA tsr_dist_gemm on every grid that fits the rank count: sizes that are not multiples of
+   the block size or smaller than one block, f32 and f64, all four transposes, alpha/beta,
+   k = 0, against a float64 reference of the same random inputs; statistics, progress,
+   Freivalds' check, and bad arguments. */
+#include "test_dist_util.h"
+
+typedef struct gemm_case {
+  int64_t m, n, k, nb;
+} gemm_case;
+
+static const gemm_case cases[] = {
+    {1, 1, 1, 1}, {5, 3, 2, 8}, {37, 29, 23, 4}, {19, 33, 41, 5}, {16, 16, 16, 4}, {9, 7, 0, 4},
+};
+
+/* C = alpha op(A) op(B) + beta C0 in float64; A stored (ta ? k x m : m x k) row-major. */
+static void reference(int ta, int tb, double alpha, const double *a, const double *b,
+                      double beta, const double *c0, double *c, int64_t m, int64_t n, int64_t k) {
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double s = 0;
+      for (int64_t p = 0; p < k; p++)
+        s += (ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+      c[i * n + j] = alpha * s + (beta != 0 ? beta * c0[i * n + j] : 0.0);
+    }
+}
+
+static void count_panels(int64_t panel, int64_t panels, void *ctx) {
+  int64_t *seen = ctx;
+  seen[0]++;
+  seen[1] = panel;
+  seen[2] = panels;
+}
+
+static double nan_fill(int64_t i, int64_t j, void *ctx) {
+  (void)i, (void)j, (void)ctx;
+  return NAN;
+}
+
+static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int tb,
+                     double alpha, double beta, uint64_t seed) {
+  int64_t m = cs->m, n = cs->n, k = cs->k, nb = cs->nb;
+  double *a = dist_random(ta ? k : m, ta ? m : k, dt, seed);
+  double *b = dist_random(tb ? n : k, tb ? k : n, dt, seed + 1);
+  double *c0 = dist_random(m, n, dt, seed + 2);
+  double *ref = malloc((size_t)(m * n + 1) * sizeof *ref);
+  reference(ta, tb, alpha, a, b, beta, c0, ref, m, n, k);
+  tsr_dmatrix *A = dist_matrix_from(g, a, ta ? k : m, ta ? m : k, nb, nb, dt);
+  tsr_dmatrix *B = dist_matrix_from(g, b, tb ? n : k, tb ? k : n, nb, nb, dt);
+  tsr_dmatrix *C = dist_matrix_from(g, c0, m, n, nb, nb, dt);
+  /* beta = 0 must not read C: NaN there must not reach the result. */
+  if (beta == 0.0) TSR_ASSERT_OK(tsr_dmatrix_fill_fn(C, nan_fill, NULL));
+  int64_t seen[3] = {0, 0, 0};
+  tsr_dist_gemm_options opt = {TSR_GEMM_AUTO, count_panels, seen};
+  tsr_dist_stats stats;
+  TSR_ASSERT_OK(tsr_dist_gemm_ex(ta ? TSR_TRANS : TSR_NO_TRANS, tb ? TSR_TRANS : TSR_NO_TRANS,
+                                 alpha, A, B, beta, C, &opt, &stats));
+  double err = dist_rel_error(C, ref);
+  double tol = tsr_test_tol(dt, k);
+  if (err > tol)
+    print_error("m=%lld n=%lld k=%lld nb=%lld %s ta=%d tb=%d: error %g > %g\n", (long long)m,
+                (long long)n, (long long)k, (long long)nb, tsr_dtype_name(dt), ta, tb, err, tol);
+  assert_true(err <= tol);
+  int64_t panels = (k + nb - 1) / nb;
+  DIST_ASSERT(stats.panels == panels && seen[0] == panels && (panels == 0 || seen[1] == panels));
+  /* In the flat-tree accounting every byte sent is received by exactly one rank. */
+  uint64_t bytes[2] = {stats.bytes_sent, stats.bytes_received}, tot[2];
+  MPI_Allreduce(bytes, tot, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  assert_true(tot[0] == tot[1]);
+  DIST_ASSERT(stats.total_seconds >= stats.compute_seconds && stats.compute_seconds >= 0);
+  /* Freivalds' check accepts the product. */
+  if (k > 0) {
+    double res = -1;
+    if (beta == 0.0) {
+      TSR_ASSERT_OK(tsr_dist_gemm_verify(ta ? TSR_TRANS : TSR_NO_TRANS,
+                                         tb ? TSR_TRANS : TSR_NO_TRANS, alpha, A, B, C, 7, &res));
+      double vtol = (double)(k + 2) * (dt == TSR_F32 ? 6e-8 : 1.2e-16) + 2.0 * (k + n + 2) * 1.2e-16;
+      assert_true(res >= 0 && res <= vtol);
+    }
+  }
+  tsr_dmatrix_free(A);
+  tsr_dmatrix_free(B);
+  tsr_dmatrix_free(C);
+  free(a), free(b), free(c0), free(ref);
+}
+
+static void test_gemm_all_grids(void **state) {
+  (void)state;
+  uint64_t seed = 100;
+  for (int gi = 0; gi < DIST_NGRIDS; gi++) {
+    if (!dist_grid_fits(gi)) continue;
+    tsr_grid *g = NULL;
+    TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, dist_grids[gi][0], dist_grids[gi][1], &g));
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+      for (int t = 0; t < 4; t++) {
+        run_case(g, &cases[c], TSR_F64, t & 1, t >> 1, 0.75, -0.5, seed++);
+        run_case(g, &cases[c], TSR_F32, t & 1, t >> 1, 1.25, 0.0, seed++);
+      }
+    TSR_ASSERT_OK(tsr_grid_free(g));
+  }
+}
+
+/* A non-square block size works when the blocks are compatible (op(A) mb = C mb, ...). */
+static void test_rectangular_blocks(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  int64_t m = 23, n = 17, k = 19;
+  double *a = dist_random(m, k, TSR_F64, 1), *b = dist_random(k, n, TSR_F64, 2);
+  double *ref = malloc((size_t)(m * n) * sizeof *ref);
+  reference(0, 0, 1.0, a, b, 0.0, NULL, ref, m, n, k);
+  tsr_dmatrix *A = dist_matrix_from(g, a, m, k, 3, 5, TSR_F64);
+  tsr_dmatrix *B = dist_matrix_from(g, b, k, n, 5, 2, TSR_F64);
+  tsr_dmatrix *C = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, 3, 2, TSR_F64, TSR_CPU, &C));
+  TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, C));
+  assert_true(dist_rel_error(C, ref) <= tsr_test_tol(TSR_F64, k));
+  tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C);
+  free(a), free(b), free(ref);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+/* Freivalds' check rejects a product with one wrong element. */
+static void test_verify_detects_error(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  int64_t m = 40, n = 30, k = 20;
+  tsr_dmatrix *A = NULL, *B = NULL, *C = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, k, 8, 8, TSR_F64, TSR_CPU, &A));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, k, n, 8, 8, TSR_F64, TSR_CPU, &B));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, 8, 8, TSR_F64, TSR_CPU, &C));
+  TSR_ASSERT_OK(tsr_dmatrix_fill_random(A, 1, -1, 1));
+  TSR_ASSERT_OK(tsr_dmatrix_fill_random(B, 2, -1, 1));
+  TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, C));
+  double res = -1;
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, C, 3, &res));
+  assert_true(res < 1e-13);
+  /* Rank 0 owns global element (0, 0): its first local element. */
+  if (dist_rank == 0) {
+    tsr_array *loc = NULL;
+    TSR_ASSERT_OK(tsr_dmatrix_local(C, &loc));
+    tsr_array_info_t info;
+    TSR_ASSERT_OK(tsr_array_info(loc, &info));
+    double *v = malloc((size_t)info.size * sizeof *v);
+    TSR_ASSERT_OK(tsr_array_read(loc, v, (size_t)info.size * sizeof *v));
+    v[0] += 1e-3;
+    TSR_ASSERT_OK(tsr_array_write(loc, v, (size_t)info.size * sizeof *v));
+    free(v);
+    tsr_array_release(loc);
+  }
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, C, 3, &res));
+  assert_true(res > 1e-8);
+  tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+static void test_bad_arguments(void **state) {
+  (void)state;
+  tsr_grid *g = NULL, *g2 = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g2));
+  tsr_dmatrix *A = NULL, *B = NULL, *C = NULL, *B8 = NULL, *Bf = NULL, *Bg = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 4, 5, 2, 2, TSR_F64, TSR_CPU, &A));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 6, 3, 2, 2, TSR_F64, TSR_CPU, &B));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 4, 3, 2, 2, TSR_F64, TSR_CPU, &C));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 5, 3, 4, 2, TSR_F64, TSR_CPU, &B8));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 5, 3, 2, 2, TSR_F32, TSR_CPU, &Bf));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g2, 5, 3, 2, 2, TSR_F64, TSR_CPU, &Bg));
+  TSR_ASSERT_STATUS(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, B, 0, C), TSR_ERR_SHAPE,
+                    "inner dimensions differ");
+  TSR_ASSERT_STATUS(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, B8, 0, C),
+                    TSR_ERR_INVALID_ARGUMENT, "block sizes");
+  TSR_ASSERT_STATUS(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, Bf, 0, C), TSR_ERR_DTYPE,
+                    "dtypes differ");
+  TSR_ASSERT_STATUS(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, Bg, 0, C),
+                    TSR_ERR_INVALID_ARGUMENT, "same grid");
+  TSR_ASSERT_STATUS(tsr_dist_gemm((tsr_trans)7, TSR_NO_TRANS, 1, A, B, 0, C),
+                    TSR_ERR_INVALID_ARGUMENT, "transpose");
+  TSR_ASSERT_STATUS(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, NULL, B, 0, C),
+                    TSR_ERR_NULL_POINTER, "A");
+  double res;
+  TSR_ASSERT_STATUS(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, B, C, 1, &res),
+                    TSR_ERR_SHAPE, "inner dimensions differ");
+  /* A grid that does not match the rank count names P, Q and the size. */
+  tsr_grid *bad = NULL;
+  TSR_ASSERT_STATUS(tsr_grid_create(MPI_COMM_WORLD, dist_size + 1, 1, &bad),
+                    TSR_ERR_INVALID_ARGUMENT, "communicator has");
+  assert_null(bad);
+  TSR_ASSERT_STATUS(tsr_grid_create(MPI_COMM_WORLD, -1, 2, &bad), TSR_ERR_INVALID_ARGUMENT,
+                    "negative");
+  tsr_dmatrix *I = NULL;
+  TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 0, 2, TSR_F64, TSR_CPU, &I),
+                    TSR_ERR_INVALID_ARGUMENT, "block size");
+  assert_null(I);
+  TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 2, 2, TSR_I32, TSR_CPU, &I), TSR_ERR_DTYPE, "f32 or f64");
+  /* Sizes that differ between ranks are caught on every rank. */
+  if (dist_size > 1)
+    TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3 + dist_rank, 3, 2, 2, TSR_F64, TSR_CPU, &I),
+                      TSR_ERR_INCONSISTENT, "differ between ranks");
+  assert_null(I);
+  tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C), tsr_dmatrix_free(B8), tsr_dmatrix_free(Bf);
+  tsr_dmatrix_free(Bg);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+  TSR_ASSERT_OK(tsr_grid_free(g2));
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_gemm_all_grids),
+    cmocka_unit_test(test_rectangular_blocks),
+    cmocka_unit_test(test_verify_detects_error),
+    cmocka_unit_test(test_bad_arguments),
+};
+
+DIST_TEST_MAIN(tests)

@@ -1,0 +1,267 @@
+/* Collective MPI-IO .npy: every flavour of input file (C/Fortran order, little/big endian,
+   format 1.0/2.0/3.0, f32/f64) read through darray views on every grid, write/read round
+   trips, and bad files: missing, corrupt, truncated, wrong dtype or rank, unwritable output. */
+#include <dirent.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "test_dist_util.h"
+
+static char dir[256];
+
+static int group_setup(void **state) {
+  (void)state;
+  if (dist_rank == 0) {
+    snprintf(dir, sizeof dir, "/tmp/tsr_dist_io_XXXXXX");
+    if (!mkdtemp(dir)) dir[0] = '\0';
+  }
+  MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return dir[0] ? 0 : -1;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (dist_rank == 0) {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char p[600];
+    while (d && (e = readdir(d)))
+      if (e->d_name[0] != '.') {
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        remove(p);
+      }
+    if (d) closedir(d);
+    rmdir(dir);
+  }
+  return 0;
+}
+
+/* Number of files in the test folder whose name contains `part`. */
+static int files_with(const char *part) {
+  int n = 0;
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while (d && (e = readdir(d)))
+    if (strstr(e->d_name, part)) n++;
+  if (d) closedir(d);
+  return n;
+}
+
+/* Writes an m x n .npy file by hand (rank 0), independently of the library's writer. */
+static void write_npy(const char *path, const double *x, int64_t m, int64_t n, const char *descr,
+                      int fortran, int version) {
+  if (dist_rank != 0) return;
+  char dict[256];
+  int dl = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': (%lld, %lld), }",
+                    descr, fortran ? "True" : "False", (long long)m, (long long)n);
+  size_t pre = version == 1 ? 10 : 12;
+  size_t total = pre + (size_t)dl + 1;
+  size_t padded = (total + 63) / 64 * 64;
+  unsigned char head[512];
+  memcpy(head, "\x93NUMPY", 6);
+  head[6] = (unsigned char)version;
+  head[7] = 0;
+  size_t hl = padded - pre;
+  if (version == 1) {
+    head[8] = (unsigned char)(hl & 0xff);
+    head[9] = (unsigned char)(hl >> 8);
+  } else {
+    for (int b = 0; b < 4; b++) head[8 + b] = (unsigned char)(hl >> (8 * b));
+  }
+  memcpy(head + pre, dict, (size_t)dl);
+  memset(head + pre + dl, ' ', padded - pre - (size_t)dl - 1);
+  head[padded - 1] = '\n';
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fwrite(head, 1, padded, f);
+  int f32 = descr[2] == '4', big = descr[0] == '>';
+  size_t es = f32 ? 4 : 8;
+  for (int64_t e = 0; e < m * n; e++) {
+    int64_t i = fortran ? e % m : e / n, j = fortran ? e / m : e % n;
+    unsigned char b[8];
+    if (f32) {
+      float v = (float)x[i * n + j];
+      memcpy(b, &v, 4);
+    } else {
+      memcpy(b, &x[i * n + j], 8);
+    }
+    if (big)
+      for (size_t k = 0; k < es / 2; k++) {
+        unsigned char t = b[k];
+        b[k] = b[es - 1 - k];
+        b[es - 1 - k] = t;
+      }
+    fwrite(b, 1, es, f);
+  }
+  fclose(f);
+}
+
+static void test_read_every_flavour(void **state) {
+  (void)state;
+  const char *descrs[] = {"<f4", ">f4", "<f8", ">f8"};
+  int64_t m = 13, n = 9;
+  char path[400];
+  snprintf(path, sizeof path, "%s/in.npy", dir);
+  for (int d = 0; d < 4; d++)
+    for (int fortran = 0; fortran < 2; fortran++)
+      for (int version = 1; version <= 3; version++) {
+        tsr_dtype dt = descrs[d][2] == '4' ? TSR_F32 : TSR_F64;
+        double *x = dist_random(m, n, dt, (uint64_t)(d * 10 + fortran * 3 + version));
+        write_npy(path, x, m, n, descrs[d], fortran, version);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int gi = 0; gi < DIST_NGRIDS; gi++) {
+          if (!dist_grid_fits(gi)) continue;
+          tsr_grid *g = NULL;
+          TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, dist_grids[gi][0], dist_grids[gi][1], &g));
+          for (int64_t nb = 2; nb <= 16; nb *= 4) {
+            tsr_dmatrix *a = NULL;
+            TSR_ASSERT_OK(tsr_dmatrix_read_npy(g, path, nb, nb + 1, TSR_CPU, &a));
+            tsr_dmatrix_info_t info;
+            TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
+            assert_int_equal(info.m, m);
+            assert_int_equal(info.n, n);
+            assert_int_equal(info.dtype, dt);
+            double err = dist_rel_error(a, x);
+            if (err != 0.0)
+              print_error("%s fortran=%d v%d grid %d: error %g\n", descrs[d], fortran, version,
+                          gi, err);
+            assert_true(err == 0.0);
+            tsr_dmatrix_free(a);
+          }
+          TSR_ASSERT_OK(tsr_grid_free(g));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        free(x);
+      }
+}
+
+/* Written by the collective writer, read back by the serial reader and by MPI-IO. */
+static void test_write_round_trip(void **state) {
+  (void)state;
+  char path[400];
+  snprintf(path, sizeof path, "%s/out.npy", dir);
+  for (int gi = 0; gi < DIST_NGRIDS; gi++) {
+    if (!dist_grid_fits(gi)) continue;
+    tsr_grid *g = NULL;
+    TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, dist_grids[gi][0], dist_grids[gi][1], &g));
+    for (int dt = 0; dt < 2; dt++)
+      for (int fortran = 0; fortran < 2; fortran++) {
+        tsr_dtype dtype = dt ? TSR_F64 : TSR_F32;
+        int64_t m = 17, n = 6;
+        double *x = dist_random(m, n, dtype, (uint64_t)(gi * 7 + dt * 2 + fortran));
+        tsr_dmatrix *a = dist_matrix_from(g, x, m, n, 4, 3, dtype), *b = NULL;
+        TSR_ASSERT_OK(tsr_dmatrix_write_npy(a, path, fortran));
+        if (dist_rank == 0) {
+          tsr_npy_header h;
+          TSR_ASSERT_OK(tsr_npy_read_header(path, &h));
+          assert_int_equal(h.fortran_order, fortran);
+          assert_int_equal(h.big_endian, 0);
+          tsr_array *s = NULL;
+          TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &s));
+          double *v = tsr_test_read_f64(s);
+          assert_memory_equal(v, x, (size_t)(m * n) * sizeof *v);
+          free(v);
+          tsr_array_release(s);
+        }
+        TSR_ASSERT_OK(tsr_dmatrix_read_npy(g, path, 5, 2, TSR_CPU, &b));
+        assert_true(dist_rel_error(b, x) == 0.0);
+        DIST_ASSERT(files_with(".tmp.") == 0);
+        tsr_dmatrix_free(a);
+        tsr_dmatrix_free(b);
+        free(x);
+      }
+    TSR_ASSERT_OK(tsr_grid_free(g));
+  }
+}
+
+static void raw_file(const char *path, const void *bytes, size_t len) {
+  if (dist_rank == 0) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fwrite(bytes, 1, len, f);
+    fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void test_bad_files(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  tsr_dmatrix *a = NULL;
+  char path[400];
+  snprintf(path, sizeof path, "%s/missing.npy", dir);
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 4, 4, TSR_CPU, &a), TSR_ERR_IO, NULL);
+  assert_null(a);
+
+  snprintf(path, sizeof path, "%s/corrupt.npy", dir);
+  raw_file(path, "this is not a numpy file at all, not at all........", 52);
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 4, 4, TSR_CPU, &a), TSR_ERR_FORMAT, NULL);
+
+  /* A valid header whose data is cut short. */
+  double x[20];
+  for (int i = 0; i < 20; i++) x[i] = i + 0.5;
+  snprintf(path, sizeof path, "%s/trunc.npy", dir);
+  write_npy(path, x, 4, 5, "<f8", 0, 1);
+  if (dist_rank == 0) assert_int_equal(truncate(path, 64 + 8 * 10), 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 4, 4, TSR_CPU, &a), TSR_ERR_FORMAT, NULL);
+
+  /* An integer file is valid .npy but not a matrix we multiply. */
+  snprintf(path, sizeof path, "%s/int.npy", dir);
+  write_npy(path, x, 4, 5, "<f8", 0, 1);
+  if (dist_rank == 0) {
+    FILE *f = fopen(path, "r+b");
+    char buf[64];
+    assert_int_equal(fread(buf, 1, 64, f), 64);
+    char *p = strstr(buf, "<f8");
+    p[1] = 'i';
+    fseek(f, 0, SEEK_SET);
+    fwrite(buf, 1, 64, f);
+    fclose(f);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 4, 4, TSR_CPU, &a), TSR_ERR_DTYPE, "i64");
+
+  /* Not 2-D. */
+  snprintf(path, sizeof path, "%s/vec.npy", dir);
+  if (dist_rank == 0) {
+    tsr_array *v = NULL;
+    int64_t shape[1] = {5};
+    TSR_ASSERT_OK(tsr_from_host(1, shape, TSR_F64, TSR_CPU, x, &v));
+    TSR_ASSERT_OK(tsr_npy_save(path, v));
+    tsr_array_release(v);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 4, 4, TSR_CPU, &a), TSR_ERR_SHAPE, "2-D");
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, NULL, 4, 4, TSR_CPU, &a), TSR_ERR_NULL_POINTER, NULL);
+  assert_null(a);
+
+  /* Unwritable output: an error on every rank and no file left behind. */
+  tsr_dmatrix *b = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 6, 6, 2, 2, TSR_F64, TSR_CPU, &b));
+  TSR_ASSERT_OK(tsr_dmatrix_fill_random(b, 1, 0, 1));
+  snprintf(path, sizeof path, "%s/no/such/dir/out.npy", dir);
+  TSR_ASSERT_STATUS(tsr_dmatrix_write_npy(b, path, 0), TSR_ERR_IO, "cannot create");
+  DIST_ASSERT(files_with(".tmp.") == 0);
+  tsr_dmatrix_free(b);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_read_every_flavour),
+    cmocka_unit_test(test_write_round_trip),
+    cmocka_unit_test(test_bad_files),
+};
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &dist_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &dist_size);
+  int fails = cmocka_run_group_tests(tests, group_setup, group_teardown);
+  int worst = 0;
+  MPI_Allreduce(&fails, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return worst ? 1 : 0;
+}

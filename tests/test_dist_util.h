@@ -1,0 +1,104 @@
+/*
+ * Helpers of the MPI test programs (tests/test_dist_*.c). Every rank runs every test; checks
+ * that depend on one rank's data go through dist_all() so that all ranks pass or fail the
+ * same assertion together and none is left waiting in a collective.
+ */
+#ifndef TSR_TEST_DIST_UTIL_H
+#define TSR_TEST_DIST_UTIL_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_test.h"
+
+static int dist_rank, dist_size;
+
+/* 1 when `ok` holds on every rank. */
+static inline int dist_all(int ok) {
+  int all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return all;
+}
+#define DIST_ASSERT(cond) assert_true(dist_all((cond) ? 1 : 0))
+
+/* The grids of the test suite that fit the number of ranks ({0, 0}: the automatic one). */
+static const int dist_grids[][2] = {{1, 1}, {1, 2}, {2, 1}, {1, 4}, {2, 2}, {4, 1}, {0, 0}};
+#define DIST_NGRIDS (int)(sizeof dist_grids / sizeof dist_grids[0])
+static inline int dist_grid_fits(int g) {
+  return dist_grids[g][0] * dist_grids[g][1] == dist_size ||
+         (dist_grids[g][0] == 0 && dist_grids[g][1] == 0);
+}
+
+/* Random host matrix (row-major m x n, uniform [-1, 1), identical on every rank), rounded to
+   f32 when the dtype is f32 so that the float64 reference uses the exact inputs. */
+static inline double *dist_random(int64_t m, int64_t n, tsr_dtype dt, uint64_t seed) {
+  size_t cnt = (size_t)(m * n) + 1;
+  double *x = malloc(cnt * sizeof *x);
+  tsr_test_fill_random(x, cnt, seed);
+  if (dt == TSR_F32)
+    for (size_t i = 0; i < cnt; i++) x[i] = (double)(float)x[i];
+  return x;
+}
+
+/* Converts row-major doubles into a new buffer of the dtype. */
+static inline void *dist_to_dtype(const double *x, size_t cnt, tsr_dtype dt) {
+  void *p = malloc((cnt + 1) * (dt == TSR_F32 ? 4 : 8));
+  for (size_t i = 0; i < cnt; i++) {
+    if (dt == TSR_F32)
+      ((float *)p)[i] = (float)x[i];
+    else
+      ((double *)p)[i] = x[i];
+  }
+  return p;
+}
+
+/* A distributed matrix scattered from the row-major doubles x (m x n). */
+static inline tsr_dmatrix *dist_matrix_from(tsr_grid *g, const double *x, int64_t m, int64_t n,
+                                            int64_t mb, int64_t nb, tsr_dtype dt) {
+  tsr_dmatrix *a = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, mb, nb, dt, TSR_CPU, &a));
+  void *h = dist_to_dtype(x, (size_t)(m * n), dt);
+  TSR_ASSERT_OK(tsr_dmatrix_scatter(a, 0, h, TSR_ROW_MAJOR, 0));
+  free(h);
+  return a;
+}
+
+/* ||local - ref|| / ||ref|| over the whole matrix (allreduced), ref row-major m x n. */
+static inline double dist_rel_error(const tsr_dmatrix *a, const double *ref) {
+  tsr_dmatrix_info_t info;
+  TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
+  tsr_grid_info_t gi;
+  TSR_ASSERT_OK(tsr_grid_info(info.grid, &gi));
+  tsr_array *loc = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_local(a, &loc));
+  double *v = tsr_test_read_f64(loc); /* C order of the local_rows x local_cols view */
+  double sums[2] = {0, 0}, tot[2];
+  for (int64_t li = 0; li < info.local_rows; li++)
+    for (int64_t lj = 0; lj < info.local_cols; lj++) {
+      int64_t i = tsr_indxl2g(li, info.mb, gi.myrow, 0, gi.nprow);
+      int64_t j = tsr_indxl2g(lj, info.nb, gi.mycol, 0, gi.npcol);
+      double d = v[li * info.local_cols + lj] - ref[i * info.n + j];
+      sums[0] += isnan(d) ? INFINITY : d * d;
+      sums[1] += ref[i * info.n + j] * ref[i * info.n + j];
+    }
+  free(v);
+  tsr_array_release(loc);
+  MPI_Allreduce(sums, tot, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return tot[1] > 0 ? sqrt(tot[0] / tot[1]) : sqrt(tot[0]);
+}
+
+/* main() of an MPI cmocka program: every rank runs the group; the exit code is agreed. */
+#define DIST_TEST_MAIN(tests)                                                                  \
+  int main(int argc, char **argv) {                                                            \
+    MPI_Init(&argc, &argv);                                                                    \
+    MPI_Comm_rank(MPI_COMM_WORLD, &dist_rank);                                                 \
+    MPI_Comm_size(MPI_COMM_WORLD, &dist_size);                                                 \
+    int fails = cmocka_run_group_tests(tests, NULL, NULL);                                     \
+    int worst = 0;                                                                             \
+    MPI_Allreduce(&fails, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);                        \
+    MPI_Finalize();                                                                            \
+    return worst ? 1 : 0;                                                                      \
+  }
+
+#endif /* TSR_TEST_DIST_UTIL_H */

@@ -1,0 +1,499 @@
+/*
+ * CPU GEMM: every micro-kernel, both precisions, all four transpose combinations, alpha/beta
+ * special cases, padded leading dimensions, and sizes around every register and cache block
+ * (MR, NR, KC, MC, NC), with 1, 2 and 3 OpenMP threads, against a float64 reference on random
+ * inputs. Calls the backend entry tsr__omp_gemm directly (linked against the static library),
+ * plus a few cases through the public tsr_gemm / tsr_matmul.
+ *
+ * The kernel under test comes from TSR_CPU_KERNEL (portable, avx2, avx512; CTest runs the
+ * program once per value). A kernel the CPU lacks makes the program exit 77 (skipped).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tsr_test.h"
+
+#include "core/internal.h"
+#include "omp/gemm.h"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+static void set_threads(int t) {
+#if defined(_OPENMP)
+  omp_set_num_threads(t);
+#else
+  (void)t;
+#endif
+}
+
+/* Sentinel stored in C's padding (columns n..ldc-1): it must survive every call. */
+#define PAD_SENTINEL 12345.0
+
+typedef struct gemm_case {
+  tsr_dtype dtype;
+  bool ta, tb;
+  int64_t m, n, k;
+  double alpha, beta;
+  int64_t pad_a, pad_b, pad_c; /* leading dimension minus the stored width */
+  bool nan_c;                  /* C starts as NaN (only with beta == 0) */
+  bool nan_ab;                 /* A and B are NaN (only with alpha == 0 or k == 0) */
+  tsr_gemm_path path;
+} gemm_case;
+
+static void store(tsr_dtype dt, void *p, size_t i, double v) {
+  if (dt == TSR_F32) ((float *)p)[i] = (float)v;
+  else ((double *)p)[i] = v;
+}
+static double load(tsr_dtype dt, const void *p, size_t i) {
+  return dt == TSR_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+/* Runs one case through tsr__omp_gemm and checks it against the reference. Returns the
+   status of the call (checks only on TSR_OK). */
+static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
+  const tsr_dtype dt = gc->dtype;
+  const size_t es = dt == TSR_F32 ? 4 : 8;
+  const int64_t m = gc->m, n = gc->n, k = gc->k;
+  /* Stored shapes: A is m x k (or k x m transposed), B is k x n (or n x k). */
+  const int64_t ar = gc->ta ? k : m, ac = gc->ta ? m : k;
+  const int64_t br = gc->tb ? n : k, bc = gc->tb ? k : n;
+  const int64_t lda = (ac > 0 ? ac : 1) + gc->pad_a, ldb = (bc > 0 ? bc : 1) + gc->pad_b;
+  const int64_t ldc = (n > 0 ? n : 1) + gc->pad_c;
+  const size_t na = (size_t)(ar * lda) + 1, nb = (size_t)(br * ldb) + 1,
+               nc = (size_t)(m * ldc) + 1;
+  double *ha = malloc(na * sizeof *ha), *hb = malloc(nb * sizeof *hb);
+  double *hc = malloc(nc * sizeof *hc), *ref = malloc(nc * sizeof *ref);
+  /* One extra element: C starts one element past a 64-byte boundary, so the kernels' C
+     accesses are unaligned as they may be in user code. */
+  char *a = malloc(na * es), *b = malloc(nb * es), *cbuf = malloc((nc + 1) * es);
+  assert_non_null(ha);
+  assert_non_null(hb);
+  assert_non_null(hc);
+  assert_non_null(ref);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_non_null(cbuf);
+  char *c = cbuf + es;
+  tsr_test_fill_random(ha, na, seed);
+  tsr_test_fill_random(hb, nb, seed + 1);
+  tsr_test_fill_random(hc, nc, seed + 2);
+  for (size_t i = 0; i < na; ++i) {
+    if (gc->nan_ab) ha[i] = NAN;
+    store(dt, a, i, ha[i]);
+    ha[i] = load(dt, a, i); /* the reference sees the rounded inputs */
+  }
+  for (size_t i = 0; i < nb; ++i) {
+    if (gc->nan_ab) hb[i] = NAN;
+    store(dt, b, i, hb[i]);
+    hb[i] = load(dt, b, i);
+  }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < ldc; ++j) {
+      double v = hc[i * ldc + j];
+      if (j >= n) v = PAD_SENTINEL;
+      else if (gc->nan_c) v = NAN;
+      hc[i * ldc + j] = v;
+    }
+  for (size_t i = 0; i < nc; ++i) {
+    store(dt, c, i, hc[i]);
+    hc[i] = load(dt, c, i);
+  }
+
+  /* Reference in float64 (long double sums for f64 inputs). */
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      long double s = 0;
+      if (gc->alpha != 0)
+        for (int64_t p = 0; p < k; ++p) {
+          const double x = gc->ta ? ha[p * lda + i] : ha[i * lda + p];
+          const double y = gc->tb ? hb[j * ldb + p] : hb[p * ldb + j];
+          s += (long double)x * y;
+        }
+      double r = (double)((long double)gc->alpha * s);
+      if (gc->beta != 0) r += gc->beta * hc[i * ldc + j];
+      ref[i * ldc + j] = r;
+    }
+
+  tsr__gemm_args args = {.dtype = dt, .trans_a = gc->ta, .trans_b = gc->tb, .m = m, .n = n,
+                         .k = k, .alpha = gc->alpha, .beta = gc->beta, .a = a, .lda = lda,
+                         .b = b, .ldb = ldb, .c = c, .ldc = ldc, .path = gc->path};
+  const tsr_status st = tsr__omp_gemm(TSR_CPU, &args);
+  if (st == TSR_OK) {
+    /* Gather the m x n results and compare by relative norm error; the padding must be
+       untouched and no NaN may appear. */
+    const size_t cnt = (size_t)(m * n);
+    double *got = malloc((cnt ? cnt : 1) * sizeof *got), *want = malloc((cnt ? cnt : 1) * sizeof *want);
+    assert_non_null(got);
+    assert_non_null(want);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        got[i * n + j] = load(dt, c, (size_t)(i * ldc + j));
+        want[i * n + j] = ref[i * ldc + j];
+        if (isnan(got[i * n + j]))
+          fail_msg("NaN at (%lld,%lld): dtype %d ta %d tb %d m %lld n %lld k %lld alpha %g "
+                   "beta %g",
+                   (long long)i, (long long)j, (int)dt, gc->ta, gc->tb, (long long)m,
+                   (long long)n, (long long)k, gc->alpha, gc->beta);
+      }
+      for (int64_t j = n; j < ldc; ++j)
+        if (load(dt, c, (size_t)(i * ldc + j)) != PAD_SENTINEL)
+          fail_msg("padding of C row %lld col %lld overwritten (m %lld n %lld k %lld)",
+                   (long long)i, (long long)j, (long long)m, (long long)n, (long long)k);
+    }
+    const double err = tsr_test_rel_error(got, want, cnt);
+    const double tol = tsr_test_tol(dt, k);
+    if (!(err <= tol))
+      fail_msg("rel error %.3g > %.3g: dtype %s ta %d tb %d m %lld n %lld k %lld alpha %g "
+               "beta %g lds %lld %lld %lld path %d kernel %s",
+               err, tol, dt == TSR_F32 ? "f32" : "f64", gc->ta, gc->tb, (long long)m,
+               (long long)n, (long long)k, gc->alpha, gc->beta, (long long)lda,
+               (long long)ldb, (long long)ldc, (int)gc->path, tsr__gemm_kernel_get(dt)->name);
+    free(got);
+    free(want);
+  }
+  free(ha);
+  free(hb);
+  free(hc);
+  free(ref);
+  free(a);
+  free(b);
+  free(cbuf);
+  return st;
+}
+
+static void check(gemm_case gc, uint64_t seed) { TSR_ASSERT_OK(run_case(&gc, seed)); }
+
+/* All four transpose combinations of one shape, with padded leading dimensions on two of
+   them and alpha/beta varied. */
+static void check_all_trans(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint64_t seed) {
+  for (int t = 0; t < 4; ++t) {
+    gemm_case gc = {.dtype = dt, .ta = t & 1, .tb = (t >> 1) & 1, .m = m, .n = n, .k = k,
+                    .alpha = t == 2 ? -0.75 : 1.0, .beta = t == 0 ? 0.0 : t == 1 ? 1.0 : 0.5,
+                    .pad_a = t & 1 ? 3 : 0, .pad_b = t == 2 ? 5 : 0, .pad_c = t >= 2 ? 7 : 0,
+                    .path = TSR_GEMM_NATIVE};
+    check(gc, seed + (uint64_t)t * 7919);
+  }
+}
+
+static const tsr_dtype dtypes[2] = {TSR_F32, TSR_F64};
+
+/* Sizes 1, primes, and just under/at/over MR and NR, in every dimension. */
+static void test_small_shapes(void **state) {
+  (void)state;
+  set_threads(2);
+  for (int d = 0; d < 2; ++d) {
+    const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(dtypes[d]);
+    const int64_t s[] = {1, 2, 3, 5, 13, 31, kr->mr - 1, kr->mr, kr->mr + 1, kr->nr - 1,
+                         kr->nr, kr->nr + 1, 2 * kr->mr + 3, 2 * kr->nr + 1, 67};
+    const int ns = (int)(sizeof s / sizeof s[0]);
+    for (int i = 0; i < ns; ++i) {
+      if (s[i] < 1) continue;
+      check_all_trans(dtypes[d], s[i], s[i], s[i], 100 + (uint64_t)i);
+      check_all_trans(dtypes[d], s[i], 7, 3, 200 + (uint64_t)i);
+      check_all_trans(dtypes[d], 5, s[i], 11, 300 + (uint64_t)i);
+      check_all_trans(dtypes[d], 3, 4, s[i], 400 + (uint64_t)i);
+      check_all_trans(dtypes[d], s[i], s[(i + 5) % ns], s[(i + 9) % ns], 500 + (uint64_t)i);
+    }
+  }
+}
+
+/* Just under/at/over KC, MC and NC (one large dimension at a time keeps this fast). */
+static void test_cache_block_edges(void **state) {
+  (void)state;
+  for (int d = 0; d < 2; ++d) {
+    const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(dtypes[d]);
+    for (int t = 1; t <= 2; ++t) {
+      set_threads(t);
+      for (int64_t e = -1; e <= 1; ++e) {
+        check_all_trans(dtypes[d], kr->mr + 1, kr->nr + 3, kr->kc + e, 600 + (uint64_t)e);
+        check_all_trans(dtypes[d], kr->mc + e, kr->nr + 1, 9, 700 + (uint64_t)e);
+        check_all_trans(dtypes[d], 3, kr->nc + e, 4, 800 + (uint64_t)e);
+      }
+      check_all_trans(dtypes[d], 2 * kr->mr + 1, kr->nr + 1, 2 * kr->kc + 3, 900);
+      /* Several KC slices and NC blocks with beta != 0: C accumulates across slices. */
+      check_all_trans(dtypes[d], 2 * kr->mc + 5, 2 * kr->nr + 1, kr->kc + 7, 910);
+    }
+  }
+}
+
+/* Large enough to run multi-threaded: square, short-wide (thread grid splits columns) and
+   tall-skinny (splits rows), with 1, 2 and 3 threads (3 gives uneven splits). */
+static void test_threaded_shapes(void **state) {
+  (void)state;
+  const int64_t shapes[][3] = {{97, 101, 103}, {20, 1500, 30}, {1500, 21, 30}, {150, 130, 400}};
+  for (int d = 0; d < 2; ++d)
+    for (int t = 1; t <= 3; ++t) {
+      set_threads(t);
+      for (int s = 0; s < 4; ++s)
+        check_all_trans(dtypes[d], shapes[s][0], shapes[s][1], shapes[s][2],
+                        1000 + (uint64_t)(s * 10 + t));
+    }
+  set_threads(2);
+}
+
+/* beta == 0 never reads C (NaN must not propagate); alpha == 0 and k == 0 never read A/B. */
+static void test_alpha_beta_special(void **state) {
+  (void)state;
+  set_threads(2);
+  for (int d = 0; d < 2; ++d) {
+    for (int t = 0; t < 4; ++t) {
+      const bool ta = t & 1, tb = (t >> 1) & 1;
+      /* beta = 0 over NaN C, small and threaded sizes. */
+      check((gemm_case){.dtype = dtypes[d], .ta = ta, .tb = tb, .m = 37, .n = 41, .k = 29,
+                        .alpha = 1.5, .beta = 0.0, .pad_c = 2, .nan_c = true,
+                        .path = TSR_GEMM_NATIVE},
+            2000 + (uint64_t)t);
+      check((gemm_case){.dtype = dtypes[d], .ta = ta, .tb = tb, .m = 90, .n = 80, .k = 70,
+                        .alpha = -1.0, .beta = 0.0, .nan_c = true, .path = TSR_GEMM_NATIVE},
+            2010 + (uint64_t)t);
+      /* alpha = 0 with NaN A and B: C = beta*C. */
+      check((gemm_case){.dtype = dtypes[d], .ta = ta, .tb = tb, .m = 33, .n = 17, .k = 8,
+                        .alpha = 0.0, .beta = -2.0, .pad_c = 1, .nan_ab = true,
+                        .path = TSR_GEMM_NATIVE},
+            2020 + (uint64_t)t);
+      /* alpha = 0 and beta = 0 over NaN C: zeros. */
+      check((gemm_case){.dtype = dtypes[d], .ta = ta, .tb = tb, .m = 9, .n = 70, .k = 8,
+                        .alpha = 0.0, .beta = 0.0, .nan_c = true, .nan_ab = true,
+                        .path = TSR_GEMM_NATIVE},
+            2030 + (uint64_t)t);
+    }
+    /* k == 0: C = beta*C, and beta = 0 writes zeros over NaN. */
+    check((gemm_case){.dtype = dtypes[d], .m = 6, .n = 5, .k = 0, .alpha = 1.0, .beta = 3.0,
+                      .pad_c = 2, .path = TSR_GEMM_NATIVE},
+          2040);
+    check((gemm_case){.dtype = dtypes[d], .m = 6, .n = 5, .k = 0, .alpha = 1.0, .beta = 0.0,
+                      .nan_c = true, .path = TSR_GEMM_NATIVE},
+          2041);
+    /* m == 0 or n == 0: nothing to do (the padding check covers n == 0). */
+    check((gemm_case){.dtype = dtypes[d], .m = 0, .n = 5, .k = 3, .alpha = 1.0, .beta = 1.0,
+                      .path = TSR_GEMM_NATIVE},
+          2050);
+    check((gemm_case){.dtype = dtypes[d], .m = 4, .n = 0, .k = 3, .alpha = 1.0, .beta = 1.0,
+                      .pad_c = 3, .path = TSR_GEMM_NATIVE},
+          2051);
+  }
+}
+
+/* The micro-kernel itself with a non-unit column stride of C (the driver always passes
+   unit stride; the contract allows any). */
+static void test_ukr_general_stride(void **state) {
+  (void)state;
+  for (int d = 0; d < 2; ++d) {
+    const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(dtypes[d]);
+    const int mr = kr->mr, nr = kr->nr;
+    const int64_t k = 19, rs = 1, cs = mr + 2; /* C stored column-major with padding */
+    double *ha = malloc(sizeof(double) * (size_t)(mr * k));
+    double *hb = malloc(sizeof(double) * (size_t)(nr * k));
+    double *hc = malloc(sizeof(double) * (size_t)(cs * nr));
+    void *ap = NULL, *bp = NULL, *cp = NULL;
+    assert_non_null(ha);
+    assert_non_null(hb);
+    assert_non_null(hc);
+    TSR_ASSERT_OK(tsr__host_alloc((size_t)(mr * k) * 8, &ap));
+    TSR_ASSERT_OK(tsr__host_alloc((size_t)(nr * k) * 8, &bp));
+    TSR_ASSERT_OK(tsr__host_alloc((size_t)(cs * nr) * 8, &cp));
+    tsr_test_fill_random(ha, (size_t)(mr * k), 3000);
+    tsr_test_fill_random(hb, (size_t)(nr * k), 3001);
+    tsr_test_fill_random(hc, (size_t)(cs * nr), 3002);
+    for (int beta_zero = 0; beta_zero < 2; ++beta_zero) {
+      const double alpha = 0.5, beta = beta_zero ? 0.0 : -1.25;
+      for (int64_t i = 0; i < mr * k; ++i) store(dtypes[d], ap, (size_t)i, ha[i]);
+      for (int64_t i = 0; i < nr * k; ++i) store(dtypes[d], bp, (size_t)i, hb[i]);
+      for (int64_t i = 0; i < cs * nr; ++i) store(dtypes[d], cp, (size_t)i, hc[i]);
+      if (dtypes[d] == TSR_F32)
+        kr->ukr_f32(k, (float)alpha, ap, bp, (float)beta, cp, rs, cs);
+      else
+        kr->ukr_f64(k, alpha, ap, bp, beta, cp, rs, cs);
+      double maxerr = 0;
+      for (int i = 0; i < mr; ++i)
+        for (int j = 0; j < nr; ++j) {
+          double s = 0;
+          for (int64_t p = 0; p < k; ++p)
+            s += load(dtypes[d], ap, (size_t)(p * mr + i)) * load(dtypes[d], bp, (size_t)(p * nr + j));
+          const double c0 = hc[i * rs + j * cs];
+          const double c0r = dtypes[d] == TSR_F32 ? (double)(float)c0 : c0;
+          const double want = alpha * s + (beta_zero ? 0.0 : beta * c0r);
+          const double e = fabs(load(dtypes[d], cp, (size_t)(i * rs + j * cs)) - want);
+          if (e > maxerr) maxerr = e;
+        }
+      /* Padding rows mr..cs-1 of each column are untouched. */
+      for (int j = 0; j < nr; ++j)
+        for (int64_t i = mr; i < cs; ++i) {
+          const double orig = dtypes[d] == TSR_F32 ? (double)(float)hc[i + j * cs] : hc[i + j * cs];
+          assert_true(load(dtypes[d], cp, (size_t)(i + j * cs)) == orig);
+        }
+      if (!(maxerr <= 100 * tsr_test_tol(dtypes[d], k)))
+        fail_msg("micro-kernel %s with column stride %lld: max error %.3g", kr->name,
+                 (long long)cs, maxerr);
+    }
+    free(ha);
+    free(hb);
+    free(hc);
+    tsr__host_free(ap);
+    tsr__host_free(bp);
+    tsr__host_free(cp);
+  }
+}
+
+/* Calls from inside a parallel region run single-threaded, each thread with its own
+   cached packing buffers. */
+static void test_called_from_threads(void **state) {
+  (void)state;
+  set_threads(2);
+  int failures = 0;
+#if defined(_OPENMP)
+#pragma omp parallel for reduction(+ : failures) schedule(static, 1)
+#endif
+  for (int i = 0; i < 4; ++i) {
+    /* cmocka's asserts are not thread-safe: compare here, assert after. */
+    const int64_t m = 70 + i, n = 65, k = 80;
+    double *a = malloc(sizeof(double) * (size_t)(m * k)), *b = malloc(sizeof(double) * (size_t)(k * n));
+    double *c = malloc(sizeof(double) * (size_t)(m * n)), *r = malloc(sizeof(double) * (size_t)(m * n));
+    if (!a || !b || !c || !r) {
+      ++failures;
+    } else {
+      tsr_test_fill_random(a, (size_t)(m * k), 4000 + (uint64_t)i);
+      tsr_test_fill_random(b, (size_t)(k * n), 4100 + (uint64_t)i);
+      for (int64_t x = 0; x < m; ++x)
+        for (int64_t y = 0; y < n; ++y) {
+          double s = 0;
+          for (int64_t p = 0; p < k; ++p) s += a[x * k + p] * b[p * n + y];
+          r[x * n + y] = s;
+        }
+      tsr__gemm_args g = {.dtype = TSR_F64, .m = m, .n = n, .k = k, .alpha = 1.0, .beta = 0.0,
+                          .a = a, .lda = k, .b = b, .ldb = n, .c = c, .ldc = n,
+                          .path = TSR_GEMM_NATIVE};
+      if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK ||
+          !(tsr_test_rel_error(c, r, (size_t)(m * n)) <= tsr_test_tol(TSR_F64, k)))
+        ++failures;
+    }
+    free(a);
+    free(b);
+    free(c);
+    free(r);
+  }
+  assert_int_equal(failures, 0);
+}
+
+/* The vendor path: correct results when built, TSR_ERR_UNSUPPORTED otherwise. */
+static void test_vendor_path(void **state) {
+  (void)state;
+  for (int d = 0; d < 2; ++d) {
+    gemm_case gc = {.dtype = dtypes[d], .ta = true, .tb = false, .m = 45, .n = 38, .k = 27,
+                    .alpha = 0.5, .beta = 2.0, .pad_a = 1, .pad_c = 4, .path = TSR_GEMM_VENDOR};
+#if TSR_HAVE_VENDOR_BLAS
+    TSR_ASSERT_OK(run_case(&gc, 5000));
+    gc.ta = false;
+    gc.tb = true;
+    gc.beta = 0.0;
+    gc.nan_c = true;
+    TSR_ASSERT_OK(run_case(&gc, 5001));
+#else
+    TSR_ASSERT_STATUS(run_case(&gc, 5000), TSR_ERR_UNSUPPORTED, "vendor");
+#endif
+  }
+}
+
+/* Kernel selection: an unknown or unavailable request falls back to the best kernel. */
+static void test_kernel_selection(void **state) {
+  (void)state;
+  const char *orig = getenv("TSR_CPU_KERNEL");
+  char saved[32] = {0};
+  if (orig) snprintf(saved, sizeof saved, "%s", orig);
+  setenv("TSR_CPU_KERNEL", "no-such-isa", 1);
+  assert_false(tsr__gemm_kernel_reselect());
+  assert_non_null(tsr__gemm_kernel_get(TSR_F32));
+  assert_true(tsr__gemm_isa_available(tsr__omp_gemm_kernel_name(TSR_F64)));
+  check_all_trans(TSR_F64, 20, 21, 22, 6000);
+  setenv("TSR_CPU_KERNEL", "portable", 1);
+  assert_true(tsr__gemm_kernel_reselect());
+  assert_string_equal(tsr__omp_gemm_kernel_name(TSR_F32), "portable");
+  if (orig) setenv("TSR_CPU_KERNEL", saved, 1);
+  else unsetenv("TSR_CPU_KERNEL");
+  tsr__gemm_kernel_reselect();
+  assert_string_equal(tsr__omp_gemm_kernel_name(TSR_F64), tsr__gemm_kernel_get(TSR_F32)->isa);
+  assert_string_equal(tsr__omp_gemm_kernel_name(TSR_I32), "none");
+}
+
+#if TSR_TEST_HAVE_LINALG
+/* Through the public API: tsr_gemm on zero-copy views (column-major B via strides) and
+   tsr_matmul. */
+static void test_public_api(void **state) {
+  (void)state;
+  set_threads(2);
+  for (int d = 0; d < 2; ++d) {
+    const tsr_dtype dt = dtypes[d];
+    const int64_t m = 75, n = 66, k = 53;
+    double *a = NULL, *b = NULL;
+    const int64_t sa[2] = {m, k}, sb[2] = {k, n}, sc[2] = {m, n};
+    tsr_array *ta = tsr_test_random_array(2, sa, dt, TSR_CPU, 7000, &a);
+    tsr_array *tb = tsr_test_random_array(2, sb, dt, TSR_CPU, 7001, &b);
+    double *r = malloc(sizeof(double) * (size_t)(m * n));
+    assert_non_null(r);
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (int64_t p = 0; p < k; ++p) s += a[i * k + p] * b[p * n + j];
+        r[i * n + j] = s;
+      }
+    tsr_array *prod = NULL;
+    TSR_ASSERT_OK(tsr_matmul(ta, tb, &prod));
+    double *got = tsr_test_read_f64(prod);
+    assert_true(tsr_test_rel_error(got, r, (size_t)(m * n)) <= tsr_test_tol(dt, k));
+    free(got);
+    /* C = -2*A*B + 0.5*C via tsr_gemm, C starting as the product. */
+    TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, -2.0, ta, tb, 0.5, prod));
+    got = tsr_test_read_f64(prod);
+    for (int64_t i = 0; i < m * n; ++i) r[i] = -1.5 * r[i];
+    assert_true(tsr_test_rel_error(got, r, (size_t)(m * n)) <= 4 * tsr_test_tol(dt, k));
+    free(got);
+    tsr_array_release(prod);
+    tsr_array_release(ta);
+    tsr_array_release(tb);
+    free(a);
+    free(b);
+    free(r);
+    (void)sc;
+  }
+}
+#endif
+
+int main(void) {
+  const char *want = getenv("TSR_CPU_KERNEL");
+  if (want && *want && strcmp(want, "auto") != 0) {
+    if (!tsr__gemm_isa_available(want)) {
+      printf("TSR_CPU_KERNEL=%s: this CPU or build lacks it, skipped\n", want);
+      return TSR_TEST_SKIP;
+    }
+    if (strcmp(tsr__omp_gemm_kernel_name(TSR_F32), want) != 0 ||
+        strcmp(tsr__omp_gemm_kernel_name(TSR_F64), want) != 0) {
+      printf("TSR_CPU_KERNEL=%s but %s/%s selected\n", want,
+             tsr__omp_gemm_kernel_name(TSR_F32), tsr__omp_gemm_kernel_name(TSR_F64));
+      return 1;
+    }
+  }
+  for (int d = 0; d < 2; ++d) {
+    const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(dtypes[d]);
+    printf("kernel %s: MR=%d NR=%d KC=%lld MC=%lld NC=%lld\n", kr->name, kr->mr, kr->nr,
+           (long long)kr->kc, (long long)kr->mc, (long long)kr->nc);
+  }
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_small_shapes),
+      cmocka_unit_test(test_cache_block_edges),
+      cmocka_unit_test(test_threaded_shapes),
+      cmocka_unit_test(test_alpha_beta_special),
+      cmocka_unit_test(test_ukr_general_stride),
+      cmocka_unit_test(test_called_from_threads),
+      cmocka_unit_test(test_vendor_path),
+#if TSR_TEST_HAVE_LINALG
+      cmocka_unit_test(test_public_api),
+#endif
+      /* Last: it re-selects the kernel. */
+      cmocka_unit_test(test_kernel_selection),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

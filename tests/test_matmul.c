@@ -1,0 +1,577 @@
+/*
+ * tsr_matmul (NumPy semantics) and tsr_gemm / tsr_gemm_ex against a float64 reference
+ * computed here with plain loops, on random inputs: 2-D, 1-D promotions, broadcast batches,
+ * non-contiguous operands, ragged sizes (1, primes, k = 0), sizes past the GEMM blocking,
+ * transposes, alpha/beta, beta = 0 over NaN, column-major and strided C, and shape errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_util.h"
+
+static tsr_device dev;
+
+static const tsr_dtype float_dtypes[2] = {TSR_F32, TSR_F64};
+
+/* ---------------------------------------------------------------- reference */
+
+/*
+ * NumPy matmul of C-ordered host values: promotes 1-D operands, broadcasts batch axes.
+ * Writes the result shape to (*nout, so) and returns malloc'ed values.
+ */
+static double *ref_matmul(int na, const int64_t *sa, const double *ha, int nb,
+                          const int64_t *sb, const double *hb, int *nout, int64_t *so) {
+  int64_t pa[TSR_MAX_DIMS], pb[TSR_MAX_DIMS];
+  int pna = na, pnb = nb;
+  memcpy(pa, sa, (size_t)na * sizeof(int64_t));
+  memcpy(pb, sb, (size_t)nb * sizeof(int64_t));
+  if (na == 1) pa[0] = 1, pa[1] = sa[0], pna = 2;
+  if (nb == 1) pb[0] = sb[0], pb[1] = 1, pnb = 2;
+  int64_t m = pa[pna - 2], k = pa[pna - 1], n = pb[pnb - 1];
+  assert_int_equal(k, pb[pnb - 2]);
+  int bna = pna - 2, bnb = pnb - 2;
+  int nbatch = bna > bnb ? bna : bnb;
+  int64_t bshape[TSR_MAX_DIMS];
+  for (int i = 0; i < nbatch; i++) {
+    int ia = i - (nbatch - bna), ib = i - (nbatch - bnb);
+    int64_t da = ia >= 0 ? pa[ia] : 1, db = ib >= 0 ? pb[ib] : 1;
+    bshape[i] = da == 1 ? db : da;
+  }
+  int64_t nb_total = tsr_test_numel(nbatch, bshape);
+  double *out = malloc((size_t)(nb_total * m * n > 0 ? nb_total * m * n : 1) * sizeof(double));
+  assert_non_null(out);
+  for (int64_t bi = 0; bi < nb_total; bi++) {
+    const double *A = ha + ct_bcast_index(nbatch, bshape, bi, bna, pa) * m * k;
+    const double *B = hb + ct_bcast_index(nbatch, bshape, bi, bnb, pb) * k * n;
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        long double acc = 0;
+        for (int64_t p = 0; p < k; p++) acc += (long double)A[i * k + p] * B[p * n + j];
+        out[(bi * m + i) * n + j] = (double)acc;
+      }
+  }
+  *nout = 0;
+  for (int i = 0; i < nbatch; i++) so[(*nout)++] = bshape[i];
+  if (na > 1) so[(*nout)++] = m;
+  if (nb > 1) so[(*nout)++] = n;
+  return out;
+}
+
+static void check_rel(const double *got, const double *ref, int64_t n, tsr_dtype dt, int64_t k,
+                      const char *what) {
+  double err = tsr_test_rel_error(got, ref, (size_t)n);
+  double tol = tsr_test_tol(dt, k);
+  if (!(err <= tol)) {
+    print_error("%s (%s, k=%lld): relative error %g > %g\n", what, tsr_dtype_name(dt),
+                (long long)k, err, tol);
+    fail();
+  }
+}
+
+/* Checks tsr_matmul(a, b) where ha/hb hold the operands' C-order values. */
+static void check_matmul_arrays(const tsr_array *a, const double *ha, const tsr_array *b,
+                                const double *hb, const char *what) {
+  tsr_array_info_t ia, ib;
+  TSR_ASSERT_OK(tsr_array_info(a, &ia));
+  TSR_ASSERT_OK(tsr_array_info(b, &ib));
+  int nout;
+  int64_t so[TSR_MAX_DIMS];
+  double *ref = ref_matmul(ia.ndim, ia.shape, ha, ib.ndim, ib.shape, hb, &nout, so);
+  tsr_array *c = NULL;
+  tsr_status st = tsr_matmul(a, b, &c);
+  if (st != TSR_OK) print_error("%s: %s\n", what, tsr_last_error());
+  assert_int_equal(st, TSR_OK);
+  tsr_array_info_t ic;
+  TSR_ASSERT_OK(tsr_array_info(c, &ic));
+  assert_int_equal(ic.contiguous, 1);
+  double *got = ct_read_checked(c, ia.dtype, nout, so);
+  check_rel(got, ref, tsr_test_numel(nout, so), ia.dtype, ia.shape[ia.ndim - 1], what);
+  free(got);
+  free(ref);
+  tsr_array_release(c);
+}
+
+static void check_matmul(tsr_dtype dt, int na, const int64_t *sa, int nb, const int64_t *sb,
+                         uint64_t seed, const char *what) {
+  double *ha = NULL, *hb = NULL;
+  tsr_array *a = tsr_test_random_array(na, sa, dt, dev, seed, &ha);
+  tsr_array *b = tsr_test_random_array(nb, sb, dt, dev, seed + 1, &hb);
+  check_matmul_arrays(a, ha, b, hb, what);
+  tsr_array_release(a);
+  tsr_array_release(b);
+  free(ha);
+  free(hb);
+}
+
+/* ---------------------------------------------------------------- matmul */
+
+static void test_matmul_2d(void **state) {
+  (void)state;
+  static const int64_t mkn[][3] = {
+      {1, 1, 1},   {2, 3, 4},    {7, 13, 5},  {127, 1, 3},  {1, 127, 1},   {64, 64, 64},
+      {129, 67, 131}, {13, 1021, 7}, {0, 5, 3}, {3, 0, 4},  {3, 5, 0},     {300, 257, 259},
+  };
+  for (int d = 0; d < 2; d++)
+    for (size_t c = 0; c < sizeof mkn / sizeof mkn[0]; c++) {
+      int64_t sa[2] = {mkn[c][0], mkn[c][1]}, sb[2] = {mkn[c][1], mkn[c][2]};
+      char what[64];
+      snprintf(what, sizeof what, "matmul %lldx%lld @ %lldx%lld", (long long)sa[0],
+               (long long)sa[1], (long long)sb[0], (long long)sb[1]);
+      check_matmul(float_dtypes[d], 2, sa, 2, sb, 10 + c * 2, what);
+    }
+}
+
+/* An inner dimension of 0 gives zeros (not garbage). */
+static void test_matmul_k0_zeros(void **state) {
+  (void)state;
+  int64_t sa[2] = {3, 0}, sb[2] = {0, 4}, so[2] = {3, 4};
+  tsr_array *a = NULL, *b = NULL, *c = NULL;
+  TSR_ASSERT_OK(tsr_empty(2, sa, TSR_F64, dev, &a));
+  TSR_ASSERT_OK(tsr_empty(2, sb, TSR_F64, dev, &b));
+  TSR_ASSERT_OK(tsr_matmul(a, b, &c));
+  double *g = ct_read_checked(c, TSR_F64, 2, so);
+  for (int i = 0; i < 12; i++) assert_true(g[i] == 0.0);
+  free(g);
+  tsr_array_release(a);
+  tsr_array_release(b);
+  tsr_array_release(c);
+}
+
+static void test_matmul_1d_promotions(void **state) {
+  (void)state;
+  for (int d = 0; d < 2; d++) {
+    tsr_dtype dt = float_dtypes[d];
+    int64_t v7[1] = {7}, m7x5[2] = {7, 5}, m4x7[2] = {4, 7}, b3x7x5[3] = {3, 7, 5},
+            b2x4x7[3] = {2, 4, 7}, v1[1] = {1}, m1x1[2] = {1, 1}, v1021[1] = {1021};
+    check_matmul(dt, 1, v7, 2, m7x5, 100, "vector @ matrix");
+    check_matmul(dt, 2, m4x7, 1, v7, 102, "matrix @ vector");
+    check_matmul(dt, 1, v7, 1, v7, 104, "vector @ vector");
+    check_matmul(dt, 1, v1021, 1, v1021, 106, "long vector @ vector");
+    check_matmul(dt, 1, v7, 3, b3x7x5, 108, "vector @ stack");
+    check_matmul(dt, 3, b2x4x7, 1, v7, 110, "stack @ vector");
+    check_matmul(dt, 1, v1, 2, m1x1, 112, "1 @ 1x1");
+    /* vector @ vector is 0-d. */
+    double *ha = NULL, *hb = NULL;
+    tsr_array *a = tsr_test_random_array(1, v7, dt, dev, 114, &ha);
+    tsr_array *b = tsr_test_random_array(1, v7, dt, dev, 115, &hb);
+    tsr_array *c = NULL;
+    TSR_ASSERT_OK(tsr_matmul(a, b, &c));
+    ct_assert_shape(c, dt, 0, NULL);
+    tsr_array_release(c);
+    tsr_array_release(a);
+    tsr_array_release(b);
+    free(ha);
+    free(hb);
+  }
+}
+
+static void test_matmul_batched(void **state) {
+  (void)state;
+  static const struct {
+    int na;
+    int64_t sa[4];
+    int nb;
+    int64_t sb[4];
+  } cases[] = {
+      {4, {2, 1, 3, 4}, 3, {5, 4, 2}}, /* -> (2,5,3,2) */
+      {3, {3, 4, 5}, 2, {5, 2}},       /* -> (3,4,2) */
+      {2, {4, 5}, 3, {3, 5, 2}},       /* -> (3,4,2) */
+      {3, {1, 2, 3}, 3, {4, 3, 2}},    /* -> (4,2,2) */
+      {4, {2, 3, 13, 7}, 4, {2, 3, 7, 11}},
+      {3, {0, 3, 4}, 3, {1, 4, 2}},    /* empty batch */
+      {3, {2, 3, 0}, 3, {2, 0, 5}},    /* k = 0 in a batch: zeros */
+  };
+  for (int d = 0; d < 2; d++)
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+      check_matmul(float_dtypes[d], cases[c].na, cases[c].sa, cases[c].nb, cases[c].sb,
+                   200 + c * 2, "batched matmul");
+  /* The example of the brief, with its result shape spelled out. */
+  int64_t sa[4] = {2, 1, 3, 4}, sb[3] = {5, 4, 2}, so[4] = {2, 5, 3, 2};
+  tsr_array *a = tsr_test_random_array(4, sa, TSR_F32, dev, 1, NULL);
+  tsr_array *b = tsr_test_random_array(3, sb, TSR_F32, dev, 2, NULL), *c = NULL;
+  TSR_ASSERT_OK(tsr_matmul(a, b, &c));
+  ct_assert_shape(c, TSR_F32, 4, so);
+  tsr_array_release(a);
+  tsr_array_release(b);
+  tsr_array_release(c);
+}
+
+/* Transposed, stepped, reversed and batch-permuted operands. */
+static void test_matmul_non_contiguous(void **state) {
+  (void)state;
+  static const int64_t mkn[][3] = {{5, 3, 4}, {13, 127, 7}, {131, 67, 129}};
+  for (int d = 0; d < 2; d++)
+    for (size_t c = 0; c < sizeof mkn / sizeof mkn[0]; c++) {
+      tsr_dtype dt = float_dtypes[d];
+      int64_t m = mkn[c][0], k = mkn[c][1], n = mkn[c][2];
+      /* A = transpose of a (k, m) array. */
+      int64_t sat[2] = {k, m};
+      double *hat = NULL;
+      tsr_array *at = tsr_test_random_array(2, sat, dt, dev, 300 + c, &hat), *a = NULL;
+      TSR_ASSERT_OK(tsr_transpose(at, NULL, &a));
+      double *ha = malloc((size_t)(m * k) * sizeof(double));
+      assert_non_null(ha);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t p = 0; p < k; p++) ha[i * k + p] = hat[p * m + i];
+      /* B = rows reversed, every other column of a (k, 2n) array. */
+      int64_t sbb[2] = {k, 2 * n};
+      double *hbb = NULL;
+      tsr_array *bb = tsr_test_random_array(2, sbb, dt, dev, 400 + c, &hbb), *b1 = NULL, *b = NULL;
+      TSR_ASSERT_OK(tsr_slice(bb, 1, 0, TSR_SLICE_END, 2, &b1));
+      TSR_ASSERT_OK(tsr_slice(b1, 0, TSR_SLICE_END, -TSR_SLICE_END, -1, &b));
+      double *hb = malloc((size_t)(k * n) * sizeof(double));
+      assert_non_null(hb);
+      for (int64_t p = 0; p < k; p++)
+        for (int64_t j = 0; j < n; j++) hb[p * n + j] = hbb[(k - 1 - p) * 2 * n + 2 * j];
+      check_matmul_arrays(a, ha, b, hb, "transposed @ stepped reversed");
+      /* Also: A @ A^T through the view (the Gram-matrix pattern). */
+      check_matmul_arrays(a, ha, at, hat, "A @ A^T view");
+      tsr_array_release(a);
+      tsr_array_release(at);
+      tsr_array_release(b);
+      tsr_array_release(b1);
+      tsr_array_release(bb);
+      free(ha);
+      free(hat);
+      free(hb);
+      free(hbb);
+    }
+  /* Batched operand with its last two axes swapped by a permutation. */
+  int64_t s3[3] = {3, 6, 5}, sb[3] = {1, 6, 4};
+  double *h3 = NULL, *hb = NULL;
+  tsr_array *x = tsr_test_random_array(3, s3, TSR_F64, dev, 500, &h3), *xt = NULL;
+  tsr_array *b = tsr_test_random_array(3, sb, TSR_F64, dev, 501, &hb);
+  int perm[3] = {0, 2, 1};
+  TSR_ASSERT_OK(tsr_transpose(x, perm, &xt)); /* (3,5,6) */
+  double *hxt = malloc(90 * sizeof(double));
+  assert_non_null(hxt);
+  for (int bi = 0; bi < 3; bi++)
+    for (int i = 0; i < 5; i++)
+      for (int j = 0; j < 6; j++) hxt[(bi * 5 + i) * 6 + j] = h3[(bi * 6 + j) * 5 + i];
+  check_matmul_arrays(xt, hxt, b, hb, "batch-transposed @ broadcast batch");
+  free(hxt);
+  free(h3);
+  free(hb);
+  tsr_array_release(x);
+  tsr_array_release(xt);
+  tsr_array_release(b);
+}
+
+static void test_matmul_errors(void **state) {
+  (void)state;
+  int64_t s34[2] = {3, 4}, s52[2] = {5, 2}, v5[1] = {5}, b234[3] = {2, 3, 4}, b342[3] = {3, 4, 2};
+  tsr_array *a = tsr_test_random_array(2, s34, TSR_F32, dev, 1, NULL);
+  tsr_array *b = tsr_test_random_array(2, s52, TSR_F32, dev, 2, NULL);
+  tsr_array *v = tsr_test_random_array(1, v5, TSR_F32, dev, 3, NULL), *c = NULL;
+  TSR_ASSERT_STATUS(tsr_matmul(a, b, &c), TSR_ERR_SHAPE, "inner dimensions differ");
+  assert_non_null(strstr(tsr_last_error(), "tsr_matmul"));
+  assert_null(c);
+  TSR_ASSERT_STATUS(tsr_matmul(a, v, &c), TSR_ERR_SHAPE, "inner dimensions differ");
+  TSR_ASSERT_STATUS(tsr_matmul(v, a, &c), TSR_ERR_SHAPE, "inner dimensions differ");
+  /* Batch axes 2 and 3 do not broadcast. */
+  tsr_array *x = tsr_test_random_array(3, b234, TSR_F32, dev, 4, NULL);
+  tsr_array *y = tsr_test_random_array(3, b342, TSR_F32, dev, 5, NULL);
+  TSR_ASSERT_STATUS(tsr_matmul(x, y, &c), TSR_ERR_SHAPE, NULL);
+  assert_null(c);
+  /* 0-d operands are rejected. */
+  tsr_array *s = NULL;
+  TSR_ASSERT_OK(tsr_full(0, NULL, TSR_F32, dev, 2, &s));
+  TSR_ASSERT_STATUS(tsr_matmul(s, a, &c), TSR_ERR_SHAPE, NULL);
+  TSR_ASSERT_STATUS(tsr_matmul(a, s, &c), TSR_ERR_SHAPE, NULL);
+  assert_null(c);
+  /* Integers and mixed dtypes. */
+  int64_t s43[2] = {4, 3};
+  tsr_array *i1 = tsr_test_random_array(2, s34, TSR_I32, dev, 6, NULL);
+  tsr_array *i2 = tsr_test_random_array(2, s43, TSR_I32, dev, 7, NULL);
+  tsr_array *f2 = tsr_test_random_array(2, s43, TSR_F64, dev, 8, NULL);
+  TSR_ASSERT_STATUS(tsr_matmul(i1, i2, &c), TSR_ERR_DTYPE, NULL);
+  TSR_ASSERT_STATUS(tsr_matmul(a, f2, &c), TSR_ERR_DTYPE, NULL);
+  assert_null(c);
+  tsr_array *arrays[] = {a, b, v, x, y, s, i1, i2, f2};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+}
+
+/* ---------------------------------------------------------------- gemm */
+
+/* C = alpha * op(A) op(B) + beta * C0, reference from host values (row-major m x k etc.). */
+static double *ref_gemm(tsr_trans ta, tsr_trans tb, double alpha, const double *A,
+                        const double *B, double beta, const double *C0, int64_t m, int64_t n,
+                        int64_t k) {
+  double *C = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(double));
+  assert_non_null(C);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      long double acc = 0;
+      for (int64_t p = 0; p < k; p++) {
+        double x = ta ? A[p * m + i] : A[i * k + p];
+        double y = tb ? B[j * k + p] : B[p * n + j];
+        acc += (long double)x * y;
+      }
+      C[i * n + j] = alpha * (double)acc + (beta == 0 ? 0 : beta * C0[i * n + j]);
+    }
+  return C;
+}
+
+/* Every transpose combination, alpha/beta, ragged and blocked sizes, via gemm and gemm_ex. */
+static void test_gemm_trans_alpha_beta(void **state) {
+  (void)state;
+  static const int64_t mnk[][3] = {{1, 1, 1},       {7, 13, 5}, {127, 3, 1021}, {33, 65, 129},
+                                   {300, 259, 257}, {0, 4, 3},  {4, 0, 3}};
+  static const double ab[][2] = {{1.0, 0.0}, {1.5, -0.75}, {-2.0, 1.0}};
+  uint64_t seed = 1000;
+  for (int d = 0; d < 2; d++)
+    for (size_t c = 0; c < sizeof mnk / sizeof mnk[0]; c++)
+      for (int t = 0; t < 4; t++) {
+        tsr_dtype dt = float_dtypes[d];
+        tsr_trans ta = (t & 1) ? TSR_TRANS : TSR_NO_TRANS, tb = (t & 2) ? TSR_TRANS : TSR_NO_TRANS;
+        int64_t m = mnk[c][0], n = mnk[c][1], k = mnk[c][2];
+        int64_t sa[2] = {ta ? k : m, ta ? m : k}, sb[2] = {tb ? n : k, tb ? k : n};
+        int64_t sc[2] = {m, n};
+        const double alpha = ab[(c + (size_t)t) % 3][0], beta = ab[(c + (size_t)t) % 3][1];
+        double *ha = NULL, *hb = NULL, *hc = NULL;
+        tsr_array *a = tsr_test_random_array(2, sa, dt, dev, seed++, &ha);
+        tsr_array *b = tsr_test_random_array(2, sb, dt, dev, seed++, &hb);
+        tsr_array *cc = tsr_test_random_array(2, sc, dt, dev, seed++, &hc);
+        double *ref = ref_gemm(ta, tb, alpha, ha, hb, beta, hc, m, n, k);
+        /* Both entry points: tsr_gemm (AUTO path) and tsr_gemm_ex (NATIVE). */
+        tsr_status st = (t == 3) ? tsr_gemm_ex(ta, tb, alpha, a, b, beta, cc, TSR_GEMM_NATIVE)
+                                 : tsr_gemm(ta, tb, alpha, a, b, beta, cc);
+        if (st != TSR_OK) print_error("gemm: %s\n", tsr_last_error());
+        assert_int_equal(st, TSR_OK);
+        double *got = ct_read_checked(cc, dt, 2, sc);
+        char what[96];
+        snprintf(what, sizeof what, "gemm %c%c m=%lld n=%lld k=%lld alpha=%g beta=%g",
+                 ta ? 'T' : 'N', tb ? 'T' : 'N', (long long)m, (long long)n, (long long)k,
+                 alpha, beta);
+        check_rel(got, ref, m * n, dt, k + 2, what);
+        free(got);
+        free(ref);
+        free(ha);
+        free(hb);
+        free(hc);
+        tsr_array_release(a);
+        tsr_array_release(b);
+        tsr_array_release(cc);
+      }
+}
+
+/* beta = 0 never reads C: NaN/Inf in C do not propagate. alpha = 0 and k = 0 never read A and
+   B: NaN there does not propagate either. */
+static void test_gemm_beta0_alpha0_k0(void **state) {
+  (void)state;
+  for (int d = 0; d < 2; d++) {
+    tsr_dtype dt = float_dtypes[d];
+    int64_t m = 13, n = 7, k = 5;
+    int64_t sa[2] = {m, k}, sb[2] = {k, n}, sc[2] = {m, n};
+    double *ha = NULL, *hb = NULL, *hc = NULL;
+    tsr_array *a = tsr_test_random_array(2, sa, dt, dev, 11, &ha);
+    tsr_array *b = tsr_test_random_array(2, sb, dt, dev, 12, &hb);
+    tsr_array *c = NULL;
+    TSR_ASSERT_OK(tsr_full(2, sc, dt, dev, NAN, &c));
+    TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.25, a, b, 0.0, c));
+    double *ref = ref_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.25, ha, hb, 0.0, NULL, m, n, k);
+    double *got = tsr_test_read_f64(c);
+    check_rel(got, ref, m * n, dt, k, "beta = 0 over a NaN C");
+    free(got);
+    free(ref);
+    tsr_array_release(c);
+
+    /* alpha = 0 with NaN in A and B: C = beta * C. */
+    tsr_array *an = NULL, *bn = NULL;
+    TSR_ASSERT_OK(tsr_full(2, sa, dt, dev, NAN, &an));
+    TSR_ASSERT_OK(tsr_full(2, sb, dt, dev, INFINITY, &bn));
+    c = tsr_test_random_array(2, sc, dt, dev, 13, &hc);
+    TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 0.0, an, bn, -0.5, c));
+    got = tsr_test_read_f64(c);
+    for (int64_t i = 0; i < m * n; i++) hc[i] *= -0.5;
+    ct_assert_close(got, hc, m * n, 0, 0, "alpha = 0 over NaN operands");
+    free(got);
+    free(hc);
+    tsr_array_release(c);
+
+    /* k = 0: C = beta * C. */
+    int64_t sa0[2] = {m, 0}, sb0[2] = {0, n};
+    tsr_array *a0 = NULL, *b0 = NULL;
+    TSR_ASSERT_OK(tsr_empty(2, sa0, dt, dev, &a0));
+    TSR_ASSERT_OK(tsr_empty(2, sb0, dt, dev, &b0));
+    c = tsr_test_random_array(2, sc, dt, dev, 14, &hc);
+    TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 3.0, a0, b0, 2.0, c));
+    got = tsr_test_read_f64(c);
+    for (int64_t i = 0; i < m * n; i++) hc[i] *= 2.0;
+    ct_assert_close(got, hc, m * n, 0, 0, "k = 0");
+    free(got);
+    free(hc);
+    tsr_array_release(c);
+    /* k = 0 and beta = 0 over NaN: zeros. */
+    TSR_ASSERT_OK(tsr_full(2, sc, dt, dev, NAN, &c));
+    TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 3.0, a0, b0, 0.0, c));
+    got = tsr_test_read_f64(c);
+    for (int64_t i = 0; i < m * n; i++) assert_true(got[i] == 0.0);
+    free(got);
+    tsr_array_release(c);
+
+    tsr_array *arrays[] = {a, b, an, bn, a0, b0};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+    free(ha);
+    free(hb);
+  }
+}
+
+/* C as a column-major matrix (transposed view), as a sub-block of a larger matrix (leading
+   dimension > n), and as a column-stepped view: only C's elements change. A and B as views. */
+static void test_gemm_strided_operands(void **state) {
+  (void)state;
+  for (int d = 0; d < 2; d++) {
+    tsr_dtype dt = float_dtypes[d];
+    int64_t m = 37, n = 19, k = 23;
+    for (int layout = 0; layout < 3; layout++) {
+      /* A column-major: transpose of a (k, m) array; B a sub-block of (k+3, n+5). */
+      int64_t sat[2] = {k, m}, sbb[2] = {k + 3, n + 5};
+      double *hat = NULL, *hbb = NULL;
+      tsr_array *at = tsr_test_random_array(2, sat, dt, dev, 60 + (uint64_t)layout, &hat);
+      tsr_array *bb = tsr_test_random_array(2, sbb, dt, dev, 70 + (uint64_t)layout, &hbb);
+      tsr_array *a = NULL, *b1 = NULL, *b = NULL;
+      TSR_ASSERT_OK(tsr_transpose(at, NULL, &a));
+      TSR_ASSERT_OK(tsr_slice(bb, 0, 2, 2 + k, 1, &b1));
+      TSR_ASSERT_OK(tsr_slice(b1, 1, 3, 3 + n, 1, &b));
+      double *ha = malloc((size_t)(m * k) * sizeof(double)), *hb = malloc((size_t)(k * n) * sizeof(double));
+      assert_non_null(ha);
+      assert_non_null(hb);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t p = 0; p < k; p++) ha[i * k + p] = hat[p * m + i];
+      for (int64_t p = 0; p < k; p++)
+        for (int64_t j = 0; j < n; j++) hb[p * n + j] = hbb[(p + 2) * (n + 5) + 3 + j];
+
+      /* The storage of C and the map from C(i,j) to a storage index. */
+      int64_t rows, cols;
+      if (layout == 0) rows = n, cols = m;          /* column-major: C = S^T */
+      else if (layout == 1) rows = m + 4, cols = n + 6; /* C = S[1:m+1, 2:n+2] */
+      else rows = m, cols = 2 * n + 1;              /* C = S[:, 1::2] */
+      int64_t ss[2] = {rows, cols};
+      double *hs = NULL;
+      tsr_array *s = tsr_test_random_array(2, ss, dt, dev, 80 + (uint64_t)layout, &hs);
+      tsr_array *c = NULL, *c1 = NULL;
+      if (layout == 0) {
+        TSR_ASSERT_OK(tsr_transpose(s, NULL, &c));
+      } else if (layout == 1) {
+        TSR_ASSERT_OK(tsr_slice(s, 0, 1, m + 1, 1, &c1));
+        TSR_ASSERT_OK(tsr_slice(c1, 1, 2, n + 2, 1, &c));
+      } else {
+        TSR_ASSERT_OK(tsr_slice(s, 1, 1, TSR_SLICE_END, 2, &c));
+      }
+      double *hc = malloc((size_t)(m * n) * sizeof(double));
+      assert_non_null(hc);
+      int64_t *where = malloc((size_t)(m * n) * sizeof(int64_t));
+      assert_non_null(where);
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+          int64_t w = layout == 0 ? j * m + i : layout == 1 ? (i + 1) * cols + (j + 2) : i * cols + 1 + 2 * j;
+          where[i * n + j] = w;
+          hc[i * n + j] = hs[w];
+        }
+      const double alpha = -1.5, beta = 0.5;
+      double *ref = ref_gemm(TSR_NO_TRANS, TSR_NO_TRANS, alpha, ha, hb, beta, hc, m, n, k);
+      TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, alpha, a, b, beta, c));
+      double *gs = tsr_test_read_f64(s);
+      /* Elements outside C are untouched; C's elements hold the product. */
+      double *gc = malloc((size_t)(m * n) * sizeof(double));
+      assert_non_null(gc);
+      for (int64_t i = 0; i < m * n; i++) {
+        gc[i] = gs[where[i]];
+        gs[where[i]] = hs[where[i]];
+      }
+      ct_assert_close(gs, hs, rows * cols, 0, 0, "storage outside C");
+      check_rel(gc, ref, m * n, dt, k + 2, layout == 0 ? "column-major C" : layout == 1 ? "sub-block C" : "column-stepped C");
+      free(gc);
+      free(gs);
+      free(ref);
+      free(where);
+      free(hc);
+      free(hs);
+      free(ha);
+      free(hb);
+      free(hat);
+      free(hbb);
+      tsr_array *arrays[] = {at, bb, a, b1, b, s, c, c1};
+      for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+    }
+  }
+}
+
+/* The vendor path either works (same result) or says it is not built. */
+static void test_gemm_paths(void **state) {
+  (void)state;
+  int64_t m = 29, n = 31, k = 17;
+  int64_t sa[2] = {k, m}, sb[2] = {n, k}, sc[2] = {m, n};
+  double *ha = NULL, *hb = NULL, *hc = NULL;
+  tsr_array *a = tsr_test_random_array(2, sa, TSR_F64, dev, 90, &ha);
+  tsr_array *b = tsr_test_random_array(2, sb, TSR_F64, dev, 91, &hb);
+  double *ref = ref_gemm(TSR_TRANS, TSR_TRANS, 0.5, ha, hb, 0.0, NULL, m, n, k);
+  for (int path = TSR_GEMM_AUTO; path <= TSR_GEMM_VENDOR; path++) {
+    tsr_array *c = tsr_test_random_array(2, sc, TSR_F64, dev, 92, &hc);
+    tsr_status st = tsr_gemm_ex(TSR_TRANS, TSR_TRANS, 0.5, a, b, 0.0, c, (tsr_gemm_path)path);
+    if (path == TSR_GEMM_VENDOR && st == TSR_ERR_UNSUPPORTED) {
+      TSR_ASSERT_STATUS(st, TSR_ERR_UNSUPPORTED, NULL);
+    } else {
+      TSR_ASSERT_OK(st);
+      double *got = tsr_test_read_f64(c);
+      check_rel(got, ref, m * n, TSR_F64, k, "gemm_ex path");
+      free(got);
+    }
+    free(hc);
+    tsr_array_release(c);
+  }
+  free(ref);
+  free(ha);
+  free(hb);
+  tsr_array_release(a);
+  tsr_array_release(b);
+}
+
+static void test_gemm_errors(void **state) {
+  (void)state;
+  int64_t s34[2] = {3, 4}, s45[2] = {4, 5}, s35[2] = {3, 5}, s55[2] = {5, 5}, v3[1] = {3};
+  int64_t b345[3] = {3, 4, 5};
+  tsr_array *a = tsr_test_random_array(2, s34, TSR_F32, dev, 1, NULL);
+  tsr_array *b = tsr_test_random_array(2, s45, TSR_F32, dev, 2, NULL);
+  tsr_array *c = tsr_test_random_array(2, s35, TSR_F32, dev, 3, NULL);
+  tsr_array *c55 = tsr_test_random_array(2, s55, TSR_F32, dev, 4, NULL);
+  tsr_array *v = tsr_test_random_array(1, v3, TSR_F32, dev, 5, NULL);
+  tsr_array *x3 = tsr_test_random_array(3, b345, TSR_F32, dev, 6, NULL);
+  tsr_array *c64 = tsr_test_random_array(2, s35, TSR_F64, dev, 7, NULL);
+  tsr_array *ci = tsr_test_random_array(2, s35, TSR_I32, dev, 8, NULL);
+  TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, c));
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_TRANS, TSR_NO_TRANS, 1, a, b, 0, c), TSR_ERR_SHAPE, "tsr_gemm");
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_TRANS, 1, a, b, 0, c), TSR_ERR_SHAPE, NULL);
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, c55), TSR_ERR_SHAPE, NULL);
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, v, b, 0, c), TSR_ERR_SHAPE, NULL);
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, x3, b, 0, c), TSR_ERR_SHAPE, NULL);
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, c64), TSR_ERR_DTYPE, NULL);
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, ci), TSR_ERR_DTYPE, NULL);
+  TSR_ASSERT_STATUS(tsr_gemm((tsr_trans)2, TSR_NO_TRANS, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT, NULL);
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, (tsr_trans)-1, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT, NULL);
+  TSR_ASSERT_STATUS(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, c, (tsr_gemm_path)9),
+                    TSR_ERR_INVALID_ARGUMENT, NULL);
+  tsr_array *arrays[] = {a, b, c, c55, v, x3, c64, ci};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+}
+
+int main(void) {
+  dev = tsr_test_device();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_matmul_2d),
+      cmocka_unit_test(test_matmul_k0_zeros),
+      cmocka_unit_test(test_matmul_1d_promotions),
+      cmocka_unit_test(test_matmul_batched),
+      cmocka_unit_test(test_matmul_non_contiguous),
+      cmocka_unit_test(test_matmul_errors),
+      cmocka_unit_test(test_gemm_trans_alpha_beta),
+      cmocka_unit_test(test_gemm_beta0_alpha0_k0),
+      cmocka_unit_test(test_gemm_strided_operands),
+      cmocka_unit_test(test_gemm_paths),
+      cmocka_unit_test(test_gemm_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
