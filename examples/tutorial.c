@@ -34,10 +34,12 @@ static tsr_status print_array(const char *label, const tsr_array *a) {
 
   printf("%s  (%s, shape (", label, tsr_dtype_name(info.dtype));
   for (int i = 0; i < info.ndim; i++) printf("%s%lld", i ? ", " : "", (long long)info.shape[i]);
-  printf("%s)\n", info.ndim == 1 ? "," : "");
+  printf("%s))\n", info.ndim == 1 ? "," : "");
   int64_t cols = info.ndim >= 1 ? info.shape[info.ndim - 1] : 1;
+  int decimals = (info.dtype == TSR_F32 || info.dtype == TSR_F64) ? 4 : 0;
   for (int64_t i = 0; i < info.size; i++)
-    printf("%s%10.4f%s", i % cols == 0 ? "    " : "", values[i], (i + 1) % cols == 0 ? "\n" : "");
+    printf("%s%10.*f%s", i % cols == 0 ? "    " : "", decimals, values[i],
+           (i + 1) % cols == 0 ? "\n" : "");
   return TSR_OK;
 }
 

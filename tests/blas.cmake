@@ -21,7 +21,9 @@ set(TSR_BLAS_TESTER_DIR "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/blas"
 # testers themselves are not instrumented (GCC's shared libasan; Clang links its runtime
 # statically, which cannot be preloaded into another program, so the testers are left out).
 set(tsr_blas_preload $<TARGET_FILE:tessera_blas>)
-set(tsr_blas_tester_env "OMP_NUM_THREADS=2")
+# Two threads exercise the parallel partitioning at the testers' edge sizes; passive waiting
+# keeps a loaded machine from burning the time in spinning barriers.
+set(tsr_blas_tester_env "OMP_NUM_THREADS=2;OMP_WAIT_POLICY=passive")
 set(tsr_blas_testers ON)
 if(TESSERA_ENABLE_SANITIZERS)
   if(CMAKE_C_COMPILER_ID STREQUAL "GNU")

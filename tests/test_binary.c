@@ -86,9 +86,11 @@ static void check_arrays(tsr_binary_op op, const tsr_array *a, const double *ha,
   int64_t n = tsr_test_numel(nout, oshape);
   double *ref = malloc((size_t)(n ? n : 1) * sizeof(double));
   assert_non_null(ref);
+  /* Operands of the result's shape index directly (the large cases). */
+  int same_a = ia.size == n && ia.ndim == nout, same_b = ib.size == n && ib.ndim == nout;
   for (int64_t i = 0; i < n; i++) {
-    double x = ha[ct_bcast_index(nout, oshape, i, ia.ndim, ia.shape)];
-    double y = hb[ct_bcast_index(nout, oshape, i, ib.ndim, ib.shape)];
+    double x = ha[same_a ? i : ct_bcast_index(nout, oshape, i, ia.ndim, ia.shape)];
+    double y = hb[same_b ? i : ct_bcast_index(nout, oshape, i, ib.ndim, ib.shape)];
     ref[i] = ref_op(op, ia.dtype, x, y);
   }
   char what[64];
@@ -151,6 +153,9 @@ static void test_broadcast_all_ops_dtypes(void **state) {
       if (is_int(all_dtypes[d]) && !int_ok((tsr_binary_op)op)) continue;
       for (size_t c = 0; c < sizeof bcases / sizeof bcases[0]; c++) {
         const struct bcase *k = &bcases[c];
+        /* The large broadcast (300009 elements) only for two operators: the contiguous
+           100003 case already takes every operator past the OpenMP threshold. */
+        if (k->so[0] == 100003 && k->nout == 2 && op != TSR_ADD && op != TSR_MAXIMUM) continue;
         check_shapes((tsr_binary_op)op, all_dtypes[d], k->na, k->sa, k->nb, k->sb, k->nout,
                      k->so, seed++);
       }

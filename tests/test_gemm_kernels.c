@@ -214,8 +214,8 @@ static void test_cache_block_edges(void **state) {
         check_all_trans(dtypes[d], 3, kr->nc + e, 4, 800 + (uint64_t)e);
       }
       check_all_trans(dtypes[d], 2 * kr->mr + 1, kr->nr + 1, 2 * kr->kc + 3, 900);
-      /* Several KC slices and NC blocks with beta != 0: C accumulates across slices. */
-      check_all_trans(dtypes[d], 2 * kr->mc + 5, 2 * kr->nr + 1, kr->kc + 7, 910);
+      /* Several MC blocks and KC slices with beta != 0: C accumulates across slices. */
+      check_all_trans(dtypes[d], kr->mc + kr->mr + 1, 7, kr->kc + 7, 910);
     }
   }
 }
@@ -224,7 +224,7 @@ static void test_cache_block_edges(void **state) {
    tall-skinny (splits rows), with 1, 2 and 3 threads (3 gives uneven splits). */
 static void test_threaded_shapes(void **state) {
   (void)state;
-  const int64_t shapes[][3] = {{97, 101, 103}, {20, 1500, 30}, {1500, 21, 30}, {150, 130, 400}};
+  const int64_t shapes[][3] = {{97, 101, 103}, {20, 1500, 30}, {1500, 21, 30}, {120, 100, 230}};
   for (int d = 0; d < 2; ++d)
     for (int t = 1; t <= 3; ++t) {
       set_threads(t);

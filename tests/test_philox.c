@@ -50,8 +50,18 @@ static void test_fill_matches_per_element(void **state) {
   float *f = malloc(40001 * sizeof(float)), *fr = malloc(40001 * sizeof(float));
   double *d = malloc(40001 * sizeof(double)), *dr = malloc(40001 * sizeof(double));
   assert_true(f && fr && d && dr);
-  for (int dist = 0; dist < 2; dist++) {
-    double p0 = dist == TSR__RNG_UNIFORM ? -3.0 : 1.5, p1 = dist == TSR__RNG_UNIFORM ? 7.0 : 0.25;
+  /* The last two uniform ranges are so narrow that most values round to `high` and take the
+     half-open clamp of the mapping. */
+  const struct {
+    int dist;
+    double p0, p1;
+  } params[] = {{TSR__RNG_UNIFORM, -3.0, 7.0},
+                {TSR__RNG_NORMAL, 1.5, 0.25},
+                {TSR__RNG_UNIFORM, 1e8, 1e8 + 1.0},
+                {TSR__RNG_UNIFORM, 1.0, 1.0 + 0x1.0p-50}};
+  for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
+    int dist = params[pi].dist;
+    double p0 = params[pi].p0, p1 = params[pi].p1;
     for (size_t o = 0; o < sizeof offsets / sizeof offsets[0]; o++)
       for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int64_t n = sizes[s];
@@ -66,8 +76,8 @@ static void test_fill_matches_per_element(void **state) {
         tsr__rng_fill_host(d, TSR_F64, n, seed, off, (tsr__rng_dist)dist, p0, p1);
         if (memcmp(f, fr, (size_t)n * sizeof(float)) != 0 ||
             memcmp(d, dr, (size_t)n * sizeof(double)) != 0) {
-          print_error("mismatch: dist %d offset %llu n %lld\n", dist, (unsigned long long)off,
-                      (long long)n);
+          print_error("mismatch: dist %d [%g, %g] offset %llu n %lld\n", dist, p0, p1,
+                      (unsigned long long)off, (long long)n);
           fail();
         }
       }
@@ -114,8 +124,7 @@ static void test_uniform_statistics(void **state) {
     }
     int bins[100] = {0};
     for (int i = 0; i < NS; i++) {
-      /* f32 rounding may reach `hi` itself; f64 stays below it. */
-      assert_true(x[i] >= lo && (dt == 0 ? x[i] <= hi : x[i] < hi));
+      assert_true(x[i] >= lo && x[i] < hi);
       int b = (int)((x[i] - lo) / (hi - lo) * 100);
       bins[b < 100 ? b : 99]++;
     }
@@ -134,6 +143,13 @@ static void test_uniform_statistics(void **state) {
   int low_bits = 0;
   for (int i = 0; i < 1000; i++) low_bits += fmod(ldexp(x[i], 40), 1.0) != 0.0;
   assert_true(low_bits > 900);
+  /* Half-open even where rounding reaches `high`. */
+  tsr__rng_fill_host(x, TSR_F64, 1000, 5, 0, TSR__RNG_UNIFORM, 1.0, 1.0 + 0x1.0p-50);
+  tsr__rng_fill_host(f, TSR_F32, 1000, 5, 0, TSR__RNG_UNIFORM, 1.0, 1.0 + 0x1.0p-22);
+  for (int i = 0; i < 1000; i++) {
+    assert_true(x[i] >= 1.0 && x[i] < 1.0 + 0x1.0p-50);
+    assert_true(f[i] >= 1.0f && f[i] < 1.0f + 0x1.0p-22f);
+  }
   free(x);
   free(f);
 }

@@ -510,6 +510,48 @@ static void test_astype_saturation(void **state) {
   }
 }
 
+/* Row slices of a C-contiguous array are C-contiguous (NumPy's flag), and so is a view whose
+   only non-unit axis is contiguous: tsr_contiguous returns them without a copy. */
+static void test_contiguous_flag(void **state) {
+  (void)state;
+  int64_t shape[2] = {5, 4}, col[2] = {5, 1};
+  tsr_array *a = tsr_test_random_array(2, shape, TSR_F32, dev, 55, NULL), *rows = NULL;
+  tsr_array *c = NULL, *step = NULL, *cvt = NULL;
+  TSR_ASSERT_OK(tsr_slice(a, 0, 1, 3, 1, &rows));
+  assert_true(is_contiguous(rows));
+  TSR_ASSERT_OK(tsr_contiguous(rows, &c));
+  assert_ptr_equal(c, rows);
+  tsr_array_release(c);
+  TSR_ASSERT_OK(tsr_slice(a, 0, 0, TSR_SLICE_END, 2, &step));
+  assert_false(is_contiguous(step));
+  tsr_array *col_arr = tsr_test_random_array(2, col, TSR_F32, dev, 56, NULL);
+  TSR_ASSERT_OK(tsr_transpose(col_arr, NULL, &cvt)); /* (1,5): strides of the unit axis are moot */
+  assert_true(is_contiguous(cvt));
+  tsr_array_release(cvt);
+  tsr_array_release(col_arr);
+  tsr_array_release(step);
+  tsr_array_release(rows);
+  tsr_array_release(a);
+}
+
+/* Float to float: out-of-range f64 values become +-inf in f32, NaN stays NaN (IEEE). */
+static void test_astype_float_range(void **state) {
+  (void)state;
+  const double in[5] = {1e300, -1e300, NAN, 1e-300, 3.0000000001};
+  int64_t shape[1] = {5};
+  tsr_array *a = tsr_test_array_from_f64(1, shape, TSR_F64, dev, in), *c = NULL;
+  TSR_ASSERT_OK(tsr_astype(a, TSR_F32, &c));
+  float got[5];
+  TSR_ASSERT_OK(tsr_array_read(c, got, sizeof got));
+  assert_true(isinf(got[0]) && got[0] > 0);
+  assert_true(isinf(got[1]) && got[1] < 0);
+  assert_true(isnan(got[2]));
+  assert_true(got[3] == 0.0f);
+  assert_true(got[4] == 3.0f);
+  tsr_array_release(c);
+  tsr_array_release(a);
+}
+
 /* ---------------------------------------------------------------- assign */
 
 static void test_assign_broadcast(void **state) {
@@ -576,6 +618,44 @@ static void test_assign_broadcast(void **state) {
   free(host);
 }
 
+/* Source and destination sharing memory: the result is as if src were copied first (NumPy
+   handles overlap the same way): a = a^T, and a shift of a row by one. */
+static void test_assign_overlap(void **state) {
+  (void)state;
+  int64_t shape[2] = {6, 6};
+  double *host = NULL;
+  tsr_array *a = tsr_test_random_array(2, shape, TSR_F64, dev, 91, &host), *t = NULL;
+  TSR_ASSERT_OK(tsr_transpose(a, NULL, &t));
+  TSR_ASSERT_OK(tsr_assign(a, t));
+  double ref[36];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++) ref[i * 6 + j] = host[j * 6 + i];
+  double *got = tsr_test_read_f64(a);
+  ct_assert_close(got, ref, 36, 0, 0, "a = a^T");
+  free(got);
+  tsr_array_release(t);
+  tsr_array_release(a);
+  free(host);
+
+  int64_t n = 1021;
+  tsr_array *v = tsr_test_random_array(1, &n, TSR_F64, dev, 92, &host), *dst = NULL, *src = NULL;
+  TSR_ASSERT_OK(tsr_slice(v, 0, 1, TSR_SLICE_END, 1, &dst));  /* v[1:] */
+  TSR_ASSERT_OK(tsr_slice(v, 0, 0, -1, 1, &src));             /* v[:-1] */
+  TSR_ASSERT_OK(tsr_assign(dst, src));
+  double *shifted = malloc((size_t)n * sizeof(double));
+  assert_non_null(shifted);
+  shifted[0] = host[0];
+  for (int64_t i = 1; i < n; i++) shifted[i] = host[i - 1];
+  got = tsr_test_read_f64(v);
+  ct_assert_close(got, shifted, n, 0, 0, "v[1:] = v[:-1]");
+  free(got);
+  free(shifted);
+  free(host);
+  tsr_array_release(dst);
+  tsr_array_release(src);
+  tsr_array_release(v);
+}
+
 /* ---------------------------------------------------------------- lifetimes */
 
 /* Views keep the buffer alive after the base is released (ASan checks the reads). */
@@ -624,7 +704,10 @@ int main(void) {
       cmocka_unit_test(test_contiguous_and_copy),
       cmocka_unit_test(test_astype_all_pairs),
       cmocka_unit_test(test_astype_saturation),
+      cmocka_unit_test(test_contiguous_flag),
+      cmocka_unit_test(test_astype_float_range),
       cmocka_unit_test(test_assign_broadcast),
+      cmocka_unit_test(test_assign_overlap),
       cmocka_unit_test(test_views_outlive_base),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

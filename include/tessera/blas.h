@@ -28,11 +28,13 @@
  * `LD_PRELOAD=libtessera_blas.so ./app` in front of any BLAS: the GEMM calls reach Tessera
  * and every other BLAS routine stays with the application's BLAS. See docs/blas.md.
  *
- * Besides the documented functions the library exports the reference CBLAS globals
- * `int RowMajorStrg` and `int CBLAS_CallFromC`, which the reference `cblas_xerbla` (and the
- * reference CBLAS testers) read, and weak default `xerbla_` and `cblas_xerbla` that print
- * the reference message on stderr and return (the reference ones stop the program). An
- * application's own `xerbla_` / `cblas_xerbla` replace them.
+ * Errors are reported through the process's `xerbla_` / `cblas_xerbla`: the application's
+ * own when it defines one, else the underlying BLAS's. The library references them weakly
+ * and does not define them; when the process has none, it prints the reference message on
+ * stderr and returns (the reference handlers stop the program). Besides the documented
+ * functions the library exports the reference CBLAS globals `int RowMajorStrg` and
+ * `int CBLAS_CallFromC`, which the reference `cblas_xerbla` (and the reference CBLAS
+ * testers) read.
  *
  * Environment: `TSR_BLAS_GPU_MIN_FLOPS` (threshold, a non-negative number; anything else
  * means the default), `TSR_DEVICE` (see device.h), `TSR_GEMM` (native/vendor GEMM on the GPU;
@@ -79,12 +81,13 @@ TSR_API void sgemm_(const char *transa, const char *transb, const int *m, const 
                     const int *ldc);
 
 /**
- * The BLAS error handler: reports that parameter number `*info` of routine `srname` (a
- * Fortran string of `srname_len` characters, blank-padded) had an illegal value. The
- * library's default is weak: it prints " ** On entry to DGEMM parameter number  8 had an
- * illegal value" on stderr and returns. Define your own `xerbla_` to replace it.
+ * The BLAS error handler the drop-in calls (it does not define it): parameter number `*info`
+ * of routine `srname` (a Fortran string of `srname_len` characters, blank-padded: "DGEMM ")
+ * had an illegal value. Define it in your program to handle errors; without any (neither
+ * yours nor the underlying BLAS's), the drop-in prints " ** On entry to DGEMM parameter
+ * number  8 had an illegal value" on stderr and returns.
  */
-TSR_API void xerbla_(const char *srname, const int *info, size_t srname_len);
+void xerbla_(const char *srname, const int *info, size_t srname_len);
 
 /* ---------------------------------------------------------------- CBLAS --------------- */
 
@@ -121,12 +124,13 @@ TSR_API void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRAN
                          const float beta, float *C, const int ldc);
 
 /**
- * The CBLAS error handler: parameter `info` of routine `rout` was illegal; `form` is a
- * printf format for details. The library's default is weak: it maps row-major GEMM
- * positions as the reference does (see cblas_dgemm()), prints "Parameter 4 to routine
- * cblas_dgemm was incorrect" on stderr and returns.
+ * The CBLAS error handler the drop-in calls (it does not define it): parameter `info` of
+ * routine `rout` was illegal; `form` is a printf format for details. Without one in the
+ * process, the drop-in maps row-major GEMM positions as the reference does (see
+ * cblas_dgemm()), prints "Parameter 4 to routine cblas_dgemm was incorrect" on stderr and
+ * returns.
  */
-TSR_API void cblas_xerbla(int info, const char *rout, const char *form, ...);
+void cblas_xerbla(int info, const char *rout, const char *form, ...);
 #endif /* CBLAS_H */
 
 /* ---------------------------------------------------------------- Tessera extras ------ */

@@ -19,15 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blas/blas_internal.h"
 #include "tessera/array.h"
 #include "tessera/blas.h"
 #include "tessera/device.h"
 #include "tessera/linalg.h"
 #include "tessera/status.h"
-
-/* The reference CBLAS global read by cblas_xerbla (defined in xerbla.c). It is reached
-   through the GOT so that an executable's copy (the CBLAS testers have one) is the one set. */
-extern TSR_API int RowMajorStrg;
 
 /* ---------------------------------------------------------------- counters ------------ */
 
@@ -316,7 +313,7 @@ static void fortran_gemm(tsr_dtype dtype, const char *srname, const char *transa
   int info = gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
   if (info != 0) {
     count(&n_errors);
-    xerbla_(srname, &info, strlen(srname));
+    tsr__blas_xerbla(srname, info);
     return;
   }
   gemm_call g = make_call(dtype, *transa, *transb, *m, *n, *k, alpha, a, *lda, b, *ldb, beta,
@@ -374,20 +371,20 @@ static void cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
   if (layout != CblasColMajor && !row) {
     count(&n_errors);
     RowMajorStrg = 0;
-    cblas_xerbla(1, rout, "Illegal layout setting, %d\n", (int)layout);
+    tsr__blas_cblas_xerbla(1, rout, "Illegal layout setting, %d\n", (int)layout);
     return;
   }
   if (!cblas_trans(TransA, &ta)) {
     count(&n_errors);
     RowMajorStrg = row;
-    cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", (int)TransA);
+    tsr__blas_cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", (int)TransA);
     RowMajorStrg = 0;
     return;
   }
   if (!cblas_trans(TransB, &tb)) {
     count(&n_errors);
     RowMajorStrg = row;
-    cblas_xerbla(3, rout, "Illegal TransB setting, %d\n", (int)TransB);
+    tsr__blas_cblas_xerbla(3, rout, "Illegal TransB setting, %d\n", (int)TransB);
     RowMajorStrg = 0;
     return;
   }
@@ -402,7 +399,7 @@ static void cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
   if (info != 0) {
     count(&n_errors);
     RowMajorStrg = row;
-    cblas_xerbla(info + 1, rout, "");
+    tsr__blas_cblas_xerbla(info + 1, rout, "", 0);
     RowMajorStrg = 0;
     return;
   }

@@ -4,6 +4,7 @@ add_library(tessera_blas SHARED
   ${CMAKE_CURRENT_LIST_DIR}/blas.c
   ${CMAKE_CURRENT_LIST_DIR}/xerbla.c)
 target_link_libraries(tessera_blas PUBLIC tessera)
+target_include_directories(tessera_blas PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(tessera_blas PRIVATE TSR_BUILDING_LIBRARY _POSIX_C_SOURCE=200809L)
 target_compile_options(tessera_blas PRIVATE -Wall -Wextra -Wpedantic)
 set_target_properties(tessera_blas PROPERTIES

@@ -1,16 +1,18 @@
 /*
- * Error handlers of the BLAS drop-in and the reference CBLAS globals.
+ * Error reporting of the BLAS drop-in, and the reference CBLAS globals.
  *
- * The handlers are weak and called through the PLT (this file is separate so the compiler
- * cannot bind the calls in blas.c locally): an application's own xerbla_ / cblas_xerbla,
- * such as the reference testers' recording ones, takes precedence. Unlike the reference
- * handlers, which stop the program, these print and return, as a library should.
+ * The library does not define xerbla_ or cblas_xerbla: it references them weakly and calls
+ * whichever the process has (the application's own, such as the reference testers'
+ * recording ones, else the underlying BLAS's), as the reference BLAS routines do. Were a
+ * definition here, an executable's own handler would not be exported to override it. Only
+ * when the process has none do the built-in handlers below print the reference message; they
+ * return rather than stop the program, as a library should.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tessera/blas.h"
+#include "blas/blas_internal.h"
 
 /* Set by the reference cblas_* wrappers while a row-major call reports an error, read by
    cblas_xerbla. Exported under the reference names because the reference CBLAS testers
@@ -20,17 +22,30 @@ TSR_API int RowMajorStrg = 0;
    this library reports CBLAS errors directly and leaves it 0. */
 TSR_API int CBLAS_CallFromC = 0;
 
-__attribute__((weak)) void xerbla_(const char *srname, const int *info, size_t srname_len) {
-  /* Fortran passes the exact length; a C caller that omits it leaves garbage, so the name is
-     also cut at a NUL and at 32 characters. Trailing blanks are padding. */
-  size_t len = srname_len < 32 ? srname_len : 32;
-  len = strnlen(srname, len);
-  while (len > 0 && srname[len - 1] == ' ') --len;
+extern void xerbla_(const char *srname, const int *info, size_t srname_len)
+    __attribute__((weak));
+extern void cblas_xerbla(int info, const char *rout, const char *form, ...)
+    __attribute__((weak));
+
+void tsr__blas_xerbla(const char *srname, int info) {
+  if (xerbla_ != NULL) {
+    xerbla_(srname, &info, strlen(srname));
+    return;
+  }
+  size_t len = strlen(srname);
+  while (len > 0 && srname[len - 1] == ' ') --len; /* Fortran blank padding */
   fprintf(stderr, " ** On entry to %.*s parameter number %2d had an illegal value\n", (int)len,
-          srname, *info);
+          srname, info);
 }
 
-__attribute__((weak)) void cblas_xerbla(int info, const char *rout, const char *form, ...) {
+void tsr__blas_cblas_xerbla(int info, const char *rout, const char *form, int value) {
+  if (cblas_xerbla != NULL) {
+    if (form[0] != '\0')
+      cblas_xerbla(info, rout, form, value);
+    else
+      cblas_xerbla(info, rout, "");
+    return;
+  }
   /* The reference mapping: a row-major GEMM reports the positions of the column-major call
      it makes, with A and B (and M and N) swapped; swap them back. */
   if (RowMajorStrg && strstr(rout, "gemm") != NULL) {
@@ -43,9 +58,6 @@ __attribute__((weak)) void cblas_xerbla(int info, const char *rout, const char *
     else if (info == 11)
       info = 9;
   }
-  if (info != 0) fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, rout);
-  va_list args;
-  va_start(args, form);
-  vfprintf(stderr, form, args);
-  va_end(args);
+  fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, rout);
+  if (form[0] != '\0') fprintf(stderr, form, value);
 }

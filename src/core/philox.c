@@ -3,7 +3,9 @@
  * there compute a whole Philox block for each element; here each block is computed once and
  * its words are handed out to the 4 (f32) or 2 (f64) elements it serves, with exactly the
  * arithmetic of tsr__philox_f32/f64 so that the values are bit-identical (test_philox checks
- * that for every distribution and for unaligned offsets).
+ * that for every distribution, for ranges where the half-open clamp of the uniform values
+ * matters, and for unaligned offsets). A change of the mapping in philox.h must be made here
+ * too; the test fails until it is.
  */
 #include "core/internal.h"
 #include "core/philox.h"
@@ -37,7 +39,8 @@ static void rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset,
         int64_t i = base + lane;
         if (i < 0 || i >= n) continue;
         double u = (double)(w[lane] >> 8) * 0x1.0p-24;
-        dst[i] = (float)TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
+        float v = (float)TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
+        dst[i] = (double)v < p1 ? v : nextafterf((float)p1, (float)p0);
       }
     } else {
       for (int pair = 0; pair < 4; pair += 2) {
@@ -72,7 +75,8 @@ static void rng_fill_f64(double *dst, int64_t n, uint64_t seed, uint64_t offset,
         int64_t i = base + half;
         if (i < 0 || i >= n) continue;
         double u = tsr__philox_u53(w[2 * half], w[2 * half + 1]);
-        dst[i] = TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
+        double v = TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
+        dst[i] = v < p1 ? v : nextafter(p1, p0);
       }
     } else {
       double u1 = TSR__DADD(tsr__philox_u53(w[0], w[1]), 0x1.0p-53);

@@ -51,7 +51,7 @@ static tsr_status omp_device_props(int index, tsr_device_props *props) {
 #endif
   props->warp_size = 1;
   props->multiprocessors = tsr__omp_threads();
-  props->concurrent_managed = 0;
+  props->concurrent_managed = 1; /* host memory: the host and this device are one */
   return TSR_OK;
 }
 

@@ -349,8 +349,11 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   if (nt < 1) nt = 1;
   pl.nt = nt;
 
-  pl.kc = tsr__min64(ker->kc, g->k);
-  pl.nc = tsr__min64(ker->nc, g->n);
+  /* Equal KC slices and NC blocks (k = KC+1 as two halves, not KC and a sliver of 1: a
+     sliver costs a whole pass over C and a repacking of A). */
+  const int64_t kslices = tsr__ceil_div(g->k, ker->kc), nblocks = tsr__ceil_div(g->n, ker->nc);
+  pl.kc = tsr__ceil_div(g->k, kslices);
+  pl.nc = tsr__min64(tsr__ceil_div(tsr__ceil_div(g->n, nblocks), nr) * nr, g->n);
   /* Unit height: at most MC (the A block stays in L2), and with several threads small
      enough for about 4 units per thread (load balance). Row blocks of equal MR-aligned
      height, so the last one is not a sliver. Measured on Sapphire Rapids: blocks down to

@@ -18,8 +18,9 @@
  *    Sapphire Rapids, 2 MiB L2: the full model MC is 5-10% slower than half of it, the L2 being
  *    non-inclusive and shared with the prefetched C tiles and the B panel stream).
  *  - NC: the packed B panel (KC x NC) lives in L3 beside the A blocks of all cores:
- *    NC = (W3 - 1 - ceil(MC*KC*S / (N3*L))) * N3 * L / (KC * S), capped at 4080 because the L3
+ *    NC = (W3 - 1 - ceil(MC*KC*S / (N3*L))) * N3 * L / (KC * S), capped at 4096 because the L3
  *    is shared with other processes and a larger panel only saves re-packing of A.
+ * The driver then splits k and n into equal slices/blocks no larger than these.
  * TSR_CPU_GEMM_BLOCKS="kc,mc,nc" overrides the three cache blocks (tuning; rounded to the
  * register block; 0 keeps the model's value).
  */
@@ -164,7 +165,7 @@ static void tsr__gemm_model(tsr__gemm_kernel *k, const tsr__cache *l1, const tsr
   int64_t cb3 = l3->ways - 1 - ca3;
   if (cb3 < 1) cb3 = 1;
   int64_t nc = cb3 * way3 / (kc * s);
-  if (nc > 4080) nc = 4080;
+  if (nc > 4096) nc = 4096;
   nc = tsr__round_down(nc, nr);
   if (nc < nr) nc = nr;
   k->kc = kc;

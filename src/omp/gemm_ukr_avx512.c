@@ -2,11 +2,9 @@
  * AVX-512F micro-kernels, compiled with -mavx512f -mfma (gemm.cmake) and called only after
  * run-time detection (gemm_kernels.c). x86-64 only.
  *
- * Register block 14 x (2 vectors): 14x32 for f32, 14x16 for f64. The 28 accumulators, the two
- * B vectors of the current k step and one broadcast A element use 31 of the 32 zmm registers
- * (the row-major analogue of BLIS's Skylake-X 16x14 / 32x12 shapes). Per k step: 2 aligned
- * vector loads of B and 14 broadcasts of A (folded into the FMA as {1toN} memory operands)
- * feed 28 FMAs, so the two FMA ports, not the load ports, are the bottleneck.
+ * Register block 14 x (2 vectors): 14x32 for f32, 14x16 for f64 (the row-major analogue of
+ * BLIS's Skylake-X 16x14 / 32x12 shapes). Per k step: 2 aligned vector loads of B and 14
+ * broadcasts of A feed 28 FMAs, so the two FMA ports, not the load ports, are the bottleneck.
  */
 #include "omp/gemm.h"
 
@@ -14,13 +12,13 @@
 #include <immintrin.h>
 
 /*
- * The k loop is written in GNU inline assembly: GCC 12 and Clang 14 both spill accumulators
- * (and GCC shuffles them between registers) when 28 zmm accumulators are kept in intrinsic
- * variables, which costs 20-30% of the kernel's speed. The assembly fixes the allocation:
- * zmm0-27 accumulate (row i in zmm 2i and 2i+1), zmm28/29 hold the two B vectors of the
- * step, zmm30/31 alternate as the broadcast A element (as in BLIS's Skylake-X kernels).
- * It leaves the 14 x NR product in a 64-byte-aligned stack tile; the C update (alpha, beta,
- * any C strides) is then done with intrinsics, costing about 1% at the usual KC.
+ * The k loop is GNU inline assembly: with 28 accumulators in intrinsic variables, GCC 12
+ * spills some of them to the stack inside the loop and shuffles others between registers
+ * (Clang 14 spills too). The assembly fixes the allocation: zmm0-27 accumulate (row i in
+ * zmm 2i and 2i+1), zmm28/29 hold the two B vectors of the step, zmm30/31 alternate as the
+ * broadcast A element, all 32 registers (as in BLIS's Skylake-X kernels). It leaves the
+ * 14 x NR product in a 64-byte-aligned stack tile; the C update (alpha, beta, any C strides)
+ * is then done with intrinsics, about 1% of the time at the usual KC.
  */
 
 /* Prefetch distance of the A micro-panel (which streams from L2) in bytes: 8 k steps. */

@@ -136,7 +136,10 @@ static void run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kern
     int64_t len = inner - idx[nd - 1];
     if (len > end - pos) len = end - pos;
 #if TSR__OMP_STREAM
-    if (stream && len * (int64_t)lp->elsize[0] >= TSR__OMP_TILE_BYTES) {
+    /* (An output not aligned to its element size, which only a borrowed buffer could give,
+       could never reach a 16-byte boundary.) */
+    if (stream && len * (int64_t)lp->elsize[0] >= TSR__OMP_TILE_BYTES &&
+        (uintptr_t)p[0] % lp->elsize[0] == 0) {
       run_streamed(lp, kernel, param, len, p, s);
       streamed = true;
     } else {
@@ -177,8 +180,10 @@ void tsr__omp_loop_run(const tsr__omp_loop *lp, char *const base[], tsr__omp_ker
   if (work > TSR__OMP_PAR_THRESHOLD && size > 1 && nt > 1) {
     /* A few chunks per thread, taken dynamically: on a shared machine a thread that loses
        its core for a while does not hold the others back. */
+    /* Chunks of whole cache lines of f32 output, unless there are so few elements (each
+       then a lot of work: a reduction's outputs) that every one counts. */
     int64_t chunk = (size + 4 * (int64_t)nt - 1) / (4 * (int64_t)nt);
-    chunk = (chunk + 15) / 16 * 16;
+    if (chunk >= 16) chunk = (chunk + 15) / 16 * 16;
     const int64_t nchunks = (size + chunk - 1) / chunk;
     TSR__OMP_PRAGMA(omp parallel for schedule(dynamic, 1))
     for (int64_t c = 0; c < nchunks; c++) {

@@ -53,7 +53,7 @@ tsr_status tsr__omp_memcpy(tsr_device dev, void *dst, const void *src, size_t by
     return TSR_OK;
   }
   const int64_t nchunks = (int64_t)((bytes + chunk - 1) / chunk);
-  TSR__OMP_PRAGMA(omp parallel for schedule(static))
+  TSR__OMP_PRAGMA(omp parallel for schedule(dynamic, 1))
   for (int64_t c = 0; c < nchunks; c++) {
     size_t off = (size_t)c * chunk;
     size_t len = bytes - off < chunk ? bytes - off : chunk;

@@ -4,8 +4,9 @@
  * ragged leading dimensions, every transpose, both CBLAS layouts, against a float64 reference;
  * the reference special cases; the xerbla parameter positions; the routing.
  *
- * This program defines xerbla_ and cblas_xerbla, which take precedence over the library's
- * weak defaults (as a reference tester's do): they record the calls.
+ * This program defines xerbla_ and cblas_xerbla, which the library calls (as a reference
+ * tester's): they record the calls. The build hides symbols by default; these must be
+ * exported for the library to find them.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
@@ -23,7 +24,9 @@ extern int RowMajorStrg;
 static int xerbla_calls, xerbla_info;
 static char xerbla_name[32];
 
-void xerbla_(const char *srname, const int *info, size_t srname_len) {
+#define EXPORTED __attribute__((visibility("default")))
+
+EXPORTED void xerbla_(const char *srname, const int *info, size_t srname_len) {
   size_t n = srname_len < sizeof xerbla_name - 1 ? srname_len : sizeof xerbla_name - 1;
   memcpy(xerbla_name, srname, n);
   while (n > 0 && xerbla_name[n - 1] == ' ') --n;
@@ -34,7 +37,7 @@ void xerbla_(const char *srname, const int *info, size_t srname_len) {
 
 /* Records the position the reference cblas_xerbla would report: row-major GEMM positions
    arrive in the column-major call's terms and are mapped back while RowMajorStrg is set. */
-void cblas_xerbla(int info, const char *rout, const char *form, ...) {
+EXPORTED void cblas_xerbla(int info, const char *rout, const char *form, ...) {
   (void)form;
   if (RowMajorStrg && strstr(rout, "gemm") != NULL) {
     if (info == 4)
