@@ -95,4 +95,67 @@ double *ct_random_host(int64_t n, tsr_dtype dtype, uint64_t seed, double lo, dou
   return x;
 }
 
+tsr_array *ct_random_view(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device dev,
+                          uint64_t seed, double lo, double hi, double **host) {
+  double r[3 * TSR_MAX_DIMS];
+  tsr_test_fill_random(r, (size_t)(3 * ndim), seed ^ 0x5eedu);
+  /* A random permutation (Fisher-Yates), a step of 1 or 2 and a direction per axis. */
+  int perm[TSR_MAX_DIMS], step[TSR_MAX_DIMS], rev[TSR_MAX_DIMS];
+  for (int i = 0; i < ndim; i++) perm[i] = i;
+  for (int i = ndim - 1; i > 0; i--) {
+    int j = (int)((r[i] + 1) * 0.5 * (i + 1));
+    if (j > i) j = i;
+    int t = perm[i];
+    perm[i] = perm[j];
+    perm[j] = t;
+  }
+  int64_t bshape[TSR_MAX_DIMS], len[TSR_MAX_DIMS];
+  for (int i = 0; i < ndim; i++) {
+    step[i] = r[ndim + i] > 0 ? 2 : 1;
+    rev[i] = r[2 * ndim + i] > 0.3;
+    len[i] = shape[i] * step[i];
+    bshape[perm[i]] = len[i];
+  }
+  int64_t bn = tsr_test_numel(ndim, bshape);
+  double *base = ct_random_host(bn, dtype, seed, lo, hi);
+  tsr_array *b = tsr_test_array_from_f64(ndim, bshape, dtype, dev, base);
+  tsr_array *v = NULL;
+  TSR_ASSERT_OK(tsr_transpose(b, perm, &v));
+  tsr_array_release(b);
+  for (int i = 0; i < ndim; i++) {
+    if (step[i] == 1 && !rev[i]) continue;
+    tsr_array *s = NULL;
+    if (rev[i])
+      TSR_ASSERT_OK(tsr_slice(v, i, TSR_SLICE_END, -TSR_SLICE_END, -step[i], &s));
+    else
+      TSR_ASSERT_OK(tsr_slice(v, i, 0, TSR_SLICE_END, step[i], &s));
+    tsr_array_release(v);
+    v = s;
+  }
+  /* The view's values: base strides are C-contiguous over bshape. */
+  int64_t bstride[TSR_MAX_DIMS];
+  int64_t acc = 1;
+  for (int i = ndim - 1; i >= 0; i--) {
+    bstride[i] = acc;
+    acc *= bshape[i];
+  }
+  int64_t n = tsr_test_numel(ndim, shape);
+  double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  assert_non_null(x);
+  for (int64_t lin = 0; lin < n; lin++) {
+    int64_t rem = lin, idx = 0;
+    for (int i = ndim - 1; i >= 0; i--) {
+      int64_t c = rem % shape[i];
+      rem /= shape[i];
+      int64_t coord = rev[i] ? len[i] - 1 - c * step[i] : c * step[i];
+      idx += coord * bstride[perm[i]];
+    }
+    x[lin] = base[idx];
+  }
+  free(base);
+  ct_assert_shape(v, dtype, ndim, shape);
+  *host = x;
+  return v;
+}
+
 int ct_is_cpu(tsr_device dev) { return dev.kind == TSR_DEVICE_CPU; }

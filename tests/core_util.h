@@ -33,6 +33,15 @@ double *ct_read_checked(const tsr_array *a, tsr_dtype dtype, int ndim, const int
 /* Host float64 random values in [lo, hi), rounded to `dtype` (integers: floor). */
 double *ct_random_host(int64_t n, tsr_dtype dtype, uint64_t seed, double lo, double hi);
 
+/*
+ * A random non-contiguous view of the given shape: a permutation of the axes of a larger
+ * base array, with steps of 2 and reversed axes chosen at random from `seed`. Values are
+ * random in [lo, hi) (see ct_random_host); *host receives the view's values in C order
+ * (malloc'ed). The caller releases the view (it keeps its base alive).
+ */
+tsr_array *ct_random_view(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device dev,
+                          uint64_t seed, double lo, double hi, double **host);
+
 /* 1 when the device is the CPU. */
 int ct_is_cpu(tsr_device dev);
 

@@ -247,6 +247,44 @@ static void test_non_contiguous(void **state) {
     }
 }
 
+/* Random layouts: both operands are permuted, stepped and reversed views of up to 5 axes,
+   one of them broadcast (size-1 or missing axes), for every operator and dtype. This drives
+   the dimension collapsing of the elementwise loops through mixed layouts. */
+static void test_random_layouts(void **state) {
+  (void)state;
+  uint64_t seed = 4000;
+  for (int trial = 0; trial < 40; trial++) {
+    double r[12];
+    tsr_test_fill_random(r, 12, (uint64_t)trial + 77);
+    int nd = 1 + (int)((r[0] + 1) * 2.5); /* 1..5 */
+    if (nd > 5) nd = 5;
+    int64_t so[5], sb[5];
+    for (int i = 0; i < nd; i++) so[i] = 1 + (int64_t)((r[1 + i] + 1) * 3); /* 1..6 */
+    /* b: drop leading axes and set some to 1. */
+    int nb = nd - (int)((r[6] + 1) * 0.5 * nd);
+    if (nb < 1) nb = 1;
+    for (int i = 0; i < nb; i++) sb[i] = r[7 + i % 5] > 0.2 ? 1 : so[nd - nb + i];
+    for (int op = 0; op < TSR_NUM_BINARY_OPS; op++)
+      for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+        tsr_dtype dt = all_dtypes[d];
+        if (is_int(dt) && !int_ok((tsr_binary_op)op)) continue;
+        double alo = -1, ahi = 1, blo = -1, bhi = 1;
+        if (is_int(dt)) alo = blo = -100, ahi = bhi = 100;
+        if (op == TSR_POW) alo = 0.5, ahi = 2, blo = -3, bhi = 3;
+        if (op == TSR_DIV) blo = 0.25, bhi = 1.25;
+        double *ha = NULL, *hb = NULL;
+        tsr_array *a = ct_random_view(nd, so, dt, dev, seed++, alo, ahi, &ha);
+        tsr_array *b = ct_random_view(nb, sb, dt, dev, seed++, blo, bhi, &hb);
+        check_arrays((tsr_binary_op)op, a, ha, b, hb, nd, so);
+        check_arrays((tsr_binary_op)op, b, hb, a, ha, nd, so);
+        tsr_array_release(a);
+        tsr_array_release(b);
+        free(ha);
+        free(hb);
+      }
+  }
+}
+
 /* Integer overflow wraps modulo 2^bits (NumPy); UBSan would flag signed overflow in C. */
 static void test_integer_wrap(void **state) {
   (void)state;
@@ -398,6 +436,7 @@ int main(void) {
       cmocka_unit_test(test_broadcast_all_ops_dtypes),
       cmocka_unit_test(test_named_wrappers),
       cmocka_unit_test(test_non_contiguous),
+      cmocka_unit_test(test_random_layouts),
       cmocka_unit_test(test_integer_wrap),
       cmocka_unit_test(test_nan_and_inf),
       cmocka_unit_test(test_dtype_errors),

@@ -46,8 +46,10 @@ static void reduce_ref(tsr_reduce_op op, tsr_dtype dt, int ndim, const int64_t *
     for (int64_t in = 0; in < inner; in++) {
       double acc = 0, abs_acc = 0;
       int has_nan = 0;
+      int64_t first_nan = -1;
       for (int64_t k = 0; k < len; k++) {
         double x = h[(o * len + k) * inner + in];
+        if (isnan(x) && !has_nan) first_nan = k;
         has_nan |= isnan(x);
         acc += x;
         abs_acc += fabs(x);
@@ -59,7 +61,8 @@ static void reduce_ref(tsr_reduce_op op, tsr_dtype dt, int ndim, const int64_t *
         double x = h[(o * len + k) * inner + in];
         if ((op == TSR_MIN) ? x < best : x > best) best = x, best_i = k;
       }
-      if (has_nan) best = NAN;
+      /* NaN propagates; argmax points at the first NaN (NumPy). */
+      if (has_nan) best = NAN, best_i = first_nan;
       double v = 0, t = 0;
       double eps = ct_eps(rdt);
       switch (op) {
@@ -234,8 +237,35 @@ static void test_non_contiguous(void **state) {
     }
 }
 
-/* A NaN anywhere in a row makes that row's max, min, sum and mean NaN, and leaves the other
-   rows alone; also over all axes, and at the first and last position. */
+/* Random layouts: permuted, stepped and reversed views of up to 5 axes, every axis. */
+static void test_random_layouts(void **state) {
+  (void)state;
+  uint64_t seed = 12000;
+  for (int trial = 0; trial < 30; trial++) {
+    double r[6];
+    tsr_test_fill_random(r, 6, (uint64_t)trial + 500);
+    int nd = 1 + (int)((r[0] + 1) * 2.5);
+    if (nd > 5) nd = 5;
+    int64_t shape[5];
+    for (int i = 0; i < nd; i++) shape[i] = 1 + (int64_t)((r[1 + i] + 1) * 4); /* 1..8 */
+    for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+      tsr_dtype dt = all_dtypes[d];
+      double *h = NULL;
+      tsr_array *a = ct_random_view(nd, shape, dt, dev, seed++, is_int(dt) ? -20 : -1,
+                                    is_int(dt) ? 20 : 1, &h);
+      for (int op = 0; op < TSR_NUM_REDUCE_OPS; op++) {
+        check_reduce((tsr_reduce_op)op, a, h, TSR_AXIS_ALL, 0);
+        for (int ax = 0; ax < nd; ax++) check_reduce((tsr_reduce_op)op, a, h, ax, trial % 2);
+      }
+      tsr_array_release(a);
+      free(h);
+    }
+  }
+}
+
+/* A NaN anywhere in a row makes that row's max, min, sum and mean NaN and its argmax the
+   first NaN's index (NumPy), and leaves the other rows alone; also over all axes, and at the
+   first and last position. */
 static void test_nan_propagation(void **state) {
   (void)state;
   for (int d = 0; d < 2; d++) {
@@ -246,7 +276,7 @@ static void test_nan_propagation(void **state) {
     h[1 * 1021 + 500] = NAN;
     h[2 * 1021 + 1020] = NAN;
     tsr_array *a = tsr_test_array_from_f64(2, shape, dt, dev, h);
-    for (int op = 0; op < 4; op++) {
+    for (int op = 0; op < TSR_NUM_REDUCE_OPS; op++) {
       check_reduce((tsr_reduce_op)op, a, h, 1, 0);
       check_reduce((tsr_reduce_op)op, a, h, 0, 0);
       check_reduce((tsr_reduce_op)op, a, h, TSR_AXIS_ALL, 0);
@@ -263,6 +293,55 @@ static void test_nan_propagation(void **state) {
     assert_true(isnan(g[0]));
     free(g);
     tsr_array_release(mx);
+    tsr_array_release(a);
+    free(h);
+  }
+}
+
+/* Long runs are split among threads and the partial results combined: a NaN in any part
+   must survive the combination, and argmax must still find the first maximum (ties across
+   parts). 100003 elements, reduced over all and along a long axis 0. */
+static void test_long_runs_nan_and_ties(void **state) {
+  (void)state;
+  int64_t n = 100003;
+  static const int64_t nan_at[] = {0, 50000, 100002};
+  for (int d = 0; d < 2; d++)
+    for (size_t p = 0; p < sizeof nan_at / sizeof nan_at[0]; p++) {
+      tsr_dtype dt = all_dtypes[d];
+      double *h = ct_random_host(n, dt, 70 + p, -1, 1);
+      h[nan_at[p]] = NAN;
+      tsr_array *a = tsr_test_array_from_f64(1, &n, dt, dev, h);
+      for (int op = 0; op < TSR_NUM_REDUCE_OPS; op++) check_reduce((tsr_reduce_op)op, a, h, 0, 0);
+      /* The same values as a column: a long axis 0 with stride 2 (every other row). */
+      int64_t s2[2] = {n, 2};
+      double *h2 = malloc((size_t)(2 * n) * sizeof(double));
+      assert_non_null(h2);
+      for (int64_t i = 0; i < n; i++) h2[2 * i] = h[i], h2[2 * i + 1] = -h[i];
+      tsr_array *b = tsr_test_array_from_f64(2, s2, dt, dev, h2);
+      for (int op = 0; op < TSR_NUM_REDUCE_OPS; op++) check_reduce((tsr_reduce_op)op, b, h2, 0, 0);
+      free(h2);
+      tsr_array_release(b);
+      tsr_array_release(a);
+      free(h);
+    }
+  for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+    /* Equal maxima at 17 and 90001 (different parts): the first wins; an all-equal array
+       gives 0. */
+    double *h = ct_random_host(n, all_dtypes[d], 80, -50, 50);
+    h[17] = 60;
+    h[90001] = 60;
+    tsr_array *a = tsr_test_array_from_f64(1, &n, all_dtypes[d], dev, h), *o = NULL;
+    int64_t idx = -1;
+    TSR_ASSERT_OK(tsr_argmax(a, TSR_AXIS_ALL, 0, &o));
+    TSR_ASSERT_OK(tsr_array_read(o, &idx, sizeof idx));
+    assert_true(idx == 17);
+    tsr_array_release(o);
+    tsr_array_release(a);
+    TSR_ASSERT_OK(tsr_full(1, &n, all_dtypes[d], dev, 3, &a));
+    TSR_ASSERT_OK(tsr_argmax(a, 0, 0, &o));
+    TSR_ASSERT_OK(tsr_array_read(o, &idx, sizeof idx));
+    assert_true(idx == 0);
+    tsr_array_release(o);
     tsr_array_release(a);
     free(h);
   }
@@ -403,7 +482,9 @@ int main(void) {
       cmocka_unit_test(test_axes_dtypes_shapes),
       cmocka_unit_test(test_named_wrappers),
       cmocka_unit_test(test_non_contiguous),
+      cmocka_unit_test(test_random_layouts),
       cmocka_unit_test(test_nan_propagation),
+      cmocka_unit_test(test_long_runs_nan_and_ties),
       cmocka_unit_test(test_argmax_ties_and_flat_index),
       cmocka_unit_test(test_f32_sum_accuracy),
       cmocka_unit_test(test_empty),

@@ -157,6 +157,33 @@ static void test_non_contiguous(void **state) {
       }
 }
 
+/* Random layouts: permuted, stepped and reversed views of up to 5 axes. */
+static void test_random_layouts(void **state) {
+  (void)state;
+  uint64_t seed = 9000;
+  for (int trial = 0; trial < 30; trial++) {
+    double r[6];
+    tsr_test_fill_random(r, 6, (uint64_t)trial + 300);
+    int nd = 1 + (int)((r[0] + 1) * 2.5);
+    if (nd > 5) nd = 5;
+    int64_t shape[5];
+    for (int i = 0; i < nd; i++) shape[i] = 1 + (int64_t)((r[1 + i] + 1) * 3);
+    for (int op = 0; op < TSR_NUM_UNARY_OPS; op++)
+      for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+        tsr_dtype dt = all_dtypes[d];
+        if (is_int(dt) && !int_ok((tsr_unary_op)op)) continue;
+        double lo = -6, hi = 6;
+        if (is_int(dt)) lo = -1000, hi = 1000;
+        else if (op == TSR_LOG || op == TSR_SQRT) lo = 1e-3, hi = 50;
+        double *h = NULL;
+        tsr_array *a = ct_random_view(nd, shape, dt, dev, seed++, lo, hi, &h);
+        check_array((tsr_unary_op)op, a, h);
+        tsr_array_release(a);
+        free(h);
+      }
+  }
+}
+
 /* Integer neg/abs of the most negative value wrap to itself (NumPy); UBSan would flag the
    C expression -x on it. */
 static void test_integer_wrap(void **state) {
@@ -246,7 +273,8 @@ int main(void) {
   dev = tsr_test_device();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_all_ops_dtypes_sizes), cmocka_unit_test(test_named_wrappers),
-      cmocka_unit_test(test_non_contiguous),       cmocka_unit_test(test_integer_wrap),
+      cmocka_unit_test(test_non_contiguous),       cmocka_unit_test(test_random_layouts),
+      cmocka_unit_test(test_integer_wrap),
       cmocka_unit_test(test_special_values),       cmocka_unit_test(test_integer_dtype_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

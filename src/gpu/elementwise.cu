@@ -182,7 +182,7 @@ static tsr_status tsr__gpu_binary_typed(tsr_device dev, cudaStream_t s, tsr_bina
 
 tsr_status tsr__gpu_binary(tsr_device dev, tsr_binary_op op, const tsr__view *out,
                            const tsr__view *a, const tsr__view *b) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_binary_typed<T>(dev, s, op, out, a, b));
   return tsr__set_error(TSR_ERR_DTYPE, "tsr_binary", "dtype %d is not supported on %s",
@@ -272,7 +272,7 @@ static tsr_status tsr__gpu_unary_typed(tsr_device dev, cudaStream_t s, tsr_unary
 
 tsr_status tsr__gpu_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
                           const tsr__view *a) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_unary_typed<T>(dev, s, op, out, a));
   return tsr__set_error(TSR_ERR_DTYPE, "tsr_unary", "dtype %d is not supported on %s",
@@ -317,7 +317,7 @@ static tsr_status tsr__gpu_fill_typed(tsr_device dev, cudaStream_t s, const tsr_
 }
 
 tsr_status tsr__gpu_fill(tsr_device dev, const tsr__view *dst, double value) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR__GPU_DTYPE_SWITCH(dst->dtype, T, return tsr__gpu_fill_typed<T>(dev, s, dst, value));
   return tsr__set_error(TSR_ERR_DTYPE, "tsr_fill", "dtype %d is not supported on %s",
@@ -367,7 +367,7 @@ static tsr_status tsr__gpu_copy_typed(tsr_device dev, cudaStream_t s, const tsr_
 }
 
 tsr_status tsr__gpu_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR__GPU_DTYPE_SWITCH(dst->dtype, D,
                         TSR__GPU_DTYPE_SWITCH(src->dtype, S,

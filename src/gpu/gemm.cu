@@ -254,7 +254,7 @@ static tsr_status tsr__gpu_gemm_run(cudaStream_t s, const tsr__gemm_args *g) {
 }
 
 tsr_status tsr__gpu_gemm_native(tsr_device dev, const tsr__gemm_args *g) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   if (g->m == 0 || g->n == 0) return TSR_OK;
   if (g->alpha == 0.0 || g->k == 0) {

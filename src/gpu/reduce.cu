@@ -11,8 +11,8 @@
  * Shuffles use the device's warp size (`warpSize`: 32 on NVIDIA, 64 on AMD wavefronts), so
  * the same tree is correct on both. Block size 256 is a multiple of either.
  *
- * Semantics (internal.h, ops.h): f32 sums accumulate in double; integer sums wrap (modulo
- * 2^64, then the dtype); mean of integers is f64; max/min propagate NaN (TSR__MAXIMUM of
+ * Semantics (internal.h, ops.h, as the CPU backend): f32 sums and all means accumulate in
+ * double; integer sums wrap (modulo 2^64, then the dtype); mean of integers is f64; max/min propagate NaN (TSR__MAXIMUM of
  * opdefs.h); argmax is the first index of the maximum, and the first NaN if there is one
  * (NumPy). Combination operators are associative and commutative (argmax breaks ties by the
  * smaller index), so the order of the tree does not change max/min/argmax results.
@@ -91,13 +91,16 @@ template <typename T> struct tsr__gpu_red_sum {
 template <typename T> struct tsr__gpu_mean_out { typedef double type; };
 template <> struct tsr__gpu_mean_out<float> { typedef float type; };
 
-template <typename T> struct tsr__gpu_red_mean : tsr__gpu_red_sum<T> {
-  typedef typename tsr__gpu_sum_acc<T>::type Acc;
+/* Means accumulate in double for every dtype, as the CPU backend does. */
+template <typename T> struct tsr__gpu_red_mean {
+  typedef double Acc;
   typedef typename tsr__gpu_mean_out<T>::type Out;
+  static __device__ __forceinline__ Acc identity() { return 0.0; }
+  static __device__ __forceinline__ Acc make(T x, int64_t) { return (double)x; }
+  static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a + b; }
   /* len 0 gives 0/0 = NaN, as the contract asks. */
   static __device__ __forceinline__ Out finalize(Acc a, int64_t len) {
-    if constexpr (tsr__gpu_is_float<T>::value) return (Out)((double)a / (double)len);
-    else return (double)(long long)a / (double)len;
+    return (Out)(a / (double)len);
   }
 };
 
@@ -315,7 +318,7 @@ static tsr_status tsr__gpu_reduce_typed(tsr_device dev, cudaStream_t s, tsr_redu
 
 tsr_status tsr__gpu_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *out,
                            const tsr__view *a, int axis) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR__GPU_DTYPE_SWITCH(a->dtype, T, return tsr__gpu_reduce_typed<T>(dev, s, op, out, a, axis));
   return tsr__set_error(TSR_ERR_DTYPE, "tsr_reduce", "dtype %d is not supported on %s",

@@ -41,7 +41,7 @@ static int64_t tsr__gpu_view_size(const tsr__view *v) {
 
 tsr_status tsr__gpu_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
                         tsr__rng_dist dist, double p0, double p1) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   int64_t n = tsr__gpu_view_size(dst);
   if (n == 0) return TSR_OK;
@@ -72,7 +72,7 @@ __global__ void tsr__gpu_arange_kernel(T *dst, int64_t n, double start, double s
 }
 
 tsr_status tsr__gpu_arange(tsr_device dev, const tsr__view *dst, double start, double step) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   int64_t n = tsr__gpu_view_size(dst);
   if (n == 0) return TSR_OK;

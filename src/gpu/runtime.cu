@@ -293,7 +293,7 @@ tsr_status tsr__gpu_trim(tsr_device dev) {
    host-side copies wait for the stream, so the caller may reuse or free its buffer. */
 tsr_status tsr__gpu_memcpy_h2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
   if (bytes == 0) return TSR_OK;
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
   TSR_GPU_CALL(cudaStreamSynchronize(s));
@@ -302,7 +302,7 @@ tsr_status tsr__gpu_memcpy_h2d(tsr_device dev, void *dst, const void *src, size_
 
 tsr_status tsr__gpu_memcpy_d2h(tsr_device dev, void *dst, const void *src, size_t bytes) {
   if (bytes == 0) return TSR_OK;
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
   TSR_GPU_CALL(cudaStreamSynchronize(s));
@@ -311,14 +311,14 @@ tsr_status tsr__gpu_memcpy_d2h(tsr_device dev, void *dst, const void *src, size_
 
 tsr_status tsr__gpu_memcpy_d2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
   if (bytes == 0) return TSR_OK;
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
   return TSR_OK;
 }
 
 tsr_status tsr__gpu_synchronize(tsr_device dev) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR_GPU_CALL(cudaStreamSynchronize(s));
   return TSR_OK;
@@ -342,7 +342,7 @@ extern "C" void tsr__gpu_pinned_free(void *ptr) {
 
 extern "C" tsr_status tsr__gpu_stream(tsr_device dev, void **stream) {
   TSR_CHECK(stream != NULL, TSR_ERR_NULL_POINTER, "stream is NULL");
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   *stream = (void *)s;
   return TSR_OK;
@@ -350,7 +350,7 @@ extern "C" tsr_status tsr__gpu_stream(tsr_device dev, void **stream) {
 
 extern "C" tsr_status tsr__gpu_event_create(tsr_device dev, void **event) {
   TSR_CHECK(event != NULL, TSR_ERR_NULL_POINTER, "event is NULL");
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   cudaEvent_t e;
   TSR_GPU_CALL(cudaEventCreate(&e));
@@ -360,7 +360,7 @@ extern "C" tsr_status tsr__gpu_event_create(tsr_device dev, void **event) {
 
 extern "C" tsr_status tsr__gpu_event_record(tsr_device dev, void *event) {
   TSR_CHECK(event != NULL, TSR_ERR_NULL_POINTER, "event is NULL");
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   TSR_GPU_CALL(cudaEventRecord((cudaEvent_t)event, s));
   return TSR_OK;

@@ -50,7 +50,7 @@ static tsr_status tsr__gpu_blas_handle(tsr_device dev, cudaStream_t stream,
 }
 
 tsr_status tsr__gpu_gemm_vendor(tsr_device dev, const tsr__gemm_args *g) {
-  cudaStream_t s;
+  cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
   if (g->m == 0 || g->n == 0) return TSR_OK;
   TSR_CHECK(g->m <= INT_MAX && g->n <= INT_MAX && g->k <= INT_MAX && g->lda <= INT_MAX &&
