@@ -58,5 +58,8 @@ endif()
 if(DEFINED TESSERA_PC_EXTRA_LIBS)
   string(APPEND TSR_PC_LIBS_PRIVATE " ${TESSERA_PC_EXTRA_LIBS}")
 endif()
+# Relocatable: the prefix is found from the .pc file's own folder (${pcfiledir}), so the
+# installed tree works wherever `cmake --install --prefix` put it.
+file(RELATIVE_PATH TSR_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(cmake/tessera.pc.in ${CMAKE_CURRENT_BINARY_DIR}/tessera.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tessera.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -15,13 +15,13 @@
 #define TSR_EXAMPLE_DATA "data/wine.npy"
 #endif
 
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    tsr_status st_ = (call);                                                                   \
-    if (st_ != TSR_OK) {                                                                       \
-      fprintf(stderr, "%s failed: %s: %s\n", #call, tsr_status_name(st_), tsr_last_error());   \
-      goto done;                                                                               \
-    }                                                                                          \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    tsr_status st_ = (call);                                                                       \
+    if (st_ != TSR_OK) {                                                                           \
+      fprintf(stderr, "%s failed: %s: %s\n", #call, tsr_status_name(st_), tsr_last_error());       \
+      goto done;                                                                                   \
+    }                                                                                              \
   } while (0)
 
 int main(int argc, char **argv) {
@@ -46,8 +46,8 @@ int main(int argc, char **argv) {
     goto done;
   }
   const int64_t m = info.shape[0], k = info.shape[1];
-  printf("X: %lld samples x %lld features from %s, on %s\n", (long long)m, (long long)k,
-         in_path, name);
+  printf("X: %lld samples x %lld features from %s, on %s\n", (long long)m, (long long)k, in_path,
+         name);
 
   /* G = X X^T: the transpose is a view (no copy); matmul reads it through its strides. */
   CHECK(tsr_transpose(X, NULL, &Xt));
@@ -70,7 +70,8 @@ int main(int argc, char **argv) {
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < m; j++) {
       double ref = 0;
-      for (int64_t p = 0; p < k; p++) ref += x[i * k + p] * x[j * k + p];
+      for (int64_t p = 0; p < k; p++)
+        ref += x[i * k + p] * x[j * k + p];
       /* Wine features are positive, so no entry of G is near zero. */
       double rel = fabs(g[i * m + j] - ref) / fabs(ref);
       if (rel > max_rel) max_rel = rel;

@@ -10,13 +10,13 @@
 #include <tessera.h>
 
 /* On failure: print the reason and jump to the clean-up at the end of main. */
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    tsr_status st_ = (call);                                                                   \
-    if (st_ != TSR_OK) {                                                                       \
-      fprintf(stderr, "%s failed: %s: %s\n", #call, tsr_status_name(st_), tsr_last_error());   \
-      goto done;                                                                               \
-    }                                                                                          \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    tsr_status st_ = (call);                                                                       \
+    if (st_ != TSR_OK) {                                                                           \
+      fprintf(stderr, "%s failed: %s: %s\n", #call, tsr_status_name(st_), tsr_last_error());       \
+      goto done;                                                                                   \
+    }                                                                                              \
   } while (0)
 
 /* Prints an array of any dtype, device and layout (up to 2-D): tsr_astype gives a
@@ -33,7 +33,8 @@ static tsr_status print_array(const char *label, const tsr_array *a) {
   if (st != TSR_OK) return st;
 
   printf("%s  (%s, shape (", label, tsr_dtype_name(info.dtype));
-  for (int i = 0; i < info.ndim; i++) printf("%s%lld", i ? ", " : "", (long long)info.shape[i]);
+  for (int i = 0; i < info.ndim; i++)
+    printf("%s%lld", i ? ", " : "", (long long)info.shape[i]);
   printf("%s))\n", info.ndim == 1 ? "," : "");
   int64_t cols = info.ndim >= 1 ? info.shape[info.ndim - 1] : 1;
   int decimals = (info.dtype == TSR_F32 || info.dtype == TSR_F64) ? 4 : 0;
@@ -48,6 +49,9 @@ int main(void) {
   tsr_array *A = NULL, *x = NULL, *col = NULL, *R = NULL, *sum = NULL, *scaled = NULL;
   tsr_array *e = NULL, *total = NULL, *colmean = NULL, *rowmax = NULL, *best = NULL;
   tsr_array *At = NULL, *every_other = NULL, *gram = NULL, *Ax = NULL, *c12 = NULL;
+  /* Released together at the end (tsr_array_release(NULL) is a no-op). */
+  tsr_array **const owned[] = {&A,       &x,      &col,  &R,  &sum,         &scaled, &e,  &total,
+                               &colmean, &rowmax, &best, &At, &every_other, &gram,   &Ax, &c12};
 
   /* 1. Pick a device: TSR_DEVICE, else the first GPU, else the CPU. */
   tsr_device dev;
@@ -118,10 +122,8 @@ int main(void) {
   if (st != TSR_ERR_SHAPE) goto done;
   failed = 0;
 
-done: {
-  tsr_array *all[] = {A,     x,      col,     R,  sum,         scaled, e,  total, colmean,
-                      rowmax, best, At, every_other, gram,   Ax, c12};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) tsr_array_release(all[i]);
-}
+done:
+  for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+    tsr_array_release(*owned[i]);
   return failed;
 }

@@ -34,7 +34,8 @@ void ct_assert_shape(const tsr_array *a, tsr_dtype dtype, int ndim, const int64_
   tsr_array_info_t info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   int same = info.dtype == dtype && info.ndim == ndim;
-  for (int i = 0; same && i < ndim; i++) same = info.shape[i] == shape[i];
+  for (int i = 0; same && i < ndim; i++)
+    same = info.shape[i] == shape[i];
   if (!same) {
     char got[160], want[160];
     shape_str(info.ndim, info.shape, got, sizeof got);
@@ -64,8 +65,7 @@ void ct_assert_close(const double *got, const double *ref, int64_t n, double rto
   }
 }
 
-int64_t ct_bcast_index(int nout, const int64_t *oshape, int64_t lin, int n,
-                       const int64_t *shape) {
+int64_t ct_bcast_index(int nout, const int64_t *oshape, int64_t lin, int n, const int64_t *shape) {
   int64_t idx = 0, stride = 1;
   for (int ax = nout - 1; ax >= 0; ax--) {
     int64_t coord = lin % oshape[ax];
@@ -101,7 +101,8 @@ tsr_array *ct_random_view(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_d
   tsr_test_fill_random(r, (size_t)(3 * ndim), seed ^ 0x5eedu);
   /* A random permutation (Fisher-Yates), a step of 1 or 2 and a direction per axis. */
   int perm[TSR_MAX_DIMS], step[TSR_MAX_DIMS], rev[TSR_MAX_DIMS];
-  for (int i = 0; i < ndim; i++) perm[i] = i;
+  for (int i = 0; i < ndim; i++)
+    perm[i] = i;
   for (int i = ndim - 1; i > 0; i--) {
     int j = (int)((r[i] + 1) * 0.5 * (i + 1));
     if (j > i) j = i;
@@ -158,4 +159,6 @@ tsr_array *ct_random_view(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_d
   return v;
 }
 
-int ct_is_cpu(tsr_device dev) { return dev.kind == TSR_DEVICE_CPU; }
+int ct_is_cpu(tsr_device dev) {
+  return dev.kind == TSR_DEVICE_CPU;
+}

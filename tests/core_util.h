@@ -24,8 +24,7 @@ void ct_assert_close(const double *got, const double *ref, int64_t n, double rto
 
 /* Index into a C-contiguous array of shape (n, shape) for element `lin` (C order) of the
    broadcast result of shape (nout, oshape): NumPy broadcasting, trailing axes aligned. */
-int64_t ct_bcast_index(int nout, const int64_t *oshape, int64_t lin, int n,
-                       const int64_t *shape);
+int64_t ct_bcast_index(int nout, const int64_t *oshape, int64_t lin, int n, const int64_t *shape);
 
 /* Reads an array and asserts its dtype/shape, returning its values as float64 (caller frees). */
 double *ct_read_checked(const tsr_array *a, tsr_dtype dtype, int ndim, const int64_t *shape);

@@ -16,20 +16,22 @@
 /* The out-of-memory cases ask for 256 TiB; under AddressSanitizer the allocator must return
    NULL instead of aborting. The hook is only read by ASan builds. */
 __attribute__((visibility("default"))) const char *__asan_default_options(void);
-const char *__asan_default_options(void) { return "allocator_may_return_null=1"; }
+const char *__asan_default_options(void) {
+  return "allocator_may_return_null=1";
+}
 
 static tsr_device dev;
 
 /* Clears the last error first, so the message checked was written by this call. */
-#define EXPECT(expr, code)                                                                     \
-  do {                                                                                         \
-    tsr_clear_error();                                                                         \
-    TSR_ASSERT_STATUS((expr), (code), NULL);                                                   \
+#define EXPECT(expr, code)                                                                         \
+  do {                                                                                             \
+    tsr_clear_error();                                                                             \
+    TSR_ASSERT_STATUS((expr), (code), NULL);                                                       \
   } while (0)
-#define EXPECT_MSG(expr, code, needle)                                                         \
-  do {                                                                                         \
-    tsr_clear_error();                                                                         \
-    TSR_ASSERT_STATUS((expr), (code), (needle));                                               \
+#define EXPECT_MSG(expr, code, needle)                                                             \
+  do {                                                                                             \
+    tsr_clear_error();                                                                             \
+    TSR_ASSERT_STATUS((expr), (code), (needle));                                                   \
   } while (0)
 
 static const tsr_device no_gpu = {TSR_DEVICE_CUDA, 7};
@@ -49,8 +51,9 @@ static void test_devices(void **state) {
   EXPECT(tsr_device_default(NULL), TSR_ERR_NULL_POINTER);
   EXPECT(tsr_device_parse(NULL, &d), TSR_ERR_NULL_POINTER);
   EXPECT(tsr_device_parse("cpu", NULL), TSR_ERR_NULL_POINTER);
-  static const char *garbage[] = {"gpu:x", "", "gpu", "cuda:", "cuda:x", "cuda:-1", "cpu:",
-                                  "hip:1x", "CUDA 0", "cuda:99999999999999999999999"};
+  static const char *garbage[] = {
+      "gpu:x",   "",     "gpu",    "cuda:",  "cuda:x",
+      "cuda:-1", "cpu:", "hip:1x", "CUDA 0", "cuda:99999999999999999999999"};
   for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++) {
     tsr_clear_error();
     tsr_status st = tsr_device_parse(garbage[i], &d);
@@ -113,8 +116,7 @@ static tsr_status make_uniform(int nd, const int64_t *s, tsr_dtype dt, tsr_devic
                                tsr_array **o) {
   return tsr_random_uniform(nd, s, dt, d, 1, 0, 1, o);
 }
-static tsr_status make_normal(int nd, const int64_t *s, tsr_dtype dt, tsr_device d,
-                              tsr_array **o) {
+static tsr_status make_normal(int nd, const int64_t *s, tsr_dtype dt, tsr_device d, tsr_array **o) {
   return tsr_random_normal(nd, s, dt, d, 1, 0, 1, o);
 }
 static double host_data[64];
@@ -126,10 +128,11 @@ static tsr_status make_from_host(int nd, const int64_t *s, tsr_dtype dt, tsr_dev
 /* Every creating function rejects the same bad shapes, dtypes and devices. */
 static void test_creation(void **state) {
   (void)state;
-  static const create_fn fns[] = {tsr_empty, tsr_zeros, make_full, make_empty_ex,
+  static const create_fn fns[] = {tsr_empty,    tsr_zeros,   make_full,     make_empty_ex,
                                   make_uniform, make_normal, make_from_host};
-  static const char *names[] = {"tsr_empty", "tsr_zeros", "tsr_full", "tsr_empty_ex",
-                                "tsr_random_uniform", "tsr_random_normal", "tsr_from_host"};
+  static const char *names[] = {"tsr_empty",    "tsr_zeros",          "tsr_full",
+                                "tsr_empty_ex", "tsr_random_uniform", "tsr_random_normal",
+                                "tsr_from_host"};
   const int64_t ok[2] = {2, 3}, neg[2] = {2, -3}, big[2] = {INT64_C(1) << 40, INT64_C(1) << 40};
   const int64_t huge[3] = {INT64_C(1) << 31, INT64_C(1) << 31, 4}; /* 2^64 elements */
   const int64_t bytes_over[1] = {INT64_C(1) << 61};                /* 2^64 bytes as f64 */
@@ -295,7 +298,8 @@ static void test_ops(void **state) {
   int64_t s34[2] = {3, 4};
   tsr_array *a = tsr_test_random_array(2, s34, TSR_F32, dev, 6, NULL), *o = NULL;
   typedef tsr_status (*bin_fn)(const tsr_array *, const tsr_array *, tsr_array **);
-  static const bin_fn bins[] = {tsr_add, tsr_sub, tsr_mul, tsr_div, tsr_maximum, tsr_minimum, tsr_pow};
+  static const bin_fn bins[] = {tsr_add,     tsr_sub,     tsr_mul, tsr_div,
+                                tsr_maximum, tsr_minimum, tsr_pow};
   for (size_t i = 0; i < sizeof bins / sizeof bins[0]; i++) {
     EXPECT(bins[i](NULL, a, &o), TSR_ERR_NULL_POINTER);
     EXPECT(bins[i](a, NULL, &o), TSR_ERR_NULL_POINTER);
@@ -308,7 +312,8 @@ static void test_ops(void **state) {
   EXPECT(tsr_binary((tsr_binary_op)-1, a, a, &o), TSR_ERR_INVALID_ARGUMENT);
 
   typedef tsr_status (*un_fn)(const tsr_array *, tsr_array **);
-  static const un_fn uns[] = {tsr_neg, tsr_abs, tsr_exp, tsr_log, tsr_sqrt, tsr_tanh, tsr_sigmoid, tsr_relu};
+  static const un_fn uns[] = {tsr_neg,  tsr_abs,  tsr_exp,     tsr_log,
+                              tsr_sqrt, tsr_tanh, tsr_sigmoid, tsr_relu};
   for (size_t i = 0; i < sizeof uns / sizeof uns[0]; i++) {
     EXPECT(uns[i](NULL, &o), TSR_ERR_NULL_POINTER);
     EXPECT(uns[i](a, NULL), TSR_ERR_NULL_POINTER);
@@ -349,9 +354,12 @@ static void test_linalg(void **state) {
   EXPECT(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, NULL, b, 0, c), TSR_ERR_NULL_POINTER);
   EXPECT(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, NULL, 0, c), TSR_ERR_NULL_POINTER);
   EXPECT(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, NULL), TSR_ERR_NULL_POINTER);
-  EXPECT(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, NULL, b, 0, c, TSR_GEMM_NATIVE), TSR_ERR_NULL_POINTER);
-  EXPECT(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, NULL, 0, c, TSR_GEMM_NATIVE), TSR_ERR_NULL_POINTER);
-  EXPECT(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, NULL, TSR_GEMM_NATIVE), TSR_ERR_NULL_POINTER);
+  EXPECT(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, NULL, b, 0, c, TSR_GEMM_NATIVE),
+         TSR_ERR_NULL_POINTER);
+  EXPECT(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, NULL, 0, c, TSR_GEMM_NATIVE),
+         TSR_ERR_NULL_POINTER);
+  EXPECT(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, NULL, TSR_GEMM_NATIVE),
+         TSR_ERR_NULL_POINTER);
   EXPECT(tsr_gemm((tsr_trans)7, TSR_NO_TRANS, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT);
   EXPECT(tsr_gemm(TSR_NO_TRANS, (tsr_trans)7, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT);
   EXPECT(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, b, a, 0, c), TSR_ERR_SHAPE);
@@ -377,6 +385,23 @@ static void test_linalg(void **state) {
   tsr_array_release(a);
   tsr_array_release(b);
   tsr_array_release(c);
+}
+
+/* Operands on two devices (only when the device under test is a GPU). */
+static void test_device_mismatch(void **state) {
+  (void)state;
+  if (ct_is_cpu(dev)) skip();
+  int64_t s33[2] = {3, 3};
+  tsr_array *g = tsr_test_random_array(2, s33, TSR_F32, dev, 1, NULL);
+  tsr_array *h = tsr_test_random_array(2, s33, TSR_F32, TSR_CPU, 2, NULL), *o = NULL;
+  EXPECT(tsr_add(g, h, &o), TSR_ERR_DEVICE_MISMATCH);
+  EXPECT(tsr_assign(g, h), TSR_ERR_DEVICE_MISMATCH);
+  EXPECT(tsr_matmul(g, h, &o), TSR_ERR_DEVICE_MISMATCH);
+  EXPECT(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, g, g, 0, h), TSR_ERR_DEVICE_MISMATCH);
+  EXPECT(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, h, g, 0, g), TSR_ERR_DEVICE_MISMATCH);
+  assert_null(o);
+  tsr_array_release(g);
+  tsr_array_release(h);
 }
 
 /* ---------------------------------------------------------------- .npy files */
@@ -414,7 +439,8 @@ static void test_npy(void **state) {
   EXPECT(tsr_npy_format_header(TSR_F64, 0, 1, s10, hdr, sizeof hdr, NULL), TSR_ERR_NULL_POINTER);
   EXPECT(tsr_npy_format_header(TSR_F64, 0, 1, NULL, hdr, sizeof hdr, &len), TSR_ERR_NULL_POINTER);
   EXPECT(tsr_npy_format_header((tsr_dtype)99, 0, 1, s10, hdr, sizeof hdr, &len), TSR_ERR_DTYPE);
-  EXPECT(tsr_npy_format_header(TSR_F64, 0, 9, s10, hdr, sizeof hdr, &len), TSR_ERR_INVALID_ARGUMENT);
+  EXPECT(tsr_npy_format_header(TSR_F64, 0, 9, s10, hdr, sizeof hdr, &len),
+         TSR_ERR_INVALID_ARGUMENT);
   EXPECT(tsr_npy_format_header(TSR_F64, 0, 1, s10, hdr, 8, &len), TSR_ERR_INVALID_ARGUMENT);
 
   int64_t s3[1] = {3};
@@ -475,10 +501,11 @@ static void test_npy(void **state) {
 int main(void) {
   dev = tsr_test_device();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_devices), cmocka_unit_test(test_device_env),
+      cmocka_unit_test(test_devices),  cmocka_unit_test(test_device_env),
       cmocka_unit_test(test_creation), cmocka_unit_test(test_array_functions),
-      cmocka_unit_test(test_views),   cmocka_unit_test(test_ops),
-      cmocka_unit_test(test_linalg),  cmocka_unit_test(test_npy),
+      cmocka_unit_test(test_views),    cmocka_unit_test(test_ops),
+      cmocka_unit_test(test_linalg),   cmocka_unit_test(test_device_mismatch),
+      cmocka_unit_test(test_npy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,7 +24,8 @@ static void check_info_contiguous(const tsr_array *a, tsr_dtype dtype, int ndim,
     stride *= shape[i];
     size *= shape[i];
   }
-  for (int i = ndim; i < TSR_MAX_DIMS; i++) assert_int_equal(info.shape[i], 1);
+  for (int i = ndim; i < TSR_MAX_DIMS; i++)
+    assert_int_equal(info.shape[i], 1);
   assert_int_equal(info.size, size);
   assert_int_equal(info.offset, 0);
   assert_int_equal(info.contiguous, 1);
@@ -35,8 +36,8 @@ static void check_info_contiguous(const tsr_array *a, tsr_dtype dtype, int ndim,
 static const struct {
   int ndim;
   int64_t shape[3];
-} shapes[] = {{0, {0}},       {1, {0}},      {1, {1}},       {1, {7}},        {2, {13, 127}},
-              {1, {1021}},    {3, {3, 0, 5}}, {1, {100003}}, {3, {2, 1, 5}}, {2, {1, 1}}};
+} shapes[] = {{0, {0}},    {1, {0}},       {1, {1}},      {1, {7}},       {2, {13, 127}},
+              {1, {1021}}, {3, {3, 0, 5}}, {1, {100003}}, {3, {2, 1, 5}}, {2, {1, 1}}};
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
 static void test_empty_info(void **state) {
@@ -47,8 +48,8 @@ static void test_empty_info(void **state) {
       TSR_ASSERT_OK(tsr_empty(shapes[s].ndim, shapes[s].shape, all_dtypes[d], dev, &a));
       check_info_contiguous(a, all_dtypes[d], shapes[s].ndim, shapes[s].shape);
       TSR_ASSERT_OK(tsr_array_release(a));
-      TSR_ASSERT_OK(tsr_empty_ex(shapes[s].ndim, shapes[s].shape, all_dtypes[d], dev,
-                                 TSR_ALLOC_MANAGED, &a));
+      TSR_ASSERT_OK(
+          tsr_empty_ex(shapes[s].ndim, shapes[s].shape, all_dtypes[d], dev, TSR_ALLOC_MANAGED, &a));
       check_info_contiguous(a, all_dtypes[d], shapes[s].ndim, shapes[s].shape);
       TSR_ASSERT_OK(tsr_array_release(a));
     }
@@ -89,19 +90,22 @@ static void test_full_conversion(void **state) {
   TSR_ASSERT_OK(tsr_full(1, shape, TSR_I32, dev, -2.75, &a));
   int32_t i32[5];
   TSR_ASSERT_OK(tsr_array_read(a, i32, sizeof i32));
-  for (int i = 0; i < 5; i++) assert_int_equal(i32[i], -2);
+  for (int i = 0; i < 5; i++)
+    assert_int_equal(i32[i], -2);
   tsr_array_release(a);
 
   TSR_ASSERT_OK(tsr_full(1, shape, TSR_I64, dev, 3.0e12 + 0.9, &a));
   int64_t i64[5];
   TSR_ASSERT_OK(tsr_array_read(a, i64, sizeof i64));
-  for (int i = 0; i < 5; i++) assert_true(i64[i] == 3000000000000LL);
+  for (int i = 0; i < 5; i++)
+    assert_true(i64[i] == 3000000000000LL);
   tsr_array_release(a);
 
   TSR_ASSERT_OK(tsr_full(1, shape, TSR_F32, dev, 0.1, &a));
   float f32[5];
   TSR_ASSERT_OK(tsr_array_read(a, f32, sizeof f32));
-  for (int i = 0; i < 5; i++) assert_true(f32[i] == 0.1f);
+  for (int i = 0; i < 5; i++)
+    assert_true(f32[i] == 0.1f);
   tsr_array_release(a);
 
   TSR_ASSERT_OK(tsr_full(0, NULL, TSR_F64, dev, NAN, &a));
@@ -111,8 +115,7 @@ static void test_full_conversion(void **state) {
   tsr_array_release(a);
 }
 
-static void check_arange(double start, double stop, double step, tsr_dtype dtype,
-                         int64_t want_n) {
+static void check_arange(double start, double stop, double step, tsr_dtype dtype, int64_t want_n) {
   tsr_array *a = NULL;
   TSR_ASSERT_OK(tsr_arange(start, stop, step, dtype, dev, &a));
   int64_t shape[1] = {want_n};
@@ -204,9 +207,9 @@ static void test_retain_release(void **state) {
 int main(void) {
   dev = tsr_test_device();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_empty_info),     cmocka_unit_test(test_zeros_and_full),
+      cmocka_unit_test(test_empty_info),      cmocka_unit_test(test_zeros_and_full),
       cmocka_unit_test(test_full_conversion), cmocka_unit_test(test_arange),
-      cmocka_unit_test(test_from_host),      cmocka_unit_test(test_from_host_copies),
+      cmocka_unit_test(test_from_host),       cmocka_unit_test(test_from_host_copies),
       cmocka_unit_test(test_retain_release),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

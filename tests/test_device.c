@@ -33,6 +33,10 @@ static void test_parse_and_string(void **state) {
   char buf[32];
   TSR_ASSERT_OK(tsr_device_string(TSR_CPU, buf, sizeof buf));
   assert_string_equal(buf, "cpu");
+  /* Exactly enough room: three characters and the NUL. */
+  memset(buf, 'x', sizeof buf);
+  TSR_ASSERT_OK(tsr_device_string(TSR_CPU, buf, 4));
+  assert_string_equal(buf, "cpu");
 
   /* The string of the device under test parses back to it. */
   TSR_ASSERT_OK(tsr_device_string(dev, buf, sizeof buf));

@@ -21,8 +21,8 @@ static const tsr_dtype float_dtypes[2] = {TSR_F32, TSR_F64};
  * NumPy matmul of C-ordered host values: promotes 1-D operands, broadcasts batch axes.
  * Writes the result shape to (*nout, so) and returns malloc'ed values.
  */
-static double *ref_matmul(int na, const int64_t *sa, const double *ha, int nb,
-                          const int64_t *sb, const double *hb, int *nout, int64_t *so) {
+static double *ref_matmul(int na, const int64_t *sa, const double *ha, int nb, const int64_t *sb,
+                          const double *hb, int *nout, int64_t *so) {
   int64_t pa[TSR_MAX_DIMS], pb[TSR_MAX_DIMS];
   int pna = na, pnb = nb;
   memcpy(pa, sa, (size_t)na * sizeof(int64_t));
@@ -48,12 +48,14 @@ static double *ref_matmul(int na, const int64_t *sa, const double *ha, int nb,
     for (int64_t i = 0; i < m; i++)
       for (int64_t j = 0; j < n; j++) {
         long double acc = 0;
-        for (int64_t p = 0; p < k; p++) acc += (long double)A[i * k + p] * B[p * n + j];
+        for (int64_t p = 0; p < k; p++)
+          acc += (long double)A[i * k + p] * B[p * n + j];
         out[(bi * m + i) * n + j] = (double)acc;
       }
   }
   *nout = 0;
-  for (int i = 0; i < nbatch; i++) so[(*nout)++] = bshape[i];
+  for (int i = 0; i < nbatch; i++)
+    so[(*nout)++] = bshape[i];
   if (na > 1) so[(*nout)++] = m;
   if (nb > 1) so[(*nout)++] = n;
   return out;
@@ -64,8 +66,8 @@ static void check_rel(const double *got, const double *ref, int64_t n, tsr_dtype
   double err = tsr_test_rel_error(got, ref, (size_t)n);
   double tol = tsr_test_tol(dt, k);
   if (!(err <= tol)) {
-    print_error("%s (%s, k=%lld): relative error %g > %g\n", what, tsr_dtype_name(dt),
-                (long long)k, err, tol);
+    print_error("%s (%s, k=%lld): relative error %g > %g\n", what, tsr_dtype_name(dt), (long long)k,
+                err, tol);
     fail();
   }
 }
@@ -110,8 +112,8 @@ static void check_matmul(tsr_dtype dt, int na, const int64_t *sa, int nb, const 
 static void test_matmul_2d(void **state) {
   (void)state;
   static const int64_t mkn[][3] = {
-      {1, 1, 1},   {2, 3, 4},    {7, 13, 5},  {127, 1, 3},  {1, 127, 1},   {64, 64, 64},
-      {129, 67, 131}, {13, 1021, 7}, {0, 5, 3}, {3, 0, 4},  {3, 5, 0},     {300, 257, 259},
+      {1, 1, 1},      {2, 3, 4},     {7, 13, 5}, {127, 1, 3}, {1, 127, 1}, {64, 64, 64},
+      {129, 67, 131}, {13, 1021, 7}, {0, 5, 3},  {3, 0, 4},   {3, 5, 0},   {300, 257, 259},
   };
   for (int d = 0; d < 2; d++)
     for (size_t c = 0; c < sizeof mkn / sizeof mkn[0]; c++) {
@@ -132,7 +134,8 @@ static void test_matmul_k0_zeros(void **state) {
   TSR_ASSERT_OK(tsr_empty(2, sb, TSR_F64, dev, &b));
   TSR_ASSERT_OK(tsr_matmul(a, b, &c));
   double *g = ct_read_checked(c, TSR_F64, 2, so);
-  for (int i = 0; i < 12; i++) assert_true(g[i] == 0.0);
+  for (int i = 0; i < 12; i++)
+    assert_true(g[i] == 0.0);
   free(g);
   tsr_array_release(a);
   tsr_array_release(b);
@@ -180,13 +183,15 @@ static void test_matmul_batched(void **state) {
       {2, {4, 5}, 3, {3, 5, 2}},       /* -> (3,4,2) */
       {3, {1, 2, 3}, 3, {4, 3, 2}},    /* -> (4,2,2) */
       {4, {2, 3, 13, 7}, 4, {2, 3, 7, 11}},
-      {3, {0, 3, 4}, 3, {1, 4, 2}},    /* empty batch */
-      {3, {2, 3, 0}, 3, {2, 0, 5}},    /* k = 0 in a batch: zeros */
+      {3, {0, 3, 4}, 3, {1, 4, 2}},       /* empty batch */
+      {3, {2, 3, 0}, 3, {2, 0, 5}},       /* k = 0 in a batch: zeros */
+      {3, {1021, 3, 4}, 3, {1021, 4, 2}}, /* many small matrices */
+      {3, {1, 5, 3}, 4, {7, 11, 3, 2}},   /* a batch of 1 against 7x11 */
   };
   for (int d = 0; d < 2; d++)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-      check_matmul(float_dtypes[d], cases[c].na, cases[c].sa, cases[c].nb, cases[c].sb,
-                   200 + c * 2, "batched matmul");
+      check_matmul(float_dtypes[d], cases[c].na, cases[c].sa, cases[c].nb, cases[c].sb, 200 + c * 2,
+                   "batched matmul");
   /* The example of the brief, with its result shape spelled out. */
   int64_t sa[4] = {2, 1, 3, 4}, sb[3] = {5, 4, 2}, so[4] = {2, 5, 3, 2};
   tsr_array *a = tsr_test_random_array(4, sa, TSR_F32, dev, 1, NULL);
@@ -214,7 +219,8 @@ static void test_matmul_non_contiguous(void **state) {
       double *ha = malloc((size_t)(m * k) * sizeof(double));
       assert_non_null(ha);
       for (int64_t i = 0; i < m; i++)
-        for (int64_t p = 0; p < k; p++) ha[i * k + p] = hat[p * m + i];
+        for (int64_t p = 0; p < k; p++)
+          ha[i * k + p] = hat[p * m + i];
       /* B = rows reversed, every other column of a (k, 2n) array. */
       int64_t sbb[2] = {k, 2 * n};
       double *hbb = NULL;
@@ -224,7 +230,8 @@ static void test_matmul_non_contiguous(void **state) {
       double *hb = malloc((size_t)(k * n) * sizeof(double));
       assert_non_null(hb);
       for (int64_t p = 0; p < k; p++)
-        for (int64_t j = 0; j < n; j++) hb[p * n + j] = hbb[(k - 1 - p) * 2 * n + 2 * j];
+        for (int64_t j = 0; j < n; j++)
+          hb[p * n + j] = hbb[(k - 1 - p) * 2 * n + 2 * j];
       check_matmul_arrays(a, ha, b, hb, "transposed @ stepped reversed");
       /* Also: A @ A^T through the view (the Gram-matrix pattern). */
       check_matmul_arrays(a, ha, at, hat, "A @ A^T view");
@@ -249,7 +256,8 @@ static void test_matmul_non_contiguous(void **state) {
   assert_non_null(hxt);
   for (int bi = 0; bi < 3; bi++)
     for (int i = 0; i < 5; i++)
-      for (int j = 0; j < 6; j++) hxt[(bi * 5 + i) * 6 + j] = h3[(bi * 6 + j) * 5 + i];
+      for (int j = 0; j < 6; j++)
+        hxt[(bi * 5 + i) * 6 + j] = h3[(bi * 6 + j) * 5 + i];
   check_matmul_arrays(xt, hxt, b, hb, "batch-transposed @ broadcast batch");
   free(hxt);
   free(h3);
@@ -290,15 +298,15 @@ static void test_matmul_errors(void **state) {
   TSR_ASSERT_STATUS(tsr_matmul(a, f2, &c), TSR_ERR_DTYPE, NULL);
   assert_null(c);
   tsr_array *arrays[] = {a, b, v, x, y, s, i1, i2, f2};
-  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+    tsr_array_release(arrays[i]);
 }
 
 /* ---------------------------------------------------------------- gemm */
 
 /* C = alpha * op(A) op(B) + beta * C0, reference from host values (row-major m x k etc.). */
-static double *ref_gemm(tsr_trans ta, tsr_trans tb, double alpha, const double *A,
-                        const double *B, double beta, const double *C0, int64_t m, int64_t n,
-                        int64_t k) {
+static double *ref_gemm(tsr_trans ta, tsr_trans tb, double alpha, const double *A, const double *B,
+                        double beta, const double *C0, int64_t m, int64_t n, int64_t k) {
   double *C = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(double));
   assert_non_null(C);
   for (int64_t i = 0; i < m; i++)
@@ -345,8 +353,8 @@ static void test_gemm_trans_alpha_beta(void **state) {
         double *got = ct_read_checked(cc, dt, 2, sc);
         char what[96];
         snprintf(what, sizeof what, "gemm %c%c m=%lld n=%lld k=%lld alpha=%g beta=%g",
-                 ta ? 'T' : 'N', tb ? 'T' : 'N', (long long)m, (long long)n, (long long)k,
-                 alpha, beta);
+                 ta ? 'T' : 'N', tb ? 'T' : 'N', (long long)m, (long long)n, (long long)k, alpha,
+                 beta);
         check_rel(got, ref, m * n, dt, k + 2, what);
         free(got);
         free(ref);
@@ -387,7 +395,8 @@ static void test_gemm_beta0_alpha0_k0(void **state) {
     c = tsr_test_random_array(2, sc, dt, dev, 13, &hc);
     TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 0.0, an, bn, -0.5, c));
     got = tsr_test_read_f64(c);
-    for (int64_t i = 0; i < m * n; i++) hc[i] *= -0.5;
+    for (int64_t i = 0; i < m * n; i++)
+      hc[i] *= -0.5;
     ct_assert_close(got, hc, m * n, 0, 0, "alpha = 0 over NaN operands");
     free(got);
     free(hc);
@@ -401,7 +410,8 @@ static void test_gemm_beta0_alpha0_k0(void **state) {
     c = tsr_test_random_array(2, sc, dt, dev, 14, &hc);
     TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 3.0, a0, b0, 2.0, c));
     got = tsr_test_read_f64(c);
-    for (int64_t i = 0; i < m * n; i++) hc[i] *= 2.0;
+    for (int64_t i = 0; i < m * n; i++)
+      hc[i] *= 2.0;
     ct_assert_close(got, hc, m * n, 0, 0, "k = 0");
     free(got);
     free(hc);
@@ -410,12 +420,14 @@ static void test_gemm_beta0_alpha0_k0(void **state) {
     TSR_ASSERT_OK(tsr_full(2, sc, dt, dev, NAN, &c));
     TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 3.0, a0, b0, 0.0, c));
     got = tsr_test_read_f64(c);
-    for (int64_t i = 0; i < m * n; i++) assert_true(got[i] == 0.0);
+    for (int64_t i = 0; i < m * n; i++)
+      assert_true(got[i] == 0.0);
     free(got);
     tsr_array_release(c);
 
     tsr_array *arrays[] = {a, b, an, bn, a0, b0};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+      tsr_array_release(arrays[i]);
     free(ha);
     free(hb);
   }
@@ -438,19 +450,25 @@ static void test_gemm_strided_operands(void **state) {
       TSR_ASSERT_OK(tsr_transpose(at, NULL, &a));
       TSR_ASSERT_OK(tsr_slice(bb, 0, 2, 2 + k, 1, &b1));
       TSR_ASSERT_OK(tsr_slice(b1, 1, 3, 3 + n, 1, &b));
-      double *ha = malloc((size_t)(m * k) * sizeof(double)), *hb = malloc((size_t)(k * n) * sizeof(double));
+      double *ha = malloc((size_t)(m * k) * sizeof(double)),
+             *hb = malloc((size_t)(k * n) * sizeof(double));
       assert_non_null(ha);
       assert_non_null(hb);
       for (int64_t i = 0; i < m; i++)
-        for (int64_t p = 0; p < k; p++) ha[i * k + p] = hat[p * m + i];
+        for (int64_t p = 0; p < k; p++)
+          ha[i * k + p] = hat[p * m + i];
       for (int64_t p = 0; p < k; p++)
-        for (int64_t j = 0; j < n; j++) hb[p * n + j] = hbb[(p + 2) * (n + 5) + 3 + j];
+        for (int64_t j = 0; j < n; j++)
+          hb[p * n + j] = hbb[(p + 2) * (n + 5) + 3 + j];
 
       /* The storage of C and the map from C(i,j) to a storage index. */
       int64_t rows, cols;
-      if (layout == 0) rows = n, cols = m;          /* column-major: C = S^T */
-      else if (layout == 1) rows = m + 4, cols = n + 6; /* C = S[1:m+1, 2:n+2] */
-      else rows = m, cols = 2 * n + 1;              /* C = S[:, 1::2] */
+      if (layout == 0)
+        rows = n, cols = m; /* column-major: C = S^T */
+      else if (layout == 1)
+        rows = m + 4, cols = n + 6; /* C = S[1:m+1, 2:n+2] */
+      else
+        rows = m, cols = 2 * n + 1; /* C = S[:, 1::2] */
       int64_t ss[2] = {rows, cols};
       double *hs = NULL;
       tsr_array *s = tsr_test_random_array(2, ss, dt, dev, 80 + (uint64_t)layout, &hs);
@@ -469,7 +487,9 @@ static void test_gemm_strided_operands(void **state) {
       assert_non_null(where);
       for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n; j++) {
-          int64_t w = layout == 0 ? j * m + i : layout == 1 ? (i + 1) * cols + (j + 2) : i * cols + 1 + 2 * j;
+          int64_t w = layout == 0   ? j * m + i
+                      : layout == 1 ? (i + 1) * cols + (j + 2)
+                                    : i * cols + 1 + 2 * j;
           where[i * n + j] = w;
           hc[i * n + j] = hs[w];
         }
@@ -485,7 +505,10 @@ static void test_gemm_strided_operands(void **state) {
         gs[where[i]] = hs[where[i]];
       }
       ct_assert_close(gs, hs, rows * cols, 0, 0, "storage outside C");
-      check_rel(gc, ref, m * n, dt, k + 2, layout == 0 ? "column-major C" : layout == 1 ? "sub-block C" : "column-stepped C");
+      check_rel(gc, ref, m * n, dt, k + 2,
+                layout == 0   ? "column-major C"
+                : layout == 1 ? "sub-block C"
+                              : "column-stepped C");
       free(gc);
       free(gs);
       free(ref);
@@ -497,9 +520,101 @@ static void test_gemm_strided_operands(void **state) {
       free(hat);
       free(hbb);
       tsr_array *arrays[] = {at, bb, a, b1, b, s, c, c1};
-      for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+      for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        tsr_array_release(arrays[i]);
     }
   }
+}
+
+/* Layouts no BLAS accepts directly (both strides non-unit, negative strides) for A, B and C,
+   with the special alpha/beta cases on such a C: only C's elements change, beta = 0 does not
+   read C (NaN there does not propagate), alpha = 0 and k = 0 give beta * C. */
+static void test_gemm_exotic_layouts(void **state) {
+  (void)state;
+  static const double ab[][2] = {{1.5, -0.5}, {0.0, 0.5}, {0.0, 0.0}, {1.0, 0.0}};
+  static const int64_t ks[] = {11, 0};
+  for (int d = 0; d < 2; d++)
+    for (size_t kk = 0; kk < 2; kk++)
+      for (size_t c = 0; c < sizeof ab / sizeof ab[0]; c++) {
+        tsr_dtype dt = float_dtypes[d];
+        const int64_t m = 9, n = 7, k = ks[kk];
+        const double alpha = ab[c][0], beta = ab[c][1];
+        /* A = S[::2, ::-3] of an (2m, 3k) array: strides (6k, -3). */
+        int64_t sas[2] = {2 * m, 3 * k};
+        double *has = NULL;
+        tsr_array *as = tsr_test_random_array(2, sas, dt, dev, 700 + c, &has), *a1 = NULL,
+                  *a = NULL;
+        TSR_ASSERT_OK(tsr_slice(as, 0, 0, TSR_SLICE_END, 2, &a1));
+        TSR_ASSERT_OK(tsr_slice(a1, 1, TSR_SLICE_END, -TSR_SLICE_END, -3, &a));
+        double *ha = malloc((size_t)(m * k + 1) * sizeof(double));
+        assert_non_null(ha);
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t p = 0; p < k; p++)
+            ha[i * k + p] = has[(2 * i) * 3 * k + (3 * k - 1 - 3 * p)];
+        /* B = T[::-1, ::-1] of a (k, n) array. */
+        int64_t sbs[2] = {k, n};
+        double *hbs = NULL;
+        tsr_array *bs = tsr_test_random_array(2, sbs, dt, dev, 710 + c, &hbs), *b1 = NULL,
+                  *b = NULL;
+        TSR_ASSERT_OK(tsr_slice(bs, 0, TSR_SLICE_END, -TSR_SLICE_END, -1, &b1));
+        TSR_ASSERT_OK(tsr_slice(b1, 1, TSR_SLICE_END, -TSR_SLICE_END, -1, &b));
+        double *hb = malloc((size_t)(k * n + 1) * sizeof(double));
+        assert_non_null(hb);
+        for (int64_t p = 0; p < k; p++)
+          for (int64_t j = 0; j < n; j++)
+            hb[p * n + j] = hbs[(k - 1 - p) * n + (n - 1 - j)];
+        /* C = U[::-1, ::2] of an (m, 2n) array: strides (-2n, 2); NaN where beta = 0. */
+        int64_t scs[2] = {m, 2 * n};
+        double *hcs = NULL;
+        tsr_array *cs = tsr_test_random_array(2, scs, dt, dev, 720 + c, &hcs), *c1 = NULL,
+                  *cc = NULL;
+        if (beta == 0) {
+          for (int64_t i = 0; i < m * 2 * n; i++)
+            if (i % 2 == 0) hcs[i] = NAN;
+          tsr_array_release(cs);
+          cs = tsr_test_array_from_f64(2, scs, dt, dev, hcs);
+        }
+        TSR_ASSERT_OK(tsr_slice(cs, 0, TSR_SLICE_END, -TSR_SLICE_END, -1, &c1));
+        TSR_ASSERT_OK(tsr_slice(c1, 1, 0, TSR_SLICE_END, 2, &cc));
+        double *hc = malloc((size_t)(m * n) * sizeof(double));
+        int64_t *where = malloc((size_t)(m * n) * sizeof(int64_t));
+        assert_non_null(hc);
+        assert_non_null(where);
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++) {
+            where[i * n + j] = (m - 1 - i) * 2 * n + 2 * j;
+            hc[i * n + j] = hcs[where[i * n + j]];
+          }
+        double *ref = ref_gemm(TSR_NO_TRANS, TSR_NO_TRANS, alpha, ha, hb, beta, hc, m, n, k);
+        tsr_status st = tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, alpha, a, b, beta, cc);
+        if (st != TSR_OK) print_error("exotic gemm: %s\n", tsr_last_error());
+        assert_int_equal(st, TSR_OK);
+        double *gs = tsr_test_read_f64(cs);
+        double *gc = malloc((size_t)(m * n) * sizeof(double));
+        assert_non_null(gc);
+        for (int64_t i = 0; i < m * n; i++) {
+          gc[i] = gs[where[i]];
+          gs[where[i]] = hcs[where[i]];
+        }
+        char what[96];
+        snprintf(what, sizeof what, "exotic-layout gemm k=%lld alpha=%g beta=%g", (long long)k,
+                 alpha, beta);
+        ct_assert_close(gs, hcs, m * 2 * n, 0, 0, "storage outside C");
+        check_rel(gc, ref, m * n, dt, k + 2, what);
+        free(gc);
+        free(gs);
+        free(ref);
+        free(where);
+        free(hc);
+        free(ha);
+        free(hb);
+        free(has);
+        free(hbs);
+        free(hcs);
+        tsr_array *arrays[] = {as, a1, a, bs, b1, b, cs, c1, cc};
+        for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+          tsr_array_release(arrays[i]);
+      }
 }
 
 /* The vendor path either works (same result) or says it is not built. */
@@ -552,12 +667,15 @@ static void test_gemm_errors(void **state) {
   TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, x3, b, 0, c), TSR_ERR_SHAPE, NULL);
   TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, c64), TSR_ERR_DTYPE, NULL);
   TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, ci), TSR_ERR_DTYPE, NULL);
-  TSR_ASSERT_STATUS(tsr_gemm((tsr_trans)2, TSR_NO_TRANS, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT, NULL);
-  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, (tsr_trans)-1, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT, NULL);
+  TSR_ASSERT_STATUS(tsr_gemm((tsr_trans)2, TSR_NO_TRANS, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT,
+                    NULL);
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, (tsr_trans)-1, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT,
+                    NULL);
   TSR_ASSERT_STATUS(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, c, (tsr_gemm_path)9),
                     TSR_ERR_INVALID_ARGUMENT, NULL);
   tsr_array *arrays[] = {a, b, c, c55, v, x3, c64, ci};
-  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+    tsr_array_release(arrays[i]);
 }
 
 int main(void) {
@@ -572,6 +690,7 @@ int main(void) {
       cmocka_unit_test(test_gemm_trans_alpha_beta),
       cmocka_unit_test(test_gemm_beta0_alpha0_k0),
       cmocka_unit_test(test_gemm_strided_operands),
+      cmocka_unit_test(test_gemm_exotic_layouts),
       cmocka_unit_test(test_gemm_paths),
       cmocka_unit_test(test_gemm_errors),
   };

@@ -10,11 +10,11 @@ static tsr_device dev;
 static void test_every_code_named(void **state) {
   (void)state;
   int count = 0;
-#define CHECK_CODE(name, value, text)                                                          \
-  assert_int_equal((int)name, value);                                                          \
-  assert_string_equal(tsr_status_name(name), #name);                                           \
-  assert_string_equal(tsr_strerror(name), text);                                               \
-  assert_true(strlen(text) > 0);                                                               \
+#define CHECK_CODE(name, value, text)                                                              \
+  assert_int_equal((int)name, value);                                                              \
+  assert_string_equal(tsr_status_name(name), #name);                                               \
+  assert_string_equal(tsr_strerror(name), text);                                                   \
+  assert_true(strlen(text) > 0);                                                                   \
   count++;
   TSR_STATUS_LIST(CHECK_CODE)
 #undef CHECK_CODE
@@ -108,12 +108,9 @@ static void test_last_error_thread_local(void **state) {
 int main(void) {
   dev = tsr_test_device();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_code_named),
-      cmocka_unit_test(test_unknown_code),
-      cmocka_unit_test(test_dtype_names_and_sizes),
-      cmocka_unit_test(test_last_error_and_clear),
-      cmocka_unit_test(test_last_error_overwritten),
-      cmocka_unit_test(test_last_error_thread_local),
+      cmocka_unit_test(test_every_code_named),       cmocka_unit_test(test_unknown_code),
+      cmocka_unit_test(test_dtype_names_and_sizes),  cmocka_unit_test(test_last_error_and_clear),
+      cmocka_unit_test(test_last_error_overwritten), cmocka_unit_test(test_last_error_thread_local),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,11 @@
-/* Transfers: tsr_array_to, tsr_array_read and tsr_array_write, exact round trips. */
+/* Transfers: tsr_array_to, tsr_array_read and tsr_array_write (exact round trips, strided
+   views), and a .npy save/load round trip of a strided view. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core_util.h"
 
@@ -22,7 +25,8 @@ static void test_write_read_bits(void **state) {
       unsigned char *src = malloc(bytes + 1), *dst = malloc(bytes + 1);
       assert_non_null(src);
       assert_non_null(dst);
-      for (size_t i = 0; i < bytes; i++) src[i] = (unsigned char)((i * 2654435761u) >> 13);
+      for (size_t i = 0; i < bytes; i++)
+        src[i] = (unsigned char)((i * 2654435761u) >> 13);
       tsr_array *a = NULL;
       TSR_ASSERT_OK(tsr_empty(1, &sizes[s], all_dtypes[d], dev, &a));
       TSR_ASSERT_OK(tsr_array_write(a, src, bytes));
@@ -80,8 +84,8 @@ static void test_array_to_of_view(void **state) {
   double *host = NULL;
   tsr_array *a = tsr_test_random_array(2, shape, TSR_F64, dev, 5, &host);
   tsr_array *t = NULL, *s = NULL, *b = NULL;
-  TSR_ASSERT_OK(tsr_transpose(a, NULL, &t));             /* (13,127) */
-  TSR_ASSERT_OK(tsr_slice(t, 1, 100, 2, -7, &s));        /* columns 100, 93, ..., 9 */
+  TSR_ASSERT_OK(tsr_transpose(a, NULL, &t));      /* (13,127) */
+  TSR_ASSERT_OK(tsr_slice(t, 1, 100, 2, -7, &s)); /* columns 100, 93, ..., 9 */
   TSR_ASSERT_OK(tsr_array_to(s, TSR_CPU, &b));
   int64_t ncol = (100 - 2 - 1) / 7 + 1;
   int64_t want[2] = {13, ncol};
@@ -112,7 +116,7 @@ static void test_write_strided_view(void **state) {
     double *host = NULL;
     tsr_array *a = tsr_test_random_array(2, shape, dt, dev, 40 + (uint64_t)d, &host);
     tsr_array *t = NULL, *v = NULL;
-    TSR_ASSERT_OK(tsr_transpose(a, NULL, &t));         /* (9,8) */
+    TSR_ASSERT_OK(tsr_transpose(a, NULL, &t));               /* (9,8) */
     TSR_ASSERT_OK(tsr_slice(t, 0, 1, TSR_SLICE_END, 3, &v)); /* rows 1,4,7 of t: columns of a */
     int64_t n = 3 * 8;
     double *vals = ct_random_host(n, dt, 50 + (uint64_t)d, -1000, 1000);
@@ -125,7 +129,8 @@ static void test_write_strided_view(void **state) {
     TSR_ASSERT_OK(tsr_array_read(src, buf, (size_t)n * es));
     TSR_ASSERT_OK(tsr_array_write(v, buf, (size_t)n * es));
     for (int64_t r = 0; r < 3; r++)
-      for (int64_t c = 0; c < 8; c++) host[c * 9 + (1 + 3 * r)] = vals[r * 8 + c];
+      for (int64_t c = 0; c < 8; c++)
+        host[c * 9 + (1 + 3 * r)] = vals[r * 8 + c];
     double *got = tsr_test_read_f64(a);
     ct_assert_close(got, host, 72, 0, 0, "base after writing a strided view");
     free(got);
@@ -143,6 +148,51 @@ static void test_write_strided_view(void **state) {
     tsr_array_release(t);
     tsr_array_release(a);
   }
+}
+
+/* tsr_npy_save of a strided view on the device, tsr_npy_load back: the view's values in C
+   order, exactly, for every dtype (and a 0-d array). */
+static void test_npy_round_trip_of_view(void **state) {
+  (void)state;
+  char path[128];
+  snprintf(path, sizeof path, "core_transfer_%ld.npy", (long)getpid());
+  for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+    int64_t shape[2] = {13, 7};
+    double *host = NULL;
+    tsr_array *a = tsr_test_random_array(2, shape, all_dtypes[d], dev, 90 + (uint64_t)d, &host);
+    tsr_array *t = NULL, *v = NULL, *back = NULL;
+    TSR_ASSERT_OK(tsr_transpose(a, NULL, &t));                  /* (7,13) */
+    TSR_ASSERT_OK(tsr_slice(t, 1, -1, -TSR_SLICE_END, -2, &v)); /* (7,7) reversed columns */
+    TSR_ASSERT_OK(tsr_npy_save(path, v));
+    TSR_ASSERT_OK(tsr_npy_load(path, dev, &back));
+    int64_t want[2] = {7, 7};
+    double *got = ct_read_checked(back, all_dtypes[d], 2, want);
+    for (int64_t i = 0; i < 7; i++)
+      for (int64_t j = 0; j < 7; j++) {
+        double ref = host[(12 - 2 * j) * 7 + i];
+        if (got[i * 7 + j] != ref) {
+          print_error("%s (%lld,%lld): %g, expected %g\n", tsr_dtype_name(all_dtypes[d]),
+                      (long long)i, (long long)j, got[i * 7 + j], ref);
+          fail();
+        }
+      }
+    free(got);
+    free(host);
+    tsr_array_release(back);
+    tsr_array_release(v);
+    tsr_array_release(t);
+    tsr_array_release(a);
+  }
+  tsr_array *s = NULL, *back = NULL;
+  TSR_ASSERT_OK(tsr_full(0, NULL, TSR_F64, dev, -2.5, &s));
+  TSR_ASSERT_OK(tsr_npy_save(path, s));
+  TSR_ASSERT_OK(tsr_npy_load(path, dev, &back));
+  double *got = ct_read_checked(back, TSR_F64, 0, NULL);
+  assert_true(got[0] == -2.5);
+  free(got);
+  tsr_array_release(back);
+  tsr_array_release(s);
+  assert_int_equal(remove(path), 0);
 }
 
 /* A 0-d array reads and writes one element. */
@@ -163,11 +213,9 @@ static void test_read_scalar(void **state) {
 int main(void) {
   dev = tsr_test_device();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_write_read_bits),
-      cmocka_unit_test(test_array_to_round_trip),
-      cmocka_unit_test(test_array_to_of_view),
-      cmocka_unit_test(test_write_strided_view),
-      cmocka_unit_test(test_read_scalar),
+      cmocka_unit_test(test_write_read_bits),        cmocka_unit_test(test_array_to_round_trip),
+      cmocka_unit_test(test_array_to_of_view),       cmocka_unit_test(test_write_strided_view),
+      cmocka_unit_test(test_npy_round_trip_of_view), cmocka_unit_test(test_read_scalar),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

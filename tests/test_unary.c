@@ -14,10 +14,14 @@ static tsr_device dev;
 
 static const tsr_dtype all_dtypes[TSR_NUM_DTYPES] = {TSR_F32, TSR_F64, TSR_I32, TSR_I64};
 static const char *op_names[TSR_NUM_UNARY_OPS] = {"neg",  "abs",  "exp",     "log",
-                                                   "sqrt", "tanh", "sigmoid", "relu"};
+                                                  "sqrt", "tanh", "sigmoid", "relu"};
 
-static int is_int(tsr_dtype dt) { return dt == TSR_I32 || dt == TSR_I64; }
-static int int_ok(tsr_unary_op op) { return op == TSR_NEG || op == TSR_ABS || op == TSR_RELU; }
+static int is_int(tsr_dtype dt) {
+  return dt == TSR_I32 || dt == TSR_I64;
+}
+static int int_ok(tsr_unary_op op) {
+  return op == TSR_NEG || op == TSR_ABS || op == TSR_RELU;
+}
 
 static double ref_op(tsr_unary_op op, tsr_dtype dt, double x) {
   double v = 0;
@@ -38,7 +42,9 @@ static double ref_op(tsr_unary_op op, tsr_dtype dt, double x) {
    a few ulps, sigmoid a few more (two roundings inside). */
 static double op_rtol(tsr_unary_op op, tsr_dtype dt) {
   switch (op) {
-  case TSR_NEG: case TSR_ABS: case TSR_RELU: return 0;
+  case TSR_NEG:
+  case TSR_ABS:
+  case TSR_RELU: return 0;
   case TSR_SQRT: return 2 * ct_eps(dt);
   case TSR_SIGMOID: return 16 * ct_eps(dt);
   default: return 8 * ct_eps(dt);
@@ -66,7 +72,8 @@ static void check_array(tsr_unary_op op, const tsr_array *a, const double *ha) {
   double *got = ct_read_checked(out, ia.dtype, ia.ndim, ia.shape);
   double *ref = malloc((size_t)(ia.size ? ia.size : 1) * sizeof(double));
   assert_non_null(ref);
-  for (int64_t i = 0; i < ia.size; i++) ref[i] = ref_op(op, ia.dtype, ha[i]);
+  for (int64_t i = 0; i < ia.size; i++)
+    ref[i] = ref_op(op, ia.dtype, ha[i]);
   char what[64];
   snprintf(what, sizeof what, "%s %s", op_names[op], tsr_dtype_name(ia.dtype));
   ct_assert_close(got, ref, ia.size, op_rtol(op, ia.dtype), 0, what);
@@ -80,7 +87,7 @@ static void test_all_ops_dtypes_sizes(void **state) {
   static const struct {
     int ndim;
     int64_t shape[3];
-  } shapes[] = {{0, {0}},  {1, {0}},       {1, {1}},         {1, {7}},   {2, {13, 127}},
+  } shapes[] = {{0, {0}},    {1, {0}},       {1, {1}},      {1, {7}},      {2, {13, 127}},
                 {1, {1021}}, {3, {2, 0, 3}}, {1, {100003}}, {3, {3, 5, 7}}};
   uint64_t seed = 1;
   for (int op = 0; op < TSR_NUM_UNARY_OPS; op++)
@@ -110,7 +117,8 @@ static void test_named_wrappers(void **state) {
     TSR_ASSERT_OK(fns[op](a, &o));
     double *got = ct_read_checked(o, TSR_F64, 2, shape);
     double ref[15];
-    for (int i = 0; i < 15; i++) ref[i] = ref_op((tsr_unary_op)op, TSR_F64, h[i]);
+    for (int i = 0; i < 15; i++)
+      ref[i] = ref_op((tsr_unary_op)op, TSR_F64, h[i]);
     ct_assert_close(got, ref, 15, op_rtol((tsr_unary_op)op, TSR_F64), 0, op_names[op]);
     free(got);
     free(h);
@@ -138,7 +146,8 @@ static void test_non_contiguous(void **state) {
         double *ht = malloc((size_t)(m * n) * sizeof(double));
         assert_non_null(ht);
         for (int64_t i = 0; i < n; i++)
-          for (int64_t j = 0; j < m; j++) ht[i * m + j] = base[j * n + i];
+          for (int64_t j = 0; j < m; j++)
+            ht[i * m + j] = base[j * n + i];
         check_array((tsr_unary_op)op, t, ht);
         /* t[::-2, :] */
         TSR_ASSERT_OK(tsr_slice(t, 0, TSR_SLICE_END, -TSR_SLICE_END, -2, &v));
@@ -146,7 +155,8 @@ static void test_non_contiguous(void **state) {
         double *hv = malloc((size_t)(rows * m) * sizeof(double));
         assert_non_null(hv);
         for (int64_t i = 0; i < rows; i++)
-          for (int64_t j = 0; j < m; j++) hv[i * m + j] = ht[(n - 1 - 2 * i) * m + j];
+          for (int64_t j = 0; j < m; j++)
+            hv[i * m + j] = ht[(n - 1 - 2 * i) * m + j];
         check_array((tsr_unary_op)op, v, hv);
         free(hv);
         free(ht);
@@ -167,14 +177,17 @@ static void test_random_layouts(void **state) {
     int nd = 1 + (int)((r[0] + 1) * 2.5);
     if (nd > 5) nd = 5;
     int64_t shape[5];
-    for (int i = 0; i < nd; i++) shape[i] = 1 + (int64_t)((r[1 + i] + 1) * 3);
+    for (int i = 0; i < nd; i++)
+      shape[i] = 1 + (int64_t)((r[1 + i] + 1) * 3);
     for (int op = 0; op < TSR_NUM_UNARY_OPS; op++)
       for (int d = 0; d < TSR_NUM_DTYPES; d++) {
         tsr_dtype dt = all_dtypes[d];
         if (is_int(dt) && !int_ok((tsr_unary_op)op)) continue;
         double lo = -6, hi = 6;
-        if (is_int(dt)) lo = -1000, hi = 1000;
-        else if (op == TSR_LOG || op == TSR_SQRT) lo = 1e-3, hi = 50;
+        if (is_int(dt))
+          lo = -1000, hi = 1000;
+        else if (op == TSR_LOG || op == TSR_SQRT)
+          lo = 1e-3, hi = 50;
         double *h = NULL;
         tsr_array *a = ct_random_view(nd, shape, dt, dev, seed++, lo, hi, &h);
         check_array((tsr_unary_op)op, a, h);
@@ -237,7 +250,8 @@ static void test_special_values(void **state) {
       TSR_ASSERT_OK(tsr_unary((tsr_unary_op)op, a, &o));
       double *got = tsr_test_read_f64(o);
       double ref[8];
-      for (int i = 0; i < 8; i++) ref[i] = ref_op((tsr_unary_op)op, dt, x[i]);
+      for (int i = 0; i < 8; i++)
+        ref[i] = ref_op((tsr_unary_op)op, dt, x[i]);
       ct_assert_close(got, ref, 8, op_rtol((tsr_unary_op)op, dt), 0, op_names[op]);
       if (op == TSR_ABS) assert_false(signbit(got[0]));
       free(got);
@@ -274,8 +288,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_all_ops_dtypes_sizes), cmocka_unit_test(test_named_wrappers),
       cmocka_unit_test(test_non_contiguous),       cmocka_unit_test(test_random_layouts),
-      cmocka_unit_test(test_integer_wrap),
-      cmocka_unit_test(test_special_values),       cmocka_unit_test(test_integer_dtype_errors),
+      cmocka_unit_test(test_integer_wrap),         cmocka_unit_test(test_special_values),
+      cmocka_unit_test(test_integer_dtype_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

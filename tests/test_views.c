@@ -57,20 +57,24 @@ static int64_t clip_index(int64_t i, int64_t n, int64_t step) {
 
 static hv hv_slice(hv v, int axis, int64_t start, int64_t stop, int64_t step) {
   int64_t n = v.shape[axis];
+  /* Python has no INT64_MIN problem; one element either way. */
+  int64_t count_step = step == INT64_MIN ? -INT64_MAX : step;
   start = clip_index(start, n, step);
   stop = clip_index(stop, n, step);
   int64_t len;
   if (step > 0)
     len = start < stop ? (stop - start - 1) / step + 1 : 0;
   else
-    len = stop < start ? (start - stop - 1) / (-step) + 1 : 0;
+    len = stop < start ? (start - stop - 1) / (-count_step) + 1 : 0;
   if (len > 0) v.offset += start * v.strides[axis];
   v.shape[axis] = len;
-  v.strides[axis] *= step;
+  if (len > 1) v.strides[axis] *= step;
   return v;
 }
 
-static int64_t hv_size(const hv *v) { return tsr_test_numel(v->ndim, v->shape); }
+static int64_t hv_size(const hv *v) {
+  return tsr_test_numel(v->ndim, v->shape);
+}
 
 /* Buffer index of element `lin` (C order) of the view. */
 static int64_t hv_index(const hv *v, int64_t lin) {
@@ -86,7 +90,8 @@ static double *hv_gather(const hv *v, const double *base) {
   int64_t n = hv_size(v);
   double *x = malloc((size_t)(n ? n : 1) * sizeof(double));
   assert_non_null(x);
-  for (int64_t i = 0; i < n; i++) x[i] = base[hv_index(v, i)];
+  for (int64_t i = 0; i < n; i++)
+    x[i] = base[hv_index(v, i)];
   return x;
 }
 
@@ -107,7 +112,8 @@ static void check_write_through(tsr_array *view, const hv *v, tsr_array *base, d
   int64_t n = hv_size(v);
   double *vals = ct_random_host(n, TSR_F64, seed, -10, 10);
   TSR_ASSERT_OK(tsr_array_write(view, vals, (size_t)n * sizeof(double)));
-  for (int64_t i = 0; i < n; i++) host[hv_index(v, i)] = vals[i];
+  for (int64_t i = 0; i < n; i++)
+    host[hv_index(v, i)] = vals[i];
   double *got = tsr_test_read_f64(base);
   ct_assert_close(got, host, base_n, 0, 0, "base after writing through a view");
   free(got);
@@ -132,8 +138,12 @@ static void test_reshape_view(void **state) {
     int ndim;
     int64_t req[4], want[4];
   } cases[] = {
-      {2, {4, 6}, {4, 6}},       {2, {-1, 4}, {6, 4}},       {1, {-1}, {24}},
-      {4, {1, 24, 1, 1}, {1, 24, 1, 1}}, {3, {2, -1, 3}, {2, 4, 3}}, {3, {2, 3, 4}, {2, 3, 4}},
+      {2, {4, 6}, {4, 6}},
+      {2, {-1, 4}, {6, 4}},
+      {1, {-1}, {24}},
+      {4, {1, 24, 1, 1}, {1, 24, 1, 1}},
+      {3, {2, -1, 3}, {2, 4, 3}},
+      {3, {2, 3, 4}, {2, 3, 4}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     tsr_array *r = NULL;
@@ -197,7 +207,8 @@ static void test_reshape_copy(void **state) {
   assert_true(is_contiguous(r));
   /* A copy: writing into it leaves the base alone. */
   double vals[12];
-  for (int i = 0; i < 12; i++) vals[i] = 1000 + i;
+  for (int i = 0; i < 12; i++)
+    vals[i] = 1000 + i;
   TSR_ASSERT_OK(tsr_array_write(r, vals, sizeof vals));
   double *base = tsr_test_read_f64(a);
   ct_assert_close(base, host, 12, 0, 0, "base after writing into a reshape copy");
@@ -283,11 +294,34 @@ static void test_transpose(void **state) {
 static void test_slice_1d(void **state) {
   (void)state;
   const int64_t E = TSR_SLICE_END;
-  static const int64_t cases[][3] = {
-      {2, 7, 1},     {0, E, 1},      {-3, E, 1},   {-100, 3, 1},   {8, 100, 1},  {1, 9, 3},
-      {8, 2, -2},    {E, -E, -1},    {E, -E, -3},  {-1, -E, -4},   {100, 2, -1}, {5, 2, 1},
-      {2, 5, -1},    {-100, -50, 1}, {50, 100, 1}, {-100, E, -1},  {0, 0, 1},    {9, 9, -1},
-      {3, -3, 1},    {-2, 1, -1},    {0, E, 100},  {E, -E, -100},
+  const int64_t cases[][3] = {
+      {0, E, E},
+      {E, -E, INT64_MIN},
+      {-1, -E, -E},
+      {INT64_MIN, E, 3},
+      {INT64_MIN, INT64_MIN, -1},
+      {2, 7, 1},
+      {0, E, 1},
+      {-3, E, 1},
+      {-100, 3, 1},
+      {8, 100, 1},
+      {1, 9, 3},
+      {8, 2, -2},
+      {E, -E, -1},
+      {E, -E, -3},
+      {-1, -E, -4},
+      {100, 2, -1},
+      {5, 2, 1},
+      {2, 5, -1},
+      {-100, -50, 1},
+      {50, 100, 1},
+      {-100, E, -1},
+      {0, 0, 1},
+      {9, 9, -1},
+      {3, -3, 1},
+      {-2, 1, -1},
+      {0, E, 100},
+      {E, -E, -100},
   };
   int64_t shape[1] = {10};
   double *host = NULL;
@@ -313,7 +347,7 @@ static void test_slice_2d(void **state) {
   double *host = NULL;
   tsr_array *a = tsr_test_random_array(2, shape, TSR_I64, dev, 32, &host);
   tsr_array *s1 = NULL, *s2 = NULL;
-  TSR_ASSERT_OK(tsr_slice(a, 1, 1, -1, 2, &s1));            /* columns 1,3,5 */
+  TSR_ASSERT_OK(tsr_slice(a, 1, 1, -1, 2, &s1));                           /* columns 1,3,5 */
   TSR_ASSERT_OK(tsr_slice(s1, 0, TSR_SLICE_END, -TSR_SLICE_END, -2, &s2)); /* rows 4,2,0 */
   hv v1 = hv_slice(hv_contig(2, shape), 1, 1, -1, 2);
   hv v2 = hv_slice(v1, 0, TSR_SLICE_END, -TSR_SLICE_END, -2);
@@ -456,7 +490,8 @@ static void test_astype_all_pairs(void **state) {
       hv v = hv_transpose(hv_contig(2, shape), NULL);
       double *ref = hv_gather(&v, host);
       int to_int = dt == TSR_I32 || dt == TSR_I64;
-      for (int i = 0; i < 91; i++) ref[i] = ct_round(dt, to_int ? trunc(ref[i]) : ref[i]);
+      for (int i = 0; i < 91; i++)
+        ref[i] = ct_round(dt, to_int ? trunc(ref[i]) : ref[i]);
       int64_t tshape[2] = {13, 7};
       double *got = ct_read_checked(c, dt, 2, tshape);
       ct_assert_close(got, ref, 91, 0, 0, "astype");
@@ -472,14 +507,15 @@ static void test_astype_all_pairs(void **state) {
 /* Float to integer: truncation toward zero, saturation at the limits, NaN gives 0. */
 static void test_astype_saturation(void **state) {
   (void)state;
-  static const double in[] = {1e10, -1e10, 3e9, NAN, INFINITY, -INFINITY, 2.9, -2.9,
-                              1e19, -1e19, 2147483647.5, -2147483648.9, 0.0, -0.5};
+  static const double in[] = {1e10, -1e10, 3e9,   NAN,          INFINITY,      -INFINITY, 2.9,
+                              -2.9, 1e19,  -1e19, 2147483647.5, -2147483648.9, 0.0,       -0.5};
   enum { N = sizeof in / sizeof in[0] };
-  static const int32_t want32[N] = {INT32_MAX, INT32_MIN, INT32_MAX, 0, INT32_MAX, INT32_MIN,
-                                    2, -2, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 0, 0};
-  static const int64_t want64[N] = {10000000000LL, -10000000000LL, 3000000000LL, 0,
-                                    INT64_MAX, INT64_MIN, 2, -2, INT64_MAX, INT64_MIN,
-                                    2147483647LL, -2147483648LL, 0, 0};
+  static const int32_t want32[N] = {INT32_MAX, INT32_MIN, INT32_MAX, 0,         INT32_MAX,
+                                    INT32_MIN, 2,         -2,        INT32_MAX, INT32_MIN,
+                                    INT32_MAX, INT32_MIN, 0,         0};
+  static const int64_t want64[N] = {
+      10000000000LL, -10000000000LL, 3000000000LL,  0, INT64_MAX, INT64_MIN, 2, -2, INT64_MAX,
+      INT64_MIN,     2147483647LL,   -2147483648LL, 0, 0};
   int64_t shape[1] = {N};
   for (int src = 0; src < 2; src++) {
     tsr_dtype sdt = src ? TSR_F64 : TSR_F32;
@@ -499,8 +535,7 @@ static void test_astype_saturation(void **state) {
       if (sdt == TSR_F32 && isfinite(v) && fabs(v) < 9e18) w64 = (int64_t)trunc(v);
       if (g32[i] != want32[i] || g64[i] != w64) {
         print_error("astype %s -> int of %.17g: i32 %d (want %d), i64 %lld (want %lld)\n",
-                    tsr_dtype_name(sdt), v, g32[i], want32[i], (long long)g64[i],
-                    (long long)w64);
+                    tsr_dtype_name(sdt), v, g32[i], want32[i], (long long)g64[i], (long long)w64);
         fail();
       }
     }
@@ -568,7 +603,8 @@ static void test_assign_broadcast(void **state) {
   double *row = NULL;
   tsr_array *src = tsr_test_random_array(1, rshape, TSR_F64, dev, 72, &row);
   TSR_ASSERT_OK(tsr_assign(dst, src));
-  for (int64_t i = 0; i < 12; i++) host[hv_index(&v, i)] = row[i % 4];
+  for (int64_t i = 0; i < 12; i++)
+    host[hv_index(&v, i)] = row[i % 4];
   double *got = tsr_test_read_f64(base);
   ct_assert_close(got, host, 12, 0, 0, "assign (4,) into a transposed (3,4)");
   free(got);
@@ -580,7 +616,8 @@ static void test_assign_broadcast(void **state) {
   double *col = NULL;
   src = tsr_test_random_array(2, cshape, TSR_I32, dev, 73, &col);
   TSR_ASSERT_OK(tsr_assign(dst, src));
-  for (int64_t i = 0; i < 12; i++) host[hv_index(&v, i)] = col[i / 4];
+  for (int64_t i = 0; i < 12; i++)
+    host[hv_index(&v, i)] = col[i / 4];
   got = tsr_test_read_f64(base);
   ct_assert_close(got, host, 12, 0, 0, "assign i32 (3,1) into f64 (3,4)");
   free(got);
@@ -593,7 +630,8 @@ static void test_assign_broadcast(void **state) {
   hv sv = hv_slice(v, 1, 1, TSR_SLICE_END, 2);
   TSR_ASSERT_OK(tsr_full(0, NULL, TSR_F32, dev, -0.375, &src));
   TSR_ASSERT_OK(tsr_assign(s, src));
-  for (int64_t i = 0; i < hv_size(&sv); i++) host[hv_index(&sv, i)] = -0.375;
+  for (int64_t i = 0; i < hv_size(&sv); i++)
+    host[hv_index(&sv, i)] = -0.375;
   got = tsr_test_read_f64(base);
   ct_assert_close(got, host, 12, 0, 0, "assign scalar into a stepped slice");
   free(got);
@@ -606,7 +644,8 @@ static void test_assign_broadcast(void **state) {
   TSR_ASSERT_OK(tsr_zeros(2, ishape, TSR_I64, dev, &ia));
   TSR_ASSERT_OK(tsr_assign(ia, dst));
   double *ref = hv_gather(&v, host);
-  for (int i = 0; i < 12; i++) ref[i] = trunc(ref[i]);
+  for (int i = 0; i < 12; i++)
+    ref[i] = trunc(ref[i]);
   got = tsr_test_read_f64(ia);
   ct_assert_close(got, ref, 12, 0, 0, "assign f64 into i64");
   free(got);
@@ -629,7 +668,8 @@ static void test_assign_overlap(void **state) {
   TSR_ASSERT_OK(tsr_assign(a, t));
   double ref[36];
   for (int i = 0; i < 6; i++)
-    for (int j = 0; j < 6; j++) ref[i * 6 + j] = host[j * 6 + i];
+    for (int j = 0; j < 6; j++)
+      ref[i * 6 + j] = host[j * 6 + i];
   double *got = tsr_test_read_f64(a);
   ct_assert_close(got, ref, 36, 0, 0, "a = a^T");
   free(got);
@@ -639,13 +679,14 @@ static void test_assign_overlap(void **state) {
 
   int64_t n = 1021;
   tsr_array *v = tsr_test_random_array(1, &n, TSR_F64, dev, 92, &host), *dst = NULL, *src = NULL;
-  TSR_ASSERT_OK(tsr_slice(v, 0, 1, TSR_SLICE_END, 1, &dst));  /* v[1:] */
-  TSR_ASSERT_OK(tsr_slice(v, 0, 0, -1, 1, &src));             /* v[:-1] */
+  TSR_ASSERT_OK(tsr_slice(v, 0, 1, TSR_SLICE_END, 1, &dst)); /* v[1:] */
+  TSR_ASSERT_OK(tsr_slice(v, 0, 0, -1, 1, &src));            /* v[:-1] */
   TSR_ASSERT_OK(tsr_assign(dst, src));
   double *shifted = malloc((size_t)n * sizeof(double));
   assert_non_null(shifted);
   shifted[0] = host[0];
-  for (int64_t i = 1; i < n; i++) shifted[i] = host[i - 1];
+  for (int64_t i = 1; i < n; i++)
+    shifted[i] = host[i - 1];
   got = tsr_test_read_f64(v);
   ct_assert_close(got, shifted, n, 0, 0, "v[1:] = v[:-1]");
   free(got);
@@ -679,9 +720,11 @@ static void test_views_outlive_base(void **state) {
   TSR_ASSERT_OK(tsr_reshape(r, 2, (int64_t[]){6, 5}, &r2));
   TSR_ASSERT_OK(tsr_array_release(r));
   double vals[2][5];
-  for (int i = 0; i < 10; i++) vals[i / 5][i % 5] = 500.0 + i;
+  for (int i = 0; i < 10; i++)
+    vals[i / 5][i % 5] = 500.0 + i;
   TSR_ASSERT_OK(tsr_array_write(s, vals, sizeof vals));
-  for (int64_t i = 0; i < 10; i++) host[hv_index(&v, i)] = 500.0 + (double)i;
+  for (int64_t i = 0; i < 10; i++)
+    host[hv_index(&v, i)] = 500.0 + (double)i;
   double *got = tsr_test_read_f64(r2);
   ct_assert_close(got, host, 30, 0, 0, "buffer shared by two surviving views");
   free(got);

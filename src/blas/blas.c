@@ -11,8 +11,6 @@
  * with row stride ld, which tsr_from_host_view wraps without a copy. In those terms the
  * product is C^T = op(B)^T op(A)^T, i.e. tsr_gemm(opB, opA, alpha, S_B, S_A, beta, S_C).
  */
-#include <errno.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -83,7 +81,6 @@ static double gpu_min_flops(void) {
   const char *e = getenv("TSR_BLAS_GPU_MIN_FLOPS");
   if (e == NULL || *e == '\0') return TSR_BLAS_GPU_MIN_FLOPS_DEFAULT;
   char *end = NULL;
-  errno = 0;
   double v = strtod(e, &end);
   if (end == e || *end != '\0' || !(v >= 0.0)) return TSR_BLAS_GPU_MIN_FLOPS_DEFAULT;
   return v;

@@ -13,5 +13,4 @@ set_target_properties(tessera_blas PROPERTIES
   # LD_LIBRARY_PATH.
   INSTALL_RPATH "$ORIGIN")
 add_library(Tessera::tessera_blas ALIAS tessera_blas)
-install(TARGETS tessera_blas
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Installed by cmake/TesseraInstall.cmake with the other libraries.

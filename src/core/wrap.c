@@ -41,7 +41,8 @@ tsr_status tsr_from_host_view(int ndim, const int64_t *shape, const int64_t *str
   }
   int64_t span = 0, bytes = 0;
   if (size > 0) {
-    TSR_CHECK(tsr__add_overflow_i64(hi, -lo, &span) && tsr__add_overflow_i64(span, 1, &span) &&
+    TSR_CHECK(lo != INT64_MIN && tsr__add_overflow_i64(hi, -lo, &span) &&
+                  tsr__add_overflow_i64(span, 1, &span) &&
                   tsr__mul_overflow_i64(span, (int64_t)esize, &bytes) &&
                   (uint64_t)bytes <= PTRDIFF_MAX,
               TSR_ERR_OVERFLOW, "the byte extent of the view overflows");

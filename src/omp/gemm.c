@@ -9,21 +9,29 @@
  *       micro-kernel: MR x NR tile of C in registers
  *
  * OpenMP: one parallel region per call. In each (jc, pc) step all threads pack the shared B
- * panel together (a static worksharing loop over its micro-panels), then take work units
- * dynamically: a unit is a row block of C (at most MC rows; smaller with several threads so
+ * panel together (a static split of its micro-panels), then take work units from a shared
+ * atomic counter: a unit is a row block of C (at most MC rows; smaller with several threads so
  * that there are about 4 units per thread) times the whole panel, or a column chunk of it when
  * C is too short to give every thread enough row blocks. The thread that takes a unit packs
  * its A rows into its own buffer (the ic loop split across cores, as BLIS does for cores with
  * private L2 caches). Dynamic hand-out matters on shared machines: a thread that loses its
- * core does not hold the others at the barrier for a whole static share. Problems below
- * TSR__GEMM_SERIAL_MNK run on the calling thread (fork/join would cost more than it saves),
- * as does a call made from inside a parallel region (no nested parallelism).
+ * core does not hold the others at the barrier for a whole static share; the barriers are
+ * our own (spin briefly, then yield; see tsr__gemm_sync). Problems below TSR__GEMM_SERIAL_MNK
+ * run on the calling thread (fork/join would cost more than it saves), as does a call made
+ * from inside a parallel region (no nested parallelism).
+ *
+ * On a machine with more runnable threads than cores, libgomp's own spinning at the start
+ * and end of the parallel region still costs time slices when two team threads share a core;
+ * OMP_WAIT_POLICY=passive or OMP_PROC_BIND=true avoid that (measured: 256^3 dgemm, 2 threads,
+ * load average 9 on 2 cores: 2-3 GFLOP/s by default, 50 passive, 80 bound).
  *
  * Packing buffers are cached per calling thread (one 64-byte-aligned block holding the B panel
  * and every thread's A block), grown on demand and freed when the thread exits, so repeated
  * calls do not touch the allocator.
  */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,48 +289,86 @@ static void tsr__gemm_unit(const tsr__gemm_plan *pl, tsr__gemm_tstate *ts, int64
 }
 
 /*
- * The jc/pc loops with the B panel packed by all threads and the units (row block x column
- * chunk) of each panel handed out dynamically: on a machine shared with other work, a thread
- * that loses its core for a while does not hold the others at the barrier for its whole
- * static share. `par`: inside the parallel region (worksharing loops), else serial (the
- * orphaned worksharing constructs must not run here: the caller may be inside its own
- * parallel region).
+ * Synchronization inside the parallel region, done with atomics rather than OpenMP barriers
+ * and worksharing loops: libgomp's barriers spin (GOMP_SPINCOUNT, by default 300000 pauses,
+ * about 20 ms on CPUs with a slow PAUSE) before sleeping, and on a machine with more runnable
+ * threads than cores a spinning thread keeps the core from the thread it waits for, so each
+ * barrier can cost a whole scheduler time slice. Measured on the shared 2-core development
+ * machine: 256^3 dgemm on 2 threads took ~50 ms per call with omp barriers under load, 0.6 ms
+ * with OMP_WAIT_POLICY=passive. These waits spin briefly, then sched_yield() (as OpenBLAS's
+ * threads do), which behaves on an idle machine and on a busy one.
  */
-static void tsr__gemm_loops(const tsr__gemm_plan *pl, bool par) {
+typedef struct tsr__gemm_sync {
+  _Atomic int64_t next[2]; /* unit counters of alternate (jc, pc) steps */
+  atomic_int arrived;      /* threads at the current barrier */
+  atomic_int phase;        /* barrier generation */
+  int n;                   /* threads taking part */
+} tsr__gemm_sync;
+
+static void tsr__gemm_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* Centralized barrier (generation counting); *phase is the caller's generation. */
+static void tsr__gemm_barrier(tsr__gemm_sync *s, int *phase) {
+  const int next = *phase + 1;
+  *phase = next;
+  if (atomic_fetch_add(&s->arrived, 1) == s->n - 1) {
+    atomic_store(&s->arrived, 0);
+    atomic_store(&s->phase, next);
+    return;
+  }
+  for (int i = 0; atomic_load(&s->phase) != next; ++i) {
+    if (i < 256) tsr__gemm_relax();
+    else sched_yield();
+  }
+}
+
+/*
+ * The jc/pc loops. With a team (sync != NULL): all threads pack the B panel together (a
+ * static split of its micro-panels), then take the units (row block x column chunk) of the
+ * panel from a shared counter, so that a thread that loses its core for a while does not
+ * hold the others for its whole static share. Two barriers per (jc, pc) step: the panel is
+ * complete; nobody still reads it before it is repacked. Without a team: everything in order.
+ */
+static void tsr__gemm_loops(const tsr__gemm_plan *pl, tsr__gemm_sync *sy, int tid) {
   const tsr__gemm_args *g = pl->g;
   const int nr = pl->ker->nr;
-  int tid = 0;
-#if defined(_OPENMP)
-  if (par) tid = omp_get_thread_num();
-#endif
+  const int nth = sy ? sy->n : 1;
+  int phase = 0;
+  int64_t step = 0;
   tsr__gemm_tstate ts = {.abuf = pl->abuf + (size_t)tid * pl->abytes, .rb = -1};
   for (int64_t jc = 0; jc < g->n; jc += pl->nc) {
     const int64_t ncb = tsr__min64(pl->nc, g->n - jc), np = tsr__ceil_div(ncb, nr);
-    const int64_t cchunks = tsr__gemm_col_chunks(pl, np), units = pl->rblocks * cchunks;
-    for (int64_t pc = 0; pc < g->k; pc += pl->kc) {
+    const int64_t cchunks = sy ? tsr__gemm_col_chunks(pl, np) : 1;
+    const int64_t units = pl->rblocks * cchunks;
+    for (int64_t pc = 0; pc < g->k; pc += pl->kc, ++step) {
       const int64_t kcb = tsr__min64(pl->kc, g->k - pc);
       /* The user's beta on the first slice, accumulation afterwards. */
       const double beta = pc == 0 ? g->beta : 1.0;
-      if (par) {
-#if defined(_OPENMP)
-#pragma omp for schedule(static)
-#endif
-        for (int64_t q = 0; q < np; ++q) tsr__gemm_pack_b_part(pl, pc, jc, kcb, ncb, q, q + 1);
-        /* implicit barrier: the panel is complete */
-#if defined(_OPENMP)
-#pragma omp for schedule(dynamic, 1)
-#endif
-        for (int64_t u = 0; u < units; ++u) {
-          const int64_t cb = u % cchunks;
-          tsr__gemm_unit(pl, &ts, u / cchunks, np * cb / cchunks, np * (cb + 1) / cchunks, jc,
-                         pc, kcb, ncb, beta);
-        }
-        /* implicit barrier: nobody repacks B while another thread still reads it */
-      } else {
+      if (!sy) {
         tsr__gemm_pack_b_part(pl, pc, jc, kcb, ncb, 0, np);
         for (int64_t rb = 0; rb < pl->rblocks; ++rb)
           tsr__gemm_unit(pl, &ts, rb, 0, np, jc, pc, kcb, ncb, beta);
+        continue;
       }
+      tsr__gemm_pack_b_part(pl, pc, jc, kcb, ncb, np * tid / nth, np * (tid + 1) / nth);
+      tsr__gemm_barrier(sy, &phase);
+      /* Everybody is done with the other counter (its step ended at the previous barrier
+         pair), and nobody uses it before the next step's first barrier. */
+      if (tid == 0) atomic_store(&sy->next[(step + 1) & 1], 0);
+      for (;;) {
+        const int64_t u = atomic_fetch_add(&sy->next[step & 1], 1);
+        if (u >= units) break;
+        const int64_t cb = u % cchunks;
+        tsr__gemm_unit(pl, &ts, u / cchunks, np * cb / cchunks, np * (cb + 1) / cchunks, jc,
+                       pc, kcb, ncb, beta);
+      }
+      tsr__gemm_barrier(sy, &phase);
     }
   }
 }
@@ -376,14 +422,22 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
 
 #if defined(_OPENMP)
   if (nt > 1) {
-    /* The team may be smaller than asked (OMP_DYNAMIC, thread limits): the worksharing
-       loops adapt, and thread numbers stay below nt, so the A buffers suffice. */
+    tsr__gemm_sync sy = {.n = nt};
+    atomic_init(&sy.next[0], 0);
+    atomic_init(&sy.next[1], 0);
+    atomic_init(&sy.arrived, 0);
+    atomic_init(&sy.phase, 0);
 #pragma omp parallel num_threads(nt)
-    tsr__gemm_loops(&pl, true);
+    {
+      /* A smaller team than asked (OMP_DYNAMIC, thread limits) would never complete the
+         barriers: then the first thread does all the work. */
+      if (omp_get_num_threads() == nt) tsr__gemm_loops(&pl, &sy, omp_get_thread_num());
+      else if (omp_get_thread_num() == 0) tsr__gemm_loops(&pl, NULL, 0);
+    }
     return TSR_OK;
   }
 #endif
-  tsr__gemm_loops(&pl, false);
+  tsr__gemm_loops(&pl, NULL, 0);
   return TSR_OK;
 }
 

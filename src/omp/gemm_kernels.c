@@ -14,9 +14,9 @@
  *    C_A = floor((W1 - 1) / (1 + NR/MR)) ways (B gets NR/MR times as many, one way is left for
  *    C), and KC = C_A * N1 * L / (MR * S).
  *  - MC: the packed A block (MC x KC) lives in L2 next to one B micro-panel and C:
- *    MC = (W2 - 1 - ceil(KC*NR*S / (N2*L))) * N2 * L / (KC * S), then halved (measured on
- *    Sapphire Rapids, 2 MiB L2: the full model MC is 5-10% slower than half of it, the L2 being
- *    non-inclusive and shared with the prefetched C tiles and the B panel stream).
+ *    MC = (W2 - 1 - ceil(KC*NR*S / (N2*L))) * N2 * L / (KC * S). The driver uses smaller
+ *    row blocks when several threads share the work (load balance); that costs nothing
+ *    measurable down to a few MR, because the B micro-panel then streams from L2 fast enough.
  *  - NC: the packed B panel (KC x NC) lives in L3 beside the A blocks of all cores:
  *    NC = (W3 - 1 - ceil(MC*KC*S / (N3*L))) * N3 * L / (KC * S), capped at 4096 because the L3
  *    is shared with other processes and a larger panel only saves re-packing of A.
@@ -157,7 +157,7 @@ static void tsr__gemm_model(tsr__gemm_kernel *k, const tsr__cache *l1, const tsr
   const int64_t cb2 = (kc * nr * s + way2 - 1) / way2;
   int64_t ca2 = l2->ways - 1 - cb2;
   if (ca2 < 1) ca2 = 1;
-  int64_t mc = tsr__round_down(ca2 * way2 / (kc * s) / 2, mr);
+  int64_t mc = tsr__round_down(ca2 * way2 / (kc * s), mr);
   if (mc < mr) mc = mr;
   /* L3: the B panel. */
   const int64_t way3 = l3->size / l3->ways;

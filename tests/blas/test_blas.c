@@ -194,14 +194,29 @@ static void run_case(const gemm_case *t, uint64_t seed) {
   double *got = malloc((mn ? mn : 1) * sizeof(double));
   assert_non_null(ref);
   assert_non_null(got);
+  /* The reference on contiguous copies of op(A) (m x k) and op(B)^T (n x k): dot products
+     over unit strides keep it fast in unoptimized sanitizer builds. */
+  size_t mk = (size_t)t->m * (size_t)t->k, nk = (size_t)t->n * (size_t)t->k;
+  double *opa = malloc((mk ? mk : 1) * sizeof(double));
+  double *opbt = malloc((nk ? nk : 1) * sizeof(double));
+  assert_non_null(opa);
+  assert_non_null(opbt);
+  for (int i = 0; i < t->m; ++i)
+    for (int p = 0; p < t->k; ++p)
+      opa[(size_t)i * (size_t)t->k + (size_t)p] = a.v[ta ? at(&sa, p, i) : at(&sa, i, p)];
+  for (int j = 0; j < t->n; ++j)
+    for (int p = 0; p < t->k; ++p)
+      opbt[(size_t)j * (size_t)t->k + (size_t)p] = b.v[tb ? at(&sb, j, p) : at(&sb, p, j)];
   for (int i = 0; i < t->m; ++i)
     for (int j = 0; j < t->n; ++j) {
+      const double *x = opa + (size_t)i * (size_t)t->k, *y = opbt + (size_t)j * (size_t)t->k;
       double s = 0.0;
-      for (int p = 0; p < t->k; ++p)
-        s += a.v[ta ? at(&sa, p, i) : at(&sa, i, p)] * b.v[tb ? at(&sb, j, p) : at(&sb, p, j)];
+      for (int p = 0; p < t->k; ++p) s += x[p] * y[p];
       double c0 = t->beta == 0.0 ? 0.0 : t->beta * c.v[at(&sc, i, j)];
       ref[(size_t)i * (size_t)t->n + (size_t)j] = t->alpha * s + c0;
     }
+  free(opa);
+  free(opbt);
 
   tsr_blas_stats_t before, after;
   TSR_ASSERT_OK(tsr_blas_get_stats(&before));
