@@ -124,75 +124,75 @@ int main(int argc, char **argv) {
   if (check(tsr_reshape(a, 2, shape2, &a2), "tsr_reshape")) return 1;
   const tsr__view va = tsr__view_of(a), vb = tsr__view_of(b), vc = tsr__view_of(c);
 
-  result res[16];
-  int nres = 0;
-  double t[MAX_REPS];
-  tsr_array *outs[BATCH];
-
-  /* ---- anchors: memcpy (one thread, all threads) */
-  for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
-    double t0 = now_s();
-    memcpy(vc.data, va.data, bytes);
-    if (r >= 0) t[r] = now_s() - t0;
-  }
-  res[nres++] = (result){"memcpy 1 thread", NULL, 2.0 * (double)bytes, median(t, reps), 0, NAN};
-  for (int r = -1; r < reps; r++) {
-    double t0 = now_s();
-    parallel_memcpy(vc.data, va.data, bytes);
-    if (r >= 0) t[r] = now_s() - t0;
-  }
-  res[nres++] = (result){"memcpy all threads", NULL, 2.0 * (double)bytes, median(t, reps), 0, NAN};
-  const char *copy_anchor = res[0].bytes / res[0].median_s > res[1].bytes / res[1].median_s
-                                ? res[0].name
-                                : res[1].name;
-
-  /* ---- add: the kernel into an existing array, then the public call */
-  for (int r = -1; r < reps; r++) {
-    double t0 = now_s();
-    tsr_status st = tsr__omp_backend.binary(cpu, TSR_ADD, &vc, &va, &vb);
-    if (r >= 0) t[r] = now_s() - t0;
-    if (check(st, "add kernel")) return 1;
-  }
-  res[nres++] = (result){"add kernel (existing out)", copy_anchor, 3.0 * (double)bytes,
-                         median(t, reps), 0, 0};
-  for (int r = -1; r < reps; r++) {
-    tsr_array *out = NULL;
-    double t0 = now_s();
-    tsr_status st = tsr_add(a, b, &out);
-    if (r >= 0) t[r] = now_s() - t0;
-    if (check(st, "tsr_add")) return 1;
-    tsr_array_release(out);
-  }
-  res[nres++] = (result){"tsr_add (allocates out)", copy_anchor, 3.0 * (double)bytes,
-                         median(t, reps), 0, 0};
-
-  /* ---- sum: read anchor, reduce-all, each axis of the 2-D view */
-  volatile uint64_t sink = 0;
-  for (int r = -1; r < reps; r++) {
-    double t0 = now_s();
-    sink += read_loop((const uint64_t *)va.data, n / 2);
-    if (r >= 0) t[r] = now_s() - t0;
-  }
-  res[nres++] = (result){"read loop", NULL, (double)bytes, median(t, reps), 0, NAN};
-  const char *read_anchor = res[nres - 1].name;
-  const struct {
+  /* The large cases, interleaved within each repetition so that the load of a shared
+     machine falls on the anchors and the measured ops alike. */
+  enum { MEMCPY1, MEMCPYN, ADD_KERNEL, ADD_API, READ, SUM_ALL, SUM_AX0, SUM_AX1, NCASES };
+  static const struct {
     const char *name;
-    const tsr_array *x;
-    int axis;
-  } sums[3] = {{"tsr_sum all", a, TSR_AXIS_ALL},
-               {"tsr_sum 8192xN axis 0", a2, 0},
-               {"tsr_sum 8192xN axis 1", a2, 1}};
-  for (int s = 0; s < 3; s++) {
-    for (int r = -1; r < reps; r++) {
+    int anchor; /* case index, or -1 */
+    double bytes_per_elem;
+  } cases[NCASES] = {
+      [MEMCPY1] = {"memcpy 1 thread", -1, 8},
+      [MEMCPYN] = {"memcpy all threads", -1, 8},
+      [ADD_KERNEL] = {"add kernel (existing out)", MEMCPY1, 12},
+      [ADD_API] = {"tsr_add (allocates out)", MEMCPY1, 12},
+      [READ] = {"read loop", -1, 4},
+      [SUM_ALL] = {"tsr_sum all", READ, 4},
+      [SUM_AX0] = {"tsr_sum 8192xN axis 0", READ, 4},
+      [SUM_AX1] = {"tsr_sum 8192xN axis 1", READ, 4},
+  };
+  static double t[NCASES][MAX_REPS];
+  volatile uint64_t sink = 0;
+  for (int r = -1; r < reps; r++) { /* r = -1: warm-up */
+    for (int id = 0; id < NCASES; id++) {
+      tsr_status st = TSR_OK;
       tsr_array *out = NULL;
-      double t0 = now_s();
-      tsr_status st = tsr_sum(sums[s].x, sums[s].axis, 0, &out);
-      if (r >= 0) t[r] = now_s() - t0;
-      if (check(st, sums[s].name)) return 1;
+      const double t0 = now_s();
+      switch (id) {
+      case MEMCPY1:
+        memcpy(vc.data, va.data, bytes);
+        break;
+      case MEMCPYN:
+        parallel_memcpy(vc.data, va.data, bytes);
+        break;
+      case ADD_KERNEL:
+        st = tsr__omp_backend.binary(cpu, TSR_ADD, &vc, &va, &vb);
+        break;
+      case ADD_API:
+        st = tsr_add(a, b, &out);
+        break;
+      case READ:
+        sink += read_loop((const uint64_t *)va.data, n / 2);
+        break;
+      case SUM_ALL:
+        st = tsr_sum(a, TSR_AXIS_ALL, 0, &out);
+        break;
+      case SUM_AX0:
+        st = tsr_sum(a2, 0, 0, &out);
+        break;
+      case SUM_AX1:
+        st = tsr_sum(a2, 1, 0, &out);
+        break;
+      }
+      const double dt = now_s() - t0;
+      if (check(st, cases[id].name)) return 1;
       tsr_array_release(out);
+      if (r >= 0) t[id][r] = dt;
     }
-    res[nres++] = (result){sums[s].name, read_anchor, (double)bytes, median(t, reps), 0, 0};
   }
+  result res[NCASES + 2];
+  int nres = 0;
+  for (int id = 0; id < NCASES; id++)
+    res[nres++] = (result){cases[id].name, NULL, cases[id].bytes_per_elem * (double)n,
+                           median(t[id], reps), 0, NAN};
+  /* The copy bound is the faster of the two memcpy rows. */
+  const int copy_anchor = res[MEMCPY1].median_s <= res[MEMCPYN].median_s ? MEMCPY1 : MEMCPYN;
+  for (int id = 0; id < NCASES; id++)
+    if (cases[id].anchor >= 0)
+      res[id].anchor = cases[id].anchor == MEMCPY1 ? cases[copy_anchor].name
+                                                   : cases[cases[id].anchor].name;
+  double tt[MAX_REPS];
+  tsr_array *outs[BATCH];
 
   /* ---- per-call overhead on 1-element arrays */
   tsr_array *x1 = NULL, *y1 = NULL;
@@ -209,10 +209,10 @@ int main(int argc, char **argv) {
       double dt = now_s() - t0;
       if (check(st, op == 0 ? "tsr_add 1 element" : "tsr_sum 1 element")) return 1;
       for (int k = 0; k < BATCH; k++) tsr_array_release(outs[k]);
-      if (r >= 0) t[r] = dt / BATCH;
+      if (r >= 0) tt[r] = dt / BATCH;
     }
     res[nres++] = (result){op == 0 ? "tsr_add 1 element" : "tsr_sum 1 element", NULL, 0,
-                           median(t, reps), NAN, NAN};
+                           median(tt, reps), NAN, NAN};
   }
 
   /* ---- derived figures */

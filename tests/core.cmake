@@ -6,5 +6,6 @@ set(TSR_CORE_SUITE status device creation views transfer binary unary reduce mat
 foreach(t ${TSR_CORE_SUITE})
   tsr_add_suite_test(NAME core_${t} SOURCES test_${t}.c core_util.c)
 endforeach()
-# The thread-locality test of the last error starts a thread.
+# The thread-locality test of the last error and the concurrent-callers test start threads.
 target_link_libraries(core_status PRIVATE Threads::Threads)
+target_link_libraries(core_matmul PRIVATE Threads::Threads)

@@ -4,6 +4,7 @@
  * one message from rank 0, no output file left).
  * Arguments: <mpiexec> <tessera-gemm> <data folder>.
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, truncate */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* Collective MPI-IO .npy: every flavour of input file (C/Fortran order, little/big endian,
    format 1.0/2.0/3.0, f32/f64) read through darray views on every grid, write/read round
    trips, and bad files: missing, corrupt, truncated, wrong dtype or rank, unwritable output. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, truncate */
 #include <dirent.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -5,6 +5,7 @@
  * transposes, alpha/beta, beta = 0 over NaN, column-major and strided C, and shape errors.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -647,6 +648,71 @@ static void test_gemm_paths(void **state) {
   tsr_array_release(b);
 }
 
+/* Several user threads multiplying at once (each GEMM call has its own packing workspace):
+   every result must still match. The threads use the raw API, since cmocka's assertions are
+   not thread-safe, and report back a count of bad results. */
+enum { CT_THREADS = 3, CT_ITERS = 6, CT_M = 67, CT_K = 131, CT_N = 45 };
+
+struct ct_mm_job {
+  const tsr_array *a, *b;
+  const double *ref;
+  tsr_device dev;
+  int bad;
+};
+
+static void *ct_mm_thread(void *arg) {
+  struct ct_mm_job *job = arg;
+  double *got = malloc(sizeof(double) * CT_M * CT_N);
+  if (!got) {
+    job->bad++;
+    return NULL;
+  }
+  for (int it = 0; it < CT_ITERS; it++) {
+    tsr_array *c = NULL;
+    int64_t sc[2] = {CT_M, CT_N};
+    tsr_status st =
+        (it % 2) ? tsr_matmul(job->a, job->b, &c) : tsr_zeros(2, sc, TSR_F64, job->dev, &c);
+    if (st == TSR_OK && it % 2 == 0)
+      st = tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, job->a, job->b, 0.0, c);
+    if (st == TSR_OK) st = tsr_array_read(c, got, sizeof(double) * CT_M * CT_N);
+    if (st != TSR_OK ||
+        !(tsr_test_rel_error(got, job->ref, CT_M * CT_N) <= tsr_test_tol(TSR_F64, CT_K)))
+      job->bad++;
+    tsr_array_release(c);
+  }
+  free(got);
+  return NULL;
+}
+
+static void test_concurrent_callers(void **state) {
+  (void)state;
+  int64_t sa[2] = {CT_M, CT_K}, sb[2] = {CT_K, CT_N};
+  double *ha = NULL, *hb = NULL;
+  tsr_array *a = tsr_test_random_array(2, sa, TSR_F64, dev, 31, &ha);
+  tsr_array *b = tsr_test_random_array(2, sb, TSR_F64, dev, 32, &hb);
+  int nout;
+  int64_t so[TSR_MAX_DIMS];
+  double *ref = ref_matmul(2, sa, ha, 2, sb, hb, &nout, so);
+  struct ct_mm_job jobs[CT_THREADS];
+  pthread_t th[CT_THREADS];
+  for (int t = 0; t < CT_THREADS; t++) {
+    jobs[t] = (struct ct_mm_job){a, b, ref, dev, 0};
+    assert_int_equal(pthread_create(&th[t], NULL, ct_mm_thread, &jobs[t]), 0);
+  }
+  int bad = 0;
+  for (int t = 0; t < CT_THREADS; t++) {
+    assert_int_equal(pthread_join(th[t], NULL), 0);
+    bad += jobs[t].bad;
+  }
+  if (bad) print_error("%d of %d concurrent products were wrong\n", bad, CT_THREADS * CT_ITERS);
+  assert_int_equal(bad, 0);
+  free(ref);
+  free(ha);
+  free(hb);
+  tsr_array_release(a);
+  tsr_array_release(b);
+}
+
 static void test_gemm_errors(void **state) {
   (void)state;
   int64_t s34[2] = {3, 4}, s45[2] = {4, 5}, s35[2] = {3, 5}, s55[2] = {5, 5}, v3[1] = {3};
@@ -692,6 +758,7 @@ int main(void) {
       cmocka_unit_test(test_gemm_strided_operands),
       cmocka_unit_test(test_gemm_exotic_layouts),
       cmocka_unit_test(test_gemm_paths),
+      cmocka_unit_test(test_concurrent_callers),
       cmocka_unit_test(test_gemm_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

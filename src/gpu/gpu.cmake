@@ -37,8 +37,10 @@ if(TESSERA_ENABLE_CUDA)
   # from the variables above.
   set_target_properties(tessera_objects PROPERTIES
     CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}" CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+  # No exceptions and no guarded statics in the host code nvcc generates: the objects then
+  # need no C++ runtime, and C programs link the static library with the C linker.
   target_compile_options(tessera_objects PRIVATE
-    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
+    $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra,-fno-exceptions,-fno-threadsafe-statics>)
   list(APPEND TESSERA_LINK_LIBS CUDA::cudart)
   if(TESSERA_GPU_VENDOR_BLAS AND TARGET CUDA::cublas)
     set(TSR_GPU_VENDOR_BLAS 1)
@@ -92,7 +94,7 @@ elseif(TESSERA_ENABLE_HIP)
             PATH_SUFFIXES hipblas)
   find_library(TESSERA_HIPBLAS_LIBRARY hipblas HINTS $ENV{ROCM_PATH}/lib /opt/rocm/lib)
   set(tsr_hip_flags -x hip -std=c++17 -O3 -fPIC -fvisibility=hidden -fvisibility-inlines-hidden
-      -Wall -Wextra -DTSR_BUILDING_LIBRARY
+      -fno-exceptions -fno-threadsafe-statics -Wall -Wextra -DTSR_BUILDING_LIBRARY
       -I${PROJECT_SOURCE_DIR}/include -I${PROJECT_BINARY_DIR}/include -I${PROJECT_SOURCE_DIR}/src)
   foreach(arch IN LISTS tsr_hip_archs)
     list(APPEND tsr_hip_flags --offload-arch=${arch})

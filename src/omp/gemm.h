@@ -62,6 +62,7 @@ typedef struct tsr__gemm_kernel {
   const char *isa;  /* "portable", "avx2", "avx512" */
   tsr_dtype dtype;
   int mr, nr;       /* register block */
+  int mc_cap_mr;    /* measured upper bound on MC in units of MR (0: the model's MC) */
   int64_t kc, mc, nc; /* cache blocks: kc for L1 (B micro-panel), mc for L2 (A), nc for L3 (B) */
   tsr__gemm_ukr_f32 ukr_f32; /* set for TSR_F32 */
   tsr__gemm_ukr_f64 ukr_f64; /* set for TSR_F64 */

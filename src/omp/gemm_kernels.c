@@ -14,9 +14,16 @@
  *    C_A = floor((W1 - 1) / (1 + NR/MR)) ways (B gets NR/MR times as many, one way is left for
  *    C), and KC = C_A * N1 * L / (MR * S).
  *  - MC: the packed A block (MC x KC) lives in L2 next to one B micro-panel and C:
- *    MC = (W2 - 1 - ceil(KC*NR*S / (N2*L))) * N2 * L / (KC * S). The driver uses smaller
- *    row blocks when several threads share the work (load balance); that costs nothing
- *    measurable down to a few MR, because the B micro-panel then streams from L2 fast enough.
+ *    MC = (W2 - 1 - ceil(KC*NR*S / (N2*L))) * N2 * L / (KC * S).
+ *    Measured exception: the AVX-512 kernels run faster with MC = 4*MR (56 rows) than with the
+ *    model's MC (1302 rows f64, 2114 f32 on a 2 MiB L2). Single thread, Sapphire Rapids,
+ *    GFLOP/s model-MC -> 56 rows: dgemm 2048^3 49 -> 53-55, 4096x4096x256 43 -> 55,
+ *    4096x4096x64 36 -> 56; sgemm 2048^3 96 -> 111, 4096x4096x256 91 -> 111 (MC 28..84 all
+ *    within noise of 56). A probable cause (no hardware counters in the VM to confirm it):
+ *    walking a tall column of C tiles touches one page per C row (a row of a large C is
+ *    >= 4 KiB), which a short row block keeps inside the TLB, and the small A block stays near
+ *    L1 while the B micro-panels stream from L2. The AVX2 kernels measured best
+ *    with the model's MC (dgemm 34 vs 31 at 96 rows), so the cap is per kernel (mc_cap_mr).
  *  - NC: the packed B panel (KC x NC) lives in L3 beside the A blocks of all cores:
  *    NC = (W3 - 1 - ceil(MC*KC*S / (N3*L))) * N3 * L / (KC * S), capped at 4096 because the L3
  *    is shared with other processes and a larger panel only saves re-packing of A.
@@ -36,19 +43,19 @@
 /* The registry, best first per dtype. Cache blocks are filled in once by tsr__gemm_init. */
 static tsr__gemm_kernel tsr__gemm_kernels[] = {
 #if defined(TSR__GEMM_X86)
-    {"avx512 14x32", "avx512", TSR_F32, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F32, 0, 0, 0,
+    {"avx512 14x32", "avx512", TSR_F32, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F32, 4, 0, 0, 0,
      tsr__gemm_ukr_avx512_f32, NULL},
-    {"avx512 14x16", "avx512", TSR_F64, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F64, 0, 0, 0,
+    {"avx512 14x16", "avx512", TSR_F64, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F64, 4, 0, 0, 0,
      NULL, tsr__gemm_ukr_avx512_f64},
-    {"avx2 6x16", "avx2", TSR_F32, TSR__GEMM_AVX2_MR, TSR__GEMM_AVX2_NR_F32, 0, 0, 0,
+    {"avx2 6x16", "avx2", TSR_F32, TSR__GEMM_AVX2_MR, TSR__GEMM_AVX2_NR_F32, 0, 0, 0, 0,
      tsr__gemm_ukr_avx2_f32, NULL},
-    {"avx2 6x8", "avx2", TSR_F64, TSR__GEMM_AVX2_MR, TSR__GEMM_AVX2_NR_F64, 0, 0, 0, NULL,
+    {"avx2 6x8", "avx2", TSR_F64, TSR__GEMM_AVX2_MR, TSR__GEMM_AVX2_NR_F64, 0, 0, 0, 0, NULL,
      tsr__gemm_ukr_avx2_f64},
 #endif
     {"portable 4x8", "portable", TSR_F32, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F32, 0,
-     0, 0, tsr__gemm_ukr_portable_f32, NULL},
+     0, 0, 0, tsr__gemm_ukr_portable_f32, NULL},
     {"portable 4x4", "portable", TSR_F64, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F64, 0,
-     0, 0, NULL, tsr__gemm_ukr_portable_f64},
+     0, 0, 0, NULL, tsr__gemm_ukr_portable_f64},
 };
 enum { TSR__GEMM_NKERNELS = sizeof tsr__gemm_kernels / sizeof tsr__gemm_kernels[0] };
 
@@ -158,6 +165,7 @@ static void tsr__gemm_model(tsr__gemm_kernel *k, const tsr__cache *l1, const tsr
   int64_t ca2 = l2->ways - 1 - cb2;
   if (ca2 < 1) ca2 = 1;
   int64_t mc = tsr__round_down(ca2 * way2 / (kc * s), mr);
+  if (k->mc_cap_mr > 0 && mc > k->mc_cap_mr * mr) mc = k->mc_cap_mr * mr;
   if (mc < mr) mc = mr;
   /* L3: the B panel. */
   const int64_t way3 = l3->size / l3->ways;
