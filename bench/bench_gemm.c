@@ -3,9 +3,12 @@
  * zero-copy views of the same memory) against OpenBLAS (cblas_sgemm/dgemm, the anchor) in the
  * same run, row-major C = A*B, no transposes, alpha = 1, beta = 0.
  *
- * Runs of the implementations are interleaved (ours, OpenBLAS, ours, ...), with a short pause
- * between them so that one library's idle spinning worker threads do not steal a core from
- * the other; each figure is the median of the repetitions. GFLOP/s = 2*m*n*k / seconds / 1e9.
+ * Runs of the implementations are interleaved (ours, OpenBLAS, ours, ...), with a pause
+ * (--pause-ms, default 200) between them so that one library's idle spinning worker threads
+ * (libgomp spins ~300000 pauses, OpenBLAS yields for a while) do not steal a core from the
+ * other; each figure is the median of the repetitions. GFLOP/s = 2*m*n*k / seconds / 1e9.
+ * The load average at the start is printed: on a shared machine, read the ratios, not the
+ * absolute figures.
  *
  * Usage: bench_gemm [--sizes 256,512,...] [--no-tall] [--threads 1,2] [--dtypes s,d]
  *                   [--reps N] [--pause-ms MS] [--no-api] [--json FILE]
@@ -137,7 +140,7 @@ static void set_threads(int impl, int t) {
 
 int main(int argc, char **argv) {
   int64_t sizes[16] = {256, 512, 1024, 2048, 4096}, threads[8] = {1, 2};
-  int nsizes = 5, nthreads = 2, reps_opt = 0, tall = 1, api = 1, pause = 100;
+  int nsizes = 5, nthreads = 2, reps_opt = 0, tall = 1, api = 1, pause = 200;
   int dt_s = 1, dt_d = 1;
   const char *json = "bench_gemm.json";
   for (int i = 1; i < argc; ++i) {
@@ -168,6 +171,18 @@ int main(int argc, char **argv) {
     cases[ncases++] = (bench_case){4096, 4096, 64};
     cases[ncases++] = (bench_case){4096, 4096, 256};
   }
+  /* Context for reading the figures on a shared machine. */
+  char loadavg[64] = "unknown";
+  FILE *la = fopen("/proc/loadavg", "r");
+  if (la) {
+    if (!fgets(loadavg, sizeof loadavg, la)) snprintf(loadavg, sizeof loadavg, "unknown");
+    loadavg[strcspn(loadavg, "\n")] = '\0';
+    fclose(la);
+  }
+  const char *wait_policy = getenv("OMP_WAIT_POLICY"), *proc_bind = getenv("OMP_PROC_BIND");
+  printf("load average: %s; OMP_WAIT_POLICY=%s OMP_PROC_BIND=%s; omp_get_max_threads()=%d\n",
+         loadavg, wait_policy ? wait_policy : "(unset)", proc_bind ? proc_bind : "(unset)",
+         omp_get_max_threads());
   int have_vendor = 0;
 #if TSR_BENCH_HAVE_OPENBLAS
   have_vendor = 1;
@@ -286,8 +301,15 @@ int main(int argc, char **argv) {
   }
   fprintf(f, "{\n  \"benchmark\": \"gemm_cpu\",\n  \"anchor\": \"%s\",\n",
           have_vendor ? "openblas" : "none");
-  fprintf(f, "  \"kernel_f32\": \"%s\",\n  \"kernel_f64\": \"%s\",\n",
-          tsr__gemm_kernel_get(TSR_F32)->name, tsr__gemm_kernel_get(TSR_F64)->name);
+  for (int d = 0; d < 2; ++d) {
+    const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(d == 0 ? TSR_F32 : TSR_F64);
+    fprintf(f,
+            "  \"kernel_%s\": {\"name\": \"%s\", \"mr\": %d, \"nr\": %d, \"kc\": %lld, "
+            "\"mc\": %lld, \"nc\": %lld},\n",
+            d == 0 ? "f32" : "f64", kr->name, kr->mr, kr->nr, (long long)kr->kc,
+            (long long)kr->mc, (long long)kr->nc);
+  }
+  fprintf(f, "  \"loadavg_at_start\": \"%s\",\n", loadavg);
   fprintf(f, "  \"unit\": \"GFLOP/s\",\n  \"results\": [\n");
   for (int i = 0; i < nres; ++i) {
     const bench_result *r = &res[i];

@@ -26,7 +26,10 @@ static tsr_status print_array(const char *label, const tsr_array *a) {
   tsr_array *f = NULL;
   double values[64];
   tsr_status st = tsr_array_info(a, &info);
-  if (st == TSR_OK && info.size > 64) st = TSR_ERR_INVALID_ARGUMENT;
+  if (st == TSR_OK && info.size > 64) {
+    printf("%s  (%lld elements, too many to print)\n", label, (long long)info.size);
+    return TSR_OK;
+  }
   if (st == TSR_OK) st = tsr_astype(a, TSR_F64, &f);
   if (st == TSR_OK) st = tsr_array_read(f, values, (size_t)info.size * sizeof(double));
   tsr_array_release(f);

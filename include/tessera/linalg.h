@@ -6,6 +6,13 @@
  * Rapidly Instantiating BLAS Functionality", ACM TOMS 2015; Goto & van de Geijn, "Anatomy of
  * High-Performance Matrix Multiplication", ACM TOMS 2008). On GPUs, a shared-memory tiled kernel
  * with register blocking, or the vendor BLAS (cuBLAS / hipBLAS). Float dtypes (f32, f64) only.
+ *
+ * CPU micro-kernel: chosen at run time from the CPU's features (AVX-512, else AVX2+FMA, else
+ * portable C); the environment variable `TSR_CPU_KERNEL` = `portable` | `avx2` | `avx512`
+ * forces one. A kernel the CPU (or the build) lacks is not an error: the best available one
+ * runs, and tsr_device_get_props() reports it in `arch`. The CPU GEMM uses
+ * omp_get_max_threads() OpenMP threads; on a machine shared with other busy processes,
+ * `OMP_WAIT_POLICY=passive` or `OMP_PROC_BIND=true` avoids libgomp's spin-waiting costs.
  */
 #ifndef TESSERA_LINALG_H
 #define TESSERA_LINALG_H
