@@ -19,12 +19,14 @@ endif()
 if(TARGET tessera-gemm)
   list(APPEND TESSERA_INSTALL_TARGETS tessera-gemm)
 endif()
-# Installed programs find the installed libraries next to them.
-foreach(t tessera-gemm tessera_blas)
-  if(TARGET ${t})
-    set_target_properties(${t} PROPERTIES INSTALL_RPATH "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
-  endif()
-endforeach()
+# Installed programs and the BLAS drop-in find libtessera wherever the prefix is.
+file(RELATIVE_PATH TSR_BIN_TO_LIB ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+if(TARGET tessera-gemm)
+  set_target_properties(tessera-gemm PROPERTIES INSTALL_RPATH "$ORIGIN/${TSR_BIN_TO_LIB}")
+endif()
+if(TARGET tessera_blas)
+  set_target_properties(tessera_blas PROPERTIES INSTALL_RPATH "$ORIGIN")
+endif()
 install(TARGETS ${TESSERA_INSTALL_TARGETS} EXPORT TesseraTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
