@@ -105,22 +105,32 @@ static double run_once(const bench_ctx *x, int impl) {
   const int m = (int)x->cs.m, n = (int)x->cs.n, k = (int)x->cs.k;
   double t0 = now_s();
   if (impl == IMPL_OURS) {
-    tsr__gemm_args g = {.dtype = x->dtype, .m = m, .n = n, .k = k, .alpha = 1.0, .beta = 0.0,
-                        .a = x->a, .lda = k, .b = x->b, .ldb = n, .c = x->c, .ldc = n,
+    tsr__gemm_args g = {.dtype = x->dtype,
+                        .m = m,
+                        .n = n,
+                        .k = k,
+                        .alpha = 1.0,
+                        .beta = 0.0,
+                        .a = x->a,
+                        .lda = k,
+                        .b = x->b,
+                        .ldb = n,
+                        .c = x->c,
+                        .ldc = n,
                         .path = TSR_GEMM_NATIVE};
     if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
   } else if (impl == IMPL_API) {
-    if (tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, x->ta, x->tb, 0.0, x->tc,
-                    TSR_GEMM_NATIVE) != TSR_OK)
+    if (tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, x->ta, x->tb, 0.0, x->tc, TSR_GEMM_NATIVE) !=
+        TSR_OK)
       return -1;
   } else {
 #if TSR_BENCH_HAVE_OPENBLAS
     if (x->dtype == TSR_F32)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, x->a, k, x->b, n,
-                  0.0f, x->c, n);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, x->a, k, x->b, n, 0.0f,
+                  x->c, n);
     else
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, x->a, k, x->b, n,
-                  0.0, x->c, n);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, x->a, k, x->b, n, 0.0,
+                  x->c, n);
 #else
     return -1;
 #endif
@@ -145,17 +155,24 @@ int main(int argc, char **argv) {
   const char *json = "bench_gemm.json";
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(o, "--sizes") == 0 && v) nsizes = parse_list(v, sizes, 16), ++i;
-    else if (strcmp(o, "--threads") == 0 && v) nthreads = parse_list(v, threads, 8), ++i;
-    else if (strcmp(o, "--reps") == 0 && v) reps_opt = atoi(v), ++i;
-    else if (strcmp(o, "--pause-ms") == 0 && v) pause = atoi(v), ++i;
-    else if (strcmp(o, "--json") == 0 && v) json = v, ++i;
+    if (strcmp(o, "--sizes") == 0 && v)
+      nsizes = parse_list(v, sizes, 16), ++i;
+    else if (strcmp(o, "--threads") == 0 && v)
+      nthreads = parse_list(v, threads, 8), ++i;
+    else if (strcmp(o, "--reps") == 0 && v)
+      reps_opt = atoi(v), ++i;
+    else if (strcmp(o, "--pause-ms") == 0 && v)
+      pause = atoi(v), ++i;
+    else if (strcmp(o, "--json") == 0 && v)
+      json = v, ++i;
     else if (strcmp(o, "--dtypes") == 0 && v) {
       dt_s = strchr(v, 's') != NULL;
       dt_d = strchr(v, 'd') != NULL;
       ++i;
-    } else if (strcmp(o, "--no-tall") == 0) tall = 0;
-    else if (strcmp(o, "--no-api") == 0) api = 0;
+    } else if (strcmp(o, "--no-tall") == 0)
+      tall = 0;
+    else if (strcmp(o, "--no-api") == 0)
+      api = 0;
     else {
       fprintf(stderr,
               "usage: %s [--sizes 256,512,...] [--no-tall] [--threads 1,2] [--dtypes s,d] "
@@ -166,7 +183,8 @@ int main(int argc, char **argv) {
   }
   bench_case cases[24];
   int ncases = 0;
-  for (int i = 0; i < nsizes; ++i) cases[ncases++] = (bench_case){sizes[i], sizes[i], sizes[i]};
+  for (int i = 0; i < nsizes; ++i)
+    cases[ncases++] = (bench_case){sizes[i], sizes[i], sizes[i]};
   if (tall) {
     cases[ncases++] = (bench_case){4096, 4096, 64};
     cases[ncases++] = (bench_case){4096, 4096, 256};
@@ -197,13 +215,13 @@ int main(int argc, char **argv) {
   for (int d = 0; d < ndt; ++d) {
     const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(dtypes[d]);
     printf("tessera %s micro-kernel: %s, MR=%d NR=%d KC=%lld MC=%lld NC=%lld\n",
-           dtypes[d] == TSR_F32 ? "sgemm" : "dgemm", kr->name, kr->mr, kr->nr,
-           (long long)kr->kc, (long long)kr->mc, (long long)kr->nc);
+           dtypes[d] == TSR_F32 ? "sgemm" : "dgemm", kr->name, kr->mr, kr->nr, (long long)kr->kc,
+           (long long)kr->mc, (long long)kr->nc);
   }
-  printf("\n%-6s %3s %6s %6s %6s %12s %12s %12s %8s\n", "dtype", "thr", "m", "n", "k",
-         "tessera", "tsr_gemm", "openblas", "ratio");
-  printf("%-6s %3s %6s %6s %6s %12s %12s %12s %8s\n", "", "", "", "", "", "GFLOP/s",
-         "GFLOP/s", "GFLOP/s", "ours/ob");
+  printf("\n%-6s %3s %6s %6s %6s %12s %12s %12s %8s\n", "dtype", "thr", "m", "n", "k", "tessera",
+         "tsr_gemm", "openblas", "ratio");
+  printf("%-6s %3s %6s %6s %6s %12s %12s %12s %8s\n", "", "", "", "", "", "GFLOP/s", "GFLOP/s",
+         "GFLOP/s", "ours/ob");
 
   bench_result *res = calloc((size_t)(ndt * nthreads * ncases), sizeof *res);
   int nres = 0, rc = 0;
@@ -220,8 +238,8 @@ int main(int argc, char **argv) {
       x.b = aligned_alloc(64, (nb * es + 63) / 64 * 64);
       x.c = aligned_alloc(64, (nc * es + 63) / 64 * 64);
       if (!x.a || !x.b || !x.c) {
-        fprintf(stderr, "out of memory for %lldx%lldx%lld\n", (long long)cs.m,
-                (long long)cs.n, (long long)cs.k);
+        fprintf(stderr, "out of memory for %lldx%lldx%lld\n", (long long)cs.m, (long long)cs.n,
+                (long long)cs.k);
         rc = 1;
       }
       unsigned long long s = 12345;
@@ -230,8 +248,10 @@ int main(int argc, char **argv) {
         const double v = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
         void *base = i < na ? x.a : x.b;
         const size_t j = i < na ? i : i - na;
-        if (dtype == TSR_F32) ((float *)base)[j] = (float)v;
-        else ((double *)base)[j] = v;
+        if (dtype == TSR_F32)
+          ((float *)base)[j] = (float)v;
+        else
+          ((double *)base)[j] = v;
       }
       if (rc == 0) memset(x.c, 0, nc * es);
       if (rc == 0 && api) {
@@ -280,8 +300,8 @@ int main(int argc, char **argv) {
         br->api = api ? flop / median(times[IMPL_API], reps) * 1e-9 : NAN;
         br->vendor = have_vendor ? flop / median(times[IMPL_VENDOR], reps) * 1e-9 : NAN;
         printf("%-6s %3d %6lld %6lld %6lld %12.1f %12.1f %12.1f %8.2f\n", br->dtype, t,
-               (long long)cs.m, (long long)cs.n, (long long)cs.k, br->ours, br->api,
-               br->vendor, br->ours / br->vendor);
+               (long long)cs.m, (long long)cs.n, (long long)cs.k, br->ours, br->api, br->vendor,
+               br->ours / br->vendor);
         fflush(stdout);
       }
       tsr_array_release(x.ta);
@@ -306,8 +326,8 @@ int main(int argc, char **argv) {
     fprintf(f,
             "  \"kernel_%s\": {\"name\": \"%s\", \"mr\": %d, \"nr\": %d, \"kc\": %lld, "
             "\"mc\": %lld, \"nc\": %lld},\n",
-            d == 0 ? "f32" : "f64", kr->name, kr->mr, kr->nr, (long long)kr->kc,
-            (long long)kr->mc, (long long)kr->nc);
+            d == 0 ? "f32" : "f64", kr->name, kr->mr, kr->nr, (long long)kr->kc, (long long)kr->mc,
+            (long long)kr->nc);
   }
   fprintf(f, "  \"loadavg_at_start\": \"%s\",\n", loadavg);
   fprintf(f, "  \"unit\": \"GFLOP/s\",\n  \"results\": [\n");

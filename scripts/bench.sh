@@ -45,9 +45,10 @@ if [ -x "$TSR_ROOT/bench/run_dist_gemm.sh" ] && [ -x "$B/bench_dist_gemm" ]; the
 fi
 if [ -x "$TSR_ROOT/bench/run_blas.sh" ] && [ -x "$B/bench_blas" ]; then
   if [ $quick -eq 1 ]; then
-    run bench_blas "$TSR_ROOT/bench/run_blas.sh" "$BUILD/cpu" "$out/bench_blas.json" --quick
+    run bench_blas "$TSR_ROOT/bench/run_blas.sh" "$BUILD/cpu" --sizes 256 --reps 1 \
+      --json "$out/bench_blas.json"
   else
-    run bench_blas "$TSR_ROOT/bench/run_blas.sh" "$BUILD/cpu" "$out/bench_blas.json"
+    run bench_blas "$TSR_ROOT/bench/run_blas.sh" "$BUILD/cpu" --json "$out/bench_blas.json"
   fi
 fi
 if [ -x "$BUILD/cuda/bench/bench_gpu" ]; then

@@ -13,13 +13,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 [ "${1:-}" = "--no-deps" ] || tsr_install_packages
 
 build=${TSR_BUILD_DIR:-$TSR_ROOT/build}/cpu
-out=$(mktemp -d "${TMPDIR:-/tmp}/tessera-demo.XXXXXX")
-trap 'rm -rf "$out"' EXIT
+out=$build/demo # the job's outputs (.npy products, JSON results) stay here
 gemm=$build/tessera-gemm
 mpirun_=(mpirun -np 2 --oversubscribe)
 
 tsr_log "configure and build (CPU + OpenMP + MPI, Release) in $build"
 tsr_build_variant cpu "$build" -DCMAKE_BUILD_TYPE=Release
+mkdir -p "$out"
 
 tsr_log "the API tour: examples/tutorial (arrays, devices, elementwise ops, matmul, .npy)"
 (cd "$out" && "$build/examples/tutorial")
@@ -37,4 +37,4 @@ tsr_log "tessera-gemm on a random 2048 x 2048 x 2048 f64 problem (Philox inputs)
 "${mpirun_[@]}" "$gemm" -m 2048 -n 2048 -k 2048 --dtype f64 --block 256 --warmup 1 --repeat 3 \
   --json "$out/random_2048.json"
 
-tsr_log "demo finished: every product was verified"
+tsr_log "demo finished: every product was verified; outputs in $out"

@@ -3,8 +3,10 @@
 if(NOT TSR_HAVE_MPI)
   return()
 endif()
+# Under the sanitizers, Open MPI's own allocations are suppressed (tests/mpi_lsan.supp); the
+# slow unwinder is needed because Open MPI's libraries have no frame pointers.
 set(TSR_MPI_TEST_ENV
-  "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1")
+  "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mca_base_component_disable_dlclose=1;LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/mpi_lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0")
 
 foreach(t gemm matrix io)
   if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_dist_${t}.c)

@@ -45,8 +45,10 @@ typedef struct gemm_case {
 } gemm_case;
 
 static void store(tsr_dtype dt, void *p, size_t i, double v) {
-  if (dt == TSR_F32) ((float *)p)[i] = (float)v;
-  else ((double *)p)[i] = v;
+  if (dt == TSR_F32)
+    ((float *)p)[i] = (float)v;
+  else
+    ((double *)p)[i] = v;
 }
 static double load(tsr_dtype dt, const void *p, size_t i) {
   return dt == TSR_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
@@ -63,8 +65,7 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
   const int64_t br = gc->tb ? n : k, bc = gc->tb ? k : n;
   const int64_t lda = (ac > 0 ? ac : 1) + gc->pad_a, ldb = (bc > 0 ? bc : 1) + gc->pad_b;
   const int64_t ldc = (n > 0 ? n : 1) + gc->pad_c;
-  const size_t na = (size_t)(ar * lda) + 1, nb = (size_t)(br * ldb) + 1,
-               nc = (size_t)(m * ldc) + 1;
+  const size_t na = (size_t)(ar * lda) + 1, nb = (size_t)(br * ldb) + 1, nc = (size_t)(m * ldc) + 1;
   double *ha = malloc(na * sizeof *ha), *hb = malloc(nb * sizeof *hb);
   double *hc = malloc(nc * sizeof *hc), *ref = malloc(nc * sizeof *ref);
   /* One extra element: C starts one element past a 64-byte boundary, so the kernels' C
@@ -94,8 +95,10 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < ldc; ++j) {
       double v = hc[i * ldc + j];
-      if (j >= n) v = PAD_SENTINEL;
-      else if (gc->nan_c) v = NAN;
+      if (j >= n)
+        v = PAD_SENTINEL;
+      else if (gc->nan_c)
+        v = NAN;
       hc[i * ldc + j] = v;
     }
   for (size_t i = 0; i < nc; ++i) {
@@ -118,15 +121,28 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
       ref[i * ldc + j] = r;
     }
 
-  tsr__gemm_args args = {.dtype = dt, .trans_a = gc->ta, .trans_b = gc->tb, .m = m, .n = n,
-                         .k = k, .alpha = gc->alpha, .beta = gc->beta, .a = a, .lda = lda,
-                         .b = b, .ldb = ldb, .c = c, .ldc = ldc, .path = gc->path};
+  tsr__gemm_args args = {.dtype = dt,
+                         .trans_a = gc->ta,
+                         .trans_b = gc->tb,
+                         .m = m,
+                         .n = n,
+                         .k = k,
+                         .alpha = gc->alpha,
+                         .beta = gc->beta,
+                         .a = a,
+                         .lda = lda,
+                         .b = b,
+                         .ldb = ldb,
+                         .c = c,
+                         .ldc = ldc,
+                         .path = gc->path};
   const tsr_status st = tsr__omp_gemm(TSR_CPU, &args);
   if (st == TSR_OK) {
     /* Gather the m x n results and compare by relative norm error; the padding must be
        untouched and no NaN may appear. */
     const size_t cnt = (size_t)(m * n);
-    double *got = malloc((cnt ? cnt : 1) * sizeof *got), *want = malloc((cnt ? cnt : 1) * sizeof *want);
+    double *got = malloc((cnt ? cnt : 1) * sizeof *got),
+           *want = malloc((cnt ? cnt : 1) * sizeof *want);
     assert_non_null(got);
     assert_non_null(want);
     for (int64_t i = 0; i < m; ++i) {
@@ -136,8 +152,8 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
         if (isnan(got[i * n + j]))
           fail_msg("NaN at (%lld,%lld): dtype %d ta %d tb %d m %lld n %lld k %lld alpha %g "
                    "beta %g",
-                   (long long)i, (long long)j, (int)dt, gc->ta, gc->tb, (long long)m,
-                   (long long)n, (long long)k, gc->alpha, gc->beta);
+                   (long long)i, (long long)j, (int)dt, gc->ta, gc->tb, (long long)m, (long long)n,
+                   (long long)k, gc->alpha, gc->beta);
       }
       for (int64_t j = n; j < ldc; ++j)
         if (load(dt, c, (size_t)(i * ldc + j)) != PAD_SENTINEL)
@@ -149,9 +165,9 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
     if (!(err <= tol))
       fail_msg("rel error %.3g > %.3g: dtype %s ta %d tb %d m %lld n %lld k %lld alpha %g "
                "beta %g lds %lld %lld %lld path %d kernel %s",
-               err, tol, dt == TSR_F32 ? "f32" : "f64", gc->ta, gc->tb, (long long)m,
-               (long long)n, (long long)k, gc->alpha, gc->beta, (long long)lda,
-               (long long)ldb, (long long)ldc, (int)gc->path, tsr__gemm_kernel_get(dt)->name);
+               err, tol, dt == TSR_F32 ? "f32" : "f64", gc->ta, gc->tb, (long long)m, (long long)n,
+               (long long)k, gc->alpha, gc->beta, (long long)lda, (long long)ldb, (long long)ldc,
+               (int)gc->path, tsr__gemm_kernel_get(dt)->name);
     free(got);
     free(want);
   }
@@ -165,15 +181,27 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
   return st;
 }
 
-static void check(gemm_case gc, uint64_t seed) { TSR_ASSERT_OK(run_case(&gc, seed)); }
+static void check(gemm_case gc, uint64_t seed) {
+  TSR_ASSERT_OK(run_case(&gc, seed));
+}
 
 /* All four transpose combinations of one shape, with padded leading dimensions on two of
    them and alpha/beta varied. */
 static void check_all_trans(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint64_t seed) {
   for (int t = 0; t < 4; ++t) {
-    gemm_case gc = {.dtype = dt, .ta = t & 1, .tb = (t >> 1) & 1, .m = m, .n = n, .k = k,
-                    .alpha = t == 2 ? -0.75 : 1.0, .beta = t == 0 ? 0.0 : t == 1 ? 1.0 : 0.5,
-                    .pad_a = t & 1 ? 3 : 0, .pad_b = t == 2 ? 5 : 0, .pad_c = t >= 2 ? 7 : 0,
+    gemm_case gc = {.dtype = dt,
+                    .ta = t & 1,
+                    .tb = (t >> 1) & 1,
+                    .m = m,
+                    .n = n,
+                    .k = k,
+                    .alpha = t == 2 ? -0.75 : 1.0,
+                    .beta = t == 0   ? 0.0
+                            : t == 1 ? 1.0
+                                     : 0.5,
+                    .pad_a = t & 1 ? 3 : 0,
+                    .pad_b = t == 2 ? 5 : 0,
+                    .pad_c = t >= 2 ? 7 : 0,
                     .path = TSR_GEMM_NATIVE};
     check(gc, seed + (uint64_t)t * 7919);
   }
@@ -187,8 +215,21 @@ static void test_small_shapes(void **state) {
   set_threads(2);
   for (int d = 0; d < 2; ++d) {
     const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(dtypes[d]);
-    const int64_t s[] = {1, 2, 3, 5, 13, 31, kr->mr - 1, kr->mr, kr->mr + 1, kr->nr - 1,
-                         kr->nr, kr->nr + 1, 2 * kr->mr + 3, 2 * kr->nr + 1, 67};
+    const int64_t s[] = {1,
+                         2,
+                         3,
+                         5,
+                         13,
+                         31,
+                         kr->mr - 1,
+                         kr->mr,
+                         kr->mr + 1,
+                         kr->nr - 1,
+                         kr->nr,
+                         kr->nr + 1,
+                         2 * kr->mr + 3,
+                         2 * kr->nr + 1,
+                         67};
     const int ns = (int)(sizeof s / sizeof s[0]);
     for (int i = 0; i < ns; ++i) {
       if (s[i] < 1) continue;
@@ -232,7 +273,12 @@ static void test_threaded_shapes(void **state) {
         check_all_trans(dtypes[d], shapes[s][0], shapes[s][1], shapes[s][2],
                         1000 + (uint64_t)(s * 10 + t));
     }
+  /* With the adaptive thread count (the default) too: each call may go either way. */
   set_threads(2);
+  tsr__gemm_set_adaptive(true);
+  for (int r = 0; r < 3; ++r)
+    check_all_trans(TSR_F64, 97, 101, 103, 1100 + (uint64_t)r);
+  tsr__gemm_set_adaptive(false);
 }
 
 /* beta == 0 never reads C (NaN must not propagate); alpha == 0 and k == 0 never read A/B. */
@@ -243,37 +289,92 @@ static void test_alpha_beta_special(void **state) {
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = (t >> 1) & 1;
       /* beta = 0 over NaN C, small and threaded sizes. */
-      check((gemm_case){.dtype = dtypes[d], .ta = ta, .tb = tb, .m = 37, .n = 41, .k = 29,
-                        .alpha = 1.5, .beta = 0.0, .pad_c = 2, .nan_c = true,
+      check((gemm_case){.dtype = dtypes[d],
+                        .ta = ta,
+                        .tb = tb,
+                        .m = 37,
+                        .n = 41,
+                        .k = 29,
+                        .alpha = 1.5,
+                        .beta = 0.0,
+                        .pad_c = 2,
+                        .nan_c = true,
                         .path = TSR_GEMM_NATIVE},
             2000 + (uint64_t)t);
-      check((gemm_case){.dtype = dtypes[d], .ta = ta, .tb = tb, .m = 90, .n = 80, .k = 70,
-                        .alpha = -1.0, .beta = 0.0, .nan_c = true, .path = TSR_GEMM_NATIVE},
+      check((gemm_case){.dtype = dtypes[d],
+                        .ta = ta,
+                        .tb = tb,
+                        .m = 90,
+                        .n = 80,
+                        .k = 70,
+                        .alpha = -1.0,
+                        .beta = 0.0,
+                        .nan_c = true,
+                        .path = TSR_GEMM_NATIVE},
             2010 + (uint64_t)t);
       /* alpha = 0 with NaN A and B: C = beta*C. */
-      check((gemm_case){.dtype = dtypes[d], .ta = ta, .tb = tb, .m = 33, .n = 17, .k = 8,
-                        .alpha = 0.0, .beta = -2.0, .pad_c = 1, .nan_ab = true,
+      check((gemm_case){.dtype = dtypes[d],
+                        .ta = ta,
+                        .tb = tb,
+                        .m = 33,
+                        .n = 17,
+                        .k = 8,
+                        .alpha = 0.0,
+                        .beta = -2.0,
+                        .pad_c = 1,
+                        .nan_ab = true,
                         .path = TSR_GEMM_NATIVE},
             2020 + (uint64_t)t);
       /* alpha = 0 and beta = 0 over NaN C: zeros. */
-      check((gemm_case){.dtype = dtypes[d], .ta = ta, .tb = tb, .m = 9, .n = 70, .k = 8,
-                        .alpha = 0.0, .beta = 0.0, .nan_c = true, .nan_ab = true,
+      check((gemm_case){.dtype = dtypes[d],
+                        .ta = ta,
+                        .tb = tb,
+                        .m = 9,
+                        .n = 70,
+                        .k = 8,
+                        .alpha = 0.0,
+                        .beta = 0.0,
+                        .nan_c = true,
+                        .nan_ab = true,
                         .path = TSR_GEMM_NATIVE},
             2030 + (uint64_t)t);
     }
     /* k == 0: C = beta*C, and beta = 0 writes zeros over NaN. */
-    check((gemm_case){.dtype = dtypes[d], .m = 6, .n = 5, .k = 0, .alpha = 1.0, .beta = 3.0,
-                      .pad_c = 2, .path = TSR_GEMM_NATIVE},
+    check((gemm_case){.dtype = dtypes[d],
+                      .m = 6,
+                      .n = 5,
+                      .k = 0,
+                      .alpha = 1.0,
+                      .beta = 3.0,
+                      .pad_c = 2,
+                      .path = TSR_GEMM_NATIVE},
           2040);
-    check((gemm_case){.dtype = dtypes[d], .m = 6, .n = 5, .k = 0, .alpha = 1.0, .beta = 0.0,
-                      .nan_c = true, .path = TSR_GEMM_NATIVE},
+    check((gemm_case){.dtype = dtypes[d],
+                      .m = 6,
+                      .n = 5,
+                      .k = 0,
+                      .alpha = 1.0,
+                      .beta = 0.0,
+                      .nan_c = true,
+                      .path = TSR_GEMM_NATIVE},
           2041);
     /* m == 0 or n == 0: nothing to do (the padding check covers n == 0). */
-    check((gemm_case){.dtype = dtypes[d], .m = 0, .n = 5, .k = 3, .alpha = 1.0, .beta = 1.0,
+    check((gemm_case){.dtype = dtypes[d],
+                      .m = 0,
+                      .n = 5,
+                      .k = 3,
+                      .alpha = 1.0,
+                      .beta = 1.0,
                       .path = TSR_GEMM_NATIVE},
           2050);
-    check((gemm_case){.dtype = dtypes[d], .m = 4, .n = 0, .k = 3, .alpha = 1.0, .beta = 1.0,
-                      .pad_c = 3, .path = TSR_GEMM_NATIVE},
+    check((gemm_case){.dtype = dtypes[d],
+                      .m = 4,
+                      .n = 0,
+                      .k = 3,
+                      .alpha = 1.0,
+                      .beta = 1.0,
+                      .pad_c = 3,
+                      .path = TSR_GEMM_NATIVE},
           2051);
   }
 }
@@ -301,9 +402,12 @@ static void test_ukr_general_stride(void **state) {
     tsr_test_fill_random(hc, (size_t)(cs * nr), 3002);
     for (int beta_zero = 0; beta_zero < 2; ++beta_zero) {
       const double alpha = 0.5, beta = beta_zero ? 0.0 : -1.25;
-      for (int64_t i = 0; i < mr * k; ++i) store(dtypes[d], ap, (size_t)i, ha[i]);
-      for (int64_t i = 0; i < nr * k; ++i) store(dtypes[d], bp, (size_t)i, hb[i]);
-      for (int64_t i = 0; i < cs * nr; ++i) store(dtypes[d], cp, (size_t)i, hc[i]);
+      for (int64_t i = 0; i < mr * k; ++i)
+        store(dtypes[d], ap, (size_t)i, ha[i]);
+      for (int64_t i = 0; i < nr * k; ++i)
+        store(dtypes[d], bp, (size_t)i, hb[i]);
+      for (int64_t i = 0; i < cs * nr; ++i)
+        store(dtypes[d], cp, (size_t)i, hc[i]);
       if (dtypes[d] == TSR_F32)
         kr->ukr_f32(k, (float)alpha, ap, bp, (float)beta, cp, rs, cs);
       else
@@ -313,7 +417,8 @@ static void test_ukr_general_stride(void **state) {
         for (int j = 0; j < nr; ++j) {
           double s = 0;
           for (int64_t p = 0; p < k; ++p)
-            s += load(dtypes[d], ap, (size_t)(p * mr + i)) * load(dtypes[d], bp, (size_t)(p * nr + j));
+            s += load(dtypes[d], ap, (size_t)(p * mr + i)) *
+                 load(dtypes[d], bp, (size_t)(p * nr + j));
           const double c0 = hc[i * rs + j * cs];
           const double c0r = dtypes[d] == TSR_F32 ? (double)(float)c0 : c0;
           const double want = alpha * s + (beta_zero ? 0.0 : beta * c0r);
@@ -327,8 +432,8 @@ static void test_ukr_general_stride(void **state) {
           assert_true(load(dtypes[d], cp, (size_t)(i + j * cs)) == orig);
         }
       if (!(maxerr <= 100 * tsr_test_tol(dtypes[d], k)))
-        fail_msg("micro-kernel %s with column stride %lld: max error %.3g", kr->name,
-                 (long long)cs, maxerr);
+        fail_msg("micro-kernel %s with column stride %lld: max error %.3g", kr->name, (long long)cs,
+                 maxerr);
     }
     free(ha);
     free(hb);
@@ -351,8 +456,10 @@ static void test_called_from_threads(void **state) {
   for (int i = 0; i < 4; ++i) {
     /* cmocka's asserts are not thread-safe: compare here, assert after. */
     const int64_t m = 70 + i, n = 65, k = 80;
-    double *a = malloc(sizeof(double) * (size_t)(m * k)), *b = malloc(sizeof(double) * (size_t)(k * n));
-    double *c = malloc(sizeof(double) * (size_t)(m * n)), *r = malloc(sizeof(double) * (size_t)(m * n));
+    double *a = malloc(sizeof(double) * (size_t)(m * k)),
+           *b = malloc(sizeof(double) * (size_t)(k * n));
+    double *c = malloc(sizeof(double) * (size_t)(m * n)),
+           *r = malloc(sizeof(double) * (size_t)(m * n));
     if (!a || !b || !c || !r) {
       ++failures;
     } else {
@@ -361,11 +468,22 @@ static void test_called_from_threads(void **state) {
       for (int64_t x = 0; x < m; ++x)
         for (int64_t y = 0; y < n; ++y) {
           double s = 0;
-          for (int64_t p = 0; p < k; ++p) s += a[x * k + p] * b[p * n + y];
+          for (int64_t p = 0; p < k; ++p)
+            s += a[x * k + p] * b[p * n + y];
           r[x * n + y] = s;
         }
-      tsr__gemm_args g = {.dtype = TSR_F64, .m = m, .n = n, .k = k, .alpha = 1.0, .beta = 0.0,
-                          .a = a, .lda = k, .b = b, .ldb = n, .c = c, .ldc = n,
+      tsr__gemm_args g = {.dtype = TSR_F64,
+                          .m = m,
+                          .n = n,
+                          .k = k,
+                          .alpha = 1.0,
+                          .beta = 0.0,
+                          .a = a,
+                          .lda = k,
+                          .b = b,
+                          .ldb = n,
+                          .c = c,
+                          .ldc = n,
                           .path = TSR_GEMM_NATIVE};
       if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK ||
           !(tsr_test_rel_error(c, r, (size_t)(m * n)) <= tsr_test_tol(TSR_F64, k)))
@@ -383,8 +501,17 @@ static void test_called_from_threads(void **state) {
 static void test_vendor_path(void **state) {
   (void)state;
   for (int d = 0; d < 2; ++d) {
-    gemm_case gc = {.dtype = dtypes[d], .ta = true, .tb = false, .m = 45, .n = 38, .k = 27,
-                    .alpha = 0.5, .beta = 2.0, .pad_a = 1, .pad_c = 4, .path = TSR_GEMM_VENDOR};
+    gemm_case gc = {.dtype = dtypes[d],
+                    .ta = true,
+                    .tb = false,
+                    .m = 45,
+                    .n = 38,
+                    .k = 27,
+                    .alpha = 0.5,
+                    .beta = 2.0,
+                    .pad_a = 1,
+                    .pad_c = 4,
+                    .path = TSR_GEMM_VENDOR};
 #if TSR_HAVE_VENDOR_BLAS
     TSR_ASSERT_OK(run_case(&gc, 5000));
     gc.ta = false;
@@ -412,8 +539,10 @@ static void test_kernel_selection(void **state) {
   setenv("TSR_CPU_KERNEL", "portable", 1);
   assert_true(tsr__gemm_kernel_reselect());
   assert_string_equal(tsr__omp_gemm_kernel_name(TSR_F32), "portable");
-  if (orig) setenv("TSR_CPU_KERNEL", saved, 1);
-  else unsetenv("TSR_CPU_KERNEL");
+  if (orig)
+    setenv("TSR_CPU_KERNEL", saved, 1);
+  else
+    unsetenv("TSR_CPU_KERNEL");
   tsr__gemm_kernel_reselect();
   assert_string_equal(tsr__omp_gemm_kernel_name(TSR_F64), tsr__gemm_kernel_get(TSR_F32)->isa);
   assert_string_equal(tsr__omp_gemm_kernel_name(TSR_I32), "none");
@@ -437,7 +566,8 @@ static void test_public_api(void **state) {
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         double s = 0;
-        for (int64_t p = 0; p < k; ++p) s += a[i * k + p] * b[p * n + j];
+        for (int64_t p = 0; p < k; ++p)
+          s += a[i * k + p] * b[p * n + j];
         r[i * n + j] = s;
       }
     tsr_array *prod = NULL;
@@ -448,7 +578,8 @@ static void test_public_api(void **state) {
     /* C = -2*A*B + 0.5*C via tsr_gemm, C starting as the product. */
     TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, -2.0, ta, tb, 0.5, prod));
     got = tsr_test_read_f64(prod);
-    for (int64_t i = 0; i < m * n; ++i) r[i] = -1.5 * r[i];
+    for (int64_t i = 0; i < m * n; ++i)
+      r[i] = -1.5 * r[i];
     assert_true(tsr_test_rel_error(got, r, (size_t)(m * n)) <= 4 * tsr_test_tol(dt, k));
     free(got);
     tsr_array_release(prod);
@@ -471,29 +602,31 @@ int main(void) {
     }
     if (strcmp(tsr__omp_gemm_kernel_name(TSR_F32), want) != 0 ||
         strcmp(tsr__omp_gemm_kernel_name(TSR_F64), want) != 0) {
-      printf("TSR_CPU_KERNEL=%s but %s/%s selected\n", want,
-             tsr__omp_gemm_kernel_name(TSR_F32), tsr__omp_gemm_kernel_name(TSR_F64));
+      printf("TSR_CPU_KERNEL=%s but %s/%s selected\n", want, tsr__omp_gemm_kernel_name(TSR_F32),
+             tsr__omp_gemm_kernel_name(TSR_F64));
       return 1;
     }
   }
+  /* Exercise the threaded paths whatever the machine's load. */
+  tsr__gemm_set_adaptive(false);
   for (int d = 0; d < 2; ++d) {
     const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(dtypes[d]);
     printf("kernel %s: MR=%d NR=%d KC=%lld MC=%lld NC=%lld\n", kr->name, kr->mr, kr->nr,
            (long long)kr->kc, (long long)kr->mc, (long long)kr->nc);
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_small_shapes),
-      cmocka_unit_test(test_cache_block_edges),
-      cmocka_unit_test(test_threaded_shapes),
-      cmocka_unit_test(test_alpha_beta_special),
-      cmocka_unit_test(test_ukr_general_stride),
-      cmocka_unit_test(test_called_from_threads),
-      cmocka_unit_test(test_vendor_path),
+    cmocka_unit_test(test_small_shapes),
+    cmocka_unit_test(test_cache_block_edges),
+    cmocka_unit_test(test_threaded_shapes),
+    cmocka_unit_test(test_alpha_beta_special),
+    cmocka_unit_test(test_ukr_general_stride),
+    cmocka_unit_test(test_called_from_threads),
+    cmocka_unit_test(test_vendor_path),
 #if TSR_TEST_HAVE_LINALG
-      cmocka_unit_test(test_public_api),
+    cmocka_unit_test(test_public_api),
 #endif
-      /* Last: it re-selects the kernel. */
-      cmocka_unit_test(test_kernel_selection),
+    /* Last: it re-selects the kernel. */
+    cmocka_unit_test(test_kernel_selection),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

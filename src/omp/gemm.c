@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -80,8 +81,8 @@ static tsr_status tsr__gemm_buffer(size_t bytes, void **out) {
   if (!c) {
     c = calloc(1, sizeof *c);
     if (!c)
-      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, "tsr_gemm",
-                            "cannot allocate %zu bytes", sizeof *c);
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, "tsr_gemm", "cannot allocate %zu bytes",
+                            sizeof *c);
     if (pthread_setspecific(tsr__gemm_key, c) != 0) {
       free(c);
       return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, "tsr_gemm",
@@ -118,9 +119,15 @@ void tsr__omp_gemm_trim(void) {
 
 /* ---------------------------------------------------------------- helpers ------------- */
 
-static int64_t tsr__min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t tsr__ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-static size_t tsr__round_up_sz(size_t x, size_t m) { return (x + m - 1) / m * m; }
+static int64_t tsr__min64(int64_t a, int64_t b) {
+  return a < b ? a : b;
+}
+static int64_t tsr__ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+static size_t tsr__round_up_sz(size_t x, size_t m) {
+  return (x + m - 1) / m * m;
+}
 
 /* C = beta*C (beta == 0 writes zeros without reading C). */
 static void tsr__gemm_scale(const tsr__gemm_args *g) {
@@ -135,9 +142,11 @@ static void tsr__gemm_scale(const tsr__gemm_args *g) {
 #endif
     for (int64_t i = 0; i < m; ++i) {
       float *row = c + i * ldc;
-      if (beta == 0) memset(row, 0, (size_t)n * sizeof *row);
+      if (beta == 0)
+        memset(row, 0, (size_t)n * sizeof *row);
       else if (beta != 1)
-        for (int64_t j = 0; j < n; ++j) row[j] *= beta;
+        for (int64_t j = 0; j < n; ++j)
+          row[j] *= beta;
     }
   } else {
     double *c = g->c;
@@ -147,9 +156,11 @@ static void tsr__gemm_scale(const tsr__gemm_args *g) {
 #endif
     for (int64_t i = 0; i < m; ++i) {
       double *row = c + i * ldc;
-      if (beta == 0) memset(row, 0, (size_t)n * sizeof *row);
+      if (beta == 0)
+        memset(row, 0, (size_t)n * sizeof *row);
       else if (beta != 1)
-        for (int64_t j = 0; j < n; ++j) row[j] *= beta;
+        for (int64_t j = 0; j < n; ++j)
+          row[j] *= beta;
     }
   }
 }
@@ -160,18 +171,18 @@ static void tsr__gemm_scale(const tsr__gemm_args *g) {
 typedef struct tsr__gemm_plan {
   const tsr__gemm_args *g;
   const tsr__gemm_kernel *ker;
-  int64_t kc, nc;         /* cache blocks, clipped to the problem */
-  int64_t mu;             /* rows of a work unit: a multiple of MR, at most the kernel's MC */
-  int64_t rblocks;        /* ceil(m / mu) */
-  int nt;                 /* threads asked for */
-  char *bbuf;             /* packed B panel: kc x round_up(nc, NR) */
-  char *abuf;             /* per-thread A blocks: round_up(mu, MR) x kc each */
-  size_t abytes;          /* bytes per thread A block (multiple of 4096) */
+  int64_t kc, nc;  /* cache blocks, clipped to the problem */
+  int64_t mu;      /* rows of a work unit: a multiple of MR, at most the kernel's MC */
+  int64_t rblocks; /* ceil(m / mu) */
+  int nt;          /* threads asked for */
+  char *bbuf;      /* packed B panel: kc x round_up(nc, NR) */
+  char *abuf;      /* per-thread A blocks: round_up(mu, MR) x kc each */
+  size_t abytes;   /* bytes per thread A block (multiple of 4096) */
 } tsr__gemm_plan;
 
 /* Packs columns [q0*NR, q1*NR) of the kcb x ncb block of op(B) at (pc, jc). */
-static void tsr__gemm_pack_b_part(const tsr__gemm_plan *pl, int64_t pc, int64_t jc,
-                                  int64_t kcb, int64_t ncb, int64_t q0, int64_t q1) {
+static void tsr__gemm_pack_b_part(const tsr__gemm_plan *pl, int64_t pc, int64_t jc, int64_t kcb,
+                                  int64_t ncb, int64_t q0, int64_t q1) {
   const tsr__gemm_args *g = pl->g;
   const int nr = pl->ker->nr;
   const int64_t j0 = q0 * nr, cols = tsr__min64(q1 * nr, ncb) - j0;
@@ -186,17 +197,17 @@ static void tsr__gemm_pack_b_part(const tsr__gemm_plan *pl, int64_t pc, int64_t 
                          (double *)pl->bbuf + j0 * kcb);
 }
 
-static void tsr__gemm_pack_a_block(const tsr__gemm_plan *pl, char *abuf, int64_t ic,
-                                   int64_t pc, int64_t mcb, int64_t kcb) {
+static void tsr__gemm_pack_a_block(const tsr__gemm_plan *pl, char *abuf, int64_t ic, int64_t pc,
+                                   int64_t mcb, int64_t kcb) {
   const tsr__gemm_args *g = pl->g;
   /* Address of op(A)(ic, pc). */
   const int64_t off = g->trans_a ? pc * g->lda + ic : ic * g->lda + pc;
   if (g->dtype == TSR_F32)
-    tsr__gemm_pack_a_f32(pl->ker->mr, mcb, kcb, (const float *)g->a + off, g->lda,
-                         g->trans_a, (float *)abuf);
+    tsr__gemm_pack_a_f32(pl->ker->mr, mcb, kcb, (const float *)g->a + off, g->lda, g->trans_a,
+                         (float *)abuf);
   else
-    tsr__gemm_pack_a_f64(pl->ker->mr, mcb, kcb, (const double *)g->a + off, g->lda,
-                         g->trans_a, (double *)abuf);
+    tsr__gemm_pack_a_f64(pl->ker->mr, mcb, kcb, (const double *)g->a + off, g->lda, g->trans_a,
+                         (double *)abuf);
 }
 
 /*
@@ -227,8 +238,8 @@ static void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, int64_t 
           ker->ukr_f32(kcb, alpha, ap + i * kcb, bq, 0.0f, t, nr, 1);
           for (int64_t ii = 0; ii < mb; ++ii)
             for (int64_t jj = 0; jj < nb; ++jj)
-              c[ii * ldc + jj] = fbeta == 0 ? t[ii * nr + jj]
-                                            : t[ii * nr + jj] + fbeta * c[ii * ldc + jj];
+              c[ii * ldc + jj] =
+                  fbeta == 0 ? t[ii * nr + jj] : t[ii * nr + jj] + fbeta * c[ii * ldc + jj];
         }
       }
     }
@@ -248,8 +259,8 @@ static void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, int64_t 
           ker->ukr_f64(kcb, alpha, ap + i * kcb, bq, 0.0, t, nr, 1);
           for (int64_t ii = 0; ii < mb; ++ii)
             for (int64_t jj = 0; jj < nb; ++jj)
-              c[ii * ldc + jj] = beta == 0 ? t[ii * nr + jj]
-                                           : t[ii * nr + jj] + beta * c[ii * ldc + jj];
+              c[ii * ldc + jj] =
+                  beta == 0 ? t[ii * nr + jj] : t[ii * nr + jj] + beta * c[ii * ldc + jj];
         }
       }
     }
@@ -275,9 +286,9 @@ typedef struct tsr__gemm_tstate {
 } tsr__gemm_tstate;
 
 /* One unit of work: row block rb x B micro-panels [q0, q1) of the current panel. */
-static void tsr__gemm_unit(const tsr__gemm_plan *pl, tsr__gemm_tstate *ts, int64_t rb,
-                           int64_t q0, int64_t q1, int64_t jc, int64_t pc, int64_t kcb,
-                           int64_t ncb, double beta) {
+static void tsr__gemm_unit(const tsr__gemm_plan *pl, tsr__gemm_tstate *ts, int64_t rb, int64_t q0,
+                           int64_t q1, int64_t jc, int64_t pc, int64_t kcb, int64_t ncb,
+                           double beta) {
   const int64_t ic = rb * pl->mu, mcb = tsr__min64(pl->mu, pl->g->m - ic);
   if (ts->rb != rb || ts->pc != pc || ts->jc != jc) {
     tsr__gemm_pack_a_block(pl, ts->abuf, ic, pc, mcb, kcb);
@@ -303,7 +314,14 @@ typedef struct tsr__gemm_sync {
   atomic_int arrived;      /* threads at the current barrier */
   atomic_int phase;        /* barrier generation */
   int n;                   /* threads taking part */
+  _Atomic int64_t work_ns; /* sum over threads of time not spent waiting at barriers */
 } tsr__gemm_sync;
+
+static int64_t tsr__now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static void tsr__gemm_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -323,8 +341,10 @@ static void tsr__gemm_barrier(tsr__gemm_sync *s, int *phase) {
     return;
   }
   for (int i = 0; atomic_load(&s->phase) != next; ++i) {
-    if (i < 256) tsr__gemm_relax();
-    else sched_yield();
+    if (i < 256)
+      tsr__gemm_relax();
+    else
+      sched_yield();
   }
 }
 
@@ -340,7 +360,8 @@ static void tsr__gemm_loops(const tsr__gemm_plan *pl, tsr__gemm_sync *sy, int ti
   const int nr = pl->ker->nr;
   const int nth = sy ? sy->n : 1;
   int phase = 0;
-  int64_t step = 0;
+  int64_t step = 0, waited = 0;
+  const int64_t start = sy ? tsr__now_ns() : 0;
   tsr__gemm_tstate ts = {.abuf = pl->abuf + (size_t)tid * pl->abytes, .rb = -1};
   for (int64_t jc = 0; jc < g->n; jc += pl->nc) {
     const int64_t ncb = tsr__min64(pl->nc, g->n - jc), np = tsr__ceil_div(ncb, nr);
@@ -357,7 +378,9 @@ static void tsr__gemm_loops(const tsr__gemm_plan *pl, tsr__gemm_sync *sy, int ti
         continue;
       }
       tsr__gemm_pack_b_part(pl, pc, jc, kcb, ncb, np * tid / nth, np * (tid + 1) / nth);
+      int64_t t0 = tsr__now_ns();
       tsr__gemm_barrier(sy, &phase);
+      waited += tsr__now_ns() - t0;
       /* Everybody is done with the other counter (its step ended at the previous barrier
          pair), and nobody uses it before the next step's first barrier. */
       if (tid == 0) atomic_store(&sy->next[(step + 1) & 1], 0);
@@ -365,12 +388,61 @@ static void tsr__gemm_loops(const tsr__gemm_plan *pl, tsr__gemm_sync *sy, int ti
         const int64_t u = atomic_fetch_add(&sy->next[step & 1], 1);
         if (u >= units) break;
         const int64_t cb = u % cchunks;
-        tsr__gemm_unit(pl, &ts, u / cchunks, np * cb / cchunks, np * (cb + 1) / cchunks, jc,
-                       pc, kcb, ncb, beta);
+        tsr__gemm_unit(pl, &ts, u / cchunks, np * cb / cchunks, np * (cb + 1) / cchunks, jc, pc,
+                       kcb, ncb, beta);
       }
+      t0 = tsr__now_ns();
       tsr__gemm_barrier(sy, &phase);
+      waited += tsr__now_ns() - t0;
     }
   }
+  if (sy) atomic_fetch_add(&sy->work_ns, tsr__now_ns() - start - waited);
+}
+
+/*
+ * Whether a call should use its threads, learned from the calls before it. On an idle machine
+ * a parallel region costs microseconds; on one with more runnable threads than cores, libgomp's
+ * spinning at the region's fork and join costs whole scheduler time slices when two team
+ * threads share a core (measured: 256^3 dgemm, 2 threads, load average 6-9 on 2 cores: 8-50 ms
+ * per call instead of 0.4 ms, 0.1x of single-threaded OpenBLAS). So each parallel call
+ * measures its overhead (region time minus the threads' mean busy time) and each call its time
+ * per flop; a call then runs in parallel only when the time threads would save,
+ * serial_time * (1 - 1/threads), exceeds twice the recent overhead. A stale estimate (older
+ * than max(1 s, 100 x overhead): the probe costs at most ~1%) is re-measured by running in
+ * parallel anyway, and one fast measurement is trusted at once, so the library recovers as
+ * soon as the machine quietens. Thread count does not change results: every C
+ * element is computed by one thread in the same order.
+ * Relaxed races between concurrent callers only blur the estimates.
+ */
+static _Atomic int64_t tsr__gemm_overhead_ns; /* running mean; 0: not measured yet */
+static _Atomic int64_t tsr__gemm_overhead_at; /* when it was last measured */
+static _Atomic int64_t tsr__gemm_fs_per_flop; /* one thread's time per flop, femtoseconds */
+
+/* Running mean of two; fast_down: a value below a quarter of the mean replaces it (a fast
+   parallel run cannot happen by accident on a crowded machine; a slow one can on a quiet
+   machine, for a moment). */
+static void tsr__gemm_learn(_Atomic int64_t *v, int64_t x, bool fast_down) {
+  const int64_t old = atomic_load_explicit(v, memory_order_relaxed);
+  const int64_t upd = old <= 0 || (fast_down && x < old / 4) ? x : (old + x) / 2;
+  atomic_store_explicit(v, upd, memory_order_relaxed);
+}
+
+static atomic_bool tsr__gemm_adaptive = true;
+
+void tsr__gemm_set_adaptive(bool on) {
+  atomic_store(&tsr__gemm_adaptive, on);
+}
+
+static bool tsr__gemm_worth_parallel(double flops, int nt) {
+  if (!atomic_load_explicit(&tsr__gemm_adaptive, memory_order_relaxed)) return true;
+  const int64_t ovh = atomic_load_explicit(&tsr__gemm_overhead_ns, memory_order_relaxed);
+  const int64_t fs = atomic_load_explicit(&tsr__gemm_fs_per_flop, memory_order_relaxed);
+  if (ovh <= 0 || fs <= 0) return true;
+  const double saving_ns = flops * (double)fs * 1e-6 * (1.0 - 1.0 / nt);
+  if (saving_ns > 2.0 * (double)ovh) return true;
+  const int64_t age =
+      tsr__now_ns() - atomic_load_explicit(&tsr__gemm_overhead_at, memory_order_relaxed);
+  return age > 1000000000 && age > 100 * ovh;
 }
 
 static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
@@ -393,6 +465,8 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   const int64_t tiles = tsr__ceil_div(g->m, mr) * tsr__ceil_div(g->n, nr);
   if (tiles < nt) nt = (int)tiles;
   if (nt < 1) nt = 1;
+  const double flops = 2.0 * mnk;
+  if (nt > 1 && !tsr__gemm_worth_parallel(flops, nt)) nt = 1;
   pl.nt = nt;
 
   /* Equal KC slices and NC blocks (k = KC+1 as two halves, not KC and a sliver of 1: a
@@ -420,6 +494,7 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   pl.bbuf = buf;
   pl.abuf = (char *)buf + bbytes;
 
+  const bool learn = mnk >= TSR__GEMM_SERIAL_MNK;
 #if defined(_OPENMP)
   if (nt > 1) {
     tsr__gemm_sync sy = {.n = nt};
@@ -427,17 +502,36 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
     atomic_init(&sy.next[1], 0);
     atomic_init(&sy.arrived, 0);
     atomic_init(&sy.phase, 0);
+    atomic_init(&sy.work_ns, 0);
+    bool full_team = true;
+    const int64_t t0 = tsr__now_ns();
 #pragma omp parallel num_threads(nt)
     {
       /* A smaller team than asked (OMP_DYNAMIC, thread limits) would never complete the
          barriers: then the first thread does all the work. */
-      if (omp_get_num_threads() == nt) tsr__gemm_loops(&pl, &sy, omp_get_thread_num());
-      else if (omp_get_thread_num() == 0) tsr__gemm_loops(&pl, NULL, 0);
+      if (omp_get_num_threads() == nt) {
+        tsr__gemm_loops(&pl, &sy, omp_get_thread_num());
+      } else if (omp_get_thread_num() == 0) {
+        full_team = false;
+        tsr__gemm_loops(&pl, NULL, 0);
+      }
+    }
+    const int64_t t1 = tsr__now_ns(), work = atomic_load(&sy.work_ns);
+    if (full_team && work > 0) {
+      int64_t ovh = (t1 - t0) - work / nt;
+      if (ovh < 1000) ovh = 1000;
+      tsr__gemm_learn(&tsr__gemm_overhead_ns, ovh, true);
+      atomic_store_explicit(&tsr__gemm_overhead_at, t1, memory_order_relaxed);
+      tsr__gemm_learn(&tsr__gemm_fs_per_flop, (int64_t)((double)work * 1e6 / flops) + 1, false);
     }
     return TSR_OK;
   }
 #endif
+  const int64_t t0 = learn ? tsr__now_ns() : 0;
   tsr__gemm_loops(&pl, NULL, 0);
+  if (learn)
+    tsr__gemm_learn(&tsr__gemm_fs_per_flop,
+                    (int64_t)((double)(tsr__now_ns() - t0) * 1e6 / flops) + 1, false);
   return TSR_OK;
 }
 
@@ -465,7 +559,8 @@ static char tsr__vendor_error[256];
 static void tsr__vendor_load(void) {
   const char *names[] = {TSR_OMP_VENDOR_BLAS_LIB, TSR_OMP_VENDOR_BLAS_PATH};
   void *h = NULL;
-  for (int i = 0; i < 2 && !h; ++i) h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+  for (int i = 0; i < 2 && !h; ++i)
+    h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();
     snprintf(tsr__vendor_error, sizeof tsr__vendor_error, "%s", e ? e : "dlopen failed");
@@ -495,17 +590,17 @@ static tsr_status tsr__gemm_vendor(const tsr__gemm_args *g) {
     return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_gemm",
                           "a size or leading dimension exceeds the 32-bit CBLAS interface "
                           "(m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld)",
-                          (long long)g->m, (long long)g->n, (long long)g->k,
-                          (long long)g->lda, (long long)g->ldb, (long long)g->ldc);
+                          (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->lda,
+                          (long long)g->ldb, (long long)g->ldc);
   const int ta = g->trans_a ? TSR__CBLAS_TRANS : TSR__CBLAS_NO_TRANS;
   const int tb = g->trans_b ? TSR__CBLAS_TRANS : TSR__CBLAS_NO_TRANS;
   if (g->dtype == TSR_F32)
     tsr__vendor_sgemm(TSR__CBLAS_ROW_MAJOR, ta, tb, (int)g->m, (int)g->n, (int)g->k,
-                      (float)g->alpha, g->a, (int)g->lda, g->b, (int)g->ldb, (float)g->beta,
-                      g->c, (int)g->ldc);
+                      (float)g->alpha, g->a, (int)g->lda, g->b, (int)g->ldb, (float)g->beta, g->c,
+                      (int)g->ldc);
   else
-    tsr__vendor_dgemm(TSR__CBLAS_ROW_MAJOR, ta, tb, (int)g->m, (int)g->n, (int)g->k, g->alpha,
-                      g->a, (int)g->lda, g->b, (int)g->ldb, g->beta, g->c, (int)g->ldc);
+    tsr__vendor_dgemm(TSR__CBLAS_ROW_MAJOR, ta, tb, (int)g->m, (int)g->n, (int)g->k, g->alpha, g->a,
+                      (int)g->lda, g->b, (int)g->ldb, g->beta, g->c, (int)g->ldc);
   return TSR_OK;
 }
 #endif

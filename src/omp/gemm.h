@@ -52,17 +52,16 @@ void tsr__omp_gemm_trim(void);
  */
 typedef void (*tsr__gemm_ukr_f32)(int64_t k, float alpha, const float *ap, const float *bp,
                                   float beta, float *c, int64_t rs_c, int64_t cs_c);
-typedef void (*tsr__gemm_ukr_f64)(int64_t k, double alpha, const double *ap,
-                                  const double *bp, double beta, double *c, int64_t rs_c,
-                                  int64_t cs_c);
+typedef void (*tsr__gemm_ukr_f64)(int64_t k, double alpha, const double *ap, const double *bp,
+                                  double beta, double *c, int64_t rs_c, int64_t cs_c);
 
 /* A registered micro-kernel with its block sizes (BLIS "context"). */
 typedef struct tsr__gemm_kernel {
   const char *name; /* "avx512 14x32" */
   const char *isa;  /* "portable", "avx2", "avx512" */
   tsr_dtype dtype;
-  int mr, nr;       /* register block */
-  int mc_cap_mr;    /* measured upper bound on MC in units of MR (0: the model's MC) */
+  int mr, nr;         /* register block */
+  int mc_cap_mr;      /* measured upper bound on MC in units of MR (0: the model's MC) */
   int64_t kc, mc, nc; /* cache blocks: kc for L1 (B micro-panel), mc for L2 (A), nc for L3 (B) */
   tsr__gemm_ukr_f32 ukr_f32; /* set for TSR_F32 */
   tsr__gemm_ukr_f64 ukr_f64; /* set for TSR_F64 */
@@ -81,20 +80,26 @@ const tsr__gemm_kernel *tsr__gemm_kernel_get(tsr_dtype dtype);
    Returns true when the requested ISA is what got selected (false: fell back). */
 bool tsr__gemm_kernel_reselect(void);
 
+/* On (default): a call runs multi-threaded only when the measured fork/join overhead of
+   recent calls is small against the time it saves (gemm.c). Off: always use
+   omp_get_max_threads() above the fixed size threshold (tests, to exercise the threaded
+   paths deterministically). */
+void tsr__gemm_set_adaptive(bool on);
+
 /* Whether the CPU and this build support an ISA name ("portable", "avx2", "avx512"). */
 bool tsr__gemm_isa_available(const char *isa);
 
 /* Packing (gemm_pack.c). Pack the mc x kc block of op(A) starting at (i0, p0) into MR-row
    micro-panels, zero-padded to a multiple of MR; and the kc x nc block of op(B) starting at
    (p0, j0) into NR-column micro-panels, zero-padded to a multiple of NR. */
-void tsr__gemm_pack_a_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
-                          bool trans, float *ap);
-void tsr__gemm_pack_a_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda,
-                          bool trans, double *ap);
-void tsr__gemm_pack_b_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
-                          bool trans, float *bp);
-void tsr__gemm_pack_b_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
-                          bool trans, double *bp);
+void tsr__gemm_pack_a_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda, bool trans,
+                          float *ap);
+void tsr__gemm_pack_a_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda, bool trans,
+                          double *ap);
+void tsr__gemm_pack_b_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb, bool trans,
+                          float *bp);
+void tsr__gemm_pack_b_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb, bool trans,
+                          double *bp);
 
 /* Micro-kernels, one set per ISA file. The portable ones are always built; the others exist
    on x86-64 only (TSR__GEMM_X86). */
@@ -104,12 +109,12 @@ void tsr__gemm_ukr_portable_f64(int64_t k, double alpha, const double *ap, const
                                 double beta, double *c, int64_t rs_c, int64_t cs_c);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TSR__GEMM_X86 1
-void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp,
-                            float beta, float *c, int64_t rs_c, int64_t cs_c);
+void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
+                            float *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const double *bp,
                             double beta, double *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx512_f32(int64_t k, float alpha, const float *ap, const float *bp,
-                              float beta, float *c, int64_t rs_c, int64_t cs_c);
+void tsr__gemm_ukr_avx512_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
+                              float *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const double *bp,
                               double beta, double *c, int64_t rs_c, int64_t cs_c);
 #endif

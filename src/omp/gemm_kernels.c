@@ -52,10 +52,10 @@ static tsr__gemm_kernel tsr__gemm_kernels[] = {
     {"avx2 6x8", "avx2", TSR_F64, TSR__GEMM_AVX2_MR, TSR__GEMM_AVX2_NR_F64, 0, 0, 0, 0, NULL,
      tsr__gemm_ukr_avx2_f64},
 #endif
-    {"portable 4x8", "portable", TSR_F32, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F32, 0,
-     0, 0, 0, tsr__gemm_ukr_portable_f32, NULL},
-    {"portable 4x4", "portable", TSR_F64, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F64, 0,
-     0, 0, 0, NULL, tsr__gemm_ukr_portable_f64},
+    {"portable 4x8", "portable", TSR_F32, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F32, 0, 0, 0,
+     0, tsr__gemm_ukr_portable_f32, NULL},
+    {"portable 4x4", "portable", TSR_F64, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F64, 0, 0, 0,
+     0, NULL, tsr__gemm_ukr_portable_f64},
 };
 enum { TSR__GEMM_NKERNELS = sizeof tsr__gemm_kernels / sizeof tsr__gemm_kernels[0] };
 
@@ -92,8 +92,10 @@ static int64_t tsr__read_sys_int(const char *path) {
   char *end = NULL;
   long long v = strtoll(buf, &end, 10);
   if (end == buf || v < 0) return -1;
-  if (*end == 'K') v *= 1024;
-  else if (*end == 'M') v *= 1024 * 1024;
+  if (*end == 'K')
+    v *= 1024;
+  else if (*end == 'M')
+    v *= 1024 * 1024;
   return (int64_t)v;
 }
 
@@ -111,11 +113,11 @@ static bool tsr__cache_from_sys(int level, tsr__cache *c) {
     if (n == 0 || strncmp(type, "Instruction", 11) == 0) continue;
     snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", idx);
     c->size = tsr__read_sys_int(path);
-    snprintf(path, sizeof path,
-             "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity", idx);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity",
+             idx);
     c->ways = tsr__read_sys_int(path);
-    snprintf(path, sizeof path,
-             "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", idx);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size",
+             idx);
     c->line = tsr__read_sys_int(path);
     return c->size > 0 && c->ways > 0 && c->line > 0;
   }
@@ -146,7 +148,9 @@ static tsr__cache tsr__cache_get(int level) {
 
 /* ---------------------------------------------------------------- block sizes --------- */
 
-static int64_t tsr__round_down(int64_t x, int64_t m) { return x / m * m; }
+static int64_t tsr__round_down(int64_t x, int64_t m) {
+  return x / m * m;
+}
 
 /* Low et al. 2016; see the comment at the top. S = element size in bytes. */
 static void tsr__gemm_model(tsr__gemm_kernel *k, const tsr__cache *l1, const tsr__cache *l2,

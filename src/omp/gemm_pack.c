@@ -17,68 +17,76 @@
 
 #include "omp/gemm.h"
 
-#define TSR__PACK_A(T)                                                                         \
-  for (int64_t i0 = 0; i0 < mc; i0 += mr) {                                                   \
-    const int ib = (int)(mc - i0 < mr ? mc - i0 : mr);                                         \
-    T *dst = ap + i0 * kc;                                                                     \
-    if (!trans) { /* (i,p) at a[i*lda + p]: rows are contiguous */                             \
-      for (int i = 0; i < ib; ++i) {                                                           \
-        const T *src = a + (i0 + i) * lda;                                                     \
-        for (int64_t p = 0; p < kc; ++p) dst[p * mr + i] = src[p];                             \
-      }                                                                                        \
-      for (int i = ib; i < mr; ++i)                                                            \
-        for (int64_t p = 0; p < kc; ++p) dst[p * mr + i] = 0;                                  \
-    } else { /* (i,p) at a[p*lda + i]: columns of op(A) are contiguous */                      \
-      for (int64_t p = 0; p < kc; ++p) {                                                       \
-        const T *src = a + p * lda + i0;                                                       \
-        T *d = dst + p * mr;                                                                   \
-        for (int i = 0; i < ib; ++i) d[i] = src[i];                                            \
-        for (int i = ib; i < mr; ++i) d[i] = 0;                                                \
-      }                                                                                        \
-    }                                                                                          \
+#define TSR__PACK_A(T)                                                                             \
+  for (int64_t i0 = 0; i0 < mc; i0 += mr) {                                                        \
+    const int ib = (int)(mc - i0 < mr ? mc - i0 : mr);                                             \
+    T *dst = ap + i0 * kc;                                                                         \
+    if (!trans) { /* (i,p) at a[i*lda + p]: rows are contiguous */                                 \
+      for (int i = 0; i < ib; ++i) {                                                               \
+        const T *src = a + (i0 + i) * lda;                                                         \
+        for (int64_t p = 0; p < kc; ++p)                                                           \
+          dst[p * mr + i] = src[p];                                                                \
+      }                                                                                            \
+      for (int i = ib; i < mr; ++i)                                                                \
+        for (int64_t p = 0; p < kc; ++p)                                                           \
+          dst[p * mr + i] = 0;                                                                     \
+    } else { /* (i,p) at a[p*lda + i]: columns of op(A) are contiguous */                          \
+      for (int64_t p = 0; p < kc; ++p) {                                                           \
+        const T *src = a + p * lda + i0;                                                           \
+        T *d = dst + p * mr;                                                                       \
+        for (int i = 0; i < ib; ++i)                                                               \
+          d[i] = src[i];                                                                           \
+        for (int i = ib; i < mr; ++i)                                                              \
+          d[i] = 0;                                                                                \
+      }                                                                                            \
+    }                                                                                              \
   }
 
-#define TSR__PACK_B(T)                                                                         \
-  for (int64_t j0 = 0; j0 < nc; j0 += nr) {                                                   \
-    const int jb = (int)(nc - j0 < nr ? nc - j0 : nr);                                         \
-    T *dst = bp + j0 * kc;                                                                     \
-    if (!trans) { /* (p,j) at b[p*ldb + j]: rows of op(B) are contiguous */                    \
-      for (int64_t p = 0; p < kc; ++p) {                                                       \
-        const T *src = b + p * ldb + j0;                                                       \
-        T *d = dst + p * nr;                                                                   \
-        if (jb == nr) {                                                                        \
-          memcpy(d, src, (size_t)nr * sizeof(T));                                              \
-        } else {                                                                               \
-          for (int j = 0; j < jb; ++j) d[j] = src[j];                                          \
-          for (int j = jb; j < nr; ++j) d[j] = 0;                                              \
-        }                                                                                      \
-      }                                                                                        \
-    } else { /* (p,j) at b[j*ldb + p]: columns of op(B) are contiguous */                      \
-      for (int j = 0; j < jb; ++j) {                                                           \
-        const T *src = b + (j0 + j) * ldb;                                                     \
-        for (int64_t p = 0; p < kc; ++p) dst[p * nr + j] = src[p];                             \
-      }                                                                                        \
-      for (int j = jb; j < nr; ++j)                                                            \
-        for (int64_t p = 0; p < kc; ++p) dst[p * nr + j] = 0;                                  \
-    }                                                                                          \
+#define TSR__PACK_B(T)                                                                             \
+  for (int64_t j0 = 0; j0 < nc; j0 += nr) {                                                        \
+    const int jb = (int)(nc - j0 < nr ? nc - j0 : nr);                                             \
+    T *dst = bp + j0 * kc;                                                                         \
+    if (!trans) { /* (p,j) at b[p*ldb + j]: rows of op(B) are contiguous */                        \
+      for (int64_t p = 0; p < kc; ++p) {                                                           \
+        const T *src = b + p * ldb + j0;                                                           \
+        T *d = dst + p * nr;                                                                       \
+        if (jb == nr) {                                                                            \
+          memcpy(d, src, (size_t)nr * sizeof(T));                                                  \
+        } else {                                                                                   \
+          for (int j = 0; j < jb; ++j)                                                             \
+            d[j] = src[j];                                                                         \
+          for (int j = jb; j < nr; ++j)                                                            \
+            d[j] = 0;                                                                              \
+        }                                                                                          \
+      }                                                                                            \
+    } else { /* (p,j) at b[j*ldb + p]: columns of op(B) are contiguous */                          \
+      for (int j = 0; j < jb; ++j) {                                                               \
+        const T *src = b + (j0 + j) * ldb;                                                         \
+        for (int64_t p = 0; p < kc; ++p)                                                           \
+          dst[p * nr + j] = src[p];                                                                \
+      }                                                                                            \
+      for (int j = jb; j < nr; ++j)                                                                \
+        for (int64_t p = 0; p < kc; ++p)                                                           \
+          dst[p * nr + j] = 0;                                                                     \
+    }                                                                                              \
   }
 
-void tsr__gemm_pack_a_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
-                          bool trans, float *ap) {
+void tsr__gemm_pack_a_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda, bool trans,
+                          float *ap) {
   TSR__PACK_A(float)
 }
 
-void tsr__gemm_pack_a_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda,
-                          bool trans, double *ap) {
+void tsr__gemm_pack_a_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda, bool trans,
+                          double *ap) {
   TSR__PACK_A(double)
 }
 
-void tsr__gemm_pack_b_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
-                          bool trans, float *bp) {
+void tsr__gemm_pack_b_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb, bool trans,
+                          float *bp) {
   TSR__PACK_B(float)
 }
 
-void tsr__gemm_pack_b_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
-                          bool trans, double *bp) {
+void tsr__gemm_pack_b_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb, bool trans,
+                          double *bp) {
   TSR__PACK_B(double)
 }

@@ -8,16 +8,17 @@
 #define MR TSR__GEMM_PORTABLE_MR
 
 /* C_tile = alpha*acc + beta*C_tile; beta == 0 does not read C (NaN must not propagate). */
-#define TSR__PORTABLE_UPDATE(NR)                                                               \
-  do {                                                                                         \
-    if (beta == 0) {                                                                           \
-      for (int i = 0; i < MR; ++i)                                                             \
-        for (int j = 0; j < (NR); ++j) c[i * rs_c + j * cs_c] = alpha * acc[i][j];             \
-    } else {                                                                                   \
-      for (int i = 0; i < MR; ++i)                                                             \
-        for (int j = 0; j < (NR); ++j)                                                         \
-          c[i * rs_c + j * cs_c] = alpha * acc[i][j] + beta * c[i * rs_c + j * cs_c];          \
-    }                                                                                          \
+#define TSR__PORTABLE_UPDATE(NR)                                                                   \
+  do {                                                                                             \
+    if (beta == 0) {                                                                               \
+      for (int i = 0; i < MR; ++i)                                                                 \
+        for (int j = 0; j < (NR); ++j)                                                             \
+          c[i * rs_c + j * cs_c] = alpha * acc[i][j];                                              \
+    } else {                                                                                       \
+      for (int i = 0; i < MR; ++i)                                                                 \
+        for (int j = 0; j < (NR); ++j)                                                             \
+          c[i * rs_c + j * cs_c] = alpha * acc[i][j] + beta * c[i * rs_c + j * cs_c];              \
+    }                                                                                              \
   } while (0)
 
 void tsr__gemm_ukr_portable_f32(int64_t k, float alpha, const float *ap, const float *bp,
@@ -27,7 +28,8 @@ void tsr__gemm_ukr_portable_f32(int64_t k, float alpha, const float *ap, const f
   for (int64_t p = 0; p < k; ++p) {
     for (int i = 0; i < MR; ++i) {
       const float a = ap[i];
-      for (int j = 0; j < NR; ++j) acc[i][j] += a * bp[j];
+      for (int j = 0; j < NR; ++j)
+        acc[i][j] += a * bp[j];
     }
     ap += MR;
     bp += NR;
@@ -42,7 +44,8 @@ void tsr__gemm_ukr_portable_f64(int64_t k, double alpha, const double *ap, const
   for (int64_t p = 0; p < k; ++p) {
     for (int i = 0; i < MR; ++i) {
       const double a = ap[i];
-      for (int j = 0; j < NR; ++j) acc[i][j] += a * bp[j];
+      for (int j = 0; j < NR; ++j)
+        acc[i][j] += a * bp[j];
     }
     ap += MR;
     bp += NR;
