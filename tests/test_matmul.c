@@ -368,6 +368,62 @@ static void test_gemm_trans_alpha_beta(void **state) {
       }
 }
 
+/* A or B sharing memory with C is read as it was before the call (a copy), not as C is
+   being overwritten: C = A with k past the largest KC block (1024) makes the CPU GEMM re-read
+   rows of A it has already written, so this fails without the copy. */
+static void test_gemm_aliased_operands(void **state) {
+  (void)state;
+  for (int d = 0; d < 2; d++) {
+    tsr_dtype dt = float_dtypes[d];
+    /* C is A: (m x k) = (m x k)(k x k). */
+    int64_t m = 24, k = 1100;
+    int64_t sa[2] = {m, k}, sb[2] = {k, k};
+    double *ha = NULL, *hb = NULL;
+    tsr_array *a = tsr_test_random_array(2, sa, dt, dev, 31, &ha);
+    tsr_array *b = tsr_test_random_array(2, sb, dt, dev, 32, &hb);
+    TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 0.75, a, b, 0.5, a));
+    double *ref = ref_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 0.75, ha, hb, 0.5, ha, m, k, k);
+    double *got = tsr_test_read_f64(a);
+    check_rel(got, ref, m * k, dt, k, "C is A");
+    free(got);
+    free(ref);
+    free(ha);
+    free(hb);
+    tsr_array_release(a);
+    tsr_array_release(b);
+
+    /* C is B, and A is the transpose of C (a view of the same buffer). */
+    int64_t n = 9, q = 67;
+    int64_t sq[2] = {q, q}, sn[2] = {q, n};
+    a = tsr_test_random_array(2, sq, dt, dev, 33, &ha);
+    b = tsr_test_random_array(2, sn, dt, dev, 34, &hb);
+    TSR_ASSERT_OK(tsr_gemm(TSR_TRANS, TSR_NO_TRANS, -1.5, a, b, 2.0, b));
+    ref = ref_gemm(TSR_TRANS, TSR_NO_TRANS, -1.5, ha, hb, 2.0, hb, q, n, q);
+    got = tsr_test_read_f64(b);
+    check_rel(got, ref, q * n, dt, q, "C is B");
+    free(got);
+    free(ref);
+    tsr_array *at = NULL;
+    TSR_ASSERT_OK(tsr_transpose(a, NULL, &at));
+    double *hat = malloc((size_t)(q * q) * sizeof(double));
+    assert_non_null(hat);
+    for (int64_t i = 0; i < q; i++)
+      for (int64_t j = 0; j < q; j++) hat[i * q + j] = ha[j * q + i];
+    TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, at, a, 1.0, a));
+    ref = ref_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, hat, ha, 1.0, ha, q, q, q);
+    got = tsr_test_read_f64(a);
+    check_rel(got, ref, q * q, dt, q, "A is a transposed view of C, B is C");
+    free(got);
+    free(ref);
+    free(hat);
+    free(ha);
+    free(hb);
+    tsr_array_release(at);
+    tsr_array_release(a);
+    tsr_array_release(b);
+  }
+}
+
 /* beta = 0 never reads C: NaN/Inf in C do not propagate. alpha = 0 and k = 0 never read A and
    B: NaN there does not propagate either. */
 static void test_gemm_beta0_alpha0_k0(void **state) {
@@ -738,7 +794,9 @@ static void test_gemm_errors(void **state) {
   TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, (tsr_trans)-1, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT,
                     NULL);
   TSR_ASSERT_STATUS(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, c, (tsr_gemm_path)9),
-                    TSR_ERR_INVALID_ARGUMENT, NULL);
+                    TSR_ERR_INVALID_ARGUMENT, "tsr_gemm_ex: gemm path 9");
+  TSR_ASSERT_STATUS(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, c55, TSR_GEMM_NATIVE),
+                    TSR_ERR_SHAPE, "tsr_gemm_ex: c is 5x5 but op(a) op(b) is 3x5");
   tsr_array *arrays[] = {a, b, c, c55, v, x3, c64, ci};
   for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
     tsr_array_release(arrays[i]);
@@ -755,6 +813,7 @@ int main(void) {
       cmocka_unit_test(test_matmul_errors),
       cmocka_unit_test(test_gemm_trans_alpha_beta),
       cmocka_unit_test(test_gemm_beta0_alpha0_k0),
+      cmocka_unit_test(test_gemm_aliased_operands),
       cmocka_unit_test(test_gemm_strided_operands),
       cmocka_unit_test(test_gemm_exotic_layouts),
       cmocka_unit_test(test_gemm_paths),

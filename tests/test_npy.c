@@ -676,8 +676,17 @@ static void test_load_errors(void **state) {
                     64);
   path_in(path, sizeof path, "short.npy");
   write_file(path, header, hl, data, 799);
-  TSR_ASSERT_STATUS(tsr_npy_load(path, TSR_CPU, &a), TSR_ERR_FORMAT, "truncated data");
-  TSR_ASSERT_STATUS(tsr_npy_read_header(path, &h), TSR_ERR_FORMAT, path);
+  /* The message names the public function called, never an internal helper. */
+  TSR_ASSERT_STATUS(tsr_npy_load(path, TSR_CPU, &a), TSR_ERR_FORMAT,
+                    "tsr_npy_load: truncated data");
+  char sizes[96];
+  snprintf(sizes, sizeof sizes, "need %zu bytes", hl + 800);
+  assert_non_null(strstr(tsr_last_error(), sizes));
+  snprintf(sizes, sizeof sizes, "file has %zu", hl + 799);
+  assert_non_null(strstr(tsr_last_error(), sizes));
+  TSR_ASSERT_STATUS(tsr_npy_read_header(path, &h), TSR_ERR_FORMAT,
+                    "tsr_npy_read_header: truncated data");
+  assert_non_null(strstr(tsr_last_error(), path));
   write_file(path, header, hl, data, 800);
   TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &a));
   tsr_array_release(a);
@@ -698,6 +707,10 @@ static void test_load_errors(void **state) {
   memcpy(header, "\x93NUMPY\x02\x00\xff\xff\xff\x7f", 12);
   write_file(path, header, 128, NULL, 0);
   TSR_ASSERT_STATUS(tsr_npy_load(path, TSR_CPU, &a), TSR_ERR_FORMAT, "file has 128");
+  assert_null(a);
+  /* A failed load clears *out rather than leaving the caller's pointer as it was. */
+  a = (tsr_array *)&h;
+  TSR_ASSERT_STATUS(tsr_npy_load(path, TSR_CPU, &a), TSR_ERR_FORMAT, "tsr_npy_load: ");
   assert_null(a);
   remove(path);
 }

@@ -245,6 +245,10 @@ static void test_bad_arguments(void **state) {
                     TSR_ERR_INVALID_ARGUMENT, NULL);
   TSR_ASSERT_STATUS(tsr_random_uniform(1, &n, TSR_F64, dev, 1, 0, INFINITY, &a),
                     TSR_ERR_INVALID_ARGUMENT, NULL);
+  TSR_ASSERT_STATUS(tsr_random_uniform(1, &n, TSR_F64, dev, 1, -1e308, 1e308, &a),
+                    TSR_ERR_INVALID_ARGUMENT, "tsr_random_uniform: the range high - low");
+  TSR_ASSERT_STATUS(tsr_random_uniform(1, &n, TSR_F32, dev, 1, 0, 1e39, &a),
+                    TSR_ERR_INVALID_ARGUMENT, "outside the range of f32");
   TSR_ASSERT_STATUS(tsr_random_normal(1, &n, TSR_F64, dev, 1, 0, -1, &a), TSR_ERR_INVALID_ARGUMENT,
                     NULL);
   TSR_ASSERT_STATUS(tsr_random_normal(1, &n, TSR_F64, dev, 1, 0, NAN, &a), TSR_ERR_INVALID_ARGUMENT,

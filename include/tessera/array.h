@@ -106,7 +106,8 @@ TSR_API tsr_status tsr_arange(double start, double stop, double step, tsr_dtype 
  * (seed, i): the same seed gives the same values on every device. f32 uses 24 random bits,
  * f64 53 bits. Float dtypes only.
  * @return statuses as tsr_empty(); ::TSR_ERR_DTYPE for integer dtypes;
- *         ::TSR_ERR_INVALID_ARGUMENT when low >= high or either is not finite.
+ *         ::TSR_ERR_INVALID_ARGUMENT when low >= high, either is not finite, high - low
+ *         overflows, or (f32) either is beyond the f32 range.
  */
 TSR_API tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype,
                                       tsr_device device, uint64_t seed, double low, double high,
@@ -173,7 +174,8 @@ TSR_API tsr_status tsr_array_read(const tsr_array *a, void *dst, size_t bytes);
 /**
  * Overwrites the array's elements from C-ordered host memory (works on strided views too).
  * @param bytes size of `src`; must equal size * dtype size.
- * @return as tsr_array_read().
+ * @return as tsr_array_read(), and ::TSR_ERR_INVALID_ARGUMENT when `a` is a broadcast view
+ *         (stride 0 on an axis of size > 1).
  */
 TSR_API tsr_status tsr_array_write(tsr_array *a, const void *src, size_t bytes);
 
@@ -199,9 +201,11 @@ TSR_API tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **o
 
 /**
  * Copies `src` into the existing array `dst`, broadcasting `src` to dst's shape and converting
- * the dtype; both on the same device. `dst` may be any view.
+ * the dtype; both on the same device. `dst` may be any view but a broadcast one; `src` may
+ * share memory with `dst` (it is then staged first).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE; ::TSR_ERR_DEVICE_MISMATCH;
- *         ::TSR_ERR_OUT_OF_MEMORY (src shares dst's buffer and is staged first); ::TSR_ERR_GPU.
+ *         ::TSR_ERR_INVALID_ARGUMENT (`dst` has stride 0 on an axis of size > 1);
+ *         ::TSR_ERR_OUT_OF_MEMORY (staging an overlapping src); ::TSR_ERR_GPU.
  */
 TSR_API tsr_status tsr_assign(tsr_array *dst, const tsr_array *src);
 

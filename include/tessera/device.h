@@ -70,13 +70,15 @@ TSR_API tsr_status tsr_device_count(tsr_device_kind kind, int *count);
 
 /**
  * Properties of a device.
- * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_NO_DEVICE.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_NO_DEVICE; ::TSR_ERR_GPU (the GPU
+ *         runtime failed to report them).
  */
 TSR_API tsr_status tsr_device_get_props(tsr_device device, tsr_device_props *props);
 
 /**
  * Writes "cpu", "cuda:0", "hip:1"... into `buf` (at most `size` bytes, NUL-terminated).
- * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT when `size` is too small.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT when `size` is too small
+ *         or the kind is unknown.
  */
 TSR_API tsr_status tsr_device_string(tsr_device device, char *buf, size_t size);
 

@@ -41,10 +41,14 @@ typedef enum tsr_gemm_path {
  * NumPy matmul: 2-D x 2-D is the matrix product ((m,k) x (k,n) -> (m,n)); a 1-D first operand
  * is promoted to (1,k) and a 1-D second operand to (k,1), and the added axis is removed from
  * the result; operands with more than 2 axes are stacks of matrices whose leading (batch)
- * axes broadcast. 0-D operands are rejected. The result is a new C-contiguous array.
+ * axes broadcast. 0-D operands are rejected. The result is a new C-contiguous array. The
+ * implementation is chosen as by tsr_gemm() (the `TSR_GEMM` environment variable).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE (inner dimensions differ, batch
- *         shapes do not broadcast, 0-D operand); ::TSR_ERR_DTYPE (differ or integer);
- *         ::TSR_ERR_DEVICE_MISMATCH; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU.
+ *         shapes do not broadcast, 0-D operand, result over ::TSR_MAX_DIMS axes);
+ *         ::TSR_ERR_DTYPE (differ or integer); ::TSR_ERR_DEVICE_MISMATCH;
+ *         ::TSR_ERR_OVERFLOW (the result's element count); ::TSR_ERR_INVALID_ARGUMENT and
+ *         ::TSR_ERR_UNSUPPORTED (`TSR_GEMM`, as for tsr_gemm()); ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_GPU; ::TSR_ERR_BLAS (vendor path).
  */
 TSR_API tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out);
 
@@ -53,11 +57,15 @@ TSR_API tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array 
  * op(A) is m x k, op(B) is k x n, C is m x n and is updated in place. Any strides are
  * accepted (row-major, column-major, or views; other layouts are copied first). As in the
  * reference BLAS, beta = 0 never reads C (NaN in C does not propagate) and alpha = 0 or k = 0
- * does not read A or B.
+ * does not read A or B. Unlike the reference BLAS, A or B may share memory with C (even be C):
+ * such an operand is read from a copy taken before C is written. The implementation is
+ * ::TSR_GEMM_AUTO's (see tsr_gemm_ex()).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE (not 2-D, or sizes disagree);
  *         ::TSR_ERR_DTYPE; ::TSR_ERR_DEVICE_MISMATCH; ::TSR_ERR_INVALID_ARGUMENT (bad
- *         transpose value, or C overlaps itself through a broadcast view);
- *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU.
+ *         transpose value, C overlaps itself through a broadcast view, or `TSR_GEMM` is
+ *         neither `native` nor `vendor`); ::TSR_ERR_UNSUPPORTED (`TSR_GEMM=vendor` in a build
+ *         without a vendor BLAS); ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_BLAS
+ *         (vendor path).
  */
 TSR_API tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha,
                             const tsr_array *a, const tsr_array *b, double beta, tsr_array *c);
@@ -66,7 +74,8 @@ TSR_API tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha,
  * As tsr_gemm(), choosing the implementation per call.
  * @return as tsr_gemm(), and ::TSR_ERR_UNSUPPORTED when the vendor path is asked for and not
  *         built (or, for ::TSR_GEMM_AUTO, when `TSR_GEMM` asks for it), and
- *         ::TSR_ERR_INVALID_ARGUMENT when `TSR_GEMM` is neither `native` nor `vendor`.
+ *         ::TSR_ERR_INVALID_ARGUMENT when `path` is not a ::tsr_gemm_path or, for
+ *         ::TSR_GEMM_AUTO, `TSR_GEMM` is neither `native` nor `vendor`.
  */
 TSR_API tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
                                const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,

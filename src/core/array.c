@@ -1,6 +1,7 @@
 /* Array objects: a reference-counted buffer on one device plus a view. Creation, transfers
    and the view functions (reshape, transpose, slice). Every function validates its input,
    then dispatches through the backend table of the array's device. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,8 +233,7 @@ static tsr_status tsr__copy_as(const char *fn, const tsr_array *a, tsr_dtype dty
   return TSR_OK;
 }
 
-/* `a` itself (a new reference) when contiguous, else a contiguous copy. */
-static tsr_status tsr__contiguous(const char *fn, const tsr_array *a, tsr_array **out) {
+tsr_status tsr__array_contiguous(const char *fn, const tsr_array *a, tsr_array **out) {
   if (tsr__array_is_contiguous(a)) {
     tsr_array *m = (tsr_array *)a; /* only the atomic reference count changes */
     atomic_fetch_add_explicit(&m->refcount, 1, memory_order_relaxed);
@@ -254,7 +254,7 @@ static tsr_status tsr__read(const char *fn, const tsr_array *a, void *dst) {
     return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "device-to-host copy is not supported on %s",
                           tsr__device_str(a->buffer->device, dev, sizeof dev));
   tsr_array *c = NULL;
-  TSR_CALL(tsr__contiguous(fn, a, &c));
+  TSR_CALL(tsr__array_contiguous(fn, a, &c));
   tsr__view v = tsr__view_of(c);
   tsr_status st = ops->memcpy_d2h(c->buffer->device, dst, v.data, bytes);
   tsr_array_release(c);
@@ -378,6 +378,13 @@ tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype, t
             "dtype %s is not a float dtype (f32 or f64)", tsr_dtype_name(dtype));
   TSR_CHECK(isfinite(low) && isfinite(high) && low < high, TSR_ERR_INVALID_ARGUMENT,
             "low %g and high %g must be finite with low < high", low, high);
+  /* The values are low + (high - low) * u: the width must be finite (else every value clamps
+     to high's neighbour), and f32 bounds must be floats (converting more is undefined). */
+  TSR_CHECK(isfinite(high - low), TSR_ERR_INVALID_ARGUMENT,
+            "the range high - low = %g - (%g) overflows", high, low);
+  TSR_CHECK(dtype != TSR_F32 || (fabs(low) <= FLT_MAX && fabs(high) <= FLT_MAX),
+            TSR_ERR_INVALID_ARGUMENT, "low %g and high %g are outside the range of f32", low,
+            high);
   return tsr__random(__func__, ndim, shape, dtype, device, seed, TSR__RNG_UNIFORM, low, high,
                      out);
 }
@@ -457,6 +464,20 @@ tsr_status tsr_array_info(const tsr_array *a, tsr_array_info_t *info) {
 
 /* ---------------------------------------------------------------- host transfers ------ */
 
+/* A view with stride 0 on an axis of size > 1 (tsr_from_host_view's broadcast views) maps
+   several elements to one address: writing it would race between the backend's threads. */
+static tsr_status tsr__check_writable(const char *fn, const tsr_array *a, const char *name) {
+  for (int i = 0; i < a->ndim; ++i)
+    if (a->shape[i] > 1 && a->strides[i] == 0) {
+      char shape[128];
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                            "%s (shape %s) is a broadcast view: axis %d has stride 0, so its "
+                            "elements overlap and it cannot be written",
+                            name, tsr__shape_str(a->ndim, a->shape, shape, sizeof shape), i);
+    }
+  return TSR_OK;
+}
+
 static tsr_status tsr__check_bytes(const char *fn, const tsr_array *a, size_t bytes,
                                    const void *ptr, const char *ptr_name) {
   size_t want = tsr__array_bytes(a);
@@ -479,6 +500,7 @@ tsr_status tsr_array_read(const tsr_array *a, void *dst, size_t bytes) {
 tsr_status tsr_array_write(tsr_array *a, const void *src, size_t bytes) {
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CALL(tsr__check_bytes(__func__, a, bytes, src, "src"));
+  TSR_CALL(tsr__check_writable(__func__, a, "a"));
   if (bytes == 0) return TSR_OK;
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;
@@ -559,7 +581,7 @@ tsr_status tsr_contiguous(const tsr_array *a, tsr_array **out) {
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
-  return tsr__contiguous(__func__, a, out);
+  return tsr__array_contiguous(__func__, a, out);
 }
 
 tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **out) {
@@ -585,10 +607,7 @@ static void tsr__extent(const tsr_array *a, uintptr_t *lo, uintptr_t *hi) {
   *hi = base + (uintptr_t)((last + 1) * esize);
 }
 
-/* Whether two arrays on one device may share memory: the same buffer, or (borrowed host
-   memory can be wrapped twice) intersecting byte ranges. */
-static bool tsr__may_overlap(const tsr_array *a, const tsr_array *b) {
-  if (a->buffer == b->buffer) return true;
+bool tsr__arrays_may_overlap(const tsr_array *a, const tsr_array *b) {
   if (tsr__array_size(a) == 0 || tsr__array_size(b) == 0) return false;
   uintptr_t alo, ahi, blo, bhi;
   tsr__extent(a, &alo, &ahi);
@@ -619,9 +638,10 @@ tsr_status tsr_assign(tsr_array *dst, const tsr_array *src) {
             tsr__shape_str(src->ndim, src->shape, s1, sizeof s1),
             tsr__shape_str(dst->ndim, dst->shape, s2, sizeof s2));
   if (tsr__array_size(dst) == 0) return TSR_OK;
+  TSR_CALL(tsr__check_writable(__func__, dst, "dst"));
   /* The backend copy assumes no overlap; an overlapping source is copied first. */
   tsr_array *s = NULL;
-  if (tsr__may_overlap(dst, src))
+  if (tsr__arrays_may_overlap(dst, src))
     TSR_CALL(tsr__copy_as(__func__, src, src->dtype, &s));
   else
     TSR_CALL(tsr__array_new_view(src, src->ndim, src->shape, src->strides, src->offset, &s));

@@ -144,6 +144,15 @@ tsr_status tsr__array_new_view(const tsr_array *a, int ndim, const int64_t *shap
 tsr_status tsr__array_alloc(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
                             tsr_device device, unsigned flags, tsr_array **out);
 
+/* `a` itself (a new reference) when C-contiguous, else a C-contiguous copy on its device.
+   Messages name `fn`. */
+tsr_status tsr__array_contiguous(const char *fn, const tsr_array *a, tsr_array **out);
+
+/* Whether two arrays may share memory (their byte ranges intersect; false when either is
+   empty). Conservative: interleaved views of one buffer count as overlapping. Both arrays
+   must be on one device. */
+bool tsr__arrays_may_overlap(const tsr_array *a, const tsr_array *b);
+
 /* C-contiguous strides for a shape. */
 void tsr__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
 

@@ -22,10 +22,6 @@
    length can make us allocate (NumPy itself refuses headers over 10000 bytes by default). */
 #define IO_MAX_HEADER ((size_t)1 << 24)
 
-static size_t io_itemsize(tsr_dtype dtype) {
-  return (dtype == TSR_F32 || dtype == TSR_I32) ? 4 : 8;
-}
-
 static int io_host_is_big_endian(void) {
   const uint16_t one = 1;
   unsigned char first;
@@ -137,12 +133,18 @@ static tsr_status io_open(const char *fn, const char *path, tsr_npy_header *h, F
     need = 12 + ((uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 |
                  (uint64_t)pre[11] << 24);
   if (need > fsize) need = fsize; /* the parser then says "truncated header" */
-  TSR_CHECK_GOTO(st, done, need <= IO_MAX_HEADER, TSR_ERR_FORMAT,
-                 "header of %s is %" PRIu64 " bytes, over the limit of %zu", path, need,
-                 IO_MAX_HEADER);
+  /* Not TSR_CHECK_GOTO: the messages must name `fn`, the public function, not io_open. */
+  if (need > IO_MAX_HEADER) {
+    st = tsr__set_error(TSR_ERR_FORMAT, fn, "header of %s is %" PRIu64
+                        " bytes, over the limit of %zu", path, need, IO_MAX_HEADER);
+    goto done;
+  }
   head = (unsigned char *)malloc(need > 0 ? (size_t)need : 1);
-  TSR_CHECK_GOTO(st, done, head, TSR_ERR_OUT_OF_MEMORY,
-                 "cannot allocate %" PRIu64 " bytes for the header of %s", need, path);
+  if (head == NULL) {
+    st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
+                        "cannot allocate %" PRIu64 " bytes for the header of %s", need, path);
+    goto done;
+  }
   memcpy(head, pre, npre);
   if (need > npre)
     TSR_CALL_GOTO(st, done, io_read_exact(fn, path, fp, head + npre, (size_t)need - npre,
@@ -153,16 +155,17 @@ static tsr_status io_open(const char *fn, const char *path, tsr_npy_header *h, F
     goto done;
   }
 
-  uint64_t data_bytes = (uint64_t)h->size * io_itemsize(h->dtype);
+  uint64_t data_bytes = (uint64_t)h->size * tsr__dtype_size(h->dtype);
   uint64_t end = (uint64_t)h->data_offset + data_bytes; /* < 2^63 + 2^33: no overflow */
-  TSR_CHECK_GOTO(st, done, end <= fsize, TSR_ERR_FORMAT,
-                 "truncated data in %s: need %" PRIu64 " bytes (%zu of header, %" PRId64
-                 " elements of %zu bytes), file has %" PRIu64,
-                 path, end, h->data_offset, h->size, io_itemsize(h->dtype), fsize);
-  if (keep) {
-    TSR_CHECK_GOTO(st, done, fseeko(fp, (off_t)h->data_offset, SEEK_SET) == 0, TSR_ERR_IO,
-                   "cannot seek in %s: %s", path, strerror(errno));
+  if (end > fsize) {
+    st = tsr__set_error(TSR_ERR_FORMAT, fn,
+                        "truncated data in %s: need %" PRIu64 " bytes (%zu of header, %" PRId64
+                        " elements of %zu bytes), file has %" PRIu64,
+                        path, end, h->data_offset, h->size, tsr__dtype_size(h->dtype), fsize);
+    goto done;
   }
+  if (keep && fseeko(fp, (off_t)h->data_offset, SEEK_SET) != 0)
+    st = tsr__set_error(TSR_ERR_IO, fn, "cannot seek in %s: %s", path, strerror(errno));
 done:
   free(head);
   if (st == TSR_OK && keep) {
@@ -185,13 +188,14 @@ tsr_status tsr_npy_read_header(const char *path, tsr_npy_header *header) {
 tsr_status tsr_npy_load(const char *path, tsr_device device, tsr_array **out) {
   TSR_CHECK(path, TSR_ERR_NULL_POINTER, "path is NULL");
   TSR_CHECK(out, TSR_ERR_NULL_POINTER, "out is NULL");
+  *out = NULL;
   tsr_status st = TSR_OK;
   void *data = NULL, *tmp = NULL;
   tsr_npy_header h;
   FILE *fp = NULL;
   TSR_CALL(io_open(__func__, path, &h, &fp));
 
-  size_t itemsize = io_itemsize(h.dtype);
+  size_t itemsize = tsr__dtype_size(h.dtype);
   size_t bytes = (size_t)h.size * itemsize; /* the parser checked it fits */
   data = malloc(bytes > 0 ? bytes : 1);
   TSR_CHECK_GOTO(st, done, data, TSR_ERR_OUT_OF_MEMORY,
@@ -255,10 +259,8 @@ tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
 
   tsr_array_info_t info;
   TSR_CALL(tsr_array_info(a, &info));
-  size_t itemsize = io_itemsize(info.dtype);
-  TSR_CHECK(info.size >= 0 && (uint64_t)info.size <= SIZE_MAX / itemsize, TSR_ERR_OVERFLOW,
-            "array of %" PRId64 " elements is too large to save", info.size);
-  size_t bytes = (size_t)info.size * itemsize;
+  size_t itemsize = tsr__dtype_size(info.dtype);
+  size_t bytes = (size_t)info.size * itemsize; /* an array's byte count fits (shape check) */
   char header[1024];
   size_t hlen;
   TSR_CALL(tsr_npy_format_header(info.dtype, 0, info.ndim, info.shape, header, sizeof header,

@@ -255,9 +255,9 @@ static tsr_status check_pair(const char *fn, const tsr_array *a, const char *an,
   return TSR_OK;
 }
 
-tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
-                       const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path) {
-  static const char fn[] = "tsr_gemm";
+static tsr_status gemm_entry(const char *fn, tsr_trans transa, tsr_trans transb, double alpha,
+                             const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
+                             tsr_gemm_path path) {
   if (!a || !b || !c)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "a" : !b ? "b" : "c");
   if ((transa != TSR_NO_TRANS && transa != TSR_TRANS) ||
@@ -290,14 +290,39 @@ tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const t
   TSR_CALL(tsr__gemm_resolve_path(fn, path, &resolved));
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(fn, c->buffer->device, &ops));
+  tsr_device dev = c->buffer->device;
   tsr__mat am = mat_of(a), bm = mat_of(b), cm = mat_of(c);
-  return gemm_mats(fn, ops, c->buffer->device, c->dtype, ta, tb, alpha, &am, &bm, beta, &cm,
-                   resolved);
+  /* The backends write C while they read A and B. The reference BLAS forbids the overlap;
+     here, as in NumPy, an operand that may share memory with C (tsr_gemm(.., a, b, .., a),
+     or views of one buffer) is read from a copy taken before C changes. */
+  tsr_array *a_copy = NULL, *b_copy = NULL;
+  tsr_status st = TSR_OK;
+  if (alpha != 0.0 && ka > 0 && m > 0 && n > 0) {
+    tsr__mat t;
+    if (tsr__arrays_may_overlap(a, c)) {
+      TSR_CALL_GOTO(st, done, mat_temp(fn, ops, dev, c->dtype, &am, true, &a_copy, &t));
+      am = t;
+    }
+    if (tsr__arrays_may_overlap(b, c)) {
+      TSR_CALL_GOTO(st, done, mat_temp(fn, ops, dev, c->dtype, &bm, true, &b_copy, &t));
+      bm = t;
+    }
+  }
+  st = gemm_mats(fn, ops, dev, c->dtype, ta, tb, alpha, &am, &bm, beta, &cm, resolved);
+done:
+  tsr_array_release(a_copy);
+  tsr_array_release(b_copy);
+  return st;
+}
+
+tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
+                       const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path) {
+  return gemm_entry(__func__, transa, transb, alpha, a, b, beta, c, path);
 }
 
 tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                     const tsr_array *b, double beta, tsr_array *c) {
-  return tsr_gemm_ex(transa, transb, alpha, a, b, beta, c, TSR_GEMM_AUTO);
+  return gemm_entry(__func__, transa, transb, alpha, a, b, beta, c, TSR_GEMM_AUTO);
 }
 
 tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {

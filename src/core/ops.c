@@ -1,7 +1,5 @@
 /* Elementwise operators and reductions: validation, broadcasting and result allocation once
    here, then one call into the backend table of the operands' device. */
-#include <stdio.h>
-#include <string.h>
 
 #include "core/internal.h"
 #include "core/opdefs.h"
@@ -211,13 +209,8 @@ static tsr_status tsr__reduce(const char *fn, tsr_reduce_op op, const tsr_array 
   tsr_status st = TSR_OK;
   tsr_array *src = NULL;
   if (all) {
-    st = tsr_contiguous(a, &src);
+    st = tsr__array_contiguous(fn, a, &src);
     if (st != TSR_OK) {
-      /* Restate under the user's function name. */
-      char why[512];
-      const char *msg = tsr_last_error(), *colon = strstr(msg, ": ");
-      snprintf(why, sizeof why, "%s", colon ? colon + 2 : msg);
-      tsr__set_error(st, fn, "%s", why);
       tsr_array_release(r);
       return st;
     }

@@ -151,7 +151,8 @@ static tsr_status tsr__gpu_binary_launch(tsr_device dev, cudaStream_t s, const t
       grid = tsr__gpu_grid_for(dev, layout.size / tsr__gpu_vec<T>::width + 1, TSR__GPU_BLOCK);
       tsr__gpu_binary_contiguous<Op, T, true><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout.size);
     } else {
-      tsr__gpu_binary_contiguous<Op, T, false><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout.size);
+      tsr__gpu_binary_contiguous<Op, T, false>
+          <<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout.size);
     }
   } else {
     tsr__gpu_binary_strided<Op, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout);
@@ -358,9 +359,11 @@ static tsr_status tsr__gpu_copy_typed(tsr_device dev, cudaStream_t s, const tsr_
                                    cudaMemcpyDeviceToDevice, s));
       return TSR_OK;
     }
-    tsr__gpu_copy_contiguous<D, S><<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout.size);
+    tsr__gpu_copy_contiguous<D, S>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout.size);
   } else {
-    tsr__gpu_copy_kernel<D, S><<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout);
+    tsr__gpu_copy_kernel<D, S>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout);
   }
   TSR_GPU_CHECK_LAUNCH();
   return TSR_OK;

@@ -239,7 +239,9 @@ static tsr_status tsr__gpu_gemm_run(cudaStream_t s, const tsr__gemm_args *g) {
   T *c = (T *)g->c;
 #define TSR__GPU_GEMM_CASE(TA_, TB_, VEC_)                                                     \
   if (g->trans_a == TA_ && g->trans_b == TB_ && vec == VEC_)                                   \
-    tsr__gpu_gemm_tiled<T, BM, BN, BK, TM, TN, MINB, TA_, TB_, VEC_><<<grid, threads, 0, s>>>(g->m, g->n, g->k, alpha, a, g->lda, b, g->ldb, beta, c, g->ldc);
+    tsr__gpu_gemm_tiled<T, BM, BN, BK, TM, TN, MINB, TA_, TB_, VEC_>                          \
+        <<<grid, threads, 0, s>>>(g->m, g->n, g->k, alpha, a, g->lda, b, g->ldb, beta, c,     \
+                                  g->ldc);
   TSR__GPU_GEMM_CASE(false, false, true)
   TSR__GPU_GEMM_CASE(false, true, true)
   TSR__GPU_GEMM_CASE(true, false, true)
@@ -260,9 +262,11 @@ tsr_status tsr__gpu_gemm_native(tsr_device dev, const tsr__gemm_args *g) {
   if (g->alpha == 0.0 || g->k == 0) {
     unsigned grid = tsr__gpu_grid_for(dev, g->m * g->n, TSR__GPU_BLOCK);
     if (g->dtype == TSR_F32)
-      tsr__gpu_gemm_scale<float><<<grid, TSR__GPU_BLOCK, 0, s>>>(g->m, g->n, (float)g->beta, (float *)g->c, g->ldc);
+      tsr__gpu_gemm_scale<float>
+          <<<grid, TSR__GPU_BLOCK, 0, s>>>(g->m, g->n, (float)g->beta, (float *)g->c, g->ldc);
     else
-      tsr__gpu_gemm_scale<double><<<grid, TSR__GPU_BLOCK, 0, s>>>(g->m, g->n, g->beta, (double *)g->c, g->ldc);
+      tsr__gpu_gemm_scale<double>
+          <<<grid, TSR__GPU_BLOCK, 0, s>>>(g->m, g->n, g->beta, (double *)g->c, g->ldc);
     TSR_GPU_CHECK_LAUNCH();
     return TSR_OK;
   }

@@ -12,10 +12,11 @@
  * the same tree is correct on both. Block size 256 is a multiple of either.
  *
  * Semantics (internal.h, ops.h, as the CPU backend): f32 sums and all means accumulate in
- * double; integer sums wrap (modulo 2^64, then the dtype); mean of integers is f64; max/min propagate NaN (TSR__MAXIMUM of
- * opdefs.h); argmax is the first index of the maximum, and the first NaN if there is one
- * (NumPy). Combination operators are associative and commutative (argmax breaks ties by the
- * smaller index), so the order of the tree does not change max/min/argmax results.
+ * double; integer sums wrap (modulo 2^64, then the dtype); mean of integers is f64; max/min
+ * propagate NaN (TSR__MAXIMUM of opdefs.h); argmax is the first index of the maximum, and the
+ * first NaN if there is one (NumPy). Combination operators are associative and commutative
+ * (argmax breaks ties by the smaller index), so the order of the tree does not change
+ * max/min/argmax results.
  */
 #include "gpu_internal.cuh"
 
@@ -276,7 +277,8 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
   int64_t tasks = nout * splits;
   unsigned grid = tsr__gpu_grid_for(dev, tasks, 1);
   if (splits == 1) {
-    tsr__gpu_reduce_block<R, T, true><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, NULL, src, outer, len, stride, 1, chunk);
+    tsr__gpu_reduce_block<R, T, true>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, NULL, src, outer, len, stride, 1, chunk);
     TSR_GPU_CHECK_LAUNCH();
     return TSR_OK;
   }
@@ -284,7 +286,8 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
   size_t bytes = (size_t)tasks * sizeof(Acc);
   TSR_CALL(tsr__gpu_scratch_alloc(dev, bytes, &scratch));
   Acc *partial = (Acc *)scratch;
-  tsr__gpu_reduce_block<R, T, false><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, partial, src, outer, len, stride, splits, chunk);
+  tsr__gpu_reduce_block<R, T, false>
+      <<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, partial, src, outer, len, stride, splits, chunk);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) {
     unsigned grid2 = tsr__gpu_grid_for(dev, nout, 1);

@@ -49,10 +49,12 @@ tsr_status tsr__gpu_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uin
   int d = dist == TSR__RNG_NORMAL ? TSR__PHILOX_NORMAL : TSR__PHILOX_UNIFORM;
   switch (dst->dtype) {
   case TSR_F32:
-    tsr__gpu_rng_kernel<float><<<grid, TSR__GPU_BLOCK, 0, s>>>((float *)dst->data, n, seed, offset, d, p0, p1);
+    tsr__gpu_rng_kernel<float>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((float *)dst->data, n, seed, offset, d, p0, p1);
     break;
   case TSR_F64:
-    tsr__gpu_rng_kernel<double><<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)dst->data, n, seed, offset, d, p0, p1);
+    tsr__gpu_rng_kernel<double>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)dst->data, n, seed, offset, d, p0, p1);
     break;
   default:
     return tsr__set_error(TSR_ERR_DTYPE, "tsr_random",

@@ -64,7 +64,7 @@ void tsr__omp_loop_offsets(const tsr__omp_loop *lp, int64_t flat, int64_t off[])
 #else
 #define TSR__OMP_STREAM 0
 #endif
-#define TSR__OMP_TILE_BYTES 8192
+#define TSR__OMP_TILE_BYTES 2048
 
 #if TSR__OMP_STREAM
 /* Last-level cache size in bytes (32 MiB where the C library cannot tell). */

@@ -33,7 +33,7 @@
  * runs short of the memory bandwidth.
  */
 #if defined(__GNUC__) || defined(__clang__)
-#define TSR__OMP_PREFETCH(addr) __builtin_prefetch((const void *)(addr), 0, 0)
+#define TSR__OMP_PREFETCH(addr) __builtin_prefetch((const void *)(addr))
 #else
 #define TSR__OMP_PREFETCH(addr) ((void)(addr))
 #endif

@@ -69,6 +69,60 @@ static void test_write_through_and_views(void **state) {
   assert_true(mem[0] == vals[0]); /* still ours */
 }
 
+/* A broadcast view (stride 0) reads one element many times and refuses every write; the
+   memory is left as it was. */
+static void test_broadcast_view_read_only(void **state) {
+  (void)state;
+  double mem[3];
+  tsr_test_fill_random(mem, 3, 21);
+  double keep[3];
+  memcpy(keep, mem, sizeof mem);
+  int64_t shape[2] = {4, 3}, strides[2] = {0, 1};
+  tsr_array *a = NULL, *src = NULL, *b = NULL;
+  TSR_ASSERT_OK(tsr_from_host_view(2, shape, strides, TSR_F64, mem, &a));
+  double got[12];
+  TSR_ASSERT_OK(tsr_array_read(a, got, sizeof got));
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 3; ++j) assert_true(got[i * 3 + j] == mem[j]);
+  double vals[12];
+  tsr_test_fill_random(vals, 12, 22);
+  TSR_ASSERT_STATUS(tsr_array_write(a, vals, sizeof vals), TSR_ERR_INVALID_ARGUMENT,
+                    "tsr_array_write: a (shape 4x3) is a broadcast view: axis 0 has stride 0");
+  TSR_ASSERT_OK(tsr_from_host(2, shape, TSR_F64, TSR_CPU, vals, &src));
+  TSR_ASSERT_STATUS(tsr_assign(a, src), TSR_ERR_INVALID_ARGUMENT, "tsr_assign: dst");
+  int64_t sb[2] = {3, 3};
+  TSR_ASSERT_OK(tsr_from_host(2, sb, TSR_F64, TSR_CPU, vals, &b));
+  TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, src, b, 0.0, a),
+                    TSR_ERR_INVALID_ARGUMENT, "broadcast view");
+  assert_memory_equal(mem, keep, sizeof mem);
+  TSR_ASSERT_OK(tsr_array_release(b));
+  TSR_ASSERT_OK(tsr_array_release(src));
+  TSR_ASSERT_OK(tsr_array_release(a));
+}
+
+/* Two views of the same caller memory are two buffers: tsr_assign between overlapping ones
+   must still behave like memmove (the source is staged), and disjoint ones copy directly. */
+static void test_assign_overlapping_views(void **state) {
+  (void)state;
+  double mem[10];
+  tsr_test_fill_random(mem, 10, 23);
+  double old[10];
+  memcpy(old, mem, sizeof mem);
+  int64_t shape[1] = {9};
+  tsr_array *lo = NULL, *hi = NULL;
+  TSR_ASSERT_OK(tsr_from_host_view(1, shape, NULL, TSR_F64, mem, &lo));
+  TSR_ASSERT_OK(tsr_from_host_view(1, shape, NULL, TSR_F64, mem + 1, &hi));
+  TSR_ASSERT_OK(tsr_assign(hi, lo)); /* mem[1..9] = old mem[0..8] */
+  assert_true(mem[0] == old[0]);
+  for (int i = 1; i < 10; ++i) assert_true(mem[i] == old[i - 1]);
+  memcpy(mem, old, sizeof mem);
+  TSR_ASSERT_OK(tsr_assign(lo, hi)); /* mem[0..8] = old mem[1..9] */
+  for (int i = 0; i < 9; ++i) assert_true(mem[i] == old[i + 1]);
+  assert_true(mem[9] == old[9]);
+  TSR_ASSERT_OK(tsr_array_release(lo));
+  TSR_ASSERT_OK(tsr_array_release(hi));
+}
+
 /* Empty views need no memory. */
 static void test_empty(void **state) {
   (void)state;
@@ -115,7 +169,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_column_major),     cmocka_unit_test(test_negative_stride),
       cmocka_unit_test(test_write_through_and_views), cmocka_unit_test(test_empty),
-      cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_broadcast_view_read_only),
+      cmocka_unit_test(test_assign_overlapping_views),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,167 @@
+// Host emulation of the CUDA subset src/gpu uses, for tests/gpu_emu/run.sh (see there).
+#include "tsr_emu.h"
+#include <chrono>
+#include <ucontext.h>
+
+thread_local dim3 threadIdx, blockIdx;
+dim3 blockDim, gridDim;
+int warpSize = 32;
+int tsr_emu_sms = 2;
+
+/* The threads of a block are fibers (ucontext) run round-robin on the calling thread: each
+   runs until it waits at __syncthreads or at a warp-level exchange, then the scheduler
+   releases a warp whose lanes all wait, or the block when every thread waits. Deterministic
+   and cheap; a barrier that not every thread reaches is reported as a deadlock. */
+enum { RUNNABLE, AT_BLOCK_BARRIER, AT_WARP_BARRIER, DONE };
+struct fiber {
+  ucontext_t ctx;
+  int state;
+  std::vector<char> stack;
+};
+static std::vector<fiber> fibers;
+static ucontext_t scheduler;
+static int cur;
+static std::function<void()> *cur_body;
+static std::vector<uint64_t> slots;
+
+static void fiber_main() {
+  (*cur_body)();
+  fibers[cur].state = DONE;
+}
+
+static void wait_as(int state) {
+  fibers[cur].state = state;
+  swapcontext(&fibers[cur].ctx, &scheduler);
+}
+
+void __syncthreads() { wait_as(AT_BLOCK_BARRIER); }
+
+static uint64_t shfl_bits(uint64_t v, unsigned delta, int width) {
+  int lane = cur % warpSize, w = cur / warpSize;
+  if (width <= 0 || width > warpSize || (width & (width - 1))) {
+    fprintf(stderr, "tsr_emu: bad shuffle width %d\n", width);
+    abort();
+  }
+  slots[cur] = v;
+  wait_as(AT_WARP_BARRIER);
+  uint64_t r = v;
+  if ((lane % width) + (int)delta < width) r = slots[w * warpSize + lane + (int)delta];
+  wait_as(AT_WARP_BARRIER);
+  return r;
+}
+double tsr_emu_shfl_d(double v, unsigned delta, int width) {
+  uint64_t b;
+  memcpy(&b, &v, 8);
+  b = shfl_bits(b, delta, width);
+  memcpy(&v, &b, 8);
+  return v;
+}
+long long tsr_emu_shfl_ll(long long v, unsigned delta, int width) {
+  return (long long)shfl_bits((uint64_t)v, delta, width);
+}
+
+static void run_block(unsigned nt) {
+  for (;;) {
+    for (unsigned t = 0; t < nt; t++) {
+      if (fibers[t].state != RUNNABLE) continue;
+      cur = (int)t;
+      threadIdx = dim3(t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y));
+      swapcontext(&scheduler, &fibers[t].ctx);
+    }
+    unsigned done = 0, at_block = 0;
+    bool released = false;
+    for (unsigned t = 0; t < nt; t++) {
+      done += fibers[t].state == DONE;
+      at_block += fibers[t].state == AT_BLOCK_BARRIER;
+    }
+    if (done == nt) return;
+    for (unsigned w = 0; w < nt / (unsigned)warpSize; w++) {
+      bool all = true;
+      for (int l = 0; l < warpSize; l++) all = all && fibers[w * warpSize + l].state == AT_WARP_BARRIER;
+      if (all) {
+        for (int l = 0; l < warpSize; l++) fibers[w * warpSize + l].state = RUNNABLE;
+        released = true;
+      }
+    }
+    if (!released && at_block == nt) {
+      for (unsigned t = 0; t < nt; t++) fibers[t].state = RUNNABLE;
+      released = true;
+    }
+    if (!released) {
+      fprintf(stderr, "tsr_emu: deadlock in block (%u,%u): %u done, %u at __syncthreads of %u\n",
+              blockIdx.x, blockIdx.y, done, at_block, nt);
+      abort();
+    }
+  }
+}
+
+void tsr_emu_launch(dim3 grid, dim3 block, std::function<void()> body) {
+  static int init = 0;
+  if (!init) {
+    const char *w = getenv("TSR_EMU_WARP");
+    if (w) warpSize = atoi(w);
+    init = 1;
+  }
+  unsigned nt = block.x * block.y * block.z;
+  if (nt == 0 || nt > 1024 || nt % (unsigned)warpSize) {
+    fprintf(stderr, "tsr_emu: bad block of %u threads\n", nt);
+    abort();
+  }
+  if (grid.x == 0 || grid.y == 0 || grid.y > 65535 || grid.z == 0) {
+    fprintf(stderr, "tsr_emu: bad grid %u x %u\n", grid.x, grid.y);
+    abort();
+  }
+  blockDim = block;
+  gridDim = grid;
+  cur_body = &body;
+  fibers.resize(nt);
+  slots.assign(nt, 0);
+  for (unsigned z = 0; z < grid.z; z++)
+    for (unsigned y = 0; y < grid.y; y++)
+      for (unsigned x = 0; x < grid.x; x++) {
+        blockIdx = dim3(x, y, z);
+        for (unsigned t = 0; t < nt; t++) {
+          fiber &f = fibers[t];
+          f.stack.resize(256 << 10);
+          getcontext(&f.ctx);
+          f.ctx.uc_stack.ss_sp = f.stack.data();
+          f.ctx.uc_stack.ss_size = f.stack.size();
+          f.ctx.uc_link = &scheduler;
+          makecontext(&f.ctx, fiber_main, 0);
+          f.state = RUNNABLE;
+        }
+        run_block(nt);
+      }
+}
+
+static const size_t total_mem = (size_t)4 << 30;
+cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
+  memset(p, 0, sizeof *p); snprintf(p->name, sizeof p->name, "emulated GPU");
+  p->major = 9; p->minor = 0; p->totalGlobalMem = total_mem;
+  const char *w = getenv("TSR_EMU_WARP"); p->warpSize = w ? atoi(w) : 32;
+  p->multiProcessorCount = tsr_emu_sms; p->concurrentManagedAccess = 1; return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+cudaError_t cudaGetLastError() { return cudaSuccess; }
+const char *cudaGetErrorString(cudaError_t e) { return e == 2 ? "out of memory" : "error"; }
+const char *cudaGetErrorName(cudaError_t e) { return e == 2 ? "cudaErrorMemoryAllocation" : "cudaError"; }
+cudaError_t cudaMalloc(void **p, size_t n) {
+  if (n > total_mem) return cudaErrorMemoryAllocation;
+  /* garbage-filled, like real device memory */
+  void *q = aligned_alloc(256, (n + 255) / 256 * 256); if (!q) return cudaErrorMemoryAllocation;
+  memset(q, 0xA5, n); *p = q; return cudaSuccess;
+}
+cudaError_t cudaMallocManaged(void **p, size_t n, int) { return cudaMalloc(p, n); }
+cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
+cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) { memmove(d, s, n); return cudaSuccess; }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = (cudaStream_t)0x1; return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+struct tsr_emu_event { double t; };
+cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = new tsr_emu_event{0}; return cudaSuccess; }
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) { e->t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = (float)((b->t - a->t) * 1e3); return cudaSuccess; }
+cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
