@@ -110,7 +110,7 @@ static double time_gemm(tsr_array *a, tsr_array *b, tsr_array *c, tsr_gemm_path 
 }
 
 /* ||x - y|| / ||y|| of two arrays of n elements (read to the host as f64). */
-static double rel_diff(const tsr_array *x, const tsr_array *y, tsr_dtype dtype, size_t n) {
+static double rel_diff(const tsr_array *x, const tsr_array *y, size_t n) {
   tsr_array *dx = NULL, *dy = NULL;
   CHECK(tsr_astype(x, TSR_F64, &dx));
   CHECK(tsr_astype(y, TSR_F64, &dy));
@@ -126,7 +126,6 @@ static double rel_diff(const tsr_array *x, const tsr_array *y, tsr_dtype dtype, 
     num += (hx[i] - hy[i]) * (hx[i] - hy[i]);
     den += hy[i] * hy[i];
   }
-  (void)dtype;
   free(hx);
   free(hy);
   tsr_array_release(dx);
@@ -159,7 +158,7 @@ static void bench_gemm(const long long *sizes, int nsizes, int reps) {
         snprintf(r->anchor, sizeof r->anchor, "%s", TSR_HAVE_CUDA ? "cuBLAS" : "hipBLAS");
         r->anchor_rate = flops / tv / 1e9;
         r->ratio = r->rate / r->anchor_rate;
-        if (n <= 4096) r->check = rel_diff(c, cv, dt, (size_t)(n * n));
+        if (n <= 4096) r->check = rel_diff(c, cv, (size_t)(n * n));
         snprintf(name, sizeof name, "%s %s", d ? "dgemm" : "sgemm", r->anchor);
         row *v = add_row(name, n, "GFLOP/s");
         v->median_s = tv;
@@ -246,7 +245,6 @@ static void bench_vs_cpu(int reps) {
   for (int d = 0; d < 2; d++) {
     tsr_dtype dt = d ? TSR_F64 : TSR_F32;
     double tg[MAX_REPS], tcpu[MAX_REPS];
-    tsr_array *devs[2] = {NULL, NULL};
     double *times[2] = {tg, tcpu};
     tsr_array *results[2] = {NULL, NULL};
     const tsr_device where[2] = {gpu, cpu};
@@ -269,7 +267,6 @@ static void bench_vs_cpu(int reps) {
       }
       tsr_array_release(a);
       tsr_array_release(b);
-      devs[w] = results[w];
     }
     tsr_array *gcopy = NULL;
     CHECK(tsr_array_to(results[0], cpu, &gcopy));
@@ -281,14 +278,14 @@ static void bench_vs_cpu(int reps) {
     snprintf(r->anchor, sizeof r->anchor, "cpu backend");
     r->anchor_rate = flops / median(tcpu, creps) / 1e9;
     r->ratio = r->rate / r->anchor_rate;
-    r->check = rel_diff(gcopy, results[1], dt, (size_t)(n * n));
+    r->check = rel_diff(gcopy, results[1], (size_t)(n * n));
     snprintf(name, sizeof name, "matmul %s cpu", tsr_dtype_name(dt));
     row *c = add_row(name, n, "GFLOP/s");
     c->median_s = median(tcpu, creps);
     c->rate = r->anchor_rate;
     tsr_array_release(gcopy);
-    tsr_array_release(devs[0]);
-    tsr_array_release(devs[1]);
+    tsr_array_release(results[0]);
+    tsr_array_release(results[1]);
   }
 }
 

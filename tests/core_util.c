@@ -95,6 +95,16 @@ double *ct_random_host(int64_t n, tsr_dtype dtype, uint64_t seed, double lo, dou
   return x;
 }
 
+int ct_random_shape(uint64_t seed, int64_t max_len, int64_t shape[5]) {
+  double r[6];
+  tsr_test_fill_random(r, 6, seed);
+  int nd = 1 + (int)((r[0] + 1) * 2.5);
+  if (nd > 5) nd = 5;
+  for (int i = 0; i < nd; i++)
+    shape[i] = 1 + (int64_t)((r[1 + i] + 1) * (0.5 * (double)max_len));
+  return nd;
+}
+
 tsr_array *ct_random_view(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device dev,
                           uint64_t seed, double lo, double hi, double **host) {
   double r[3 * TSR_MAX_DIMS];

@@ -32,6 +32,10 @@ double *ct_read_checked(const tsr_array *a, tsr_dtype dtype, int ndim, const int
 /* Host float64 random values in [lo, hi), rounded to `dtype` (integers: floor). */
 double *ct_random_host(int64_t n, tsr_dtype dtype, uint64_t seed, double lo, double hi);
 
+/* A random shape of 1..5 axes of sizes 1..max_len (even max_len <= 8), from `seed`, for the
+   random-layout tests; returns ndim and fills shape[0..ndim). */
+int ct_random_shape(uint64_t seed, int64_t max_len, int64_t shape[5]);
+
 /*
  * A random non-contiguous view of the given shape: a permutation of the axes of a larger
  * base array, with steps of 2 and reversed axes chosen at random from `seed`. Values are

@@ -1,5 +1,6 @@
 # Cross-device tests of the GPU backend (GPU builds only). The backend-agnostic suite
-# (core.cmake) also runs on the GPU as <name>_cuda / <name>_hip.
+# (core.cmake) also runs on the GPU as <name>_cuda / <name>_hip. Without a GPU, the kernels
+# can still be exercised on the host with tests/gpu_emu/run.sh (a CUDA emulator; minutes).
 if(TSR_HAVE_CUDA OR TSR_HAVE_HIP)
   if(TSR_HAVE_CUDA)
     set(tsr_gpu_label cuda)

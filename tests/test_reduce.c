@@ -251,13 +251,8 @@ static void test_random_layouts(void **state) {
   (void)state;
   uint64_t seed = 12000;
   for (int trial = 0; trial < 30; trial++) {
-    double r[6];
-    tsr_test_fill_random(r, 6, (uint64_t)trial + 500);
-    int nd = 1 + (int)((r[0] + 1) * 2.5);
-    if (nd > 5) nd = 5;
     int64_t shape[5];
-    for (int i = 0; i < nd; i++)
-      shape[i] = 1 + (int64_t)((r[1 + i] + 1) * 4); /* 1..8 */
+    int nd = ct_random_shape((uint64_t)trial + 500, 8, shape);
     for (int d = 0; d < TSR_NUM_DTYPES; d++) {
       tsr_dtype dt = all_dtypes[d];
       double *h = NULL;

@@ -222,7 +222,8 @@ TSR_API tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shap
 /**
  * A view with permuted axes: result axis i is `a`'s axis perm[i]. `perm` NULL reverses the
  * axes (matrix transpose for 2-D). Negative entries count from the end.
- * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (not a permutation).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (not a permutation);
+ *         ::TSR_ERR_OUT_OF_MEMORY (array header).
  */
 TSR_API tsr_status tsr_transpose(const tsr_array *a, const int *perm, tsr_array **out);
 
@@ -231,7 +232,8 @@ TSR_API tsr_status tsr_transpose(const tsr_array *a, const int *perm, tsr_array 
  * from the end and are clipped; step may be negative but not 0). Use ::TSR_SLICE_END as
  * stop (or start for negative steps) for "to the end".
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (axis out of range,
- *         step 0).
+ *         step 0); ::TSR_ERR_OVERFLOW (stride times step overflows int64);
+ *         ::TSR_ERR_OUT_OF_MEMORY (array header).
  */
 TSR_API tsr_status tsr_slice(const tsr_array *a, int axis, int64_t start, int64_t stop,
                              int64_t step, tsr_array **out);

@@ -61,9 +61,8 @@ static const char *tsr__array_desc(const tsr_array *a, char *buf, size_t size) {
   return buf;
 }
 
-static tsr_array *tsr__array_struct(tsr__buffer *buffer, tsr_dtype dtype, int ndim,
-                                    const int64_t *shape, const int64_t *strides,
-                                    int64_t offset) {
+tsr_array *tsr__array_struct(tsr__buffer *buffer, tsr_dtype dtype, int ndim,
+                             const int64_t *shape, const int64_t *strides, int64_t offset) {
   tsr_array *a = malloc(sizeof *a);
   if (a == NULL) return NULL;
   atomic_init(&a->refcount, 1);

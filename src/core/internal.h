@@ -117,6 +117,11 @@ struct tsr_array {
   int64_t strides[TSR_MAX_DIMS]; /* elements */
   int64_t offset;                /* elements from buffer->data */
 };
+
+/* A new array object (refcount 1) over `buffer`, taking over the caller's reference to it;
+   shape/strides for axes >= ndim are filled with 1/0. NULL when out of memory. */
+tsr_array *tsr__array_struct(tsr__buffer *buffer, tsr_dtype dtype, int ndim,
+                             const int64_t *shape, const int64_t *strides, int64_t offset);
 #endif /* !__cplusplus */
 
 /*

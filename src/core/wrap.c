@@ -49,27 +49,19 @@ tsr_status tsr_from_host_view(int ndim, const int64_t *shape, const int64_t *str
   }
 
   tsr__buffer *b = malloc(sizeof *b);
-  tsr_array *a = malloc(sizeof *a);
-  if (b == NULL || a == NULL) {
-    free(b);
-    free(a);
+  tsr_array *a = NULL;
+  if (b != NULL) {
+    atomic_init(&b->refcount, 1);
+    b->device = TSR_CPU;
+    b->data = size > 0 ? (char *)data + lo * (int64_t)esize : data;
+    b->bytes = (size_t)bytes;
+    b->flags = TSR__BUFFER_BORROWED;
+    a = tsr__array_struct(b, dtype, ndim, shape, st, size > 0 ? -lo : 0);
+  }
+  if (a == NULL) {
+    free(b); /* borrowed: the header only, never the caller's data */
     return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "cannot allocate an array header");
   }
-  atomic_init(&b->refcount, 1);
-  b->device = TSR_CPU;
-  b->data = size > 0 ? (char *)data + lo * (int64_t)esize : data;
-  b->bytes = (size_t)bytes;
-  b->flags = TSR__BUFFER_BORROWED;
-
-  atomic_init(&a->refcount, 1);
-  a->buffer = b;
-  a->dtype = dtype;
-  a->ndim = ndim;
-  for (int i = 0; i < TSR_MAX_DIMS; ++i) {
-    a->shape[i] = i < ndim ? shape[i] : 1;
-    a->strides[i] = i < ndim ? st[i] : 0;
-  }
-  a->offset = size > 0 ? -lo : 0;
   *out = a;
   return TSR_OK;
 }
