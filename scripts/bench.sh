@@ -38,9 +38,11 @@ else
 fi
 if [ -x "$TSR_ROOT/bench/run_dist_gemm.sh" ] && [ -x "$B/bench_dist_gemm" ]; then
   if [ $quick -eq 1 ]; then
-    run bench_dist_gemm "$TSR_ROOT/bench/run_dist_gemm.sh" "$B" "$out/bench_dist_gemm.json" --quick
+    run bench_dist_gemm "$TSR_ROOT/bench/run_dist_gemm.sh" "$BUILD/cpu" --sizes 512 --nb 128 \
+      --reps 1 --json "$out/bench_dist_gemm.json"
   else
-    run bench_dist_gemm "$TSR_ROOT/bench/run_dist_gemm.sh" "$B" "$out/bench_dist_gemm.json"
+    run bench_dist_gemm "$TSR_ROOT/bench/run_dist_gemm.sh" "$BUILD/cpu" \
+      --json "$out/bench_dist_gemm.json"
   fi
 fi
 if [ -x "$TSR_ROOT/bench/run_blas.sh" ] && [ -x "$B/bench_blas" ]; then
