@@ -90,7 +90,7 @@ TSR_API tsr_status tsr_device_synchronize(tsr_device device);
 
 /**
  * Releases the cached but unused blocks of the device's caching allocator back to the
- * runtime (no-op on the CPU).
+ * runtime; on the CPU, frees the calling thread's cached GEMM packing buffers.
  * @return ::TSR_OK; ::TSR_ERR_NO_DEVICE; ::TSR_ERR_GPU.
  */
 TSR_API tsr_status tsr_device_trim(tsr_device device);

@@ -255,14 +255,14 @@ tsr_status tsr_device_string(tsr_device device, char *buf, size_t size) {
 }
 
 tsr_status tsr_device_synchronize(tsr_device device) {
-  const struct tsr__backend_ops *ops;
+  const struct tsr__backend_ops *ops = NULL;
   TSR_CALL(tsr__backend_for(__func__, device, &ops));
   if (ops->synchronize != NULL) TSR_CALL(ops->synchronize(device));
   return TSR_OK;
 }
 
 tsr_status tsr_device_trim(tsr_device device) {
-  const struct tsr__backend_ops *ops;
+  const struct tsr__backend_ops *ops = NULL;
   TSR_CALL(tsr__backend_for(__func__, device, &ops));
   if (ops->trim != NULL) TSR_CALL(ops->trim(device));
   return TSR_OK;

@@ -60,8 +60,10 @@ static tsr_status omp_synchronize(tsr_device dev) {
   return TSR_OK;
 }
 
+/* Frees the calling thread's cached GEMM packing buffers (the only cache the CPU keeps). */
 static tsr_status omp_trim(tsr_device dev) {
   (void)dev;
+  tsr__omp_gemm_trim();
   return TSR_OK;
 }
 
