@@ -32,27 +32,13 @@
 
 #include "tessera/blas.h" /* dgemm_ and tsr_blas_stats_t; the symbols come from the BLAS */
 
+#include "bench_util.h"
+
 #ifndef TSR_BENCH_TESSERA_BLAS
 #define TSR_BENCH_TESSERA_BLAS "libtessera_blas.so"
 #endif
 
 #define MAX_SIZES 16
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int parse_sizes(const char *s, int *out) {
   int n = 0;

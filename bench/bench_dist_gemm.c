@@ -31,6 +31,8 @@
 #include <omp.h>
 #endif
 
+#include "bench_util.h"
+
 /* OpenBLAS, BLACS and ScaLAPACK entry points (no public C headers ship with Debian's
    ScaLAPACK). */
 void openblas_set_num_threads(int num_threads);
@@ -53,15 +55,6 @@ typedef struct row {
   double recv_mb, model_mb;           /* per rank: measured average, SUMMA model */
   double max_diff;                    /* max |C_tessera - C_scalapack| / max |C| */
 } row;
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Waits for rank 0 without spinning, so the idle ranks leave the cores to it. */
 static void sleep_barrier(void) {

@@ -33,6 +33,8 @@
 
 #if TSR_BENCH_HAVE_OPENBLAS
 #include <cblas.h>
+
+#include "bench_util.h"
 void openblas_set_num_threads(int num_threads);
 char *openblas_get_corename(void);
 char *openblas_get_config(void);
@@ -49,26 +51,10 @@ typedef struct bench_result {
   double ours, api, vendor; /* GFLOP/s medians, NAN when not measured */
 } bench_result;
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void pause_ms(int ms) {
   if (ms <= 0) return;
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* Parses "a,b,c" into up to max int64 values; returns the count. */

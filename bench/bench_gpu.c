@@ -28,6 +28,8 @@
 #include "gpu/gpu.h"
 #include "tessera.h"
 
+#include "bench_util.h"
+
 #define MAX_REPS 51
 #define MAX_SIZES 16
 #define MAX_ROWS 64
@@ -48,22 +50,6 @@ typedef struct row {
 static row rows[MAX_ROWS];
 static int nrows;
 static tsr_device gpu;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 #define CHECK(expr)                                                                            \
   do {                                                                                         \

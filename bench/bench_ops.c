@@ -30,6 +30,8 @@
 #include "core/internal.h"
 #include "tessera.h"
 
+#include "bench_util.h"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define BENCH_PREFETCH(addr) __builtin_prefetch((const void *)(addr))
 #else
@@ -47,22 +49,6 @@ typedef struct result {
   double gbps;
   double ratio; /* gbps / anchor gbps; NAN for anchors and overhead rows */
 } result;
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int check(tsr_status st, const char *what) {
   if (st == TSR_OK) return 0;
