@@ -90,7 +90,8 @@ static int child(const int *sizes, int nsizes, int reps) {
     }
     /* A spot check that the product was computed: c(0,0) = sum_p a(0,p) b(p,0). */
     double ref = 0.0;
-    for (int p = 0; p < n; ++p) ref += a[(size_t)p * (size_t)n] * b[p];
+    for (int p = 0; p < n; ++p)
+      ref += a[(size_t)p * (size_t)n] * b[p];
     double err = c[0] - ref;
     if (err < 0) err = -err;
     if (err > 1e-9 * (double)n) {
@@ -181,7 +182,9 @@ static int run_child(const char *self, const char *preload, char *const *child_a
   return 0;
 }
 
-static double gflops(int n, double s) { return 2.0 * (double)n * n * n / s / 1e9; }
+static double gflops(int n, double s) {
+  return 2.0 * (double)n * n * n / s / 1e9;
+}
 
 int main(int argc, char **argv) {
   int sizes[MAX_SIZES] = {1024, 2048}, nsizes = 2, reps = 5, is_child = 0;
@@ -222,8 +225,7 @@ int main(int argc, char **argv) {
   if (is_child) return child(sizes, nsizes, reps);
 
   if (access(lib, R_OK) != 0) {
-    fprintf(stderr, "bench_blas: cannot read %s (%s); pass --tessera-lib\n", lib,
-            strerror(errno));
+    fprintf(stderr, "bench_blas: cannot read %s (%s); pass --tessera-lib\n", lib, strerror(errno));
     return 1;
   }
   if (threads != NULL) {
@@ -248,11 +250,11 @@ int main(int argc, char **argv) {
     return 1;
   }
 
-  printf("bench_blas: dgemm_ C = A B (f64, column-major), median of %d calls, threads %s\n",
-         reps, threads ? threads : "default");
+  printf("bench_blas: dgemm_ C = A B (f64, column-major), median of %d calls, threads %s\n", reps,
+         threads ? threads : "default");
   printf("Tessera preloaded from %s; its calls ran on: %s\n", lib, ours.route);
-  printf("%6s  %12s %9s  %12s %9s  %8s\n", "n", "OpenBLAS [s]", "GFLOP/s", "Tessera [s]",
-         "GFLOP/s", "ratio");
+  printf("%6s  %12s %9s  %12s %9s  %8s\n", "n", "OpenBLAS [s]", "GFLOP/s", "Tessera [s]", "GFLOP/s",
+         "ratio");
   for (int i = 0; i < nsizes; ++i) {
     int n = anchor.n[i];
     printf("%6d  %12.4f %9.1f  %12.4f %9.1f  %8.3f\n", n, anchor.seconds[i],

@@ -70,13 +70,13 @@ static void sleep_barrier(void) {
   }
 }
 
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    tsr_status st_ = (call);                                                                   \
-    if (st_ != TSR_OK) {                                                                       \
-      if (rank_ == 0) fprintf(stderr, "%s: %s\n", #call, tsr_last_error());                   \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                            \
-    }                                                                                          \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    tsr_status st_ = (call);                                                                       \
+    if (st_ != TSR_OK) {                                                                           \
+      if (rank_ == 0) fprintf(stderr, "%s: %s\n", #call, tsr_last_error());                        \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
+    }                                                                                              \
   } while (0)
 
 /* The local block of a matrix as a column-major array with leading dimension lld. */
@@ -157,8 +157,8 @@ static row bench_one(tsr_grid *grid, int n, int nb, int reps) {
   for (int it = -1; it < reps; it++) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    pdgemm_("N", "N", &n, &n, &n, &alpha, a, &one, &one, desc, b, &one, &one, desc, &beta, c,
-            &one, &one, desc);
+    pdgemm_("N", "N", &n, &n, &n, &alpha, a, &one, &one, desc, b, &one, &one, desc, &beta, c, &one,
+            &one, desc);
     double el = MPI_Wtime() - t0, worst = 0;
     MPI_Allreduce(&el, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (it >= 0) t[it] = worst;
@@ -235,8 +235,8 @@ static int row_parse(const char *line, row *r) {
                 "{\"P\": %d, \"nprow\": %d, \"npcol\": %d, \"n\": %d, \"nb\": %d, "
                 "\"tessera_gflops\": %lf, \"scalapack_gflops\": %lf, \"ceiling_gflops\": %lf, "
                 "\"recv_mb_per_rank\": %lf, \"model_mb_per_rank\": %lf, \"max_rel_diff\": %lf}",
-                &r->p, &r->nprow, &r->npcol, &r->n, &r->nb, &r->tessera, &r->scalapack,
-                &r->ceiling, &r->recv_mb, &r->model_mb, &r->max_diff) == 11;
+                &r->p, &r->nprow, &r->npcol, &r->n, &r->nb, &r->tessera, &r->scalapack, &r->ceiling,
+                &r->recv_mb, &r->model_mb, &r->max_diff) == 11;
 }
 
 static void write_json(const char *path, const row *rows, int nrows) {
@@ -276,8 +276,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--table") && i + 1 < argc)
       table = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--sizes N,N] [--nb NB] [--reps R] [--json FILE] [--rows FILE] "
-                      "| --table ROWS [--json FILE]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--sizes N,N] [--nb NB] [--reps R] [--json FILE] [--rows FILE] "
+              "| --table ROWS [--json FILE]\n",
+              argv[0]);
       return 2;
     }
   }

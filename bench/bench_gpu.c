@@ -51,14 +51,14 @@ static row rows[MAX_ROWS];
 static int nrows;
 static tsr_device gpu;
 
-#define CHECK(expr)                                                                            \
-  do {                                                                                         \
-    tsr_status st_ = (expr);                                                                   \
-    if (st_ != TSR_OK) {                                                                       \
-      fprintf(stderr, "bench_gpu: %s failed: %s: %s\n", #expr, tsr_status_name(st_),          \
-              tsr_last_error());                                                               \
-      exit(1);                                                                                 \
-    }                                                                                          \
+#define CHECK(expr)                                                                                \
+  do {                                                                                             \
+    tsr_status st_ = (expr);                                                                       \
+    if (st_ != TSR_OK) {                                                                           \
+      fprintf(stderr, "bench_gpu: %s failed: %s: %s\n", #expr, tsr_status_name(st_),               \
+              tsr_last_error());                                                                   \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 static row *add_row(const char *name, long long size, const char *unit) {
@@ -281,13 +281,14 @@ static void write_json(const char *path, const tsr_device_props *p, int reps) {
     fprintf(stderr, "bench_gpu: cannot write %s\n", path);
     exit(1);
   }
-  fprintf(f, "{\n  \"benchmark\": \"gpu\",\n  \"device\": \"%s\",\n  \"arch\": \"%s\",\n",
-          p->name, p->arch);
+  fprintf(f, "{\n  \"benchmark\": \"gpu\",\n  \"device\": \"%s\",\n  \"arch\": \"%s\",\n", p->name,
+          p->arch);
   fprintf(f, "  \"reps\": %d,\n  \"results\": [\n", reps);
   for (int i = 0; i < nrows; i++) {
     const row *r = &rows[i];
-    fprintf(f, "    {\"name\": \"%s\", \"size\": %lld, \"median_s\": %.9g, \"rate\": %.6g, "
-               "\"unit\": \"%s\"",
+    fprintf(f,
+            "    {\"name\": \"%s\", \"size\": %lld, \"median_s\": %.9g, \"rate\": %.6g, "
+            "\"unit\": \"%s\"",
             r->name, r->size, r->median_s, r->rate, r->unit);
     if (!isnan(r->anchor_rate))
       fprintf(f, ", \"anchor\": \"%s\", \"anchor_rate\": %.6g, \"ratio\": %.4f", r->anchor,
@@ -345,8 +346,8 @@ int main(int argc, char **argv) {
 
   printf("bench_gpu: %s (%s, %d SMs/CUs, warp %d), median of %d\n", props.name, props.arch,
          props.multiprocessors, props.warp_size, reps);
-  printf("%-26s %6s %11s %12s %-8s %-12s %12s %7s %9s\n", "case", "size", "median", "rate",
-         "unit", "anchor", "anchor rate", "ratio", "rel diff");
+  printf("%-26s %6s %11s %12s %-8s %-12s %12s %7s %9s\n", "case", "size", "median", "rate", "unit",
+         "anchor", "anchor rate", "ratio", "rel diff");
   for (int i = 0; i < nrows; i++) {
     const row *r = &rows[i];
     printf("%-26s %6lld %8.3f ms %12.2f %-8s ", r->name, r->size, r->median_s * 1e3, r->rate,

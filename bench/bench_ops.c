@@ -80,10 +80,13 @@ static uint64_t read_loop(const uint64_t *p, int64_t n) {
 #endif
   for (int64_t b = 0; b < n / 256; b++) {
     const uint64_t *q = p + b * 256;
-    for (uintptr_t line = 0; line < 256 * 8; line += 64) BENCH_PREFETCH((uintptr_t)q + 4096 + line);
-    for (int i = 0; i < 256; i++) acc += q[i];
+    for (uintptr_t line = 0; line < 256 * 8; line += 64)
+      BENCH_PREFETCH((uintptr_t)q + 4096 + line);
+    for (int i = 0; i < 256; i++)
+      acc += q[i];
   }
-  for (int64_t i = n / 256 * 256; i < n; i++) acc += p[i];
+  for (int64_t i = n / 256 * 256; i < n; i++)
+    acc += p[i];
   return acc;
 }
 
@@ -148,30 +151,14 @@ int main(int argc, char **argv) {
       tsr_array *out = NULL;
       const double t0 = now_s();
       switch (id) {
-      case MEMCPY1:
-        memcpy(vc.data, va.data, bytes);
-        break;
-      case MEMCPYN:
-        parallel_memcpy(vc.data, va.data, bytes);
-        break;
-      case ADD_KERNEL:
-        st = tsr__omp_backend.binary(cpu, TSR_ADD, &vc, &va, &vb);
-        break;
-      case ADD_API:
-        st = tsr_add(a, b, &out);
-        break;
-      case READ:
-        sink += read_loop((const uint64_t *)va.data, n / 2);
-        break;
-      case SUM_ALL:
-        st = tsr_sum(a, TSR_AXIS_ALL, 0, &out);
-        break;
-      case SUM_AX0:
-        st = tsr_sum(a2, 0, 0, &out);
-        break;
-      case SUM_AX1:
-        st = tsr_sum(a2, 1, 0, &out);
-        break;
+      case MEMCPY1: memcpy(vc.data, va.data, bytes); break;
+      case MEMCPYN: parallel_memcpy(vc.data, va.data, bytes); break;
+      case ADD_KERNEL: st = tsr__omp_backend.binary(cpu, TSR_ADD, &vc, &va, &vb); break;
+      case ADD_API: st = tsr_add(a, b, &out); break;
+      case READ: sink += read_loop((const uint64_t *)va.data, n / 2); break;
+      case SUM_ALL: st = tsr_sum(a, TSR_AXIS_ALL, 0, &out); break;
+      case SUM_AX0: st = tsr_sum(a2, 0, 0, &out); break;
+      case SUM_AX1: st = tsr_sum(a2, 1, 0, &out); break;
       }
       const double dt = now_s() - t0;
       if (check(st, cases[id].name)) return 1;
@@ -182,14 +169,14 @@ int main(int argc, char **argv) {
   result res[NCASES + 2];
   int nres = 0;
   for (int id = 0; id < NCASES; id++)
-    res[nres++] = (result){cases[id].name, NULL, cases[id].bytes_per_elem * (double)n,
-                           median(t[id], reps), 0, NAN};
+    res[nres++] = (result){cases[id].name,      NULL, cases[id].bytes_per_elem * (double)n,
+                           median(t[id], reps), 0,    NAN};
   /* The copy bound is the faster of the two memcpy rows. */
   const int copy_anchor = res[MEMCPY1].median_s <= res[MEMCPYN].median_s ? MEMCPY1 : MEMCPYN;
   for (int id = 0; id < NCASES; id++)
     if (cases[id].anchor >= 0)
-      res[id].anchor = cases[id].anchor == MEMCPY1 ? cases[copy_anchor].name
-                                                   : cases[cases[id].anchor].name;
+      res[id].anchor =
+          cases[id].anchor == MEMCPY1 ? cases[copy_anchor].name : cases[cases[id].anchor].name;
   double tt[MAX_REPS];
   tsr_array *outs[BATCH];
 
@@ -207,11 +194,12 @@ int main(int argc, char **argv) {
         st = op == 0 ? tsr_add(x1, y1, &outs[k]) : tsr_sum(x1, TSR_AXIS_ALL, 0, &outs[k]);
       double dt = now_s() - t0;
       if (check(st, op == 0 ? "tsr_add 1 element" : "tsr_sum 1 element")) return 1;
-      for (int k = 0; k < BATCH; k++) tsr_array_release(outs[k]);
+      for (int k = 0; k < BATCH; k++)
+        tsr_array_release(outs[k]);
       if (r >= 0) tt[r] = dt / BATCH;
     }
-    res[nres++] = (result){op == 0 ? "tsr_add 1 element" : "tsr_sum 1 element", NULL, 0,
-                           median(tt, reps), NAN, NAN};
+    res[nres++] = (result){
+        op == 0 ? "tsr_add 1 element" : "tsr_sum 1 element", NULL, 0, median(tt, reps), NAN, NAN};
   }
 
   /* ---- derived figures */
@@ -223,8 +211,8 @@ int main(int argc, char **argv) {
       if (strcmp(res[j].name, res[i].anchor) == 0) res[i].ratio = res[i].gbps / res[j].gbps;
   }
 
-  printf("bench_ops: n = %lld f32 (%.0f MiB per array), %d threads, median of %d\n",
-         (long long)n, (double)bytes / 1048576.0, threads, reps);
+  printf("bench_ops: n = %lld f32 (%.0f MiB per array), %d threads, median of %d\n", (long long)n,
+         (double)bytes / 1048576.0, threads, reps);
   printf("%-28s %12s %10s %8s  %s\n", "case", "median", "GB/s", "ratio", "anchor");
   for (int i = 0; i < nres; i++) {
     if (res[i].bytes > 0)
@@ -242,8 +230,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_ops: cannot write %s\n", json);
     return 1;
   }
-  fprintf(f, "{\n  \"benchmark\": \"ops\",\n  \"n\": %lld,\n  \"dtype\": \"f32\",\n"
-             "  \"threads\": %d,\n  \"reps\": %d,\n  \"results\": [\n",
+  fprintf(f,
+          "{\n  \"benchmark\": \"ops\",\n  \"n\": %lld,\n  \"dtype\": \"f32\",\n"
+          "  \"threads\": %d,\n  \"reps\": %d,\n  \"results\": [\n",
           (long long)n, threads, reps);
   for (int i = 0; i < nres; i++) {
     fprintf(f, "    {\"name\": \"%s\", \"median_s\": %.9g", res[i].name, res[i].median_s);

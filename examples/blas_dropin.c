@@ -42,15 +42,16 @@ int main(void) {
   for (int a = 0; a < cols; ++a)
     for (int b = 0; b < cols; ++b) {
       double ref = 0.0;
-      for (int i = 0; i < rows; ++i) ref += x[i + (size_t)a * rows] * x[i + (size_t)b * rows];
+      for (int i = 0; i < rows; ++i)
+        ref += x[i + (size_t)a * rows] * x[i + (size_t)b * rows];
       double err = fabs(g[a + (size_t)b * cols] - ref);
       if (err > max_err) max_err = err;
       if (fabs(ref) > max_ref) max_ref = fabs(ref);
     }
   tsr_blas_stats_t st;
   tsr_blas_get_stats(&st);
-  printf("G = X^T X, X %d x %d: max |G - reference| = %.3g (max |G| = %.3g)\n", rows, cols,
-         max_err, max_ref);
+  printf("G = X^T X, X %d x %d: max |G - reference| = %.3g (max |G| = %.3g)\n", rows, cols, max_err,
+         max_ref);
   printf("dgemm_ calls served by Tessera: %llu (cpu %llu, gpu %llu)\n",
          (unsigned long long)st.dgemm, (unsigned long long)st.cpu, (unsigned long long)st.gpu);
   int ok = max_err <= 1e-12 * max_ref * rows && st.dgemm == 1 && st.cpu + st.gpu == 1;

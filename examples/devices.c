@@ -8,14 +8,14 @@
 
 #include <tessera.h>
 
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    tsr_status st_ = (call);                                                                   \
-    if (st_ != TSR_OK) {                                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, tsr_status_name(st_),             \
-              tsr_last_error());                                                               \
-      exit(1);                                                                                 \
-    }                                                                                          \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    tsr_status st_ = (call);                                                                       \
+    if (st_ != TSR_OK) {                                                                           \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, tsr_status_name(st_),                 \
+              tsr_last_error());                                                                   \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 enum { M = 300, K = 200, N = 250 };

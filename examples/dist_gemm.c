@@ -22,14 +22,14 @@ static double b_entry(int64_t p, int64_t j, void *ctx) {
 }
 
 /* Every rank makes the same calls, so every failure is reported by all of them alike. */
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    tsr_status st_ = (call);                                                                   \
-    if (st_ != TSR_OK) {                                                                       \
-      if (rank == 0) fprintf(stderr, "%s failed: %s\n", #call, tsr_last_error());             \
-      MPI_Finalize();                                                                          \
-      return 1;                                                                                \
-    }                                                                                          \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    tsr_status st_ = (call);                                                                       \
+    if (st_ != TSR_OK) {                                                                           \
+      if (rank == 0) fprintf(stderr, "%s failed: %s\n", #call, tsr_last_error());                  \
+      MPI_Finalize();                                                                              \
+      return 1;                                                                                    \
+    }                                                                                              \
   } while (0)
 
 int main(int argc, char **argv) {
@@ -69,7 +69,8 @@ int main(int argc, char **argv) {
     for (int t = 0; t < 3; t++) {
       int64_t i = probe[t][0], j = probe[t][1];
       double s = 0;
-      for (int64_t p = 0; p < k; p++) s += a_entry(i, p, NULL) * b_entry(p, j, NULL);
+      for (int64_t p = 0; p < k; p++)
+        s += a_entry(i, p, NULL) * b_entry(p, j, NULL);
       double got = whole[i * n + j];
       printf("C[%lld][%lld] = %.15f (direct sum %.15f)\n", (long long)i, (long long)j, got, s);
       ok = ok && fabs(got - s) <= 1e-12 * (1 + fabs(s));

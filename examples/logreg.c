@@ -12,14 +12,14 @@
 #include <tessera.h>
 
 /* Every call is checked; on failure print Tessera's message and leave. */
-#define CHECK(call)                                                                            \
-  do {                                                                                         \
-    tsr_status st_ = (call);                                                                   \
-    if (st_ != TSR_OK) {                                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, tsr_status_name(st_),             \
-              tsr_last_error());                                                               \
-      exit(1);                                                                                 \
-    }                                                                                          \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    tsr_status st_ = (call);                                                                       \
+    if (st_ != TSR_OK) {                                                                           \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, tsr_status_name(st_),                 \
+              tsr_last_error());                                                                   \
+      exit(1);                                                                                     \
+    }                                                                                              \
   } while (0)
 
 /* Replaces *x by the result of an op (dropping the old reference). */
@@ -59,7 +59,8 @@ int main(int argc, char **argv) {
   int64_t *lab = malloc((size_t)n * sizeof *lab);
   double *yh = malloc((size_t)n * sizeof *yh);
   CHECK(tsr_array_read(labels, lab, (size_t)n * sizeof *lab));
-  for (int64_t i = 0; i < n; i++) yh[i] = lab[i] == 0 ? 1.0 : 0.0;
+  for (int64_t i = 0; i < n; i++)
+    yh[i] = lab[i] == 0 ? 1.0 : 0.0;
   tsr_array *y = NULL;
   CHECK(tsr_from_host(1, &n, TSR_F64, dev, yh, &y));
 
@@ -100,8 +101,8 @@ int main(int argc, char **argv) {
 
     if (epoch % 50 == 0 || epoch == 200) {
       /* Cross-entropy -mean(y log p + (1-y) log(1-p)) with Tessera ops; accuracy on host. */
-      tsr_array *lp = NULL, *q = NULL, *lq = NULL, *yq = NULL, *a1 = NULL, *a2 = NULL,
-                *s = NULL, *loss = NULL;
+      tsr_array *lp = NULL, *q = NULL, *lq = NULL, *yq = NULL, *a1 = NULL, *a2 = NULL, *s = NULL,
+                *loss = NULL;
       CHECK(tsr_log(p, &lp));
       CHECK(tsr_sub(one, p, &q));
       CHECK(tsr_log(q, &lq));
@@ -114,14 +115,16 @@ int main(int argc, char **argv) {
       CHECK(tsr_array_read(loss, &lv, sizeof lv));
       CHECK(tsr_array_read(p, p_host, (size_t)n * sizeof *p_host));
       int64_t correct = 0;
-      for (int64_t i = 0; i < n; i++) correct += (p_host[i] > 0.5) == (yh[i] > 0.5);
+      for (int64_t i = 0; i < n; i++)
+        correct += (p_host[i] > 0.5) == (yh[i] > 0.5);
       printf("epoch %3d  loss %.5f  accuracy %.4f\n", epoch, -lv, (double)correct / (double)n);
       if (epoch == 200 && (double)correct / (double)n < 0.95) {
         fprintf(stderr, "logreg: accuracy below 0.95\n");
         return 1;
       }
       tsr_array *all[] = {lp, q, lq, yq, a1, a2, s, loss};
-      for (size_t i = 0; i < sizeof all / sizeof *all; i++) tsr_array_release(all[i]);
+      for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        tsr_array_release(all[i]);
     }
     tsr_array_release(z);
     tsr_array_release(p);
@@ -130,7 +133,8 @@ int main(int argc, char **argv) {
     tsr_array_release(gb);
   }
   tsr_array *all[] = {x, labels, y, mu, xc, sq, var, sd, xs, xt, w, b, one, lr_s, lr_n};
-  for (size_t i = 0; i < sizeof all / sizeof *all; i++) tsr_array_release(all[i]);
+  for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+    tsr_array_release(all[i]);
   free(lab);
   free(yh);
   free(p_host);

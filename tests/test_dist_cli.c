@@ -34,18 +34,21 @@ static int run_np(int np, const char *args) {
   char cmd[4096], o[300], e[300];
   snprintf(o, sizeof o, "%s/stdout.txt", dir);
   snprintf(e, sizeof e, "%s/stderr.txt", dir);
-  snprintf(cmd, sizeof cmd, "'%s' -n %d --oversubscribe '%s' %s > '%s' 2> '%s'", mpiexec, np,
-           prog, args, o, e);
+  snprintf(cmd, sizeof cmd, "'%s' -n %d --oversubscribe '%s' %s > '%s' 2> '%s'", mpiexec, np, prog,
+           args, o, e);
   int rc = system(cmd);
   slurp(o, out_text, sizeof out_text);
   slurp(e, err_text, sizeof err_text);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
-static int run(const char *args) { return run_np(2, args); }
+static int run(const char *args) {
+  return run_np(2, args);
+}
 
 static int count(const char *text, const char *needle) {
   int n = 0;
-  for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+    n++;
   return n;
 }
 
@@ -166,7 +169,8 @@ static void test_wine_gram(void **state) {
   for (int64_t i = 0; i < wm; i++)
     for (int64_t j = 0; j < wm; j++) {
       double s = 0;
-      for (int64_t p = 0; p < wn; p++) s += w[i * wn + p] * w[j * wn + p];
+      for (int64_t p = 0; p < wn; p++)
+        s += w[i * wn + p] * w[j * wn + p];
       ref[i * wm + j] = s;
     }
   for (int np = 1; np <= 4; np *= 2) {
@@ -242,8 +246,8 @@ static void test_bad_input(void **state) {
   char cmd[4096], e[300];
   snprintf(e, sizeof e, "%s/stderr.txt", dir);
   snprintf(cmd, sizeof cmd,
-           "'%s' -n 1 '%s' -m 8 -n 8 -k 8 : -n 1 '%s' -m 9 -n 8 -k 8 > /dev/null 2> '%s'",
-           mpiexec, prog, prog, e);
+           "'%s' -n 1 '%s' -m 8 -n 8 -k 8 : -n 1 '%s' -m 9 -n 8 -k 8 > /dev/null 2> '%s'", mpiexec,
+           prog, prog, e);
   int rc = system(cmd);
   slurp(e, err_text, sizeof err_text);
   assert_true(WIFEXITED(rc));

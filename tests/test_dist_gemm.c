@@ -13,8 +13,8 @@ static const gemm_case cases[] = {
 };
 
 /* C = alpha op(A) op(B) + beta C0 in float64; A stored (ta ? k x m : m x k) row-major. */
-static void reference(int ta, int tb, double alpha, const double *a, const double *b,
-                      double beta, const double *c0, double *c, int64_t m, int64_t n, int64_t k) {
+static void reference(int ta, int tb, double alpha, const double *a, const double *b, double beta,
+                      const double *c0, double *c, int64_t m, int64_t n, int64_t k) {
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
       double s = 0;
@@ -36,8 +36,8 @@ static double nan_fill(int64_t i, int64_t j, void *ctx) {
   return NAN;
 }
 
-static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int tb,
-                     double alpha, double beta, uint64_t seed) {
+static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int tb, double alpha,
+                     double beta, uint64_t seed) {
   int64_t m = cs->m, n = cs->n, k = cs->k, nb = cs->nb;
   double *a = dist_random(ta ? k : m, ta ? m : k, dt, seed);
   double *b = dist_random(tb ? n : k, tb ? k : n, dt, seed + 1);
@@ -73,7 +73,8 @@ static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int
     if (beta == 0.0) {
       TSR_ASSERT_OK(tsr_dist_gemm_verify(ta ? TSR_TRANS : TSR_NO_TRANS,
                                          tb ? TSR_TRANS : TSR_NO_TRANS, alpha, A, B, C, 7, &res));
-      double vtol = (double)(k + 2) * (dt == TSR_F32 ? 6e-8 : 1.2e-16) + 2.0 * (k + n + 2) * 1.2e-16;
+      double vtol =
+          (double)(k + 2) * (dt == TSR_F32 ? 6e-8 : 1.2e-16) + 2.0 * (k + n + 2) * 1.2e-16;
       assert_true(res >= 0 && res <= vtol);
     }
   }
@@ -192,13 +193,15 @@ static void test_bad_arguments(void **state) {
   TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 0, 2, TSR_F64, TSR_CPU, &I),
                     TSR_ERR_INVALID_ARGUMENT, "block size");
   assert_null(I);
-  TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 2, 2, TSR_I32, TSR_CPU, &I), TSR_ERR_DTYPE, "f32 or f64");
+  TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 2, 2, TSR_I32, TSR_CPU, &I), TSR_ERR_DTYPE,
+                    "f32 or f64");
   /* Sizes that differ between ranks are caught on every rank. */
   if (dist_size > 1)
     TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3 + dist_rank, 3, 2, 2, TSR_F64, TSR_CPU, &I),
                       TSR_ERR_INCONSISTENT, "differ between ranks");
   assert_null(I);
-  tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C), tsr_dmatrix_free(B8), tsr_dmatrix_free(Bf);
+  tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C), tsr_dmatrix_free(B8),
+      tsr_dmatrix_free(Bf);
   tsr_dmatrix_free(Bg);
   TSR_ASSERT_OK(tsr_grid_free(g));
   TSR_ASSERT_OK(tsr_grid_free(g2));

@@ -54,8 +54,9 @@ static void write_npy(const char *path, const double *x, int64_t m, int64_t n, c
                       int fortran, int version) {
   if (dist_rank != 0) return;
   char dict[256];
-  int dl = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': (%lld, %lld), }",
-                    descr, fortran ? "True" : "False", (long long)m, (long long)n);
+  int dl =
+      snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': (%lld, %lld), }",
+               descr, fortran ? "True" : "False", (long long)m, (long long)n);
   size_t pre = version == 1 ? 10 : 12;
   size_t total = pre + (size_t)dl + 1;
   size_t padded = (total + 63) / 64 * 64;
@@ -68,7 +69,8 @@ static void write_npy(const char *path, const double *x, int64_t m, int64_t n, c
     head[8] = (unsigned char)(hl & 0xff);
     head[9] = (unsigned char)(hl >> 8);
   } else {
-    for (int b = 0; b < 4; b++) head[8 + b] = (unsigned char)(hl >> (8 * b));
+    for (int b = 0; b < 4; b++)
+      head[8 + b] = (unsigned char)(hl >> (8 * b));
   }
   memcpy(head + pre, dict, (size_t)dl);
   memset(head + pre + dl, ' ', padded - pre - (size_t)dl - 1);
@@ -125,8 +127,8 @@ static void test_read_every_flavour(void **state) {
             assert_int_equal(info.dtype, dt);
             double err = dist_rel_error(a, x);
             if (err != 0.0)
-              print_error("%s fortran=%d v%d grid %d: error %g\n", descrs[d], fortran, version,
-                          gi, err);
+              print_error("%s fortran=%d v%d grid %d: error %g\n", descrs[d], fortran, version, gi,
+                          err);
             assert_true(err == 0.0);
             tsr_dmatrix_free(a);
           }
@@ -202,7 +204,8 @@ static void test_bad_files(void **state) {
 
   /* A valid header whose data is cut short. */
   double x[20];
-  for (int i = 0; i < 20; i++) x[i] = i + 0.5;
+  for (int i = 0; i < 20; i++)
+    x[i] = i + 0.5;
   snprintf(path, sizeof path, "%s/trunc.npy", dir);
   write_npy(path, x, 4, 5, "<f8", 0, 1);
   if (dist_rank == 0) assert_int_equal(truncate(path, 64 + 8 * 10), 0);

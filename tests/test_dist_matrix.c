@@ -17,7 +17,8 @@ static void test_index_helpers(void **state) {
           assert_int_equal(tsr_indxl2g(il, nb, owner, 0, np), ig);
           count[owner]++;
         }
-        for (int p = 0; p < np; p++) assert_int_equal(tsr_numroc(n, nb, p, 0, np), count[p]);
+        for (int p = 0; p < np; p++)
+          assert_int_equal(tsr_numroc(n, nb, p, 0, np), count[p]);
       }
   assert_int_equal(tsr_numroc(10, 0, 0, 0, 1), 0); /* invalid: 0, no crash */
   assert_int_equal(tsr_numroc(10, 2, 3, 0, 2), 0);
@@ -72,7 +73,8 @@ static void test_descriptor_and_local(void **state) {
   assert_int_equal(info.local_cols, nloc);
   assert_int_equal(info.lld, mloc > 1 ? mloc : 1);
   int want[9] = {1, -1, 13, 7, 3, 2, 0, 0, (int)(mloc > 1 ? mloc : 1)};
-  for (int i = 0; i < 9; i++) assert_int_equal(info.desc[i], want[i]);
+  for (int i = 0; i < 9; i++)
+    assert_int_equal(info.desc[i], want[i]);
   TSR_ASSERT_OK(tsr_dmatrix_set_context(a, 5));
   TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
   assert_int_equal(info.desc[TSR_DESC_CTXT], 5);
@@ -152,8 +154,7 @@ static void test_scatter_bad(void **state) {
                     TSR_ERR_INVALID_ARGUMENT, "root");
   TSR_ASSERT_STATUS(tsr_dmatrix_scatter(a, 0, buf, TSR_ROW_MAJOR, 2), TSR_ERR_INVALID_ARGUMENT,
                     "leading dimension");
-  TSR_ASSERT_STATUS(tsr_dmatrix_gather(a, 0, NULL, TSR_COL_MAJOR, 0), TSR_ERR_NULL_POINTER,
-                    "host");
+  TSR_ASSERT_STATUS(tsr_dmatrix_gather(a, 0, NULL, TSR_COL_MAJOR, 0), TSR_ERR_NULL_POINTER, "host");
   tsr_dmatrix_free(a);
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
@@ -199,7 +200,8 @@ static void test_fill_fn(void **state) {
   TSR_ASSERT_OK(tsr_dmatrix_fill_fn(a, index_value, &scale));
   double ref[9 * 14];
   for (int i = 0; i < 9; i++)
-    for (int j = 0; j < 14; j++) ref[i * 14 + j] = (i * 1000 + j) * 0.5;
+    for (int j = 0; j < 14; j++)
+      ref[i * 14 + j] = (i * 1000 + j) * 0.5;
   assert_true(dist_rel_error(a, ref) == 0.0);
   TSR_ASSERT_STATUS(tsr_dmatrix_fill_fn(a, NULL, NULL), TSR_ERR_NULL_POINTER, "function");
   TSR_ASSERT_STATUS(tsr_dmatrix_fill_random(a, 1, 1.0, 1.0), TSR_ERR_INVALID_ARGUMENT, "low");

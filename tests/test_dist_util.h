@@ -37,7 +37,8 @@ static inline double *dist_random(int64_t m, int64_t n, tsr_dtype dt, uint64_t s
   double *x = malloc(cnt * sizeof *x);
   tsr_test_fill_random(x, cnt, seed);
   if (dt == TSR_F32)
-    for (size_t i = 0; i < cnt; i++) x[i] = (double)(float)x[i];
+    for (size_t i = 0; i < cnt; i++)
+      x[i] = (double)(float)x[i];
   return x;
 }
 
@@ -89,16 +90,16 @@ static inline double dist_rel_error(const tsr_dmatrix *a, const double *ref) {
 }
 
 /* main() of an MPI cmocka program: every rank runs the group; the exit code is agreed. */
-#define DIST_TEST_MAIN(tests)                                                                  \
-  int main(int argc, char **argv) {                                                            \
-    MPI_Init(&argc, &argv);                                                                    \
-    MPI_Comm_rank(MPI_COMM_WORLD, &dist_rank);                                                 \
-    MPI_Comm_size(MPI_COMM_WORLD, &dist_size);                                                 \
-    int fails = cmocka_run_group_tests(tests, NULL, NULL);                                     \
-    int worst = 0;                                                                             \
-    MPI_Allreduce(&fails, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);                        \
-    MPI_Finalize();                                                                            \
-    return worst ? 1 : 0;                                                                      \
+#define DIST_TEST_MAIN(tests)                                                                      \
+  int main(int argc, char **argv) {                                                                \
+    MPI_Init(&argc, &argv);                                                                        \
+    MPI_Comm_rank(MPI_COMM_WORLD, &dist_rank);                                                     \
+    MPI_Comm_size(MPI_COMM_WORLD, &dist_size);                                                     \
+    int fails = cmocka_run_group_tests(tests, NULL, NULL);                                         \
+    int worst = 0;                                                                                 \
+    MPI_Allreduce(&fails, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);                            \
+    MPI_Finalize();                                                                                \
+    return worst ? 1 : 0;                                                                          \
   }
 
 #endif /* TSR_TEST_DIST_UTIL_H */

@@ -20,9 +20,13 @@ static tsr_device gpu;
 
 static const tsr_dtype all_dtypes[TSR_NUM_DTYPES] = {TSR_F32, TSR_F64, TSR_I32, TSR_I64};
 
-static int is_float(tsr_dtype d) { return d == TSR_F32 || d == TSR_F64; }
+static int is_float(tsr_dtype d) {
+  return d == TSR_F32 || d == TSR_F64;
+}
 
-static size_t dsize(tsr_dtype d) { return (d == TSR_F32 || d == TSR_I32) ? 4 : 8; }
+static size_t dsize(tsr_dtype d) {
+  return (d == TSR_F32 || d == TSR_I32) ? 4 : 8;
+}
 
 /* Shape and dtype equal, then |g - c| <= rtol * max(1, |c|) elementwise (rtol 0: equal);
    NaN must meet NaN, infinities must be equal. */
@@ -34,7 +38,8 @@ static void expect_match(const tsr_array *g, const tsr_array *c, double rtol, co
   assert_true(tsr_device_equal(ci.device, CPU));
   assert_int_equal(gi.dtype, ci.dtype);
   assert_int_equal(gi.ndim, ci.ndim);
-  for (int d = 0; d < gi.ndim; d++) assert_int_equal(gi.shape[d], ci.shape[d]);
+  for (int d = 0; d < gi.ndim; d++)
+    assert_int_equal(gi.shape[d], ci.shape[d]);
   double *x = tsr_test_read_f64(g), *y = tsr_test_read_f64(c);
   for (int64_t i = 0; i < gi.size; i++) {
     int ok;
@@ -45,8 +50,8 @@ static void expect_match(const tsr_array *g, const tsr_array *c, double rtol, co
     else
       ok = fabs(x[i] - y[i]) <= rtol * fmax(1.0, fabs(y[i]));
     if (!ok) {
-      print_error("%s: element %lld: gpu gives %.17g, cpu %.17g (rtol %g)\n", what,
-                  (long long)i, x[i], y[i], rtol);
+      print_error("%s: element %lld: gpu gives %.17g, cpu %.17g (rtol %g)\n", what, (long long)i,
+                  x[i], y[i], rtol);
       free(x);
       free(y);
       fail();
@@ -100,7 +105,8 @@ static void test_transfer_exact(void **state) {
       size_t bytes = (size_t)sizes[s] * dsize(all_dtypes[d]);
       unsigned char *src = malloc(bytes);
       assert_non_null(src);
-      for (size_t i = 0; i < bytes; i++) src[i] = (unsigned char)((i * 2654435761u) >> 13);
+      for (size_t i = 0; i < bytes; i++)
+        src[i] = (unsigned char)((i * 2654435761u) >> 13);
       tsr_array *g = NULL, *c = NULL, *g2 = NULL;
       TSR_ASSERT_OK(tsr_from_host(1, &sizes[s], all_dtypes[d], gpu, src, &g));
       size_t n1 = 0, n2 = 0;
@@ -132,7 +138,8 @@ static void test_write_strided(void **state) {
   TSR_ASSERT_OK(tsr_array_write(gt, src, sizeof src)); /* src is gt's C order: 19 x 37 */
   TSR_ASSERT_OK(tsr_array_read(g, got, sizeof got));
   for (int i = 0; i < 37; i++)
-    for (int j = 0; j < 19; j++) assert_true(got[i * 19 + j] == src[j * 37 + i]);
+    for (int j = 0; j < 19; j++)
+      assert_true(got[i * 19 + j] == src[j * 37 + i]);
   tsr_array_release(gt);
   tsr_array_release(g);
 }
@@ -165,7 +172,8 @@ static void test_out_of_memory(void **state) {
   TSR_ASSERT_OK(tsr_full(1, &small, TSR_F64, gpu, 2.5, &a));
   double v[1000];
   TSR_ASSERT_OK(tsr_array_read(a, v, sizeof v));
-  for (int i = 0; i < 1000; i++) assert_true(v[i] == 2.5);
+  for (int i = 0; i < 1000; i++)
+    assert_true(v[i] == 2.5);
   tsr_array_release(a);
   TSR_ASSERT_OK(tsr_device_trim(gpu));
 }
@@ -181,7 +189,8 @@ static void test_managed(void **state) {
   TSR_ASSERT_OK(tsr_array_write(a, host, sizeof host));
   TSR_ASSERT_OK(tsr_add(a, a, &b));
   TSR_ASSERT_OK(tsr_array_read(b, got, sizeof got));
-  for (int i = 0; i < 123 * 45; i++) assert_true(got[i] == 2 * host[i]);
+  for (int i = 0; i < 123 * 45; i++)
+    assert_true(got[i] == 2 * host[i]);
   tsr_array_release(a);
   tsr_array_release(b);
 }
@@ -202,7 +211,8 @@ static void test_random_same_bits(void **state) {
       assert_int_equal(nc, ng);
       assert_memory_equal(bc, bg, nc); /* bit for bit */
       double *v = tsr_test_read_f64(g);
-      for (int64_t i = 0; i < sizes[s]; i++) assert_true(v[i] >= -2.0 && v[i] < 3.0);
+      for (int64_t i = 0; i < sizes[s]; i++)
+        assert_true(v[i] >= -2.0 && v[i] < 3.0);
       free(v);
       free(bc);
       free(bg);
@@ -221,8 +231,8 @@ static void test_random_same_bits(void **state) {
 /* ---------------------------------------------------------------- elementwise ------- */
 
 static const int binary_int_ok[TSR_NUM_BINARY_OPS] = {1, 1, 1, 0, 1, 1, 0};
-static const char *binary_names[TSR_NUM_BINARY_OPS] = {"add", "sub", "mul", "div",
-                                                      "maximum", "minimum", "pow"};
+static const char *binary_names[TSR_NUM_BINARY_OPS] = {"add",     "sub",     "mul", "div",
+                                                       "maximum", "minimum", "pow"};
 
 static void check_binary(const tsr_array *ca, const tsr_array *cb, const tsr_array *ga,
                          const tsr_array *gb, tsr_dtype dtype, const char *layout) {
@@ -341,8 +351,8 @@ static void test_integer_wrap(void **state) {
 static void test_unary(void **state) {
   (void)state;
   static const int int_ok[TSR_NUM_UNARY_OPS] = {1, 1, 0, 0, 0, 0, 0, 1};
-  static const char *names[TSR_NUM_UNARY_OPS] = {"neg",  "abs",     "exp", "log",
-                                                "sqrt", "tanh", "sigmoid", "relu"};
+  static const char *names[TSR_NUM_UNARY_OPS] = {"neg",  "abs",  "exp",     "log",
+                                                 "sqrt", "tanh", "sigmoid", "relu"};
   for (int d = 0; d < TSR_NUM_DTYPES; d++) {
     tsr_dtype dt = all_dtypes[d];
     int64_t shape[2] = {301, 67};
@@ -396,8 +406,7 @@ static void check_reductions(const tsr_array *c, const tsr_array *g, tsr_dtype d
       TSR_ASSERT_OK(tsr_reduce((tsr_reduce_op)op, c, ax, 0, &rc));
       TSR_ASSERT_OK(tsr_reduce((tsr_reduce_op)op, g, ax, 0, &rg));
       char what[96];
-      snprintf(what, sizeof what, "%s %s axis %d %s", names[op], tsr_dtype_name(dt), axis,
-               layout);
+      snprintf(what, sizeof what, "%s %s axis %d %s", names[op], tsr_dtype_name(dt), axis, layout);
       /* Sums in a different order: f64 (and the double accumulators of f32 and means) agree
          to ~1e-13; max/min/argmax and integer sums are exact. */
       double rtol = 0.0;
@@ -468,9 +477,9 @@ static void test_reduce_nan(void **state) {
 static void test_astype(void **state) {
   (void)state;
   /* Specials: saturation, NaN -> 0, truncation toward zero, rounding to f32. */
-  double special[] = {NAN,   INFINITY, -INFINITY, 3e9,       -3e9,  1e19,  -1e19,
-                      2.5,   -2.5,     0.5,       -0.0,      1e-40, 16777217.0,
-                      2147483647.5, -2147483648.5, 9.3e18, -9.3e18};
+  double special[] = {NAN,        INFINITY,     -INFINITY,     3e9,    -3e9,   1e19,
+                      -1e19,      2.5,          -2.5,          0.5,    -0.0,   1e-40,
+                      16777217.0, 2147483647.5, -2147483648.5, 9.3e18, -9.3e18};
   int64_t ns = (int64_t)(sizeof special / sizeof special[0]);
   for (int from = 0; from < TSR_NUM_DTYPES; from++) {
     tsr_array *c, *g;
@@ -559,9 +568,8 @@ static void test_fill_arange(void **state) {
 
 /* One GEMM on both devices from the same inputs; C starts as NaN when beta == 0 (must not
    be read) and random otherwise. Compared by relative norm error. */
-static void check_gemm(tsr_dtype dt, int ta, int tb, int64_t m, int64_t n, int64_t k,
-                       double alpha, double beta, tsr_gemm_path path, int offset_view,
-                       uint64_t seed) {
+static void check_gemm(tsr_dtype dt, int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                       double beta, tsr_gemm_path path, int offset_view, uint64_t seed) {
   int64_t sa[2] = {ta ? k : m, (ta ? m : k) + offset_view};
   int64_t sb[2] = {tb ? n : k, (tb ? k : n) + offset_view};
   int64_t sc[2] = {m, n};
@@ -587,26 +595,28 @@ static void check_gemm(tsr_dtype dt, int ta, int tb, int64_t m, int64_t n, int64
     TSR_ASSERT_OK(st);
     TSR_ASSERT_OK(tsr_gemm_ex(tra, trb, alpha, ca, cb, beta, cc, TSR_GEMM_NATIVE));
     double *x = tsr_test_read_f64(gc), *y = tsr_test_read_f64(cc);
-    for (int64_t i = 0; i < m * n; i++) assert_true(isfinite(x[i]));
+    for (int64_t i = 0; i < m * n; i++)
+      assert_true(isfinite(x[i]));
     double err = tsr_test_rel_error(x, y, (size_t)(m * n));
     double tol = tsr_test_tol(dt, k);
     if (!(err <= tol))
       print_error("gemm %s ta=%d tb=%d %lldx%lldx%lld alpha=%g beta=%g path=%d view=%d: "
                   "relative error %g > %g\n",
-                  tsr_dtype_name(dt), ta, tb, (long long)m, (long long)n, (long long)k, alpha,
-                  beta, (int)path, offset_view, err, tol);
+                  tsr_dtype_name(dt), ta, tb, (long long)m, (long long)n, (long long)k, alpha, beta,
+                  (int)path, offset_view, err, tol);
     assert_true(err <= tol);
     free(x);
     free(y);
   }
   tsr_array *arrays[] = {ca0, ga0, cb0, gb0, ca, ga, cb, gb, cc, gc};
-  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+    tsr_array_release(arrays[i]);
 }
 
 static void test_gemm(void **state) {
   (void)state;
-  static const int64_t sizes[][3] = {{1, 1, 1}, {17, 33, 5}, {130, 129, 67}, {256, 256, 256},
-                                     {200, 64, 300}};
+  static const int64_t sizes[][3] = {
+      {1, 1, 1}, {17, 33, 5}, {130, 129, 67}, {256, 256, 256}, {200, 64, 300}};
   static const double ab[][2] = {{1.0, 0.0}, {0.5, 2.0}, {-1.25, 1.0}};
   uint64_t seed = 5000;
   for (int d = 0; d < 2; d++)
@@ -615,8 +625,7 @@ static void test_gemm(void **state) {
         for (int t = 0; t < 4; t++)
           for (size_t c = 0; c < sizeof ab / sizeof ab[0]; c++)
             check_gemm(all_dtypes[d], t & 1, t >> 1, sizes[s][0], sizes[s][1], sizes[s][2],
-                       ab[c][0], ab[c][1], (tsr_gemm_path)path, (int)(s + c) % 2,
-                       seed += 3);
+                       ab[c][0], ab[c][1], (tsr_gemm_path)path, (int)(s + c) % 2, seed += 3);
 }
 
 /* alpha = 0 and k = 0: C = beta C without reading A and B. */
@@ -663,7 +672,8 @@ static void test_queued_chain(void **state) {
   TSR_ASSERT_OK(tsr_sum(gx, TSR_AXIS_ALL, 0, &sg));
   expect_match(sg, sc, 1e-12, "queued chain sum");
   tsr_array *arrays[] = {c, g, cx, gx, sc, sg};
-  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) tsr_array_release(arrays[i]);
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+    tsr_array_release(arrays[i]);
 }
 
 int main(void) {
@@ -679,14 +689,22 @@ int main(void) {
     return 1;
   }
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_props),          cmocka_unit_test(test_transfer_exact),
-      cmocka_unit_test(test_write_strided),  cmocka_unit_test(test_device_mismatch),
-      cmocka_unit_test(test_out_of_memory),  cmocka_unit_test(test_managed),
-      cmocka_unit_test(test_random_same_bits), cmocka_unit_test(test_binary),
-      cmocka_unit_test(test_integer_wrap),   cmocka_unit_test(test_unary),
-      cmocka_unit_test(test_reduce),         cmocka_unit_test(test_reduce_nan),
-      cmocka_unit_test(test_astype),         cmocka_unit_test(test_fill_arange),
-      cmocka_unit_test(test_gemm),           cmocka_unit_test(test_gemm_degenerate),
+      cmocka_unit_test(test_props),
+      cmocka_unit_test(test_transfer_exact),
+      cmocka_unit_test(test_write_strided),
+      cmocka_unit_test(test_device_mismatch),
+      cmocka_unit_test(test_out_of_memory),
+      cmocka_unit_test(test_managed),
+      cmocka_unit_test(test_random_same_bits),
+      cmocka_unit_test(test_binary),
+      cmocka_unit_test(test_integer_wrap),
+      cmocka_unit_test(test_unary),
+      cmocka_unit_test(test_reduce),
+      cmocka_unit_test(test_reduce_nan),
+      cmocka_unit_test(test_astype),
+      cmocka_unit_test(test_fill_arange),
+      cmocka_unit_test(test_gemm),
+      cmocka_unit_test(test_gemm_degenerate),
       cmocka_unit_test(test_queued_chain),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

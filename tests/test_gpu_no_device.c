@@ -56,8 +56,8 @@ static void test_explicit_requests_fail(void **state) {
   tsr_array *a = NULL;
   TSR_ASSERT_STATUS(tsr_empty(2, shape, TSR_F32, gpu, &a), TSR_ERR_NO_DEVICE, REASON);
   assert_null(a);
-  TSR_ASSERT_STATUS(tsr_random_uniform(2, shape, TSR_F64, gpu, 1, 0.0, 1.0, &a),
-                    TSR_ERR_NO_DEVICE, REASON);
+  TSR_ASSERT_STATUS(tsr_random_uniform(2, shape, TSR_F64, gpu, 1, 0.0, 1.0, &a), TSR_ERR_NO_DEVICE,
+                    REASON);
   assert_null(a);
   tsr_device_props props;
   TSR_ASSERT_STATUS(tsr_device_get_props(gpu, &props), TSR_ERR_NO_DEVICE, REASON);
@@ -83,8 +83,8 @@ int main(void) {
     return 1;
   }
   if (n > 0) {
-    printf("skipped: this machine has %d %s device(s); the test checks the no-device path\n",
-           n, gpu_name);
+    printf("skipped: this machine has %d %s device(s); the test checks the no-device path\n", n,
+           gpu_name);
     return TSR_TEST_SKIP;
   }
   const struct CMUnitTest tests[] = {

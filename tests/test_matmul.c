@@ -408,7 +408,8 @@ static void test_gemm_aliased_operands(void **state) {
     double *hat = malloc((size_t)(q * q) * sizeof(double));
     assert_non_null(hat);
     for (int64_t i = 0; i < q; i++)
-      for (int64_t j = 0; j < q; j++) hat[i * q + j] = ha[j * q + i];
+      for (int64_t j = 0; j < q; j++)
+        hat[i * q + j] = ha[j * q + i];
     TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, at, a, 1.0, a));
     ref = ref_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, hat, ha, 1.0, ha, q, q, q);
     got = tsr_test_read_f64(a);

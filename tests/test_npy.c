@@ -38,7 +38,8 @@ static size_t build_header(unsigned char *out, int major, const char *dict, size
   memcpy(out, "\x93NUMPY", 6);
   out[6] = (unsigned char)major;
   out[7] = 0;
-  for (size_t k = 0; k < prefix - 8; k++) out[8 + k] = (unsigned char)(hlen >> (8 * k));
+  for (size_t k = 0; k < prefix - 8; k++)
+    out[8 + k] = (unsigned char)(hlen >> (8 * k));
   memcpy(out + prefix, dict, dl);
   memset(out + prefix + dl, ' ', total - prefix - dl - 1);
   out[total - 1] = '\n';
@@ -71,7 +72,8 @@ static tsr_status parse_dict(int major, const char *dict, tsr_npy_header *h) {
 
 static void shape_text(int ndim, const int64_t *shape, char *buf, size_t cap) {
   size_t o = (size_t)snprintf(buf, cap, "(");
-  for (int i = 0; i < ndim; i++) o += (size_t)snprintf(buf + o, cap - o, "%" PRId64 ",", shape[i]);
+  for (int i = 0; i < ndim; i++)
+    o += (size_t)snprintf(buf + o, cap - o, "%" PRId64 ",", shape[i]);
   snprintf(buf + o, cap - o, ")");
 }
 
@@ -121,7 +123,8 @@ static int64_t fortran_offset(int64_t c, int ndim, const int64_t *shape) {
     c /= shape[k];
   }
   int64_t f = 0;
-  for (int k = ndim - 1; k >= 0; k--) f = f * shape[k] + idx[k];
+  for (int k = ndim - 1; k >= 0; k--)
+    f = f * shape[k] + idx[k];
   return f;
 }
 
@@ -149,8 +152,8 @@ static void check_flavour(int di, int fortran, int big, int major, int ndim, con
   const char *order = fortran ? "True" : "False";
   switch (style % 3) {
   case 0: /* what numpy.save writes */
-    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
-             order, sh);
+    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr, order,
+             sh);
     break;
   case 1: /* other key order, double quotes, no trailing comma */
     snprintf(dict, sizeof dict, "{\"shape\": %s, \"descr\": \"%s\", \"fortran_order\": %s}", sh,
@@ -175,7 +178,8 @@ static void check_flavour(int di, int fortran, int big, int major, int ndim, con
   assert_int_equal(h.big_endian, big);
   assert_int_equal(h.fortran_order, fortran);
   assert_int_equal(h.ndim, ndim);
-  for (int k = 0; k < ndim; k++) assert_int_equal(h.shape[k], shape[k]);
+  for (int k = 0; k < ndim; k++)
+    assert_int_equal(h.shape[k], shape[k]);
   assert_int_equal(h.size, n);
   assert_int_equal(h.data_offset, hl);
 
@@ -185,7 +189,8 @@ static void check_flavour(int di, int fortran, int big, int major, int ndim, con
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   assert_int_equal(info.dtype, dt);
   assert_int_equal(info.ndim, ndim);
-  for (int k = 0; k < ndim; k++) assert_int_equal(info.shape[k], shape[k]);
+  for (int k = 0; k < ndim; k++)
+    assert_int_equal(info.shape[k], shape[k]);
   assert_int_equal(info.contiguous, 1);
   TSR_ASSERT_OK(tsr_array_read(a, got, (size_t)n * isz));
   if (memcmp(got, ref, (size_t)n * isz) != 0) {
@@ -245,17 +250,23 @@ static void test_parse_variants(void **state) {
   assert_int_equal(h.big_endian, host_big);
   assert_int_equal(h.major_version, 3);
   /* The largest f4 array whose byte count fits int64: 2^61 - 1 elements. */
-  TSR_ASSERT_OK(parse_dict(2, "{'descr': '>f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, "
-                              "1, 1, 1, 2305843009213693951)}", &h));
+  TSR_ASSERT_OK(parse_dict(2,
+                           "{'descr': '>f4', 'fortran_order': False, 'shape': (1, 1, 1, 1, "
+                           "1, 1, 1, 2305843009213693951)}",
+                           &h));
   assert_int_equal(h.ndim, 8);
   assert_int_equal(h.big_endian, 1);
   assert_int_equal(h.size, 2305843009213693951);
-  TSR_ASSERT_STATUS(parse_dict(2, "{'descr': '>f4', 'fortran_order': False, 'shape': "
-                                  "(2305843009213693952,)}", &h),
+  TSR_ASSERT_STATUS(parse_dict(2,
+                               "{'descr': '>f4', 'fortran_order': False, 'shape': "
+                               "(2305843009213693952,)}",
+                               &h),
                     TSR_ERR_FORMAT, "byte count overflows");
   /* A zero dimension does not excuse the others from overflowing. */
-  TSR_ASSERT_STATUS(parse_dict(1, "{'descr': '<f8', 'fortran_order': False, 'shape': "
-                                  "(0, 4611686018427387904, 4611686018427387904)}", &h),
+  TSR_ASSERT_STATUS(parse_dict(1,
+                               "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                               "(0, 4611686018427387904, 4611686018427387904)}",
+                               &h),
                     TSR_ERR_FORMAT, "overflows");
 }
 
@@ -350,8 +361,8 @@ static void test_truncations_and_mutations(void **state) {
     size_t n = build_header(buf, major, k_good, 64);
     for (size_t len = 0; len < n; len++)
       TSR_ASSERT_STATUS(parse_exact(buf, len, &h), TSR_ERR_FORMAT, NULL);
-    static const unsigned char values[] = {0, ' ', '\'', '"', ',', ')', '(', '}', '{', '-',
-                                           '9', 'L', 0x80, 0xff};
+    static const unsigned char values[] = {0,   ' ', '\'', '"', ',', ')',  '(',
+                                           '}', '{', '-',  '9', 'L', 0x80, 0xff};
     for (size_t i = 0; i < n; i++)
       for (size_t v = 0; v < sizeof values; v++) {
         memcpy(m, buf, n);
@@ -399,7 +410,8 @@ static void test_format_header(void **state) {
         assert_int_equal(h.fortran_order, fortran);
         assert_int_equal(h.big_endian, 0);
         assert_int_equal(h.ndim, ndims[s]);
-        for (int k = 0; k < ndims[s]; k++) assert_int_equal(h.shape[k], shapes[s][k]);
+        for (int k = 0; k < ndims[s]; k++)
+          assert_int_equal(h.shape[k], shapes[s][k]);
         assert_int_equal(h.data_offset, len);
       }
   TSR_ASSERT_STATUS(tsr_npy_format_header(TSR_F64, 0, 2, wine, buf, 100, &len),
@@ -411,8 +423,8 @@ static void test_format_header(void **state) {
   const int64_t neg[2] = {3, -1};
   TSR_ASSERT_STATUS(tsr_npy_format_header(TSR_F64, 0, 2, neg, buf, sizeof buf, &len),
                     TSR_ERR_INVALID_ARGUMENT, "negative");
-  TSR_ASSERT_STATUS(tsr_npy_format_header(TSR_F64, 0, 2, wine, NULL, 0, &len),
-                    TSR_ERR_NULL_POINTER, NULL);
+  TSR_ASSERT_STATUS(tsr_npy_format_header(TSR_F64, 0, 2, wine, NULL, 0, &len), TSR_ERR_NULL_POINTER,
+                    NULL);
 }
 
 /* ------------------------------------------------------------------- real files ------ */
@@ -456,7 +468,8 @@ static void test_real_files(void **state) {
     TSR_ASSERT_OK(tsr_array_info(a, &info));
     assert_int_equal(info.dtype, files[f].dtype);
     assert_int_equal(info.ndim, files[f].ndim);
-    for (int k = 0; k < info.ndim; k++) assert_int_equal(info.shape[k], files[f].shape[k]);
+    for (int k = 0; k < info.ndim; k++)
+      assert_int_equal(info.shape[k], files[f].shape[k]);
     void *got = malloc(count * files[f].itemsize);
     assert_non_null(got);
     TSR_ASSERT_OK(tsr_array_read(a, got, count * files[f].itemsize));
@@ -489,12 +502,13 @@ static void test_save_strided_views(void **state) {
     double *host = NULL;
     tsr_array *a = tsr_test_random_array(2, shape, k_dtypes[di], TSR_CPU, 77 + di, &host);
     tsr_array *t = NULL, *s = NULL, *r = NULL;
-    TSR_ASSERT_OK(tsr_transpose(a, NULL, &t));                       /* 8x9 */
-    TSR_ASSERT_OK(tsr_slice(t, 1, 1, TSR_SLICE_END, 2, &s));         /* 8x4: cols 1,3,5,7 */
-    TSR_ASSERT_OK(tsr_slice(s, 0, -1, -TSR_SLICE_END, -3, &r));     /* 3x4: rows 7,4,1 */
+    TSR_ASSERT_OK(tsr_transpose(a, NULL, &t));                  /* 8x9 */
+    TSR_ASSERT_OK(tsr_slice(t, 1, 1, TSR_SLICE_END, 2, &s));    /* 8x4: cols 1,3,5,7 */
+    TSR_ASSERT_OK(tsr_slice(s, 0, -1, -TSR_SLICE_END, -3, &r)); /* 3x4: rows 7,4,1 */
     double ref[12];
     for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 4; j++) ref[i * 4 + j] = host[(1 + 2 * j) * 8 + (7 - 3 * i)];
+      for (int j = 0; j < 4; j++)
+        ref[i * 4 + j] = host[(1 + 2 * j) * 8 + (7 - 3 * i)];
 
     char path[256];
     path_in(path, sizeof path, "view.npy");
@@ -508,7 +522,8 @@ static void test_save_strided_views(void **state) {
     assert_int_equal(info.shape[1], 4);
     assert_int_equal(info.dtype, k_dtypes[di]);
     double *got = tsr_test_read_f64(b);
-    for (int i = 0; i < 12; i++) assert_true(got[i] == ref[i]);
+    for (int i = 0; i < 12; i++)
+      assert_true(got[i] == ref[i]);
 
     /* By hand: version 1.0, little-endian C order, data on a 64-byte boundary. */
     FILE *fp = fopen(path, "rb");
@@ -527,7 +542,8 @@ static void test_save_strided_views(void **state) {
     assert_int_equal(n, off + 12 * isz);
     for (int i = 0; i < 12; i++) {
       uint64_t bits = 0;
-      for (size_t k = 0; k < isz; k++) bits |= (uint64_t)file[off + i * isz + k] << (8 * k);
+      for (size_t k = 0; k < isz; k++)
+        bits |= (uint64_t)file[off + i * isz + k] << (8 * k);
       double v;
       if (k_dtypes[di] == TSR_F32) {
         uint32_t u = (uint32_t)bits;
@@ -626,7 +642,8 @@ static void test_save_errors_leave_nothing(void **state) {
   assert_int_equal(count_entries(dir), 1);
   TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &b));
   double *want = tsr_test_read_f64(t), *got = tsr_test_read_f64(b);
-  for (int i = 0; i < 20; i++) assert_true(got[i] == want[i]);
+  for (int i = 0; i < 20; i++)
+    assert_true(got[i] == want[i]);
   free(want);
   free(got);
   remove(path);
@@ -659,21 +676,23 @@ static void test_load_errors(void **state) {
 
   /* Unsupported dtype: the message names the function, what was found and the file. */
   unsigned char header[256];
-  size_t hl = build_header(
-      header, 1, "{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }", 64);
+  size_t hl =
+      build_header(header, 1, "{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }", 64);
   unsigned char data[800];
-  for (size_t i = 0; i < sizeof data; i++) data[i] = (unsigned char)(i * 7 + 1);
+  for (size_t i = 0; i < sizeof data; i++)
+    data[i] = (unsigned char)(i * 7 + 1);
   path_in(path, sizeof path, "complex.npy");
   write_file(path, header, hl, data, 32);
   char want[512];
-  snprintf(want, sizeof want, "tsr_npy_load: unsupported dtype '<c16' (supported: f4, f8, i4, i8 "
-           "in either byte order) in %s", path);
+  snprintf(want, sizeof want,
+           "tsr_npy_load: unsupported dtype '<c16' (supported: f4, f8, i4, i8 "
+           "in either byte order) in %s",
+           path);
   TSR_ASSERT_STATUS(tsr_npy_load(path, TSR_CPU, &a), TSR_ERR_FORMAT, want);
   remove(path);
 
   /* Truncated data: 10x10 f8 needs 800 bytes, the file has 799. */
-  hl = build_header(header, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (10, 10), }",
-                    64);
+  hl = build_header(header, 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (10, 10), }", 64);
   path_in(path, sizeof path, "short.npy");
   write_file(path, header, hl, data, 799);
   /* The message names the public function called, never an internal helper. */

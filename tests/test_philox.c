@@ -90,7 +90,8 @@ static void test_fill_matches_per_element(void **state) {
   /* Different seeds, different values. */
   tsr__rng_fill_host(dr, TSR_F64, 1000, 8, 0, TSR__RNG_NORMAL, 0.0, 1.0);
   int same = 0;
-  for (int i = 0; i < 1000; i++) same += d[i] == dr[i];
+  for (int i = 0; i < 1000; i++)
+    same += d[i] == dr[i];
   assert_true(same < 5);
   free(f);
   free(fr);
@@ -102,9 +103,11 @@ static void test_fill_matches_per_element(void **state) {
 
 static void moments(const double *x, int n, double *mean, double *var) {
   double m = 0, v = 0;
-  for (int i = 0; i < n; i++) m += x[i];
+  for (int i = 0; i < n; i++)
+    m += x[i];
   m /= n;
-  for (int i = 0; i < n; i++) v += (x[i] - m) * (x[i] - m);
+  for (int i = 0; i < n; i++)
+    v += (x[i] - m) * (x[i] - m);
   *mean = m;
   *var = v / (n - 1);
 }
@@ -118,7 +121,8 @@ static void test_uniform_statistics(void **state) {
   for (int dt = 0; dt < 2; dt++) {
     if (dt == 0) {
       tsr__rng_fill_host(f, TSR_F32, NS, 42, 0, TSR__RNG_UNIFORM, lo, hi);
-      for (int i = 0; i < NS; i++) x[i] = f[i];
+      for (int i = 0; i < NS; i++)
+        x[i] = f[i];
     } else {
       tsr__rng_fill_host(x, TSR_F64, NS, 42, 0, TSR__RNG_UNIFORM, lo, hi);
     }
@@ -135,13 +139,15 @@ static void test_uniform_statistics(void **state) {
     assert_true(fabs(var - 25.0 / 12.0) < 0.03);
     /* Chi-square with 99 degrees of freedom: mean 99, sd 14. */
     double chi2 = 0, e = NS / 100.0;
-    for (int b = 0; b < 100; b++) chi2 += (bins[b] - e) * (bins[b] - e) / e;
+    for (int b = 0; b < 100; b++)
+      chi2 += (bins[b] - e) * (bins[b] - e) / e;
     assert_true(chi2 < 99 + 5 * 14);
   }
   /* f64 values carry 53 random bits: the low bits of u = (x - lo) / (hi - lo) vary. */
   tsr__rng_fill_host(x, TSR_F64, 1000, 3, 0, TSR__RNG_UNIFORM, 0.0, 1.0);
   int low_bits = 0;
-  for (int i = 0; i < 1000; i++) low_bits += fmod(ldexp(x[i], 40), 1.0) != 0.0;
+  for (int i = 0; i < 1000; i++)
+    low_bits += fmod(ldexp(x[i], 40), 1.0) != 0.0;
   assert_true(low_bits > 900);
   /* Half-open even where rounding reaches `high`. */
   tsr__rng_fill_host(x, TSR_F64, 1000, 5, 0, TSR__RNG_UNIFORM, 1.0, 1.0 + 0x1.0p-50);
@@ -163,7 +169,8 @@ static void test_normal_statistics(void **state) {
   for (int dt = 0; dt < 2; dt++) {
     if (dt == 0) {
       tsr__rng_fill_host(f, TSR_F32, NS, 1234, 17, TSR__RNG_NORMAL, mu, sigma);
-      for (int i = 0; i < NS; i++) x[i] = f[i];
+      for (int i = 0; i < NS; i++)
+        x[i] = f[i];
     } else {
       tsr__rng_fill_host(x, TSR_F64, NS, 1234, 17, TSR__RNG_NORMAL, mu, sigma);
     }

@@ -57,7 +57,7 @@ typedef struct tsr_array_info_t {
   int64_t offset;                /**< in elements, from the start of the buffer */
   int64_t size;                  /**< number of elements (product of shape; 1 for ndim 0) */
   tsr_device device;
-  int contiguous;                /**< 1 when the view is C-contiguous */
+  int contiguous; /**< 1 when the view is C-contiguous */
 } tsr_array_info_t;
 
 /**
@@ -81,8 +81,8 @@ TSR_API tsr_status tsr_empty(int ndim, const int64_t *shape, tsr_dtype dtype, ts
                              tsr_array **out);
 
 /** As tsr_empty(), with ::tsr_alloc_flags. Same statuses. */
-TSR_API tsr_status tsr_empty_ex(int ndim, const int64_t *shape, tsr_dtype dtype,
-                                tsr_device device, unsigned flags, tsr_array **out);
+TSR_API tsr_status tsr_empty_ex(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
+                                unsigned flags, tsr_array **out);
 
 /** A new array of zeros. Statuses as tsr_empty(). */
 TSR_API tsr_status tsr_zeros(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
@@ -128,8 +128,8 @@ TSR_API tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype d
  * A new array holding a copy of C-contiguous host data (`size * dtype size` bytes read).
  * @return statuses as tsr_empty(); ::TSR_ERR_NULL_POINTER when `data` is NULL and size > 0.
  */
-TSR_API tsr_status tsr_from_host(int ndim, const int64_t *shape, tsr_dtype dtype,
-                                 tsr_device device, const void *data, tsr_array **out);
+TSR_API tsr_status tsr_from_host(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
+                                 const void *data, tsr_array **out);
 
 /**
  * A CPU array that views caller-owned host memory without copying it (zero-copy interop with
@@ -216,8 +216,7 @@ TSR_API tsr_status tsr_assign(tsr_array *dst, const tsr_array *src);
  *         (element counts differ); ::TSR_ERR_OVERFLOW; ::TSR_ERR_OUT_OF_MEMORY and ::TSR_ERR_GPU
  *         (when a copy is needed).
  */
-TSR_API tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape,
-                               tsr_array **out);
+TSR_API tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_array **out);
 
 /**
  * A view with permuted axes: result axis i is `a`'s axis perm[i]. `perm` NULL reverses the

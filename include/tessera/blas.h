@@ -71,14 +71,12 @@ extern "C" {
  */
 TSR_API void dgemm_(const char *transa, const char *transb, const int *m, const int *n,
                     const int *k, const double *alpha, const double *a, const int *lda,
-                    const double *b, const int *ldb, const double *beta, double *c,
-                    const int *ldc);
+                    const double *b, const int *ldb, const double *beta, double *c, const int *ldc);
 
 /** Fortran BLAS SGEMM: dgemm_() in single precision (errors name "SGEMM "). */
 TSR_API void sgemm_(const char *transa, const char *transb, const int *m, const int *n,
                     const int *k, const float *alpha, const float *a, const int *lda,
-                    const float *b, const int *ldb, const float *beta, float *c,
-                    const int *ldc);
+                    const float *b, const int *ldb, const float *beta, float *c, const int *ldc);
 
 /**
  * The BLAS error handler the drop-in calls (it does not define it): parameter number `*info`
@@ -113,15 +111,15 @@ typedef enum CBLAS_TRANSPOSE {
  * the caller (4 M, 5 N, 6 K, 9 lda, 11 ldb, 14 ldc).
  */
 TSR_API void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
-                         const int M, const int N, const int K, const double alpha,
-                         const double *A, const int lda, const double *B, const int ldb,
-                         const double beta, double *C, const int ldc);
+                         const int M, const int N, const int K, const double alpha, const double *A,
+                         const int lda, const double *B, const int ldb, const double beta,
+                         double *C, const int ldc);
 
 /** CBLAS SGEMM: cblas_dgemm() in single precision (errors name "cblas_sgemm"). */
 TSR_API void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
-                         const int M, const int N, const int K, const float alpha,
-                         const float *A, const int lda, const float *B, const int ldb,
-                         const float beta, float *C, const int ldc);
+                         const int M, const int N, const int K, const float alpha, const float *A,
+                         const int lda, const float *B, const int ldb, const float beta, float *C,
+                         const int ldc);
 
 /**
  * The CBLAS error handler the drop-in calls (it does not define it): parameter `info` of

@@ -36,12 +36,13 @@ typedef struct tsr_device {
 
 /** Properties of one device, filled by tsr_device_get_props(). */
 typedef struct tsr_device_props {
-  char name[256];          /**< marketing name, e.g. "NVIDIA H100 80GB HBM3", or the CPU model */
-  char arch[32];           /**< "sm_90", "gfx90a", or the CPU ISA chosen for GEMM ("avx2") */
-  size_t total_memory;     /**< bytes of device memory (host RAM for the CPU) */
-  int warp_size;           /**< 32 on NVIDIA, 64 on most AMD GPUs (wavefront), 1 on the CPU */
-  int multiprocessors;     /**< SMs / CUs, or logical CPU cores available to OpenMP */
-  int concurrent_managed;  /**< 1 when managed memory may be accessed concurrently by host and device */
+  char name[256];         /**< marketing name, e.g. "NVIDIA H100 80GB HBM3", or the CPU model */
+  char arch[32];          /**< "sm_90", "gfx90a", or the CPU ISA chosen for GEMM ("avx2") */
+  size_t total_memory;    /**< bytes of device memory (host RAM for the CPU) */
+  int warp_size;          /**< 32 on NVIDIA, 64 on most AMD GPUs (wavefront), 1 on the CPU */
+  int multiprocessors;    /**< SMs / CUs, or logical CPU cores available to OpenMP */
+  int concurrent_managed; /**< 1 when managed memory may be accessed concurrently by host and device
+                           */
 } tsr_device_props;
 
 /**

@@ -46,15 +46,15 @@ typedef struct tsr_grid tsr_grid;
 
 /** Description of a grid, filled by tsr_grid_info(). */
 typedef struct tsr_grid_info_t {
-  int nprow;          /**< P, process rows */
-  int npcol;          /**< Q, process columns */
-  int myrow;          /**< this rank's process row: rank / Q */
-  int mycol;          /**< this rank's process column: rank % Q */
-  int rank;           /**< rank in the grid's communicator */
-  int size;           /**< P * Q */
-  MPI_Comm comm;      /**< the grid's communicator (a duplicate; owned by the grid) */
-  MPI_Comm row_comm;  /**< the Q ranks of this process row, ranked by process column */
-  MPI_Comm col_comm;  /**< the P ranks of this process column, ranked by process row */
+  int nprow;         /**< P, process rows */
+  int npcol;         /**< Q, process columns */
+  int myrow;         /**< this rank's process row: rank / Q */
+  int mycol;         /**< this rank's process column: rank % Q */
+  int rank;          /**< rank in the grid's communicator */
+  int size;          /**< P * Q */
+  MPI_Comm comm;     /**< the grid's communicator (a duplicate; owned by the grid) */
+  MPI_Comm row_comm; /**< the Q ranks of this process row, ranked by process column */
+  MPI_Comm col_comm; /**< the P ranks of this process column, ranked by process row */
 } tsr_grid_info_t;
 
 /**
@@ -122,13 +122,13 @@ enum {
 
 /** Description of a distributed matrix, filled by tsr_dmatrix_info(). */
 typedef struct tsr_dmatrix_info_t {
-  int64_t m, n;          /**< global rows, columns */
-  int64_t mb, nb;        /**< block rows, block columns */
-  int64_t local_rows;    /**< numroc(m, mb, myrow, 0, P) */
-  int64_t local_cols;    /**< numroc(n, nb, mycol, 0, Q) */
-  int64_t lld;           /**< leading dimension of the local column-major block */
-  tsr_dtype dtype;       /**< f32 or f64 */
-  tsr_device device;     /**< where the local block lives */
+  int64_t m, n;           /**< global rows, columns */
+  int64_t mb, nb;         /**< block rows, block columns */
+  int64_t local_rows;     /**< numroc(m, mb, myrow, 0, P) */
+  int64_t local_cols;     /**< numroc(n, nb, mycol, 0, Q) */
+  int64_t lld;            /**< leading dimension of the local column-major block */
+  tsr_dtype dtype;        /**< f32 or f64 */
+  tsr_device device;      /**< where the local block lives */
   int desc[TSR_DESC_LEN]; /**< ScaLAPACK descriptor; sizes that exceed INT_MAX are stored as -1 */
   const tsr_grid *grid;
 } tsr_dmatrix_info_t;
@@ -141,9 +141,8 @@ typedef struct tsr_dmatrix_info_t {
  *         ::TSR_ERR_DTYPE; ::TSR_ERR_INCONSISTENT (m, n, mb, nb or dtype differ between
  *         ranks); ::TSR_ERR_OVERFLOW; ::TSR_ERR_NO_DEVICE; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_MPI.
  */
-TSR_API tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb,
-                                      int64_t nb, tsr_dtype dtype, tsr_device device,
-                                      tsr_dmatrix **out);
+TSR_API tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                                      tsr_dtype dtype, tsr_device device, tsr_dmatrix **out);
 
 /** Frees a distributed matrix (local; NULL accepted). @return ::TSR_OK. */
 TSR_API tsr_status tsr_dmatrix_free(tsr_dmatrix *a);
@@ -186,8 +185,8 @@ TSR_API tsr_status tsr_dmatrix_scatter(tsr_dmatrix *a, int root, const void *hos
  * Collects the local blocks into a whole M x N matrix in host memory on rank `root`.
  * Collective; only the root writes `host`. Arguments and statuses as tsr_dmatrix_scatter().
  */
-TSR_API tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host,
-                                      tsr_layout layout, int64_t ld);
+TSR_API tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host, tsr_layout layout,
+                                      int64_t ld);
 
 /**
  * Fills the matrix with uniform random numbers in [low, high) from Philox4x32-10: global
@@ -197,8 +196,7 @@ TSR_API tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (low >= high or not
  *         finite); ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_MPI.
  */
-TSR_API tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low,
-                                           double high);
+TSR_API tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, double high);
 
 /** Callback for tsr_dmatrix_fill_fn(): the value of global element (i, j), 0-based. */
 typedef double (*tsr_dmatrix_fill_fn_t)(int64_t i, int64_t j, void *ctx);
@@ -227,8 +225,8 @@ TSR_API tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_fill_fn_t fn,
  *         ::TSR_ERR_INCONSISTENT; ::TSR_ERR_NO_DEVICE; ::TSR_ERR_OUT_OF_MEMORY;
  *         ::TSR_ERR_GPU; ::TSR_ERR_MPI.
  */
-TSR_API tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb,
-                                        int64_t nb, tsr_device device, tsr_dmatrix **out);
+TSR_API tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,
+                                        tsr_device device, tsr_dmatrix **out);
 
 /**
  * Writes the matrix as a little-endian `.npy` file (format 1.0, or 2.0 for huge headers), in
@@ -241,8 +239,7 @@ TSR_API tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_
  *         with the reason); ::TSR_ERR_OVERFLOW; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU;
  *         ::TSR_ERR_MPI.
  */
-TSR_API tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path,
-                                         int fortran_order);
+TSR_API tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int fortran_order);
 
 /* ---------------------------------------------------------------- SUMMA GEMM ---------- */
 
@@ -255,13 +252,13 @@ TSR_API tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path,
  * bytes_sent; every other member adds the panel's bytes to bytes_received.
  */
 typedef struct tsr_dist_stats {
-  uint64_t bytes_sent;      /**< bytes this rank contributed as broadcast root */
-  uint64_t bytes_received;  /**< bytes this rank received */
-  double comm_seconds;      /**< wall seconds waiting for communication to complete */
-  double compute_seconds;   /**< wall seconds in the local tsr_gemm calls */
-  double total_seconds;     /**< wall seconds of the whole call on this rank */
-  int64_t panels;           /**< number of k panels (ceil(k / panel width)) */
-  int gpu_aware_mpi;        /**< 1 when GPU panels went to MPI directly (GPU-aware MPI) */
+  uint64_t bytes_sent;     /**< bytes this rank contributed as broadcast root */
+  uint64_t bytes_received; /**< bytes this rank received */
+  double comm_seconds;     /**< wall seconds waiting for communication to complete */
+  double compute_seconds;  /**< wall seconds in the local tsr_gemm calls */
+  double total_seconds;    /**< wall seconds of the whole call on this rank */
+  int64_t panels;          /**< number of k panels (ceil(k / panel width)) */
+  int gpu_aware_mpi;       /**< 1 when GPU panels went to MPI directly (GPU-aware MPI) */
 } tsr_dist_stats;
 
 /** Called on every rank after panel `panel` (1-based) of `panels` was multiplied. */

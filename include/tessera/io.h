@@ -24,14 +24,14 @@ extern "C" {
 
 /** A parsed `.npy` header. */
 typedef struct tsr_npy_header {
-  int major_version;            /**< 1, 2 or 3 */
+  int major_version; /**< 1, 2 or 3 */
   tsr_dtype dtype;
-  int big_endian;               /**< 1 when the data is big-endian */
-  int fortran_order;            /**< 1 when the data is in Fortran (column-major) order */
-  int ndim;                     /**< 0..TSR_MAX_DIMS */
+  int big_endian;    /**< 1 when the data is big-endian */
+  int fortran_order; /**< 1 when the data is in Fortran (column-major) order */
+  int ndim;          /**< 0..TSR_MAX_DIMS */
   int64_t shape[TSR_MAX_DIMS];
-  size_t data_offset;           /**< bytes from the start of the file to the first element */
-  int64_t size;                 /**< elements: product of shape */
+  size_t data_offset; /**< bytes from the start of the file to the first element */
+  int64_t size;       /**< elements: product of shape */
 } tsr_npy_header;
 
 /**
@@ -51,8 +51,7 @@ TSR_API tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_hea
  *         bad ndim, negative size); ::TSR_ERR_DTYPE.
  */
 TSR_API tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim,
-                                         const int64_t *shape, char *buf, size_t cap,
-                                         size_t *len);
+                                         const int64_t *shape, char *buf, size_t cap, size_t *len);
 
 /**
  * Reads the header of a `.npy` file and checks that the file is long enough for the data.

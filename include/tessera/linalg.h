@@ -67,8 +67,8 @@ TSR_API tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array 
  *         without a vendor BLAS); ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_BLAS
  *         (vendor path).
  */
-TSR_API tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha,
-                            const tsr_array *a, const tsr_array *b, double beta, tsr_array *c);
+TSR_API tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
+                            const tsr_array *b, double beta, tsr_array *c);
 
 /**
  * As tsr_gemm(), choosing the implementation per call.
@@ -77,9 +77,8 @@ TSR_API tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha,
  *         ::TSR_ERR_INVALID_ARGUMENT when `path` is not a ::tsr_gemm_path or, for
  *         ::TSR_GEMM_AUTO, `TSR_GEMM` is neither `native` nor `vendor`.
  */
-TSR_API tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
-                               const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
-                               tsr_gemm_path path);
+TSR_API tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
+                               const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path);
 
 #ifdef __cplusplus
 }

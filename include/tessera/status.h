@@ -20,23 +20,23 @@ extern "C" {
  * The one list of status codes: X(name, value, description). It generates the enum below,
  * tsr_status_name() and tsr_strerror(), so the three never disagree.
  */
-#define TSR_STATUS_LIST(X)                                                                     \
-  X(TSR_OK, 0, "success")                                                                      \
-  X(TSR_ERR_INVALID_ARGUMENT, 1, "invalid argument")                                           \
-  X(TSR_ERR_NULL_POINTER, 2, "a required pointer argument is NULL")                            \
-  X(TSR_ERR_SHAPE, 3, "shapes do not match or cannot be broadcast")                            \
-  X(TSR_ERR_DTYPE, 4, "dtype mismatch or dtype not supported by this operation")               \
-  X(TSR_ERR_DEVICE_MISMATCH, 5, "arrays live on different devices")                            \
-  X(TSR_ERR_NO_DEVICE, 6, "no such device")                                                    \
-  X(TSR_ERR_OUT_OF_MEMORY, 7, "out of memory")                                                 \
-  X(TSR_ERR_OVERFLOW, 8, "size computation overflows")                                         \
-  X(TSR_ERR_UNSUPPORTED, 9, "operation not supported on this device or build")                 \
-  X(TSR_ERR_FORMAT, 10, "malformed or unsupported file format")                                \
-  X(TSR_ERR_IO, 11, "file input/output error")                                                 \
-  X(TSR_ERR_MPI, 12, "MPI error")                                                              \
-  X(TSR_ERR_GPU, 13, "GPU runtime error")                                                      \
-  X(TSR_ERR_BLAS, 14, "vendor BLAS error")                                                     \
-  X(TSR_ERR_INCONSISTENT, 15, "arguments differ between MPI ranks")                            \
+#define TSR_STATUS_LIST(X)                                                                         \
+  X(TSR_OK, 0, "success")                                                                          \
+  X(TSR_ERR_INVALID_ARGUMENT, 1, "invalid argument")                                               \
+  X(TSR_ERR_NULL_POINTER, 2, "a required pointer argument is NULL")                                \
+  X(TSR_ERR_SHAPE, 3, "shapes do not match or cannot be broadcast")                                \
+  X(TSR_ERR_DTYPE, 4, "dtype mismatch or dtype not supported by this operation")                   \
+  X(TSR_ERR_DEVICE_MISMATCH, 5, "arrays live on different devices")                                \
+  X(TSR_ERR_NO_DEVICE, 6, "no such device")                                                        \
+  X(TSR_ERR_OUT_OF_MEMORY, 7, "out of memory")                                                     \
+  X(TSR_ERR_OVERFLOW, 8, "size computation overflows")                                             \
+  X(TSR_ERR_UNSUPPORTED, 9, "operation not supported on this device or build")                     \
+  X(TSR_ERR_FORMAT, 10, "malformed or unsupported file format")                                    \
+  X(TSR_ERR_IO, 11, "file input/output error")                                                     \
+  X(TSR_ERR_MPI, 12, "MPI error")                                                                  \
+  X(TSR_ERR_GPU, 13, "GPU runtime error")                                                          \
+  X(TSR_ERR_BLAS, 14, "vendor BLAS error")                                                         \
+  X(TSR_ERR_INCONSISTENT, 15, "arguments differ between MPI ranks")                                \
   X(TSR_ERR_INTERNAL, 16, "internal error (a bug in Tessera)")
 
 /** Status returned by every public function. */

@@ -29,7 +29,9 @@
 static atomic_ullong n_sgemm, n_dgemm, n_cblas_sgemm, n_cblas_dgemm;
 static atomic_ullong n_errors, n_trivial, n_cpu, n_gpu, n_fallback;
 
-static void count(atomic_ullong *c) { atomic_fetch_add_explicit(c, 1, memory_order_relaxed); }
+static void count(atomic_ullong *c) {
+  atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
 
 static unsigned long long get(atomic_ullong *c) {
   return atomic_load_explicit(c, memory_order_relaxed);
@@ -113,7 +115,9 @@ typedef struct gemm_call {
   int64_t ldc;
 } gemm_call;
 
-static size_t esize(tsr_dtype t) { return t == TSR_F64 ? sizeof(double) : sizeof(float); }
+static size_t esize(tsr_dtype t) {
+  return t == TSR_F64 ? sizeof(double) : sizeof(float);
+}
 
 static double load(tsr_dtype t, const void *p, int64_t i) {
   return t == TSR_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
@@ -172,8 +176,7 @@ static tsr_status make_views(const gemm_call *g, storage_views *v) {
   int64_t shape_c[2] = {g->n, g->m}, strides_c[2] = {g->ldc, 1};
   /* A and B are only read: the casts drop a const that tsr_array cannot carry. */
   tsr_status st = tsr_from_host_view(2, shape_a, strides_a, g->dtype, (void *)g->a, &v->a);
-  if (st == TSR_OK)
-    st = tsr_from_host_view(2, shape_b, strides_b, g->dtype, (void *)g->b, &v->b);
+  if (st == TSR_OK) st = tsr_from_host_view(2, shape_b, strides_b, g->dtype, (void *)g->b, &v->b);
   if (st == TSR_OK) st = tsr_from_host_view(2, shape_c, strides_c, g->dtype, g->c, &v->c);
   if (st != TSR_OK) release_views(v);
   return st;
@@ -185,8 +188,8 @@ static tsr_status gemm_cpu(const gemm_call *g) {
   storage_views v;
   tsr_status st = make_views(g, &v);
   if (st != TSR_OK) return st;
-  st = tsr_gemm_ex(g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS,
-                   g->alpha, v.b, v.a, g->beta, v.c, TSR_GEMM_NATIVE);
+  st = tsr_gemm_ex(g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS, g->alpha,
+                   v.b, v.a, g->beta, v.c, TSR_GEMM_NATIVE);
   release_views(&v);
   return st;
 }
@@ -205,11 +208,10 @@ static tsr_status gemm_device(const gemm_call *g, tsr_device dev) {
   st = tsr_array_to(v.a, dev, &da);
   if (st == TSR_OK) st = tsr_array_to(v.b, dev, &db);
   if (st == TSR_OK)
-    st = g->beta != 0.0 ? tsr_array_to(v.c, dev, &dc)
-                        : tsr_empty(2, shape_c, g->dtype, dev, &dc);
+    st = g->beta != 0.0 ? tsr_array_to(v.c, dev, &dc) : tsr_empty(2, shape_c, g->dtype, dev, &dc);
   if (st == TSR_OK)
-    st = tsr_gemm_ex(g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS,
-                     g->alpha, db, da, g->beta, dc, TSR_GEMM_AUTO);
+    st = tsr_gemm_ex(g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS, g->alpha,
+                     db, da, g->beta, dc, TSR_GEMM_AUTO);
   if (st == TSR_OK) {
     host = malloc(bytes);
     st = host != NULL ? tsr_array_read(dc, host, bytes) : TSR_ERR_OUT_OF_MEMORY;
@@ -261,11 +263,12 @@ static void run(const gemm_call *g) {
 
 /* ---------------------------------------------------------------- argument checks ----- */
 
-static char upper(char c) { return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c; }
+static char upper(char c) {
+  return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
 
 /* The reference DGEMM's INFO for these arguments (0 when valid). */
-static int gemm_info(char transa, char transb, int m, int n, int k, int lda, int ldb,
-                     int ldc) {
+static int gemm_info(char transa, char transb, int m, int n, int k, int lda, int ldb, int ldc) {
   char ta = upper(transa), tb = upper(transb);
   bool nota = ta == 'N', notb = tb == 'N';
   if (!nota && ta != 'T' && ta != 'C') return 1;
@@ -304,49 +307,41 @@ static gemm_call make_call(tsr_dtype dtype, char transa, char transb, int m, int
 /* ---------------------------------------------------------------- Fortran BLAS -------- */
 
 static void fortran_gemm(tsr_dtype dtype, const char *srname, const char *transa,
-                         const char *transb, const int *m, const int *n, const int *k,
-                         double alpha, const void *a, const int *lda, const void *b,
-                         const int *ldb, double beta, void *c, const int *ldc) {
+                         const char *transb, const int *m, const int *n, const int *k, double alpha,
+                         const void *a, const int *lda, const void *b, const int *ldb, double beta,
+                         void *c, const int *ldc) {
   int info = gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
   if (info != 0) {
     count(&n_errors);
     tsr__blas_xerbla(srname, info);
     return;
   }
-  gemm_call g = make_call(dtype, *transa, *transb, *m, *n, *k, alpha, a, *lda, b, *ldb, beta,
-                          c, *ldc);
+  gemm_call g =
+      make_call(dtype, *transa, *transb, *m, *n, *k, alpha, a, *lda, b, *ldb, beta, c, *ldc);
   run(&g);
 }
 
 void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-            const double *alpha, const double *a, const int *lda, const double *b,
-            const int *ldb, const double *beta, double *c, const int *ldc) {
+            const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
+            const double *beta, double *c, const int *ldc) {
   count(&n_dgemm);
-  fortran_gemm(TSR_F64, "DGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c,
-               ldc);
+  fortran_gemm(TSR_F64, "DGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c, ldc);
 }
 
 void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
             const float *beta, float *c, const int *ldc) {
   count(&n_sgemm);
-  fortran_gemm(TSR_F32, "SGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c,
-               ldc);
+  fortran_gemm(TSR_F32, "SGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c, ldc);
 }
 
 /* ---------------------------------------------------------------- CBLAS --------------- */
 
 static bool cblas_trans(CBLAS_TRANSPOSE t, char *c) {
   switch (t) {
-  case CblasNoTrans:
-    *c = 'N';
-    return true;
-  case CblasTrans:
-    *c = 'T';
-    return true;
-  case CblasConjTrans:
-    *c = 'C';
-    return true;
+  case CblasNoTrans: *c = 'N'; return true;
+  case CblasTrans: *c = 'T'; return true;
+  case CblasConjTrans: *c = 'C'; return true;
   }
   return false;
 }
@@ -360,8 +355,8 @@ static bool cblas_trans(CBLAS_TRANSPOSE t, char *c) {
  */
 static void cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
                        CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
-                       double alpha, const void *A, int lda, const void *B, int ldb,
-                       double beta, void *C, int ldc) {
+                       double alpha, const void *A, int lda, const void *B, int ldb, double beta,
+                       void *C, int ldc) {
   char ta, tb;
   int info = 0;
   bool row = layout == CblasRowMajor;
@@ -403,20 +398,18 @@ static void cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
   run(&g);
 }
 
-void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
-                 const int M, const int N, const int K, const double alpha, const double *A,
-                 const int lda, const double *B, const int ldb, const double beta, double *C,
-                 const int ldc) {
+void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,
+                 const int N, const int K, const double alpha, const double *A, const int lda,
+                 const double *B, const int ldb, const double beta, double *C, const int ldc) {
   count(&n_cblas_dgemm);
-  cblas_gemm(TSR_F64, "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
-             beta, C, ldc);
+  cblas_gemm(TSR_F64, "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta,
+             C, ldc);
 }
 
-void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
-                 const int M, const int N, const int K, const float alpha, const float *A,
-                 const int lda, const float *B, const int ldb, const float beta, float *C,
-                 const int ldc) {
+void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,
+                 const int N, const int K, const float alpha, const float *A, const int lda,
+                 const float *B, const int ldb, const float beta, float *C, const int ldc) {
   count(&n_cblas_sgemm);
-  cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
-             beta, C, ldc);
+  cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta,
+             C, ldc);
 }

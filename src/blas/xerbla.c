@@ -22,10 +22,8 @@ TSR_API int RowMajorStrg = 0;
    this library reports CBLAS errors directly and leaves it 0. */
 TSR_API int CBLAS_CallFromC = 0;
 
-extern void xerbla_(const char *srname, const int *info, size_t srname_len)
-    __attribute__((weak));
-extern void cblas_xerbla(int info, const char *rout, const char *form, ...)
-    __attribute__((weak));
+extern void xerbla_(const char *srname, const int *info, size_t srname_len) __attribute__((weak));
+extern void cblas_xerbla(int info, const char *rout, const char *form, ...) __attribute__((weak));
 
 void tsr__blas_xerbla(const char *srname, int info) {
   if (xerbla_ != NULL) {
@@ -33,7 +31,8 @@ void tsr__blas_xerbla(const char *srname, int info) {
     return;
   }
   size_t len = strlen(srname);
-  while (len > 0 && srname[len - 1] == ' ') --len; /* Fortran blank padding */
+  while (len > 0 && srname[len - 1] == ' ')
+    --len; /* Fortran blank padding */
   fprintf(stderr, " ** On entry to %.*s parameter number %2d had an illegal value\n", (int)len,
           srname, info);
 }

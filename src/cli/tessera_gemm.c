@@ -172,20 +172,20 @@ static int parse(int argc, char **argv, options *o, char *msg, size_t cap) {
       snprintf(name, sizeof name, "%s", arg);
     }
 #define FLAG(s) (strcmp(name, (s)) == 0)
-#define VALUE()                                                                                \
-  do {                                                                                         \
-    if (!val) {                                                                                \
-      if (i + 1 >= argc) {                                                                     \
-        snprintf(msg, cap, "option %s needs a value", name);                                   \
-        return 0;                                                                              \
-      }                                                                                        \
-      val = argv[++i];                                                                         \
-    }                                                                                          \
+#define VALUE()                                                                                    \
+  do {                                                                                             \
+    if (!val) {                                                                                    \
+      if (i + 1 >= argc) {                                                                         \
+        snprintf(msg, cap, "option %s needs a value", name);                                       \
+        return 0;                                                                                  \
+      }                                                                                            \
+      val = argv[++i];                                                                             \
+    }                                                                                              \
   } while (0)
-#define BAD(what)                                                                              \
-  do {                                                                                         \
-    snprintf(msg, cap, "bad value '%s' for %s: expected %s", val, name, (what));              \
-    return 0;                                                                                  \
+#define BAD(what)                                                                                  \
+  do {                                                                                             \
+    snprintf(msg, cap, "bad value '%s' for %s: expected %s", val, name, (what));                   \
+    return 0;                                                                                      \
   } while (0)
     int64_t v = 0;
     if (FLAG("-h") || FLAG("--help")) {
@@ -390,7 +390,9 @@ static int check_output_path(const char *path, char *msg, size_t cap) {
 
 /* ---------------------------------------------------------------- checks -------------- */
 
-static double eps_of(tsr_dtype dt) { return dt == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2; }
+static double eps_of(tsr_dtype dt) {
+  return dt == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
+}
 
 /* Rank 0: op(A) op(B) in float64 from the gathered matrices, compared elementwise with C
    against the rounding scale |op(A)| |op(B)|. Returns the worst error / scale. */
@@ -459,14 +461,16 @@ static void write_json(const options *o, const char *path, tsr_dtype dt, int64_t
     return;
   }
   fprintf(f, "{\n  \"program\": \"tessera-gemm\",\n  \"version\": \"%s\",\n", TSR_VERSION_STRING);
-  fprintf(f, "  \"m\": %lld, \"n\": %lld, \"k\": %lld,\n", (long long)m, (long long)n, (long long)k);
+  fprintf(f, "  \"m\": %lld, \"n\": %lld, \"k\": %lld,\n", (long long)m, (long long)n,
+          (long long)k);
   fprintf(f, "  \"dtype\": \"%s\", \"transa\": %s, \"transb\": %s,\n", tsr_dtype_name(dt),
           o->transa ? "true" : "false", o->transb ? "true" : "false");
   fprintf(f, "  \"input\": \"%s\",\n", o->a_path ? "files" : "random");
   fprintf(f, "  \"ranks\": %d, \"grid\": [%d, %d], \"block\": %lld,\n", g_size, gi->nprow,
           gi->npcol, (long long)o->block);
   fprintf(f, "  \"devices\": [");
-  for (int i = 0; i < ndev; i++) fprintf(f, "%s\"%s\"", i ? ", " : "", devices + i * 64);
+  for (int i = 0; i < ndev; i++)
+    fprintf(f, "%s\"%s\"", i ? ", " : "", devices + i * 64);
   fprintf(f, "],\n  \"repeat\": %d, \"warmup\": %d,\n", o->repeat, o->warmup);
   fprintf(f,
           "  \"seconds\": {\"read\": %.6g, \"compute\": %.6g, \"communication\": %.6g, "
@@ -477,8 +481,8 @@ static void write_json(const options *o, const char *path, tsr_dtype dt, int64_t
           (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
   fprintf(f, "  \"verify\": {\"done\": %s", r->verified ? "true" : "false");
   if (r->verified) {
-    fprintf(f, ", \"freivalds_residual\": %.6g, \"freivalds_tolerance\": %.6g",
-            r->freivalds, r->freivalds_tol);
+    fprintf(f, ", \"freivalds_residual\": %.6g, \"freivalds_tolerance\": %.6g", r->freivalds,
+            r->freivalds_tol);
     if (r->serial_done)
       fprintf(f, ", \"serial_max_error\": %.6g, \"serial_tolerance\": %.6g", r->serial_err,
               r->serial_tol);
@@ -561,8 +565,8 @@ static int run(int argc, char **argv) {
   n = o.transb ? bi.m : bi.n;
   /* The same on every rank: the headers were agreed on. */
   if (ai.dtype != bi.dtype) {
-    say(stderr, "tessera-gemm: error: dtypes differ: A is %s, B is %s\n",
-        tsr_dtype_name(ai.dtype), tsr_dtype_name(bi.dtype));
+    say(stderr, "tessera-gemm: error: dtypes differ: A is %s, B is %s\n", tsr_dtype_name(ai.dtype),
+        tsr_dtype_name(bi.dtype));
     code = EXIT_RUNTIME;
     goto done;
   }
@@ -570,8 +574,8 @@ static int run(int argc, char **argv) {
     say(stderr,
         "tessera-gemm: error: inner dimensions differ: op(A) is %lldx%lld, op(B) is %lldx%lld "
         "(A is %lldx%lld%s, B is %lldx%lld%s)\n",
-        (long long)m, (long long)k, (long long)kb, (long long)n, (long long)ai.m,
-        (long long)ai.n, o.transa ? ", transposed" : "", (long long)bi.m, (long long)bi.n,
+        (long long)m, (long long)k, (long long)kb, (long long)n, (long long)ai.m, (long long)ai.n,
+        o.transa ? ", transposed" : "", (long long)bi.m, (long long)bi.n,
         o.transb ? ", transposed" : "");
     code = EXIT_RUNTIME;
     goto done;
@@ -596,8 +600,8 @@ static int run(int argc, char **argv) {
     char dname[64], host[64];
     int th = 0;
     if (sscanf(devices + i * 64, "%63s %63s %dt", dname, host, &th) == 3)
-      say(stdout, "rank %d: device %s on %s, %d thread%s (process row %d, column %d)\n", i,
-          dname, host, th, th == 1 ? "" : "s", i / gi.npcol, i % gi.npcol);
+      say(stdout, "rank %d: device %s on %s, %d thread%s (process row %d, column %d)\n", i, dname,
+          host, th, th == 1 ? "" : "s", i / gi.npcol, i % gi.npcol);
   }
 
   /* Runs. */
@@ -698,9 +702,9 @@ static int run(int argc, char **argv) {
     }
   }
 
-  say(stdout, "time (s): read %.4f  compute %.4f  communication %.4f  write %.4f  (median of %d%s)\n",
-      r.t_read, r.t_compute, r.t_comm, r.t_write, o.repeat,
-      o.warmup ? ", after warm-up" : "");
+  say(stdout,
+      "time (s): read %.4f  compute %.4f  communication %.4f  write %.4f  (median of %d%s)\n",
+      r.t_read, r.t_compute, r.t_comm, r.t_write, o.repeat, o.warmup ? ", after warm-up" : "");
   say(stdout, "local gemm %.4f s; bytes per rank (max): sent %llu, received %llu\n", r.t_local,
       (unsigned long long)r.bytes_sent, (unsigned long long)r.bytes_received);
   say(stdout, "performance: %.2f GFLOP/s\n", r.gflops);
@@ -722,7 +726,8 @@ static int run(int argc, char **argv) {
         o.c_path ? "; no output written" : "");
 
 done:
-  if (o.json_path) write_json(&o, o.json_path, dt, m, n, k, &gi, devices, devices ? g_size : 0, &r, code);
+  if (o.json_path)
+    write_json(&o, o.json_path, dt, m, n, k, &gi, devices, devices ? g_size : 0, &r, code);
   free(times);
   free(comms);
   free(locals);

@@ -30,10 +30,11 @@ tsr_status tsr__host_alloc(size_t bytes, void **ptr) {
   size_t rounded = (bytes + TSR__HOST_ALIGN - 1) / TSR__HOST_ALIGN * TSR__HOST_ALIGN;
   if (rounded == 0) rounded = TSR__HOST_ALIGN;
   void *p = aligned_alloc(TSR__HOST_ALIGN, rounded);
-  TSR_CHECK(p != NULL, TSR_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory",
-            bytes);
+  TSR_CHECK(p != NULL, TSR_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
   *ptr = p;
   return TSR_OK;
 }
 
-void tsr__host_free(void *ptr) { free(ptr); }
+void tsr__host_free(void *ptr) {
+  free(ptr);
+}

@@ -29,7 +29,8 @@ tsr__view tsr__view_of(const tsr_array *a) {
 
 int64_t tsr__array_size(const tsr_array *a) {
   int64_t n = 1;
-  for (int i = 0; i < a->ndim; ++i) n *= a->shape[i]; /* checked at creation */
+  for (int i = 0; i < a->ndim; ++i)
+    n *= a->shape[i]; /* checked at creation */
   return n;
 }
 
@@ -61,8 +62,8 @@ static const char *tsr__array_desc(const tsr_array *a, char *buf, size_t size) {
   return buf;
 }
 
-tsr_array *tsr__array_struct(tsr__buffer *buffer, tsr_dtype dtype, int ndim,
-                             const int64_t *shape, const int64_t *strides, int64_t offset) {
+tsr_array *tsr__array_struct(tsr__buffer *buffer, tsr_dtype dtype, int ndim, const int64_t *shape,
+                             const int64_t *strides, int64_t offset) {
   tsr_array *a = malloc(sizeof *a);
   if (a == NULL) return NULL;
   atomic_init(&a->refcount, 1);
@@ -155,18 +156,10 @@ static int32_t tsr__sat_i32(double x) {
 
 static void tsr__host_store(void *dst, tsr_dtype dtype, int64_t i, double x) {
   switch (dtype) {
-  case TSR_F32:
-    ((float *)dst)[i] = (float)x;
-    break;
-  case TSR_F64:
-    ((double *)dst)[i] = x;
-    break;
-  case TSR_I32:
-    ((int32_t *)dst)[i] = tsr__sat_i32(x);
-    break;
-  case TSR_I64:
-    ((int64_t *)dst)[i] = tsr__sat_i64(x);
-    break;
+  case TSR_F32: ((float *)dst)[i] = (float)x; break;
+  case TSR_F64: ((double *)dst)[i] = x; break;
+  case TSR_I32: ((int32_t *)dst)[i] = tsr__sat_i32(x); break;
+  case TSR_I64: ((int64_t *)dst)[i] = tsr__sat_i64(x); break;
   }
 }
 
@@ -174,8 +167,7 @@ static void tsr__host_store(void *dst, tsr_dtype dtype, int64_t i, double x) {
 enum tsr__host_gen { TSR__GEN_FILL, TSR__GEN_ARANGE };
 
 static tsr_status tsr__fill_via_host(const char *fn, const struct tsr__backend_ops *ops,
-                                     tsr_array *a, enum tsr__host_gen gen, double p0,
-                                     double p1) {
+                                     tsr_array *a, enum tsr__host_gen gen, double p0, double p1) {
   int64_t n = tsr__array_size(a);
   size_t bytes = tsr__array_bytes(a);
   char dev[32];
@@ -373,8 +365,8 @@ tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype, t
                               uint64_t seed, double low, double high, tsr_array **out) {
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
-  TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE,
-            "dtype %s is not a float dtype (f32 or f64)", tsr_dtype_name(dtype));
+  TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE, "dtype %s is not a float dtype (f32 or f64)",
+            tsr_dtype_name(dtype));
   TSR_CHECK(isfinite(low) && isfinite(high) && low < high, TSR_ERR_INVALID_ARGUMENT,
             "low %g and high %g must be finite with low < high", low, high);
   /* The values are low + (high - low) * u: the width must be finite (else every value clamps
@@ -382,18 +374,16 @@ tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype, t
   TSR_CHECK(isfinite(high - low), TSR_ERR_INVALID_ARGUMENT,
             "the range high - low = %g - (%g) overflows", high, low);
   TSR_CHECK(dtype != TSR_F32 || (fabs(low) <= FLT_MAX && fabs(high) <= FLT_MAX),
-            TSR_ERR_INVALID_ARGUMENT, "low %g and high %g are outside the range of f32", low,
-            high);
-  return tsr__random(__func__, ndim, shape, dtype, device, seed, TSR__RNG_UNIFORM, low, high,
-                     out);
+            TSR_ERR_INVALID_ARGUMENT, "low %g and high %g are outside the range of f32", low, high);
+  return tsr__random(__func__, ndim, shape, dtype, device, seed, TSR__RNG_UNIFORM, low, high, out);
 }
 
 tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                              uint64_t seed, double mean, double stddev, tsr_array **out) {
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
-  TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE,
-            "dtype %s is not a float dtype (f32 or f64)", tsr_dtype_name(dtype));
+  TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE, "dtype %s is not a float dtype (f32 or f64)",
+            tsr_dtype_name(dtype));
   TSR_CHECK(isfinite(mean), TSR_ERR_INVALID_ARGUMENT, "mean %g is not finite", mean);
   TSR_CHECK(isfinite(stddev) && stddev >= 0.0, TSR_ERR_INVALID_ARGUMENT,
             "stddev %g must be finite and >= 0", stddev);
@@ -523,8 +513,7 @@ tsr_status tsr_array_write(tsr_array *a, const void *src, size_t bytes) {
 
 /* ---------------------------------------------------------------- copies -------------- */
 
-static tsr_status tsr__to(const char *fn, const tsr_array *a, tsr_device device,
-                          tsr_array **out) {
+static tsr_status tsr__to(const char *fn, const tsr_array *a, tsr_device device, tsr_array **out) {
   if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
   *out = NULL;
   if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "a is NULL");
@@ -681,13 +670,15 @@ static bool tsr__reshape_strides(const tsr_array *a, int nnew, const int64_t *ne
     for (int k = oi; k < oj - 1; ++k)
       if (os[k] != od[k + 1] * os[k + 1]) return false;
     newstrides[nj - 1] = os[oj - 1];
-    for (int k = nj - 1; k > ni; --k) newstrides[k - 1] = newstrides[k] * newshape[k];
+    for (int k = nj - 1; k > ni; --k)
+      newstrides[k - 1] = newstrides[k] * newshape[k];
     ni = nj++;
     oi = oj++;
   }
   /* Trailing size-1 axes: any stride works; use the last one as NumPy does. */
   int64_t last = ni > 0 ? newstrides[ni - 1] : 1;
-  for (int k = ni; k < nnew; ++k) newstrides[k] = last;
+  for (int k = ni; k < nnew; ++k)
+    newstrides[k] = last;
   return true;
 }
 
@@ -695,10 +686,9 @@ tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_a
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
-  TSR_CHECK(ndim >= 0 && ndim <= TSR_MAX_DIMS, TSR_ERR_INVALID_ARGUMENT,
-            "ndim %d is outside 0..%d", ndim, TSR_MAX_DIMS);
-  TSR_CHECK(ndim == 0 || shape != NULL, TSR_ERR_NULL_POINTER, "shape is NULL with ndim %d",
-            ndim);
+  TSR_CHECK(ndim >= 0 && ndim <= TSR_MAX_DIMS, TSR_ERR_INVALID_ARGUMENT, "ndim %d is outside 0..%d",
+            ndim, TSR_MAX_DIMS);
+  TSR_CHECK(ndim == 0 || shape != NULL, TSR_ERR_NULL_POINTER, "shape is NULL with ndim %d", ndim);
   int64_t size = tsr__array_size(a);
   int64_t ns[TSR_MAX_DIMS];
   int infer = -1;
@@ -712,8 +702,7 @@ tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_a
       infer = i;
       continue;
     }
-    TSR_CHECK(shape[i] >= 0, TSR_ERR_INVALID_ARGUMENT, "shape[%d] is %lld", i,
-              (long long)shape[i]);
+    TSR_CHECK(shape[i] >= 0, TSR_ERR_INVALID_ARGUMENT, "shape[%d] is %lld", i, (long long)shape[i]);
     TSR_CHECK(tsr__mul_overflow_i64(known, shape[i], &known), TSR_ERR_OVERFLOW,
               "element count of shape %s overflows int64",
               tsr__shape_str(ndim, shape, s1, sizeof s1));
@@ -727,7 +716,8 @@ tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_a
   }
   int64_t nsize;
   TSR_CALL(tsr__shape_check(__func__, ndim, ns, a->dtype, &nsize));
-  TSR_CHECK(nsize == size, TSR_ERR_SHAPE, "cannot reshape %s (%lld elements) into %s (%lld elements)",
+  TSR_CHECK(nsize == size, TSR_ERR_SHAPE,
+            "cannot reshape %s (%lld elements) into %s (%lld elements)",
             tsr__shape_str(a->ndim, a->shape, s1, sizeof s1), (long long)size,
             tsr__shape_str(ndim, ns, s2, sizeof s2), (long long)nsize);
   int64_t strides[TSR_MAX_DIMS];
@@ -811,7 +801,6 @@ tsr_status tsr_slice(const tsr_array *a, int axis, int64_t start, int64_t stop, 
   if (n > 0) offset += lo * a->strides[ax];
   if (n > 1)
     TSR_CHECK(tsr__mul_overflow_i64(a->strides[ax], step, &strides[ax]), TSR_ERR_OVERFLOW,
-              "stride %lld times step %lld overflows", (long long)a->strides[ax],
-              (long long)step);
+              "stride %lld times step %lld overflows", (long long)a->strides[ax], (long long)step);
   return tsr__array_new_view(a, a->ndim, shape, strides, offset, out);
 }

@@ -17,8 +17,7 @@
 /* The table compiled in for a kind, or NULL. */
 static const struct tsr__backend_ops *tsr__backend_table(tsr_device_kind kind) {
   switch (kind) {
-  case TSR_DEVICE_CPU:
-    return &tsr__omp_backend;
+  case TSR_DEVICE_CPU: return &tsr__omp_backend;
   case TSR_DEVICE_CUDA:
 #if TSR_HAVE_CUDA
     return &tsr__gpu_backend;
@@ -41,12 +40,9 @@ static bool tsr__kind_valid(tsr_device_kind kind) {
 
 static const char *tsr__kind_upper(tsr_device_kind kind) {
   switch (kind) {
-  case TSR_DEVICE_CPU:
-    return "CPU";
-  case TSR_DEVICE_CUDA:
-    return "CUDA";
-  case TSR_DEVICE_HIP:
-    return "HIP";
+  case TSR_DEVICE_CPU: return "CPU";
+  case TSR_DEVICE_CUDA: return "CUDA";
+  case TSR_DEVICE_HIP: return "HIP";
   }
   return "unknown";
 }
@@ -60,15 +56,9 @@ const char *tsr__device_str(tsr_device dev, char *buf, size_t size) {
     else
       snprintf(buf, size, "cpu:%d", dev.index);
     break;
-  case TSR_DEVICE_CUDA:
-    snprintf(buf, size, "cuda:%d", dev.index);
-    break;
-  case TSR_DEVICE_HIP:
-    snprintf(buf, size, "hip:%d", dev.index);
-    break;
-  default:
-    snprintf(buf, size, "unknown device kind %d", (int)dev.kind);
-    break;
+  case TSR_DEVICE_CUDA: snprintf(buf, size, "cuda:%d", dev.index); break;
+  case TSR_DEVICE_HIP: snprintf(buf, size, "hip:%d", dev.index); break;
+  default: snprintf(buf, size, "unknown device kind %d", (int)dev.kind); break;
   }
   return buf;
 }
@@ -82,8 +72,7 @@ static int tsr__count(const struct tsr__backend_ops *ops, tsr_device_kind kind) 
   return n;
 }
 
-tsr_status tsr__backend_for(const char *fn, tsr_device dev,
-                            const struct tsr__backend_ops **ops) {
+tsr_status tsr__backend_for(const char *fn, tsr_device dev, const struct tsr__backend_ops **ops) {
   if (!tsr__kind_valid(dev.kind))
     return tsr__set_error(TSR_ERR_NO_DEVICE, fn, "unknown device kind %d", (int)dev.kind);
   const char *kind = tsr__kind_upper(dev.kind);
@@ -104,8 +93,8 @@ tsr_status tsr__backend_for(const char *fn, tsr_device dev,
     if (n == 0 && why != NULL && why[0] != '\0')
       return tsr__set_error(TSR_ERR_NO_DEVICE, fn, "no %s device %d: 0 %s devices (%s)", kind,
                             dev.index, kind, why);
-    return tsr__set_error(TSR_ERR_NO_DEVICE, fn, "no %s device %d: %d %s device%s", kind,
-                          dev.index, n, kind, n == 1 ? "" : "s");
+    return tsr__set_error(TSR_ERR_NO_DEVICE, fn, "no %s device %d: %d %s device%s", kind, dev.index,
+                          n, kind, n == 1 ? "" : "s");
   }
   *ops = t;
   return TSR_OK;
@@ -115,8 +104,7 @@ tsr_status tsr__backend_for(const char *fn, tsr_device dev,
 static tsr_device tsr__device_auto(void) {
   static const tsr_device_kind gpus[] = {TSR_DEVICE_CUDA, TSR_DEVICE_HIP};
   for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; ++i)
-    if (tsr__count(tsr__backend_table(gpus[i]), gpus[i]) > 0)
-      return (tsr_device){gpus[i], 0};
+    if (tsr__count(tsr__backend_table(gpus[i]), gpus[i]) > 0) return (tsr_device){gpus[i], 0};
   return TSR_CPU;
 }
 
@@ -130,7 +118,8 @@ static bool tsr__device_parse_text(const char *text, tsr_device *dev, bool *is_a
   char low[32];
   size_t len = strlen(text);
   if (len == 0 || len >= sizeof low) return false;
-  for (size_t i = 0; i <= len; ++i) low[i] = (char)tolower((unsigned char)text[i]);
+  for (size_t i = 0; i <= len; ++i)
+    low[i] = (char)tolower((unsigned char)text[i]);
   *is_auto = false;
   if (strcmp(low, "auto") == 0) {
     *is_auto = true;
@@ -187,8 +176,7 @@ tsr_status tsr_device_default(tsr_device *device) {
 
 tsr_status tsr_device_count(tsr_device_kind kind, int *count) {
   TSR_CHECK(count != NULL, TSR_ERR_NULL_POINTER, "count is NULL");
-  TSR_CHECK(tsr__kind_valid(kind), TSR_ERR_INVALID_ARGUMENT, "unknown device kind %d",
-            (int)kind);
+  TSR_CHECK(tsr__kind_valid(kind), TSR_ERR_INVALID_ARGUMENT, "unknown device kind %d", (int)kind);
   *count = tsr__count(tsr__backend_table(kind), kind);
   return TSR_OK;
 }
@@ -204,7 +192,8 @@ static void tsr__cpu_props(tsr_device_props *props) {
       const char *colon = strchr(line, ':');
       if (colon == NULL) continue;
       const char *s = colon + 1;
-      while (*s == ' ' || *s == '\t') ++s;
+      while (*s == ' ' || *s == '\t')
+        ++s;
       size_t n = strcspn(s, "\r\n");
       if (n > 0) snprintf(props->name, sizeof props->name, "%.*s", (int)n, s);
       break;

@@ -4,18 +4,20 @@
 size_t tsr__dtype_size(tsr_dtype dtype) {
   switch (dtype) {
   case TSR_F32:
-  case TSR_I32:
-    return 4;
+  case TSR_I32: return 4;
   case TSR_F64:
-  case TSR_I64:
-    return 8;
+  case TSR_I64: return 8;
   }
   return 0;
 }
 
-bool tsr__dtype_valid(tsr_dtype dtype) { return tsr__dtype_size(dtype) != 0; }
+bool tsr__dtype_valid(tsr_dtype dtype) {
+  return tsr__dtype_size(dtype) != 0;
+}
 
-bool tsr__dtype_is_float(tsr_dtype dtype) { return dtype == TSR_F32 || dtype == TSR_F64; }
+bool tsr__dtype_is_float(tsr_dtype dtype) {
+  return dtype == TSR_F32 || dtype == TSR_F64;
+}
 
 tsr_status tsr_dtype_size(tsr_dtype dtype, size_t *bytes) {
   TSR_CHECK(bytes != NULL, TSR_ERR_NULL_POINTER, "bytes is NULL");
@@ -27,14 +29,10 @@ tsr_status tsr_dtype_size(tsr_dtype dtype, size_t *bytes) {
 
 const char *tsr_dtype_name(tsr_dtype dtype) {
   switch (dtype) {
-  case TSR_F32:
-    return "f32";
-  case TSR_F64:
-    return "f64";
-  case TSR_I32:
-    return "i32";
-  case TSR_I64:
-    return "i64";
+  case TSR_F32: return "f32";
+  case TSR_F64: return "f64";
+  case TSR_I32: return "i32";
+  case TSR_I64: return "i64";
   }
   return "unknown";
 }

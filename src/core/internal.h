@@ -46,30 +46,30 @@ tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...)
 
 /* Fails the enclosing function (which must return tsr_status) with a message. Stays on in
    release builds. Uses __func__ as the function name. */
-#define TSR_CHECK(cond, code, ...)                                                             \
-  do {                                                                                         \
-    if (!(cond)) return tsr__set_error((code), __func__, __VA_ARGS__);                         \
+#define TSR_CHECK(cond, code, ...)                                                                 \
+  do {                                                                                             \
+    if (!(cond)) return tsr__set_error((code), __func__, __VA_ARGS__);                             \
   } while (0)
 
 /* Propagates a non-OK status. */
-#define TSR_CALL(expr)                                                                         \
-  do {                                                                                         \
-    tsr_status tsr__st_ = (expr);                                                              \
-    if (tsr__st_ != TSR_OK) return tsr__st_;                                                   \
+#define TSR_CALL(expr)                                                                             \
+  do {                                                                                             \
+    tsr_status tsr__st_ = (expr);                                                                  \
+    if (tsr__st_ != TSR_OK) return tsr__st_;                                                       \
   } while (0)
 
 /* Variants for functions with cleanup: store the status in `st` and jump to `label`. */
-#define TSR_CHECK_GOTO(st, label, cond, code, ...)                                             \
-  do {                                                                                         \
-    if (!(cond)) {                                                                             \
-      (st) = tsr__set_error((code), __func__, __VA_ARGS__);                                    \
-      goto label;                                                                              \
-    }                                                                                          \
+#define TSR_CHECK_GOTO(st, label, cond, code, ...)                                                 \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      (st) = tsr__set_error((code), __func__, __VA_ARGS__);                                        \
+      goto label;                                                                                  \
+    }                                                                                              \
   } while (0)
-#define TSR_CALL_GOTO(st, label, expr)                                                         \
-  do {                                                                                         \
-    (st) = (expr);                                                                             \
-    if ((st) != TSR_OK) goto label;                                                            \
+#define TSR_CALL_GOTO(st, label, expr)                                                             \
+  do {                                                                                             \
+    (st) = (expr);                                                                                 \
+    if ((st) != TSR_OK) goto label;                                                                \
   } while (0)
 
 /* ---------------------------------------------------------------- dtypes & sizes ------ */
@@ -99,7 +99,7 @@ void tsr__host_free(void *ptr);
 typedef struct tsr__buffer {
   atomic_int refcount;
   tsr_device device;
-  void *data;   /* host pointer for the CPU, device pointer for GPUs */
+  void *data; /* host pointer for the CPU, device pointer for GPUs */
   size_t bytes;
   unsigned flags; /* tsr_alloc_flags actually granted, and TSR__BUFFER_BORROWED */
 } tsr__buffer;
@@ -120,8 +120,8 @@ struct tsr_array {
 
 /* A new array object (refcount 1) over `buffer`, taking over the caller's reference to it;
    shape/strides for axes >= ndim are filled with 1/0. NULL when out of memory. */
-tsr_array *tsr__array_struct(tsr__buffer *buffer, tsr_dtype dtype, int ndim,
-                             const int64_t *shape, const int64_t *strides, int64_t offset);
+tsr_array *tsr__array_struct(tsr__buffer *buffer, tsr_dtype dtype, int ndim, const int64_t *shape,
+                             const int64_t *strides, int64_t offset);
 #endif /* !__cplusplus */
 
 /*
@@ -257,12 +257,11 @@ struct tsr__backend_ops {
   tsr_status (*fill)(tsr_device dev, const tsr__view *dst, double value);
   tsr_status (*arange)(tsr_device dev, const tsr__view *dst, double start, double step);
   tsr_status (*copy)(tsr_device dev, const tsr__view *dst, const tsr__view *src);
-  tsr_status (*binary)(tsr_device dev, tsr_binary_op op, const tsr__view *out,
-                       const tsr__view *a, const tsr__view *b);
-  tsr_status (*unary)(tsr_device dev, tsr_unary_op op, const tsr__view *out,
-                      const tsr__view *a);
-  tsr_status (*reduce)(tsr_device dev, tsr_reduce_op op, const tsr__view *out,
-                       const tsr__view *a, int axis);
+  tsr_status (*binary)(tsr_device dev, tsr_binary_op op, const tsr__view *out, const tsr__view *a,
+                       const tsr__view *b);
+  tsr_status (*unary)(tsr_device dev, tsr_unary_op op, const tsr__view *out, const tsr__view *a);
+  tsr_status (*reduce)(tsr_device dev, tsr_reduce_op op, const tsr__view *out, const tsr__view *a,
+                       int axis);
   tsr_status (*rng)(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
                     tsr__rng_dist dist, double p0, double p1);
   tsr_status (*gemm)(tsr_device dev, const tsr__gemm_args *args);

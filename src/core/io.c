@@ -45,34 +45,35 @@ static void io_byteswap(void *data, int64_t n, size_t itemsize) {
    Reads the source sequentially; 2-D matrices (the common case) go tile by tile so that the
    strided side stays in cache. */
 #define IO_TILE 32
-#define IO_DEFINE_F2C(name, type)                                                              \
-  static void name(type *dst, const type *src, int ndim, const int64_t *shape) {              \
-    if (ndim == 2) {                                                                           \
-      int64_t rows = shape[0], cols = shape[1]; /* src[i + rows*j] -> dst[i*cols + j] */       \
-      for (int64_t jj = 0; jj < cols; jj += IO_TILE)                                           \
-        for (int64_t ii = 0; ii < rows; ii += IO_TILE) {                                       \
-          int64_t je = jj + IO_TILE < cols ? jj + IO_TILE : cols;                              \
-          int64_t ie = ii + IO_TILE < rows ? ii + IO_TILE : rows;                              \
-          for (int64_t j = jj; j < je; j++)                                                    \
-            for (int64_t i = ii; i < ie; i++) dst[i * cols + j] = src[i + rows * j];           \
-        }                                                                                      \
-      return;                                                                                  \
-    }                                                                                          \
-    int64_t cstride[TSR_MAX_DIMS], idx[TSR_MAX_DIMS] = {0}, total = 1;                        \
-    for (int k = ndim - 1; k >= 0; k--) {                                                      \
-      cstride[k] = total;                                                                      \
-      total *= shape[k];                                                                       \
-    }                                                                                          \
-    int64_t d = 0;                                                                             \
-    for (int64_t s = 0; s < total; s++) {                                                      \
-      dst[d] = src[s];                                                                         \
-      for (int k = 0; k < ndim; k++) { /* axis 0 varies fastest in the source */              \
-        d += cstride[k];                                                                       \
-        if (++idx[k] < shape[k]) break;                                                        \
-        d -= cstride[k] * shape[k];                                                            \
-        idx[k] = 0;                                                                            \
-      }                                                                                        \
-    }                                                                                          \
+#define IO_DEFINE_F2C(name, type)                                                                  \
+  static void name(type *dst, const type *src, int ndim, const int64_t *shape) {                   \
+    if (ndim == 2) {                                                                               \
+      int64_t rows = shape[0], cols = shape[1]; /* src[i + rows*j] -> dst[i*cols + j] */           \
+      for (int64_t jj = 0; jj < cols; jj += IO_TILE)                                               \
+        for (int64_t ii = 0; ii < rows; ii += IO_TILE) {                                           \
+          int64_t je = jj + IO_TILE < cols ? jj + IO_TILE : cols;                                  \
+          int64_t ie = ii + IO_TILE < rows ? ii + IO_TILE : rows;                                  \
+          for (int64_t j = jj; j < je; j++)                                                        \
+            for (int64_t i = ii; i < ie; i++)                                                      \
+              dst[i * cols + j] = src[i + rows * j];                                               \
+        }                                                                                          \
+      return;                                                                                      \
+    }                                                                                              \
+    int64_t cstride[TSR_MAX_DIMS], idx[TSR_MAX_DIMS] = {0}, total = 1;                             \
+    for (int k = ndim - 1; k >= 0; k--) {                                                          \
+      cstride[k] = total;                                                                          \
+      total *= shape[k];                                                                           \
+    }                                                                                              \
+    int64_t d = 0;                                                                                 \
+    for (int64_t s = 0; s < total; s++) {                                                          \
+      dst[d] = src[s];                                                                             \
+      for (int k = 0; k < ndim; k++) { /* axis 0 varies fastest in the source */                   \
+        d += cstride[k];                                                                           \
+        if (++idx[k] < shape[k]) break;                                                            \
+        d -= cstride[k] * shape[k];                                                                \
+        idx[k] = 0;                                                                                \
+      }                                                                                            \
+    }                                                                                              \
   }
 IO_DEFINE_F2C(io_f2c_4, uint32_t)
 IO_DEFINE_F2C(io_f2c_8, uint64_t)
@@ -97,8 +98,8 @@ static tsr_status io_read_exact(const char *fn, const char *path, FILE *fp, void
   if (ferror(fp))
     return tsr__set_error(TSR_ERR_IO, fn, "cannot read %s of %s: %s", what, path,
                           strerror(errno ? errno : EIO));
-  return tsr__set_error(TSR_ERR_FORMAT, fn, "truncated %s in %s: read %zu of %zu bytes", what,
-                        path, got, n);
+  return tsr__set_error(TSR_ERR_FORMAT, fn, "truncated %s in %s: read %zu of %zu bytes", what, path,
+                        got, n);
 }
 
 /*
@@ -135,8 +136,9 @@ static tsr_status io_open(const char *fn, const char *path, tsr_npy_header *h, F
   if (need > fsize) need = fsize; /* the parser then says "truncated header" */
   /* Not TSR_CHECK_GOTO: the messages must name `fn`, the public function, not io_open. */
   if (need > IO_MAX_HEADER) {
-    st = tsr__set_error(TSR_ERR_FORMAT, fn, "header of %s is %" PRIu64
-                        " bytes, over the limit of %zu", path, need, IO_MAX_HEADER);
+    st = tsr__set_error(TSR_ERR_FORMAT, fn,
+                        "header of %s is %" PRIu64 " bytes, over the limit of %zu", path, need,
+                        IO_MAX_HEADER);
     goto done;
   }
   head = (unsigned char *)malloc(need > 0 ? (size_t)need : 1);
@@ -147,8 +149,8 @@ static tsr_status io_open(const char *fn, const char *path, tsr_npy_header *h, F
   }
   memcpy(head, pre, npre);
   if (need > npre)
-    TSR_CALL_GOTO(st, done, io_read_exact(fn, path, fp, head + npre, (size_t)need - npre,
-                                          "header"));
+    TSR_CALL_GOTO(st, done,
+                  io_read_exact(fn, path, fp, head + npre, (size_t)need - npre, "header"));
   st = tsr_npy_parse_header(head, (size_t)need, h);
   if (st != TSR_OK) {
     st = io_relabel(st, fn, path);
@@ -263,8 +265,8 @@ tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
   size_t bytes = (size_t)info.size * itemsize; /* an array's byte count fits (shape check) */
   char header[1024];
   size_t hlen;
-  TSR_CALL(tsr_npy_format_header(info.dtype, 0, info.ndim, info.shape, header, sizeof header,
-                                 &hlen));
+  TSR_CALL(
+      tsr_npy_format_header(info.dtype, 0, info.ndim, info.shape, header, sizeof header, &hlen));
 
   data = malloc(bytes > 0 ? bytes : 1);
   TSR_CHECK_GOTO(st, done, data, TSR_ERR_OUT_OF_MEMORY,
@@ -277,8 +279,7 @@ tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
   size_t tmplen = strlen(path) + 64;
   tmp = (char *)malloc(tmplen);
   TSR_CHECK_GOTO(st, done, tmp, TSR_ERR_OUT_OF_MEMORY, "cannot allocate a file name");
-  snprintf(tmp, tmplen, "%s.tmp.%ld.%u", path, (long)getpid(),
-           atomic_fetch_add(&sequence, 1u));
+  snprintf(tmp, tmplen, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&sequence, 1u));
   fp = fopen(tmp, "wbx");
   TSR_CHECK_GOTO(st, done, fp, TSR_ERR_IO, "cannot create %s (temporary file for %s): %s", tmp,
                  path, strerror(errno));
@@ -297,11 +298,10 @@ tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
   {
     int rc = fclose(fp);
     fp = NULL;
-    TSR_CHECK_GOTO(st, done, rc == 0, TSR_ERR_IO, "cannot close %s: %s", path,
-                   strerror(errno));
+    TSR_CHECK_GOTO(st, done, rc == 0, TSR_ERR_IO, "cannot close %s: %s", path, strerror(errno));
   }
-  TSR_CHECK_GOTO(st, done, rename(tmp, path) == 0, TSR_ERR_IO, "cannot rename %s to %s: %s",
-                 tmp, path, strerror(errno));
+  TSR_CHECK_GOTO(st, done, rename(tmp, path) == 0, TSR_ERR_IO, "cannot rename %s to %s: %s", tmp,
+                 path, strerror(errno));
   created = 0;
   io_sync_parent(path);
 done:

@@ -30,7 +30,9 @@ typedef struct tsr__operand {
   bool trans;
 } tsr__operand;
 
-static int64_t max1(int64_t x) { return x > 1 ? x : 1; }
+static int64_t max1(int64_t x) {
+  return x > 1 ? x : 1;
+}
 
 /*
  * Describes the stored matrix x (rows x cols) as a row-major matrix with a leading dimension,
@@ -70,8 +72,8 @@ static tsr__view mat_view(const tsr__mat *x, tsr_dtype dtype) {
 
 /* A C-contiguous copy of x on the device (when `copy_values`, else uninitialized). */
 static tsr_status mat_temp(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
-                           tsr_dtype dtype, const tsr__mat *x, bool copy_values,
-                           tsr_array **tmp, tsr__mat *out) {
+                           tsr_dtype dtype, const tsr__mat *x, bool copy_values, tsr_array **tmp,
+                           tsr__mat *out) {
   int64_t shape[2] = {x->rows, x->cols};
   TSR_CALL(tsr__array_alloc(fn, 2, shape, dtype, dev, 0, tmp));
   tsr__view tv = tsr__view_of(*tmp);
@@ -122,8 +124,7 @@ static tsr_status operand(const char *fn, const struct tsr__backend_ops *ops, ts
  */
 static tsr_status gemm_mats(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
                             tsr_dtype dtype, bool ta, bool tb, double alpha, const tsr__mat *a,
-                            const tsr__mat *b, double beta, const tsr__mat *c,
-                            tsr_gemm_path path) {
+                            const tsr__mat *b, double beta, const tsr__mat *c, tsr_gemm_path path) {
   int64_t m = c->rows, n = c->cols;
   int64_t k = ta ? a->rows : a->cols;
   if (m == 0 || n == 0) return TSR_OK;
@@ -235,22 +236,21 @@ tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_g
 }
 
 /* Checks that a and b have the same float dtype and device; `what` names them. */
-static tsr_status check_pair(const char *fn, const tsr_array *a, const char *an,
-                             const tsr_array *b, const char *bn) {
+static tsr_status check_pair(const char *fn, const tsr_array *a, const char *an, const tsr_array *b,
+                             const char *bn) {
   if (a->dtype != b->dtype)
     return tsr__set_error(TSR_ERR_DTYPE, fn, "dtypes differ: %s is %s, %s is %s", an,
                           tsr_dtype_name(a->dtype), bn, tsr_dtype_name(b->dtype));
   if (!tsr__dtype_is_float(a->dtype))
     return tsr__set_error(TSR_ERR_DTYPE, fn,
-                          "matrix multiplication needs f32 or f64, %s is %s (use tsr_astype)",
-                          an, tsr_dtype_name(a->dtype));
+                          "matrix multiplication needs f32 or f64, %s is %s (use tsr_astype)", an,
+                          tsr_dtype_name(a->dtype));
   tsr_device da = a->buffer->device, db = b->buffer->device;
   if (!tsr_device_equal(da, db)) {
     char sa[32], sb[32];
     tsr_device_string(da, sa, sizeof sa);
     tsr_device_string(db, sb, sizeof sb);
-    return tsr__set_error(TSR_ERR_DEVICE_MISMATCH, fn, "%s is on %s, %s is on %s", an, sa, bn,
-                          sb);
+    return tsr__set_error(TSR_ERR_DEVICE_MISMATCH, fn, "%s is on %s, %s is on %s", an, sa, bn, sb);
   }
   return TSR_OK;
 }
@@ -279,9 +279,9 @@ static tsr_status gemm_entry(const char *fn, tsr_trans transa, tsr_trans transb,
                           "inner dimensions differ: op(a) is %lldx%lld, op(b) is %lldx%lld",
                           (long long)m, (long long)ka, (long long)kb, (long long)n);
   if (c->shape[0] != m || c->shape[1] != n)
-    return tsr__set_error(TSR_ERR_SHAPE, fn,
-                          "c is %lldx%lld but op(a) op(b) is %lldx%lld", (long long)c->shape[0],
-                          (long long)c->shape[1], (long long)m, (long long)n);
+    return tsr__set_error(TSR_ERR_SHAPE, fn, "c is %lldx%lld but op(a) op(b) is %lldx%lld",
+                          (long long)c->shape[0], (long long)c->shape[1], (long long)m,
+                          (long long)n);
   if (m > 0 && n > 0 &&
       ((c->shape[0] > 1 && c->strides[0] == 0) || (c->shape[1] > 1 && c->strides[1] == 0)))
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
@@ -328,8 +328,7 @@ tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_
 tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   static const char fn[] = "tsr_matmul";
   if (!a || !b || !out)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
-                          !a ? "a" : !b ? "b" : "out");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "a" : !b ? "b" : "out");
   *out = NULL;
   if (a->ndim == 0 || b->ndim == 0)
     return tsr__set_error(TSR_ERR_SHAPE, fn,
@@ -377,7 +376,8 @@ tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   /* Result shape: batch + (m, n), minus promoted axes. */
   int64_t osh[TSR_MAX_DIMS];
   int on = 0;
-  for (int i = 0; i < nbatch; i++) osh[on++] = batch[i];
+  for (int i = 0; i < nbatch; i++)
+    osh[on++] = batch[i];
   if (a->ndim != 1) osh[on++] = m;
   if (b->ndim != 1) osh[on++] = n;
   if (on > TSR_MAX_DIMS)
@@ -414,7 +414,8 @@ tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   /* A stack of A's against one B whose rows of A are evenly spaced folds into one GEMM:
      (batch*m, k) x (k, n). */
   bool b_shared = true;
-  for (int i = 0; i < nbatch; i++) b_shared = b_shared && (bbs[i] == 0 || batch[i] == 1);
+  for (int i = 0; i < nbatch; i++)
+    b_shared = b_shared && (bbs[i] == 0 || batch[i] == 1);
   int64_t fold_rs = ast[an - 2];
   bool fold = b_shared && nbatch > 0 && count > 1 && m > 0;
   for (int i = nbatch - 1, expect = 0; fold && i >= 0; i--) {

@@ -36,8 +36,7 @@ static int npy_host_is_big_endian(void) {
 
 /* A printable excerpt of untrusted bytes for messages: at most `max` input bytes, non-ASCII
    and control bytes as \xNN, "..." when cut. */
-static const char *npy_excerpt(const char *p, const char *end, size_t max, char *buf,
-                               size_t cap) {
+static const char *npy_excerpt(const char *p, const char *end, size_t max, char *buf, size_t cap) {
   size_t o = 0, n = (size_t)(end - p);
   int cut = n > max;
   if (cut) n = max;
@@ -75,7 +74,9 @@ typedef struct npy_parser {
   const char *end;
 } npy_parser;
 
-static size_t npy_pos(const npy_parser *ps) { return (size_t)(ps->p - ps->begin); }
+static size_t npy_pos(const npy_parser *ps) {
+  return (size_t)(ps->p - ps->begin);
+}
 
 static void npy_skip_ws(npy_parser *ps) {
   while (ps->p < ps->end &&
@@ -162,7 +163,8 @@ static tsr_status npy_descr(npy_parser *ps, tsr_npy_header *h) {
 
 static tsr_status npy_fortran_order(npy_parser *ps, tsr_npy_header *h) {
   const char *s = ps->p;
-  while (ps->p < ps->end && npy_is_ident(*ps->p)) ps->p++;
+  while (ps->p < ps->end && npy_is_ident(*ps->p))
+    ps->p++;
   size_t n = (size_t)(ps->p - s);
   if (npy_equals(s, n, "True")) {
     h->fortran_order = 1;
@@ -184,9 +186,9 @@ static tsr_status npy_dim(npy_parser *ps, int64_t *out) {
   const char *s = ps->p;
   if (ps->p < ps->end && *ps->p == '-') {
     const char *q = ps->p + 1;
-    while (q < ps->end && *q >= '0' && *q <= '9') q++;
-    return NPY_FAIL("negative dimension %s in shape",
-                    npy_excerpt(s, q, 24, ex, sizeof ex));
+    while (q < ps->end && *q >= '0' && *q <= '9')
+      q++;
+    return NPY_FAIL("negative dimension %s in shape", npy_excerpt(s, q, 24, ex, sizeof ex));
   }
   if (ps->p >= ps->end || *ps->p < '0' || *ps->p > '9')
     return npy_expected(ps, "a dimension (non-negative integer) in shape");
@@ -195,7 +197,8 @@ static tsr_status npy_dim(npy_parser *ps, int64_t *out) {
     int d = *ps->p - '0';
     if (v > (INT64_MAX - d) / 10) {
       const char *q = ps->p;
-      while (q < ps->end && *q >= '0' && *q <= '9') q++;
+      while (q < ps->end && *q >= '0' && *q <= '9')
+        q++;
       return NPY_FAIL("dimension %s in shape does not fit in int64",
                       npy_excerpt(s, q, 40, ex, sizeof ex));
     }
@@ -273,8 +276,8 @@ static tsr_status npy_dict(npy_parser *ps, tsr_npy_header *h) {
                       npy_excerpt(key, key + keylen, 32, ex, sizeof ex), keypos);
     }
     if (seen & which)
-      return NPY_FAIL("malformed header dictionary: duplicate key '%.*s' at byte %zu",
-                      (int)keylen, key, keypos);
+      return NPY_FAIL("malformed header dictionary: duplicate key '%.*s' at byte %zu", (int)keylen,
+                      key, keypos);
     seen |= which;
     npy_skip_ws(ps);
     if (ps->p >= ps->end || *ps->p != ':') return npy_expected(ps, "':' after a key");
@@ -321,11 +324,10 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
   if (len == 0) return NPY_FAIL("not a .npy file: it is empty");
   size_t m = len < NPY_MAGIC_LEN ? len : NPY_MAGIC_LEN;
   if (memcmp(b, NPY_MAGIC, m) != 0)
-    return NPY_FAIL("not a .npy file: the first bytes are '%s', expected the magic '\\x93NUMPY'",
-                    npy_excerpt((const char *)b, (const char *)b + m, NPY_MAGIC_LEN, ex,
-                                sizeof ex));
-  if (len < 10)
-    return NPY_FAIL("truncated header: need at least 10 bytes, file has %zu", len);
+    return NPY_FAIL(
+        "not a .npy file: the first bytes are '%s', expected the magic '\\x93NUMPY'",
+        npy_excerpt((const char *)b, (const char *)b + m, NPY_MAGIC_LEN, ex, sizeof ex));
+  if (len < 10) return NPY_FAIL("truncated header: need at least 10 bytes, file has %zu", len);
   int major = b[6], minor = b[7];
   if (major < 1 || major > 3 || minor != 0)
     return NPY_FAIL("unsupported .npy format version %d.%d (supported: 1.0, 2.0, 3.0)", major,
@@ -333,9 +335,9 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
   size_t prefix = major == 1 ? 10 : 12;
   if (len < prefix)
     return NPY_FAIL("truncated header: need at least %zu bytes, file has %zu", prefix, len);
-  size_t hlen = major == 1 ? (size_t)b[8] | (size_t)b[9] << 8
-                           : (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 |
-                                 (size_t)b[11] << 24;
+  size_t hlen = major == 1
+                    ? (size_t)b[8] | (size_t)b[9] << 8
+                    : (size_t)b[8] | (size_t)b[9] << 8 | (size_t)b[10] << 16 | (size_t)b[11] << 24;
   if (hlen > len - prefix) {
     /* prefix + hlen cannot overflow 64-bit size_t; report it as the total needed. */
     return NPY_FAIL("truncated header: need %" PRIu64 " bytes, file has %zu",
@@ -345,11 +347,13 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
   tsr_npy_header h;
   memset(&h, 0, sizeof h);
   h.major_version = major;
-  for (int i = 0; i < TSR_MAX_DIMS; i++) h.shape[i] = 1;
+  for (int i = 0; i < TSR_MAX_DIMS; i++)
+    h.shape[i] = 1;
   npy_parser ps = {(const char *)b + prefix, (const char *)b + prefix,
                    (const char *)b + prefix + hlen};
   TSR_CALL(npy_dict(&ps, &h));
-  for (int i = h.ndim; i < TSR_MAX_DIMS; i++) h.shape[i] = 1;
+  for (int i = h.ndim; i < TSR_MAX_DIMS; i++)
+    h.shape[i] = 1;
 
   /* Element and byte counts must fit int64 and size_t even when a dimension is 0, so that
      no caller ever sees a header whose other dimensions overflow. */
@@ -378,8 +382,8 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
   return TSR_OK;
 }
 
-tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim,
-                                 const int64_t *shape, char *buf, size_t cap, size_t *len) {
+tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim, const int64_t *shape,
+                                 char *buf, size_t cap, size_t *len) {
   static const char fn[] = "tsr_npy_format_header";
   if (!buf) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "buf is NULL");
   if (!len) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "len is NULL");
@@ -397,15 +401,14 @@ tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim,
                           TSR_MAX_DIMS);
   for (int i = 0; i < ndim; i++)
     if (shape[i] < 0)
-      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "shape[%d] is negative (%" PRId64 ")",
-                            i, shape[i]);
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "shape[%d] is negative (%" PRId64 ")", i,
+                            shape[i]);
 
   /* NumPy's own layout, so that files diff cleanly against numpy.save output. */
   char dict[64 + TSR_MAX_DIMS * 24];
   char sh[TSR_MAX_DIMS * 24 + 8];
-  int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }",
-                   descr, fortran_order ? "True" : "False",
-                   npy_shape_text(ndim, shape, sh, sizeof sh));
+  int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
+                   fortran_order ? "True" : "False", npy_shape_text(ndim, shape, sh, sizeof sh));
   if (n < 0 || (size_t)n >= sizeof dict)
     return tsr__set_error(TSR_ERR_INTERNAL, fn, "header dictionary does not fit");
 

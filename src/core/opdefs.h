@@ -18,25 +18,25 @@
 #define TSR__MAXIMUM(x, y) (((x) != (x) || (x) > (y)) ? (x) : (y))
 #define TSR__MINIMUM(x, y) (((x) != (x) || (x) < (y)) ? (x) : (y))
 
-#define TSR__BINARY_OPS(X)                                                                     \
-  X(TSR_ADD, add, 1, (x) + (y))                                                                \
-  X(TSR_SUB, sub, 1, (x) - (y))                                                                \
-  X(TSR_MUL, mul, 1, (x) * (y))                                                                \
-  X(TSR_DIV, div, 0, (x) / (y))                                                                \
-  X(TSR_MAXIMUM, maximum, 1, TSR__MAXIMUM(x, y))                                               \
-  X(TSR_MINIMUM, minimum, 1, TSR__MINIMUM(x, y))                                               \
+#define TSR__BINARY_OPS(X)                                                                         \
+  X(TSR_ADD, add, 1, (x) + (y))                                                                    \
+  X(TSR_SUB, sub, 1, (x) - (y))                                                                    \
+  X(TSR_MUL, mul, 1, (x) * (y))                                                                    \
+  X(TSR_DIV, div, 0, (x) / (y))                                                                    \
+  X(TSR_MAXIMUM, maximum, 1, TSR__MAXIMUM(x, y))                                                   \
+  X(TSR_MINIMUM, minimum, 1, TSR__MINIMUM(x, y))                                                   \
   X(TSR_POW, pow, 0, pow((x), (y)))
 
 /* abs is written as a comparison so it is valid for integers too; for floats it maps -0 to
    -0 like (x < 0 ? -x : x) — the float path uses fabs through TSR__ABS instead. */
-#define TSR__UNARY_OPS(X)                                                                      \
-  X(TSR_NEG, neg, 1, -(x))                                                                     \
-  X(TSR_ABS, abs, 1, TSR__ABS(x))                                                              \
-  X(TSR_EXP, exp, 0, exp(x))                                                                   \
-  X(TSR_LOG, log, 0, log(x))                                                                   \
-  X(TSR_SQRT, sqrt, 0, sqrt(x))                                                                \
-  X(TSR_TANH, tanh, 0, tanh(x))                                                                \
-  X(TSR_SIGMOID, sigmoid, 0, (T)1 / ((T)1 + exp(-(x))))                                        \
+#define TSR__UNARY_OPS(X)                                                                          \
+  X(TSR_NEG, neg, 1, -(x))                                                                         \
+  X(TSR_ABS, abs, 1, TSR__ABS(x))                                                                  \
+  X(TSR_EXP, exp, 0, exp(x))                                                                       \
+  X(TSR_LOG, log, 0, log(x))                                                                       \
+  X(TSR_SQRT, sqrt, 0, sqrt(x))                                                                    \
+  X(TSR_TANH, tanh, 0, tanh(x))                                                                    \
+  X(TSR_SIGMOID, sigmoid, 0, (T)1 / ((T)1 + exp(-(x))))                                            \
   X(TSR_RELU, relu, 1, ((x) > (T)0 ? (x) : (T)0))
 
 /* The including file defines TSR__ABS(x) for its types (fabs for floats, a comparison for

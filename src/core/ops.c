@@ -10,9 +10,11 @@ static const char *const tsr__unary_names[TSR_NUM_UNARY_OPS] = {TSR__UNARY_OPS(T
 #undef TSR__OP_NAME
 static const int tsr__binary_int_ok[TSR_NUM_BINARY_OPS] = {TSR__BINARY_OPS(TSR__OP_INT_OK)};
 static const int tsr__unary_int_ok[TSR_NUM_UNARY_OPS] = {TSR__UNARY_OPS(TSR__OP_INT_OK)};
-static const char *const tsr__reduce_names[TSR_NUM_REDUCE_OPS] = {
-    [TSR_SUM] = "sum", [TSR_MEAN] = "mean", [TSR_MAX] = "max", [TSR_MIN] = "min",
-    [TSR_ARGMAX] = "argmax"};
+static const char *const tsr__reduce_names[TSR_NUM_REDUCE_OPS] = {[TSR_SUM] = "sum",
+                                                                  [TSR_MEAN] = "mean",
+                                                                  [TSR_MAX] = "max",
+                                                                  [TSR_MIN] = "min",
+                                                                  [TSR_ARGMAX] = "argmax"};
 
 /* ---------------------------------------------------------------- binary -------------- */
 
@@ -59,8 +61,7 @@ static tsr_status tsr__binary(const char *fn, tsr_binary_op op, const tsr_array 
   return TSR_OK;
 }
 
-tsr_status tsr_binary(tsr_binary_op op, const tsr_array *a, const tsr_array *b,
-                      tsr_array **out) {
+tsr_status tsr_binary(tsr_binary_op op, const tsr_array *a, const tsr_array *b, tsr_array **out) {
   return tsr__binary(__func__, op, a, b, out);
 }
 tsr_status tsr_add(const tsr_array *a, const tsr_array *b, tsr_array **out) {
@@ -87,8 +88,7 @@ tsr_status tsr_pow(const tsr_array *a, const tsr_array *b, tsr_array **out) {
 
 /* ---------------------------------------------------------------- unary --------------- */
 
-static tsr_status tsr__unary(const char *fn, tsr_unary_op op, const tsr_array *a,
-                             tsr_array **out) {
+static tsr_status tsr__unary(const char *fn, tsr_unary_op op, const tsr_array *a, tsr_array **out) {
   if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
   *out = NULL;
   if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "a is NULL");
@@ -203,7 +203,8 @@ static tsr_status tsr__reduce(const char *fn, tsr_reduce_op op, const tsr_array 
   rv.ndim = 0;
   for (int i = 0; i < nd; ++i)
     if (!(all || i == ax)) rv.shape[rv.ndim++] = a->shape[i];
-  for (int i = rv.ndim; i < TSR_MAX_DIMS; ++i) rv.shape[i] = 1;
+  for (int i = rv.ndim; i < TSR_MAX_DIMS; ++i)
+    rv.shape[i] = 1;
   tsr__contiguous_strides(rv.ndim, rv.shape, rv.strides);
 
   tsr_status st = TSR_OK;

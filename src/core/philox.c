@@ -20,8 +20,8 @@ static inline void rng_polar(double u1, double u2, double *r, double *theta) {
   *theta = TSR__DMUL(6.283185307179586476925286766559, u2);
 }
 
-static void rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset,
-                         tsr__rng_dist dist, double p0, double p1) {
+static void rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset, tsr__rng_dist dist,
+                         double p0, double p1) {
   /* Element i (0 <= i < n) has index offset+i, block (offset+i)/4 (modulo 2^62, which is
      what (index >> 2) gives when offset+i wraps), lane (offset+i)%4. */
   const int64_t head = (int64_t)(offset & 3u);
@@ -58,8 +58,8 @@ static void rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset,
   }
 }
 
-static void rng_fill_f64(double *dst, int64_t n, uint64_t seed, uint64_t offset,
-                         tsr__rng_dist dist, double p0, double p1) {
+static void rng_fill_f64(double *dst, int64_t n, uint64_t seed, uint64_t offset, tsr__rng_dist dist,
+                         double p0, double p1) {
   const int64_t head = (int64_t)(offset & 1u);
   const int64_t nblocks = (head + n + 1) / 2;
   const uint64_t first = offset >> 1;

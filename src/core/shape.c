@@ -88,7 +88,8 @@ void tsr__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
     strides[i] = s;
     s *= shape[i]; /* checked by tsr__shape_check; 0 once an axis is empty (nothing is addressed) */
   }
-  for (int i = ndim < 0 ? 0 : ndim; i < TSR_MAX_DIMS; ++i) strides[i] = 0;
+  for (int i = ndim < 0 ? 0 : ndim; i < TSR_MAX_DIMS; ++i)
+    strides[i] = 0;
 }
 
 tsr_status tsr__broadcast_shapes(const char *fn, int na, const int64_t *sa, int nb,
@@ -110,7 +111,8 @@ tsr_status tsr__broadcast_shapes(const char *fn, int na, const int64_t *sa, int 
                             tsr__shape_str(nb, sb, bb, sizeof bb));
     }
   }
-  for (int i = 0; i < n; ++i) out_shape[i] = res[i];
+  for (int i = 0; i < n; ++i)
+    out_shape[i] = res[i];
   *nout = n;
   return TSR_OK;
 }

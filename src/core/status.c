@@ -8,9 +8,8 @@ static _Thread_local char tsr__last_error[1024];
 
 const char *tsr_status_name(tsr_status status) {
   switch (status) {
-#define TSR__STATUS_NAME(name, value, text)                                                    \
-  case name:                                                                                   \
-    return #name;
+#define TSR__STATUS_NAME(name, value, text)                                                        \
+  case name: return #name;
     TSR_STATUS_LIST(TSR__STATUS_NAME)
 #undef TSR__STATUS_NAME
   }
@@ -19,18 +18,21 @@ const char *tsr_status_name(tsr_status status) {
 
 const char *tsr_strerror(tsr_status status) {
   switch (status) {
-#define TSR__STATUS_TEXT(name, value, text)                                                    \
-  case name:                                                                                   \
-    return text;
+#define TSR__STATUS_TEXT(name, value, text)                                                        \
+  case name: return text;
     TSR_STATUS_LIST(TSR__STATUS_TEXT)
 #undef TSR__STATUS_TEXT
   }
   return "unknown status code";
 }
 
-const char *tsr_last_error(void) { return tsr__last_error; }
+const char *tsr_last_error(void) {
+  return tsr__last_error;
+}
 
-void tsr_clear_error(void) { tsr__last_error[0] = '\0'; }
+void tsr_clear_error(void) {
+  tsr__last_error[0] = '\0';
+}
 
 tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...) {
   int n = snprintf(tsr__last_error, sizeof tsr__last_error, "%s: ", fn ? fn : "tessera");

@@ -20,7 +20,8 @@ tsr_status tsr_from_host_view(int ndim, const int64_t *shape, const int64_t *str
 
   int64_t st[TSR_MAX_DIMS];
   if (strides != NULL) {
-    for (int i = 0; i < ndim; ++i) st[i] = strides[i];
+    for (int i = 0; i < ndim; ++i)
+      st[i] = strides[i];
   } else {
     tsr__contiguous_strides(ndim, shape, st);
   }
@@ -32,10 +33,10 @@ tsr_status tsr_from_host_view(int ndim, const int64_t *shape, const int64_t *str
     for (int i = 0; i < ndim; ++i) {
       int64_t reach;
       TSR_CHECK(tsr__mul_overflow_i64(shape[i] - 1, st[i], &reach), TSR_ERR_OVERFLOW,
-                "axis %d: (size %lld - 1) x stride %lld overflows int64", i,
-                (long long)shape[i], (long long)st[i]);
-      bool ok = reach < 0 ? tsr__add_overflow_i64(lo, reach, &lo)
-                          : tsr__add_overflow_i64(hi, reach, &hi);
+                "axis %d: (size %lld - 1) x stride %lld overflows int64", i, (long long)shape[i],
+                (long long)st[i]);
+      bool ok =
+          reach < 0 ? tsr__add_overflow_i64(lo, reach, &lo) : tsr__add_overflow_i64(hi, reach, &hi);
       TSR_CHECK(ok, TSR_ERR_OVERFLOW, "the element extent of the view overflows int64");
     }
   }

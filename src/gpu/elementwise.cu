@@ -22,20 +22,20 @@ template <typename S, typename U> struct tsr__gpu_wrap {
   __device__ __forceinline__ tsr__gpu_wrap() : v(0) {}
   __device__ __forceinline__ tsr__gpu_wrap(S x) : v(x) {}
 };
-#define TSR__GPU_WRAP_ARITH(op)                                                                \
-  template <typename S, typename U>                                                            \
-  __device__ __forceinline__ tsr__gpu_wrap<S, U> operator op(tsr__gpu_wrap<S, U> a,           \
-                                                             tsr__gpu_wrap<S, U> b) {          \
-    return tsr__gpu_wrap<S, U>((S)((U)a.v op(U) b.v));                                        \
+#define TSR__GPU_WRAP_ARITH(op)                                                                    \
+  template <typename S, typename U>                                                                \
+  __device__ __forceinline__ tsr__gpu_wrap<S, U> operator op(tsr__gpu_wrap<S, U> a,                \
+                                                             tsr__gpu_wrap<S, U> b) {              \
+    return tsr__gpu_wrap<S, U>((S)((U)a.v op(U) b.v));                                             \
   }
 TSR__GPU_WRAP_ARITH(+)
 TSR__GPU_WRAP_ARITH(-)
 TSR__GPU_WRAP_ARITH(*)
 #undef TSR__GPU_WRAP_ARITH
-#define TSR__GPU_WRAP_CMP(op)                                                                  \
-  template <typename S, typename U>                                                            \
-  __device__ __forceinline__ bool operator op(tsr__gpu_wrap<S, U> a, tsr__gpu_wrap<S, U> b) { \
-    return a.v op b.v;                                                                         \
+#define TSR__GPU_WRAP_CMP(op)                                                                      \
+  template <typename S, typename U>                                                                \
+  __device__ __forceinline__ bool operator op(tsr__gpu_wrap<S, U> a, tsr__gpu_wrap<S, U> b) {      \
+    return a.v op b.v;                                                                             \
   }
 TSR__GPU_WRAP_CMP(<)
 TSR__GPU_WRAP_CMP(>)
@@ -52,22 +52,30 @@ template <typename T> struct tsr__gpu_arith { typedef T type; };
 template <> struct tsr__gpu_arith<int32_t> { typedef tsr__gpu_wrap<int32_t, uint32_t> type; };
 template <> struct tsr__gpu_arith<int64_t> { typedef tsr__gpu_wrap<int64_t, uint64_t> type; };
 
-template <typename T> __device__ __forceinline__ T tsr__gpu_to_arith(T x) { return x; }
+template <typename T> __device__ __forceinline__ T tsr__gpu_to_arith(T x) {
+  return x;
+}
 __device__ __forceinline__ tsr__gpu_arith<int32_t>::type tsr__gpu_to_arith(int32_t x) {
   return tsr__gpu_arith<int32_t>::type(x);
 }
 __device__ __forceinline__ tsr__gpu_arith<int64_t>::type tsr__gpu_to_arith(int64_t x) {
   return tsr__gpu_arith<int64_t>::type(x);
 }
-template <typename T> __device__ __forceinline__ T tsr__gpu_from_arith(T x) { return x; }
+template <typename T> __device__ __forceinline__ T tsr__gpu_from_arith(T x) {
+  return x;
+}
 template <typename S, typename U>
 __device__ __forceinline__ S tsr__gpu_from_arith(tsr__gpu_wrap<S, U> x) {
   return x.v;
 }
 
 /* TSR__ABS as opdefs.h asks: fabs for floats, a comparison for integers. */
-__device__ __forceinline__ float tsr__gpu_abs(float x) { return fabsf(x); }
-__device__ __forceinline__ double tsr__gpu_abs(double x) { return fabs(x); }
+__device__ __forceinline__ float tsr__gpu_abs(float x) {
+  return fabsf(x);
+}
+__device__ __forceinline__ double tsr__gpu_abs(double x) {
+  return fabs(x);
+}
 template <typename S, typename U>
 __device__ __forceinline__ tsr__gpu_wrap<S, U> tsr__gpu_abs(tsr__gpu_wrap<S, U> x) {
   return x < tsr__gpu_wrap<S, U>(0) ? -x : x;
@@ -75,25 +83,25 @@ __device__ __forceinline__ tsr__gpu_wrap<S, U> tsr__gpu_abs(tsr__gpu_wrap<S, U> 
 #define TSR__ABS(x) tsr__gpu_abs(x)
 
 /* One functor per operator: `apply` evaluates the table's expression in type T. */
-#define TSR__GPU_BINARY_FUNCTOR(ENUM, name, INT, expr)                                         \
-  struct tsr__gpu_bin_##name {                                                                 \
-    static const bool int_ok = (INT) != 0;                                                     \
-    template <typename T> __device__ __forceinline__ static T apply(T x, T y) {               \
-      return (expr);                                                                           \
-    }                                                                                          \
+#define TSR__GPU_BINARY_FUNCTOR(ENUM, name, INT, expr)                                             \
+  struct tsr__gpu_bin_##name {                                                                     \
+    static const bool int_ok = (INT) != 0;                                                         \
+    template <typename T> __device__ __forceinline__ static T apply(T x, T y) { return (expr); }   \
   };
 TSR__BINARY_OPS(TSR__GPU_BINARY_FUNCTOR)
 #undef TSR__GPU_BINARY_FUNCTOR
 
-#define TSR__GPU_UNARY_FUNCTOR(ENUM, name, INT, expr)                                          \
-  struct tsr__gpu_un_##name {                                                                  \
-    static const bool int_ok = (INT) != 0;                                                     \
-    template <typename T> __device__ __forceinline__ static T apply(T x) { return (expr); }   \
+#define TSR__GPU_UNARY_FUNCTOR(ENUM, name, INT, expr)                                              \
+  struct tsr__gpu_un_##name {                                                                      \
+    static const bool int_ok = (INT) != 0;                                                         \
+    template <typename T> __device__ __forceinline__ static T apply(T x) { return (expr); }        \
   };
 TSR__UNARY_OPS(TSR__GPU_UNARY_FUNCTOR)
 #undef TSR__GPU_UNARY_FUNCTOR
 
-static bool tsr__gpu_aligned16(const void *p) { return ((uintptr_t)p & 15u) == 0; }
+static bool tsr__gpu_aligned16(const void *p) {
+  return ((uintptr_t)p & 15u) == 0;
+}
 
 /* ---------------------------------------------------------------- binary -------------- */
 
@@ -119,20 +127,19 @@ __global__ void tsr__gpu_binary_contiguous(T *out, const T *a, const T *b, int64
     done = nvec * V::width;
   }
   for (int64_t i = done + tid; i < n; i += nthreads)
-    out[i] = tsr__gpu_from_arith(Op::template apply<A>(tsr__gpu_to_arith(a[i]),
-                                                       tsr__gpu_to_arith(b[i])));
+    out[i] = tsr__gpu_from_arith(
+        Op::template apply<A>(tsr__gpu_to_arith(a[i]), tsr__gpu_to_arith(b[i])));
 }
 
 template <typename Op, typename T>
 __global__ void tsr__gpu_binary_strided(T *out, const T *a, const T *b, tsr__gpu_layout layout) {
   typedef typename tsr__gpu_arith<T>::type A;
   int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size;
-       i += nthreads) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size; i += nthreads) {
     int64_t off[3];
     tsr__gpu_offsets<3>(layout, i, off);
-    out[off[0]] = tsr__gpu_from_arith(Op::template apply<A>(tsr__gpu_to_arith(a[off[1]]),
-                                                            tsr__gpu_to_arith(b[off[2]])));
+    out[off[0]] = tsr__gpu_from_arith(
+        Op::template apply<A>(tsr__gpu_to_arith(a[off[1]]), tsr__gpu_to_arith(b[off[2]])));
   }
 }
 
@@ -166,15 +173,14 @@ static tsr_status tsr__gpu_binary_typed(tsr_device dev, cudaStream_t s, tsr_bina
                                         const tsr__view *out, const tsr__view *a,
                                         const tsr__view *b) {
   switch (op) {
-#define TSR__GPU_BINARY_CASE(ENUM, name, INT, expr)                                            \
-  case ENUM:                                                                                   \
-    if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                   \
-      return tsr__gpu_binary_launch<tsr__gpu_bin_##name, T>(dev, s, out, a, b);               \
+#define TSR__GPU_BINARY_CASE(ENUM, name, INT, expr)                                                \
+  case ENUM:                                                                                       \
+    if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                       \
+      return tsr__gpu_binary_launch<tsr__gpu_bin_##name, T>(dev, s, out, a, b);                    \
     break;
     TSR__BINARY_OPS(TSR__GPU_BINARY_CASE)
 #undef TSR__GPU_BINARY_CASE
-  default:
-    break;
+  default: break;
   }
   return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_binary",
                         "operator %d is not defined for dtype %s on " TSR__GPU_NAME, (int)op,
@@ -220,8 +226,7 @@ template <typename Op, typename T>
 __global__ void tsr__gpu_unary_strided(T *out, const T *a, tsr__gpu_layout layout) {
   typedef typename tsr__gpu_arith<T>::type A;
   int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size;
-       i += nthreads) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size; i += nthreads) {
     int64_t off[2];
     tsr__gpu_offsets<2>(layout, i, off);
     out[off[0]] = tsr__gpu_from_arith(Op::template apply<A>(tsr__gpu_to_arith(a[off[1]])));
@@ -256,15 +261,14 @@ template <typename T>
 static tsr_status tsr__gpu_unary_typed(tsr_device dev, cudaStream_t s, tsr_unary_op op,
                                        const tsr__view *out, const tsr__view *a) {
   switch (op) {
-#define TSR__GPU_UNARY_CASE(ENUM, name, INT, expr)                                             \
-  case ENUM:                                                                                   \
-    if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                   \
-      return tsr__gpu_unary_launch<tsr__gpu_un_##name, T>(dev, s, out, a);                    \
+#define TSR__GPU_UNARY_CASE(ENUM, name, INT, expr)                                                 \
+  case ENUM:                                                                                       \
+    if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                       \
+      return tsr__gpu_unary_launch<tsr__gpu_un_##name, T>(dev, s, out, a);                         \
     break;
     TSR__UNARY_OPS(TSR__GPU_UNARY_CASE)
 #undef TSR__GPU_UNARY_CASE
-  default:
-    break;
+  default: break;
   }
   return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_unary",
                         "operator %d is not defined for dtype %s on " TSR__GPU_NAME, (int)op,
@@ -285,16 +289,14 @@ tsr_status tsr__gpu_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
 template <typename T>
 __global__ void tsr__gpu_fill_kernel(T *dst, T value, tsr__gpu_layout layout) {
   int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size;
-       i += nthreads) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size; i += nthreads) {
     int64_t off[1];
     tsr__gpu_offsets<1>(layout, i, off);
     dst[off[0]] = value;
   }
 }
 
-template <typename T>
-__global__ void tsr__gpu_fill_contiguous(T *dst, T value, int64_t n) {
+template <typename T> __global__ void tsr__gpu_fill_contiguous(T *dst, T value, int64_t n) {
   int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += nthreads)
     dst[i] = value;
@@ -330,8 +332,7 @@ tsr_status tsr__gpu_fill(tsr_device dev, const tsr__view *dst, double value) {
 template <typename D, typename S>
 __global__ void tsr__gpu_copy_kernel(D *dst, const S *src, tsr__gpu_layout layout) {
   int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size;
-       i += nthreads) {
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size; i += nthreads) {
     int64_t off[2];
     tsr__gpu_offsets<2>(layout, i, off);
     dst[off[0]] = tsr__gpu_convert<D, S>(src[off[1]]);
@@ -372,10 +373,9 @@ static tsr_status tsr__gpu_copy_typed(tsr_device dev, cudaStream_t s, const tsr_
 tsr_status tsr__gpu_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src) {
   cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
-  TSR__GPU_DTYPE_SWITCH(dst->dtype, D,
-                        TSR__GPU_DTYPE_SWITCH(src->dtype, S,
-                                              return tsr__gpu_copy_typed<D, S>(dev, s, dst,
-                                                                               src)));
+  TSR__GPU_DTYPE_SWITCH(
+      dst->dtype, D,
+      TSR__GPU_DTYPE_SWITCH(src->dtype, S, return tsr__gpu_copy_typed<D, S>(dev, s, dst, src)));
   return tsr__set_error(TSR_ERR_DTYPE, "tsr_copy", "dtypes %d -> %d are not supported on %s",
                         (int)src->dtype, (int)dst->dtype, TSR__GPU_NAME);
 }

@@ -18,21 +18,19 @@
  */
 #include "gpu_internal.cuh"
 
-template <typename T, int BM, int BN, int BK, int TM, int TN, int MINB, bool TA, bool TB,
-          bool VEC>
+template <typename T, int BM, int BN, int BK, int TM, int TN, int MINB, bool TA, bool TB, bool VEC>
 __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
     tsr__gpu_gemm_tiled(int64_t m, int64_t n, int64_t k, T alpha, const T *__restrict__ A,
                         int64_t lda, const T *__restrict__ B, int64_t ldb, T beta,
                         T *__restrict__ C, int64_t ldc) {
   typedef tsr__gpu_vec<T> V;
   constexpr int THREADS = (BM / TM) * (BN / TN);
-  constexpr int VW = V::width;                  /* elements per 16-byte vector */
+  constexpr int VW = V::width;                 /* elements per 16-byte vector */
   constexpr int LA = BM * BK / (VW * THREADS); /* vectors of A each thread loads per K step */
   constexpr int LB = BK * BN / (VW * THREADS);
   constexpr int PAD = VW; /* keeps rows 16-byte aligned, spreads the transposing stores */
   constexpr int RG = TM / VW, CG = TN / VW; /* row / column groups of a thread */
-  static_assert(LA >= 1 && LB >= 1 && LA * VW * THREADS == BM * BK &&
-                    LB * VW * THREADS == BK * BN,
+  static_assert(LA >= 1 && LB >= 1 && LA * VW * THREADS == BM * BK && LB * VW * THREADS == BK * BN,
                 "tile loads must divide evenly among the threads");
   static_assert(TM % VW == 0 && TN % VW == 0 && BK % VW == 0, "tiles are whole vectors");
 
@@ -92,7 +90,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
         if (VEC && full) {
           V x = *reinterpret_cast<const V *>(src);
 #pragma unroll
-          for (int q = 0; q < VW; q++) ra[l][q] = x.v[q];
+          for (int q = 0; q < VW; q++)
+            ra[l][q] = x.v[q];
         } else {
 #pragma unroll
           for (int q = 0; q < VW; q++) {
@@ -109,7 +108,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
         if (VEC && full) {
           V x = *reinterpret_cast<const V *>(src);
 #pragma unroll
-          for (int q = 0; q < VW; q++) rb[l][q] = x.v[q];
+          for (int q = 0; q < VW; q++)
+            rb[l][q] = x.v[q];
         } else {
 #pragma unroll
           for (int q = 0; q < VW; q++) {
@@ -128,12 +128,14 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
         if (!TA) {
           const int r = v / (BK / VW), p = (v % (BK / VW)) * VW;
 #pragma unroll
-          for (int q = 0; q < VW; q++) As[buf][p + q][r] = ra[l][q];
+          for (int q = 0; q < VW; q++)
+            As[buf][p + q][r] = ra[l][q];
         } else {
           const int p = v / (BM / VW), r = (v % (BM / VW)) * VW;
           V x;
 #pragma unroll
-          for (int q = 0; q < VW; q++) x.v[q] = ra[l][q];
+          for (int q = 0; q < VW; q++)
+            x.v[q] = ra[l][q];
           *reinterpret_cast<V *>(&As[buf][p][r]) = x;
         }
       }
@@ -144,12 +146,14 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
           const int p = v / (BN / VW), j = (v % (BN / VW)) * VW;
           V x;
 #pragma unroll
-          for (int q = 0; q < VW; q++) x.v[q] = rb[l][q];
+          for (int q = 0; q < VW; q++)
+            x.v[q] = rb[l][q];
           *reinterpret_cast<V *>(&Bs[buf][p][j]) = x;
         } else {
           const int j = v / (BK / VW), p = (v % (BK / VW)) * VW;
 #pragma unroll
-          for (int q = 0; q < VW; q++) Bs[buf][p + q][j] = rb[l][q];
+          for (int q = 0; q < VW; q++)
+            Bs[buf][p + q][j] = rb[l][q];
         }
       }
     };
@@ -158,7 +162,8 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
 #pragma unroll
     for (int i = 0; i < TM; i++)
 #pragma unroll
-      for (int j = 0; j < TN; j++) acc[i][j] = (T)0;
+      for (int j = 0; j < TN; j++)
+        acc[i][j] = (T)0;
 
     if (ktiles > 0) {
       load(0);
@@ -175,18 +180,21 @@ __global__ void __launch_bounds__((BM / TM) * (BN / TN), MINB)
         for (int g = 0; g < RG; g++) {
           V x = *reinterpret_cast<const V *>(&As[buf][kk][g * (BM / RG) + ty * VW]);
 #pragma unroll
-          for (int q = 0; q < VW; q++) af[g * VW + q] = x.v[q];
+          for (int q = 0; q < VW; q++)
+            af[g * VW + q] = x.v[q];
         }
 #pragma unroll
         for (int g = 0; g < CG; g++) {
           V y = *reinterpret_cast<const V *>(&Bs[buf][kk][g * (BN / CG) + tx * VW]);
 #pragma unroll
-          for (int q = 0; q < VW; q++) bf[g * VW + q] = y.v[q];
+          for (int q = 0; q < VW; q++)
+            bf[g * VW + q] = y.v[q];
         }
 #pragma unroll
         for (int i = 0; i < TM; i++)
 #pragma unroll
-          for (int j = 0; j < TN; j++) acc[i][j] += af[i] * bf[j];
+          for (int j = 0; j < TN; j++)
+            acc[i][j] += af[i] * bf[j];
       }
       /* Buffer buf^1 was last read in step t-1, which every thread finished before the
          barrier that ended it. */
@@ -227,7 +235,8 @@ static bool tsr__gpu_gemm_aligned(const void *p, int64_t ld, int vw) {
 template <typename T, int BM, int BN, int BK, int TM, int TN, int MINB>
 static tsr_status tsr__gpu_gemm_run(cudaStream_t s, const tsr__gemm_args *g) {
   const int vw = tsr__gpu_vec<T>::width;
-  const bool vec = tsr__gpu_gemm_aligned(g->a, g->lda, vw) && tsr__gpu_gemm_aligned(g->b, g->ldb, vw);
+  const bool vec =
+      tsr__gpu_gemm_aligned(g->a, g->lda, vw) && tsr__gpu_gemm_aligned(g->b, g->ldb, vw);
   const int64_t col_tiles = (g->n + BN - 1) / BN, row_tiles = (g->m + BM - 1) / BM;
   if (col_tiles > 0x7fffffff)
     return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_gemm",
@@ -237,11 +246,10 @@ static tsr_status tsr__gpu_gemm_run(cudaStream_t s, const tsr__gemm_args *g) {
   const T alpha = (T)g->alpha, beta = (T)g->beta;
   const T *a = (const T *)g->a, *b = (const T *)g->b;
   T *c = (T *)g->c;
-#define TSR__GPU_GEMM_CASE(TA_, TB_, VEC_)                                                     \
-  if (g->trans_a == TA_ && g->trans_b == TB_ && vec == VEC_)                                   \
-    tsr__gpu_gemm_tiled<T, BM, BN, BK, TM, TN, MINB, TA_, TB_, VEC_>                          \
-        <<<grid, threads, 0, s>>>(g->m, g->n, g->k, alpha, a, g->lda, b, g->ldb, beta, c,     \
-                                  g->ldc);
+#define TSR__GPU_GEMM_CASE(TA_, TB_, VEC_)                                                         \
+  if (g->trans_a == TA_ && g->trans_b == TB_ && vec == VEC_)                                       \
+    tsr__gpu_gemm_tiled<T, BM, BN, BK, TM, TN, MINB, TA_, TB_, VEC_>                               \
+        <<<grid, threads, 0, s>>>(g->m, g->n, g->k, alpha, a, g->lda, b, g->ldb, beta, c, g->ldc);
   TSR__GPU_GEMM_CASE(false, false, true)
   TSR__GPU_GEMM_CASE(false, true, true)
   TSR__GPU_GEMM_CASE(true, false, true)
@@ -275,8 +283,7 @@ tsr_status tsr__gpu_gemm_native(tsr_device dev, const tsr__gemm_args *g) {
     return tsr__gpu_gemm_run<float, 128, 128, 8, 8, 8, 2>(s, g);
   case TSR_F64: /* 128x64 tiles, 8x4 per thread, 256 threads: half the registers per value */
     return tsr__gpu_gemm_run<double, 128, 64, 8, 8, 4, 1>(s, g);
-  default:
-    break;
+  default: break;
   }
   return tsr__set_error(TSR_ERR_DTYPE, "tsr_gemm", "GEMM needs f32 or f64 on %s, got %s",
                         TSR__GPU_NAME, tsr_dtype_name(g->dtype));

@@ -16,10 +16,10 @@
 tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call);
 
 /* Translates a runtime return code; the enclosing function returns tsr_status. */
-#define TSR_GPU_CALL(expr)                                                                     \
-  do {                                                                                         \
-    cudaError_t tsr__gpu_e_ = (expr);                                                          \
-    if (tsr__gpu_e_ != cudaSuccess) return tsr__gpu_error(tsr__gpu_e_, __func__, #expr);     \
+#define TSR_GPU_CALL(expr)                                                                         \
+  do {                                                                                             \
+    cudaError_t tsr__gpu_e_ = (expr);                                                              \
+    if (tsr__gpu_e_ != cudaSuccess) return tsr__gpu_error(tsr__gpu_e_, __func__, #expr);           \
   } while (0)
 
 /* After a <<<...>>> launch: bad configuration, no kernel image for this GPU... */
@@ -94,12 +94,14 @@ bool tsr__gpu_layout_contiguous(const tsr__gpu_layout *layout, int nviews);
 template <int NV>
 __device__ __forceinline__ void tsr__gpu_offsets(const tsr__gpu_layout &layout, int64_t i,
                                                  int64_t off[NV]) {
-  for (int v = 0; v < NV; v++) off[v] = 0;
+  for (int v = 0; v < NV; v++)
+    off[v] = 0;
   for (int d = layout.ndim - 1; d >= 0; d--) {
     int64_t extent = layout.shape[d];
     int64_t coord = i % extent;
     i /= extent;
-    for (int v = 0; v < NV; v++) off[v] += coord * layout.stride[v][d];
+    for (int v = 0; v < NV; v++)
+      off[v] += coord * layout.stride[v][d];
   }
 }
 
@@ -141,26 +143,25 @@ template <typename D, typename S> __host__ __device__ __forceinline__ D tsr__gpu
 
 /* Runs the statements with T the C type of `dtype`; nothing for an unknown dtype (the core
    validated it, the caller still returns an error after the switch). */
-#define TSR__GPU_DTYPE_SWITCH(dtype, T, ...)                                                   \
-  switch (dtype) {                                                                             \
-  case TSR_F32: {                                                                              \
-    typedef float T;                                                                           \
-    __VA_ARGS__;                                                                               \
-  } break;                                                                                     \
-  case TSR_F64: {                                                                              \
-    typedef double T;                                                                          \
-    __VA_ARGS__;                                                                               \
-  } break;                                                                                     \
-  case TSR_I32: {                                                                              \
-    typedef int32_t T;                                                                         \
-    __VA_ARGS__;                                                                               \
-  } break;                                                                                     \
-  case TSR_I64: {                                                                              \
-    typedef int64_t T;                                                                         \
-    __VA_ARGS__;                                                                               \
-  } break;                                                                                     \
-  default:                                                                                     \
-    break;                                                                                     \
+#define TSR__GPU_DTYPE_SWITCH(dtype, T, ...)                                                       \
+  switch (dtype) {                                                                                 \
+  case TSR_F32: {                                                                                  \
+    typedef float T;                                                                               \
+    __VA_ARGS__;                                                                                   \
+  } break;                                                                                         \
+  case TSR_F64: {                                                                                  \
+    typedef double T;                                                                              \
+    __VA_ARGS__;                                                                                   \
+  } break;                                                                                         \
+  case TSR_I32: {                                                                                  \
+    typedef int32_t T;                                                                             \
+    __VA_ARGS__;                                                                                   \
+  } break;                                                                                         \
+  case TSR_I64: {                                                                                  \
+    typedef int64_t T;                                                                             \
+    __VA_ARGS__;                                                                                   \
+  } break;                                                                                         \
+  default: break;                                                                                  \
   }
 
 #endif /* TSR_GPU_INTERNAL_CUH */

@@ -67,8 +67,8 @@ __device__ __forceinline__ long long tsr__shfl_down(long long v, unsigned delta,
   return __shfl_down_sync(0xffffffffu, v, delta, width);
 #endif
 }
-__device__ __forceinline__ unsigned long long tsr__shfl_down(unsigned long long v,
-                                                             unsigned delta, int width) {
+__device__ __forceinline__ unsigned long long tsr__shfl_down(unsigned long long v, unsigned delta,
+                                                             int width) {
 #if defined(__HIPCC__)
   return __shfl_down(v, delta, width);
 #else

@@ -44,8 +44,8 @@ __device__ __forceinline__ int32_t tsr__gpu_shfl_acc(int32_t v, unsigned d, int 
 __device__ __forceinline__ int64_t tsr__gpu_shfl_acc(int64_t v, unsigned d, int w) {
   return (int64_t)tsr__shfl_down((long long)v, d, w);
 }
-__device__ __forceinline__ unsigned long long tsr__gpu_shfl_acc(unsigned long long v,
-                                                                unsigned d, int w) {
+__device__ __forceinline__ unsigned long long tsr__gpu_shfl_acc(unsigned long long v, unsigned d,
+                                                                int w) {
   return tsr__shfl_down(v, d, w);
 }
 template <typename T>
@@ -62,15 +62,31 @@ template <> struct tsr__gpu_sum_acc<float> { typedef double type; };
 template <> struct tsr__gpu_sum_acc<double> { typedef double type; };
 
 template <typename T> __device__ __forceinline__ T tsr__gpu_lowest();
-template <> __device__ __forceinline__ float tsr__gpu_lowest<float>() { return -INFINITY; }
-template <> __device__ __forceinline__ double tsr__gpu_lowest<double>() { return -INFINITY; }
-template <> __device__ __forceinline__ int32_t tsr__gpu_lowest<int32_t>() { return INT32_MIN; }
-template <> __device__ __forceinline__ int64_t tsr__gpu_lowest<int64_t>() { return INT64_MIN; }
+template <> __device__ __forceinline__ float tsr__gpu_lowest<float>() {
+  return -INFINITY;
+}
+template <> __device__ __forceinline__ double tsr__gpu_lowest<double>() {
+  return -INFINITY;
+}
+template <> __device__ __forceinline__ int32_t tsr__gpu_lowest<int32_t>() {
+  return INT32_MIN;
+}
+template <> __device__ __forceinline__ int64_t tsr__gpu_lowest<int64_t>() {
+  return INT64_MIN;
+}
 template <typename T> __device__ __forceinline__ T tsr__gpu_highest();
-template <> __device__ __forceinline__ float tsr__gpu_highest<float>() { return INFINITY; }
-template <> __device__ __forceinline__ double tsr__gpu_highest<double>() { return INFINITY; }
-template <> __device__ __forceinline__ int32_t tsr__gpu_highest<int32_t>() { return INT32_MAX; }
-template <> __device__ __forceinline__ int64_t tsr__gpu_highest<int64_t>() { return INT64_MAX; }
+template <> __device__ __forceinline__ float tsr__gpu_highest<float>() {
+  return INFINITY;
+}
+template <> __device__ __forceinline__ double tsr__gpu_highest<double>() {
+  return INFINITY;
+}
+template <> __device__ __forceinline__ int32_t tsr__gpu_highest<int32_t>() {
+  return INT32_MAX;
+}
+template <> __device__ __forceinline__ int64_t tsr__gpu_highest<int64_t>() {
+  return INT64_MAX;
+}
 
 /* Each reduction: Acc (accumulator), Out (result type), identity, make (from element j),
    combine, finalize (with the axis length). */
@@ -79,13 +95,17 @@ template <typename T> struct tsr__gpu_red_sum {
   typedef T Out;
   static __device__ __forceinline__ Acc identity() { return (Acc)0; }
   static __device__ __forceinline__ Acc make(T x, int64_t) {
-    if constexpr (tsr__gpu_is_float<T>::value) return (Acc)x;
-    else return (Acc)(long long)x; /* sign-extend, then wrap modulo 2^64 */
+    if constexpr (tsr__gpu_is_float<T>::value)
+      return (Acc)x;
+    else
+      return (Acc)(long long)x; /* sign-extend, then wrap modulo 2^64 */
   }
   static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a + b; }
   static __device__ __forceinline__ Out finalize(Acc a, int64_t) {
-    if constexpr (tsr__gpu_is_float<T>::value) return (Out)a;
-    else return (Out)(long long)a;
+    if constexpr (tsr__gpu_is_float<T>::value)
+      return (Out)a;
+    else
+      return (Out)(long long)a;
   }
 };
 
@@ -160,7 +180,8 @@ __device__ __forceinline__ typename R::Acc tsr__gpu_block_reduce(typename R::Acc
   const int ws = warpSize;
   const int lane = (int)threadIdx.x % ws, warp = (int)threadIdx.x / ws;
   const int nwarps = (int)blockDim.x / ws;
-  for (int o = ws / 2; o > 0; o >>= 1) v = R::combine(v, tsr__gpu_shfl_acc(v, (unsigned)o, ws));
+  for (int o = ws / 2; o > 0; o >>= 1)
+    v = R::combine(v, tsr__gpu_shfl_acc(v, (unsigned)o, ws));
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
   if (warp == 0) {
@@ -177,13 +198,13 @@ template <class R, typename T>
 __global__ void tsr__gpu_reduce_thread(typename R::Out *out, const T *a, tsr__gpu_layout outer,
                                        int64_t len, int64_t stride) {
   int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < outer.size;
-       o += nthreads) {
+  for (int64_t o = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; o < outer.size; o += nthreads) {
     int64_t off[1];
     tsr__gpu_offsets<1>(outer, o, off);
     const T *p = a + off[0];
     typename R::Acc acc = R::identity();
-    for (int64_t j = 0; j < len; j++) acc = R::combine(acc, R::make(p[j * stride], j));
+    for (int64_t j = 0; j < len; j++)
+      acc = R::combine(acc, R::make(p[j * stride], j));
     out[o] = R::finalize(acc, len);
   }
 }
@@ -191,9 +212,9 @@ __global__ void tsr__gpu_reduce_thread(typename R::Out *out, const T *a, tsr__gp
 /* Block-wide: task t reduces chunk (t % splits) of output (t / splits). With FINAL the
    result goes to out, else the partial accumulator to partial[t]. */
 template <class R, typename T, bool FINAL>
-__global__ void tsr__gpu_reduce_block(typename R::Out *out, typename R::Acc *partial,
-                                      const T *a, tsr__gpu_layout outer, int64_t len,
-                                      int64_t stride, int64_t splits, int64_t chunk) {
+__global__ void tsr__gpu_reduce_block(typename R::Out *out, typename R::Acc *partial, const T *a,
+                                      tsr__gpu_layout outer, int64_t len, int64_t stride,
+                                      int64_t splits, int64_t chunk) {
   __shared__ typename R::Acc scratch[TSR__GPU_BLOCK / 32];
   int64_t tasks = outer.size * splits;
   for (int64_t t = blockIdx.x; t < tasks; t += gridDim.x) {
@@ -207,8 +228,10 @@ __global__ void tsr__gpu_reduce_block(typename R::Out *out, typename R::Acc *par
       acc = R::combine(acc, R::make(p[j * stride], j));
     acc = tsr__gpu_block_reduce<R>(acc, scratch);
     if (threadIdx.x == 0) {
-      if (FINAL) out[o] = R::finalize(acc, len);
-      else partial[t] = acc;
+      if (FINAL)
+        out[o] = R::finalize(acc, len);
+      else
+        partial[t] = acc;
     }
   }
 }
@@ -304,16 +327,11 @@ template <typename T>
 static tsr_status tsr__gpu_reduce_typed(tsr_device dev, cudaStream_t s, tsr_reduce_op op,
                                         const tsr__view *out, const tsr__view *a, int axis) {
   switch (op) {
-  case TSR_SUM:
-    return tsr__gpu_reduce_launch<tsr__gpu_red_sum<T>, T>(dev, s, out, a, axis);
-  case TSR_MEAN:
-    return tsr__gpu_reduce_launch<tsr__gpu_red_mean<T>, T>(dev, s, out, a, axis);
-  case TSR_MAX:
-    return tsr__gpu_reduce_launch<tsr__gpu_red_max<T>, T>(dev, s, out, a, axis);
-  case TSR_MIN:
-    return tsr__gpu_reduce_launch<tsr__gpu_red_min<T>, T>(dev, s, out, a, axis);
-  case TSR_ARGMAX:
-    return tsr__gpu_reduce_launch<tsr__gpu_red_argmax<T>, T>(dev, s, out, a, axis);
+  case TSR_SUM: return tsr__gpu_reduce_launch<tsr__gpu_red_sum<T>, T>(dev, s, out, a, axis);
+  case TSR_MEAN: return tsr__gpu_reduce_launch<tsr__gpu_red_mean<T>, T>(dev, s, out, a, axis);
+  case TSR_MAX: return tsr__gpu_reduce_launch<tsr__gpu_red_max<T>, T>(dev, s, out, a, axis);
+  case TSR_MIN: return tsr__gpu_reduce_launch<tsr__gpu_red_min<T>, T>(dev, s, out, a, axis);
+  case TSR_ARGMAX: return tsr__gpu_reduce_launch<tsr__gpu_red_argmax<T>, T>(dev, s, out, a, axis);
   }
   return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_reduce", "reduction %d is not supported on %s",
                         (int)op, TSR__GPU_NAME);

@@ -13,21 +13,21 @@
 
 template <typename T> struct tsr__gpu_philox;
 template <> struct tsr__gpu_philox<float> {
-  static __device__ __forceinline__ float value(uint64_t seed, uint64_t index, int dist,
-                                                double p0, double p1) {
+  static __device__ __forceinline__ float value(uint64_t seed, uint64_t index, int dist, double p0,
+                                                double p1) {
     return tsr__philox_f32(seed, index, dist, p0, p1);
   }
 };
 template <> struct tsr__gpu_philox<double> {
-  static __device__ __forceinline__ double value(uint64_t seed, uint64_t index, int dist,
-                                                 double p0, double p1) {
+  static __device__ __forceinline__ double value(uint64_t seed, uint64_t index, int dist, double p0,
+                                                 double p1) {
     return tsr__philox_f64(seed, index, dist, p0, p1);
   }
 };
 
 template <typename T>
-__global__ void tsr__gpu_rng_kernel(T *dst, int64_t n, uint64_t seed, uint64_t offset,
-                                    int dist, double p0, double p1) {
+__global__ void tsr__gpu_rng_kernel(T *dst, int64_t n, uint64_t seed, uint64_t offset, int dist,
+                                    double p0, double p1) {
   int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
   for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += nthreads)
     dst[i] = tsr__gpu_philox<T>::value(seed, offset + (uint64_t)i, dist, p0, p1);
@@ -35,7 +35,8 @@ __global__ void tsr__gpu_rng_kernel(T *dst, int64_t n, uint64_t seed, uint64_t o
 
 static int64_t tsr__gpu_view_size(const tsr__view *v) {
   int64_t n = 1;
-  for (int d = 0; d < v->ndim; d++) n *= v->shape[d];
+  for (int d = 0; d < v->ndim; d++)
+    n *= v->shape[d];
   return n;
 }
 
@@ -57,8 +58,8 @@ tsr_status tsr__gpu_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uin
         <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)dst->data, n, seed, offset, d, p0, p1);
     break;
   default:
-    return tsr__set_error(TSR_ERR_DTYPE, "tsr_random",
-                          "random arrays need f32 or f64, got %s", tsr_dtype_name(dst->dtype));
+    return tsr__set_error(TSR_ERR_DTYPE, "tsr_random", "random arrays need f32 or f64, got %s",
+                          tsr_dtype_name(dst->dtype));
   }
   TSR_GPU_CHECK_LAUNCH();
   return TSR_OK;

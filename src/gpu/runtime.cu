@@ -93,7 +93,9 @@ const char *tsr__gpu_unavailable_reason(void) {
   return tsr__gpu_count > 0 ? "" : tsr__gpu_reason;
 }
 
-const cudaDeviceProp *tsr__gpu_props_of(int index) { return &tsr__gpu_devices[index].prop; }
+const cudaDeviceProp *tsr__gpu_props_of(int index) {
+  return &tsr__gpu_devices[index].prop;
+}
 
 static tsr_status tsr__gpu_check_index(tsr_device dev) {
   pthread_once(&tsr__gpu_once, tsr__gpu_discover);
@@ -150,7 +152,8 @@ static size_t tsr__gpu_size_class(size_t bytes) {
   if (bytes <= TSR__GPU_MIN_BLOCK) return TSR__GPU_MIN_BLOCK;
   if (bytes <= TSR__GPU_SMALL_LIMIT) {
     size_t c = TSR__GPU_MIN_BLOCK;
-    while (c < bytes) c <<= 1;
+    while (c < bytes)
+      c <<= 1;
     return c;
   }
   if (bytes > SIZE_MAX - TSR__GPU_LARGE_QUANTUM) return 0;
@@ -180,8 +183,7 @@ static tsr_status tsr__gpu_release_cache(tsr_device dev, size_t *released) {
   return TSR_OK;
 }
 
-static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t bytes,
-                                        void **ptr) {
+static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t bytes, void **ptr) {
   size_t size = tsr__gpu_size_class(bytes);
   if (size == 0)
     return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "%zu bytes cannot be allocated on %s:%d",
@@ -400,20 +402,23 @@ void tsr__gpu_layout_make(const tsr__view *const *views, int nviews, tsr__gpu_la
       shape[n - 1] *= extent;
     } else {
       shape[n] = extent;
-      for (int v = 0; v < nviews; v++) stride[v][n] = views[v]->strides[d];
+      for (int v = 0; v < nviews; v++)
+        stride[v][n] = views[v]->strides[d];
       n++;
     }
   }
   if (n == 0) { /* one element (or a scalar): any stride will do */
     out->ndim = 1;
     out->shape[0] = 1;
-    for (int v = 0; v < nviews; v++) out->stride[v][0] = 1;
+    for (int v = 0; v < nviews; v++)
+      out->stride[v][0] = 1;
     return;
   }
   out->ndim = n;
   for (int d = 0; d < n; d++) {
     out->shape[d] = shape[n - 1 - d];
-    for (int v = 0; v < nviews; v++) out->stride[v][d] = stride[v][n - 1 - d];
+    for (int v = 0; v < nviews; v++)
+      out->stride[v][d] = stride[v][n - 1 - d];
   }
 }
 

@@ -27,8 +27,7 @@ static tsr_status tsr__gpu_blas_status(cublasStatus_t st, const char *call) {
                         "tsr_gemm", "%s failed with cuBLAS status %d", call, (int)st);
 }
 
-static tsr_status tsr__gpu_blas_handle(tsr_device dev, cudaStream_t stream,
-                                       cublasHandle_t *out) {
+static tsr_status tsr__gpu_blas_handle(tsr_device dev, cudaStream_t stream, cublasHandle_t *out) {
   TSR_CHECK(dev.index >= 0 && dev.index < TSR__GPU_BLAS_MAX_DEVICES, TSR_ERR_NO_DEVICE,
             "device index %d out of range", dev.index);
   pthread_mutex_lock(&tsr__gpu_blas_lock);
@@ -39,8 +38,10 @@ static tsr_status tsr__gpu_blas_handle(tsr_device dev, cudaStream_t stream,
     if (st == CUBLAS_STATUS_SUCCESS) {
       st = cublasSetStream(h, stream);
       if (st == CUBLAS_STATUS_SUCCESS) st = cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST);
-      if (st == CUBLAS_STATUS_SUCCESS) tsr__gpu_blas_handles[dev.index] = h;
-      else (void)cublasDestroy(h);
+      if (st == CUBLAS_STATUS_SUCCESS)
+        tsr__gpu_blas_handles[dev.index] = h;
+      else
+        (void)cublasDestroy(h);
     }
   }
   *out = tsr__gpu_blas_handles[dev.index];

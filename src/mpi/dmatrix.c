@@ -14,10 +14,11 @@ void *tsr__array_ptr(const tsr_array *a) {
   return (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
 }
 
-int64_t tsr__dm_local_count(const tsr_dmatrix *a) { return a->lld * a->nloc; }
+int64_t tsr__dm_local_count(const tsr_dmatrix *a) {
+  return a->lld * a->nloc;
+}
 
-tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src,
-                         size_t bytes) {
+tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src, size_t bytes) {
   if (bytes == 0) return TSR_OK;
   char *dst = (char *)tsr__array_ptr(a) + off * (int64_t)tsr__dtype_size(a->dtype);
   if (a->buffer->device.kind == TSR_DEVICE_CPU) {
@@ -29,8 +30,7 @@ tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *
   return ops->memcpy_h2d(a->buffer->device, dst, src, bytes);
 }
 
-tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst,
-                         size_t bytes) {
+tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst, size_t bytes) {
   if (bytes == 0) return TSR_OK;
   const char *src = (const char *)tsr__array_ptr(a) + off * (int64_t)tsr__dtype_size(a->dtype);
   if (a->buffer->device.kind == TSR_DEVICE_CPU) {
@@ -82,8 +82,8 @@ tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, 
                           int64_t nb, tsr_dtype dtype, tsr_device device, tsr_dmatrix **out) {
   *out = NULL;
   if (m < 0 || n < 0)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "negative size %lld x %lld",
-                          (long long)m, (long long)n);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "negative size %lld x %lld", (long long)m,
+                          (long long)n);
   if (mb < 1 || nb < 1)
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "block size %lld x %lld must be >= 1",
                           (long long)mb, (long long)nb);
@@ -144,7 +144,9 @@ tsr_status tsr_dmatrix_free(tsr_dmatrix *a) {
   return TSR_OK;
 }
 
-static int desc_int(int64_t v) { return v <= INT_MAX ? (int)v : -1; }
+static int desc_int(int64_t v) {
+  return v <= INT_MAX ? (int)v : -1;
+}
 
 tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_info_t *info) {
   if (!a || !info)
@@ -231,8 +233,8 @@ static tsr_status scatter_gather_check(const char *fn, const tsr_dmatrix *a, int
   TSR_CALL(tsr__dist_same(fn, g->comm, v, 2, "root, layout"));
   tsr_status st = TSR_OK;
   if (root < 0 || root >= g->size)
-    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "root %d out of range [0, %d)", root,
-                        g->size);
+    st =
+        tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "root %d out of range [0, %d)", root, g->size);
   else if (layout != TSR_ROW_MAJOR && layout != TSR_COL_MAJOR)
     st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "layout %d is neither row- nor column-major",
                         (int)layout);
@@ -279,8 +281,7 @@ static tsr_status scatter_gather(const char *fn, const tsr_dmatrix *a, int root,
       int64_t nloc = tsr_numroc(a->n, a->nb, pcol, 0, g->npcol);
       int count = (int)(mloc * nloc);
       if (r == root) {
-        if (st == TSR_OK)
-          pack_block(a, prow, pcol, host, layout, ld, local, a->lld, scatter);
+        if (st == TSR_OK) pack_block(a, prow, pcol, host, layout, ld, local, a->lld, scatter);
         continue;
       }
       /* Messages flow even after a local failure, so no rank waits forever; the data is
@@ -294,7 +295,8 @@ static tsr_status scatter_gather(const char *fn, const tsr_dmatrix *a, int root,
         if (rc == MPI_SUCCESS && st == TSR_OK && tmp)
           pack_block(a, prow, pcol, host, layout, ld, tmp, mloc, false);
       }
-      if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Send/Recv");
+      if (rc != MPI_SUCCESS && st == TSR_OK)
+        st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Send/Recv");
     }
     tsr__host_free(tmp);
   } else {
@@ -312,7 +314,8 @@ static tsr_status scatter_gather(const char *fn, const tsr_dmatrix *a, int root,
     } else {
       rc = MPI_Send(local, local ? count : 0, type, root, 0, g->comm);
     }
-    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Send/Recv");
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Send/Recv");
   }
   if (local) {
     tsr_status st2 = tsr__dm_host_done(fn, a, local, staged, scatter && st == TSR_OK);
@@ -381,8 +384,8 @@ tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, do
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
   tsr_status st = TSR_OK;
   if (!isfinite(low) || !isfinite(high) || !(low < high))
-    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "need finite low < high, got [%g, %g)",
-                        low, high);
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "need finite low < high, got [%g, %g)", low,
+                        high);
   fill_rng_ctx rng = {seed, low, high, a->n};
   if (st == TSR_OK) st = fill_local(fn, a, NULL, NULL, &rng);
   return tsr__dist_agree(fn, a->grid->comm, st);
@@ -461,7 +464,8 @@ tsr_status tsr__dm_transpose(const char *fn, const tsr_dmatrix *a, tsr_dmatrix *
         if (received) *received += (uint64_t)rcount[r] * es;
       }
     }
-    for (int r = 0; r < size; r++) cur[r] = sdispl[r];
+    for (int r = 0; r < size; r++)
+      cur[r] = sdispl[r];
     for (int64_t lj = 0; lj < a->nloc; lj++) {
       int64_t i = tsr_indxl2g(lj, a->nb, g->mycol, 0, Q);
       int drow = tsr_indxg2p(i, a->nb, 0, P);
@@ -475,7 +479,8 @@ tsr_status tsr__dm_transpose(const char *fn, const tsr_dmatrix *a, tsr_dmatrix *
     if (rc != MPI_SUCCESS) {
       st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Alltoallv");
     } else {
-      for (int r = 0; r < size; r++) cur[r] = rdispl[r];
+      for (int r = 0; r < size; r++)
+        cur[r] = rdispl[r];
       for (int64_t li = 0; li < t->mloc; li++) {
         int64_t i = tsr_indxl2g(li, t->mb, g->myrow, 0, P);
         int scol = tsr_indxg2p(i, a->nb, 0, Q);

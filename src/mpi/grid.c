@@ -111,7 +111,8 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "grid %d x %d has a negative side", p, q);
   if (p == 0 && q == 0) {
     p = (int)floor(sqrt((double)size));
-    while (p > 1 && size % p != 0) p--;
+    while (p > 1 && size % p != 0)
+      p--;
     if (p < 1) p = 1;
     q = size / p;
   } else if (p == 0) {

@@ -67,10 +67,8 @@ tsr_status tsr__dm_host_done(const char *fn, const tsr_dmatrix *a, void *host, b
 
 /* Raw copies between host memory and the device memory of an array's buffer, at element
    offset `off` of the array's view. */
-tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src,
-                         size_t bytes);
-tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst,
-                         size_t bytes);
+tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src, size_t bytes);
+tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst, size_t bytes);
 
 /* A new distributed matrix without collective checks (callers have agreed already). */
 tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, int64_t mb,

@@ -62,8 +62,7 @@ static tsr_status check_int_sizes(const char *fn, const tsr_dmatrix *a) {
     return tsr__set_error(TSR_ERR_OVERFLOW, fn,
                           "%lld x %lld matrix (local %lld x %lld): MPI-IO counts are limited to "
                           "INT_MAX",
-                          (long long)a->m, (long long)a->n, (long long)a->mloc,
-                          (long long)a->nloc);
+                          (long long)a->m, (long long)a->n, (long long)a->mloc, (long long)a->nloc);
   return TSR_OK;
 }
 
@@ -86,11 +85,11 @@ tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, in
     else
       st = tsr_npy_read_header(path, &h);
     if (st == TSR_OK && h.ndim != 2)
-      st = tsr__set_error(TSR_ERR_SHAPE, fn, "'%s' holds a %d-D array; a matrix must be 2-D",
-                          path, h.ndim);
+      st = tsr__set_error(TSR_ERR_SHAPE, fn, "'%s' holds a %d-D array; a matrix must be 2-D", path,
+                          h.ndim);
     else if (st == TSR_OK && h.dtype != TSR_F32 && h.dtype != TSR_F64)
-      st = tsr__set_error(TSR_ERR_DTYPE, fn, "'%s' holds %s data; matrices are f32 or f64",
-                          path, tsr_dtype_name(h.dtype));
+      st = tsr__set_error(TSR_ERR_DTYPE, fn, "'%s' holds %s data; matrices are f32 or f64", path,
+                          tsr_dtype_name(h.dtype));
   }
   TSR_CALL(tsr__dist_agree(fn, grid->comm, st));
   int rc = MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, grid->comm);
@@ -123,17 +122,19 @@ tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, in
     /* Every rank makes every collective call below, failed or not, so none is left waiting. */
     rc = MPI_File_set_view(fh, (MPI_Offset)h.data_offset, etype,
                            ftype != MPI_DATATYPE_NULL ? ftype : etype, "native", MPI_INFO_NULL);
-    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
     int count = (int)(a->mloc * a->nloc), got = 0;
     MPI_Status status;
     rc = MPI_File_read_all(fh, h.fortran_order ? local : tmp, st == TSR_OK ? count : 0, etype,
                            &status);
-    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_read_all");
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_read_all");
     if (st == TSR_OK) {
       MPI_Get_count(&status, etype, &got);
       if (got != count)
-        st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short read, %d of %d elements", path, got,
-                            count);
+        st =
+            tsr__set_error(TSR_ERR_IO, fn, "'%s': short read, %d of %d elements", path, got, count);
     }
     MPI_File_close(&fh);
     if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
@@ -241,14 +242,16 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
     if (a->m > 0 && a->n > 0) {
       MPI_Datatype etype = tsr__mpi_type(a->dtype);
       rc = MPI_File_set_view(fh, (MPI_Offset)hlen, etype, ftype, "native", MPI_INFO_NULL);
-      if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+      if (rc != MPI_SUCCESS && st == TSR_OK)
+        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
       MPI_Status status;
       rc = MPI_File_write_all(fh, buf ? buf : local, (int)count, etype, &status);
       if (rc != MPI_SUCCESS && st == TSR_OK)
         st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_all");
     }
     rc = MPI_File_close(&fh);
-    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_close");
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_close");
   }
   st = tsr__dist_agree(fn, g->comm, st);
   if (st == TSR_OK) {

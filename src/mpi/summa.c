@@ -138,8 +138,7 @@ static tsr_status summa_multiply(summa *s, int64_t kk, int sl, double alpha, dou
     int64_t cshape[2] = {mloc, nj}, cstr[2] = {1, s->c->lld};
     st = tsr__array_new_view(abase, 2, ashape, astr, aoff, &av);
     if (st == TSR_OK) st = tsr__array_new_view(bbase, 2, bshape, bstr, boff + j0 * ldb, &bv);
-    if (st == TSR_OK)
-      st = tsr__array_new_view(s->c->storage, 2, cshape, cstr, j0 * s->c->lld, &cv);
+    if (st == TSR_OK) st = tsr__array_new_view(s->c->storage, 2, cshape, cstr, j0 * s->c->lld, &cv);
     if (st == TSR_OK) st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, av, bv, beta, cv, path);
     tsr_array_release(av);
     tsr_array_release(bv);
@@ -200,7 +199,8 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
 
   /* From here every rank makes every broadcast, even after a local failure (it then only
      skips its multiplies), so no rank waits forever; the outcome is agreed at the end. */
-  for (int i = 0; i < 2; i++) s->slot[i].req[0] = s->slot[i].req[1] = MPI_REQUEST_NULL;
+  for (int i = 0; i < 2; i++)
+    s->slot[i].req[0] = s->slot[i].req[1] = MPI_REQUEST_NULL;
   if (s->gpu) st = tsr_device_synchronize(dev); /* A and B complete before MPI reads them */
   tsr_status pst = summa_post(s, 0, 0);
   if (st == TSR_OK) st = pst;
@@ -220,7 +220,8 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
     int rc = MPI_Waitall(2, s->slot[sl].req, MPI_STATUSES_IGNORE);
     double t1 = MPI_Wtime();
     s->stats->comm_seconds += t1 - t0;
-    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Waitall");
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Waitall");
     if (st == TSR_OK)
       st = summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path,
                           next ? s->slot[1 - sl].req : NULL);
@@ -265,11 +266,10 @@ static tsr_status gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, const t
   int64_t am = ta ? a->n : a->m, ak = ta ? a->m : a->n;
   int64_t bk = tb ? b->n : b->m, bn = tb ? b->m : b->n;
   if (am != c->m || bn != c->n || ak != bk)
-    return tsr__set_error(TSR_ERR_SHAPE, fn,
-                          "%s: op(A) is %lldx%lld, op(B) is %lldx%lld, C is %lldx%lld",
-                          ak != bk ? "inner dimensions differ" : "C has the wrong shape",
-                          (long long)am, (long long)ak, (long long)bk, (long long)bn,
-                          (long long)c->m, (long long)c->n);
+    return tsr__set_error(
+        TSR_ERR_SHAPE, fn, "%s: op(A) is %lldx%lld, op(B) is %lldx%lld, C is %lldx%lld",
+        ak != bk ? "inner dimensions differ" : "C has the wrong shape", (long long)am,
+        (long long)ak, (long long)bk, (long long)bn, (long long)c->m, (long long)c->n);
   int64_t a_mb = ta ? a->nb : a->mb, a_kb = ta ? a->mb : a->nb;
   int64_t b_kb = tb ? b->nb : b->mb, b_nb = tb ? b->mb : b->nb;
   if (a_mb != c->mb || b_nb != c->nb || a_kb != b_kb)
@@ -282,10 +282,9 @@ static tsr_status gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, const t
   return TSR_OK;
 }
 
-tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
-                            const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
-                            tsr_dmatrix *c, const tsr_dist_gemm_options *options,
-                            tsr_dist_stats *stats) {
+tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
+                            const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
+                            const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
   static const char fn[] = "tsr_dist_gemm";
   if (!a || !b || !c)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "A" : !b ? "B" : "C");
@@ -298,14 +297,16 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
   int64_t kdim = transa ? a->m : a->n;
   int64_t kb = transa ? a->mb : a->nb;
   if (st == TSR_OK && ((c->lld * kb > INT_MAX) || kb * c->nloc > INT_MAX))
-    st = tsr__set_error(TSR_ERR_OVERFLOW, fn, "panels of %lld x %lld / %lld x %lld elements "
-                        "exceed MPI's INT_MAX counts", (long long)c->mloc, (long long)kb,
-                        (long long)kb, (long long)c->nloc);
+    st = tsr__set_error(TSR_ERR_OVERFLOW, fn,
+                        "panels of %lld x %lld / %lld x %lld elements "
+                        "exceed MPI's INT_MAX counts",
+                        (long long)c->mloc, (long long)kb, (long long)kb, (long long)c->nloc);
   TSR_CALL(tsr__dist_agree(fn, c->grid->comm, st));
 
   /* Transposed operands are redistributed into their transpose first. */
   tsr_dmatrix *at = NULL, *bt = NULL;
-  if (transa) st = tsr__dm_transpose(fn, a, &at, &local_stats.bytes_sent, &local_stats.bytes_received);
+  if (transa)
+    st = tsr__dm_transpose(fn, a, &at, &local_stats.bytes_sent, &local_stats.bytes_received);
   if (st == TSR_OK && transb)
     st = tsr__dm_transpose(fn, b, &bt, &local_stats.bytes_sent, &local_stats.bytes_received);
   local_stats.comm_seconds += MPI_Wtime() - t_start;
@@ -351,8 +352,8 @@ tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alpha, const
  * op(M)), y replicated (length rows of op(M)), in float64 from the local blocks, summed over
  * all ranks with one MPI_Allreduce.
  */
-static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans,
-                              const double *x1, const double *x2, double *y1, double *y2) {
+static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans, const double *x1,
+                              const double *x2, double *y1, double *y2) {
   const tsr_grid *g = mat->grid;
   int64_t rows = trans ? mat->n : mat->m;
   void *host = NULL;
@@ -366,8 +367,8 @@ static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans
       for (int64_t li = 0; li < mat->mloc; li++) {
         int64_t i = tsr_indxl2g(li, mat->mb, g->myrow, 0, g->nprow);
         int64_t e = li + lj * mat->lld;
-        double v = mat->dtype == TSR_F32 ? (double)((const float *)host)[e]
-                                         : ((const double *)host)[e];
+        double v =
+            mat->dtype == TSR_F32 ? (double)((const float *)host)[e] : ((const double *)host)[e];
         int64_t r = trans ? j : i, col = trans ? i : j;
         part[r] += v * x1[col];
         if (x2) part[rows + r] += fabs(v) * x2[col];
@@ -398,7 +399,10 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
   static const char fn[] = "tsr_dist_gemm_verify";
   if (!a || !b || !c || !residual)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
-                          !a ? "A" : !b ? "B" : !c ? "C" : "residual");
+                          !a   ? "A"
+                          : !b ? "B"
+                          : !c ? "C"
+                               : "residual");
   tsr_status st = gemm_check(fn, transa, transb, a, b, c);
   int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
   double *x = NULL, *xa = NULL, *y = NULL, *z = NULL, *za = NULL, *w = NULL, *s = NULL;

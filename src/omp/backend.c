@@ -14,7 +14,9 @@ static tsr_status omp_device_count(int *count) {
   return TSR_OK;
 }
 
-static const char *omp_unavailable_reason(void) { return ""; }
+static const char *omp_unavailable_reason(void) {
+  return "";
+}
 
 /* The "model name" of /proc/cpuinfo (Linux); false where there is none. */
 static bool read_cpu_model(char *name, size_t size) {
@@ -27,7 +29,8 @@ static bool read_cpu_model(char *name, size_t size) {
     const char *colon = strchr(line, ':');
     if (colon == NULL) continue;
     const char *v = colon + 1;
-    while (*v == ' ' || *v == '\t') v++;
+    while (*v == ' ' || *v == '\t')
+      v++;
     size_t len = strcspn(v, "\n");
     if (len >= size) len = size - 1;
     memcpy(name, v, len);

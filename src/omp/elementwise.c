@@ -19,14 +19,20 @@
 
 /* |x| for every dtype; integer abs(INT_MIN) wraps to INT_MIN (as NumPy) instead of
    overflowing. */
-static inline float abs_f32(float x) { return fabsf(x); }
-static inline double abs_f64(double x) { return (fabs)(x); }
-static inline int32_t abs_i32(int32_t x) { return x < 0 ? (int32_t)(0u - (uint32_t)x) : x; }
+static inline float abs_f32(float x) {
+  return fabsf(x);
+}
+static inline double abs_f64(double x) {
+  return (fabs)(x);
+}
+static inline int32_t abs_i32(int32_t x) {
+  return x < 0 ? (int32_t)(0u - (uint32_t)x) : x;
+}
 static inline int64_t abs_i64(int64_t x) {
   return x < 0 ? (int64_t)(UINT64_C(0) - (uint64_t)x) : x;
 }
-#define TSR__ABS(x)                                                                            \
-  _Generic((x), float: abs_f32, double: abs_f64, int32_t: abs_i32, int64_t: abs_i64)(x)
+#define TSR__ABS(x)                                                                                \
+  _Generic((x), float : abs_f32, double : abs_f64, int32_t : abs_i32, int64_t : abs_i64)(x)
 
 #define T float
 #define U float
@@ -81,15 +87,15 @@ static inline int64_t abs_i64(int64_t x) {
 /* Dispatch tables [op][dtype]; NULL where the operator does not take the dtype. */
 #define TSR__OMP_INT_ONLY_1(fn) fn
 #define TSR__OMP_INT_ONLY_0(fn) NULL
-#define TSR__OMP_BIN_ENTRY(ENUM, name, INT, expr)                                              \
-  [ENUM] = {[TSR_F32] = binary_##name##_f32,                                                   \
-            [TSR_F64] = binary_##name##_f64,                                                   \
-            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(binary_##name##_i32),                          \
+#define TSR__OMP_BIN_ENTRY(ENUM, name, INT, expr)                                                  \
+  [ENUM] = {[TSR_F32] = binary_##name##_f32,                                                       \
+            [TSR_F64] = binary_##name##_f64,                                                       \
+            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(binary_##name##_i32),                              \
             [TSR_I64] = TSR__OMP_INT_ONLY_##INT(binary_##name##_i64)},
-#define TSR__OMP_UN_ENTRY(ENUM, name, INT, expr)                                               \
-  [ENUM] = {[TSR_F32] = unary_##name##_f32,                                                    \
-            [TSR_F64] = unary_##name##_f64,                                                    \
-            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(unary_##name##_i32),                           \
+#define TSR__OMP_UN_ENTRY(ENUM, name, INT, expr)                                                   \
+  [ENUM] = {[TSR_F32] = unary_##name##_f32,                                                        \
+            [TSR_F64] = unary_##name##_f64,                                                        \
+            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(unary_##name##_i32),                               \
             [TSR_I64] = TSR__OMP_INT_ONLY_##INT(unary_##name##_i64)},
 
 static const tsr__omp_kernel binary_kernels[TSR_NUM_BINARY_OPS][TSR_NUM_DTYPES] = {
@@ -99,7 +105,9 @@ static const tsr__omp_kernel unary_kernels[TSR_NUM_UNARY_OPS][TSR_NUM_DTYPES] = 
 
 /* Relative cost per element, so that transcendental operators go parallel on smaller
    arrays than memory-bound ones. */
-static int64_t binary_cost(tsr_binary_op op) { return op == TSR_POW ? 16 : 1; }
+static int64_t binary_cost(tsr_binary_op op) {
+  return op == TSR_POW ? 16 : 1;
+}
 static int64_t unary_cost(tsr_unary_op op) {
   return op == TSR_EXP || op == TSR_LOG || op == TSR_TANH || op == TSR_SIGMOID ? 16 : 1;
 }
@@ -117,8 +125,7 @@ tsr_status tsr__omp_binary(tsr_device dev, tsr_binary_op op, const tsr__view *ou
   tsr__omp_loop lp;
   tsr__omp_loop_init(&lp, out->ndim, out->shape, 3, strides, elsize);
   char *const base[3] = {(char *)out->data, (char *)a->data, (char *)b->data};
-  tsr__omp_loop_run(&lp, base, binary_kernels[op][out->dtype], NULL,
-                    lp.size * binary_cost(op));
+  tsr__omp_loop_run(&lp, base, binary_kernels[op][out->dtype], NULL, lp.size * binary_cost(op));
   return TSR_OK;
 }
 

@@ -30,57 +30,57 @@
 #define TSR__OMP_CT_sigmoid T
 #define TSR__OMP_CT_relu T
 
-#define TSR__OMP_BIN_LOOP(CTY, expr, OI, XV, YV)                                               \
-  TSR__OMP_PRAGMA(omp simd)                                                                    \
-  for (int64_t i = 0; i < n; i++) {                                                            \
-    const CTY x = (CTY)(XV), y = (CTY)(YV);                                                    \
-    o[OI] = (T)(expr);                                                                         \
+#define TSR__OMP_BIN_LOOP(CTY, expr, OI, XV, YV)                                                   \
+  TSR__OMP_PRAGMA(omp simd)                                                                        \
+  for (int64_t i = 0; i < n; i++) {                                                                \
+    const CTY x = (CTY)(XV), y = (CTY)(YV);                                                        \
+    o[OI] = (T)(expr);                                                                             \
   }
 
-#define TSR__OMP_BIN_KERNEL(name, expr)                                                        \
-  static void TSR__OMP_CAT(binary_##name##_, SFX)(int64_t n, char *const p[],                  \
-                                                  const int64_t s[], const void *param) {      \
-    (void)param;                                                                               \
-    T *o = (T *)p[0];                                                                          \
-    const T *a = (const T *)p[1];                                                              \
-    const T *b = (const T *)p[2];                                                              \
-    if (s[0] == 1 && s[1] == 1 && s[2] == 1) {                                                 \
-      TSR__OMP_BIN_LOOP(TSR__OMP_CT_##name, expr, i, a[i], b[i])                               \
-    } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {                                          \
-      const T bv = b[0];                                                                       \
-      TSR__OMP_BIN_LOOP(TSR__OMP_CT_##name, expr, i, a[i], bv)                                 \
-    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {                                          \
-      const T av = a[0];                                                                       \
-      TSR__OMP_BIN_LOOP(TSR__OMP_CT_##name, expr, i, av, b[i])                                 \
-    } else {                                                                                   \
-      const int64_t so = s[0], sa = s[1], sb = s[2];                                           \
-      for (int64_t i = 0; i < n; i++) {                                                        \
-        const TSR__OMP_CT_##name x = (TSR__OMP_CT_##name)a[i * sa];                            \
-        const TSR__OMP_CT_##name y = (TSR__OMP_CT_##name)b[i * sb];                            \
-        o[i * so] = (T)(expr);                                                                 \
-      }                                                                                        \
-    }                                                                                          \
+#define TSR__OMP_BIN_KERNEL(name, expr)                                                            \
+  static void TSR__OMP_CAT(binary_##name##_, SFX)(int64_t n, char *const p[], const int64_t s[],   \
+                                                  const void *param) {                             \
+    (void)param;                                                                                   \
+    T *o = (T *)p[0];                                                                              \
+    const T *a = (const T *)p[1];                                                                  \
+    const T *b = (const T *)p[2];                                                                  \
+    if (s[0] == 1 && s[1] == 1 && s[2] == 1) {                                                     \
+      TSR__OMP_BIN_LOOP(TSR__OMP_CT_##name, expr, i, a[i], b[i])                                   \
+    } else if (s[0] == 1 && s[1] == 1 && s[2] == 0) {                                              \
+      const T bv = b[0];                                                                           \
+      TSR__OMP_BIN_LOOP(TSR__OMP_CT_##name, expr, i, a[i], bv)                                     \
+    } else if (s[0] == 1 && s[1] == 0 && s[2] == 1) {                                              \
+      const T av = a[0];                                                                           \
+      TSR__OMP_BIN_LOOP(TSR__OMP_CT_##name, expr, i, av, b[i])                                     \
+    } else {                                                                                       \
+      const int64_t so = s[0], sa = s[1], sb = s[2];                                               \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const TSR__OMP_CT_##name x = (TSR__OMP_CT_##name)a[i * sa];                                \
+        const TSR__OMP_CT_##name y = (TSR__OMP_CT_##name)b[i * sb];                                \
+        o[i * so] = (T)(expr);                                                                     \
+      }                                                                                            \
+    }                                                                                              \
   }
 
-#define TSR__OMP_UN_KERNEL(name, expr)                                                         \
-  static void TSR__OMP_CAT(unary_##name##_, SFX)(int64_t n, char *const p[],                   \
-                                                 const int64_t s[], const void *param) {       \
-    (void)param;                                                                               \
-    T *o = (T *)p[0];                                                                          \
-    const T *a = (const T *)p[1];                                                              \
-    if (s[0] == 1 && s[1] == 1) {                                                              \
-      TSR__OMP_PRAGMA(omp simd)                                                                \
-      for (int64_t i = 0; i < n; i++) {                                                        \
-        const TSR__OMP_CT_##name x = (TSR__OMP_CT_##name)a[i];                                 \
-        o[i] = (T)(expr);                                                                      \
-      }                                                                                        \
-    } else {                                                                                   \
-      const int64_t so = s[0], sa = s[1];                                                      \
-      for (int64_t i = 0; i < n; i++) {                                                        \
-        const TSR__OMP_CT_##name x = (TSR__OMP_CT_##name)a[i * sa];                            \
-        o[i * so] = (T)(expr);                                                                 \
-      }                                                                                        \
-    }                                                                                          \
+#define TSR__OMP_UN_KERNEL(name, expr)                                                             \
+  static void TSR__OMP_CAT(unary_##name##_, SFX)(int64_t n, char *const p[], const int64_t s[],    \
+                                                 const void *param) {                              \
+    (void)param;                                                                                   \
+    T *o = (T *)p[0];                                                                              \
+    const T *a = (const T *)p[1];                                                                  \
+    if (s[0] == 1 && s[1] == 1) {                                                                  \
+      TSR__OMP_PRAGMA(omp simd)                                                                    \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const TSR__OMP_CT_##name x = (TSR__OMP_CT_##name)a[i];                                     \
+        o[i] = (T)(expr);                                                                          \
+      }                                                                                            \
+    } else {                                                                                       \
+      const int64_t so = s[0], sa = s[1];                                                          \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const TSR__OMP_CT_##name x = (TSR__OMP_CT_##name)a[i * sa];                                \
+        o[i * so] = (T)(expr);                                                                     \
+      }                                                                                            \
+    }                                                                                              \
   }
 
 /* Integers get only the operators marked INT=1 (the core rejects the others). */

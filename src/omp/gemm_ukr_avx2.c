@@ -23,33 +23,42 @@
 #define TSR__PF_A_F64 "384"
 #define TSR__PF_A_F32 "192"
 
-#define TSR__YMM_CLOBBERS                                                                      \
-  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",    \
+#define TSR__YMM_CLOBBERS                                                                          \
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",         \
       "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
 
-#define TSR__ZERO12                                                                            \
-  "vxorps %%ymm0, %%ymm0, %%ymm0\n\t"                                                          \
-  "vmovaps %%ymm0, %%ymm1\n\t"  "vmovaps %%ymm0, %%ymm2\n\t"  "vmovaps %%ymm0, %%ymm3\n\t"     \
-  "vmovaps %%ymm0, %%ymm4\n\t"  "vmovaps %%ymm0, %%ymm5\n\t"  "vmovaps %%ymm0, %%ymm6\n\t"     \
-  "vmovaps %%ymm0, %%ymm7\n\t"  "vmovaps %%ymm0, %%ymm8\n\t"  "vmovaps %%ymm0, %%ymm9\n\t"     \
-  "vmovaps %%ymm0, %%ymm10\n\t" "vmovaps %%ymm0, %%ymm11\n\t"
+#define TSR__ZERO12                                                                                \
+  "vxorps %%ymm0, %%ymm0, %%ymm0\n\t"                                                              \
+  "vmovaps %%ymm0, %%ymm1\n\t"                                                                     \
+  "vmovaps %%ymm0, %%ymm2\n\t"                                                                     \
+  "vmovaps %%ymm0, %%ymm3\n\t"                                                                     \
+  "vmovaps %%ymm0, %%ymm4\n\t"                                                                     \
+  "vmovaps %%ymm0, %%ymm5\n\t"                                                                     \
+  "vmovaps %%ymm0, %%ymm6\n\t"                                                                     \
+  "vmovaps %%ymm0, %%ymm7\n\t"                                                                     \
+  "vmovaps %%ymm0, %%ymm8\n\t"                                                                     \
+  "vmovaps %%ymm0, %%ymm9\n\t"                                                                     \
+  "vmovaps %%ymm0, %%ymm10\n\t"                                                                    \
+  "vmovaps %%ymm0, %%ymm11\n\t"
 
 /* Row i of one k step: broadcast A(i) (element size ES) into ymm S, two FMAs into
    ymm R0, R1. SUF is pd or ps, BC is sd or ss. */
-#define TSR__ROW(BC, SUF, ES, i, R0, R1, S)                                                    \
-  "vbroadcast" BC " " #i "*" ES "(%[a]), %%ymm" #S "\n\t"                                      \
-  "vfmadd231" SUF " %%ymm12, %%ymm" #S ", %%ymm" #R0 "\n\t"                                    \
+#define TSR__ROW(BC, SUF, ES, i, R0, R1, S)                                                        \
+  "vbroadcast" BC " " #i "*" ES "(%[a]), %%ymm" #S "\n\t"                                          \
+  "vfmadd231" SUF " %%ymm12, %%ymm" #S ", %%ymm" #R0 "\n\t"                                        \
   "vfmadd231" SUF " %%ymm13, %%ymm" #S ", %%ymm" #R1 "\n\t"
 
-#define TSR__STEP6(BC, SUF, ES)                                                                \
-  TSR__ROW(BC, SUF, ES, 0, 0, 1, 14) TSR__ROW(BC, SUF, ES, 1, 2, 3, 15)                        \
-  TSR__ROW(BC, SUF, ES, 2, 4, 5, 14) TSR__ROW(BC, SUF, ES, 3, 6, 7, 15)                        \
-  TSR__ROW(BC, SUF, ES, 4, 8, 9, 14) TSR__ROW(BC, SUF, ES, 5, 10, 11, 15)
+#define TSR__STEP6(BC, SUF, ES)                                                                    \
+  TSR__ROW(BC, SUF, ES, 0, 0, 1, 14)                                                               \
+  TSR__ROW(BC, SUF, ES, 1, 2, 3, 15) TSR__ROW(BC, SUF, ES, 2, 4, 5, 14)                            \
+      TSR__ROW(BC, SUF, ES, 3, 6, 7, 15) TSR__ROW(BC, SUF, ES, 4, 8, 9, 14)                        \
+          TSR__ROW(BC, SUF, ES, 5, 10, 11, 15)
 
 #define TSR__ST(r) "vmovaps %%ymm" #r ", " #r "*32(%[t])\n\t"
-#define TSR__STORE12                                                                           \
-  TSR__ST(0) TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6) TSR__ST(7)      \
-  TSR__ST(8) TSR__ST(9) TSR__ST(10) TSR__ST(11)
+#define TSR__STORE12                                                                               \
+  TSR__ST(0)                                                                                       \
+  TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6) TSR__ST(7) TSR__ST(8)          \
+      TSR__ST(9) TSR__ST(10) TSR__ST(11)
 
 /* ---------------------------------------------------------------- f64, 6x8 ------------- */
 
@@ -61,26 +70,22 @@ void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const dou
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 7), _MM_HINT_T0);
     }
-  __asm__ volatile(
-      TSR__ZERO12
-      "test %[k], %[k]\n\t"
-      "jz 2f\n\t"
-      ".p2align 5\n"
-      "1:\n\t"
-      "vmovapd (%[b]), %%ymm12\n\t"
-      "vmovapd 32(%[b]), %%ymm13\n\t"
-      "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t"
-      TSR__STEP6("sd", "pd", "8")
-      "add $48, %[a]\n\t"
-      "add $64, %[b]\n\t"
-      "dec %[k]\n\t"
-      "jnz 1b\n"
-      "2:\n\t"
-      TSR__STORE12
-      "vzeroupper\n\t"
-      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
-      : [t] "r"(t)
-      : "cc", "memory", TSR__YMM_CLOBBERS);
+  __asm__ volatile(TSR__ZERO12 "test %[k], %[k]\n\t"
+                               "jz 2f\n\t"
+                               ".p2align 5\n"
+                               "1:\n\t"
+                               "vmovapd (%[b]), %%ymm12\n\t"
+                               "vmovapd 32(%[b]), %%ymm13\n\t"
+                               "prefetcht0 " TSR__PF_A_F64
+                               "(%[a])\n\t" TSR__STEP6("sd", "pd", "8") "add $48, %[a]\n\t"
+                                                                        "add $64, %[b]\n\t"
+                                                                        "dec %[k]\n\t"
+                                                                        "jnz 1b\n"
+                                                                        "2:\n\t" TSR__STORE12
+                                                                        "vzeroupper\n\t"
+                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
+                   : [t] "r"(t)
+                   : "cc", "memory", TSR__YMM_CLOBBERS);
   if (cs_c == 1) {
     const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
     for (int i = 0; i < 6; ++i) {
@@ -106,34 +111,30 @@ void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const dou
 
 /* ---------------------------------------------------------------- f32, 6x16 ------------ */
 
-void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp,
-                            float beta, float *c, int64_t rs_c, int64_t cs_c) {
+void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
+                            float *c, int64_t rs_c, int64_t cs_c) {
   _Alignas(32) float t[6 * 16];
   if (beta != 0 && cs_c == 1)
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 15), _MM_HINT_T0);
     }
-  __asm__ volatile(
-      TSR__ZERO12
-      "test %[k], %[k]\n\t"
-      "jz 2f\n\t"
-      ".p2align 5\n"
-      "1:\n\t"
-      "vmovaps (%[b]), %%ymm12\n\t"
-      "vmovaps 32(%[b]), %%ymm13\n\t"
-      "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t"
-      TSR__STEP6("ss", "ps", "4")
-      "add $24, %[a]\n\t"
-      "add $64, %[b]\n\t"
-      "dec %[k]\n\t"
-      "jnz 1b\n"
-      "2:\n\t"
-      TSR__STORE12
-      "vzeroupper\n\t"
-      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
-      : [t] "r"(t)
-      : "cc", "memory", TSR__YMM_CLOBBERS);
+  __asm__ volatile(TSR__ZERO12 "test %[k], %[k]\n\t"
+                               "jz 2f\n\t"
+                               ".p2align 5\n"
+                               "1:\n\t"
+                               "vmovaps (%[b]), %%ymm12\n\t"
+                               "vmovaps 32(%[b]), %%ymm13\n\t"
+                               "prefetcht0 " TSR__PF_A_F32
+                               "(%[a])\n\t" TSR__STEP6("ss", "ps", "4") "add $24, %[a]\n\t"
+                                                                        "add $64, %[b]\n\t"
+                                                                        "dec %[k]\n\t"
+                                                                        "jnz 1b\n"
+                                                                        "2:\n\t" TSR__STORE12
+                                                                        "vzeroupper\n\t"
+                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
+                   : [t] "r"(t)
+                   : "cc", "memory", TSR__YMM_CLOBBERS);
   if (cs_c == 1) {
     const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
     for (int i = 0; i < 6; ++i) {

@@ -25,51 +25,66 @@
 #define TSR__PF_A_F64 "896"
 #define TSR__PF_A_F32 "448"
 
-#define TSR__XMM_CLOBBERS                                                                      \
-  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",    \
-      "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19",         \
-      "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28",         \
-      "xmm29", "xmm30", "xmm31"
+#define TSR__XMM_CLOBBERS                                                                          \
+  "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",         \
+      "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",    \
+      "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30",    \
+      "xmm31"
 
-#define TSR__ZERO28                                                                            \
-  "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"                                                          \
-  "vmovdqa64 %%zmm0, %%zmm1\n\t"  "vmovdqa64 %%zmm0, %%zmm2\n\t"                               \
-  "vmovdqa64 %%zmm0, %%zmm3\n\t"  "vmovdqa64 %%zmm0, %%zmm4\n\t"                               \
-  "vmovdqa64 %%zmm0, %%zmm5\n\t"  "vmovdqa64 %%zmm0, %%zmm6\n\t"                               \
-  "vmovdqa64 %%zmm0, %%zmm7\n\t"  "vmovdqa64 %%zmm0, %%zmm8\n\t"                               \
-  "vmovdqa64 %%zmm0, %%zmm9\n\t"  "vmovdqa64 %%zmm0, %%zmm10\n\t"                              \
-  "vmovdqa64 %%zmm0, %%zmm11\n\t" "vmovdqa64 %%zmm0, %%zmm12\n\t"                              \
-  "vmovdqa64 %%zmm0, %%zmm13\n\t" "vmovdqa64 %%zmm0, %%zmm14\n\t"                              \
-  "vmovdqa64 %%zmm0, %%zmm15\n\t" "vmovdqa64 %%zmm0, %%zmm16\n\t"                              \
-  "vmovdqa64 %%zmm0, %%zmm17\n\t" "vmovdqa64 %%zmm0, %%zmm18\n\t"                              \
-  "vmovdqa64 %%zmm0, %%zmm19\n\t" "vmovdqa64 %%zmm0, %%zmm20\n\t"                              \
-  "vmovdqa64 %%zmm0, %%zmm21\n\t" "vmovdqa64 %%zmm0, %%zmm22\n\t"                              \
-  "vmovdqa64 %%zmm0, %%zmm23\n\t" "vmovdqa64 %%zmm0, %%zmm24\n\t"                              \
-  "vmovdqa64 %%zmm0, %%zmm25\n\t" "vmovdqa64 %%zmm0, %%zmm26\n\t"                              \
+#define TSR__ZERO28                                                                                \
+  "vpxord %%zmm0, %%zmm0, %%zmm0\n\t"                                                              \
+  "vmovdqa64 %%zmm0, %%zmm1\n\t"                                                                   \
+  "vmovdqa64 %%zmm0, %%zmm2\n\t"                                                                   \
+  "vmovdqa64 %%zmm0, %%zmm3\n\t"                                                                   \
+  "vmovdqa64 %%zmm0, %%zmm4\n\t"                                                                   \
+  "vmovdqa64 %%zmm0, %%zmm5\n\t"                                                                   \
+  "vmovdqa64 %%zmm0, %%zmm6\n\t"                                                                   \
+  "vmovdqa64 %%zmm0, %%zmm7\n\t"                                                                   \
+  "vmovdqa64 %%zmm0, %%zmm8\n\t"                                                                   \
+  "vmovdqa64 %%zmm0, %%zmm9\n\t"                                                                   \
+  "vmovdqa64 %%zmm0, %%zmm10\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm11\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm12\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm13\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm14\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm15\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm16\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm17\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm18\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm19\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm20\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm21\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm22\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm23\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm24\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm25\n\t"                                                                  \
+  "vmovdqa64 %%zmm0, %%zmm26\n\t"                                                                  \
   "vmovdqa64 %%zmm0, %%zmm27\n\t"
 
 /* Row i of one k step: broadcast A(i) (element size ES) into zmm S, two FMAs into
    zmm R0, R1. SUF is pd or ps, BC is sd or ss. */
-#define TSR__ROW(BC, SUF, ES, i, R0, R1, S)                                                    \
-  "vbroadcast" BC " " #i "*" ES "(%[a]), %%zmm" #S "\n\t"                                      \
-  "vfmadd231" SUF " %%zmm28, %%zmm" #S ", %%zmm" #R0 "\n\t"                                    \
+#define TSR__ROW(BC, SUF, ES, i, R0, R1, S)                                                        \
+  "vbroadcast" BC " " #i "*" ES "(%[a]), %%zmm" #S "\n\t"                                          \
+  "vfmadd231" SUF " %%zmm28, %%zmm" #S ", %%zmm" #R0 "\n\t"                                        \
   "vfmadd231" SUF " %%zmm29, %%zmm" #S ", %%zmm" #R1 "\n\t"
 
-#define TSR__STEP14(BC, SUF, ES)                                                               \
-  TSR__ROW(BC, SUF, ES, 0, 0, 1, 30) TSR__ROW(BC, SUF, ES, 1, 2, 3, 31)                        \
-  TSR__ROW(BC, SUF, ES, 2, 4, 5, 30) TSR__ROW(BC, SUF, ES, 3, 6, 7, 31)                        \
-  TSR__ROW(BC, SUF, ES, 4, 8, 9, 30) TSR__ROW(BC, SUF, ES, 5, 10, 11, 31)                      \
-  TSR__ROW(BC, SUF, ES, 6, 12, 13, 30) TSR__ROW(BC, SUF, ES, 7, 14, 15, 31)                    \
-  TSR__ROW(BC, SUF, ES, 8, 16, 17, 30) TSR__ROW(BC, SUF, ES, 9, 18, 19, 31)                    \
-  TSR__ROW(BC, SUF, ES, 10, 20, 21, 30) TSR__ROW(BC, SUF, ES, 11, 22, 23, 31)                  \
-  TSR__ROW(BC, SUF, ES, 12, 24, 25, 30) TSR__ROW(BC, SUF, ES, 13, 26, 27, 31)
+#define TSR__STEP14(BC, SUF, ES)                                                                   \
+  TSR__ROW(BC, SUF, ES, 0, 0, 1, 30)                                                               \
+  TSR__ROW(BC, SUF, ES, 1, 2, 3, 31) TSR__ROW(BC, SUF, ES, 2, 4, 5, 30)                            \
+      TSR__ROW(BC, SUF, ES, 3, 6, 7, 31) TSR__ROW(BC, SUF, ES, 4, 8, 9, 30)                        \
+          TSR__ROW(BC, SUF, ES, 5, 10, 11, 31) TSR__ROW(BC, SUF, ES, 6, 12, 13, 30)                \
+              TSR__ROW(BC, SUF, ES, 7, 14, 15, 31) TSR__ROW(BC, SUF, ES, 8, 16, 17, 30)            \
+                  TSR__ROW(BC, SUF, ES, 9, 18, 19, 31) TSR__ROW(BC, SUF, ES, 10, 20, 21, 30)       \
+                      TSR__ROW(BC, SUF, ES, 11, 22, 23, 31) TSR__ROW(BC, SUF, ES, 12, 24, 25, 30)  \
+                          TSR__ROW(BC, SUF, ES, 13, 26, 27, 31)
 
 #define TSR__ST(r) "vmovaps %%zmm" #r ", " #r "*64(%[t])\n\t"
-#define TSR__STORE28                                                                           \
-  TSR__ST(0) TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6) TSR__ST(7)      \
-  TSR__ST(8) TSR__ST(9) TSR__ST(10) TSR__ST(11) TSR__ST(12) TSR__ST(13) TSR__ST(14)            \
-  TSR__ST(15) TSR__ST(16) TSR__ST(17) TSR__ST(18) TSR__ST(19) TSR__ST(20) TSR__ST(21)          \
-  TSR__ST(22) TSR__ST(23) TSR__ST(24) TSR__ST(25) TSR__ST(26) TSR__ST(27)
+#define TSR__STORE28                                                                               \
+  TSR__ST(0)                                                                                       \
+  TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6) TSR__ST(7) TSR__ST(8)          \
+      TSR__ST(9) TSR__ST(10) TSR__ST(11) TSR__ST(12) TSR__ST(13) TSR__ST(14) TSR__ST(15)           \
+          TSR__ST(16) TSR__ST(17) TSR__ST(18) TSR__ST(19) TSR__ST(20) TSR__ST(21) TSR__ST(22)      \
+              TSR__ST(23) TSR__ST(24) TSR__ST(25) TSR__ST(26) TSR__ST(27)
 
 /* ---------------------------------------------------------------- f64, 14x16 ----------- */
 
@@ -81,26 +96,22 @@ void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const d
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 15), _MM_HINT_T0);
     }
-  __asm__ volatile(
-      TSR__ZERO28
-      "test %[k], %[k]\n\t"
-      "jz 2f\n\t"
-      ".p2align 5\n"
-      "1:\n\t"
-      "vmovapd (%[b]), %%zmm28\n\t"
-      "vmovapd 64(%[b]), %%zmm29\n\t"
-      "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t"
-      "prefetcht0 " TSR__PF_A_F64 "+64(%[a])\n\t"
-      TSR__STEP14("sd", "pd", "8")
-      "add $112, %[a]\n\t"
-      "add $128, %[b]\n\t"
-      "dec %[k]\n\t"
-      "jnz 1b\n"
-      "2:\n\t"
-      TSR__STORE28
-      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
-      : [t] "r"(t)
-      : "cc", "memory", TSR__XMM_CLOBBERS);
+  __asm__ volatile(TSR__ZERO28 "test %[k], %[k]\n\t"
+                               "jz 2f\n\t"
+                               ".p2align 5\n"
+                               "1:\n\t"
+                               "vmovapd (%[b]), %%zmm28\n\t"
+                               "vmovapd 64(%[b]), %%zmm29\n\t"
+                               "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t"
+                               "prefetcht0 " TSR__PF_A_F64
+                               "+64(%[a])\n\t" TSR__STEP14("sd", "pd", "8") "add $112, %[a]\n\t"
+                                                                            "add $128, %[b]\n\t"
+                                                                            "dec %[k]\n\t"
+                                                                            "jnz 1b\n"
+                                                                            "2:\n\t" TSR__STORE28
+                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
+                   : [t] "r"(t)
+                   : "cc", "memory", TSR__XMM_CLOBBERS);
   if (cs_c == 1) {
     const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
     for (int i = 0; i < 14; ++i) {
@@ -126,33 +137,29 @@ void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const d
 
 /* ---------------------------------------------------------------- f32, 14x32 ----------- */
 
-void tsr__gemm_ukr_avx512_f32(int64_t k, float alpha, const float *ap, const float *bp,
-                              float beta, float *c, int64_t rs_c, int64_t cs_c) {
+void tsr__gemm_ukr_avx512_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
+                              float *c, int64_t rs_c, int64_t cs_c) {
   _Alignas(64) float t[14 * 32];
   if (beta != 0 && cs_c == 1)
     for (int i = 0; i < 14; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 31), _MM_HINT_T0);
     }
-  __asm__ volatile(
-      TSR__ZERO28
-      "test %[k], %[k]\n\t"
-      "jz 2f\n\t"
-      ".p2align 5\n"
-      "1:\n\t"
-      "vmovaps (%[b]), %%zmm28\n\t"
-      "vmovaps 64(%[b]), %%zmm29\n\t"
-      "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t"
-      TSR__STEP14("ss", "ps", "4")
-      "add $56, %[a]\n\t"
-      "add $128, %[b]\n\t"
-      "dec %[k]\n\t"
-      "jnz 1b\n"
-      "2:\n\t"
-      TSR__STORE28
-      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
-      : [t] "r"(t)
-      : "cc", "memory", TSR__XMM_CLOBBERS);
+  __asm__ volatile(TSR__ZERO28 "test %[k], %[k]\n\t"
+                               "jz 2f\n\t"
+                               ".p2align 5\n"
+                               "1:\n\t"
+                               "vmovaps (%[b]), %%zmm28\n\t"
+                               "vmovaps 64(%[b]), %%zmm29\n\t"
+                               "prefetcht0 " TSR__PF_A_F32
+                               "(%[a])\n\t" TSR__STEP14("ss", "ps", "4") "add $56, %[a]\n\t"
+                                                                         "add $128, %[b]\n\t"
+                                                                         "dec %[k]\n\t"
+                                                                         "jnz 1b\n"
+                                                                         "2:\n\t" TSR__STORE28
+                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
+                   : [t] "r"(t)
+                   : "cc", "memory", TSR__XMM_CLOBBERS);
   if (cs_c == 1) {
     const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
     for (int i = 0; i < 14; ++i) {

@@ -18,7 +18,8 @@ void tsr__omp_loop_init(tsr__omp_loop *lp, int ndim, const int64_t *shape, int n
   lp->nops = nops;
   lp->size = 1;
   int nd = 0;
-  for (int k = 0; k < nops; k++) lp->elsize[k] = elsize[k];
+  for (int k = 0; k < nops; k++)
+    lp->elsize[k] = elsize[k];
   for (int d = 0; d < ndim; d++) {
     lp->size *= shape[d];
     if (shape[d] == 1) continue; /* its stride never matters */
@@ -27,27 +28,32 @@ void tsr__omp_loop_init(tsr__omp_loop *lp, int ndim, const int64_t *shape, int n
       merge = lp->strides[k][nd - 1] == shape[d] * strides[k][d];
     if (merge) {
       lp->shape[nd - 1] *= shape[d];
-      for (int k = 0; k < nops; k++) lp->strides[k][nd - 1] = strides[k][d];
+      for (int k = 0; k < nops; k++)
+        lp->strides[k][nd - 1] = strides[k][d];
     } else {
       lp->shape[nd] = shape[d];
-      for (int k = 0; k < nops; k++) lp->strides[k][nd] = strides[k][d];
+      for (int k = 0; k < nops; k++)
+        lp->strides[k][nd] = strides[k][d];
       nd++;
     }
   }
   if (nd == 0) { /* a scalar, or all axes of size 1 */
     lp->shape[0] = 1;
-    for (int k = 0; k < nops; k++) lp->strides[k][0] = 1;
+    for (int k = 0; k < nops; k++)
+      lp->strides[k][0] = 1;
     nd = 1;
   }
   lp->ndim = nd;
 }
 
 void tsr__omp_loop_offsets(const tsr__omp_loop *lp, int64_t flat, int64_t off[]) {
-  for (int k = 0; k < lp->nops; k++) off[k] = 0;
+  for (int k = 0; k < lp->nops; k++)
+    off[k] = 0;
   for (int d = lp->ndim - 1; d >= 0; d--) {
     int64_t i = flat % lp->shape[d];
     flat /= lp->shape[d];
-    for (int k = 0; k < lp->nops; k++) off[k] += i * lp->strides[k][d];
+    for (int k = 0; k < lp->nops; k++)
+      off[k] += i * lp->strides[k][d];
   }
 }
 
@@ -87,7 +93,8 @@ static void stream_copy(char *dst, const char *src, size_t bytes) {
   const size_t n16 = bytes / 16;
   __m128i *d = (__m128i *)(void *)dst;
   const __m128i *v = (const __m128i *)(const void *)src;
-  for (size_t k = 0; k < n16; k++) _mm_stream_si128(d + k, _mm_load_si128(v + k));
+  for (size_t k = 0; k < n16; k++)
+    _mm_stream_si128(d + k, _mm_load_si128(v + k));
   memcpy(dst + n16 * 16, src + n16 * 16, bytes - n16 * 16);
 }
 
@@ -105,7 +112,8 @@ static void run_streamed(const tsr__omp_loop *lp, tsr__omp_kernel kernel, const 
   q[0] = tile;
   for (int64_t done = head; done < n;) {
     const int64_t m = n - done < per_tile ? n - done : per_tile;
-    for (int k = 1; k < lp->nops; k++) q[k] = p[k] + done * s[k] * (int64_t)lp->elsize[k];
+    for (int k = 1; k < lp->nops; k++)
+      q[k] = p[k] + done * s[k] * (int64_t)lp->elsize[k];
     kernel(m, q, s, param);
     stream_copy(p[0] + done * es0, tile, (size_t)(m * es0));
     done += m;
@@ -120,7 +128,8 @@ static void run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kern
   const int64_t inner = lp->shape[nd - 1];
   int64_t idx[TSR_MAX_DIMS], s[TSR__OMP_MAX_OPS];
   char *p[TSR__OMP_MAX_OPS];
-  for (int k = 0; k < nops; k++) s[k] = lp->strides[k][nd - 1];
+  for (int k = 0; k < nops; k++)
+    s[k] = lp->strides[k][nd - 1];
   int64_t rest = begin;
   for (int d = nd - 1; d >= 0; d--) {
     idx[d] = rest % lp->shape[d];
@@ -130,7 +139,8 @@ static void run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kern
   for (int64_t pos = begin; pos < end;) {
     for (int k = 0; k < nops; k++) {
       int64_t off = 0;
-      for (int d = 0; d < nd; d++) off += idx[d] * lp->strides[k][d];
+      for (int d = 0; d < nd; d++)
+        off += idx[d] * lp->strides[k][d];
       p[k] = base[k] + off * (int64_t)lp->elsize[k];
     }
     int64_t len = inner - idx[nd - 1];
@@ -171,7 +181,8 @@ void tsr__omp_loop_run(const tsr__omp_loop *lp, char *const base[], tsr__omp_ker
 #if TSR__OMP_STREAM
   if (lp->strides[0][lp->ndim - 1] == 1) {
     int64_t bytes_per_element = 0;
-    for (int k = 0; k < lp->nops; k++) bytes_per_element += (int64_t)lp->elsize[k];
+    for (int k = 0; k < lp->nops; k++)
+      bytes_per_element += (int64_t)lp->elsize[k];
     stream = size > llc_bytes() / bytes_per_element;
   }
 #endif

@@ -65,17 +65,19 @@ tsr_status tsr__omp_memcpy(tsr_device dev, void *dst, const void *src, size_t by
 /* ---------------------------------------------------------------- fill ---------------- */
 
 /* Same-size element moves (fill, same-dtype copy) only move bits, so one kernel per size. */
-#define TSR__OMP_FILL_KERNEL(BITS)                                                             \
-  static void fill_##BITS(int64_t n, char *const p[], const int64_t s[], const void *param) {  \
-    uint##BITS##_t *d = (uint##BITS##_t *)p[0];                                                \
-    const uint##BITS##_t v = *(const uint##BITS##_t *)param;                                   \
-    if (s[0] == 1) {                                                                           \
-      TSR__OMP_PRAGMA(omp simd)                                                                \
-      for (int64_t i = 0; i < n; i++) d[i] = v;                                                \
-    } else {                                                                                   \
-      const int64_t sd = s[0];                                                                 \
-      for (int64_t i = 0; i < n; i++) d[i * sd] = v;                                           \
-    }                                                                                          \
+#define TSR__OMP_FILL_KERNEL(BITS)                                                                 \
+  static void fill_##BITS(int64_t n, char *const p[], const int64_t s[], const void *param) {      \
+    uint##BITS##_t *d = (uint##BITS##_t *)p[0];                                                    \
+    const uint##BITS##_t v = *(const uint##BITS##_t *)param;                                       \
+    if (s[0] == 1) {                                                                               \
+      TSR__OMP_PRAGMA(omp simd)                                                                    \
+      for (int64_t i = 0; i < n; i++)                                                              \
+        d[i] = v;                                                                                  \
+    } else {                                                                                       \
+      const int64_t sd = s[0];                                                                     \
+      for (int64_t i = 0; i < n; i++)                                                              \
+        d[i * sd] = v;                                                                             \
+    }                                                                                              \
   }
 TSR__OMP_FILL_KERNEL(32)
 TSR__OMP_FILL_KERNEL(64)
@@ -88,9 +90,7 @@ static void convert_scalar(double value, tsr_dtype dtype, uint64_t *bits64, uint
     memcpy(bits32, &f, 4);
     break;
   }
-  case TSR_F64:
-    memcpy(bits64, &value, 8);
-    break;
+  case TSR_F64: memcpy(bits64, &value, 8); break;
   case TSR_I32: {
     int32_t i = tsr__omp_f64_to_i32(value);
     memcpy(bits32, &i, 4);
@@ -124,11 +124,12 @@ tsr_status tsr__omp_fill(tsr_device dev, const tsr__view *dst, double value) {
 
 /* ---------------------------------------------------------------- arange -------------- */
 
-#define TSR__OMP_ARANGE(T, CONVERT)                                                            \
-  do {                                                                                         \
-    T *d = (T *)dst->data;                                                                     \
-    TSR__OMP_PRAGMA(omp parallel for schedule(static) if (n > TSR__OMP_PAR_THRESHOLD))         \
-    for (int64_t i = 0; i < n; i++) d[i] = CONVERT(start + (double)i * step);                  \
+#define TSR__OMP_ARANGE(T, CONVERT)                                                                \
+  do {                                                                                             \
+    T *d = (T *)dst->data;                                                                         \
+    TSR__OMP_PRAGMA(omp parallel for schedule(static) if (n > TSR__OMP_PAR_THRESHOLD))             \
+    for (int64_t i = 0; i < n; i++)                                                                \
+      d[i] = CONVERT(start + (double)i * step);                                                    \
   } while (0)
 #define TSR__OMP_TO_F32(x) ((float)(x))
 #define TSR__OMP_TO_F64(x) (x)
@@ -136,22 +137,14 @@ tsr_status tsr__omp_fill(tsr_device dev, const tsr__view *dst, double value) {
 tsr_status tsr__omp_arange(tsr_device dev, const tsr__view *dst, double start, double step) {
   (void)dev;
   int64_t n = 1;
-  for (int d = 0; d < dst->ndim; d++) n *= dst->shape[d];
+  for (int d = 0; d < dst->ndim; d++)
+    n *= dst->shape[d];
   switch (dst->dtype) {
-  case TSR_F32:
-    TSR__OMP_ARANGE(float, TSR__OMP_TO_F32);
-    break;
-  case TSR_F64:
-    TSR__OMP_ARANGE(double, TSR__OMP_TO_F64);
-    break;
-  case TSR_I32:
-    TSR__OMP_ARANGE(int32_t, tsr__omp_f64_to_i32);
-    break;
-  case TSR_I64:
-    TSR__OMP_ARANGE(int64_t, tsr__omp_f64_to_i64);
-    break;
-  default:
-    return tsr__set_error(TSR_ERR_DTYPE, __func__, "unknown dtype %d", (int)dst->dtype);
+  case TSR_F32: TSR__OMP_ARANGE(float, TSR__OMP_TO_F32); break;
+  case TSR_F64: TSR__OMP_ARANGE(double, TSR__OMP_TO_F64); break;
+  case TSR_I32: TSR__OMP_ARANGE(int32_t, tsr__omp_f64_to_i32); break;
+  case TSR_I64: TSR__OMP_ARANGE(int64_t, tsr__omp_f64_to_i64); break;
+  default: return tsr__set_error(TSR_ERR_DTYPE, __func__, "unknown dtype %d", (int)dst->dtype);
   }
   return TSR_OK;
 }
@@ -159,53 +152,68 @@ tsr_status tsr__omp_arange(tsr_device dev, const tsr__view *dst, double start, d
 /* ---------------------------------------------------------------- copy ---------------- */
 
 /* Same dtype: a bit copy, memcpy when both sides are contiguous. */
-#define TSR__OMP_MOVE_KERNEL(BITS)                                                             \
-  static void move_##BITS(int64_t n, char *const p[], const int64_t s[], const void *param) {  \
-    (void)param;                                                                               \
-    uint##BITS##_t *d = (uint##BITS##_t *)p[0];                                                \
-    const uint##BITS##_t *src = (const uint##BITS##_t *)p[1];                                  \
-    if (s[0] == 1 && s[1] == 1) {                                                              \
-      memcpy(d, src, (size_t)n * sizeof *d);                                                   \
-    } else if (s[0] == 1 && s[1] == 0) {                                                       \
-      const uint##BITS##_t v = src[0];                                                         \
-      TSR__OMP_PRAGMA(omp simd)                                                                \
-      for (int64_t i = 0; i < n; i++) d[i] = v;                                                \
-    } else {                                                                                   \
-      const int64_t sd = s[0], ss = s[1];                                                      \
-      for (int64_t i = 0; i < n; i++) d[i * sd] = src[i * ss];                                 \
-    }                                                                                          \
+#define TSR__OMP_MOVE_KERNEL(BITS)                                                                 \
+  static void move_##BITS(int64_t n, char *const p[], const int64_t s[], const void *param) {      \
+    (void)param;                                                                                   \
+    uint##BITS##_t *d = (uint##BITS##_t *)p[0];                                                    \
+    const uint##BITS##_t *src = (const uint##BITS##_t *)p[1];                                      \
+    if (s[0] == 1 && s[1] == 1) {                                                                  \
+      memcpy(d, src, (size_t)n * sizeof *d);                                                       \
+    } else if (s[0] == 1 && s[1] == 0) {                                                           \
+      const uint##BITS##_t v = src[0];                                                             \
+      TSR__OMP_PRAGMA(omp simd)                                                                    \
+      for (int64_t i = 0; i < n; i++)                                                              \
+        d[i] = v;                                                                                  \
+    } else {                                                                                       \
+      const int64_t sd = s[0], ss = s[1];                                                          \
+      for (int64_t i = 0; i < n; i++)                                                              \
+        d[i * sd] = src[i * ss];                                                                   \
+    }                                                                                              \
   }
 TSR__OMP_MOVE_KERNEL(32)
 TSR__OMP_MOVE_KERNEL(64)
 
 /* Conversions as C converts, except float -> integer, which saturates (see
    tsr__omp_f64_to_i32) and integer narrowing, which wraps (explicitly, through unsigned). */
-static inline int32_t i32_from_i64(int64_t x) { return (int32_t)(uint32_t)(uint64_t)x; }
-static inline int64_t i64_from_i32(int32_t x) { return x; }
+static inline int32_t i32_from_i64(int64_t x) {
+  return (int32_t)(uint32_t)(uint64_t)x;
+}
+static inline int64_t i64_from_i32(int32_t x) {
+  return x;
+}
 #define TSR__OMP_CVT_f32(x) ((float)(x))
 #define TSR__OMP_CVT_f64(x) ((double)(x))
-#define TSR__OMP_CVT_i32(x)                                                                    \
-  _Generic((x), float: tsr__omp_f64_to_i32, double: tsr__omp_f64_to_i32, int64_t: i32_from_i64)(x)
-#define TSR__OMP_CVT_i64(x)                                                                    \
-  _Generic((x), float: tsr__omp_f64_to_i64, double: tsr__omp_f64_to_i64, int32_t: i64_from_i32)(x)
+#define TSR__OMP_CVT_i32(x)                                                                        \
+  _Generic((x), float                                                                              \
+           : tsr__omp_f64_to_i32, double                                                           \
+           : tsr__omp_f64_to_i32, int64_t                                                          \
+           : i32_from_i64)(x)
+#define TSR__OMP_CVT_i64(x)                                                                        \
+  _Generic((x), float                                                                              \
+           : tsr__omp_f64_to_i64, double                                                           \
+           : tsr__omp_f64_to_i64, int32_t                                                          \
+           : i64_from_i32)(x)
 
-#define TSR__OMP_CONVERT_KERNEL(TD, DN, TS, SN)                                                \
-  static void convert_##SN##_to_##DN(int64_t n, char *const p[], const int64_t s[],            \
-                                     const void *param) {                                      \
-    (void)param;                                                                               \
-    TD *d = (TD *)p[0];                                                                        \
-    const TS *src = (const TS *)p[1];                                                          \
-    if (s[0] == 1 && s[1] == 1) {                                                              \
-      TSR__OMP_PRAGMA(omp simd)                                                                \
-      for (int64_t i = 0; i < n; i++) d[i] = TSR__OMP_CVT_##DN(src[i]);                        \
-    } else if (s[0] == 1 && s[1] == 0) {                                                       \
-      const TD v = TSR__OMP_CVT_##DN(src[0]);                                                  \
-      TSR__OMP_PRAGMA(omp simd)                                                                \
-      for (int64_t i = 0; i < n; i++) d[i] = v;                                                \
-    } else {                                                                                   \
-      const int64_t sd = s[0], ss = s[1];                                                      \
-      for (int64_t i = 0; i < n; i++) d[i * sd] = TSR__OMP_CVT_##DN(src[i * ss]);             \
-    }                                                                                          \
+#define TSR__OMP_CONVERT_KERNEL(TD, DN, TS, SN)                                                    \
+  static void convert_##SN##_to_##DN(int64_t n, char *const p[], const int64_t s[],                \
+                                     const void *param) {                                          \
+    (void)param;                                                                                   \
+    TD *d = (TD *)p[0];                                                                            \
+    const TS *src = (const TS *)p[1];                                                              \
+    if (s[0] == 1 && s[1] == 1) {                                                                  \
+      TSR__OMP_PRAGMA(omp simd)                                                                    \
+      for (int64_t i = 0; i < n; i++)                                                              \
+        d[i] = TSR__OMP_CVT_##DN(src[i]);                                                          \
+    } else if (s[0] == 1 && s[1] == 0) {                                                           \
+      const TD v = TSR__OMP_CVT_##DN(src[0]);                                                      \
+      TSR__OMP_PRAGMA(omp simd)                                                                    \
+      for (int64_t i = 0; i < n; i++)                                                              \
+        d[i] = v;                                                                                  \
+    } else {                                                                                       \
+      const int64_t sd = s[0], ss = s[1];                                                          \
+      for (int64_t i = 0; i < n; i++)                                                              \
+        d[i * sd] = TSR__OMP_CVT_##DN(src[i * ss]);                                                \
+    }                                                                                              \
   }
 TSR__OMP_CONVERT_KERNEL(float, f32, double, f64)
 TSR__OMP_CONVERT_KERNEL(float, f32, int32_t, i32)
@@ -222,14 +230,22 @@ TSR__OMP_CONVERT_KERNEL(int64_t, i64, int32_t, i32)
 
 /* [dst dtype][src dtype]; the diagonal is the bit copy. */
 static const tsr__omp_kernel convert_kernels[TSR_NUM_DTYPES][TSR_NUM_DTYPES] = {
-    [TSR_F32] = {[TSR_F32] = move_32, [TSR_F64] = convert_f64_to_f32,
-                 [TSR_I32] = convert_i32_to_f32, [TSR_I64] = convert_i64_to_f32},
-    [TSR_F64] = {[TSR_F32] = convert_f32_to_f64, [TSR_F64] = move_64,
-                 [TSR_I32] = convert_i32_to_f64, [TSR_I64] = convert_i64_to_f64},
-    [TSR_I32] = {[TSR_F32] = convert_f32_to_i32, [TSR_F64] = convert_f64_to_i32,
-                 [TSR_I32] = move_32, [TSR_I64] = convert_i64_to_i32},
-    [TSR_I64] = {[TSR_F32] = convert_f32_to_i64, [TSR_F64] = convert_f64_to_i64,
-                 [TSR_I32] = convert_i32_to_i64, [TSR_I64] = move_64},
+    [TSR_F32] = {[TSR_F32] = move_32,
+                 [TSR_F64] = convert_f64_to_f32,
+                 [TSR_I32] = convert_i32_to_f32,
+                 [TSR_I64] = convert_i64_to_f32},
+    [TSR_F64] = {[TSR_F32] = convert_f32_to_f64,
+                 [TSR_F64] = move_64,
+                 [TSR_I32] = convert_i32_to_f64,
+                 [TSR_I64] = convert_i64_to_f64},
+    [TSR_I32] = {[TSR_F32] = convert_f32_to_i32,
+                 [TSR_F64] = convert_f64_to_i32,
+                 [TSR_I32] = move_32,
+                 [TSR_I64] = convert_i64_to_i32},
+    [TSR_I64] = {[TSR_F32] = convert_f32_to_i64,
+                 [TSR_F64] = convert_f64_to_i64,
+                 [TSR_I32] = convert_i32_to_i64,
+                 [TSR_I64] = move_64},
 };
 
 tsr_status tsr__omp_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src) {
@@ -253,7 +269,8 @@ tsr_status tsr__omp_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uin
   TSR_CHECK(tsr__dtype_is_float(dst->dtype), TSR_ERR_DTYPE,
             "random numbers need a float dtype, not %s", tsr_dtype_name(dst->dtype));
   int64_t n = 1;
-  for (int d = 0; d < dst->ndim; d++) n *= dst->shape[d];
+  for (int d = 0; d < dst->ndim; d++)
+    n *= dst->shape[d];
   tsr__rng_fill_host(dst->data, dst->dtype, n, seed, offset, dist, p0, p1);
   return TSR_OK;
 }

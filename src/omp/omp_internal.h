@@ -71,8 +71,7 @@ void tsr__omp_loop_init(tsr__omp_loop *lp, int ndim, const int64_t *shape, int n
  * Kernel for one run of the innermost axis: n elements; p[k] is operand k's first element,
  * s[k] its stride in elements; param is the caller's (the op's scalar arguments).
  */
-typedef void (*tsr__omp_kernel)(int64_t n, char *const p[], const int64_t s[],
-                                const void *param);
+typedef void (*tsr__omp_kernel)(int64_t n, char *const p[], const int64_t s[], const void *param);
 
 /*
  * Runs `kernel` over every element of the loop, whose operands start at base[k]. Operand 0

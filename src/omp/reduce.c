@@ -95,10 +95,9 @@ typedef struct tsr__omp_rplan {
 
 tsr_status tsr__omp_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *out,
                            const tsr__view *a, int axis) {
-  TSR_CHECK((unsigned)op < TSR_NUM_REDUCE_OPS, TSR_ERR_UNSUPPORTED,
-            "unknown reduction %d", (int)op);
-  TSR_CHECK((unsigned)a->dtype < TSR_NUM_DTYPES, TSR_ERR_DTYPE, "unknown dtype %d",
-            (int)a->dtype);
+  TSR_CHECK((unsigned)op < TSR_NUM_REDUCE_OPS, TSR_ERR_UNSUPPORTED, "unknown reduction %d",
+            (int)op);
+  TSR_CHECK((unsigned)a->dtype < TSR_NUM_DTYPES, TSR_ERR_DTYPE, "unknown dtype %d", (int)a->dtype);
   TSR_CHECK(axis >= 0 && axis < a->ndim, TSR_ERR_INVALID_ARGUMENT,
             "axis %d out of range for %d dimensions", axis, a->ndim);
   tsr__omp_rplan pl;
@@ -133,22 +132,15 @@ tsr_status tsr__omp_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *ou
   if (pl.rows && pl.lp.size * pl.L > TSR__OMP_PAR_THRESHOLD) {
     /* Narrower blocks when there are fewer blocks than threads (a short, wide matrix). */
     const int64_t outer = pl.lp.size / pl.N;
-    while (pl.bs > 16 && outer * ((pl.N + pl.bs - 1) / pl.bs) < nt) pl.bs /= 2;
+    while (pl.bs > 16 && outer * ((pl.N + pl.bs - 1) / pl.bs) < nt)
+      pl.bs /= 2;
   }
 
   switch (a->dtype) {
-  case TSR_F32:
-    reduce_f32(&pl);
-    break;
-  case TSR_F64:
-    reduce_f64(&pl);
-    break;
-  case TSR_I32:
-    reduce_i32(&pl);
-    break;
-  case TSR_I64:
-    reduce_i64(&pl);
-    break;
+  case TSR_F32: reduce_f32(&pl); break;
+  case TSR_F64: reduce_f64(&pl); break;
+  case TSR_I32: reduce_i32(&pl); break;
+  case TSR_I64: reduce_i64(&pl); break;
   }
   return TSR_OK;
 }

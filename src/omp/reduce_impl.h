@@ -24,20 +24,27 @@ static double FN(vsumd)(const T *p, int64_t n, int64_t s) {
        a loop the compiler vectorizes untouched. */
     for (; i + 512 <= n; i += 512) {
       const uintptr_t ahead = (uintptr_t)(p + i) + TSR__OMP_PREFETCH_BYTES;
-      for (size_t line = 0; line < 512 * sizeof(T); line += 64) TSR__OMP_PREFETCH(ahead + line);
+      for (size_t line = 0; line < 512 * sizeof(T); line += 64)
+        TSR__OMP_PREFETCH(ahead + line);
       for (int64_t j = i; j < i + 512; j += 16)
-        for (int k = 0; k < 16; k++) acc[k] += (double)p[j + k];
+        for (int k = 0; k < 16; k++)
+          acc[k] += (double)p[j + k];
     }
     for (; i + 16 <= n; i += 16)
-      for (int k = 0; k < 16; k++) acc[k] += (double)p[i + k];
-    for (; i < n; i++) acc[i & 15] += (double)p[i];
+      for (int k = 0; k < 16; k++)
+        acc[k] += (double)p[i + k];
+    for (; i < n; i++)
+      acc[i & 15] += (double)p[i];
   } else {
     for (; i + 4 <= n; i += 4)
-      for (int k = 0; k < 4; k++) acc[k] += (double)p[(i + k) * s];
-    for (; i < n; i++) acc[0] += (double)p[i * s];
+      for (int k = 0; k < 4; k++)
+        acc[k] += (double)p[(i + k) * s];
+    for (; i < n; i++)
+      acc[0] += (double)p[i * s];
   }
   for (int w = 8; w > 0; w /= 2)
-    for (int k = 0; k < w; k++) acc[k] += acc[k + w];
+    for (int k = 0; k < w; k++)
+      acc[k] += acc[k + w];
   return acc[0];
 }
 
@@ -46,9 +53,11 @@ static double FN(vsumd)(const T *p, int64_t n, int64_t s) {
 static uint64_t FN(vsumu)(const T *p, int64_t n, int64_t s) {
   uint64_t acc = 0;
   if (s == 1) {
-    for (int64_t i = 0; i < n; i++) acc += (uint64_t)(int64_t)p[i];
+    for (int64_t i = 0; i < n; i++)
+      acc += (uint64_t)(int64_t)p[i];
   } else {
-    for (int64_t i = 0; i < n; i++) acc += (uint64_t)(int64_t)p[i * s];
+    for (int64_t i = 0; i < n; i++)
+      acc += (uint64_t)(int64_t)p[i * s];
   }
   return acc;
 }
@@ -119,7 +128,8 @@ static void FN(rsumd)(const T *p, int64_t L, int64_t sr, int nc, double *acc) {
   for (int64_t i = 0; i < L; i++) {
     const T *row = p + i * sr;
     TSR__OMP_PRAGMA(omp simd)
-    for (int j = 0; j < nc; j++) acc[j] += (double)row[j];
+    for (int j = 0; j < nc; j++)
+      acc[j] += (double)row[j];
   }
 }
 
@@ -128,22 +138,26 @@ static void FN(rsumu)(const T *p, int64_t L, int64_t sr, int nc, uint64_t *acc) 
   for (int64_t i = 0; i < L; i++) {
     const T *row = p + i * sr;
     TSR__OMP_PRAGMA(omp simd)
-    for (int j = 0; j < nc; j++) acc[j] += (uint64_t)(int64_t)row[j];
+    for (int j = 0; j < nc; j++)
+      acc[j] += (uint64_t)(int64_t)row[j];
   }
 }
 #endif
 
 /* Column maxima (max != 0) or minima over L >= 1 rows, NaN-propagating. */
 static void FN(rextreme)(const T *p, int64_t L, int64_t sr, int nc, int max, T *best) {
-  for (int j = 0; j < nc; j++) best[j] = p[j];
+  for (int j = 0; j < nc; j++)
+    best[j] = p[j];
   for (int64_t i = 1; i < L; i++) {
     const T *row = p + i * sr;
     if (max) {
       TSR__OMP_PRAGMA(omp simd)
-      for (int j = 0; j < nc; j++) best[j] = TSR__MAXIMUM(row[j], best[j]);
+      for (int j = 0; j < nc; j++)
+        best[j] = TSR__MAXIMUM(row[j], best[j]);
     } else {
       TSR__OMP_PRAGMA(omp simd)
-      for (int j = 0; j < nc; j++) best[j] = TSR__MINIMUM(row[j], best[j]);
+      for (int j = 0; j < nc; j++)
+        best[j] = TSR__MINIMUM(row[j], best[j]);
     }
   }
 }
@@ -173,8 +187,7 @@ static void FN(rargmax)(const T *p, int64_t L, int64_t sr, int nc, T *best, int6
 /* ---------------------------------------------------------------- drivers ------------ */
 
 /* Case "vector": outputs n of the loop, each reducing its own run (tsr__omp_kernel). */
-static void FN(vector_kernel)(int64_t n, char *const p[], const int64_t s[],
-                              const void *param) {
+static void FN(vector_kernel)(int64_t n, char *const p[], const int64_t s[], const void *param) {
   const tsr__omp_rplan *pl = (const tsr__omp_rplan *)param;
   const T *a = (const T *)p[1];
   const int64_t L = pl->L, sr = pl->sr, so = s[0], sa = s[1];
@@ -191,19 +204,22 @@ static void FN(vector_kernel)(int64_t n, char *const p[], const int64_t s[],
   }
   case TSR_MEAN: {
     MT *o = (MT *)p[0];
-    for (int64_t k = 0; k < n; k++) o[k * so] = (MT)(FN(vsumd)(a + k * sa, L, sr) / (double)L);
+    for (int64_t k = 0; k < n; k++)
+      o[k * so] = (MT)(FN(vsumd)(a + k * sa, L, sr) / (double)L);
     break;
   }
   case TSR_MAX:
   case TSR_MIN: {
     T *o = (T *)p[0];
-    for (int64_t k = 0; k < n; k++) o[k * so] = FN(vextreme)(a + k * sa, L, sr, pl->op == TSR_MAX);
+    for (int64_t k = 0; k < n; k++)
+      o[k * so] = FN(vextreme)(a + k * sa, L, sr, pl->op == TSR_MAX);
     break;
   }
   case TSR_ARGMAX: {
     int64_t *o = (int64_t *)p[0];
     T best;
-    for (int64_t k = 0; k < n; k++) o[k * so] = FN(vargmax)(a + k * sa, L, sr, &best);
+    for (int64_t k = 0; k < n; k++)
+      o[k * so] = FN(vargmax)(a + k * sa, L, sr, &best);
     break;
   }
   }
@@ -248,9 +264,7 @@ static void FN(vector_split)(const tsr__omp_rplan *pl, char *out, const T *a) {
         pv[t] = FN(vextreme)(x, len, sr, pl->op == TSR_MAX);
         pi[t] = 0;
         break;
-      case TSR_ARGMAX:
-        pi[t] = begin + FN(vargmax)(x, len, sr, &pv[t]);
-        break;
+      case TSR_ARGMAX: pi[t] = begin + FN(vargmax)(x, len, sr, &pv[t]); break;
       }
     }
   }
@@ -270,12 +284,8 @@ static void FN(vector_split)(const tsr__omp_rplan *pl, char *out, const T *a) {
       continue;
     }
     switch (pl->op) {
-    case TSR_MAX:
-      b = TSR__MAXIMUM(x, b);
-      break;
-    case TSR_MIN:
-      b = TSR__MINIMUM(x, b);
-      break;
+    case TSR_MAX: b = TSR__MAXIMUM(x, b); break;
+    case TSR_MIN: b = TSR__MINIMUM(x, b); break;
     case TSR_ARGMAX:
 #if TSR__OMP_IS_INT
       if (x > b) {
@@ -286,8 +296,7 @@ static void FN(vector_split)(const tsr__omp_rplan *pl, char *out, const T *a) {
         bi = pi[t];
       }
       break;
-    default:
-      break;
+    default: break;
     }
   }
   (void)su;
@@ -299,16 +308,10 @@ static void FN(vector_split)(const tsr__omp_rplan *pl, char *out, const T *a) {
     *(T *)out = (T)sd;
 #endif
     break;
-  case TSR_MEAN:
-    *(MT *)out = (MT)(sd / (double)L);
-    break;
+  case TSR_MEAN: *(MT *)out = (MT)(sd / (double)L); break;
   case TSR_MAX:
-  case TSR_MIN:
-    *(T *)out = b;
-    break;
-  case TSR_ARGMAX:
-    *(int64_t *)out = bi;
-    break;
+  case TSR_MIN: *(T *)out = b; break;
+  case TSR_ARGMAX: *(int64_t *)out = bi; break;
   }
 }
 
@@ -332,29 +335,37 @@ static void FN(rows_block)(const tsr__omp_rplan *pl, int64_t u) {
   switch (pl->op) {
   case TSR_SUM:
 #if TSR__OMP_IS_INT
-    for (int j = 0; j < nc; j++) accu[j] = 0;
+    for (int j = 0; j < nc; j++)
+      accu[j] = 0;
     FN(rsumu)(a, L, sr, nc, accu);
-    for (int j = 0; j < nc; j++) ((T *)o)[j * so] = (T)accu[j];
+    for (int j = 0; j < nc; j++)
+      ((T *)o)[j * so] = (T)accu[j];
     break;
 #else
-    for (int j = 0; j < nc; j++) accd[j] = 0;
+    for (int j = 0; j < nc; j++)
+      accd[j] = 0;
     FN(rsumd)(a, L, sr, nc, accd);
-    for (int j = 0; j < nc; j++) ((T *)o)[j * so] = (T)accd[j];
+    for (int j = 0; j < nc; j++)
+      ((T *)o)[j * so] = (T)accd[j];
     break;
 #endif
   case TSR_MEAN:
-    for (int j = 0; j < nc; j++) accd[j] = 0;
+    for (int j = 0; j < nc; j++)
+      accd[j] = 0;
     FN(rsumd)(a, L, sr, nc, accd);
-    for (int j = 0; j < nc; j++) ((MT *)o)[j * so] = (MT)(accd[j] / (double)L);
+    for (int j = 0; j < nc; j++)
+      ((MT *)o)[j * so] = (MT)(accd[j] / (double)L);
     break;
   case TSR_MAX:
   case TSR_MIN:
     FN(rextreme)(a, L, sr, nc, pl->op == TSR_MAX, best);
-    for (int j = 0; j < nc; j++) ((T *)o)[j * so] = best[j];
+    for (int j = 0; j < nc; j++)
+      ((T *)o)[j * so] = best[j];
     break;
   case TSR_ARGMAX:
     FN(rargmax)(a, L, sr, nc, best, idx);
-    for (int j = 0; j < nc; j++) ((int64_t *)o)[j * so] = idx[j];
+    for (int j = 0; j < nc; j++)
+      ((int64_t *)o)[j * so] = idx[j];
     break;
   }
 }
@@ -365,7 +376,8 @@ static void FN(reduce)(const tsr__omp_rplan *pl) {
   if (pl->rows) {
     const int64_t units = pl->lp.size / pl->N * ((pl->N + pl->bs - 1) / pl->bs);
     TSR__OMP_PRAGMA(omp parallel for schedule(dynamic, 1) if (par))
-    for (int64_t u = 0; u < units; u++) FN(rows_block)(pl, u);
+    for (int64_t u = 0; u < units; u++)
+      FN(rows_block)(pl, u);
   } else if (!par || pl->lp.size >= tsr__omp_threads()) {
     char *const base[2] = {pl->out, (char *)pl->a};
     tsr__omp_loop_run(&pl->lp, base, FN(vector_kernel), pl, work);
@@ -373,8 +385,7 @@ static void FN(reduce)(const tsr__omp_rplan *pl) {
     for (int64_t q = 0; q < pl->lp.size; q++) {
       int64_t off[2];
       tsr__omp_loop_offsets(&pl->lp, q, off);
-      FN(vector_split)(pl, pl->out + off[0] * (int64_t)pl->lp.elsize[0],
-                       (const T *)pl->a + off[1]);
+      FN(vector_split)(pl, pl->out + off[0] * (int64_t)pl->lp.elsize[0], (const T *)pl->a + off[1]);
     }
   }
 }

@@ -29,7 +29,8 @@ static char xerbla_name[32];
 EXPORTED void xerbla_(const char *srname, const int *info, size_t srname_len) {
   size_t n = srname_len < sizeof xerbla_name - 1 ? srname_len : sizeof xerbla_name - 1;
   memcpy(xerbla_name, srname, n);
-  while (n > 0 && xerbla_name[n - 1] == ' ') --n;
+  while (n > 0 && xerbla_name[n - 1] == ' ')
+    --n;
   xerbla_name[n] = '\0';
   xerbla_info = *info;
   ++xerbla_calls;
@@ -75,7 +76,9 @@ typedef struct gemm_case {
   int nan_c; /* C starts as NaN (meaningful with beta = 0) */
 } gemm_case;
 
-static int is_trans(char t) { return t != 'N' && t != 'n'; }
+static int is_trans(char t) {
+  return t != 'N' && t != 'n';
+}
 
 /* A matrix of r x c logical elements in the case's layout, stored with leading dimension ld:
    element (i, j) at i + j*ld (column-major) or i*ld + j (row-major). */
@@ -169,8 +172,8 @@ static void call(const gemm_case *t, const operand *a, const operand *b, operand
     cblas_dgemm(layout, cblas_t(t->ta), cblas_t(t->tb), t->m, t->n, t->k, t->alpha, a->buf,
                 a->shape.ld, b->buf, b->shape.ld, t->beta, c->buf, c->shape.ld);
   else
-    cblas_sgemm(layout, cblas_t(t->ta), cblas_t(t->tb), t->m, t->n, t->k, (float)t->alpha,
-                a->buf, a->shape.ld, b->buf, b->shape.ld, (float)t->beta, c->buf, c->shape.ld);
+    cblas_sgemm(layout, cblas_t(t->ta), cblas_t(t->tb), t->m, t->n, t->k, (float)t->alpha, a->buf,
+                a->shape.ld, b->buf, b->shape.ld, (float)t->beta, c->buf, c->shape.ld);
 }
 
 /* Runs one case against the float64 reference; the padding of C must stay untouched. */
@@ -211,7 +214,8 @@ static void run_case(const gemm_case *t, uint64_t seed) {
     for (int j = 0; j < t->n; ++j) {
       const double *x = opa + (size_t)i * (size_t)t->k, *y = opbt + (size_t)j * (size_t)t->k;
       double s = 0.0;
-      for (int p = 0; p < t->k; ++p) s += x[p] * y[p];
+      for (int p = 0; p < t->k; ++p)
+        s += x[p] * y[p];
       double c0 = t->beta == 0.0 ? 0.0 : t->beta * c.v[at(&sc, i, j)];
       ref[(size_t)i * (size_t)t->n + (size_t)j] = t->alpha * s + c0;
     }
@@ -230,14 +234,15 @@ static void run_case(const gemm_case *t, uint64_t seed) {
   for (int i = 0; i < t->m; ++i)
     for (int j = 0; j < t->n; ++j)
       got[(size_t)i * (size_t)t->n + (size_t)j] = operand_get(&c, t->dtype, at(&sc, i, j));
-  for (size_t i = 0; i < mn; ++i) assert_false(isnan(got[i]));
+  for (size_t i = 0; i < mn; ++i)
+    assert_false(isnan(got[i]));
   double err = tsr_test_rel_error(got, ref, mn);
   double tol = tsr_test_tol(t->dtype, t->k);
   if (!(err <= tol))
     print_error("%s %s %s ta=%c tb=%c m=%d n=%d k=%d alpha=%g beta=%g: error %.3g > %.3g\n",
                 t->api == FORTRAN ? "fortran" : "cblas", tsr_dtype_name(t->dtype),
-                row ? "row-major" : "col-major", t->ta, t->tb, t->m, t->n, t->k, t->alpha,
-                t->beta, err, tol);
+                row ? "row-major" : "col-major", t->ta, t->tb, t->m, t->n, t->k, t->alpha, t->beta,
+                err, tol);
   assert_true(err <= tol);
   for (size_t i = 0; i < sc.len; ++i)
     if (!in_matrix(&sc, i)) assert_true(operand_get(&c, t->dtype, i) == 4242.0);
@@ -256,8 +261,8 @@ static const char trans_pairs[][2] = {{'N', 'N'}, {'t', 'N'}, {'N', 'C'}, {'T', 
 static void all_transposes(enum api api, tsr_dtype dtype, int row_major, int m, int n, int k,
                            uint64_t seed) {
   for (size_t p = 0; p < sizeof trans_pairs / sizeof trans_pairs[0]; ++p) {
-    gemm_case t = {api, dtype, row_major, trans_pairs[p][0], trans_pairs[p][1], m, n, k,
-                   3, 5, 7, 0.7, 1.3, 0};
+    gemm_case t = {api, dtype, row_major, trans_pairs[p][0], trans_pairs[p][1], m, n, k, 3, 5, 7,
+                   0.7, 1.3,   0};
     run_case(&t, seed + 10 * p);
   }
 }
@@ -307,8 +312,10 @@ static void test_special_cases(void **state) {
      k = 0 otherwise scales C; m = 0 or n = 0 touch nothing. */
   enum { M = 37, N = 41, K = 29, LD = 48 };
   static double a[LD * LD], b[LD * LD], c[LD * N], c0[LD * N];
-  for (size_t i = 0; i < sizeof a / sizeof a[0]; ++i) a[i] = NAN;
-  for (size_t i = 0; i < sizeof b / sizeof b[0]; ++i) b[i] = NAN;
+  for (size_t i = 0; i < sizeof a / sizeof a[0]; ++i)
+    a[i] = NAN;
+  for (size_t i = 0; i < sizeof b / sizeof b[0]; ++i)
+    b[i] = NAN;
   tsr_test_fill_random(c0, LD * N, 77);
   c0[3] = NAN; /* survives only where C is left alone */
   int m = M, n = N, k = K, ld = LD, zero = 0;
@@ -341,8 +348,7 @@ static void test_special_cases(void **state) {
   assert_memory_equal(c, c0, sizeof c);
   dgemm_("N", "N", &zero, &n, &k, &one, a, &ld, b, &ld, &beta0, c, &ld);
   dgemm_("N", "N", &m, &zero, &k, &one, a, &ld, b, &ld, &beta0, c, &ld);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 0, N, K, 1.0, a, LD, b, LD, 0.0, c,
-              LD);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 0, N, K, 1.0, a, LD, b, LD, 0.0, c, LD);
   assert_memory_equal(c, c0, sizeof c);
 
   dgemm_("N", "N", &m, &n, &zero, &one, a, &ld, b, &ld, &half, c, &ld);
@@ -354,11 +360,13 @@ static void test_special_cases(void **state) {
 
   /* The same in single precision through CBLAS row-major. */
   static float fa[LD * LD], fb[LD * LD], fc[LD * LD];
-  for (size_t i = 0; i < sizeof fa / sizeof fa[0]; ++i) fa[i] = NAN;
-  for (size_t i = 0; i < sizeof fb / sizeof fb[0]; ++i) fb[i] = NAN;
-  for (size_t i = 0; i < sizeof fc / sizeof fc[0]; ++i) fc[i] = NAN;
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 0.0f, fa, LD, fb, LD, 0.0f, fc,
-              LD);
+  for (size_t i = 0; i < sizeof fa / sizeof fa[0]; ++i)
+    fa[i] = NAN;
+  for (size_t i = 0; i < sizeof fb / sizeof fb[0]; ++i)
+    fb[i] = NAN;
+  for (size_t i = 0; i < sizeof fc / sizeof fc[0]; ++i)
+    fc[i] = NAN;
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, M, N, K, 0.0f, fa, LD, fb, LD, 0.0f, fc, LD);
   for (int i = 0; i < LD; ++i)
     for (int j = 0; j < LD; ++j) {
       size_t x = (size_t)i * LD + (size_t)j;
@@ -379,11 +387,11 @@ typedef struct bad_call {
 
 /* The reference DGEMM's checks, in its order (positions of the Fortran interface). */
 static const bad_call fortran_bad[] = {
-    {'X', 'N', 0, 0, 0, 1, 1, 1, 1},  {'N', 'x', 0, 0, 0, 1, 1, 1, 2},
-    {'N', 'N', -1, 0, 0, 1, 1, 1, 3}, {'N', 'N', 0, -1, 0, 1, 1, 1, 4},
-    {'N', 'N', 0, 0, -1, 1, 1, 1, 5}, {'N', 'N', 2, 0, 0, 1, 1, 2, 8},
-    {'T', 'N', 0, 0, 2, 1, 2, 1, 8},  {'N', 'N', 0, 0, 2, 1, 1, 1, 10},
-    {'N', 'T', 0, 2, 0, 1, 1, 1, 10}, {'N', 'N', 2, 0, 0, 2, 1, 1, 13},
+    {'X', 'N', 0, 0, 0, 1, 1, 1, 1},    {'N', 'x', 0, 0, 0, 1, 1, 1, 2},
+    {'N', 'N', -1, 0, 0, 1, 1, 1, 3},   {'N', 'N', 0, -1, 0, 1, 1, 1, 4},
+    {'N', 'N', 0, 0, -1, 1, 1, 1, 5},   {'N', 'N', 2, 0, 0, 1, 1, 2, 8},
+    {'T', 'N', 0, 0, 2, 1, 2, 1, 8},    {'N', 'N', 0, 0, 2, 1, 1, 1, 10},
+    {'N', 'T', 0, 2, 0, 1, 1, 1, 10},   {'N', 'N', 2, 0, 0, 2, 1, 1, 13},
     {'X', 'X', -1, -1, -1, 0, 0, 0, 1}, /* the first error wins */
 };
 
@@ -448,8 +456,8 @@ static void test_cblas_error_exits(void **state) {
   for (size_t i = 0; i < sizeof cblas_bad / sizeof cblas_bad[0]; ++i) {
     const bad_cblas *x = &cblas_bad[i];
     reset_xerbla();
-    cblas_dgemm((CBLAS_LAYOUT)x->layout, (CBLAS_TRANSPOSE)x->ta, (CBLAS_TRANSPOSE)x->tb, x->m,
-                x->n, x->k, 1.0, a, x->lda, a, x->ldb, 1.0, c, x->ldc);
+    cblas_dgemm((CBLAS_LAYOUT)x->layout, (CBLAS_TRANSPOSE)x->ta, (CBLAS_TRANSPOSE)x->tb, x->m, x->n,
+                x->k, 1.0, a, x->lda, a, x->ldb, 1.0, c, x->ldc);
     if (xerbla_info != x->info)
       print_error("cblas case %zu: info %d, expected %d\n", i, xerbla_info, x->info);
     assert_int_equal(xerbla_calls, 1);
@@ -457,8 +465,8 @@ static void test_cblas_error_exits(void **state) {
     assert_int_equal(xerbla_info, x->info);
     assert_int_equal(RowMajorStrg, 0);
     reset_xerbla();
-    cblas_sgemm((CBLAS_LAYOUT)x->layout, (CBLAS_TRANSPOSE)x->ta, (CBLAS_TRANSPOSE)x->tb, x->m,
-                x->n, x->k, 1.0f, fa, x->lda, fa, x->ldb, 1.0f, fc, x->ldc);
+    cblas_sgemm((CBLAS_LAYOUT)x->layout, (CBLAS_TRANSPOSE)x->ta, (CBLAS_TRANSPOSE)x->tb, x->m, x->n,
+                x->k, 1.0f, fa, x->lda, fa, x->ldb, 1.0f, fc, x->ldc);
     assert_int_equal(xerbla_calls, 1);
     assert_string_equal(xerbla_name, "cblas_sgemm");
     assert_int_equal(xerbla_info, x->info);

@@ -26,7 +26,8 @@ static void test_column_major(void **state) {
   double got[12];
   TSR_ASSERT_OK(tsr_array_read(a, got, sizeof got));
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 4; ++j) assert_true(got[i * 4 + j] == mem[i + j * 5]);
+    for (int j = 0; j < 4; ++j)
+      assert_true(got[i * 4 + j] == mem[i + j * 5]);
   TSR_ASSERT_OK(tsr_array_release(a));
 }
 
@@ -34,13 +35,15 @@ static void test_column_major(void **state) {
 static void test_negative_stride(void **state) {
   (void)state;
   float mem[10];
-  for (int i = 0; i < 10; ++i) mem[i] = (float)(i * i) + 0.5f;
+  for (int i = 0; i < 10; ++i)
+    mem[i] = (float)(i * i) + 0.5f;
   int64_t shape[1] = {10}, strides[1] = {-1};
   tsr_array *a = NULL;
   TSR_ASSERT_OK(tsr_from_host_view(1, shape, strides, TSR_F32, &mem[9], &a));
   float got[10];
   TSR_ASSERT_OK(tsr_array_read(a, got, sizeof got));
-  for (int i = 0; i < 10; ++i) assert_true(got[i] == mem[9 - i]);
+  for (int i = 0; i < 10; ++i)
+    assert_true(got[i] == mem[9 - i]);
   TSR_ASSERT_OK(tsr_array_release(a));
 }
 
@@ -63,7 +66,8 @@ static void test_write_through_and_views(void **state) {
   TSR_ASSERT_OK(tsr_from_host(2, tshape, TSR_F64, TSR_CPU, vals, &src));
   TSR_ASSERT_OK(tsr_assign(t, src)); /* mem = vals^T, written through the transposed view */
   for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 2; ++j) assert_true(mem[j * 3 + i] == vals[i * 2 + j]);
+    for (int j = 0; j < 2; ++j)
+      assert_true(mem[j * 3 + i] == vals[i * 2 + j]);
   TSR_ASSERT_OK(tsr_array_release(src));
   TSR_ASSERT_OK(tsr_array_release(t));
   assert_true(mem[0] == vals[0]); /* still ours */
@@ -83,7 +87,8 @@ static void test_broadcast_view_read_only(void **state) {
   double got[12];
   TSR_ASSERT_OK(tsr_array_read(a, got, sizeof got));
   for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 3; ++j) assert_true(got[i * 3 + j] == mem[j]);
+    for (int j = 0; j < 3; ++j)
+      assert_true(got[i * 3 + j] == mem[j]);
   double vals[12];
   tsr_test_fill_random(vals, 12, 22);
   TSR_ASSERT_STATUS(tsr_array_write(a, vals, sizeof vals), TSR_ERR_INVALID_ARGUMENT,
@@ -114,10 +119,12 @@ static void test_assign_overlapping_views(void **state) {
   TSR_ASSERT_OK(tsr_from_host_view(1, shape, NULL, TSR_F64, mem + 1, &hi));
   TSR_ASSERT_OK(tsr_assign(hi, lo)); /* mem[1..9] = old mem[0..8] */
   assert_true(mem[0] == old[0]);
-  for (int i = 1; i < 10; ++i) assert_true(mem[i] == old[i - 1]);
+  for (int i = 1; i < 10; ++i)
+    assert_true(mem[i] == old[i - 1]);
   memcpy(mem, old, sizeof mem);
   TSR_ASSERT_OK(tsr_assign(lo, hi)); /* mem[0..8] = old mem[1..9] */
-  for (int i = 0; i < 9; ++i) assert_true(mem[i] == old[i + 1]);
+  for (int i = 0; i < 9; ++i)
+    assert_true(mem[i] == old[i + 1]);
   assert_true(mem[9] == old[9]);
   TSR_ASSERT_OK(tsr_array_release(lo));
   TSR_ASSERT_OK(tsr_array_release(hi));
@@ -140,36 +147,38 @@ static void test_bad_input(void **state) {
   double mem[8] = {0};
   int64_t shape[2] = {2, 2}, strides[2] = {2, 1};
   tsr_array *a = (tsr_array *)mem; /* must be reset to NULL on failure */
-  TSR_ASSERT_STATUS(tsr_from_host_view(2, shape, strides, TSR_F64, mem, NULL),
-                    TSR_ERR_NULL_POINTER, "out");
-  TSR_ASSERT_STATUS(tsr_from_host_view(2, shape, strides, TSR_F64, NULL, &a),
-                    TSR_ERR_NULL_POINTER, "data");
+  TSR_ASSERT_STATUS(tsr_from_host_view(2, shape, strides, TSR_F64, mem, NULL), TSR_ERR_NULL_POINTER,
+                    "out");
+  TSR_ASSERT_STATUS(tsr_from_host_view(2, shape, strides, TSR_F64, NULL, &a), TSR_ERR_NULL_POINTER,
+                    "data");
   assert_null(a);
-  TSR_ASSERT_STATUS(tsr_from_host_view(2, NULL, strides, TSR_F64, mem, &a),
-                    TSR_ERR_NULL_POINTER, "shape");
+  TSR_ASSERT_STATUS(tsr_from_host_view(2, NULL, strides, TSR_F64, mem, &a), TSR_ERR_NULL_POINTER,
+                    "shape");
   TSR_ASSERT_STATUS(tsr_from_host_view(9, shape, strides, TSR_F64, mem, &a),
                     TSR_ERR_INVALID_ARGUMENT, "ndim");
   int64_t neg[2] = {2, -1};
-  TSR_ASSERT_STATUS(tsr_from_host_view(2, neg, strides, TSR_F64, mem, &a),
-                    TSR_ERR_INVALID_ARGUMENT, "shape[1]");
-  TSR_ASSERT_STATUS(tsr_from_host_view(2, shape, strides, (tsr_dtype)42, mem, &a),
-                    TSR_ERR_DTYPE, NULL);
+  TSR_ASSERT_STATUS(tsr_from_host_view(2, neg, strides, TSR_F64, mem, &a), TSR_ERR_INVALID_ARGUMENT,
+                    "shape[1]");
+  TSR_ASSERT_STATUS(tsr_from_host_view(2, shape, strides, (tsr_dtype)42, mem, &a), TSR_ERR_DTYPE,
+                    NULL);
   TSR_ASSERT_STATUS(tsr_from_host_view(2, shape, strides, TSR_F64, (char *)mem + 4, &a),
                     TSR_ERR_INVALID_ARGUMENT, "aligned");
   int64_t huge[2] = {INT64_MAX / 2, 1};
-  TSR_ASSERT_STATUS(tsr_from_host_view(2, shape, huge, TSR_F64, mem, &a), TSR_ERR_OVERFLOW,
-                    NULL);
+  TSR_ASSERT_STATUS(tsr_from_host_view(2, shape, huge, TSR_F64, mem, &a), TSR_ERR_OVERFLOW, NULL);
   int64_t big_shape[2] = {3, 3}, spread[2] = {INT64_MAX / 2, INT64_MIN / 2};
-  TSR_ASSERT_STATUS(tsr_from_host_view(2, big_shape, spread, TSR_F64, mem, &a),
-                    TSR_ERR_OVERFLOW, NULL);
+  TSR_ASSERT_STATUS(tsr_from_host_view(2, big_shape, spread, TSR_F64, mem, &a), TSR_ERR_OVERFLOW,
+                    NULL);
   assert_null(a);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_column_major),     cmocka_unit_test(test_negative_stride),
-      cmocka_unit_test(test_write_through_and_views), cmocka_unit_test(test_empty),
-      cmocka_unit_test(test_bad_input), cmocka_unit_test(test_broadcast_view_read_only),
+      cmocka_unit_test(test_column_major),
+      cmocka_unit_test(test_negative_stride),
+      cmocka_unit_test(test_write_through_and_views),
+      cmocka_unit_test(test_empty),
+      cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_broadcast_view_read_only),
       cmocka_unit_test(test_assign_overlapping_views),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

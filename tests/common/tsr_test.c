@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void tsr_test_assert_status(tsr_status got, tsr_status want, const char *needle,
-                            const char *expr) {
+void tsr_test_assert_status(tsr_status got, tsr_status want, const char *needle, const char *expr) {
   if (got != want)
     print_error("%s returned %s, expected %s (last error: %s)\n", expr, tsr_status_name(got),
                 tsr_status_name(want), tsr_last_error());
@@ -47,7 +46,8 @@ static uint64_t splitmix64(uint64_t *state) {
 
 void tsr_test_fill_random(double *x, size_t n, uint64_t seed) {
   uint64_t s = seed * 0x2545F4914F6CDD1Dull + 1;
-  for (size_t i = 0; i < n; i++) x[i] = (double)(splitmix64(&s) >> 11) * 0x1.0p-52 - 1.0;
+  for (size_t i = 0; i < n; i++)
+    x[i] = (double)(splitmix64(&s) >> 11) * 0x1.0p-52 - 1.0;
 }
 
 double tsr_test_rel_error(const double *x, const double *ref, size_t n) {
@@ -69,12 +69,13 @@ double tsr_test_tol(tsr_dtype dtype, int64_t k) {
 
 int64_t tsr_test_numel(int ndim, const int64_t *shape) {
   int64_t n = 1;
-  for (int i = 0; i < ndim; i++) n *= shape[i];
+  for (int i = 0; i < ndim; i++)
+    n *= shape[i];
   return n;
 }
 
-tsr_array *tsr_test_array_from_f64(int ndim, const int64_t *shape, tsr_dtype dtype,
-                                   tsr_device dev, const double *data) {
+tsr_array *tsr_test_array_from_f64(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device dev,
+                                   const double *data) {
   int64_t n = tsr_test_numel(ndim, shape);
   size_t es = (dtype == TSR_F32 || dtype == TSR_I32) ? 4 : 8;
   void *buf = malloc((size_t)(n > 0 ? n : 1) * es);
@@ -93,8 +94,8 @@ tsr_array *tsr_test_array_from_f64(int ndim, const int64_t *shape, tsr_dtype dty
   return a;
 }
 
-tsr_array *tsr_test_random_array(int ndim, const int64_t *shape, tsr_dtype dtype,
-                                 tsr_device dev, uint64_t seed, double **host) {
+tsr_array *tsr_test_random_array(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device dev,
+                                 uint64_t seed, double **host) {
   int64_t n = tsr_test_numel(ndim, shape);
   double *x = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
   assert_non_null(x);

@@ -19,19 +19,19 @@
 #define TSR_TEST_SKIP 77
 
 /* Asserts that a Tessera call returned TSR_OK, printing the last error otherwise. */
-#define TSR_ASSERT_OK(expr)                                                                    \
-  do {                                                                                         \
-    tsr_status st_ = (expr);                                                                   \
-    if (st_ != TSR_OK)                                                                         \
-      print_error("%s failed: %s: %s\n", #expr, tsr_status_name(st_), tsr_last_error());      \
-    assert_int_equal(st_, TSR_OK);                                                             \
+#define TSR_ASSERT_OK(expr)                                                                        \
+  do {                                                                                             \
+    tsr_status st_ = (expr);                                                                       \
+    if (st_ != TSR_OK)                                                                             \
+      print_error("%s failed: %s: %s\n", #expr, tsr_status_name(st_), tsr_last_error());           \
+    assert_int_equal(st_, TSR_OK);                                                                 \
   } while (0)
 
 /* Asserts a specific failing status and a non-empty message containing `needle` (or any
    message when needle is NULL). */
-#define TSR_ASSERT_STATUS(expr, code, needle) tsr_test_assert_status((expr), (code), (needle), #expr)
-void tsr_test_assert_status(tsr_status got, tsr_status want, const char *needle,
-                            const char *expr);
+#define TSR_ASSERT_STATUS(expr, code, needle)                                                      \
+  tsr_test_assert_status((expr), (code), (needle), #expr)
+void tsr_test_assert_status(tsr_status got, tsr_status want, const char *needle, const char *expr);
 
 /* The device under test (TSR_TEST_DEVICE); exits with TSR_TEST_SKIP when it is absent.
    Call it once in main() before running the tests. */
@@ -47,14 +47,14 @@ double tsr_test_rel_error(const double *x, const double *ref, size_t n);
 double tsr_test_tol(tsr_dtype dtype, int64_t k);
 
 /* A new array on `dev` from float64 host data converted to `dtype` (C-contiguous). */
-tsr_array *tsr_test_array_from_f64(int ndim, const int64_t *shape, tsr_dtype dtype,
-                                   tsr_device dev, const double *data);
+tsr_array *tsr_test_array_from_f64(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device dev,
+                                   const double *data);
 
 /* A new random array (uniform [-1,1) from tsr_test_fill_random); the float64 values are
    written to *host (malloc'ed, caller frees) when host is not NULL. Values are exactly
    representable in f32 for f32 arrays (rounded before use as reference). */
-tsr_array *tsr_test_random_array(int ndim, const int64_t *shape, tsr_dtype dtype,
-                                 tsr_device dev, uint64_t seed, double **host);
+tsr_array *tsr_test_random_array(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device dev,
+                                 uint64_t seed, double **host);
 
 /* Reads any array into a malloc'ed float64 buffer in C order (caller frees). */
 double *tsr_test_read_f64(const tsr_array *a);

@@ -13,23 +13,21 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define REQUIRE(cond)                                                                          \
-  do {                                                                                         \
-    if (!(cond)) __builtin_trap();                                                             \
+#define REQUIRE(cond)                                                                              \
+  do {                                                                                             \
+    if (!(cond)) __builtin_trap();                                                                 \
   } while (0)
 
 static void check_accepted(const uint8_t *data, size_t size, const tsr_npy_header *h) {
   REQUIRE(h->major_version >= 1 && h->major_version <= 3);
   REQUIRE(data[6] == h->major_version && data[7] == 0);
-  REQUIRE(h->dtype == TSR_F32 || h->dtype == TSR_F64 || h->dtype == TSR_I32 ||
-          h->dtype == TSR_I64);
+  REQUIRE(h->dtype == TSR_F32 || h->dtype == TSR_F64 || h->dtype == TSR_I32 || h->dtype == TSR_I64);
   REQUIRE(h->big_endian == 0 || h->big_endian == 1);
   REQUIRE(h->fortran_order == 0 || h->fortran_order == 1);
   REQUIRE(h->ndim >= 0 && h->ndim <= TSR_MAX_DIMS);
-  size_t hlen = h->major_version == 1
-                    ? (size_t)data[8] | (size_t)data[9] << 8
-                    : (size_t)data[8] | (size_t)data[9] << 8 | (size_t)data[10] << 16 |
-                          (size_t)data[11] << 24;
+  size_t hlen = h->major_version == 1 ? (size_t)data[8] | (size_t)data[9] << 8
+                                      : (size_t)data[8] | (size_t)data[9] << 8 |
+                                            (size_t)data[10] << 16 | (size_t)data[11] << 24;
   REQUIRE(h->data_offset == (h->major_version == 1 ? 10u : 12u) + hlen);
   REQUIRE(h->data_offset <= size);
   int64_t product = 1;

@@ -10,8 +10,14 @@
 #include <vector>
 #include <memory>
 
-using std::exp; using std::log; using std::sqrt; using std::tanh; using std::pow; using std::fabs;
-using std::sin; using std::cos;
+using std::cos;
+using std::exp;
+using std::fabs;
+using std::log;
+using std::pow;
+using std::sin;
+using std::sqrt;
+using std::tanh;
 
 #define __global__
 #define __device__
@@ -21,7 +27,10 @@ using std::sin; using std::cos;
 #define __launch_bounds__(...)
 #define CUDA_EMU 1
 
-struct dim3 { unsigned x = 1, y = 1, z = 1; dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {} };
+struct dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  dim3(unsigned a = 1, unsigned b = 1, unsigned c = 1) : x(a), y(b), z(c) {}
+};
 extern thread_local dim3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
 extern int warpSize;
@@ -31,12 +40,21 @@ void __syncthreads();
 double tsr_emu_shfl_d(double v, unsigned delta, int width);
 long long tsr_emu_shfl_ll(long long v, unsigned delta, int width);
 template <typename T> T __shfl_down_sync(unsigned, T v, unsigned delta, int width) {
-  if constexpr (sizeof(T) == 8 && std::is_floating_point<T>::value) return (T)tsr_emu_shfl_d(v, delta, width);
-  else if constexpr (std::is_floating_point<T>::value) return (T)tsr_emu_shfl_d((double)v, delta, width);
-  else return (T)tsr_emu_shfl_ll((long long)v, delta, width);
+  if constexpr (sizeof(T) == 8 && std::is_floating_point<T>::value)
+    return (T)tsr_emu_shfl_d(v, delta, width);
+  else if constexpr (std::is_floating_point<T>::value)
+    return (T)tsr_emu_shfl_d((double)v, delta, width);
+  else
+    return (T)tsr_emu_shfl_ll((long long)v, delta, width);
 }
-inline double __dmul_rn(double a, double b) { volatile double r = a * b; return r; }
-inline double __dadd_rn(double a, double b) { volatile double r = a + b; return r; }
+inline double __dmul_rn(double a, double b) {
+  volatile double r = a * b;
+  return r;
+}
+inline double __dadd_rn(double a, double b) {
+  volatile double r = a + b;
+  return r;
+}
 
 void tsr_emu_launch(dim3 grid, dim3 block, std::function<void()> body);
 
@@ -45,9 +63,18 @@ enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorNoDevice = 100 }
 typedef struct tsr_emu_stream *cudaStream_t;
 typedef struct tsr_emu_event *cudaEvent_t;
 enum { cudaStreamNonBlocking = 1, cudaMemAttachGlobal = 1 };
-enum cudaMemcpyKind { cudaMemcpyDefault, cudaMemcpyDeviceToDevice, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost };
+enum cudaMemcpyKind {
+  cudaMemcpyDefault,
+  cudaMemcpyDeviceToDevice,
+  cudaMemcpyHostToDevice,
+  cudaMemcpyDeviceToHost
+};
 struct cudaDeviceProp {
-  char name[256]; int major, minor; size_t totalGlobalMem; int warpSize; int multiProcessorCount;
+  char name[256];
+  int major, minor;
+  size_t totalGlobalMem;
+  int warpSize;
+  int multiProcessorCount;
   int concurrentManagedAccess;
 };
 cudaError_t cudaGetDeviceCount(int *n);
