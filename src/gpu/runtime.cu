@@ -293,7 +293,7 @@ tsr_status tsr__gpu_trim(tsr_device dev) {
 
 /* cudaMemcpyDefault: the runtime tells device, managed and host pointers apart (UVA). The
    host-side copies wait for the stream, so the caller may reuse or free its buffer. */
-tsr_status tsr__gpu_memcpy_h2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
+static tsr_status gpu_memcpy_wait(tsr_device dev, void *dst, const void *src, size_t bytes) {
   if (bytes == 0) return TSR_OK;
   cudaStream_t s = NULL;
   TSR_CALL(tsr__gpu_begin(dev, &s));
@@ -302,13 +302,12 @@ tsr_status tsr__gpu_memcpy_h2d(tsr_device dev, void *dst, const void *src, size_
   return TSR_OK;
 }
 
+tsr_status tsr__gpu_memcpy_h2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
+  return gpu_memcpy_wait(dev, dst, src, bytes);
+}
+
 tsr_status tsr__gpu_memcpy_d2h(tsr_device dev, void *dst, const void *src, size_t bytes) {
-  if (bytes == 0) return TSR_OK;
-  cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
-  TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
-  TSR_GPU_CALL(cudaStreamSynchronize(s));
-  return TSR_OK;
+  return gpu_memcpy_wait(dev, dst, src, bytes);
 }
 
 tsr_status tsr__gpu_memcpy_d2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
