@@ -1,14 +1,23 @@
+# GPU-related tests.
+#
+# The helpers the CPU backend and the GPU kernels share (src/core/convert.h, layout.h), on
+# every backend this build has (kernel_helpers_<backend>): conversion edges and axis collapsing.
+tsr_add_suite_test(NAME kernel_helpers SOURCES test_kernel_helpers.c)
+target_include_directories(kernel_helpers PRIVATE ${PROJECT_SOURCE_DIR}/src)
+
 # Cross-device tests of the GPU backend (GPU builds only). The backend-agnostic suite
-# (core.cmake) also runs on the GPU as <name>_cuda / <name>_hip. Without a GPU, the kernels
-# can still be exercised on the host with tests/gpu_emu/run.sh (a CUDA emulator; minutes).
+# (core.cmake) also runs on the GPU as <name>_cuda / <name>_hip.
 if(TSR_HAVE_CUDA OR TSR_HAVE_HIP)
   if(TSR_HAVE_CUDA)
     set(tsr_gpu_label cuda)
   else()
     set(tsr_gpu_label hip)
   endif()
-  # GPU against CPU on the same inputs; skipped (77) without a device.
+  # GPU against CPU (and GEMM against float64) on the same inputs; skipped (77) without a device.
   tsr_add_test(NAME gpu_cross SOURCES test_gpu_cross.c LABELS ${tsr_gpu_label})
+  # > 2^31 elements and > 65535 x 128 GEMM rows; skipped without a GPU of >= 40 GiB.
+  tsr_add_test(NAME gpu_large SOURCES test_gpu_large.c LABELS "${tsr_gpu_label};gpu_large")
+  set_tests_properties(gpu_large PROPERTIES TIMEOUT 600)
   # The no-device path of a GPU build: runs (label cpu) where there is no GPU, skipped where
   # there is one.
   tsr_add_test(NAME gpu_no_device SOURCES test_gpu_no_device.c LABELS cpu)
@@ -18,5 +27,53 @@ if(TSR_HAVE_CUDA OR TSR_HAVE_HIP)
              COMMAND ${CMAKE_COMMAND} -DCHECK_DIR=${PROJECT_BINARY_DIR}/hipified/src/gpu
                      -P ${PROJECT_SOURCE_DIR}/cmake/TesseraHipify.cmake)
     set_tests_properties(gpu_hipify_clean PROPERTIES LABELS hip)
+  endif()
+
+  # SUMMA with GPU-resident matrices (tests/test_dist_util.h reads TSR_TEST_DEVICE): the
+  # default panel path (device to device when MPI is GPU-aware, else staged), and the staged
+  # path forced. Skipped (77) without a GPU. Registered at the end of this directory, once
+  # tests/mpi.cmake has defined test_dist_gemm and the MPI test environment.
+  function(tsr__gpu_dist_tests)
+    if(NOT TARGET test_dist_gemm)
+      return()
+    endif()
+    foreach(np 2 4)
+      foreach(path default staging)
+        set(env "${TSR_MPI_TEST_ENV};TSR_TEST_DEVICE=${tsr_gpu_label}")
+        if(path STREQUAL "staging")
+          list(APPEND env TSR_DIST_GPU_STAGING=1)
+        endif()
+        add_test(NAME dist_gemm_${tsr_gpu_label}_${path}_np${np}
+                 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                         $<TARGET_FILE:test_dist_gemm>)
+        set_tests_properties(dist_gemm_${tsr_gpu_label}_${path}_np${np} PROPERTIES
+                             LABELS "${tsr_gpu_label};mpi" TIMEOUT 300 SKIP_RETURN_CODE 77
+                             ENVIRONMENT "${env}")
+      endforeach()
+    endforeach()
+  endfunction()
+  cmake_language(DEFER DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} CALL tsr__gpu_dist_tests)
+endif()
+
+# The GPU kernels on the host (label gpu-emu, CUDA builds): tests/gpu_emu/run.sh compiles
+# src/gpu with a small CUDA emulator (threads of a block as fibers, warps of 32 or wavefronts
+# of 64 lanes) and runs the cross-device test against them, on a machine without a GPU. It
+# checks indexing, tiling, edge tiles, vector paths, split-K, shuffles and barriers'
+# placement; it cannot see races inside a barrier interval (threads run one at a time, in
+# order), misaligned-access faults (host loads do not fault), memory spaces or timing.
+# TSR_EMU_QUICK=1 keeps it to a few minutes (the GEMM cases on edge tiles, both tile
+# configurations and split-K; the other tests in full).
+if(TSR_HAVE_CUDA)
+  find_program(TSR_BASH bash)
+  find_program(TSR_EMU_CXX g++)
+  if(TSR_BASH AND TSR_EMU_CXX)
+    foreach(warp 32 64)
+      add_test(NAME gpu_emu_warp${warp}
+               COMMAND ${TSR_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emu/run.sh ${PROJECT_BINARY_DIR}
+                       ${warp} gpu_cross kernel_helpers)
+      set_tests_properties(gpu_emu_warp${warp} PROPERTIES LABELS gpu-emu TIMEOUT 900
+                           ENVIRONMENT "TSR_EMU_QUICK=1"
+                           DEPENDS gpu_cross)
+    endforeach()
   endif()
 endif()

@@ -10,6 +10,8 @@ typedef struct gemm_case {
 
 static const gemm_case cases[] = {
     {1, 1, 1, 1}, {5, 3, 2, 8}, {37, 29, 23, 4}, {19, 33, 41, 5}, {16, 16, 16, 4}, {9, 7, 0, 4},
+    /* local blocks wider than SUMMA's column chunk (512): the chunked multiply on the CPU */
+    {24, 1100, 13, 600},
 };
 
 /* C = alpha op(A) op(B) + beta C0 in float64; A stored (ta ? k x m : m x k) row-major. */
@@ -112,7 +114,7 @@ static void test_rectangular_blocks(void **state) {
   tsr_dmatrix *A = dist_matrix_from(g, a, m, k, 3, 5, TSR_F64);
   tsr_dmatrix *B = dist_matrix_from(g, b, k, n, 5, 2, TSR_F64);
   tsr_dmatrix *C = NULL;
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, 3, 2, TSR_F64, TSR_CPU, &C));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, 3, 2, TSR_F64, dist_dev, &C));
   TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, C));
   assert_true(dist_rel_error(C, ref) <= tsr_test_tol(TSR_F64, k));
   tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C);
@@ -127,9 +129,9 @@ static void test_verify_detects_error(void **state) {
   TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
   int64_t m = 40, n = 30, k = 20;
   tsr_dmatrix *A = NULL, *B = NULL, *C = NULL;
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, k, 8, 8, TSR_F64, TSR_CPU, &A));
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, k, n, 8, 8, TSR_F64, TSR_CPU, &B));
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, 8, 8, TSR_F64, TSR_CPU, &C));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, k, 8, 8, TSR_F64, dist_dev, &A));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, k, n, 8, 8, TSR_F64, dist_dev, &B));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, 8, 8, TSR_F64, dist_dev, &C));
   TSR_ASSERT_OK(tsr_dmatrix_fill_random(A, 1, -1, 1));
   TSR_ASSERT_OK(tsr_dmatrix_fill_random(B, 2, -1, 1));
   TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, C));
@@ -161,12 +163,12 @@ static void test_bad_arguments(void **state) {
   TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
   TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g2));
   tsr_dmatrix *A = NULL, *B = NULL, *C = NULL, *B8 = NULL, *Bf = NULL, *Bg = NULL;
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, 4, 5, 2, 2, TSR_F64, TSR_CPU, &A));
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, 6, 3, 2, 2, TSR_F64, TSR_CPU, &B));
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, 4, 3, 2, 2, TSR_F64, TSR_CPU, &C));
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, 5, 3, 4, 2, TSR_F64, TSR_CPU, &B8));
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, 5, 3, 2, 2, TSR_F32, TSR_CPU, &Bf));
-  TSR_ASSERT_OK(tsr_dmatrix_create(g2, 5, 3, 2, 2, TSR_F64, TSR_CPU, &Bg));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 4, 5, 2, 2, TSR_F64, dist_dev, &A));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 6, 3, 2, 2, TSR_F64, dist_dev, &B));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 4, 3, 2, 2, TSR_F64, dist_dev, &C));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 5, 3, 4, 2, TSR_F64, dist_dev, &B8));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 5, 3, 2, 2, TSR_F32, dist_dev, &Bf));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g2, 5, 3, 2, 2, TSR_F64, dist_dev, &Bg));
   TSR_ASSERT_STATUS(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, B, 0, C), TSR_ERR_SHAPE,
                     "inner dimensions differ");
   TSR_ASSERT_STATUS(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, B8, 0, C),
@@ -190,14 +192,14 @@ static void test_bad_arguments(void **state) {
   TSR_ASSERT_STATUS(tsr_grid_create(MPI_COMM_WORLD, -1, 2, &bad), TSR_ERR_INVALID_ARGUMENT,
                     "negative");
   tsr_dmatrix *I = NULL;
-  TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 0, 2, TSR_F64, TSR_CPU, &I),
+  TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 0, 2, TSR_F64, dist_dev, &I),
                     TSR_ERR_INVALID_ARGUMENT, "block size");
   assert_null(I);
-  TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 2, 2, TSR_I32, TSR_CPU, &I), TSR_ERR_DTYPE,
+  TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 2, 2, TSR_I32, dist_dev, &I), TSR_ERR_DTYPE,
                     "f32 or f64");
   /* Sizes that differ between ranks are caught on every rank. */
   if (dist_size > 1)
-    TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3 + dist_rank, 3, 2, 2, TSR_F64, TSR_CPU, &I),
+    TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3 + dist_rank, 3, 2, 2, TSR_F64, dist_dev, &I),
                       TSR_ERR_INCONSISTENT, "differ between ranks");
   assert_null(I);
   tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C), tsr_dmatrix_free(B8),

@@ -2,6 +2,11 @@
  * Helpers of the MPI test programs (tests/test_dist_*.c). Every rank runs every test; checks
  * that depend on one rank's data go through dist_all() so that all ranks pass or fail the
  * same assertion together and none is left waiting in a collective.
+ *
+ * The matrices live on dist_dev, the device named by TSR_TEST_DEVICE (cpu when unset), so the
+ * same programs test SUMMA with CPU-resident and with GPU-resident matrices (tests/gpu.cmake
+ * registers the GPU runs; with a GPU, TSR_DIST_GPU_STAGING selects the staged or the
+ * device-to-device panel path). Without that device every rank exits 77 (skipped).
  */
 #ifndef TSR_TEST_DIST_UTIL_H
 #define TSR_TEST_DIST_UTIL_H
@@ -13,6 +18,7 @@
 #include "tsr_test.h"
 
 static int dist_rank, dist_size;
+static tsr_device dist_dev; /* where the test matrices live */
 
 /* 1 when `ok` holds on every rank. */
 static inline int dist_all(int ok) {
@@ -58,7 +64,7 @@ static inline void *dist_to_dtype(const double *x, size_t cnt, tsr_dtype dt) {
 static inline tsr_dmatrix *dist_matrix_from(tsr_grid *g, const double *x, int64_t m, int64_t n,
                                             int64_t mb, int64_t nb, tsr_dtype dt) {
   tsr_dmatrix *a = NULL;
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, mb, nb, dt, TSR_CPU, &a));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, mb, nb, dt, dist_dev, &a));
   void *h = dist_to_dtype(x, (size_t)(m * n), dt);
   TSR_ASSERT_OK(tsr_dmatrix_scatter(a, 0, h, TSR_ROW_MAJOR, 0));
   free(h);
@@ -89,12 +95,28 @@ static inline double dist_rel_error(const tsr_dmatrix *a, const double *ref) {
   return tot[1] > 0 ? sqrt(tot[0] / tot[1]) : sqrt(tot[0]);
 }
 
+/* TSR_TEST_DEVICE's device; every rank sees the same environment, so all skip together (after
+   MPI_Finalize) when the device is missing. */
+static inline tsr_device dist_test_device(void) {
+  const char *name = getenv("TSR_TEST_DEVICE");
+  tsr_device dev = TSR_CPU;
+  if (!name || !*name) return dev;
+  tsr_status st = tsr_device_parse(name, &dev);
+  if (st == TSR_OK) return dev;
+  if (dist_rank == 0)
+    printf("%s TSR_TEST_DEVICE=%s: %s\n", st == TSR_ERR_NO_DEVICE ? "skipped:" : "bad", name,
+           tsr_last_error());
+  MPI_Finalize();
+  exit(st == TSR_ERR_NO_DEVICE ? TSR_TEST_SKIP : 1);
+}
+
 /* main() of an MPI cmocka program: every rank runs the group; the exit code is agreed. */
 #define DIST_TEST_MAIN(tests)                                                                      \
   int main(int argc, char **argv) {                                                                \
     MPI_Init(&argc, &argv);                                                                        \
     MPI_Comm_rank(MPI_COMM_WORLD, &dist_rank);                                                     \
     MPI_Comm_size(MPI_COMM_WORLD, &dist_size);                                                     \
+    dist_dev = dist_test_device();                                                                 \
     int fails = cmocka_run_group_tests(tests, NULL, NULL);                                         \
     int worst = 0;                                                                                 \
     MPI_Allreduce(&fails, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);                            \

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/convert.h"
 #include "core/internal.h"
 
 /* ---------------------------------------------------------------- helpers ------------- */
@@ -140,26 +141,12 @@ tsr_status tsr__array_new_view(const tsr_array *a, int ndim, const int64_t *shap
   return TSR_OK;
 }
 
-/* Converts a double to an integer type as the backends do: truncation, saturation, NaN -> 0. */
-static int64_t tsr__sat_i64(double x) {
-  if (x != x) return 0;
-  if (x >= 9223372036854775807.0) return INT64_MAX;
-  if (x <= -9223372036854775808.0) return INT64_MIN;
-  return (int64_t)x;
-}
-static int32_t tsr__sat_i32(double x) {
-  if (x != x) return 0;
-  if (x >= 2147483647.0) return INT32_MAX;
-  if (x <= -2147483648.0) return INT32_MIN;
-  return (int32_t)x;
-}
-
 static void tsr__host_store(void *dst, tsr_dtype dtype, int64_t i, double x) {
   switch (dtype) {
   case TSR_F32: ((float *)dst)[i] = (float)x; break;
   case TSR_F64: ((double *)dst)[i] = x; break;
-  case TSR_I32: ((int32_t *)dst)[i] = tsr__sat_i32(x); break;
-  case TSR_I64: ((int64_t *)dst)[i] = tsr__sat_i64(x); break;
+  case TSR_I32: ((int32_t *)dst)[i] = tsr__sat_f64_to_i32(x); break;
+  case TSR_I64: ((int64_t *)dst)[i] = tsr__sat_f64_to_i64(x); break;
   }
 }
 

@@ -164,7 +164,7 @@ static tsr_status tsr__gpu_binary_launch(tsr_device dev, cudaStream_t s, const t
   } else {
     tsr__gpu_binary_strided<Op, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout);
   }
-  TSR_GPU_CHECK_LAUNCH();
+  TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
 }
 
@@ -182,7 +182,7 @@ static tsr_status tsr__gpu_binary_typed(tsr_device dev, cudaStream_t s, tsr_bina
 #undef TSR__GPU_BINARY_CASE
   default: break;
   }
-  return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_binary",
+  return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
                         "operator %d is not defined for dtype %s on " TSR__GPU_NAME, (int)op,
                         tsr_dtype_name(out->dtype));
 }
@@ -190,9 +190,9 @@ static tsr_status tsr__gpu_binary_typed(tsr_device dev, cudaStream_t s, tsr_bina
 tsr_status tsr__gpu_binary(tsr_device dev, tsr_binary_op op, const tsr__view *out,
                            const tsr__view *a, const tsr__view *b) {
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_binary_typed<T>(dev, s, op, out, a, b));
-  return tsr__set_error(TSR_ERR_DTYPE, "tsr_binary", "dtype %d is not supported on %s",
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
                         (int)out->dtype, TSR__GPU_NAME);
 }
 
@@ -253,7 +253,7 @@ static tsr_status tsr__gpu_unary_launch(tsr_device dev, cudaStream_t s, const ts
   } else {
     tsr__gpu_unary_strided<Op, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, layout);
   }
-  TSR_GPU_CHECK_LAUNCH();
+  TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
 }
 
@@ -270,7 +270,7 @@ static tsr_status tsr__gpu_unary_typed(tsr_device dev, cudaStream_t s, tsr_unary
 #undef TSR__GPU_UNARY_CASE
   default: break;
   }
-  return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_unary",
+  return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
                         "operator %d is not defined for dtype %s on " TSR__GPU_NAME, (int)op,
                         tsr_dtype_name(out->dtype));
 }
@@ -278,9 +278,9 @@ static tsr_status tsr__gpu_unary_typed(tsr_device dev, cudaStream_t s, tsr_unary
 tsr_status tsr__gpu_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
                           const tsr__view *a) {
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_unary_typed<T>(dev, s, op, out, a));
-  return tsr__set_error(TSR_ERR_DTYPE, "tsr_unary", "dtype %d is not supported on %s",
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
                         (int)out->dtype, TSR__GPU_NAME);
 }
 
@@ -315,15 +315,15 @@ static tsr_status tsr__gpu_fill_typed(tsr_device dev, cudaStream_t s, const tsr_
     tsr__gpu_fill_contiguous<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout.size);
   else
     tsr__gpu_fill_kernel<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout);
-  TSR_GPU_CHECK_LAUNCH();
+  TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
 }
 
 tsr_status tsr__gpu_fill(tsr_device dev, const tsr__view *dst, double value) {
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   TSR__GPU_DTYPE_SWITCH(dst->dtype, T, return tsr__gpu_fill_typed<T>(dev, s, dst, value));
-  return tsr__set_error(TSR_ERR_DTYPE, "tsr_fill", "dtype %d is not supported on %s",
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
                         (int)dst->dtype, TSR__GPU_NAME);
 }
 
@@ -366,16 +366,16 @@ static tsr_status tsr__gpu_copy_typed(tsr_device dev, cudaStream_t s, const tsr_
     tsr__gpu_copy_kernel<D, S>
         <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout);
   }
-  TSR_GPU_CHECK_LAUNCH();
+  TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
 }
 
 tsr_status tsr__gpu_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src) {
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   TSR__GPU_DTYPE_SWITCH(
       dst->dtype, D,
       TSR__GPU_DTYPE_SWITCH(src->dtype, S, return tsr__gpu_copy_typed<D, S>(dev, s, dst, src)));
-  return tsr__set_error(TSR_ERR_DTYPE, "tsr_copy", "dtypes %d -> %d are not supported on %s",
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtypes %d -> %d are not supported on %s",
                         (int)src->dtype, (int)dst->dtype, TSR__GPU_NAME);
 }

@@ -49,6 +49,7 @@ if(TESSERA_ENABLE_CUDA)
   set_source_files_properties(${TSR_GPU_SOURCES} PROPERTIES
     COMPILE_DEFINITIONS TSR_GPU_VENDOR_BLAS=${TSR_GPU_VENDOR_BLAS})
   set(TSR_HAVE_CUDA 1)
+  set(TSR_HAVE_GPU_VENDOR_BLAS ${TSR_GPU_VENDOR_BLAS})
   message(STATUS "Tessera GPU backend: CUDA, architectures ${CMAKE_CUDA_ARCHITECTURES}, "
                  "cuBLAS path ${TSR_GPU_VENDOR_BLAS}")
 
@@ -156,6 +157,7 @@ elseif(TESSERA_ENABLE_HIP)
     list(APPEND TESSERA_LINK_LIBS ${TESSERA_HIPBLAS_LIBRARY})
   endif()
   set(TSR_HAVE_HIP 1)
+  set(TSR_HAVE_GPU_VENDOR_BLAS ${TSR_GPU_VENDOR_BLAS})
   if(TESSERA_HIPIFY_PERL)
     set(tsr_hipify_how "hipify-perl + cmake/hipify_map.txt")
   else()

@@ -1,7 +1,8 @@
 /*
  * Internal C interface of the GPU backend for other layers of the library (the distributed
  * GEMM, the benchmarks): pinned host memory, events on a device's stream, and the stream
- * itself. Plain C, no CUDA/HIP headers: the callers are C files. Exists when TSR_HAVE_CUDA
+ * itself. It is the one internal GPU header those layers include (bench/bench_gpu.c,
+ * src/mpi/summa.c); everything else about the GPU goes through the public API. Plain C, no CUDA/HIP headers: the callers are C files. Exists when TSR_HAVE_CUDA
  * or TSR_HAVE_HIP. Not exported from the shared library (link tessera_static, or call from
  * inside the library).
  *
@@ -35,6 +36,9 @@ tsr_status tsr__gpu_stream(tsr_device dev, void **stream);
 /* Timing events recorded on the device's stream (cudaEvent_t / hipEvent_t as handles). */
 tsr_status tsr__gpu_event_create(tsr_device dev, void **event);
 tsr_status tsr__gpu_event_record(tsr_device dev, void *event);
+/* *done = 1 when the work queued before the event's last record has completed, else 0; never
+   blocks (cudaEventQuery), so a caller can keep MPI progressing while it polls. */
+tsr_status tsr__gpu_event_query(void *event, int *done);
 /* Seconds between two recorded events; waits for `stop` to complete. */
 tsr_status tsr__gpu_event_elapsed(void *start, void *stop, double *seconds);
 /* NULL is a no-op. */

@@ -6,13 +6,18 @@
 
 #include "gpu_port.cuh"
 
+#include "core/convert.h"
+#include "core/layout.h"
 #include "gpu/gpu.h"
 
 /* ---------------------------------------------------------------- errors -------------- */
 
 /* Records "fn: call failed: <runtime message> (<error name>)" and returns
    TSR_ERR_OUT_OF_MEMORY for allocation failures, TSR_ERR_GPU otherwise. Clears the
-   runtime's (non-sticky) last error so later calls do not report it again. */
+   runtime's (non-sticky) last error so later calls do not report it again. A sticky error
+   (an illegal address, a kernel fault or assertion, an uncorrectable ECC error: the CUDA
+   context is lost) marks the current device unusable: every later call on it fails with
+   TSR_ERR_GPU and a message naming that first error. */
 tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call);
 
 /* Translates a runtime return code; the enclosing function returns tsr_status. */
@@ -22,13 +27,45 @@ tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call);
     if (tsr__gpu_e_ != cudaSuccess) return tsr__gpu_error(tsr__gpu_e_, __func__, #expr);           \
   } while (0)
 
-/* After a <<<...>>> launch: bad configuration, no kernel image for this GPU... */
-#define TSR_GPU_CHECK_LAUNCH() TSR_GPU_CALL(cudaGetLastError())
+/* After kernel launches on `stream`: the launch errors (bad configuration, no kernel image for
+   this GPU...), then, in the debug mode, the kernels' own errors. */
+tsr_status tsr__gpu_after_launch(const char *fn, cudaStream_t stream);
+#define TSR_GPU_CHECK_LAUNCH(stream)                                                               \
+  do {                                                                                             \
+    TSR_GPU_CALL(cudaGetLastError());                                                              \
+    TSR_CALL(tsr__gpu_after_launch(__func__, stream));                                             \
+  } while (0)
+
+/* The debug mode: TSR_GPU_SYNC_DEBUG=1 in the environment (read once) makes every launch wait
+   for its kernels and check their status, so an asynchronous fault is reported by the call
+   that caused it instead of by a later synchronization. Slow; for finding faults. */
+bool tsr__gpu_sync_debug(void);
 
 /* ---------------------------------------------------------------- runtime ------------- */
 
-/* Makes `dev` current on this thread and returns its stream (created on first use). */
-tsr_status tsr__gpu_begin(tsr_device dev, cudaStream_t *stream);
+/* Restores the thread's current device when it goes out of scope: tsr__gpu_begin makes the
+   operation's device current, and the caller's choice (cudaSetDevice in the user's code)
+   must survive the call. */
+struct tsr__gpu_device_guard {
+  int previous = -1; /* -1: nothing to restore */
+  tsr__gpu_device_guard() = default;
+  tsr__gpu_device_guard(const tsr__gpu_device_guard &) = delete;
+  tsr__gpu_device_guard &operator=(const tsr__gpu_device_guard &) = delete;
+  ~tsr__gpu_device_guard() {
+    if (previous >= 0) {
+      (void)cudaSetDevice(previous);
+      (void)cudaGetLastError();
+    }
+  }
+};
+
+/* Checks `dev` (index, not marked unusable), makes it current on this thread (guard restores
+   the previous one), and returns its stream (created on first use). */
+tsr_status tsr__gpu_begin(tsr_device dev, cudaStream_t *stream, tsr__gpu_device_guard *guard);
+/* The usual opening of a backend entry: declares the guard, fills `stream`, returns on error. */
+#define TSR__GPU_BEGIN(dev, stream)                                                                \
+  tsr__gpu_device_guard tsr__gpu_guard_;                                                           \
+  TSR_CALL(tsr__gpu_begin((dev), &(stream), &tsr__gpu_guard_))
 
 /* Cached properties of device `index` (valid once the device count is known). */
 const cudaDeviceProp *tsr__gpu_props_of(int index);
@@ -72,9 +109,9 @@ tsr_status tsr__gpu_gemm_vendor(tsr_device dev, const tsr__gemm_args *args);
 /* ---------------------------------------------------------------- layouts ------------- */
 
 /*
- * Up to three views of one shape (out, a, b), with size-1 dimensions dropped and adjacent
- * dimensions merged where every view allows it (stride[d] == stride[d+1] * shape[d+1]), so
- * that most arrays reach the kernels as 1-D or 2-D. Passed to kernels by value.
+ * Up to three views of one shape (out, a, b), collapsed by the core's tsr__collapse_axes
+ * (core/layout.h: size-1 dimensions dropped, mergeable neighbours merged), so that most arrays
+ * reach the kernels as 1-D or 2-D. Passed to kernels by value.
  */
 #define TSR__GPU_MAX_OPERANDS 3
 struct tsr__gpu_layout {
@@ -94,15 +131,7 @@ bool tsr__gpu_layout_contiguous(const tsr__gpu_layout *layout, int nviews);
 template <int NV>
 __device__ __forceinline__ void tsr__gpu_offsets(const tsr__gpu_layout &layout, int64_t i,
                                                  int64_t off[NV]) {
-  for (int v = 0; v < NV; v++)
-    off[v] = 0;
-  for (int d = layout.ndim - 1; d >= 0; d--) {
-    int64_t extent = layout.shape[d];
-    int64_t coord = i % extent;
-    i /= extent;
-    for (int v = 0; v < NV; v++)
-      off[v] += coord * layout.stride[v][d];
-  }
+  tsr__flat_offsets(layout.ndim, layout.shape, NV, layout.stride, i, off);
 }
 
 /* ---------------------------------------------------------------- dtype helpers ------- */
@@ -111,16 +140,6 @@ template <typename T> struct tsr__gpu_is_float { static const bool value = false
 template <> struct tsr__gpu_is_float<float> { static const bool value = true; };
 template <> struct tsr__gpu_is_float<double> { static const bool value = true; };
 
-template <typename T> struct tsr__gpu_int_limits;
-template <> struct tsr__gpu_int_limits<int32_t> {
-  static __host__ __device__ __forceinline__ int32_t lowest() { return INT32_MIN; }
-  static __host__ __device__ __forceinline__ int32_t highest() { return INT32_MAX; }
-};
-template <> struct tsr__gpu_int_limits<int64_t> {
-  static __host__ __device__ __forceinline__ int64_t lowest() { return INT64_MIN; }
-  static __host__ __device__ __forceinline__ int64_t highest() { return INT64_MAX; }
-};
-
 /* 16 bytes of T, loaded and stored as one vector access (128-bit loads). */
 template <typename T> struct alignas(16) tsr__gpu_vec {
   static const int width = 16 / (int)sizeof(T);
@@ -128,14 +147,13 @@ template <typename T> struct alignas(16) tsr__gpu_vec {
 };
 
 /* C conversion, except that float -> integer saturates at the integer limits and maps NaN to
-   0 (as the CPU backend does; plain C leaves those cases undefined). */
+   0 (core/convert.h, as the CPU backend does; plain C leaves those cases undefined). */
 template <typename D, typename S> __host__ __device__ __forceinline__ D tsr__gpu_convert(S x) {
   if constexpr (!tsr__gpu_is_float<D>::value && tsr__gpu_is_float<S>::value) {
-    double d = (double)x;
-    if (d != d) return (D)0;
-    if (d >= (double)tsr__gpu_int_limits<D>::highest()) return tsr__gpu_int_limits<D>::highest();
-    if (d <= (double)tsr__gpu_int_limits<D>::lowest()) return tsr__gpu_int_limits<D>::lowest();
-    return (D)d;
+    if constexpr (sizeof(D) == 4)
+      return (D)tsr__sat_f64_to_i32((double)x);
+    else
+      return (D)tsr__sat_f64_to_i64((double)x);
   } else {
     return (D)x;
   }

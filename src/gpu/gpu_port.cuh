@@ -37,44 +37,21 @@
 /* Threads per block of the elementwise and reduction kernels: a multiple of 32 and 64. */
 #define TSR__GPU_BLOCK 256
 
-/* Shuffle down within a warp of `width` lanes (a power of two <= warpSize). Every lane of
-   the warp must call it (the CUDA form names all 32 lanes in its mask). */
-__device__ __forceinline__ float tsr__shfl_down(float v, unsigned delta, int width) {
+/* Shuffle down within a warp of `width` lanes (a power of two <= warpSize), for the
+   arithmetic types the runtimes overload (int, long long, their unsigned forms, float,
+   double). Every lane of the warp must call it (the CUDA form names all 32 lanes in its
+   mask). */
+template <typename T> __device__ __forceinline__ T tsr__shfl_down(T v, unsigned delta, int width) {
 #if defined(__HIPCC__)
   return __shfl_down(v, delta, width);
 #else
   return __shfl_down_sync(0xffffffffu, v, delta, width);
 #endif
 }
-__device__ __forceinline__ double tsr__shfl_down(double v, unsigned delta, int width) {
-#if defined(__HIPCC__)
-  return __shfl_down(v, delta, width);
-#else
-  return __shfl_down_sync(0xffffffffu, v, delta, width);
-#endif
-}
-__device__ __forceinline__ int tsr__shfl_down(int v, unsigned delta, int width) {
-#if defined(__HIPCC__)
-  return __shfl_down(v, delta, width);
-#else
-  return __shfl_down_sync(0xffffffffu, v, delta, width);
-#endif
-}
-__device__ __forceinline__ long long tsr__shfl_down(long long v, unsigned delta, int width) {
-#if defined(__HIPCC__)
-  return __shfl_down(v, delta, width);
-#else
-  return __shfl_down_sync(0xffffffffu, v, delta, width);
-#endif
-}
-__device__ __forceinline__ unsigned long long tsr__shfl_down(unsigned long long v, unsigned delta,
-                                                             int width) {
-#if defined(__HIPCC__)
-  return __shfl_down(v, delta, width);
-#else
-  return __shfl_down_sync(0xffffffffu, v, delta, width);
-#endif
-}
+
+/* Most devices one process addresses: sizes the per-device state of the runtime and of the
+   vendor BLAS handles. */
+#define TSR__GPU_MAX_DEVICES 64
 
 /* The architecture name of a device: "sm_90" or "gfx90a" (target features dropped). */
 static inline void tsr__gpu_arch_string(const cudaDeviceProp *prop, char *buf, size_t size) {

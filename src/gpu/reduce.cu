@@ -281,7 +281,7 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
   if (len <= 64 || (nout >= 8 * sms * TSR__GPU_BLOCK && stride != 1)) {
     unsigned grid = tsr__gpu_grid_for(dev, nout, TSR__GPU_BLOCK);
     tsr__gpu_reduce_thread<R, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, src, outer, len, stride);
-    TSR_GPU_CHECK_LAUNCH();
+    TSR_GPU_CHECK_LAUNCH(s);
     return TSR_OK;
   }
 
@@ -302,7 +302,7 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
   if (splits == 1) {
     tsr__gpu_reduce_block<R, T, true>
         <<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, NULL, src, outer, len, stride, 1, chunk);
-    TSR_GPU_CHECK_LAUNCH();
+    TSR_GPU_CHECK_LAUNCH(s);
     return TSR_OK;
   }
   void *scratch = NULL;
@@ -320,7 +320,7 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
   /* Queued behind the kernels on the stream: a later user of the block runs after them. */
   tsr__gpu_scratch_free(dev, scratch, bytes);
   if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "reduction kernel launch");
-  return TSR_OK;
+  return tsr__gpu_after_launch(__func__, s);
 }
 
 template <typename T>
@@ -333,15 +333,15 @@ static tsr_status tsr__gpu_reduce_typed(tsr_device dev, cudaStream_t s, tsr_redu
   case TSR_MIN: return tsr__gpu_reduce_launch<tsr__gpu_red_min<T>, T>(dev, s, out, a, axis);
   case TSR_ARGMAX: return tsr__gpu_reduce_launch<tsr__gpu_red_argmax<T>, T>(dev, s, out, a, axis);
   }
-  return tsr__set_error(TSR_ERR_UNSUPPORTED, "tsr_reduce", "reduction %d is not supported on %s",
+  return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "reduction %d is not supported on %s",
                         (int)op, TSR__GPU_NAME);
 }
 
 tsr_status tsr__gpu_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *out,
                            const tsr__view *a, int axis) {
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   TSR__GPU_DTYPE_SWITCH(a->dtype, T, return tsr__gpu_reduce_typed<T>(dev, s, op, out, a, axis));
-  return tsr__set_error(TSR_ERR_DTYPE, "tsr_reduce", "dtype %d is not supported on %s",
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
                         (int)a->dtype, TSR__GPU_NAME);
 }

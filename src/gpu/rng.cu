@@ -43,7 +43,7 @@ static int64_t tsr__gpu_view_size(const tsr__view *v) {
 tsr_status tsr__gpu_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
                         tsr__rng_dist dist, double p0, double p1) {
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   int64_t n = tsr__gpu_view_size(dst);
   if (n == 0) return TSR_OK;
   unsigned grid = tsr__gpu_grid_for(dev, n, TSR__GPU_BLOCK);
@@ -58,10 +58,10 @@ tsr_status tsr__gpu_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uin
         <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)dst->data, n, seed, offset, d, p0, p1);
     break;
   default:
-    return tsr__set_error(TSR_ERR_DTYPE, "tsr_random", "random arrays need f32 or f64, got %s",
+    return tsr__set_error(TSR_ERR_DTYPE, __func__, "random arrays need f32 or f64, got %s",
                           tsr_dtype_name(dst->dtype));
   }
-  TSR_GPU_CHECK_LAUNCH();
+  TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
 }
 
@@ -76,15 +76,15 @@ __global__ void tsr__gpu_arange_kernel(T *dst, int64_t n, double start, double s
 
 tsr_status tsr__gpu_arange(tsr_device dev, const tsr__view *dst, double start, double step) {
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   int64_t n = tsr__gpu_view_size(dst);
   if (n == 0) return TSR_OK;
   unsigned grid = tsr__gpu_grid_for(dev, n, TSR__GPU_BLOCK);
   TSR__GPU_DTYPE_SWITCH(dst->dtype, T, {
     tsr__gpu_arange_kernel<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, n, start, step);
-    TSR_GPU_CHECK_LAUNCH();
+    TSR_GPU_CHECK_LAUNCH(s);
     return TSR_OK;
   });
-  return tsr__set_error(TSR_ERR_DTYPE, "tsr_arange", "dtype %d is not supported on %s",
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
                         (int)dst->dtype, TSR__GPU_NAME);
 }

@@ -7,10 +7,17 @@
  *
  * Caching allocator: cudaMalloc/cudaFree synchronize the device and cost tens of
  * microseconds, so freed blocks are kept per device in size classes (powers of two from
- * 512 B to 1 MiB, multiples of 2 MiB above) and handed out again for the same class. A block
- * freed while kernels that use it are still queued may be reused at once: its next user's
- * work is queued behind them on the same stream. When cudaMalloc fails the cache is released
- * (tsr_device_trim) and the allocation retried once.
+ * 512 B to 1 MiB, multiples of 2 MiB above) and handed out again for a request of the same
+ * class or of a class up to TSR__GPU_REUSE_SLACK smaller (a larger block wastes at most
+ * that fraction). A block freed while kernels that use it are still queued may be reused at
+ * once: its next user's work is queued behind them on the same stream. The cache holds at
+ * most TSR_GPU_CACHE_LIMIT bytes (environment, in MiB; default a quarter of the device's
+ * memory): a block freed beyond it is returned to the driver. When cudaMalloc fails the cache
+ * is released (tsr_device_trim) and the allocation retried once.
+ *
+ * Sticky errors: after an illegal address or another kernel fault the CUDA context is lost and
+ * every later runtime call fails. tsr__gpu_error marks the device unusable with the first
+ * error's name, and every later call on it fails at once with that reason.
  */
 #include "gpu_internal.cuh"
 
@@ -18,10 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TSR__GPU_MAX_DEVICES 64
 #define TSR__GPU_SMALL_LIMIT ((size_t)1 << 20)
 #define TSR__GPU_LARGE_QUANTUM ((size_t)2 << 20)
 #define TSR__GPU_MIN_BLOCK ((size_t)512)
+/* A cached block of class c serves requests of class >= c - c / TSR__GPU_REUSE_SLACK_DIV
+   (small classes: exactly one class up is half wasted, so only exact classes there). */
+#define TSR__GPU_REUSE_SLACK_DIV 4
 
 typedef struct tsr__gpu_block {
   void *ptr;
@@ -30,11 +39,15 @@ typedef struct tsr__gpu_block {
 } tsr__gpu_block;
 
 typedef struct tsr__gpu_device_state {
-  pthread_mutex_t lock; /* guards stream creation and the free list */
+  pthread_mutex_t lock; /* guards stream creation, the free list and the flags below */
   int stream_ready;
   cudaStream_t stream;
   tsr__gpu_block *cached; /* free blocks, any size class */
   size_t cached_bytes;
+  size_t cache_limit;      /* most bytes kept in `cached` */
+  tsr__gpu_block *granted; /* blocks handed out for a smaller request: their real class */
+  int unusable;            /* a sticky error happened: see `why` */
+  char why[320];
   cudaDeviceProp prop;
 } tsr__gpu_device_state;
 
@@ -43,11 +56,61 @@ static int tsr__gpu_count;
 static char tsr__gpu_reason[256];
 static pthread_once_t tsr__gpu_once = PTHREAD_ONCE_INIT;
 
+/* Errors after which the context is unusable: the faults both runtimes name, and any error
+   that clearing does not clear (the runtime keeps returning a sticky error, e.g. CUDA's
+   misaligned-address and illegal-instruction faults). */
+static bool tsr__gpu_error_is_sticky(cudaError_t err) {
+  switch (err) {
+  case cudaErrorIllegalAddress:
+  case cudaErrorLaunchFailure:
+  case cudaErrorAssert:
+  case cudaErrorLaunchTimeout:
+  case cudaErrorECCUncorrectable: return true;
+  default: break;
+  }
+  (void)cudaGetLastError();
+  return cudaPeekAtLastError() != cudaSuccess;
+}
+
 tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call) {
   tsr_status code = err == cudaErrorMemoryAllocation ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_GPU;
   (void)cudaGetLastError();
+  int index = -1;
+  if (tsr__gpu_error_is_sticky(err) && cudaGetDevice(&index) == cudaSuccess && index >= 0 &&
+      index < tsr__gpu_count) {
+    tsr__gpu_device_state *d = &tsr__gpu_devices[index];
+    pthread_mutex_lock(&d->lock);
+    if (!d->unusable) {
+      snprintf(d->why, sizeof d->why,
+               "%s:%d is unusable since %s failed with %s (%s); the process must be restarted "
+               "to use it again (TSR_GPU_SYNC_DEBUG=1 finds the launch that faulted)",
+               TSR__GPU_NAME, index, call, cudaGetErrorName(err), cudaGetErrorString(err));
+      d->unusable = 1;
+    }
+    pthread_mutex_unlock(&d->lock);
+    return tsr__set_error(TSR_ERR_GPU, fn, "%s", d->why);
+  }
   return tsr__set_error(code, fn, "%s failed: %s (%s)", call, cudaGetErrorString(err),
                         cudaGetErrorName(err));
+}
+
+static pthread_once_t tsr__gpu_debug_once = PTHREAD_ONCE_INIT;
+static bool tsr__gpu_debug_on;
+static void tsr__gpu_debug_read(void) {
+  const char *v = getenv("TSR_GPU_SYNC_DEBUG");
+  tsr__gpu_debug_on = v && *v && strcmp(v, "0") != 0;
+}
+
+bool tsr__gpu_sync_debug(void) {
+  pthread_once(&tsr__gpu_debug_once, tsr__gpu_debug_read);
+  return tsr__gpu_debug_on;
+}
+
+tsr_status tsr__gpu_after_launch(const char *fn, cudaStream_t stream) {
+  if (!tsr__gpu_sync_debug()) return TSR_OK;
+  cudaError_t err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess) return tsr__gpu_error(err, fn, "a kernel (TSR_GPU_SYNC_DEBUG)");
+  return TSR_OK;
 }
 
 /* Runs once: counts the devices and reads their properties. A missing driver or device is
@@ -67,6 +130,9 @@ static void tsr__gpu_discover(void) {
     n = 0;
   }
   if (n > TSR__GPU_MAX_DEVICES) n = TSR__GPU_MAX_DEVICES;
+  size_t limit_mib = 0;
+  const char *limit = getenv("TSR_GPU_CACHE_LIMIT");
+  if (limit && *limit) limit_mib = (size_t)strtoull(limit, NULL, 10);
   for (int i = 0; i < n; i++) {
     pthread_mutex_init(&tsr__gpu_devices[i].lock, NULL);
     err = cudaGetDeviceProperties(&tsr__gpu_devices[i].prop, i);
@@ -78,6 +144,8 @@ static void tsr__gpu_discover(void) {
       n = i;
       break;
     }
+    tsr__gpu_devices[i].cache_limit = limit && *limit ? limit_mib << 20
+                                                      : tsr__gpu_devices[i].prop.totalGlobalMem / 4;
   }
   tsr__gpu_count = n;
 }
@@ -102,6 +170,11 @@ static tsr_status tsr__gpu_check_index(tsr_device dev) {
   TSR_CHECK(dev.index >= 0 && dev.index < tsr__gpu_count, TSR_ERR_NO_DEVICE,
             "no device " TSR__GPU_NAME ":%d (%d present)%s%s", dev.index, tsr__gpu_count,
             tsr__gpu_count ? "" : ": ", tsr__gpu_count ? "" : tsr__gpu_reason);
+  tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
+  pthread_mutex_lock(&d->lock);
+  int unusable = d->unusable;
+  pthread_mutex_unlock(&d->lock);
+  if (unusable) return tsr__set_error(TSR_ERR_GPU, __func__, "%s", d->why);
   return TSR_OK;
 }
 
@@ -119,10 +192,15 @@ tsr_status tsr__gpu_device_props(int index, tsr_device_props *props) {
   return TSR_OK;
 }
 
-tsr_status tsr__gpu_begin(tsr_device dev, cudaStream_t *stream) {
+tsr_status tsr__gpu_begin(tsr_device dev, cudaStream_t *stream, tsr__gpu_device_guard *guard) {
   TSR_CALL(tsr__gpu_check_index(dev));
   tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
-  TSR_GPU_CALL(cudaSetDevice(dev.index));
+  int current = -1;
+  TSR_GPU_CALL(cudaGetDevice(&current));
+  if (current != dev.index) {
+    TSR_GPU_CALL(cudaSetDevice(dev.index));
+    guard->previous = current;
+  }
   pthread_mutex_lock(&d->lock);
   cudaError_t err = cudaSuccess;
   if (!d->stream_ready) {
@@ -183,6 +261,13 @@ static tsr_status tsr__gpu_release_cache(tsr_device dev, size_t *released) {
   return TSR_OK;
 }
 
+/* The smallest size class a cached block of class `have` may serve. */
+static size_t tsr__gpu_reuse_floor(size_t have) {
+  if (have <= TSR__GPU_SMALL_LIMIT) return have;
+  return have - have / TSR__GPU_REUSE_SLACK_DIV;
+}
+
+/* The caller has made `dev` current. */
 static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t bytes, void **ptr) {
   size_t size = tsr__gpu_size_class(bytes);
   if (size == 0)
@@ -190,20 +275,30 @@ static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t b
                           bytes, TSR__GPU_NAME, dev.index);
   tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
   pthread_mutex_lock(&d->lock);
+  /* The exact class, else the smallest larger block within the reuse bound. */
+  tsr__gpu_block **best = NULL;
   for (tsr__gpu_block **link = &d->cached; *link; link = &(*link)->next) {
-    if ((*link)->bytes == size) {
-      tsr__gpu_block *b = *link;
-      *link = b->next;
-      d->cached_bytes -= size;
-      pthread_mutex_unlock(&d->lock);
-      *ptr = b->ptr;
+    size_t have = (*link)->bytes;
+    if (have < size || tsr__gpu_reuse_floor(have) > size) continue;
+    if (!best || have < (*best)->bytes) best = link;
+    if (have == size) break;
+  }
+  if (best) {
+    tsr__gpu_block *b = *best;
+    *best = b->next;
+    d->cached_bytes -= b->bytes;
+    *ptr = b->ptr;
+    if (b->bytes != size) { /* remember the real class for the free */
+      b->next = d->granted;
+      d->granted = b;
+    } else {
       free(b);
-      return TSR_OK;
     }
+    pthread_mutex_unlock(&d->lock);
+    return TSR_OK;
   }
   pthread_mutex_unlock(&d->lock);
 
-  TSR_GPU_CALL(cudaSetDevice(dev.index));
   void *p = NULL;
   cudaError_t err = cudaMalloc(&p, size);
   size_t released = 0;
@@ -212,15 +307,15 @@ static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t b
     TSR_CALL(tsr__gpu_release_cache(dev, &released));
     err = cudaMalloc(&p, size);
   }
-  if (err != cudaSuccess) {
-    tsr_status code = err == cudaErrorMemoryAllocation ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_GPU;
+  if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
-    return tsr__set_error(code, fn,
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
                           "cudaMalloc of %zu bytes on %s:%d failed: %s (device memory %zu "
                           "bytes; %zu cached bytes were released before the retry)",
                           size, TSR__GPU_NAME, dev.index, cudaGetErrorString(err),
                           d->prop.totalGlobalMem, released);
   }
+  if (err != cudaSuccess) return tsr__gpu_error(err, fn, "cudaMalloc");
   *ptr = p;
   return TSR_OK;
 }
@@ -228,35 +323,55 @@ static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t b
 static void tsr__gpu_cached_free(tsr_device dev, void *ptr, size_t bytes) {
   size_t size = tsr__gpu_size_class(bytes);
   tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
-  tsr__gpu_block *b = (tsr__gpu_block *)malloc(sizeof *b);
-  if (!b) { /* no host memory for the bookkeeping: give the block back instead */
-    if (cudaSetDevice(dev.index) == cudaSuccess) (void)cudaFree(ptr);
-    (void)cudaGetLastError();
+  pthread_mutex_lock(&d->lock);
+  tsr__gpu_block *b = NULL;
+  for (tsr__gpu_block **link = &d->granted; *link; link = &(*link)->next) {
+    if ((*link)->ptr == ptr) { /* a larger block lent to a smaller request */
+      b = *link;
+      *link = b->next;
+      size = b->bytes;
+      break;
+    }
+  }
+  bool keep = d->cached_bytes + size <= d->cache_limit;
+  if (keep && !b) b = (tsr__gpu_block *)malloc(sizeof *b);
+  if (keep && b) {
+    b->ptr = ptr;
+    b->bytes = size;
+    b->next = d->cached;
+    d->cached = b;
+    d->cached_bytes += size;
+    pthread_mutex_unlock(&d->lock);
     return;
   }
-  b->ptr = ptr;
-  b->bytes = size;
-  pthread_mutex_lock(&d->lock);
-  b->next = d->cached;
-  d->cached = b;
-  d->cached_bytes += size;
   pthread_mutex_unlock(&d->lock);
+  free(b);
+  /* Over the cap, or no host memory for the bookkeeping: give the block back (cudaFree waits
+     for the device, so queued kernels finish with it first). */
+  int current = -1;
+  bool switched = cudaGetDevice(&current) == cudaSuccess && current != dev.index &&
+                  cudaSetDevice(dev.index) == cudaSuccess;
+  (void)cudaFree(ptr);
+  if (switched) (void)cudaSetDevice(current);
+  (void)cudaGetLastError();
 }
 
 tsr_status tsr__gpu_alloc(tsr_device dev, size_t bytes, unsigned flags, void **ptr,
                           unsigned *granted_flags) {
-  TSR_CALL(tsr__gpu_check_index(dev));
+  cudaStream_t s = NULL;
+  TSR__GPU_BEGIN(dev, s);
+  (void)s;
   *granted_flags = 0;
   if ((flags & TSR_ALLOC_MANAGED) && tsr__gpu_devices[dev.index].prop.concurrentManagedAccess) {
-    TSR_GPU_CALL(cudaSetDevice(dev.index));
     void *p = NULL;
     cudaError_t err = cudaMallocManaged(&p, bytes ? bytes : 1, cudaMemAttachGlobal);
-    if (err != cudaSuccess) {
+    if (err == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();
       return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
                             "cudaMallocManaged of %zu bytes on %s:%d failed: %s", bytes,
                             TSR__GPU_NAME, dev.index, cudaGetErrorString(err));
     }
+    if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaMallocManaged");
     *ptr = p;
     *granted_flags = TSR_ALLOC_MANAGED;
     return TSR_OK;
@@ -268,13 +383,18 @@ void tsr__gpu_free(tsr_device dev, void *ptr, size_t bytes, unsigned flags) {
   if (!ptr || dev.index < 0 || dev.index >= tsr__gpu_count) return;
   if (flags & TSR_ALLOC_MANAGED) {
     /* cudaFree waits for the device, so no queued kernel still uses the memory. */
-    if (cudaSetDevice(dev.index) == cudaSuccess) (void)cudaFree(ptr);
+    int current = -1;
+    bool switched = cudaGetDevice(&current) == cudaSuccess && current != dev.index &&
+                    cudaSetDevice(dev.index) == cudaSuccess;
+    (void)cudaFree(ptr);
+    if (switched) (void)cudaSetDevice(current);
     (void)cudaGetLastError();
     return;
   }
   tsr__gpu_cached_free(dev, ptr, bytes);
 }
 
+/* Called inside an operation that has made `dev` current (tsr__gpu_begin). */
 tsr_status tsr__gpu_scratch_alloc(tsr_device dev, size_t bytes, void **ptr) {
   return tsr__gpu_cached_alloc(__func__, dev, bytes, ptr);
 }
@@ -284,8 +404,9 @@ void tsr__gpu_scratch_free(tsr_device dev, void *ptr, size_t bytes) {
 }
 
 tsr_status tsr__gpu_trim(tsr_device dev) {
-  TSR_CALL(tsr__gpu_check_index(dev));
-  TSR_GPU_CALL(cudaSetDevice(dev.index));
+  cudaStream_t s = NULL;
+  TSR__GPU_BEGIN(dev, s);
+  (void)s;
   return tsr__gpu_release_cache(dev, NULL);
 }
 
@@ -296,7 +417,7 @@ tsr_status tsr__gpu_trim(tsr_device dev) {
 static tsr_status gpu_memcpy_wait(tsr_device dev, void *dst, const void *src, size_t bytes) {
   if (bytes == 0) return TSR_OK;
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
   TSR_GPU_CALL(cudaStreamSynchronize(s));
   return TSR_OK;
@@ -313,14 +434,14 @@ tsr_status tsr__gpu_memcpy_d2h(tsr_device dev, void *dst, const void *src, size_
 tsr_status tsr__gpu_memcpy_d2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
   if (bytes == 0) return TSR_OK;
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
   return TSR_OK;
 }
 
 tsr_status tsr__gpu_synchronize(tsr_device dev) {
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   TSR_GPU_CALL(cudaStreamSynchronize(s));
   return TSR_OK;
 }
@@ -344,7 +465,7 @@ extern "C" void tsr__gpu_pinned_free(void *ptr) {
 extern "C" tsr_status tsr__gpu_stream(tsr_device dev, void **stream) {
   TSR_CHECK(stream != NULL, TSR_ERR_NULL_POINTER, "stream is NULL");
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   *stream = (void *)s;
   return TSR_OK;
 }
@@ -352,7 +473,7 @@ extern "C" tsr_status tsr__gpu_stream(tsr_device dev, void **stream) {
 extern "C" tsr_status tsr__gpu_event_create(tsr_device dev, void **event) {
   TSR_CHECK(event != NULL, TSR_ERR_NULL_POINTER, "event is NULL");
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   cudaEvent_t e;
   TSR_GPU_CALL(cudaEventCreate(&e));
   *event = (void *)e;
@@ -362,8 +483,21 @@ extern "C" tsr_status tsr__gpu_event_create(tsr_device dev, void **event) {
 extern "C" tsr_status tsr__gpu_event_record(tsr_device dev, void *event) {
   TSR_CHECK(event != NULL, TSR_ERR_NULL_POINTER, "event is NULL");
   cudaStream_t s = NULL;
-  TSR_CALL(tsr__gpu_begin(dev, &s));
+  TSR__GPU_BEGIN(dev, s);
   TSR_GPU_CALL(cudaEventRecord((cudaEvent_t)event, s));
+  return TSR_OK;
+}
+
+extern "C" tsr_status tsr__gpu_event_query(void *event, int *done) {
+  TSR_CHECK(event != NULL && done != NULL, TSR_ERR_NULL_POINTER, "event or done is NULL");
+  cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    *done = 0;
+    return TSR_OK;
+  }
+  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaEventQuery");
+  *done = 1;
   return TSR_OK;
 }
 
@@ -384,41 +518,12 @@ extern "C" void tsr__gpu_event_destroy(void *event) {
 /* ---------------------------------------------------------------- layouts ------------- */
 
 void tsr__gpu_layout_make(const tsr__view *const *views, int nviews, tsr__gpu_layout *out) {
-  const tsr__view *v0 = views[0];
+  const int64_t *strides[TSR__GPU_MAX_OPERANDS];
+  for (int v = 0; v < nviews; v++)
+    strides[v] = views[v]->strides;
   memset(out, 0, sizeof *out);
-  out->size = 1;
-  int n = 0; /* dimensions kept, innermost first while building */
-  int64_t shape[TSR_MAX_DIMS];
-  int64_t stride[TSR__GPU_MAX_OPERANDS][TSR_MAX_DIMS];
-  for (int d = v0->ndim - 1; d >= 0; d--) {
-    int64_t extent = v0->shape[d];
-    out->size *= extent;
-    if (extent == 1) continue;
-    bool merge = n > 0;
-    for (int v = 0; merge && v < nviews; v++)
-      merge = views[v]->strides[d] == stride[v][n - 1] * shape[n - 1];
-    if (merge) {
-      shape[n - 1] *= extent;
-    } else {
-      shape[n] = extent;
-      for (int v = 0; v < nviews; v++)
-        stride[v][n] = views[v]->strides[d];
-      n++;
-    }
-  }
-  if (n == 0) { /* one element (or a scalar): any stride will do */
-    out->ndim = 1;
-    out->shape[0] = 1;
-    for (int v = 0; v < nviews; v++)
-      out->stride[v][0] = 1;
-    return;
-  }
-  out->ndim = n;
-  for (int d = 0; d < n; d++) {
-    out->shape[d] = shape[n - 1 - d];
-    for (int v = 0; v < nviews; v++)
-      out->stride[v][d] = stride[v][n - 1 - d];
-  }
+  out->ndim = tsr__collapse_axes(views[0]->ndim, views[0]->shape, nviews, strides, out->shape,
+                                 out->stride, &out->size);
 }
 
 bool tsr__gpu_layout_contiguous(const tsr__gpu_layout *layout, int nviews) {

@@ -3,6 +3,21 @@
  * Concurrency: Practice and Experience 9(4), 1997) over the 2D block-cyclic layout, with the
  * broadcasts of panel k+1 in flight (MPI_Ibcast, two buffers per operand) while panel k is
  * multiplied by tsr_gemm on the rank's device.
+ *
+ * On a GPU (the matrices' device), panels travel one of two ways:
+ *  - device to device when MPI is GPU-aware (tsr_dist_gpu_aware): A's panel is contiguous in
+ *    the column-major local block and is broadcast in place; B's panel (strided rows) is first
+ *    packed on the GPU into the slot's buffer (tsr_assign of a strided view), since most
+ *    GPU-aware MPIs send a strided MPI_Type_vector from device memory element by element;
+ *  - staged through the host otherwise: the roots broadcast from a host mirror of their
+ *    local blocks, the others receive into page-locked (pinned) host buffers and copy them to
+ *    the device (tsr__gpu_pinned_alloc: pageable memory would be copied twice by the driver).
+ * Waiting for the device never blocks MPI: an event is recorded on the device's stream and
+ * polled (tsr__gpu_event_query) with MPI_Testall on the next panel's broadcasts in between,
+ * since Open MPI progresses non-blocking collectives only inside MPI calls.
+ * TSR_DIST_GPU_STAGING=1 forces the staged path, =0 the device-to-device path (for MPI
+ * libraries that are GPU-aware without reporting it through MPIX_Query_cuda_support, and for
+ * the host emulator of tests/gpu_emu); unset: as tsr_dist_gpu_aware() says.
  */
 #include <limits.h>
 #include <math.h>
@@ -11,6 +26,9 @@
 
 #include "core/philox.h"
 #include "mpi/mpi_internal.h"
+#if TSR_HAVE_CUDA || TSR_HAVE_HIP
+#include "gpu/gpu.h"
+#endif
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
@@ -30,6 +48,14 @@ int tsr_dist_gpu_aware(void) {
 #endif
 }
 
+/* Whether GPU panels travel through the host (see the top; TSR_DIST_GPU_STAGING overrides). */
+static bool summa_gpu_staging(void) {
+  const char *v = getenv("TSR_DIST_GPU_STAGING");
+  if (v && strcmp(v, "1") == 0) return true;
+  if (v && strcmp(v, "0") == 0) return false;
+  return !tsr_dist_gpu_aware();
+}
+
 /* One of the two panel slots: device buffers for the received panels, host buffers when the
    panels travel through the host, and the two broadcast requests. */
 typedef struct summa_slot {
@@ -47,6 +73,8 @@ typedef struct summa {
   size_t es;
   MPI_Datatype type;
   bool gpu, staging;
+  bool pinned;               /* the slots' host buffers come from tsr__gpu_pinned_alloc */
+  void *event;               /* GPU event polled by summa_device_wait (NULL on the CPU) */
   const char *a_src, *b_src; /* A's and B's local storage as MPI sees it */
   void *a_mirror, *b_mirror; /* host copies of A's and B's storage when staging */
   summa_slot slot[2];
@@ -56,6 +84,45 @@ typedef struct summa {
 static int64_t panel_width(const summa *s, int64_t kk) {
   int64_t left = s->k - kk * s->kb;
   return left < s->kb ? left : s->kb;
+}
+
+/* Waits until the work queued so far on the matrices' GPU is done, testing `pending` (two
+   requests, may be NULL) between polls so that their broadcasts progress. On the CPU there
+   is nothing queued. */
+static tsr_status summa_device_wait(summa *s, MPI_Request *pending) {
+  if (!s->gpu) return TSR_OK;
+#if TSR_HAVE_CUDA || TSR_HAVE_HIP
+  TSR_CALL(tsr__gpu_event_record(s->c->device, s->event));
+  for (;;) {
+    int done = 0;
+    TSR_CALL(tsr__gpu_event_query(s->event, &done));
+    if (done) return TSR_OK;
+    if (pending) {
+      int flag = 0;
+      MPI_Testall(2, pending, &flag, MPI_STATUSES_IGNORE);
+    }
+  }
+#else
+  return tsr_device_synchronize(s->c->device);
+#endif
+}
+
+/* Packs B's panel kk (w strided rows of the local block) into the slot's device buffer as a
+   w x nloc column-major matrix (leading dimension w) and waits for it, progressing `pending`. */
+static tsr_status summa_pack_b(summa *s, int64_t kk, summa_slot *slot, MPI_Request *pending) {
+  const tsr_grid *g = s->g;
+  int64_t w = panel_width(s, kk), nloc = s->c->nloc;
+  if (nloc == 0 || w == 0) return TSR_OK;
+  int64_t shape[2] = {w, nloc}, src_str[2] = {1, s->b->lld}, dst_str[2] = {1, w};
+  tsr_array *src = NULL, *dst = NULL;
+  tsr_status st = tsr__array_new_view(s->b->storage, 2, shape, src_str,
+                                      (kk / g->nprow) * s->kb, &src);
+  if (st == TSR_OK) st = tsr__array_new_view(slot->b_dev, 2, shape, dst_str, 0, &dst);
+  if (st == TSR_OK) st = tsr_assign(dst, src);
+  tsr_array_release(src);
+  tsr_array_release(dst);
+  if (st == TSR_OK) st = summa_device_wait(s, pending);
+  return st;
 }
 
 /* Starts the broadcasts of panel kk into slot sl. */
@@ -82,8 +149,17 @@ static tsr_status summa_post(summa *s, int64_t kk, int sl) {
     return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (A panel)");
   }
   /* B's panel: w rows of every local column, strided in the local block; the root sends them
-     with a vector type and the others receive them packed (w x nloc, leading dimension w). */
-  if (g->myrow == root_b) {
+     with a vector type (from host memory), or packs them on the GPU first (device to device),
+     and the others receive them packed (w x nloc, leading dimension w). */
+  tsr_status pack_st = TSR_OK;
+  if (g->myrow == root_b && s->gpu && !s->staging) {
+    /* After a failed pack the (stale) buffer is still sent, so that every rank's broadcast
+       matches; the failure is agreed at the end. */
+    pack_st = summa_pack_b(s, kk, slot, slot->req);
+    rc = MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, root_b, g->col_comm,
+                    &slot->req[1]);
+    s->stats->bytes_sent += (uint64_t)cnt_b * s->es * (uint64_t)(g->nprow - 1);
+  } else if (g->myrow == root_b) {
     const char *p = s->b_src + (size_t)((kk / g->nprow) * s->kb) * s->es;
     MPI_Datatype vec;
     rc = MPI_Type_vector((int)nloc, (int)w, (int)s->b->lld, s->type, &vec);
@@ -103,7 +179,7 @@ static tsr_status summa_post(summa *s, int64_t kk, int sl) {
     slot->req[1] = MPI_REQUEST_NULL;
     return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (B panel)");
   }
-  return TSR_OK;
+  return pack_st;
 }
 
 /* Multiplies panel kk (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
@@ -153,6 +229,28 @@ static tsr_status summa_multiply(summa *s, int64_t kk, int sl, double alpha, dou
   return TSR_OK;
 }
 
+/* A host buffer for received panels: pinned when the matrices are on a GPU (the H2D copies
+   then run at full speed, without the driver's bounce buffer), else ordinary. */
+static tsr_status summa_host_alloc(summa *s, size_t bytes, void **out) {
+#if TSR_HAVE_CUDA || TSR_HAVE_HIP
+  if (s->gpu) {
+    s->pinned = true;
+    return tsr__gpu_pinned_alloc(bytes, out);
+  }
+#endif
+  return tsr__host_alloc(bytes, out);
+}
+
+static void summa_host_free(summa *s, void *p) {
+#if TSR_HAVE_CUDA || TSR_HAVE_HIP
+  if (s->pinned) {
+    tsr__gpu_pinned_free(p);
+    return;
+  }
+#endif
+  tsr__host_free(p);
+}
+
 static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path path,
                             const tsr_dist_gemm_options *opt) {
   const tsr_grid *g = s->g;
@@ -180,9 +278,12 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
     int64_t sa[1] = {asz}, sb[1] = {bsz};
     st = tsr_empty(1, sa, s->c->dtype, dev, &s->slot[i].a_dev);
     if (st == TSR_OK) st = tsr_empty(1, sb, s->c->dtype, dev, &s->slot[i].b_dev);
-    if (st == TSR_OK && s->staging) st = tsr__host_alloc((size_t)asz * s->es, &s->slot[i].a_host);
-    if (st == TSR_OK && s->staging) st = tsr__host_alloc((size_t)bsz * s->es, &s->slot[i].b_host);
+    if (st == TSR_OK && s->staging) st = summa_host_alloc(s, (size_t)asz * s->es, &s->slot[i].a_host);
+    if (st == TSR_OK && s->staging) st = summa_host_alloc(s, (size_t)bsz * s->es, &s->slot[i].b_host);
   }
+#if TSR_HAVE_CUDA || TSR_HAVE_HIP
+  if (st == TSR_OK && s->gpu) st = tsr__gpu_event_create(dev, &s->event);
+#endif
   if (st == TSR_OK) {
     if (s->staging) {
       bool staged;
@@ -201,16 +302,17 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
      skips its multiplies), so no rank waits forever; the outcome is agreed at the end. */
   for (int i = 0; i < 2; i++)
     s->slot[i].req[0] = s->slot[i].req[1] = MPI_REQUEST_NULL;
-  if (s->gpu) st = tsr_device_synchronize(dev); /* A and B complete before MPI reads them */
+  if (s->gpu) st = summa_device_wait(s, NULL); /* A and B complete before MPI reads them */
   tsr_status pst = summa_post(s, 0, 0);
   if (st == TSR_OK) st = pst;
   for (int64_t kk = 0; kk < s->panels; kk++) {
     int sl = (int)(kk & 1);
     bool next = kk + 1 < s->panels;
     if (next) {
-      /* The other slot was read by the multiply of panel kk-1: it must be done first. */
+      /* The other slot was read by the multiply of panel kk-1: it must be done first (the
+         wait progresses panel kk's broadcasts). */
       if (s->gpu) {
-        tsr_status s2 = tsr_device_synchronize(dev);
+        tsr_status s2 = summa_device_wait(s, s->slot[sl].req);
         if (st == TSR_OK) st = s2;
       }
       pst = summa_post(s, kk + 1, 1 - sl);
@@ -241,9 +343,12 @@ static void summa_free(summa *s) {
   for (int i = 0; i < 2; i++) {
     tsr_array_release(s->slot[i].a_dev);
     tsr_array_release(s->slot[i].b_dev);
-    tsr__host_free(s->slot[i].a_host);
-    tsr__host_free(s->slot[i].b_host);
+    summa_host_free(s, s->slot[i].a_host);
+    summa_host_free(s, s->slot[i].b_host);
   }
+#if TSR_HAVE_CUDA || TSR_HAVE_HIP
+  tsr__gpu_event_destroy(s->event);
+#endif
   if (s->a_mirror) tsr__host_free(s->a_mirror);
   if (s->b_mirror) tsr__host_free(s->b_mirror);
 }
@@ -325,7 +430,7 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
     s.es = tsr__dtype_size(c->dtype);
     s.type = tsr__mpi_type(c->dtype);
     s.gpu = c->device.kind != TSR_DEVICE_CPU;
-    s.staging = s.gpu && !tsr_dist_gpu_aware();
+    s.staging = s.gpu && summa_gpu_staging();
     s.stats = &local_stats;
     local_stats.panels = s.panels;
     local_stats.gpu_aware_mpi = s.gpu && !s.staging;

@@ -16,45 +16,14 @@ int tsr__omp_threads(void) {
 void tsr__omp_loop_init(tsr__omp_loop *lp, int ndim, const int64_t *shape, int nops,
                         const int64_t *const strides[], const size_t elsize[]) {
   lp->nops = nops;
-  lp->size = 1;
-  int nd = 0;
   for (int k = 0; k < nops; k++)
     lp->elsize[k] = elsize[k];
-  for (int d = 0; d < ndim; d++) {
-    lp->size *= shape[d];
-    if (shape[d] == 1) continue; /* its stride never matters */
-    bool merge = nd > 0;
-    for (int k = 0; k < nops && merge; k++)
-      merge = lp->strides[k][nd - 1] == shape[d] * strides[k][d];
-    if (merge) {
-      lp->shape[nd - 1] *= shape[d];
-      for (int k = 0; k < nops; k++)
-        lp->strides[k][nd - 1] = strides[k][d];
-    } else {
-      lp->shape[nd] = shape[d];
-      for (int k = 0; k < nops; k++)
-        lp->strides[k][nd] = strides[k][d];
-      nd++;
-    }
-  }
-  if (nd == 0) { /* a scalar, or all axes of size 1 */
-    lp->shape[0] = 1;
-    for (int k = 0; k < nops; k++)
-      lp->strides[k][0] = 1;
-    nd = 1;
-  }
-  lp->ndim = nd;
+  lp->ndim = tsr__collapse_axes(ndim, shape, nops, strides, lp->shape, lp->strides, &lp->size);
 }
 
 void tsr__omp_loop_offsets(const tsr__omp_loop *lp, int64_t flat, int64_t off[]) {
-  for (int k = 0; k < lp->nops; k++)
-    off[k] = 0;
-  for (int d = lp->ndim - 1; d >= 0; d--) {
-    int64_t i = flat % lp->shape[d];
-    flat /= lp->shape[d];
-    for (int k = 0; k < lp->nops; k++)
-      off[k] += i * lp->strides[k][d];
-  }
+  tsr__flat_offsets(lp->ndim, lp->shape, lp->nops, (const int64_t(*)[TSR_MAX_DIMS])lp->strides,
+                    flat, off);
 }
 
 /*

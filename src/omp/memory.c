@@ -92,12 +92,12 @@ static void convert_scalar(double value, tsr_dtype dtype, uint64_t *bits64, uint
   }
   case TSR_F64: memcpy(bits64, &value, 8); break;
   case TSR_I32: {
-    int32_t i = tsr__omp_f64_to_i32(value);
+    int32_t i = tsr__sat_f64_to_i32(value);
     memcpy(bits32, &i, 4);
     break;
   }
   case TSR_I64: {
-    int64_t i = tsr__omp_f64_to_i64(value);
+    int64_t i = tsr__sat_f64_to_i64(value);
     memcpy(bits64, &i, 8);
     break;
   }
@@ -142,8 +142,8 @@ tsr_status tsr__omp_arange(tsr_device dev, const tsr__view *dst, double start, d
   switch (dst->dtype) {
   case TSR_F32: TSR__OMP_ARANGE(float, TSR__OMP_TO_F32); break;
   case TSR_F64: TSR__OMP_ARANGE(double, TSR__OMP_TO_F64); break;
-  case TSR_I32: TSR__OMP_ARANGE(int32_t, tsr__omp_f64_to_i32); break;
-  case TSR_I64: TSR__OMP_ARANGE(int64_t, tsr__omp_f64_to_i64); break;
+  case TSR_I32: TSR__OMP_ARANGE(int32_t, tsr__sat_f64_to_i32); break;
+  case TSR_I64: TSR__OMP_ARANGE(int64_t, tsr__sat_f64_to_i64); break;
   default: return tsr__set_error(TSR_ERR_DTYPE, __func__, "unknown dtype %d", (int)dst->dtype);
   }
   return TSR_OK;
@@ -174,7 +174,7 @@ TSR__OMP_MOVE_KERNEL(32)
 TSR__OMP_MOVE_KERNEL(64)
 
 /* Conversions as C converts, except float -> integer, which saturates (see
-   tsr__omp_f64_to_i32) and integer narrowing, which wraps (explicitly, through unsigned). */
+   tsr__sat_f64_to_i32) and integer narrowing, which wraps (explicitly, through unsigned). */
 static inline int32_t i32_from_i64(int64_t x) {
   return (int32_t)(uint32_t)(uint64_t)x;
 }
@@ -185,13 +185,13 @@ static inline int64_t i64_from_i32(int32_t x) {
 #define TSR__OMP_CVT_f64(x) ((double)(x))
 #define TSR__OMP_CVT_i32(x)                                                                        \
   _Generic((x), float                                                                              \
-           : tsr__omp_f64_to_i32, double                                                           \
-           : tsr__omp_f64_to_i32, int64_t                                                          \
+           : tsr__sat_f64_to_i32, double                                                           \
+           : tsr__sat_f64_to_i32, int64_t                                                          \
            : i32_from_i64)(x)
 #define TSR__OMP_CVT_i64(x)                                                                        \
   _Generic((x), float                                                                              \
-           : tsr__omp_f64_to_i64, double                                                           \
-           : tsr__omp_f64_to_i64, int32_t                                                          \
+           : tsr__sat_f64_to_i64, double                                                           \
+           : tsr__sat_f64_to_i64, int32_t                                                          \
            : i64_from_i32)(x)
 
 #define TSR__OMP_CONVERT_KERNEL(TD, DN, TS, SN)                                                    \

@@ -9,7 +9,9 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core/convert.h"
 #include "core/internal.h"
+#include "core/layout.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -93,26 +95,6 @@ static inline int64_t tsr__omp_split_point(int64_t n, int nt, int t) {
   int64_t b = (n / nt) * t + (t < n % nt ? t : n % nt);
   b = (b + 15) / 16 * 16;
   return b < n ? b : n;
-}
-
-/* ---------------------------------------------------------------- conversions --------- */
-
-/*
- * Float -> integer conversion that is defined for every input: truncation toward zero,
- * saturation to the integer limits, NaN -> 0 (what tsr_astype documents). A plain C cast
- * of an out-of-range value is undefined behaviour.
- */
-static inline int32_t tsr__omp_f64_to_i32(double x) {
-  if (x != x) return 0;
-  if (x >= 2147483648.0) return INT32_MAX;
-  if (x <= -2147483649.0) return INT32_MIN;
-  return (int32_t)x;
-}
-static inline int64_t tsr__omp_f64_to_i64(double x) {
-  if (x != x) return 0;
-  if (x >= 9223372036854775808.0) return INT64_MAX;
-  if (x < -9223372036854775808.0) return INT64_MIN;
-  return (int64_t)x;
 }
 
 /* ---------------------------------------------------------------- entry points -------- */

@@ -2,15 +2,20 @@
 # Runs GPU test programs against the GPU backend's own kernels executed on the host by a
 # small CUDA emulator (tsr_emu.h/.cpp: the threads of a block are fibers run round-robin,
 # released together at __syncthreads and per warp at shuffles; host memory is device memory;
-# prep.py rewrites the <<<...>>> launches). It checks the kernels' indexing, tiling, vector paths and reductions,
-# with a warp of 32 or a wavefront of 64, on a machine without a GPU. It is slow (minutes)
-# and blind to what only hardware shows (memory spaces, timing, real scheduling), so it is a
-# development aid, not a CTest test and not a substitute for a GPU run.
+# prep.py rewrites the <<<...>>> launches). It checks the kernels' indexing, tiling, vector
+# paths, split-K and reductions, with a warp of 32 or a wavefront of 64, on a machine without
+# a GPU. Its limits: threads run one at a time in a fixed order, so races inside a barrier
+# interval are invisible; host loads never fault on misalignment; there is one memory space,
+# no timing and no real scheduling. CTest runs it as gpu_emu_warp32/64 (label gpu-emu,
+# TSR_EMU_QUICK=1); it is not a substitute for a GPU run. The cp.async path (sm_80+) is
+# compiled out here: the emulator runs the plain-load pipeline that HIP uses.
 #
 #   tests/gpu_emu/run.sh CUDA_BUILD_DIR [WARP] [TEST...]
 # CUDA_BUILD_DIR: a built -DTESSERA_ENABLE_CUDA=ON tree (its core/omp objects and config.h
 # are reused); WARP: 32 (default) or 64; TEST: gpu_cross (default) or core suite names
-# (reduce, binary, unary, random, transfer, creation, views, matmul, bad_input).
+# (reduce, binary, unary, random, transfer, creation, views, matmul, bad_input,
+# kernel_helpers), or dist_gemm (SUMMA with emulated-GPU matrices under mpirun -np 2, both
+# panel paths).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -21,14 +26,17 @@ tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(gpu_cross)
 grep -q '#define TSR_HAVE_CUDA 1' "$build/include/tessera/config.h" ||
   { echo "$build is not a CUDA build" >&2; exit 2; }
-work=$build/gpu_emu
-mkdir -p "$work/src/gpu" "$work/inc"
+work=$build/gpu_emu/warp$warp # one tree per warp size: CTest may run both at once
+mkdir -p "$work/src/gpu" "$work/inc/tessera"
 : >"$work/inc/cuda_runtime.h"
+# The emulator has no cuBLAS: the tests see a build without the GPU vendor path.
+sed 's/#define TSR_HAVE_GPU_VENDOR_BLAS 1/#define TSR_HAVE_GPU_VENDOR_BLAS 0/' \
+  "$build/include/tessera/config.h" >"$work/inc/tessera/config.h"
 for f in "$root"/src/gpu/*.cu "$root"/src/gpu/*.cuh; do
   python3 "$here/prep.py" "$f" "$work/src/gpu/$(basename "$f")" >/dev/null
 done
 cxx=(g++ -std=c++20 -O1 -g -fopenmp -w -include "$here/tsr_emu.h" -I"$work/inc"
-     -I"$root/include" -I"$build/include" -I"$root/src" -DTSR_GPU_VENDOR_BLAS=0)
+     -I"$root/include" -I"$work/inc" -I"$build/include" -I"$root/src" -DTSR_GPU_VENDOR_BLAS=0)
 objs=()
 for f in "$work"/src/gpu/*.cu; do
   o=$work/$(basename "$f" .cu).o
@@ -37,17 +45,35 @@ for f in "$work"/src/gpu/*.cu; do
 done
 g++ -std=c++20 -O2 -c "$here/tsr_emu.cpp" -o "$work/tsr_emu.o"
 rm -f "$work/libemu.a"
+shopt -s nullglob
 ar rcs "$work/libemu.a" "$build"/CMakeFiles/tessera_objects.dir/src/core/*.o \
+  "$build"/CMakeFiles/tessera_objects.dir/src/mpi/*.o \
   "$build"/CMakeFiles/tessera_objects.dir/src/omp/*.o "${objs[@]}" "$work/tsr_emu.o"
 mpi=()
 if command -v mpicc >/dev/null 2>&1; then read -r -a mpi <<<"$(mpicc --showme:compile)"; fi
 status=0
 for t in "${tests[@]}"; do
-  if [ "$t" = gpu_cross ]; then srcs=("$root/tests/test_gpu_cross.c"); else
-    srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c"); fi
-  gcc -std=c11 -O1 -g -D_POSIX_C_SOURCE=200809L "${mpi[@]}" -I"$root/include" -I"$build/include" \
-    -I"$root/tests/common" -I"$root/tests" "${srcs[@]}" "$root/tests/common/tsr_test.c" \
-    -o "$work/$t" "$work/libemu.a" -fopenmp -lcmocka -lstdc++ -lm -lpthread
+  case $t in
+    gpu_cross) srcs=("$root/tests/test_gpu_cross.c") ;;
+    kernel_helpers) srcs=("$root/tests/test_kernel_helpers.c") ;;
+    dist_gemm) srcs=("$root/tests/test_dist_gemm.c") ;;
+    *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
+  esac
+  libs=()
+  if [ "$t" = dist_gemm ]; then read -r -a libs <<<"$(mpicc --showme:link)"; fi
+  gcc -std=c11 -O1 -g -D_POSIX_C_SOURCE=200809L "${mpi[@]}" -I"$root/include" -I"$work/inc" \
+    -I"$build/include" -I"$root/src" -I"$root/tests/common" -I"$root/tests" "${srcs[@]}" \
+    "$root/tests/common/tsr_test.c" -o "$work/$t" "$work/libemu.a" -fopenmp -lcmocka \
+    "${libs[@]}" -lstdc++ -lm -lpthread
+  if [ "$t" = dist_gemm ]; then
+    for path in 1 0; do
+      echo "== $t (emulated, warp $warp, mpirun -np 2, TSR_DIST_GPU_STAGING=$path)"
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
+        mpirun -np 2 --oversubscribe -x TSR_EMU_WARP=$warp -x TSR_TEST_DEVICE=cuda \
+        -x TSR_DIST_GPU_STAGING=$path "$work/$t" || status=1
+    done
+    continue
+  fi
   echo "== $t (emulated, warp $warp)"
   TSR_EMU_WARP=$warp TSR_TEST_DEVICE=cuda "$work/$t" || status=1
 done

@@ -142,7 +142,10 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
   const char *w = getenv("TSR_EMU_WARP"); p->warpSize = w ? atoi(w) : 32;
   p->multiProcessorCount = tsr_emu_sms; p->concurrentManagedAccess = 1; return cudaSuccess;
 }
-cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+static int current_device = 0;
+cudaError_t cudaSetDevice(int d) { current_device = d; return cudaSuccess; }
+cudaError_t cudaGetDevice(int *d) { *d = current_device; return cudaSuccess; }
+cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
 cudaError_t cudaGetLastError() { return cudaSuccess; }
 const char *cudaGetErrorString(cudaError_t e) { return e == 2 ? "out of memory" : "error"; }
 const char *cudaGetErrorName(cudaError_t e) { return e == 2 ? "cudaErrorMemoryAllocation" : "cudaError"; }
@@ -163,5 +166,6 @@ struct tsr_emu_event { double t; };
 cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = new tsr_emu_event{0}; return cudaSuccess; }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) { e->t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); return cudaSuccess; }
 cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = (float)((b->t - a->t) * 1e3); return cudaSuccess; }
 cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }

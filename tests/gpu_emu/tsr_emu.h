@@ -59,7 +59,17 @@ inline double __dadd_rn(double a, double b) {
 void tsr_emu_launch(dim3 grid, dim3 block, std::function<void()> body);
 
 typedef int cudaError_t;
-enum { cudaSuccess = 0, cudaErrorMemoryAllocation = 2, cudaErrorNoDevice = 100 };
+enum {
+  cudaSuccess = 0,
+  cudaErrorMemoryAllocation = 2,
+  cudaErrorNoDevice = 100,
+  cudaErrorNotReady = 600,
+  cudaErrorIllegalAddress = 700,
+  cudaErrorLaunchTimeout = 702,
+  cudaErrorAssert = 710,
+  cudaErrorLaunchFailure = 719,
+  cudaErrorECCUncorrectable = 214
+};
 typedef struct tsr_emu_stream *cudaStream_t;
 typedef struct tsr_emu_event *cudaEvent_t;
 enum { cudaStreamNonBlocking = 1, cudaMemAttachGlobal = 1 };
@@ -80,6 +90,8 @@ struct cudaDeviceProp {
 cudaError_t cudaGetDeviceCount(int *n);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int i);
 cudaError_t cudaSetDevice(int);
+cudaError_t cudaGetDevice(int *);
+cudaError_t cudaPeekAtLastError();
 cudaError_t cudaGetLastError();
 const char *cudaGetErrorString(cudaError_t);
 const char *cudaGetErrorName(cudaError_t);
@@ -94,5 +106,6 @@ cudaError_t cudaStreamSynchronize(cudaStream_t);
 cudaError_t cudaEventCreate(cudaEvent_t *);
 cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t);
 cudaError_t cudaEventSynchronize(cudaEvent_t);
+cudaError_t cudaEventQuery(cudaEvent_t);
 cudaError_t cudaEventElapsedTime(float *, cudaEvent_t, cudaEvent_t);
 cudaError_t cudaEventDestroy(cudaEvent_t);
