@@ -31,7 +31,10 @@ typedef enum tsr_trans {
 
 /** Which GEMM implementation serves a call. */
 typedef enum tsr_gemm_path {
-  TSR_GEMM_AUTO = 0,   /**< `TSR_GEMM` environment variable (`native` or `vendor`), else native */
+  TSR_GEMM_AUTO = 0,   /**< `TSR_GEMM` environment variable (`native`, `vendor` or `auto`); unset
+                            or `auto`: the backend chooses per call (CPU: native; GPU: the vendor
+                            BLAS, where built, for f64 of at least 256 in every dimension, else
+                            native: provisional thresholds, not yet measured on a GPU) */
   TSR_GEMM_NATIVE = 1, /**< Tessera's own kernels */
   TSR_GEMM_VENDOR = 2  /**< cuBLAS / hipBLAS on GPUs, the CBLAS linked at build time on the CPU
                             (TESSERA_WITH_VENDOR_BLAS); ::TSR_ERR_UNSUPPORTED when absent */
@@ -63,7 +66,7 @@ TSR_API tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array 
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE (not 2-D, or sizes disagree);
  *         ::TSR_ERR_DTYPE; ::TSR_ERR_DEVICE_MISMATCH; ::TSR_ERR_INVALID_ARGUMENT (bad
  *         transpose value, C overlaps itself through a broadcast view, or `TSR_GEMM` is
- *         neither `native` nor `vendor`); ::TSR_ERR_UNSUPPORTED (`TSR_GEMM=vendor` in a build
+ *         none of `auto`, `native`, `vendor`); ::TSR_ERR_UNSUPPORTED (`TSR_GEMM=vendor` in a build
  *         without a vendor BLAS); ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_BLAS
  *         (vendor path).
  */
@@ -75,7 +78,7 @@ TSR_API tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, co
  * @return as tsr_gemm(), and ::TSR_ERR_UNSUPPORTED when the vendor path is asked for and not
  *         built (or, for ::TSR_GEMM_AUTO, when `TSR_GEMM` asks for it), and
  *         ::TSR_ERR_INVALID_ARGUMENT when `path` is not a ::tsr_gemm_path or, for
- *         ::TSR_GEMM_AUTO, `TSR_GEMM` is neither `native` nor `vendor`.
+ *         ::TSR_GEMM_AUTO, `TSR_GEMM` is none of `auto`, `native`, `vendor`.
  */
 TSR_API tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                                const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path);

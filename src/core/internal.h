@@ -215,7 +215,9 @@ typedef struct tsr__gemm_args {
   tsr_gemm_path path;
 } tsr__gemm_args;
 
-/* Resolves TSR_GEMM_AUTO from the TSR_GEMM environment variable. */
+/* Resolves TSR_GEMM_AUTO from the TSR_GEMM environment variable: `native` or `vendor` pick
+   that path; unset or `auto` leave TSR_GEMM_AUTO for the backend to decide per call (the CPU
+   backend runs native; the GPU backend routes by dtype and shape, src/gpu/gemm.cu). */
 tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_gemm_path *out);
 
 /* ---------------------------------------------------------------- backends ------------ */

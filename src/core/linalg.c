@@ -224,13 +224,15 @@ tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_g
                           "gemm path %d is not TSR_GEMM_AUTO, TSR_GEMM_NATIVE or TSR_GEMM_VENDOR",
                           (int)requested);
   const char *env = getenv("TSR_GEMM");
-  if (!env || !*env || strcmp(env, "native") == 0) {
+  if (!env || !*env || strcmp(env, "auto") == 0) {
+    *out = TSR_GEMM_AUTO; /* the backend chooses per call (tsr__gemm_args.path) */
+  } else if (strcmp(env, "native") == 0) {
     *out = TSR_GEMM_NATIVE;
   } else if (strcmp(env, "vendor") == 0) {
     *out = TSR_GEMM_VENDOR;
   } else {
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
-                          "TSR_GEMM is '%s', expected 'native' or 'vendor'", env);
+                          "TSR_GEMM is '%s', expected 'auto', 'native' or 'vendor'", env);
   }
   return TSR_OK;
 }

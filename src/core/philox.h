@@ -92,13 +92,12 @@ TSR__HD static inline double tsr__philox_box_muller(double u1, double u2, int se
   return TSR__DMUL(r, second ? sin(theta) : cos(theta));
 }
 
-/* Value of element `index` for f32. dist: TSR__PHILOX_UNIFORM (p0=low, p1=high) or
+/* Element `lane` (0..3) of a block's four f32 values, from the block's words w: the one
+   definition used per element (tsr__philox_f32) and per block (the GPU kernel computes a
+   block once and writes its four elements). dist: TSR__PHILOX_UNIFORM (p0=low, p1=high) or
    TSR__PHILOX_NORMAL (p0=mean, p1=stddev). */
-TSR__HD static inline float tsr__philox_f32(uint64_t seed, uint64_t index, int dist, double p0,
-                                            double p1) {
-  uint32_t w[4];
-  tsr__philox_block(seed, index >> 2, w);
-  unsigned lane = (unsigned)(index & 3u);
+TSR__HD static inline float tsr__philox_f32_lane(const uint32_t w[4], unsigned lane, int dist,
+                                                 double p0, double p1) {
   if (dist == TSR__PHILOX_UNIFORM) {
     double u = (double)(w[lane] >> 8) * 0x1.0p-24;
     float v = (float)TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
@@ -112,12 +111,17 @@ TSR__HD static inline float tsr__philox_f32(uint64_t seed, uint64_t index, int d
   return (float)TSR__DADD(p0, TSR__DMUL(p1, z));
 }
 
-/* Value of element `index` for f64; arguments as tsr__philox_f32. */
-TSR__HD static inline double tsr__philox_f64(uint64_t seed, uint64_t index, int dist, double p0,
-                                             double p1) {
+/* Value of element `index` for f32 (four elements per Philox block). */
+TSR__HD static inline float tsr__philox_f32(uint64_t seed, uint64_t index, int dist, double p0,
+                                            double p1) {
   uint32_t w[4];
-  tsr__philox_block(seed, index >> 1, w);
-  unsigned half = (unsigned)(index & 1u);
+  tsr__philox_block(seed, index >> 2, w);
+  return tsr__philox_f32_lane(w, (unsigned)(index & 3u), dist, p0, p1);
+}
+
+/* Element `half` (0, 1) of a block's two f64 values; arguments as tsr__philox_f32_lane. */
+TSR__HD static inline double tsr__philox_f64_lane(const uint32_t w[4], unsigned half, int dist,
+                                                  double p0, double p1) {
   if (dist == TSR__PHILOX_UNIFORM) {
     double u = tsr__philox_u53(w[2 * half], w[2 * half + 1]);
     double v = TSR__DADD(p0, TSR__DMUL(p1 - p0, u));
@@ -127,6 +131,14 @@ TSR__HD static inline double tsr__philox_f64(uint64_t seed, uint64_t index, int 
   double u2 = tsr__philox_u53(w[2], w[3]);
   double z = tsr__philox_box_muller(u1, u2, (int)half);
   return TSR__DADD(p0, TSR__DMUL(p1, z));
+}
+
+/* Value of element `index` for f64 (two elements per Philox block). */
+TSR__HD static inline double tsr__philox_f64(uint64_t seed, uint64_t index, int dist, double p0,
+                                             double p1) {
+  uint32_t w[4];
+  tsr__philox_block(seed, index >> 1, w);
+  return tsr__philox_f64_lane(w, (unsigned)(index & 1u), dist, p0, p1);
 }
 
 #endif /* TSR_PHILOX_H */

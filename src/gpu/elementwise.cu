@@ -296,9 +296,30 @@ __global__ void tsr__gpu_fill_kernel(T *dst, T value, tsr__gpu_layout layout) {
   }
 }
 
-template <typename T> __global__ void tsr__gpu_fill_contiguous(T *dst, T value, int64_t n) {
-  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += nthreads)
+/* Four elements as one access (16 or 32 bytes: one or two 128-bit loads/stores). */
+template <typename T> struct alignas(4 * sizeof(T)) tsr__gpu_quad { T v[4]; };
+
+template <typename T> static bool tsr__gpu_quad_aligned(const void *p) {
+  return ((uintptr_t)p % (4 * sizeof(T))) == 0;
+}
+
+/* VEC: dst is aligned for tsr__gpu_quad<T>; four elements per store, then the tail. */
+template <typename T, bool VEC>
+__global__ void tsr__gpu_fill_contiguous(T *dst, T value, int64_t n) {
+  const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  int64_t done = 0;
+  if (VEC) {
+    tsr__gpu_quad<T> q;
+#pragma unroll
+    for (int l = 0; l < 4; l++)
+      q.v[l] = value;
+    const int64_t nq = n / 4;
+    for (int64_t i = tid; i < nq; i += nthreads)
+      reinterpret_cast<tsr__gpu_quad<T> *>(dst)[i] = q;
+    done = nq * 4;
+  }
+  for (int64_t i = done + tid; i < n; i += nthreads)
     dst[i] = value;
 }
 
@@ -311,8 +332,13 @@ static tsr_status tsr__gpu_fill_typed(tsr_device dev, cudaStream_t s, const tsr_
   if (layout.size == 0) return TSR_OK;
   T v = tsr__gpu_convert<T, double>(value);
   unsigned grid = tsr__gpu_grid_for(dev, layout.size, TSR__GPU_BLOCK);
-  if (tsr__gpu_layout_contiguous(&layout, 1))
-    tsr__gpu_fill_contiguous<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout.size);
+  if (tsr__gpu_layout_contiguous(&layout, 1) && tsr__gpu_quad_aligned<T>(dst->data)) {
+    grid = tsr__gpu_grid_for(dev, layout.size / 4 + 1, TSR__GPU_BLOCK);
+    tsr__gpu_fill_contiguous<T, true>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout.size);
+  } else if (tsr__gpu_layout_contiguous(&layout, 1))
+    tsr__gpu_fill_contiguous<T, false>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout.size);
   else
     tsr__gpu_fill_kernel<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout);
   TSR_GPU_CHECK_LAUNCH(s);
@@ -339,10 +365,26 @@ __global__ void tsr__gpu_copy_kernel(D *dst, const S *src, tsr__gpu_layout layou
   }
 }
 
-template <typename D, typename S>
+/* Type-converting copy of contiguous arrays; VEC: both aligned for tsr__gpu_quad, four
+   elements per load and store, then the tail. */
+template <typename D, typename S, bool VEC>
 __global__ void tsr__gpu_copy_contiguous(D *dst, const S *src, int64_t n) {
-  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += nthreads)
+  const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  int64_t done = 0;
+  if (VEC) {
+    const int64_t nq = n / 4;
+    for (int64_t i = tid; i < nq; i += nthreads) {
+      const tsr__gpu_quad<S> x = reinterpret_cast<const tsr__gpu_quad<S> *>(src)[i];
+      tsr__gpu_quad<D> y;
+#pragma unroll
+      for (int l = 0; l < 4; l++)
+        y.v[l] = tsr__gpu_convert<D, S>(x.v[l]);
+      reinterpret_cast<tsr__gpu_quad<D> *>(dst)[i] = y;
+    }
+    done = nq * 4;
+  }
+  for (int64_t i = done + tid; i < n; i += nthreads)
     dst[i] = tsr__gpu_convert<D, S>(src[i]);
 }
 
@@ -360,8 +402,14 @@ static tsr_status tsr__gpu_copy_typed(tsr_device dev, cudaStream_t s, const tsr_
                                    cudaMemcpyDeviceToDevice, s));
       return TSR_OK;
     }
-    tsr__gpu_copy_contiguous<D, S>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout.size);
+    if (tsr__gpu_quad_aligned<D>(dst->data) && tsr__gpu_quad_aligned<S>(src->data)) {
+      grid = tsr__gpu_grid_for(dev, layout.size / 4 + 1, TSR__GPU_BLOCK);
+      tsr__gpu_copy_contiguous<D, S, true>
+          <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout.size);
+    } else {
+      tsr__gpu_copy_contiguous<D, S, false>
+          <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout.size);
+    }
   } else {
     tsr__gpu_copy_kernel<D, S>
         <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout);

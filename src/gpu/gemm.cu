@@ -569,7 +569,27 @@ tsr_status tsr__gpu_gemm_native(tsr_device dev, const tsr__gemm_args *g) {
                         TSR__GPU_NAME, tsr_dtype_name(g->dtype));
 }
 
+/*
+ * TSR_GEMM_AUTO on a GPU: the vendor BLAS where it was built and is expected faster, else the
+ * native kernels. PROVISIONAL until bench_gpu measures both on the device: f64 goes to the
+ * vendor BLAS from 256 in every dimension (on an H100 cuBLAS DGEMM uses the FP64 tensor cores,
+ * about twice the SIMT peak the native kernel is bound by); f32 stays native (FP32 without
+ * TF32 is SIMT for both). Below 256 the launch and handle costs dominate and native serves.
+ */
+static bool tsr__gpu_gemm_auto_vendor(const tsr__gemm_args *g) {
+#if TSR_GPU_VENDOR_BLAS
+  return g->dtype == TSR_F64 && g->m >= 256 && g->n >= 256 && g->k >= 256;
+#else
+  (void)g;
+  return false;
+#endif
+}
+
 tsr_status tsr__gpu_gemm(tsr_device dev, const tsr__gemm_args *args) {
   if (args->path == TSR_GEMM_VENDOR) return tsr__gpu_gemm_vendor(dev, args);
+  if (args->path == TSR_GEMM_AUTO && tsr__gpu_gemm_auto_vendor(args)) {
+    tsr_status st = tsr__gpu_gemm_vendor(dev, args);
+    if (st != TSR_ERR_UNSUPPORTED) return st; /* e.g. sizes past a 32-bit vendor API */
+  }
   return tsr__gpu_gemm_native(dev, args);
 }

@@ -91,6 +91,7 @@ template <> __device__ __forceinline__ int64_t tsr__gpu_highest<int64_t>() {
 /* Each reduction: Acc (accumulator), Out (result type), identity, make (from element j),
    combine, finalize (with the axis length). */
 template <typename T> struct tsr__gpu_red_sum {
+  static const bool indexed = false; /* make() ignores the element's index */
   typedef typename tsr__gpu_sum_acc<T>::type Acc;
   typedef T Out;
   static __device__ __forceinline__ Acc identity() { return (Acc)0; }
@@ -114,6 +115,7 @@ template <> struct tsr__gpu_mean_out<float> { typedef float type; };
 
 /* Means accumulate in double for every dtype, as the CPU backend does. */
 template <typename T> struct tsr__gpu_red_mean {
+  static const bool indexed = false;
   typedef double Acc;
   typedef typename tsr__gpu_mean_out<T>::type Out;
   static __device__ __forceinline__ Acc identity() { return 0.0; }
@@ -126,6 +128,7 @@ template <typename T> struct tsr__gpu_red_mean {
 };
 
 template <typename T> struct tsr__gpu_red_max {
+  static const bool indexed = false;
   typedef T Acc;
   typedef T Out;
   static __device__ __forceinline__ Acc identity() { return tsr__gpu_lowest<T>(); }
@@ -135,6 +138,7 @@ template <typename T> struct tsr__gpu_red_max {
 };
 
 template <typename T> struct tsr__gpu_red_min {
+  static const bool indexed = false;
   typedef T Acc;
   typedef T Out;
   static __device__ __forceinline__ Acc identity() { return tsr__gpu_highest<T>(); }
@@ -144,6 +148,7 @@ template <typename T> struct tsr__gpu_red_min {
 };
 
 template <typename T> struct tsr__gpu_red_argmax {
+  static const bool indexed = true;
   typedef tsr__gpu_argmax_acc<T> Acc;
   typedef int64_t Out;
   static __device__ __forceinline__ Acc identity() {
@@ -209,6 +214,78 @@ __global__ void tsr__gpu_reduce_thread(typename R::Out *out, const T *a, tsr__gp
   }
 }
 
+/*
+ * This thread's share of elements [j0, j1) of a row with the given stride, for a block-wide
+ * reduction. Contiguous rows of index-free reductions (sum, mean, max, min) are read as 16-byte
+ * vectors into four independent accumulators (four loads in flight per thread), with scalar
+ * head and tail; otherwise element by element.
+ */
+template <class R, typename T>
+__device__ __forceinline__ typename R::Acc tsr__gpu_reduce_span(const T *p, int64_t j0,
+                                                               int64_t j1, int64_t stride) {
+  typedef typename R::Acc Acc;
+  const int64_t t = threadIdx.x, bd = blockDim.x;
+  Acc acc = R::identity();
+  if (R::indexed || stride != 1) {
+    for (int64_t j = j0 + t; j < j1; j += bd)
+      acc = R::combine(acc, R::make(p[j * stride], j));
+    return acc;
+  }
+  typedef tsr__gpu_vec<T> V;
+  constexpr int W = V::width;
+  int64_t head = (int64_t)(((16u - ((uintptr_t)(p + j0) & 15u)) & 15u) / sizeof(T));
+  if (head > j1 - j0) head = j1 - j0;
+  for (int64_t j = j0 + t; j < j0 + head; j += bd)
+    acc = R::combine(acc, R::make(p[j], j));
+  const int64_t vb = j0 + head, nv = (j1 - vb) / W;
+  const V *pv = reinterpret_cast<const V *>(p + vb);
+  Acc a1 = R::identity(), a2 = R::identity(), a3 = R::identity();
+  int64_t q = t;
+  for (; q + 3 * bd < nv; q += 4 * bd) {
+    const V x0 = pv[q], x1 = pv[q + bd], x2 = pv[q + 2 * bd], x3 = pv[q + 3 * bd];
+#pragma unroll
+    for (int l = 0; l < W; l++) {
+      acc = R::combine(acc, R::make(x0.v[l], 0));
+      a1 = R::combine(a1, R::make(x1.v[l], 0));
+      a2 = R::combine(a2, R::make(x2.v[l], 0));
+      a3 = R::combine(a3, R::make(x3.v[l], 0));
+    }
+  }
+  for (; q < nv; q += bd) {
+    const V x = pv[q];
+#pragma unroll
+    for (int l = 0; l < W; l++)
+      acc = R::combine(acc, R::make(x.v[l], 0));
+  }
+  acc = R::combine(R::combine(acc, a1), R::combine(a2, a3));
+  for (int64_t j = vb + nv * W + t; j < j1; j += bd)
+    acc = R::combine(acc, R::make(p[j], j));
+  return acc;
+}
+
+/* One warp (wavefront) per output, for contiguous rows too long for one thread and too short
+   for a block: lanes stride over the row, then a shuffle tree. Warps are uniform per output,
+   so every lane of a warp reaches the shuffles together. */
+template <class R, typename T>
+__global__ void tsr__gpu_reduce_warp(typename R::Out *out, const T *a, tsr__gpu_layout outer,
+                                     int64_t len) {
+  const int ws = warpSize;
+  const int lane = (int)threadIdx.x % ws;
+  const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / ws;
+  const int64_t nwarps = (int64_t)gridDim.x * blockDim.x / ws;
+  for (int64_t o = warp; o < outer.size; o += nwarps) {
+    int64_t off[1];
+    tsr__gpu_offsets<1>(outer, o, off);
+    const T *p = a + off[0];
+    typename R::Acc acc = R::identity();
+    for (int64_t j = lane; j < len; j += ws)
+      acc = R::combine(acc, R::make(p[j], j));
+    for (int d = ws / 2; d > 0; d >>= 1)
+      acc = R::combine(acc, tsr__gpu_shfl_acc(acc, (unsigned)d, ws));
+    if (lane == 0) out[o] = R::finalize(acc, len);
+  }
+}
+
 /* Block-wide: task t reduces chunk (t % splits) of output (t / splits). With FINAL the
    result goes to out, else the partial accumulator to partial[t]. */
 template <class R, typename T, bool FINAL>
@@ -223,9 +300,7 @@ __global__ void tsr__gpu_reduce_block(typename R::Out *out, typename R::Acc *par
     tsr__gpu_offsets<1>(outer, o, off);
     const T *p = a + off[0];
     int64_t j1 = (part + 1) * chunk < len ? (part + 1) * chunk : len;
-    typename R::Acc acc = R::identity();
-    for (int64_t j = part * chunk + threadIdx.x; j < j1; j += blockDim.x)
-      acc = R::combine(acc, R::make(p[j * stride], j));
+    typename R::Acc acc = tsr__gpu_reduce_span<R, T>(p, part * chunk, j1, stride);
     acc = tsr__gpu_block_reduce<R>(acc, scratch);
     if (threadIdx.x == 0) {
       if (FINAL)
@@ -281,6 +356,17 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
   if (len <= 64 || (nout >= 8 * sms * TSR__GPU_BLOCK && stride != 1)) {
     unsigned grid = tsr__gpu_grid_for(dev, nout, TSR__GPU_BLOCK);
     tsr__gpu_reduce_thread<R, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, src, outer, len, stride);
+    TSR_GPU_CHECK_LAUNCH(s);
+    return TSR_OK;
+  }
+
+  /* Contiguous rows of moderate length with enough of them to fill the GPU: a warp each.
+     (PROVISIONAL bounds, from occupancy arithmetic; bench_gpu on a device is to confirm.) */
+  if (stride == 1 && len <= 4096 && nout >= 2 * sms * (TSR__GPU_BLOCK / 32)) {
+    int ws = tsr__gpu_props_of(dev.index)->warpSize;
+    if (ws < 1) ws = 32;
+    unsigned grid = tsr__gpu_grid_for(dev, nout * ws, TSR__GPU_BLOCK);
+    tsr__gpu_reduce_warp<R, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, src, outer, len);
     TSR_GPU_CHECK_LAUNCH(s);
     return TSR_OK;
   }
