@@ -12,6 +12,7 @@
 #define TSR_TEST_DIST_UTIL_H
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
