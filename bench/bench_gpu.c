@@ -7,8 +7,14 @@
  *    vendor (target >= 0.9 for SGEMM at 4096). Timed with events on the device's stream.
  *    The two results are compared (relative norm difference printed) so a fast wrong kernel
  *    cannot pass unnoticed.
- *  - add: c = a + b on 2^26 f32 (3 x 4n bytes moved) vs a device-to-device copy of the same
- *    array (tsr_copy, 2 x 4n bytes); ratio of effective GB/s (target >= 0.9).
+ *    Also skinny shapes (m x n x k = 8192x8192x64, 8192x64x8192, 64x8192x8192: split-K and the
+ *    small tile) and, per dtype, the `auto` path (TSR_GEMM_AUTO: the routing of
+ *    src/gpu/gemm.cu) against the faster of the two.
+ *  - add and sum: c = a + b and sum(a) on 2^L f32 (--bw-log2 L, default 28; add moves
+ *    3 x 4n bytes, sum reads 4n) vs a device-to-device copy of the same array (tsr_copy,
+ *    2 x 4n bytes); ratio of effective GB/s (target >= 0.9).
+ *  - transfers: tsr_array_write / tsr_array_read of 256 MiB from pageable (malloc) and from
+ *    pinned (tsr__gpu_pinned_alloc) host memory, GB/s; the pinned rows' anchor is pageable.
  *  - overhead: tsr_add on 1-element arrays, per call in microseconds, host wall clock over
  *    1000 calls then one synchronize (allocation through the caching allocator included;
  *    target <= 5 us).
@@ -16,8 +22,8 @@
  *    the synchronize.
  * Medians of R repetitions. Without a GPU it prints "no GPU device: skipped" and exits 0.
  *
- * Usage: bench_gpu [--sizes n1,n2,...] [--reps R] [--json FILE]
- *        (default sizes 1024,2048,4096,8192, R = 7, bench_gpu.json)
+ * Usage: bench_gpu [--sizes n1,n2,...] [--reps R] [--bw-log2 L] [--no-skinny] [--json FILE]
+ *        (default sizes 1024,2048,4096,8192, R = 7, L = 28, bench_gpu.json)
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,7 +38,7 @@
 
 #define MAX_REPS 51
 #define MAX_SIZES 16
-#define MAX_ROWS 64
+#define MAX_ROWS 96
 #define BATCH 1000
 
 typedef struct row {
@@ -119,57 +125,77 @@ static double rel_diff(const tsr_array *x, const tsr_array *y, size_t n) {
   return den > 0 ? sqrt(num / den) : sqrt(num);
 }
 
-static void bench_gemm(const long long *sizes, int nsizes, int reps) {
+/* One m x n x k shape of dtype dt: native, vendor and auto, rows named after `label`. */
+static void bench_gemm_shape(tsr_dtype dt, int64_t m, int64_t n, int64_t k, const char *label,
+                             int reps, void *ev0, void *ev1) {
+  int64_t sa[2] = {m, k}, sb[2] = {k, n}, sc[2] = {m, n};
+  tsr_array *a = NULL, *b = NULL, *c = NULL, *cv = NULL;
+  CHECK(tsr_random_uniform(2, sa, dt, gpu, 1, -1.0, 1.0, &a));
+  CHECK(tsr_random_uniform(2, sb, dt, gpu, 2, -1.0, 1.0, &b));
+  CHECK(tsr_zeros(2, sc, dt, gpu, &c));
+  CHECK(tsr_zeros(2, sc, dt, gpu, &cv));
+  const double flops = 2.0 * (double)m * (double)n * (double)k;
+  const char *gname = dt == TSR_F64 ? "dgemm" : "sgemm";
+  double tv = time_gemm(a, b, cv, TSR_GEMM_VENDOR, reps, ev0, ev1);
+  double tn = time_gemm(a, b, c, TSR_GEMM_NATIVE, reps, ev0, ev1);
+  char name[48];
+  snprintf(name, sizeof name, "%s%s native", gname, label);
+  row *r = add_row(name, m == n && n == k ? m : m * 1000000LL + n * 1000 + k, "GFLOP/s");
+  r->median_s = tn;
+  r->rate = flops / tn / 1e9;
+  if (tv > 0) {
+    snprintf(r->anchor, sizeof r->anchor, "%s", TSR_HAVE_CUDA ? "cuBLAS" : "hipBLAS");
+    r->anchor_rate = flops / tv / 1e9;
+    r->ratio = r->rate / r->anchor_rate;
+    if (m * n <= 4096LL * 4096) r->check = rel_diff(c, cv, (size_t)(m * n));
+    snprintf(name, sizeof name, "%s%s %s", gname, label, r->anchor);
+    row *v = add_row(name, r->size, "GFLOP/s");
+    v->median_s = tv;
+    v->rate = flops / tv / 1e9;
+  }
+  /* auto against the faster of the two (target: never slower). */
+  double ta = time_gemm(a, b, c, TSR_GEMM_AUTO, reps, ev0, ev1);
+  snprintf(name, sizeof name, "%s%s auto", gname, label);
+  row *au = add_row(name, r->size, "GFLOP/s");
+  au->median_s = ta;
+  au->rate = flops / ta / 1e9;
+  double best = tv > 0 && tv < tn ? tv : tn;
+  snprintf(au->anchor, sizeof au->anchor, "best");
+  au->anchor_rate = flops / best / 1e9;
+  au->ratio = au->rate / au->anchor_rate;
+  tsr_array_release(a);
+  tsr_array_release(b);
+  tsr_array_release(c);
+  tsr_array_release(cv);
+  CHECK(tsr_device_trim(gpu));
+}
+
+static void bench_gemm(const long long *sizes, int nsizes, int reps, int skinny) {
   void *ev0 = NULL, *ev1 = NULL;
   CHECK(tsr__gpu_event_create(gpu, &ev0));
   CHECK(tsr__gpu_event_create(gpu, &ev1));
+  static const int64_t skinny_shapes[][3] = {{8192, 8192, 64}, {8192, 64, 8192}, {64, 8192, 8192}};
   for (int d = 0; d < 2; d++) {
     tsr_dtype dt = d ? TSR_F64 : TSR_F32;
-    for (int s = 0; s < nsizes; s++) {
-      int64_t n = sizes[s], shape[2] = {n, n};
-      tsr_array *a = NULL, *b = NULL, *c = NULL, *cv = NULL;
-      CHECK(tsr_random_uniform(2, shape, dt, gpu, 1, -1.0, 1.0, &a));
-      CHECK(tsr_random_uniform(2, shape, dt, gpu, 2, -1.0, 1.0, &b));
-      CHECK(tsr_zeros(2, shape, dt, gpu, &c));
-      CHECK(tsr_zeros(2, shape, dt, gpu, &cv));
-      const double flops = 2.0 * (double)n * (double)n * (double)n;
-      double tv = time_gemm(a, b, cv, TSR_GEMM_VENDOR, reps, ev0, ev1);
-      double tn = time_gemm(a, b, c, TSR_GEMM_NATIVE, reps, ev0, ev1);
-      char name[48];
-      snprintf(name, sizeof name, "%s native", d ? "dgemm" : "sgemm");
-      row *r = add_row(name, n, "GFLOP/s");
-      r->median_s = tn;
-      r->rate = flops / tn / 1e9;
-      if (tv > 0) {
-        snprintf(r->anchor, sizeof r->anchor, "%s", TSR_HAVE_CUDA ? "cuBLAS" : "hipBLAS");
-        r->anchor_rate = flops / tv / 1e9;
-        r->ratio = r->rate / r->anchor_rate;
-        if (n <= 4096) r->check = rel_diff(c, cv, (size_t)(n * n));
-        snprintf(name, sizeof name, "%s %s", d ? "dgemm" : "sgemm", r->anchor);
-        row *v = add_row(name, n, "GFLOP/s");
-        v->median_s = tv;
-        v->rate = flops / tv / 1e9;
-      }
-      tsr_array_release(a);
-      tsr_array_release(b);
-      tsr_array_release(c);
-      tsr_array_release(cv);
-      CHECK(tsr_device_trim(gpu));
-    }
+    for (int s = 0; s < nsizes; s++)
+      bench_gemm_shape(dt, sizes[s], sizes[s], sizes[s], "", reps, ev0, ev1);
+    for (int s = 0; skinny && s < 3; s++)
+      bench_gemm_shape(dt, skinny_shapes[s][0], skinny_shapes[s][1], skinny_shapes[s][2],
+                       " skinny", reps, ev0, ev1);
   }
   tsr__gpu_event_destroy(ev0);
   tsr__gpu_event_destroy(ev1);
 }
 
-static void bench_bandwidth(int reps) {
+static void bench_bandwidth(int reps, int log2n) {
   void *ev0 = NULL, *ev1 = NULL;
   CHECK(tsr__gpu_event_create(gpu, &ev0));
   CHECK(tsr__gpu_event_create(gpu, &ev1));
-  int64_t n = (int64_t)1 << 26;
+  int64_t n = (int64_t)1 << log2n;
   tsr_array *a = NULL, *b = NULL, *out = NULL;
   CHECK(tsr_random_uniform(1, &n, TSR_F32, gpu, 3, -1.0, 1.0, &a));
   CHECK(tsr_random_uniform(1, &n, TSR_F32, gpu, 4, -1.0, 1.0, &b));
-  double tc[MAX_REPS], ta[MAX_REPS];
+  double tc[MAX_REPS], ta[MAX_REPS], ts[MAX_REPS];
   for (int r = -1; r < reps; r++) { /* r = -1: warm-up (allocator, first launch) */
     CHECK(tsr__gpu_event_record(gpu, ev0));
     CHECK(tsr_copy(a, &out));
@@ -184,6 +210,12 @@ static void bench_bandwidth(int reps) {
     CHECK(tsr__gpu_event_elapsed(ev0, ev1, &t));
     if (r >= 0) ta[r] = t;
     tsr_array_release(out);
+    CHECK(tsr__gpu_event_record(gpu, ev0));
+    CHECK(tsr_sum(a, TSR_AXIS_ALL, 0, &out));
+    CHECK(tsr__gpu_event_record(gpu, ev1));
+    CHECK(tsr__gpu_event_elapsed(ev0, ev1, &t));
+    if (r >= 0) ts[r] = t;
+    tsr_array_release(out);
   }
   const double bytes = 4.0 * (double)n;
   row *copy = add_row("copy device-to-device", n, "GB/s");
@@ -195,10 +227,64 @@ static void bench_bandwidth(int reps) {
   snprintf(add->anchor, sizeof add->anchor, "copy");
   add->anchor_rate = copy->rate;
   add->ratio = add->rate / copy->rate;
+  row *sum = add_row("sum f32", n, "GB/s");
+  sum->median_s = median(ts, reps);
+  sum->rate = bytes / sum->median_s / 1e9;
+  snprintf(sum->anchor, sizeof sum->anchor, "copy");
+  sum->anchor_rate = copy->rate;
+  sum->ratio = sum->rate / copy->rate;
   tsr_array_release(a);
   tsr_array_release(b);
   tsr__gpu_event_destroy(ev0);
   tsr__gpu_event_destroy(ev1);
+}
+
+/* Host <-> device copies of 256 MiB through the public API, from pageable and from pinned
+   host memory (median GB/s of each direction). */
+static void bench_transfers(int reps) {
+  const size_t bytes = (size_t)256 << 20;
+  int64_t n = (int64_t)(bytes / sizeof(float));
+  tsr_array *d = NULL;
+  CHECK(tsr_empty(1, &n, TSR_F32, gpu, &d));
+  void *pageable = malloc(bytes), *pinned = NULL;
+  if (!pageable) {
+    fprintf(stderr, "bench_gpu: out of host memory\n");
+    exit(1);
+  }
+  memset(pageable, 0, bytes);
+  CHECK(tsr__gpu_pinned_alloc(bytes, &pinned));
+  memset(pinned, 0, bytes);
+  double rates[2][2];
+  for (int kind = 0; kind < 2; kind++) {
+    void *host = kind ? pinned : pageable;
+    double tw[MAX_REPS], tr[MAX_REPS];
+    for (int r = -1; r < reps; r++) {
+      double t0 = now_s();
+      CHECK(tsr_array_write(d, host, bytes));
+      CHECK(tsr_device_synchronize(gpu));
+      double t1 = now_s();
+      CHECK(tsr_array_read(d, host, bytes));
+      double t2 = now_s();
+      if (r >= 0) tw[r] = t1 - t0, tr[r] = t2 - t1;
+    }
+    rates[kind][0] = (double)bytes / median(tw, reps) / 1e9;
+    rates[kind][1] = (double)bytes / median(tr, reps) / 1e9;
+  }
+  static const char *names[2][2] = {{"h2d pageable", "d2h pageable"}, {"h2d pinned", "d2h pinned"}};
+  for (int kind = 0; kind < 2; kind++)
+    for (int dir = 0; dir < 2; dir++) {
+      row *r = add_row(names[kind][dir], (long long)bytes, "GB/s");
+      r->rate = rates[kind][dir];
+      r->median_s = (double)bytes / r->rate / 1e9;
+      if (kind == 1) {
+        snprintf(r->anchor, sizeof r->anchor, "pageable");
+        r->anchor_rate = rates[0][dir];
+        r->ratio = r->rate / r->anchor_rate;
+      }
+    }
+  tsr__gpu_pinned_free(pinned);
+  free(pageable);
+  tsr_array_release(d);
 }
 
 static void bench_overhead(int reps) {
@@ -302,7 +388,7 @@ static void write_json(const char *path, const tsr_device_props *p, int reps) {
 
 int main(int argc, char **argv) {
   long long sizes[MAX_SIZES] = {1024, 2048, 4096, 8192};
-  int nsizes = 4, reps = 7;
+  int nsizes = 4, reps = 7, log2n = 28, skinny = 1;
   const char *json = "bench_gpu.json";
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
@@ -326,8 +412,17 @@ int main(int argc, char **argv) {
       }
     } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
       json = argv[++i];
+    } else if (strcmp(argv[i], "--bw-log2") == 0 && i + 1 < argc) {
+      log2n = atoi(argv[++i]);
+      if (log2n < 10 || log2n > 32) {
+        fprintf(stderr, "bench_gpu: --bw-log2 must be 10..32\n");
+        return 2;
+      }
+    } else if (strcmp(argv[i], "--no-skinny") == 0) {
+      skinny = 0;
     } else {
-      fprintf(stderr, "usage: bench_gpu [--sizes n1,n2,...] [--reps R] [--json FILE]\n");
+      fprintf(stderr, "usage: bench_gpu [--sizes n1,n2,...] [--reps R] [--bw-log2 L] "
+                      "[--no-skinny] [--json FILE]\n");
       return 2;
     }
   }
@@ -339,8 +434,9 @@ int main(int argc, char **argv) {
   tsr_device_props props;
   CHECK(tsr_device_get_props(gpu, &props));
 
-  bench_gemm(sizes, nsizes, reps);
-  bench_bandwidth(reps);
+  bench_gemm(sizes, nsizes, reps, skinny);
+  bench_bandwidth(reps, log2n);
+  bench_transfers(reps);
   bench_overhead(reps);
   bench_vs_cpu(reps);
 

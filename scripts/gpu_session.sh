@@ -10,7 +10,7 @@
 #
 #   scripts/gpu_session.sh PHASE...        (on the GPU machine; carry .gpu_debs)
 #       build     configure + build the CUDA variant (sm_90) in build/gpu-session
-#       test      ctest, every label (cuda, cpu, mpi, gpu_large with TSR_TEST_LARGE=1), then
+#       test      ctest, every label but gpu-emu (cuda, cpu, mpi, gpu_large), then
 #                 gpu_cross and the cuda suite again with TSR_GPU_SYNC_DEBUG=1, and the examples
 #       sanitize  compute-sanitizer memcheck, racecheck, synccheck, initcheck on gpu_cross and
 #                 the cuda suite programs
@@ -59,20 +59,22 @@ pack() {
 
 # ------------------------------------------------------------------------------ prepare ----
 prepare() {
-  mkdir -p "$debs"
-  grep -qx '/.gpu_debs/' "$root/.git/info/exclude" 2>/dev/null ||
-    echo '/.gpu_debs/' >>"$(git rev-parse --git-common-dir)/info/exclude"
+  mkdir -p "$debs" # git-ignored (.gitignore), so the device tool carries it only when named
   # cmocka for the tests; Open MPI and the libraries it loads (Debian 12 names).
   local pkgs=(libcmocka0 libcmocka-dev openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev
               libpmix2 libhwloc15 libhwloc-plugins libevent-core-2.1-7 libevent-pthreads-2.1-7
               libfabric1 libucx0 libpsm2-2 libpsm-infinipath1 libibverbs1 librdmacm1 libnl-3-200
-              libnl-route-3-200 libxnvctrl0 libmunge2 libltdl7 libnuma1 libefa1 libopenblas0
-              libopenblas0-pthread libgfortran5)
-  (cd "$debs" && apt-get download "${pkgs[@]}") || {
-    echo "prepare: apt-get download failed (run apt-get update first?)" >&2
-    return 1
-  }
+              libnl-route-3-200 libxnvctrl0 libmunge2 libltdl7 libnuma1 libopenblas0
+              libopenblas0-pthread libgfortran5 libcurl4 libnghttp2-14 librtmp1 libssh2-1
+              libpsl5 libldap-2.5-0 libsasl2-2 libbrotli1 libudev1 libgomp1 libquadmath0
+              pkgconf pkgconf-bin libpkgconf3)
+  local missing=()
+  for p in "${pkgs[@]}"; do
+    (cd "$debs" && apt-get download "$p" >/dev/null 2>&1) || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] || echo "prepare: not downloadable here: ${missing[*]}" >&2
   du -sh "$debs"
+  ls "$debs" | wc -l
 }
 
 # ------------------------------------------------------------------------------ device -----
@@ -84,9 +86,16 @@ use_deps() {
     for f in "$debs"/*.deb; do dpkg -x "$f" "$deproot"; done
   fi
   local multi=$deproot/usr/lib/x86_64-linux-gnu
-  export PATH=$deproot/usr/bin:$PATH
+  # Debian names Open MPI's tools mpicc.openmpi etc. and links mpicc to them at install time.
+  mkdir -p "$deproot/bin"
+  for f in "$deproot"/usr/bin/*.openmpi; do
+    [ -e "$f" ] && ln -sf "$f" "$deproot/bin/$(basename "$f" .openmpi)"
+  done
+  export PATH=$deproot/bin:$deproot/usr/bin:$PATH
   export LD_LIBRARY_PATH=$multi:$multi/openmpi/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  export PKG_CONFIG_PATH=$multi/pkgconfig:$deproot/usr/share/pkgconfig
+  # Only the unpacked packages' .pc files, their /usr paths moved under $deproot.
+  export PKG_CONFIG_LIBDIR=$multi/pkgconfig:$deproot/usr/share/pkgconfig
+  export PKG_CONFIG_SYSROOT_DIR=$deproot
   export CMAKE_PREFIX_PATH=$deproot/usr
   export OPAL_PREFIX=$deproot/usr # relocated Open MPI finds its help and component files
   export OMPI_MCA_plm_rsh_agent=false
@@ -107,8 +116,8 @@ phase_build() {
 
 phase_test() {
   [ -d "$build" ] || phase_build || return 1
-  (cd "$build" && step ctest_all 420 env TSR_TEST_LARGE=1 ctest -j 4 --output-on-failure \
-    --timeout 300)
+  # gpu-emu (the host emulator) is for machines without a GPU.
+  (cd "$build" && step ctest_all 420 ctest -j 4 -LE gpu-emu --output-on-failure --timeout 300)
   (cd "$build" && step ctest_sync_debug 300 env TSR_GPU_SYNC_DEBUG=1 ctest -L cuda \
     --output-on-failure --timeout 200)
   for ex in "$build"/examples/*; do
@@ -120,8 +129,8 @@ phase_test() {
 # The GPU test programs under each compute-sanitizer tool.
 phase_sanitize() {
   [ -d "$build" ] || phase_build || return 1
-  local progs=(gpu_cross test_matmul test_reduce test_binary test_unary test_random
-               test_transfer)
+  local progs=(gpu_cross core_matmul core_reduce core_binary core_unary core_random
+               core_transfer kernel_helpers)
   for tool in memcheck racecheck synccheck initcheck; do
     for p in "${progs[@]}"; do
       local exe
@@ -143,6 +152,7 @@ phase_mpi() {
   [ -d "$build" ] || phase_build || return 1
   local cli
   cli=$(find "$build" -maxdepth 3 -type f -name tessera-gemm -perm -u+x | head -1)
+  # The MPI tests with GPU matrices (dist_gemm_cuda_*) ran in the test phase.
   [ -n "$cli" ] || { note "mpi: no tessera-gemm (built without MPI?)"; return 1; }
   step gemm_np1_16384 300 mpirun -np 1 "$cli" -m 16384 -n 16384 -k 16384 --dtype f32 \
     --device cuda --repeat 3 --json "$OUT/logs/gemm_np1.json"

@@ -13,4 +13,4 @@ if [ -z "$nvcc" ]; then
 fi
 tsr_build_variant cuda "$BUILD/cuda" -DCMAKE_CUDA_COMPILER="$nvcc" || return 1
 run_ctest "$BUILD/cuda" || return 1
-(cd "$BUILD/cuda" && bench/bench_gpu --sizes 1024 --reps 3 --json bench_gpu_smoke.json) || return 1
+(cd "$BUILD/cuda" && bench/bench_gpu --sizes 1024 --reps 3 --bw-log2 20 --no-skinny --json bench_gpu_smoke.json) || return 1

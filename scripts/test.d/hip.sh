@@ -13,4 +13,4 @@ if ! command -v hipcc >/dev/null 2>&1; then
 fi
 tsr_build_variant hip "$BUILD/hip" || return 1
 run_ctest "$BUILD/hip" || return 1
-(cd "$BUILD/hip" && bench/bench_gpu --sizes 1024 --reps 3 --json bench_gpu_smoke.json) || return 1
+(cd "$BUILD/hip" && bench/bench_gpu --sizes 1024 --reps 3 --bw-log2 20 --no-skinny --json bench_gpu_smoke.json) || return 1
