@@ -21,6 +21,9 @@ if(TSR_HAVE_CUDA OR TSR_HAVE_HIP)
   # The no-device path of a GPU build: runs (label cpu) where there is no GPU, skipped where
   # there is one.
   tsr_add_test(NAME gpu_no_device SOURCES test_gpu_no_device.c LABELS cpu)
+  # A lost GPU context (sticky error): meaningful only under the emulator's fault injection
+  # (gpu_emu_warp*); skipped (77) when run directly.
+  tsr_add_test(NAME gpu_fault SOURCES test_gpu_fault.c LABELS ${tsr_gpu_label})
   if(TSR_HAVE_HIP)
     # The build-time hipify left no CUDA runtime or cuBLAS name in the translated sources.
     add_test(NAME gpu_hipify_clean
@@ -70,9 +73,14 @@ if(TSR_HAVE_CUDA)
     foreach(warp 32 64)
       add_test(NAME gpu_emu_warp${warp}
                COMMAND ${TSR_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emu/run.sh ${PROJECT_BINARY_DIR}
-                       ${warp} gpu_cross kernel_helpers)
+                       ${warp} gpu_cross kernel_helpers gpu_fault)
+      # warp 64 also runs in the sync-debug mode (every launch waits and checks).
+      set(env TSR_EMU_QUICK=1)
+      if(warp EQUAL 64)
+        list(APPEND env TSR_GPU_SYNC_DEBUG=1)
+      endif()
       set_tests_properties(gpu_emu_warp${warp} PROPERTIES LABELS gpu-emu TIMEOUT 900
-                           ENVIRONMENT "TSR_EMU_QUICK=1"
+                           ENVIRONMENT "${env}"
                            DEPENDS gpu_cross)
     endforeach()
   endif()

@@ -701,6 +701,32 @@ static void test_queued_chain(void **state) {
     tsr_array_release(arrays[i]);
 }
 
+/* The caching allocator hands a freed block to a smaller request of a nearby size class (a
+   6 MiB request reuses a cached 8 MiB block) and takes the block back at its real size: values
+   written through every reuse must read back intact, sizes going down and up again. */
+static void test_allocator_reuse(void **state) {
+  (void)state;
+  static const int64_t mib[] = {8, 6, 7, 2, 8, 3, 6, 8};
+  for (int round = 0; round < 2; round++)
+    for (size_t i = 0; i < sizeof mib / sizeof mib[0]; i++) {
+      int64_t n = mib[i] * (1 << 20) / 8 - 3; /* f64 elements, just under the class */
+      tsr_array *a = NULL, *b = NULL;
+      TSR_ASSERT_OK(tsr_full(1, &n, TSR_F64, gpu, (double)(i + 1), &a));
+      TSR_ASSERT_OK(tsr_full(1, &n, TSR_F64, gpu, 0.5, &b));
+      tsr_array *c = NULL;
+      TSR_ASSERT_OK(tsr_add(a, b, &c));
+      double *x = tsr_test_read_f64(c);
+      for (int64_t j = 0; j < n; j += 4097)
+        assert_true(x[j] == (double)(i + 1) + 0.5);
+      assert_true(x[n - 1] == (double)(i + 1) + 0.5);
+      free(x);
+      tsr_array_release(a);
+      tsr_array_release(b);
+      tsr_array_release(c);
+    }
+  TSR_ASSERT_OK(tsr_device_trim(gpu));
+}
+
 int main(void) {
   /* The GPU of this build (cuda or hip), skipped (77) when there is none. */
   const char *name = TSR_HAVE_CUDA ? "cuda" : "hip";
@@ -731,6 +757,7 @@ int main(void) {
       cmocka_unit_test(test_gemm),
       cmocka_unit_test(test_gemm_degenerate),
       cmocka_unit_test(test_queued_chain),
+      cmocka_unit_test(test_allocator_reuse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@
 # CUDA_BUILD_DIR: a built -DTESSERA_ENABLE_CUDA=ON tree (its core/omp objects and config.h
 # are reused); WARP: 32 (default) or 64; TEST: gpu_cross (default) or core suite names
 # (reduce, binary, unary, random, transfer, creation, views, matmul, bad_input,
-# kernel_helpers), or dist_gemm (SUMMA with emulated-GPU matrices under mpirun -np 2, both
+# kernel_helpers), gpu_fault (a sticky GPU error, injected), or dist_gemm (SUMMA with emulated-GPU matrices under mpirun -np 2, both
 # panel paths).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -56,6 +56,7 @@ for t in "${tests[@]}"; do
   case $t in
     gpu_cross) srcs=("$root/tests/test_gpu_cross.c") ;;
     kernel_helpers) srcs=("$root/tests/test_kernel_helpers.c") ;;
+    gpu_fault) srcs=("$root/tests/test_gpu_fault.c") ;;
     dist_gemm) srcs=("$root/tests/test_dist_gemm.c") ;;
     *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
   esac
@@ -75,6 +76,8 @@ for t in "${tests[@]}"; do
     continue
   fi
   echo "== $t (emulated, warp $warp)"
-  TSR_EMU_WARP=$warp TSR_TEST_DEVICE=cuda "$work/$t" || status=1
+  fault=()
+  [ "$t" = gpu_fault ] && fault=(TSR_EMU_FAULT_AFTER=5)
+  env "${fault[@]}" TSR_EMU_WARP=$warp TSR_TEST_DEVICE=cuda "$work/$t" || status=1
 done
 exit $status

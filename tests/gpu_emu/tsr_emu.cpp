@@ -145,10 +145,28 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
 static int current_device = 0;
 cudaError_t cudaSetDevice(int d) { current_device = d; return cudaSuccess; }
 cudaError_t cudaGetDevice(int *d) { *d = current_device; return cudaSuccess; }
-cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
-cudaError_t cudaGetLastError() { return cudaSuccess; }
-const char *cudaGetErrorString(cudaError_t e) { return e == 2 ? "out of memory" : "error"; }
-const char *cudaGetErrorName(cudaError_t e) { return e == 2 ? "cudaErrorMemoryAllocation" : "cudaError"; }
+cudaError_t cudaPeekAtLastError() { return sticky_error; }
+/* Fault injection (tests/test_gpu_fault.c): with TSR_EMU_FAULT_AFTER=N the N-th
+   synchronizing call (stream or event synchronize, copy, event query) reports an illegal
+   address, and from then on every call does, as a lost CUDA context would. */
+static cudaError_t sticky_error = cudaSuccess;
+static cudaError_t fault_point() {
+  static int countdown = -2;
+  if (sticky_error != cudaSuccess) return sticky_error;
+  if (countdown == -2) {
+    const char *e = getenv("TSR_EMU_FAULT_AFTER");
+    countdown = e ? atoi(e) : -1;
+  }
+  if (countdown > 0 && --countdown == 0) sticky_error = (cudaError_t)cudaErrorIllegalAddress;
+  return sticky_error;
+}
+cudaError_t cudaGetLastError() { return sticky_error; }
+const char *cudaGetErrorString(cudaError_t e) {
+  return e == 2 ? "out of memory" : e == cudaErrorIllegalAddress ? "an illegal memory access was encountered" : "error";
+}
+const char *cudaGetErrorName(cudaError_t e) {
+  return e == 2 ? "cudaErrorMemoryAllocation" : e == cudaErrorIllegalAddress ? "cudaErrorIllegalAddress" : "cudaError";
+}
 cudaError_t cudaMalloc(void **p, size_t n) {
   if (n > total_mem) return cudaErrorMemoryAllocation;
   /* garbage-filled, like real device memory */
@@ -159,13 +177,16 @@ cudaError_t cudaMallocManaged(void **p, size_t n, int) { return cudaMalloc(p, n)
 cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
 cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
 cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
-cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) { memmove(d, s, n); return cudaSuccess; }
+cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) {
+  if (cudaError_t e = fault_point()) return e;
+  memmove(d, s, n); return cudaSuccess;
+}
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = (cudaStream_t)0x1; return cudaSuccess; }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return fault_point(); }
 struct tsr_emu_event { double t; };
 cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = new tsr_emu_event{0}; return cudaSuccess; }
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) { e->t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); return cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
-cudaError_t cudaEventQuery(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return fault_point(); }
+cudaError_t cudaEventQuery(cudaEvent_t) { return fault_point(); }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = (float)((b->t - a->t) * 1e3); return cudaSuccess; }
 cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
