@@ -180,8 +180,8 @@ static void bench_gemm(const long long *sizes, int nsizes, int reps, int skinny)
     for (int s = 0; s < nsizes; s++)
       bench_gemm_shape(dt, sizes[s], sizes[s], sizes[s], "", reps, ev0, ev1);
     for (int s = 0; skinny && s < 3; s++)
-      bench_gemm_shape(dt, skinny_shapes[s][0], skinny_shapes[s][1], skinny_shapes[s][2],
-                       " skinny", reps, ev0, ev1);
+      bench_gemm_shape(dt, skinny_shapes[s][0], skinny_shapes[s][1], skinny_shapes[s][2], " skinny",
+                       reps, ev0, ev1);
   }
   tsr__gpu_event_destroy(ev0);
   tsr__gpu_event_destroy(ev1);

@@ -9,7 +9,12 @@ typedef struct gemm_case {
 } gemm_case;
 
 static const gemm_case cases[] = {
-    {1, 1, 1, 1}, {5, 3, 2, 8}, {37, 29, 23, 4}, {19, 33, 41, 5}, {16, 16, 16, 4}, {9, 7, 0, 4},
+    {1, 1, 1, 1},
+    {5, 3, 2, 8},
+    {37, 29, 23, 4},
+    {19, 33, 41, 5},
+    {16, 16, 16, 4},
+    {9, 7, 0, 4},
     /* local blocks wider than SUMMA's column chunk (512): the chunked multiply on the CPU */
     {24, 1100, 13, 600},
 };

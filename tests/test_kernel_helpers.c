@@ -25,12 +25,23 @@ typedef struct edge64 {
 
 /* Truncation toward zero inside the range; saturation from the first double past each end. */
 static const edge32 edges32[] = {
-    {2147483647.0, INT32_MAX},  {2147483647.75, INT32_MAX}, {2147483648.0, INT32_MAX},
-    {2147483649.0, INT32_MAX},  {1e300, INT32_MAX},         {INFINITY, INT32_MAX},
-    {2147483646.5, 2147483646}, {-2147483648.0, INT32_MIN}, {-2147483648.75, INT32_MIN},
-    {-2147483649.0, INT32_MIN}, {-1e300, INT32_MIN},        {-INFINITY, INT32_MIN},
-    {-2147483647.5, -2147483647}, {-0.75, 0},               {0.75, 0},
-    {-1.5, -1},                 {NAN, 0},
+    {2147483647.0, INT32_MAX},
+    {2147483647.75, INT32_MAX},
+    {2147483648.0, INT32_MAX},
+    {2147483649.0, INT32_MAX},
+    {1e300, INT32_MAX},
+    {INFINITY, INT32_MAX},
+    {2147483646.5, 2147483646},
+    {-2147483648.0, INT32_MIN},
+    {-2147483648.75, INT32_MIN},
+    {-2147483649.0, INT32_MIN},
+    {-1e300, INT32_MIN},
+    {-INFINITY, INT32_MIN},
+    {-2147483647.5, -2147483647},
+    {-0.75, 0},
+    {0.75, 0},
+    {-1.5, -1},
+    {NAN, 0},
 };
 /* 2^63 - 1024 is the largest double below 2^63; -2^63 is exact; the next double below it is
    -2^63 - 2048. */

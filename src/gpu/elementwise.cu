@@ -192,8 +192,8 @@ tsr_status tsr__gpu_binary(tsr_device dev, tsr_binary_op op, const tsr__view *ou
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
   TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_binary_typed<T>(dev, s, op, out, a, b));
-  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
-                        (int)out->dtype, TSR__GPU_NAME);
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s", (int)out->dtype,
+                        TSR__GPU_NAME);
 }
 
 /* ---------------------------------------------------------------- unary --------------- */
@@ -280,8 +280,8 @@ tsr_status tsr__gpu_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
   TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_unary_typed<T>(dev, s, op, out, a));
-  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
-                        (int)out->dtype, TSR__GPU_NAME);
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s", (int)out->dtype,
+                        TSR__GPU_NAME);
 }
 
 /* ---------------------------------------------------------------- fill ---------------- */
@@ -349,8 +349,8 @@ tsr_status tsr__gpu_fill(tsr_device dev, const tsr__view *dst, double value) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
   TSR__GPU_DTYPE_SWITCH(dst->dtype, T, return tsr__gpu_fill_typed<T>(dev, s, dst, value));
-  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
-                        (int)dst->dtype, TSR__GPU_NAME);
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s", (int)dst->dtype,
+                        TSR__GPU_NAME);
 }
 
 /* ---------------------------------------------------------------- copy ---------------- */

@@ -78,12 +78,11 @@ struct tsr__gemm_config {
   static constexpr int RG = TM / VW, CG = TN / VW;           /* vector groups of a lane */
   static constexpr int PAD = VW; /* keeps rows 16-byte aligned, spreads transposing stores */
   static constexpr int LDA_S = BM + PAD, LDB_S = BN + PAD; /* shared row lengths */
-  static constexpr int LA = BM * BK / (VW * THREADS);     /* vectors of A per thread per step */
+  static constexpr int LA = BM * BK / (VW * THREADS);      /* vectors of A per thread per step */
   static constexpr int LB = BK * BN / (VW * THREADS);
   static_assert(TM % VW == 0 && TN % VW == 0 && BK % VW == 0, "tiles are whole vectors");
   static_assert(WM == RG * LM * VW && WN == CG * LN * VW, "lanes cover the warp tile");
-  static_assert(LA >= 1 && LB >= 1 && LA * VW * THREADS == BM * BK &&
-                    LB * VW * THREADS == BK * BN,
+  static_assert(LA >= 1 && LB >= 1 && LA * VW * THREADS == BM * BK && LB * VW * THREADS == BK * BN,
                 "tile loads divide evenly among the threads");
   static_assert(STAGES >= 2, "at least double buffering");
 };
@@ -384,7 +383,7 @@ __global__ void __launch_bounds__(K::THREADS, K::MINB)
       for (int j = 0; j < K::TN; j++)
         acc[i][j] = (T)0;
 
-    /* Prologue: steps 0 .. STAGES-2 in flight (one commit group each, empty past the end). */
+        /* Prologue: steps 0 .. STAGES-2 in flight (one commit group each, empty past the end). */
 #pragma unroll
     for (int s = 0; s < K::STAGES - 1; s++) {
       if (s < ktiles) {
@@ -461,7 +460,8 @@ static tsr__gemm_plan tsr__gpu_gemm_plan(int sms, const tsr__gemm_args *g, int l
                                          int large_bn, int large_minb, int small_bm, int small_bn,
                                          int small_minb, size_t elem) {
   tsr__gemm_plan plan = {1, 1, g->k};
-  const int64_t large_tiles = ((g->m + large_bm - 1) / large_bm) * ((g->n + large_bn - 1) / large_bn);
+  const int64_t large_tiles =
+      ((g->m + large_bm - 1) / large_bm) * ((g->n + large_bn - 1) / large_bn);
   if (large_tiles >= 2 * (int64_t)sms * large_minb) return plan;
   plan.large = 0;
   const int64_t tiles = ((g->m + small_bm - 1) / small_bm) * ((g->n + small_bn - 1) / small_bn);
@@ -492,8 +492,8 @@ static tsr_status tsr__gpu_gemm_launch(tsr_device dev, cudaStream_t s, const tsr
       tsr__gpu_gemm_tiled<K, false, true, false>,  tsr__gpu_gemm_tiled<K, true, true, false>,
       tsr__gpu_gemm_tiled<K, false, false, true>,  tsr__gpu_gemm_tiled<K, true, false, true>,
       tsr__gpu_gemm_tiled<K, false, true, true>,   tsr__gpu_gemm_tiled<K, true, true, true>};
-  const bool vec = tsr__gpu_gemm_aligned(g->a, g->lda, K::VW) &&
-                   tsr__gpu_gemm_aligned(g->b, g->ldb, K::VW);
+  const bool vec =
+      tsr__gpu_gemm_aligned(g->a, g->lda, K::VW) && tsr__gpu_gemm_aligned(g->b, g->ldb, K::VW);
   const int64_t col_tiles = (g->n + K::BN - 1) / K::BN, row_tiles = (g->m + K::BM - 1) / K::BM;
   if (col_tiles > 0x7fffffff)
     return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
@@ -538,9 +538,8 @@ static tsr_status tsr__gpu_gemm_launch(tsr_device dev, cudaStream_t s, const tsr
 template <class KL, class KS>
 static tsr_status tsr__gpu_gemm_typed(tsr_device dev, cudaStream_t s, const tsr__gemm_args *g) {
   const int sms = tsr__gpu_props_of(dev.index)->multiProcessorCount;
-  const tsr__gemm_plan plan =
-      tsr__gpu_gemm_plan(sms > 0 ? sms : 1, g, KL::BM, KL::BN, KL::MINB, KS::BM, KS::BN, KS::MINB,
-                         sizeof(typename KL::T));
+  const tsr__gemm_plan plan = tsr__gpu_gemm_plan(sms > 0 ? sms : 1, g, KL::BM, KL::BN, KL::MINB,
+                                                 KS::BM, KS::BN, KS::MINB, sizeof(typename KL::T));
   return plan.large ? tsr__gpu_gemm_launch<KL>(dev, s, g, &plan)
                     : tsr__gpu_gemm_launch<KS>(dev, s, g, &plan);
 }

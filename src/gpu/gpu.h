@@ -2,9 +2,9 @@
  * Internal C interface of the GPU backend for other layers of the library (the distributed
  * GEMM, the benchmarks): pinned host memory, events on a device's stream, and the stream
  * itself. It is the one internal GPU header those layers include (bench/bench_gpu.c,
- * src/mpi/summa.c); everything else about the GPU goes through the public API. Plain C, no CUDA/HIP headers: the callers are C files. Exists when TSR_HAVE_CUDA
- * or TSR_HAVE_HIP. Not exported from the shared library (link tessera_static, or call from
- * inside the library).
+ * src/mpi/summa.c); everything else about the GPU goes through the public API. Plain C, no CUDA/HIP
+ * headers: the callers are C files. Exists when TSR_HAVE_CUDA or TSR_HAVE_HIP. Not exported from
+ * the shared library (link tessera_static, or call from inside the library).
  *
  * Everything the backend does for a device happens in order on that device's one stream
  * (created on first use), so a caller that hands device memory to another library (MPI,

@@ -221,8 +221,8 @@ __global__ void tsr__gpu_reduce_thread(typename R::Out *out, const T *a, tsr__gp
  * head and tail; otherwise element by element.
  */
 template <class R, typename T>
-__device__ __forceinline__ typename R::Acc tsr__gpu_reduce_span(const T *p, int64_t j0,
-                                                               int64_t j1, int64_t stride) {
+__device__ __forceinline__ typename R::Acc tsr__gpu_reduce_span(const T *p, int64_t j0, int64_t j1,
+                                                                int64_t stride) {
   typedef typename R::Acc Acc;
   const int64_t t = threadIdx.x, bd = blockDim.x;
   Acc acc = R::identity();
@@ -428,6 +428,6 @@ tsr_status tsr__gpu_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *ou
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
   TSR__GPU_DTYPE_SWITCH(a->dtype, T, return tsr__gpu_reduce_typed<T>(dev, s, op, out, a, axis));
-  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
-                        (int)a->dtype, TSR__GPU_NAME);
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s", (int)a->dtype,
+                        TSR__GPU_NAME);
 }

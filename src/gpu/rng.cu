@@ -15,8 +15,8 @@
 template <typename T> struct tsr__gpu_philox;
 template <> struct tsr__gpu_philox<float> {
   static const int per_block = 4;
-  static __device__ __forceinline__ float lane(const uint32_t w[4], unsigned l, int dist,
-                                               double p0, double p1) {
+  static __device__ __forceinline__ float lane(const uint32_t w[4], unsigned l, int dist, double p0,
+                                               double p1) {
     return tsr__philox_f32_lane(w, l, dist, p0, p1);
   }
 };
@@ -103,6 +103,6 @@ tsr_status tsr__gpu_arange(tsr_device dev, const tsr__view *dst, double start, d
     TSR_GPU_CHECK_LAUNCH(s);
     return TSR_OK;
   });
-  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s",
-                        (int)dst->dtype, TSR__GPU_NAME);
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s", (int)dst->dtype,
+                        TSR__GPU_NAME);
 }

@@ -144,8 +144,8 @@ static void tsr__gpu_discover(void) {
       n = i;
       break;
     }
-    tsr__gpu_devices[i].cache_limit = limit && *limit ? limit_mib << 20
-                                                      : tsr__gpu_devices[i].prop.totalGlobalMem / 4;
+    tsr__gpu_devices[i].cache_limit =
+        limit && *limit ? limit_mib << 20 : tsr__gpu_devices[i].prop.totalGlobalMem / 4;
   }
   tsr__gpu_count = n;
 }

@@ -103,6 +103,7 @@ static tsr_status summa_device_wait(summa *s, MPI_Request *pending) {
     }
   }
 #else
+  (void)pending;
   return tsr_device_synchronize(s->c->device);
 #endif
 }
@@ -115,8 +116,8 @@ static tsr_status summa_pack_b(summa *s, int64_t kk, summa_slot *slot, MPI_Reque
   if (nloc == 0 || w == 0) return TSR_OK;
   int64_t shape[2] = {w, nloc}, src_str[2] = {1, s->b->lld}, dst_str[2] = {1, w};
   tsr_array *src = NULL, *dst = NULL;
-  tsr_status st = tsr__array_new_view(s->b->storage, 2, shape, src_str,
-                                      (kk / g->nprow) * s->kb, &src);
+  tsr_status st =
+      tsr__array_new_view(s->b->storage, 2, shape, src_str, (kk / g->nprow) * s->kb, &src);
   if (st == TSR_OK) st = tsr__array_new_view(slot->b_dev, 2, shape, dst_str, 0, &dst);
   if (st == TSR_OK) st = tsr_assign(dst, src);
   tsr_array_release(src);
@@ -156,8 +157,8 @@ static tsr_status summa_post(summa *s, int64_t kk, int sl) {
     /* After a failed pack the (stale) buffer is still sent, so that every rank's broadcast
        matches; the failure is agreed at the end. */
     pack_st = summa_pack_b(s, kk, slot, slot->req);
-    rc = MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, root_b, g->col_comm,
-                    &slot->req[1]);
+    rc =
+        MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, root_b, g->col_comm, &slot->req[1]);
     s->stats->bytes_sent += (uint64_t)cnt_b * s->es * (uint64_t)(g->nprow - 1);
   } else if (g->myrow == root_b) {
     const char *p = s->b_src + (size_t)((kk / g->nprow) * s->kb) * s->es;
@@ -237,6 +238,8 @@ static tsr_status summa_host_alloc(summa *s, size_t bytes, void **out) {
     s->pinned = true;
     return tsr__gpu_pinned_alloc(bytes, out);
   }
+#else
+  (void)s;
 #endif
   return tsr__host_alloc(bytes, out);
 }
@@ -247,6 +250,8 @@ static void summa_host_free(summa *s, void *p) {
     tsr__gpu_pinned_free(p);
     return;
   }
+#else
+  (void)s;
 #endif
   tsr__host_free(p);
 }
@@ -278,8 +283,10 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
     int64_t sa[1] = {asz}, sb[1] = {bsz};
     st = tsr_empty(1, sa, s->c->dtype, dev, &s->slot[i].a_dev);
     if (st == TSR_OK) st = tsr_empty(1, sb, s->c->dtype, dev, &s->slot[i].b_dev);
-    if (st == TSR_OK && s->staging) st = summa_host_alloc(s, (size_t)asz * s->es, &s->slot[i].a_host);
-    if (st == TSR_OK && s->staging) st = summa_host_alloc(s, (size_t)bsz * s->es, &s->slot[i].b_host);
+    if (st == TSR_OK && s->staging)
+      st = summa_host_alloc(s, (size_t)asz * s->es, &s->slot[i].a_host);
+    if (st == TSR_OK && s->staging)
+      st = summa_host_alloc(s, (size_t)bsz * s->es, &s->slot[i].b_host);
   }
 #if TSR_HAVE_CUDA || TSR_HAVE_HIP
   if (st == TSR_OK && s->gpu) st = tsr__gpu_event_create(dev, &s->event);
