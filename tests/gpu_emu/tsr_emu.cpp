@@ -145,7 +145,6 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
 static int current_device = 0;
 cudaError_t cudaSetDevice(int d) { current_device = d; return cudaSuccess; }
 cudaError_t cudaGetDevice(int *d) { *d = current_device; return cudaSuccess; }
-cudaError_t cudaPeekAtLastError() { return sticky_error; }
 /* Fault injection (tests/test_gpu_fault.c): with TSR_EMU_FAULT_AFTER=N the N-th
    synchronizing call (stream or event synchronize, copy, event query) reports an illegal
    address, and from then on every call does, as a lost CUDA context would. */
@@ -161,6 +160,7 @@ static cudaError_t fault_point() {
   return sticky_error;
 }
 cudaError_t cudaGetLastError() { return sticky_error; }
+cudaError_t cudaPeekAtLastError() { return sticky_error; }
 const char *cudaGetErrorString(cudaError_t e) {
   return e == 2 ? "out of memory" : e == cudaErrorIllegalAddress ? "an illegal memory access was encountered" : "error";
 }
