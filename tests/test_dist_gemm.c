@@ -100,6 +100,9 @@ static void test_gemm_all_grids(void **state) {
     TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, dist_grids[gi][0], dist_grids[gi][1], &g));
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
       for (int t = 0; t < 4; t++) {
+        /* The wide case is for SUMMA's chunking, not the transposes: one of them is enough
+           (the oversubscribed np4 runs are slow under the sanitizers). */
+        if (cases[c].n > 512 && t != 0) continue;
         run_case(g, &cases[c], TSR_F64, t & 1, t >> 1, 0.75, -0.5, seed++);
         run_case(g, &cases[c], TSR_F32, t & 1, t >> 1, 1.25, 0.0, seed++);
       }
