@@ -247,6 +247,12 @@ static const gemm_case cases[] = {
     /* Source processes (adjusted to the grid below). */
     {'N', 'N', 21, 26, 18, 1, 4, 3, 1, 2, 2, {9, 3, 3, 3, 3, 1, 1, 0}, {11, 2, 4, 4, 3, 1, 0, 0},
      {9, 4, 4, 4, 2, 0, 1, 2}, -2.0, 0.25, 0, 0},
+    /* Replicated dimensions (RSRC or CSRC = -1): every process row (column) holds a copy,
+       and every copy of sub(C) must be updated. */
+    {'N', 'T', 14, 11, 9, 2, 1, 1, 3, 2, 2, {9, 3, 3, 3, 3, -1, 0, 0}, {11, 2, 2, 3, 3, 0, -1, 1},
+     {9, 4, 4, 4, 4, -1, -1, 0}, 0.75, -1.25, 0, 0},
+    {'T', 'N', 10, 13, 12, 1, 1, 1, 1, 3, 1, {11, 2, 3, 4, 3, 0, -1, 0}, {9, 2, 2, 2, 2, -1, -1, 0},
+     {11, 3, 2, 3, 3, 1, -1, 2}, 1.0, 0.0, 1, 0},
     /* beta = 0 with NaN in C; alpha = 0 with NaN in A and B (C = beta C). */
     {'N', 'N', 15, 14, 13, 1, 1, 2, 2, 3, 3, L44, L44, {9, 3, 3, 3, 3, 0, 0, 0}, 1.25, 0.0, 1, 0},
     {'T', 'T', 12, 10, 9, 2, 2, 1, 1, 1, 1, L44, L44, L44, 0.0, -1.5, 0, 1},
