@@ -356,8 +356,11 @@ static void test_errors(void **state) {
         {"N", &four, &one, &one, {0}, {2, 1, 4, 4, 2, 2, 2, 2, 0, 3, 4}, -1910}, /* CSRC_C */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-      int da[11], dc[11];
-      memcpy(da, bad[i].da[0] ? bad[i].da : d9, sizeof da);
+      int da[11] = {0}, dc[11] = {0};
+      if (bad[i].da[0])
+        memcpy(da, bad[i].da, sizeof da);
+      else
+        memcpy(da, d9, sizeof d9);
       memcpy(dc, bad[i].dc[0] ? bad[i].dc : d11, sizeof dc);
       if (bad[i].da[0]) da[1] = ctxt;
       if (bad[i].dc[0]) dc[1] = ctxt;
