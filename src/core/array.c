@@ -107,13 +107,11 @@ tsr_status tsr__array_alloc(const char *fn, int ndim, const int64_t *shape, tsr_
   tsr_status st = ops->alloc(device, bytes, flags, &data, &granted);
   if (st != TSR_OK) {
     free(b);
-    /* Restate the backend's message under the user's function name, without its own. */
-    char why[512], shp[128];
-    const char *msg = tsr_last_error(), *colon = strstr(msg, ": ");
-    snprintf(why, sizeof why, "%s", strncmp(msg, "tsr", 3) == 0 && colon ? colon + 2 : msg);
+    /* Restate the backend's reason inside a message that says what was being allocated. */
+    char shp[128];
     return tsr__set_error(st, fn, "cannot allocate %zu bytes for a %s %s array on %s (%s)", bytes,
                           tsr__shape_str(ndim, shape, shp, sizeof shp), tsr_dtype_name(dtype),
-                          tsr__device_str(device, dev, sizeof dev), why);
+                          tsr__device_str(device, dev, sizeof dev), tsr__last_error_detail());
   }
   atomic_init(&b->refcount, 1);
   b->device = device;
@@ -265,11 +263,13 @@ static tsr_status tsr__empty(const char *fn, int ndim, const int64_t *shape, tsr
 
 tsr_status tsr_empty(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                      tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__empty(__func__, ndim, shape, dtype, device, 0, out);
 }
 
 tsr_status tsr_empty_ex(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                         unsigned flags, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__empty(__func__, ndim, shape, dtype, device, flags, out);
 }
 
@@ -286,16 +286,19 @@ static tsr_status tsr__full(const char *fn, int ndim, const int64_t *shape, tsr_
 
 tsr_status tsr_zeros(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                      tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__full(__func__, ndim, shape, dtype, device, 0.0, out);
 }
 
 tsr_status tsr_full(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                     double value, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__full(__func__, ndim, shape, dtype, device, value, out);
 }
 
 tsr_status tsr_arange(double start, double stop, double step, tsr_dtype dtype, tsr_device device,
                       tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(isfinite(start) && isfinite(stop), TSR_ERR_INVALID_ARGUMENT,
@@ -363,6 +366,7 @@ fail:
 
 tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                               uint64_t seed, double low, double high, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE, "dtype %s is not a float dtype (f32 or f64)",
@@ -380,6 +384,7 @@ tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype, t
 
 tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                              uint64_t seed, double mean, double stddev, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE, "dtype %s is not a float dtype (f32 or f64)",
@@ -393,6 +398,7 @@ tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype dtype, ts
 
 tsr_status tsr_from_host(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                          const void *data, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   int64_t size;
@@ -421,12 +427,14 @@ fail:
 /* ---------------------------------------------------------------- references & info --- */
 
 tsr_status tsr_array_retain(tsr_array *a) {
+  TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   atomic_fetch_add_explicit(&a->refcount, 1, memory_order_relaxed);
   return TSR_OK;
 }
 
 tsr_status tsr_array_release(tsr_array *a) {
+  TSR_API_ENTRY();
   if (a == NULL) return TSR_OK;
   if (atomic_fetch_sub_explicit(&a->refcount, 1, memory_order_acq_rel) != 1) return TSR_OK;
   tsr__buffer_release(a->buffer);
@@ -435,6 +443,7 @@ tsr_status tsr_array_release(tsr_array *a) {
 }
 
 tsr_status tsr_array_info(const tsr_array *a, tsr_array_info_t *info) {
+  TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CHECK(info != NULL, TSR_ERR_NULL_POINTER, "info is NULL");
   memset(info, 0, sizeof *info);
@@ -481,12 +490,14 @@ static tsr_status tsr__check_bytes(const char *fn, const tsr_array *a, size_t by
 }
 
 tsr_status tsr_array_read(const tsr_array *a, void *dst, size_t bytes) {
+  TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CALL(tsr__check_bytes(__func__, a, bytes, dst, "dst"));
   return tsr__read(__func__, a, dst);
 }
 
 tsr_status tsr_array_write(tsr_array *a, const void *src, size_t bytes) {
+  TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CALL(tsr__check_bytes(__func__, a, bytes, src, "src"));
   TSR_CALL(tsr__check_writable(__func__, a, "a"));
@@ -558,14 +569,17 @@ fail:
 }
 
 tsr_status tsr_array_to(const tsr_array *a, tsr_device device, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__to(__func__, a, device, out);
 }
 
 tsr_status tsr_copy(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__to(__func__, a, a != NULL ? a->buffer->device : TSR_CPU, out);
 }
 
 tsr_status tsr_contiguous(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
@@ -573,6 +587,7 @@ tsr_status tsr_contiguous(const tsr_array *a, tsr_array **out) {
 }
 
 tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
@@ -611,6 +626,7 @@ static bool tsr__same_shape(int na, const int64_t *sa, int nb, const int64_t *sb
 }
 
 tsr_status tsr_assign(tsr_array *dst, const tsr_array *src) {
+  TSR_API_ENTRY();
   TSR_CHECK(dst != NULL, TSR_ERR_NULL_POINTER, "dst is NULL");
   TSR_CHECK(src != NULL, TSR_ERR_NULL_POINTER, "src is NULL");
   char d1[32], d2[32], s1[128], s2[128];
@@ -683,6 +699,7 @@ static bool tsr__reshape_strides(const tsr_array *a, int nnew, const int64_t *ne
 }
 
 tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
@@ -736,6 +753,7 @@ tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_a
 }
 
 tsr_status tsr_transpose(const tsr_array *a, const int *perm, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
@@ -780,6 +798,7 @@ static int64_t tsr__slice_clip(int64_t i, int64_t len, int64_t step) {
 
 tsr_status tsr_slice(const tsr_array *a, int axis, int64_t start, int64_t stop, int64_t step,
                      tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");

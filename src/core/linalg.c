@@ -317,15 +317,18 @@ done:
 
 tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                        const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path) {
+  TSR_API_ENTRY();
   return gemm_entry(__func__, transa, transb, alpha, a, b, beta, c, path);
 }
 
 tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                     const tsr_array *b, double beta, tsr_array *c) {
+  TSR_API_ENTRY();
   return gemm_entry(__func__, transa, transb, alpha, a, b, beta, c, TSR_GEMM_AUTO);
 }
 
 tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_matmul";
   if (!a || !b || !out)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "a" : !b ? "b" : "out");

@@ -122,6 +122,7 @@ tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, 
 
 tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, int64_t nb,
                               tsr_dtype dtype, tsr_device device, tsr_dmatrix **out) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_create";
   if (!grid || !out)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", grid ? "out" : "grid");
@@ -138,6 +139,7 @@ tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, 
 }
 
 tsr_status tsr_dmatrix_free(tsr_dmatrix *a) {
+  TSR_API_ENTRY();
   if (!a) return TSR_OK;
   tsr_array_release(a->storage);
   free(a);
@@ -149,6 +151,7 @@ static int desc_int(int64_t v) {
 }
 
 tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_info_t *info) {
+  TSR_API_ENTRY();
   if (!a || !info)
     return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_info", "%s is NULL",
                           a ? "info" : "matrix");
@@ -175,6 +178,7 @@ tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_info_t *info) {
 }
 
 tsr_status tsr_dmatrix_local(const tsr_dmatrix *a, tsr_array **local) {
+  TSR_API_ENTRY();
   if (!a || !local)
     return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_local", "%s is NULL",
                           a ? "local" : "matrix");
@@ -184,6 +188,7 @@ tsr_status tsr_dmatrix_local(const tsr_dmatrix *a, tsr_array **local) {
 }
 
 tsr_status tsr_dmatrix_set_context(tsr_dmatrix *a, int ctxt) {
+  TSR_API_ENTRY();
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_set_context", "matrix is NULL");
   a->ctxt = ctxt;
   return TSR_OK;
@@ -326,12 +331,14 @@ static tsr_status scatter_gather(const char *fn, const tsr_dmatrix *a, int root,
 
 tsr_status tsr_dmatrix_scatter(tsr_dmatrix *a, int root, const void *host, tsr_layout layout,
                                int64_t ld) {
+  TSR_API_ENTRY();
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_scatter", "matrix is NULL");
   return scatter_gather("tsr_dmatrix_scatter", a, root, (char *)(uintptr_t)host, layout, ld, true);
 }
 
 tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host, tsr_layout layout,
                               int64_t ld) {
+  TSR_API_ENTRY();
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_gather", "matrix is NULL");
   return scatter_gather("tsr_dmatrix_gather", a, root, host, layout, ld, false);
 }
@@ -368,7 +375,10 @@ static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_fill_fn
         }
         v = tsr__philox_f64(rng->seed, idx, TSR__PHILOX_UNIFORM, rng->low, rng->high);
       } else {
+        /* The user's function may call Tessera: its errors name its own calls. */
+        TSR_API_SUSPEND();
         v = f(i, j, ctx);
+        TSR_API_RESUME();
       }
       if (a->dtype == TSR_F32)
         ((float *)host)[li + lj * lld] = (float)v;
@@ -380,6 +390,7 @@ static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_fill_fn
 }
 
 tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, double high) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_fill_random";
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
   tsr_status st = TSR_OK;
@@ -392,6 +403,7 @@ tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, do
 }
 
 tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_fill_fn_t f, void *ctx) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_fill_fn";
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
   tsr_status st = f ? fill_local(fn, a, f, ctx, NULL)

@@ -285,7 +285,8 @@ static tsr_status gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, const t
 tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
                             const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
                             const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
-  static const char fn[] = "tsr_dist_gemm";
+  TSR_API_ENTRY();
+  const char *fn = __func__;
   if (!a || !b || !c)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "A" : !b ? "B" : "C");
   double t_start = MPI_Wtime();
@@ -342,6 +343,7 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
 
 tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
                          const tsr_dmatrix *b, double beta, tsr_dmatrix *c) {
+  TSR_API_ENTRY();
   return tsr_dist_gemm_ex(transa, transb, alpha, a, b, beta, c, NULL, NULL);
 }
 
