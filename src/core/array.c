@@ -11,15 +11,19 @@
 
 /* ---------------------------------------------------------------- helpers ------------- */
 
+void *tsr__array_ptr(const tsr_array *a) {
+  /* A zero-byte buffer may have a NULL pointer (GPU allocators): no arithmetic on it. */
+  return a->buffer->data == NULL
+             ? NULL
+             : (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
+}
+
 tsr__view tsr__view_of(const tsr_array *a) {
   tsr__view v;
   memset(&v, 0, sizeof v);
   v.dtype = a->dtype;
   v.ndim = a->ndim;
-  /* A zero-byte buffer may have a NULL pointer (GPU allocators): no arithmetic on it. */
-  v.data = a->buffer->data == NULL
-               ? NULL
-               : (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
+  v.data = tsr__array_ptr(a);
   for (int i = 0; i < TSR_MAX_DIMS; ++i) {
     v.shape[i] = i < a->ndim ? a->shape[i] : 1;
     v.strides[i] = i < a->ndim ? a->strides[i] : 0;
@@ -248,6 +252,52 @@ static tsr_status tsr__read(const char *fn, const tsr_array *a, void *dst) {
   tsr_status st = ops->memcpy_d2h(c->buffer->device, dst, v.data, bytes);
   tsr_array_release(c);
   return st;
+}
+
+/* The checks of tsr__copy_h2d/d2h: the element range [offset, offset + bytes/esize) lies
+   inside the C-contiguous array a, the host pointer exists, and the device can copy. */
+static tsr_status tsr__check_host_copy(const char *fn, const tsr_array *a, int64_t offset,
+                                       const void *host, size_t bytes, bool to_device,
+                                       const struct tsr__backend_ops **ops) {
+  char desc[256], dev[32];
+  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "array is NULL");
+  if (!tsr__array_is_contiguous(a))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "a raw copy needs a C-contiguous array, not a strided %s",
+                          tsr__array_desc(a, desc, sizeof desc));
+  int64_t size = tsr__array_size(a);
+  size_t esize = tsr__dtype_size(a->dtype);
+  if (offset < 0 || offset > size || bytes > (size_t)(size - offset) * esize)
+    return tsr__set_error(
+        TSR_ERR_INVALID_ARGUMENT, fn, "%zu bytes at element %lld do not fit the %s (%lld elements)",
+        bytes, (long long)offset, tsr__array_desc(a, desc, sizeof desc), (long long)size);
+  if (host == NULL)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "the host %s is NULL",
+                          to_device ? "source" : "destination");
+  TSR_CALL(tsr__backend_for(fn, a->buffer->device, ops));
+  if ((to_device ? (*ops)->memcpy_h2d : (*ops)->memcpy_d2h) == NULL)
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "%s copy is not supported on %s",
+                          to_device ? "host-to-device" : "device-to-host",
+                          tsr__device_str(a->buffer->device, dev, sizeof dev));
+  return TSR_OK;
+}
+
+tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t offset, const void *src,
+                         size_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  const struct tsr__backend_ops *ops;
+  TSR_CALL(tsr__check_host_copy(fn, a, offset, src, bytes, true, &ops));
+  char *dst = (char *)tsr__array_ptr(a) + offset * (int64_t)tsr__dtype_size(a->dtype);
+  return ops->memcpy_h2d(a->buffer->device, dst, src, bytes);
+}
+
+tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t offset, void *dst,
+                         size_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  const struct tsr__backend_ops *ops;
+  TSR_CALL(tsr__check_host_copy(fn, a, offset, dst, bytes, false, &ops));
+  const char *src = (const char *)tsr__array_ptr(a) + offset * (int64_t)tsr__dtype_size(a->dtype);
+  return ops->memcpy_d2h(a->buffer->device, dst, src, bytes);
 }
 
 /* ---------------------------------------------------------------- creation ------------ */

@@ -172,6 +172,23 @@ typedef struct tsr__view {
 } tsr__view;
 
 tsr__view tsr__view_of(const tsr_array *a);
+/* Address of element (0,...,0) of a's view (a device pointer for GPU arrays); NULL for an
+   empty buffer that has no memory. */
+void *tsr__array_ptr(const tsr_array *a);
+
+/*
+ * Raw copies between host memory and an array, for layers above the core (the MPI layer's
+ * staging of local blocks and SUMMA panels): `bytes` bytes from/to the elements of the
+ * C-contiguous array `a` starting at element `offset` of its view, through the backend's
+ * memcpy_h2d/memcpy_d2h (work queued on the device is ordered before the copy). Checked: the
+ * range lies inside the array, the array is contiguous, the host pointer exists, the device
+ * can copy (TSR_ERR_INVALID_ARGUMENT, TSR_ERR_NULL_POINTER, TSR_ERR_UNSUPPORTED). 0 bytes is
+ * a no-op. Messages name `fn` (the API context when one is set).
+ */
+tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t offset, const void *src,
+                         size_t bytes);
+tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t offset, void *dst,
+                         size_t bytes);
 int64_t tsr__array_size(const tsr_array *a);
 bool tsr__array_is_contiguous(const tsr_array *a);
 

@@ -10,36 +10,8 @@
 
 /* ---------------------------------------------------------------- raw access ---------- */
 
-void *tsr__array_ptr(const tsr_array *a) {
-  return (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
-}
-
 int64_t tsr__dm_local_count(const tsr_dmatrix *a) {
   return a->lld * a->nloc;
-}
-
-tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src, size_t bytes) {
-  if (bytes == 0) return TSR_OK;
-  char *dst = (char *)tsr__array_ptr(a) + off * (int64_t)tsr__dtype_size(a->dtype);
-  if (a->buffer->device.kind == TSR_DEVICE_CPU) {
-    memcpy(dst, src, bytes);
-    return TSR_OK;
-  }
-  const struct tsr__backend_ops *ops = NULL;
-  TSR_CALL(tsr__backend_for(fn, a->buffer->device, &ops));
-  return ops->memcpy_h2d(a->buffer->device, dst, src, bytes);
-}
-
-tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst, size_t bytes) {
-  if (bytes == 0) return TSR_OK;
-  const char *src = (const char *)tsr__array_ptr(a) + off * (int64_t)tsr__dtype_size(a->dtype);
-  if (a->buffer->device.kind == TSR_DEVICE_CPU) {
-    memcpy(dst, src, bytes);
-    return TSR_OK;
-  }
-  const struct tsr__backend_ops *ops = NULL;
-  TSR_CALL(tsr__backend_for(fn, a->buffer->device, &ops));
-  return ops->memcpy_d2h(a->buffer->device, dst, src, bytes);
 }
 
 tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, void **host,
