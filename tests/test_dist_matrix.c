@@ -27,7 +27,7 @@ static void test_index_helpers(void **state) {
 static void test_grid_shapes(void **state) {
   (void)state;
   tsr_grid *g = NULL;
-  tsr_grid_info_t gi;
+  tsr_grid_props gi;
   TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
   TSR_ASSERT_OK(tsr_grid_info(g, &gi));
   /* Near-square with P <= Q; rank r at (r / Q, r % Q). */
@@ -61,11 +61,11 @@ static void test_descriptor_and_local(void **state) {
   (void)state;
   tsr_grid *g = NULL;
   TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
-  tsr_grid_info_t gi;
+  tsr_grid_props gi;
   TSR_ASSERT_OK(tsr_grid_info(g, &gi));
   tsr_dmatrix *a = NULL;
   TSR_ASSERT_OK(tsr_dmatrix_create(g, 13, 7, 3, 2, TSR_F32, TSR_CPU, &a));
-  tsr_dmatrix_info_t info;
+  tsr_dmatrix_props info;
   TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
   int64_t mloc = tsr_numroc(13, 3, gi.myrow, 0, gi.nprow);
   int64_t nloc = tsr_numroc(7, 2, gi.mycol, 0, gi.npcol);
@@ -81,7 +81,7 @@ static void test_descriptor_and_local(void **state) {
   /* The local block is a column-major view: strides (1, LLD). */
   tsr_array *loc = NULL;
   TSR_ASSERT_OK(tsr_dmatrix_local(a, &loc));
-  tsr_array_info_t ai;
+  tsr_array_props ai;
   TSR_ASSERT_OK(tsr_array_info(loc, &ai));
   assert_int_equal(ai.ndim, 2);
   assert_int_equal(ai.shape[0], mloc);

@@ -492,7 +492,7 @@ tsr_status tsr_array_release(tsr_array *a) {
   return TSR_OK;
 }
 
-tsr_status tsr_array_info(const tsr_array *a, tsr_array_info_t *info) {
+tsr_status tsr_array_info(const tsr_array *a, tsr_array_props *info) {
   TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CHECK(info != NULL, TSR_ERR_NULL_POINTER, "info is NULL");

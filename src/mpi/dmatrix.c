@@ -122,7 +122,7 @@ static int desc_int(int64_t v) {
   return v <= INT_MAX ? (int)v : -1;
 }
 
-tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_info_t *info) {
+tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_props *info) {
   TSR_API_ENTRY();
   if (!a || !info)
     return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_info", "%s is NULL",
@@ -323,7 +323,7 @@ typedef struct fill_rng_ctx {
   int64_t n;
 } fill_rng_ctx;
 
-static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_fill_fn_t f, void *ctx,
+static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *ctx,
                              const fill_rng_ctx *rng) {
   const tsr_grid *g = a->grid;
   void *host = NULL;
@@ -374,7 +374,7 @@ tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, do
   return tsr__dist_agree(fn, a->grid->comm, st);
 }
 
-tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_fill_fn_t f, void *ctx) {
+tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *ctx) {
   TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_fill_fn";
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");

@@ -167,7 +167,7 @@ tsr_status tsr_grid_free(tsr_grid *grid) {
   return TSR_OK;
 }
 
-tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_info_t *info) {
+tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_props *info) {
   TSR_API_ENTRY();
   if (!grid || !info)
     return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_grid_info", "%s is NULL",

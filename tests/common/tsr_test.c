@@ -149,7 +149,7 @@ tsr_array *tsr_test_random_array(int ndim, const int64_t *shape, tsr_dtype dtype
 }
 
 double *tsr_test_read_f64(const tsr_array *a) {
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   size_t es = (info.dtype == TSR_F32 || info.dtype == TSR_I32) ? 4 : 8;
   size_t n = (size_t)info.size;
