@@ -290,13 +290,17 @@ typedef struct tsr_dist_gemm_options {
  * broadcasts its A panel along process rows and the process row owning it broadcasts its B
  * panel along process columns (MPI_Ibcast on the row and column communicators); the broadcast
  * of panel k+1 is in flight while panel k is multiplied locally with tsr_gemm() on each rank's
- * device (double buffering). beta is applied with the first panel (beta = 0 never reads C).
+ * device (double buffering). On the CPU the local multiply runs in column chunks of at most
+ * 512 columns with an MPI_Testall between them, because MPI libraries such as Open MPI
+ * progress a non-blocking broadcast only inside MPI calls. beta is applied with the first
+ * panel (beta = 0 never reads C).
  * Transposed operands (TSR_TRANS) are first redistributed into their transpose with an
  * MPI_Alltoallv (op(A) then has blocks NB_A x MB_A), then multiplied as above: correct for
  * every combination, at the cost of one extra copy of the transposed operand.
  *
- * GPU local blocks: the panels travel device-to-device when MPI is CUDA-aware (detected at run
- * time with MPIX_Query_cuda_support()), else through host buffers.
+ * GPU local blocks: the panels travel device-to-device when MPI is GPU-aware
+ * (tsr_dist_gpu_aware()), else through host buffers (host copies of the local A and B blocks,
+ * panels copied to the device before each multiply).
  *
  * Requirements: A, B, C on the same grid and of the same dtype; block sizes compatible:
  * op(A)'s row block = C's MB, op(B)'s column block = C's NB, op(A)'s column block = op(B)'s
@@ -338,8 +342,10 @@ TSR_API tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, doub
                                         const tsr_dmatrix *c, uint64_t seed, double *residual);
 
 /**
- * 1 when the MPI library can take GPU device pointers (Open MPI's MPIX_Query_cuda_support()
- * reports CUDA-aware support at run time), else 0. Local, cannot fail.
+ * 1 when the MPI library can take device pointers of this build's GPUs, asked at run time
+ * through Open MPI's extensions: MPIX_Query_cuda_support() in CUDA builds,
+ * MPIX_Query_rocm_support() in HIP builds; 0 in CPU-only builds and with MPI libraries
+ * without these extensions. Local, cannot fail.
  */
 TSR_API int tsr_dist_gpu_aware(void);
 
