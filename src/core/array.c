@@ -87,7 +87,7 @@ static void tsr__buffer_release(tsr__buffer *b) {
   const struct tsr__backend_ops *ops = NULL;
   /* The device existed when the buffer was made; a lookup failure leaks rather than crashes. */
   if ((b->flags & TSR__BUFFER_BORROWED) == 0 &&
-      tsr__backend_for("tsr_array_release", b->device, &ops) == TSR_OK && ops->free != NULL)
+      tsr__backend_for(__func__, b->device, &ops) == TSR_OK && ops->free != NULL)
     ops->free(b->device, b->data, b->bytes, b->flags);
   free(b);
 }

@@ -47,7 +47,8 @@ extern "C" {
  *    parameter for the sake of the message;
  *  - a public function called by another one (tsr_matmul -> tsr_gemm_ex, tsr_dist_gemm ->
  *    tsr_gemm) reports under the outer name: the context is set by the outermost entry only;
- *  - code that calls back into user code (tsr_dmatrix_fill_fn's callback) suspends the context
+ *  - code that calls back into user code (tsr_dmatrix_fill_fn's element function, the SUMMA
+ *    progress function) suspends the context
  *    around the callback with TSR_API_SUSPEND()/TSR_API_RESUME(), so the user's own calls are
  *    named after themselves.
  * The marker uses the cleanup attribute (GCC, Clang and the host compilers of nvcc/hipcc) to
@@ -180,7 +181,7 @@ void *tsr__array_ptr(const tsr_array *a);
  * Raw copies between host memory and an array, for layers above the core (the MPI layer's
  * staging of local blocks and SUMMA panels): `bytes` bytes from/to the elements of the
  * C-contiguous array `a` starting at element `offset` of its view, through the backend's
- * memcpy_h2d/memcpy_d2h (work queued on the device is ordered before the copy). Checked: the
+ * memcpy_h2d/memcpy_d2h (with their ordering and synchronization). Checked: the
  * range lies inside the array, the array is contiguous, the host pointer exists, the device
  * can copy (TSR_ERR_INVALID_ARGUMENT, TSR_ERR_NULL_POINTER, TSR_ERR_UNSUPPORTED). 0 bytes is
  * a no-op. Messages name `fn` (the API context when one is set).

@@ -226,7 +226,11 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
       st = summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path,
                           next ? s->slot[1 - sl].req : NULL);
     s->stats->compute_seconds += MPI_Wtime() - t1;
-    if (opt && opt->progress) opt->progress(kk + 1, s->panels, opt->progress_ctx);
+    if (opt && opt->progress) {
+      TSR_API_SUSPEND(); /* the user's function: its Tessera calls are named after themselves */
+      opt->progress(kk + 1, s->panels, opt->progress_ctx);
+      TSR_API_RESUME();
+    }
   }
   if (s->gpu) {
     double t0 = MPI_Wtime();
