@@ -68,7 +68,7 @@ TSR_API void psgemm_(const char *transa, const char *transb, const int *m, const
                      const int *ic, const int *jc, const int *descc);
 
 /** Counters of this process's calls (see tsr_scalapack_get_stats()). */
-typedef struct tsr_scalapack_stats_t {
+typedef struct tsr_scalapack_stats {
   uint64_t pdgemm;         /**< calls of pdgemm_ */
   uint64_t psgemm;         /**< calls of psgemm_ */
   uint64_t errors;         /**< calls rejected for invalid arguments */
@@ -80,11 +80,11 @@ typedef struct tsr_scalapack_stats_t {
   double seconds;          /**< wall seconds inside the two entry points */
   uint64_t bytes_sent;     /**< bytes sent to other ranks (redistribution and SUMMA panels) */
   uint64_t bytes_received; /**< bytes received from other ranks */
-} tsr_scalapack_stats_t;
+} tsr_scalapack_stats;
 
 /** This process's counters since the start or the last reset. Local.
     @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
-TSR_API tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats_t *stats);
+TSR_API tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats *stats);
 
 /** Resets the counters to zero. Local. @return ::TSR_OK. */
 TSR_API tsr_status tsr_scalapack_reset_stats(void);

@@ -51,8 +51,9 @@ static unsigned long long get(atomic_ullong *c) {
   return atomic_load_explicit(c, memory_order_relaxed);
 }
 
-tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats_t *s) {
-  if (s == NULL) return TSR_ERR_NULL_POINTER;
+tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats *s) {
+  TSR_API_ENTRY();
+  if (s == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "stats is NULL");
   s->pdgemm = get(&n_pdgemm);
   s->psgemm = get(&n_psgemm);
   s->errors = get(&n_errors);
@@ -80,7 +81,7 @@ tsr_status tsr_scalapack_reset_stats(void) {
 __attribute__((destructor)) static void report_at_exit(void) {
   const char *path = getenv("TSR_SCALAPACK_REPORT");
   if (path == NULL || *path == '\0') return;
-  tsr_scalapack_stats_t s;
+  tsr_scalapack_stats s;
   tsr_scalapack_get_stats(&s);
   char line[640];
   int len = snprintf(line, sizeof line,
@@ -589,6 +590,8 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
     tsr_dist_stats acc;
     memset(&acc, 0, sizeof acc);
     bool moved = false;
+    /* Messages of Tessera's layers name the routine the user called. */
+    const char *prev = tsr__api_enter(rout);
     tsr_status st = grid_of_context(rout, ctxt, &gp, &g);
     if (st == TSR_OK) st = compute(&p, g, &moved, &acc);
     add(&n_sent, acc.bytes_sent);
@@ -600,6 +603,7 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
     } else {
       add(moved ? &n_redist : &n_summa, 1);
     }
+    tsr__api_leave(&prev);
   }
   double dt = now() - t0;
   add(&n_nanoseconds, (unsigned long long)(dt * 1e9));

@@ -310,7 +310,7 @@ static void test_paths(void **state) {
   Cblacs_gridinfo(ctxt, &p, &q, &myrow, &mycol);
   int ok = 1;
   if (p > 0) {
-    tsr_scalapack_stats_t s0, s1, s2;
+    tsr_scalapack_stats s0, s1, s2;
     tsr_scalapack_get_stats(&s0);
     ok &= run_case(ctxt, &cases[0], 0, 7);
     tsr_scalapack_get_stats(&s1);
@@ -365,7 +365,7 @@ static void test_errors(void **state) {
       if (bad[i].da[0]) da[1] = ctxt;
       if (bad[i].dc[0]) dc[1] = ctxt;
       if (bad[i].da[0] == 1) memcpy(da, (int[9]){1, ctxt, 4, 4, 0, 2, 0, 0, 4}, 9 * sizeof(int));
-      tsr_scalapack_stats_t s0, s1;
+      tsr_scalapack_stats s0, s1;
       tsr_scalapack_get_stats(&s0);
       last_info = 0;
       pdgemm_(bad[i].ta, "N", bad[i].m, &four, &four, &alpha, a, bad[i].ia, &one, da, b, &one,
