@@ -30,8 +30,8 @@ extern int indxl2g_(const int *il, const int *nb, const int *iproc, const int *i
 extern void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
                     const double *alpha, const double *a, const int *ia, const int *ja,
                     const int *desca, const double *b, const int *ib, const int *jb,
-                    const int *descb, const double *beta, double *c, const int *ic,
-                    const int *jc, const int *descc);
+                    const int *descb, const double *beta, double *c, const int *ic, const int *jc,
+                    const int *descc);
 
 /* A deterministic matrix with entries in [-1, 1]. */
 static double value(int i, int j, int which) {
@@ -46,17 +46,23 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int n = 4096, nb = 256, p = 1, q = 0, reps = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--n")) n = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--nb")) nb = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--p")) p = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--q")) q = atoi(argv[i + 1]);
-    else if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+    if (!strcmp(argv[i], "--n"))
+      n = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--nb"))
+      nb = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--p"))
+      p = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--q"))
+      q = atoi(argv[i + 1]);
+    else if (!strcmp(argv[i], "--reps"))
+      reps = atoi(argv[i + 1]);
   }
   int rank, size;
   Cblacs_pinfo(&rank, &size);
   if (q == 0) q = size / p;
   if (n < 1 || nb < 1 || reps < 1 || p < 1 || q < 1 || p * q != size) {
-    if (rank == 0) fprintf(stderr, "bench_pdgemm: need n, nb, reps >= 1 and P*Q = %d ranks\n", size);
+    if (rank == 0)
+      fprintf(stderr, "bench_pdgemm: need n, nb, reps >= 1 and P*Q = %d ranks\n", size);
     MPI_Finalize();
     return 2;
   }
@@ -64,7 +70,8 @@ int main(int argc, char **argv) {
   Cblacs_get(-1, 0, &ctxt);
   Cblacs_gridinit(&ctxt, "R", p, q);
   Cblacs_gridinfo(ctxt, &nprow, &npcol, &myrow, &mycol);
-  int mloc = numroc_(&n, &nb, &myrow, &zero, &nprow), nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
+  int mloc = numroc_(&n, &nb, &myrow, &zero, &nprow),
+      nloc = numroc_(&n, &nb, &mycol, &zero, &npcol);
   int lld = mloc > 1 ? mloc : 1;
   int desc[9] = {1, ctxt, n, n, nb, nb, 0, 0, lld};
   size_t cnt = (size_t)lld * (size_t)(nloc > 0 ? nloc : 1);
@@ -90,20 +97,22 @@ int main(int argc, char **argv) {
   for (int r = 0; r < reps; r++) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = now_s();
-    pdgemm_("N", "N", &n, &n, &n, &alpha, a, &one, &one, desc, b, &one, &one, desc, &beta, c,
-            &one, &one, desc);
+    pdgemm_("N", "N", &n, &n, &n, &alpha, a, &one, &one, desc, b, &one, &one, desc, &beta, c, &one,
+            &one, desc);
     MPI_Barrier(MPI_COMM_WORLD);
     gf[r] = 2.0 * (double)n * n * n / (now_s() - t0) * 1e-9;
     sorted[r] = gf[r];
   }
   double local = 0.0, sum = 0.0;
   for (int lj = 0; lj < nloc; lj++)
-    for (int li = 0; li < mloc; li++) local += c[li + (size_t)lj * lld];
+    for (int li = 0; li < mloc; li++)
+      local += c[li + (size_t)lj * lld];
   MPI_Reduce(&local, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     const char *impl = dlsym(RTLD_DEFAULT, "tsr_scalapack_get_stats") ? "tessera" : "scalapack";
     printf("{\"impl\":\"%s\",\"p\":%d,\"q\":%d,\"n\":%d,\"nb\":%d,\"gflops\":[", impl, p, q, n, nb);
-    for (int r = 0; r < reps; r++) printf("%s%.3f", r ? "," : "", gf[r]);
+    for (int r = 0; r < reps; r++)
+      printf("%s%.3f", r ? "," : "", gf[r]);
     printf("],\"median_gflops\":%.3f,\"checksum\":%.17g}\n", median(sorted, reps), sum);
   }
   free(a), free(b), free(c), free(gf), free(sorted);

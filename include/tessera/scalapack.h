@@ -56,16 +56,16 @@ extern "C" {
  */
 TSR_API void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
                      const int *k, const double *alpha, const double *a, const int *ia,
-                     const int *ja, const int *desca, const double *b, const int *ib,
-                     const int *jb, const int *descb, const double *beta, double *c,
-                     const int *ic, const int *jc, const int *descc);
+                     const int *ja, const int *desca, const double *b, const int *ib, const int *jb,
+                     const int *descb, const double *beta, double *c, const int *ic, const int *jc,
+                     const int *descc);
 
 /** PBLAS PSGEMM: pdgemm_() in single precision (errors name "PSGEMM"). */
 TSR_API void psgemm_(const char *transa, const char *transb, const int *m, const int *n,
-                     const int *k, const float *alpha, const float *a, const int *ia,
-                     const int *ja, const int *desca, const float *b, const int *ib,
-                     const int *jb, const int *descb, const float *beta, float *c,
-                     const int *ic, const int *jc, const int *descc);
+                     const int *k, const float *alpha, const float *a, const int *ia, const int *ja,
+                     const int *desca, const float *b, const int *ib, const int *jb,
+                     const int *descb, const float *beta, float *c, const int *ic, const int *jc,
+                     const int *descc);
 
 /** Counters of this process's calls (see tsr_scalapack_get_stats()). */
 typedef struct tsr_scalapack_stats {

@@ -135,8 +135,7 @@ static char *pack(char *out, const seg_list *rows, const seg_list *cols, const i
 
 /* Unpacks what snd sent to this rank (me), in the order pack() wrote it. */
 static const char *unpack(const char *in, const seg_list *rows, const seg_list *cols,
-                          const int snd[2], const int me[2], const tsr__bc_matrix *dst,
-                          size_t es) {
+                          const int snd[2], const int me[2], const tsr__bc_matrix *dst, size_t es) {
   char *base = dst->data;
   for (int64_t c = 0; c < cols->n; c++) {
     const seg *cs = &cols->v[c];
@@ -166,10 +165,8 @@ tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dty
   int *sd = sc ? sc + np : NULL, *rc = sc ? sc + 2 * np : NULL, *rd = sc ? sc + 3 * np : NULL;
   char *sbuf = NULL, *rbuf = NULL;
   tsr_status st = sc ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "count arrays");
-  if (st == TSR_OK)
-    st = build_segs(fn, &dst->row, transpose ? &src->col : &src->row, m, &rows);
-  if (st == TSR_OK)
-    st = build_segs(fn, &dst->col, transpose ? &src->row : &src->col, n, &cols);
+  if (st == TSR_OK) st = build_segs(fn, &dst->row, transpose ? &src->col : &src->row, m, &rows);
+  if (st == TSR_OK) st = build_segs(fn, &dst->col, transpose ? &src->row : &src->col, n, &cols);
   int64_t stot = 0, rtot = 0;
   if (st == TSR_OK) {
     for (int r = 0; r < np && st == TSR_OK; r++) {
@@ -205,8 +202,8 @@ tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dty
   }
   st = tsr__dist_agree(fn, g->comm, st);
   if (st == TSR_OK) {
-    int mrc = MPI_Alltoallv(sbuf, sc, sd, tsr__mpi_type(dtype), rbuf, rc, rd,
-                            tsr__mpi_type(dtype), g->comm);
+    int mrc = MPI_Alltoallv(sbuf, sc, sd, tsr__mpi_type(dtype), rbuf, rc, rd, tsr__mpi_type(dtype),
+                            g->comm);
     if (mrc != MPI_SUCCESS) st = tsr__mpi_error(fn, TSR_ERR_MPI, mrc, "MPI_Alltoallv");
     if (st == TSR_OK)
       for (int r = 0; r < np; r++) {

@@ -157,8 +157,8 @@ static int imin(int a, int b) {
 /* The reference PB_Cchkmat: checks sub(X) (m x n at 0-based ia, ja) and its descriptor,
    argument positions mpos0, npos0, dpos0 (IX, JX at dpos0 - 2, dpos0 - 1), folding the
    first error into *info with the reference encoding. */
-static void chkmat(const grid_pos *gp, int ctxt, int m, int mpos0, int n, int npos0, int ia,
-                   int ja, const desc11 *d, int dpos0, int *info) {
+static void chkmat(const grid_pos *gp, int ctxt, int m, int mpos0, int n, int npos0, int ia, int ja,
+                   const desc11 *d, int dpos0, int *info) {
   if (*info >= 0)
     *info = BIGNUM;
   else if (*info < -DESCMULT)
@@ -462,13 +462,13 @@ static tsr_status compute(const pgemm_call *p, tsr_grid *g, bool *moved, tsr_dis
   bool nomove = !force_redistribute();
   /* Blocks: C's when C is in place, else a default; the inner block from A or B. */
   int64_t bd = default_block(p);
-  bool c_std = nomove && dim_is_standard(&p->c.row, p->c.row.b) &&
-               dim_is_standard(&p->c.col, p->c.col.b);
+  bool c_std =
+      nomove && dim_is_standard(&p->c.row, p->c.row.b) && dim_is_standard(&p->c.col, p->c.col.b);
   int64_t br = c_std ? p->c.row.b : bd, bc = c_std ? p->c.col.b : bd;
-  bool a_std = nomove && !p->ta && dim_is_standard(&p->a.row, br) &&
-               dim_is_standard(&p->a.col, p->a.col.b);
-  bool b_std = nomove && !p->tb && dim_is_standard(&p->b.col, bc) &&
-               dim_is_standard(&p->b.row, p->b.row.b);
+  bool a_std =
+      nomove && !p->ta && dim_is_standard(&p->a.row, br) && dim_is_standard(&p->a.col, p->a.col.b);
+  bool b_std =
+      nomove && !p->tb && dim_is_standard(&p->b.col, bc) && dim_is_standard(&p->b.row, p->b.row.b);
   int64_t bk = a_std ? p->a.col.b : b_std ? p->b.row.b : bd;
   if (b_std && p->b.row.b != bk) b_std = false;
   /* Tessera's SUMMA reads A's panels as whole local columns: its local array must be tight. */
@@ -484,13 +484,13 @@ static tsr_status compute(const pgemm_call *p, tsr_grid *g, bool *moved, tsr_dis
   memset(&oa, 0, sizeof oa);
   memset(&ob, 0, sizeof ob);
   memset(&oc, 0, sizeof oc);
-  tsr_status st = operand_make(fn, g, p->dtype, p->m, p->k, br, bk, &p->a, p->ta, a_std, true,
-                               &oa, acc);
+  tsr_status st =
+      operand_make(fn, g, p->dtype, p->m, p->k, br, bk, &p->a, p->ta, a_std, true, &oa, acc);
   if (st == TSR_OK)
     st = operand_make(fn, g, p->dtype, p->k, p->n, bk, bc, &p->b, p->tb, b_std, true, &ob, acc);
   if (st == TSR_OK)
-    st = operand_make(fn, g, p->dtype, p->m, p->n, br, bc, &p->c, false, c_std, p->beta != 0.0,
-                      &oc, acc);
+    st = operand_make(fn, g, p->dtype, p->m, p->n, br, bc, &p->c, false, c_std, p->beta != 0.0, &oc,
+                      acc);
   if (st == TSR_OK) {
     tsr_dist_stats s;
     memset(&s, 0, sizeof s);
@@ -538,8 +538,10 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
   grid_pos gp = {-1, -1, -1, -1};
   int info = 0;
   if (Cblacs_gridinfo == NULL) {
-    fprintf(stderr, "tessera_scalapack: %s: the process has no BLACS; link ScaLAPACK after "
-                    "libtessera_scalapack\n", rout);
+    fprintf(stderr,
+            "tessera_scalapack: %s: the process has no BLACS; link ScaLAPACK after "
+            "libtessera_scalapack\n",
+            rout);
     add(&n_failed, 1);
     return;
   }

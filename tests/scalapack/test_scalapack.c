@@ -85,11 +85,11 @@ typedef struct dmat {
 } dmat;
 
 typedef struct layout {
-  int kind;        /* 9 or 11 entries */
-  int imb, inb;    /* first blocks (11-entry kind only; the 9-entry kind has imb = mb) */
+  int kind;     /* 9 or 11 entries */
+  int imb, inb; /* first blocks (11-entry kind only; the 9-entry kind has imb = mb) */
   int mb, nb;
   int rsrc, csrc;
-  int gap;         /* LLD = max(1, local rows) + gap */
+  int gap; /* LLD = max(1, local rows) + gap */
 } layout;
 
 static bool mine(const dmat *x, int64_t i, int64_t j, int myrow, int mycol) {
@@ -107,7 +107,8 @@ static dmat make(int ctxt, int64_t m, int64_t n, const layout *l, const double *
   x.c = map_dim(n, inb, l->nb, l->csrc, q, mycol);
   x.lld = (x.r.nloc > 1 ? x.r.nloc : 1) + l->gap;
   x.loc = malloc((size_t)(x.lld * (x.c.nloc > 0 ? x.c.nloc : 1)) * sizeof *x.loc);
-  for (int64_t e = 0; e < x.lld * (x.c.nloc > 0 ? x.c.nloc : 1); e++) x.loc[e] = -777.0;
+  for (int64_t e = 0; e < x.lld * (x.c.nloc > 0 ? x.c.nloc : 1); e++)
+    x.loc[e] = -777.0;
   for (int64_t j = 0; j < n; j++)
     for (int64_t i = 0; i < m; i++)
       if (mine(&x, i, j, myrow, mycol))
@@ -116,8 +117,8 @@ static dmat make(int ctxt, int64_t m, int64_t n, const layout *l, const double *
     int d[9] = {1, ctxt, (int)m, (int)n, l->mb, l->nb, l->rsrc, l->csrc, (int)x.lld};
     memcpy(x.desc, d, sizeof d);
   } else {
-    int d[11] = {2, ctxt, (int)m, (int)n, l->imb, l->inb, l->mb, l->nb, l->rsrc, l->csrc,
-                 (int)x.lld};
+    int d[11] = {2,     ctxt,  (int)m,  (int)n,  l->imb,    l->inb,
+                 l->mb, l->nb, l->rsrc, l->csrc, (int)x.lld};
     memcpy(x.desc, d, sizeof d);
   }
   return x;
@@ -132,7 +133,8 @@ static void free_mat(dmat *x) {
 static double *random_global(int64_t m, int64_t n, unsigned seed) {
   double *g = malloc((size_t)(m * n + 1) * sizeof *g);
   srand48(seed);
-  for (int64_t e = 0; e < m * n; e++) g[e] = 2.0 * drand48() - 1.0;
+  for (int64_t e = 0; e < m * n; e++)
+    g[e] = 2.0 * drand48() - 1.0;
   return g;
 }
 
@@ -161,19 +163,23 @@ static int run_case(int ctxt, const gemm_case *t, int single, unsigned seed) {
          *gc = random_global(MC, NC, seed + 2);
   if (t->nan_c)
     for (int j = 0; j < t->n; j++)
-      for (int i = 0; i < t->m; i++) gc[(t->ic - 1 + i) + (t->jc - 1 + j) * MC] = NAN;
+      for (int i = 0; i < t->m; i++)
+        gc[(t->ic - 1 + i) + (t->jc - 1 + j) * MC] = NAN;
   if (t->nan_ab) {
     for (int j = 0; j < ac; j++)
-      for (int i = 0; i < ar; i++) ga[(t->ia - 1 + i) + (t->ja - 1 + j) * MA] = NAN;
+      for (int i = 0; i < ar; i++)
+        ga[(t->ia - 1 + i) + (t->ja - 1 + j) * MA] = NAN;
     for (int j = 0; j < bc; j++)
-      for (int i = 0; i < br; i++) gb[(t->ib - 1 + i) + (t->jb - 1 + j) * MB] = NAN;
+      for (int i = 0; i < br; i++)
+        gb[(t->ib - 1 + i) + (t->jb - 1 + j) * MB] = NAN;
   }
   dmat A = make(ctxt, MA, NA, &t->la, ga, p, q, myrow, mycol);
   dmat B = make(ctxt, MB, NB, &t->lb, gb, p, q, myrow, mycol);
   dmat C = make(ctxt, MC, NC, &t->lc, gc, p, q, myrow, mycol);
   /* The reference, in float64 from the values the call sees (rounded to float for single). */
   double *ref = malloc((size_t)(MC * NC) * sizeof *ref);
-  for (int64_t x = 0; x < MC * NC; x++) ref[x] = single ? (double)(float)gc[x] : gc[x];
+  for (int64_t x = 0; x < MC * NC; x++)
+    ref[x] = single ? (double)(float)gc[x] : gc[x];
   for (int j = 0; j < t->n; j++)
     for (int i = 0; i < t->m; i++) {
       double s = 0.0;
@@ -199,13 +205,17 @@ static int run_case(int ctxt, const gemm_case *t, int single, unsigned seed) {
            nc = (size_t)(C.lld * (C.c.nloc > 0 ? C.c.nloc : 1));
     float *fa = malloc(na * sizeof *fa), *fb = malloc(nb * sizeof *fb),
           *fc = malloc(nc * sizeof *fc);
-    for (size_t e = 0; e < na; e++) fa[e] = (float)A.loc[e];
-    for (size_t e = 0; e < nb; e++) fb[e] = (float)B.loc[e];
-    for (size_t e = 0; e < nc; e++) fc[e] = (float)C.loc[e];
+    for (size_t e = 0; e < na; e++)
+      fa[e] = (float)A.loc[e];
+    for (size_t e = 0; e < nb; e++)
+      fb[e] = (float)B.loc[e];
+    for (size_t e = 0; e < nc; e++)
+      fc[e] = (float)C.loc[e];
     float alpha = (float)t->alpha, beta = (float)t->beta;
     psgemm_(&t->ta, &t->tb, &m, &n, &k, &alpha, fa, &t->ia, &t->ja, A.desc, fb, &t->ib, &t->jb,
             B.desc, &beta, fc, &t->ic, &t->jc, C.desc);
-    for (size_t e = 0; e < nc; e++) C.loc[e] = fc[e];
+    for (size_t e = 0; e < nc; e++)
+      C.loc[e] = fc[e];
     free(fa), free(fb), free(fc);
   }
   double tol = (single ? 2e-6 : 4e-15) * (t->k + 2) * 4.0;
@@ -214,7 +224,8 @@ static int run_case(int ctxt, const gemm_case *t, int single, unsigned seed) {
     for (int64_t i = 0; i < MC && ok; i++) {
       if (!mine(&C, i, j, myrow, mycol)) continue;
       double got = C.loc[C.r.local[i] + C.c.local[j] * C.lld], want = ref[i + j * MC];
-      bool inside = i >= t->ic - 1 && i < t->ic - 1 + t->m && j >= t->jc - 1 && j < t->jc - 1 + t->n;
+      bool inside =
+          i >= t->ic - 1 && i < t->ic - 1 + t->m && j >= t->jc - 1 && j < t->jc - 1 + t->n;
       if (!inside) {
         /* Untouched, bit for bit (NaN stays NaN outside sub(C)). */
         if (!(got == want || (isnan(got) && isnan(want)))) ok = 0;
@@ -222,9 +233,10 @@ static int run_case(int ctxt, const gemm_case *t, int single, unsigned seed) {
         ok = 0;
       }
       if (!ok)
-        print_message("rank %d grid %dx%d case %c%c m%d n%d k%d: C(%lld,%lld) = %.17g, want %.17g\n",
-                      world_rank, p, q, t->ta, t->tb, t->m, t->n, t->k, (long long)i + 1,
-                      (long long)j + 1, got, want);
+        print_message(
+            "rank %d grid %dx%d case %c%c m%d n%d k%d: C(%lld,%lld) = %.17g, want %.17g\n",
+            world_rank, p, q, t->ta, t->tb, t->m, t->n, t->k, (long long)i + 1, (long long)j + 1,
+            got, want);
     }
   free_mat(&A), free_mat(&B), free_mat(&C);
   free(ga), free(gb), free(gc), free(ref);
@@ -235,28 +247,143 @@ static const layout L44 = {9, 4, 4, 4, 4, 0, 0, 0};
 
 static const gemm_case cases[] = {
     /* Aligned, tight: SUMMA in place. */
-    {'N', 'N', 24, 20, 16, 1, 1, 1, 1, 1, 1, {11, 4, 4, 4, 4, 0, 0, 0}, L44, L44, 1.5, -0.5, 0, 0,
+    {'N',
+     'N',
+     24,
+     20,
+     16,
+     1,
+     1,
+     1,
+     1,
+     1,
+     1,
+     {11, 4, 4, 4, 4, 0, 0, 0},
+     L44,
+     L44,
+     1.5,
+     -0.5,
+     0,
+     0,
      1},
     /* Ragged sizes, offsets, different blocks per matrix, 11-entry descriptors, gaps. */
-    {'N', 'T', 23, 17, 19, 3, 2, 2, 5, 4, 1, {11, 2, 3, 3, 4, 0, 0, 2}, {9, 5, 5, 5, 5, 0, 0, 1},
-     {11, 5, 1, 2, 3, 0, 0, 3}, -1.0, 0.75, 0, 0},
-    {'T', 'N', 13, 29, 11, 5, 7, 1, 2, 6, 3, {9, 3, 3, 3, 3, 0, 0, 0}, {11, 1, 6, 4, 2, 0, 0, 0},
-     {9, 2, 2, 2, 5, 0, 0, 4}, 0.5, 2.0, 0, 0},
-    {'C', 'T', 31, 9, 27, 2, 2, 4, 1, 1, 8, {11, 7, 2, 6, 3, 0, 0, 0}, {9, 4, 4, 4, 4, 0, 0, 0},
-     {11, 3, 3, 5, 2, 0, 0, 1}, 1.0, 1.0, 0, 0},
+    {'N',
+     'T',
+     23,
+     17,
+     19,
+     3,
+     2,
+     2,
+     5,
+     4,
+     1,
+     {11, 2, 3, 3, 4, 0, 0, 2},
+     {9, 5, 5, 5, 5, 0, 0, 1},
+     {11, 5, 1, 2, 3, 0, 0, 3},
+     -1.0,
+     0.75,
+     0,
+     0},
+    {'T',
+     'N',
+     13,
+     29,
+     11,
+     5,
+     7,
+     1,
+     2,
+     6,
+     3,
+     {9, 3, 3, 3, 3, 0, 0, 0},
+     {11, 1, 6, 4, 2, 0, 0, 0},
+     {9, 2, 2, 2, 5, 0, 0, 4},
+     0.5,
+     2.0,
+     0,
+     0},
+    {'C',
+     'T',
+     31,
+     9,
+     27,
+     2,
+     2,
+     4,
+     1,
+     1,
+     8,
+     {11, 7, 2, 6, 3, 0, 0, 0},
+     {9, 4, 4, 4, 4, 0, 0, 0},
+     {11, 3, 3, 5, 2, 0, 0, 1},
+     1.0,
+     1.0,
+     0,
+     0},
     /* Source processes (adjusted to the grid below). */
-    {'N', 'N', 21, 26, 18, 1, 4, 3, 1, 2, 2, {9, 3, 3, 3, 3, 1, 1, 0}, {11, 2, 4, 4, 3, 1, 0, 0},
-     {9, 4, 4, 4, 2, 0, 1, 2}, -2.0, 0.25, 0, 0},
+    {'N',
+     'N',
+     21,
+     26,
+     18,
+     1,
+     4,
+     3,
+     1,
+     2,
+     2,
+     {9, 3, 3, 3, 3, 1, 1, 0},
+     {11, 2, 4, 4, 3, 1, 0, 0},
+     {9, 4, 4, 4, 2, 0, 1, 2},
+     -2.0,
+     0.25,
+     0,
+     0},
     /* Replicated dimensions (RSRC or CSRC = -1): every process row (column) holds a copy,
        and every copy of sub(C) must be updated. */
-    {'N', 'T', 14, 11, 9, 2, 1, 1, 3, 2, 2, {9, 3, 3, 3, 3, -1, 0, 0}, {11, 2, 2, 3, 3, 0, -1, 1},
-     {9, 4, 4, 4, 4, -1, -1, 0}, 0.75, -1.25, 0, 0},
-    {'T', 'N', 10, 13, 12, 1, 1, 1, 1, 3, 1, {11, 2, 3, 4, 3, 0, -1, 0}, {9, 2, 2, 2, 2, -1, -1, 0},
-     {11, 3, 2, 3, 3, 1, -1, 2}, 1.0, 0.0, 1, 0},
+    {'N',
+     'T',
+     14,
+     11,
+     9,
+     2,
+     1,
+     1,
+     3,
+     2,
+     2,
+     {9, 3, 3, 3, 3, -1, 0, 0},
+     {11, 2, 2, 3, 3, 0, -1, 1},
+     {9, 4, 4, 4, 4, -1, -1, 0},
+     0.75,
+     -1.25,
+     0,
+     0},
+    {'T',
+     'N',
+     10,
+     13,
+     12,
+     1,
+     1,
+     1,
+     1,
+     3,
+     1,
+     {11, 2, 3, 4, 3, 0, -1, 0},
+     {9, 2, 2, 2, 2, -1, -1, 0},
+     {11, 3, 2, 3, 3, 1, -1, 2},
+     1.0,
+     0.0,
+     1,
+     0},
     /* beta = 0 with NaN in C; alpha = 0 with NaN in A and B (C = beta C). */
     {'N', 'N', 15, 14, 13, 1, 1, 2, 2, 3, 3, L44, L44, {9, 3, 3, 3, 3, 0, 0, 0}, 1.25, 0.0, 1, 0},
     {'T', 'T', 12, 10, 9, 2, 2, 1, 1, 1, 1, L44, L44, L44, 0.0, -1.5, 0, 1},
     {'N', 'N', 16, 12, 8, 1, 1, 1, 1, 1, 1, L44, L44, L44, 0.0, 0.0, 1, 1},
+    /* beta = 0 with NaN in C on the in-place SUMMA path. */
+    {'N', 'N', 16, 12, 8, 1, 1, 1, 1, 1, 1, {11, 4, 4, 4, 4, 0, 0, 0}, L44, L44, 1.25, 0.0, 1, 0, 1},
     /* Zero sizes and a one-element product. */
     {'N', 'N', 0, 5, 3, 1, 1, 1, 1, 1, 1, L44, L44, L44, 1.0, 2.0, 0, 0},
     {'N', 'T', 6, 0, 3, 1, 1, 1, 1, 1, 1, L44, L44, L44, 1.0, 2.0, 0, 0},
@@ -335,7 +462,8 @@ static void test_errors(void **state) {
   Cblacs_gridinfo(ctxt, &p, &q, &myrow, &mycol);
   if (p > 0) {
     double a[16], b[16], c[16];
-    for (int e = 0; e < 16; e++) a[e] = b[e] = 1.0, c[e] = 5.0;
+    for (int e = 0; e < 16; e++)
+      a[e] = b[e] = 1.0, c[e] = 5.0;
     int d9[9] = {1, ctxt, 4, 4, 2, 2, 0, 0, 4};
     int d11[11] = {2, ctxt, 4, 4, 2, 2, 2, 2, 0, 0, 4};
     int one = 1, two = 2, four = 4, three = 3, neg = -1;
@@ -348,10 +476,10 @@ static void test_errors(void **state) {
     } bad[] = {
         {"X", &four, &one, &one, {0}, {0}, -1},
         {"N", &neg, &one, &one, {0}, {0}, -3},
-        {"N", &four, &two, &one, {0}, {0}, -8},     /* IA + M - 1 > M_A */
-        {"N", &four, &one, &three, {0}, {0}, -17},  /* IC out of range */
-        {"N", &four, &one, &one, {7}, {0}, -1001},  /* DTYPE of A */
-        {"N", &four, &one, &one, {1, 0, 4, 4, 0}, {0}, -1005}, /* MB_A = 0: entry IMB */
+        {"N", &four, &two, &one, {0}, {0}, -8},                            /* IA + M - 1 > M_A */
+        {"N", &four, &one, &three, {0}, {0}, -17},                         /* IC out of range */
+        {"N", &four, &one, &one, {7}, {0}, -1001},                         /* DTYPE of A */
+        {"N", &four, &one, &one, {1, 0, 4, 4, 0}, {0}, -1005},             /* MB_A = 0: entry IMB */
         {"N", &four, &one, &one, {0}, {1, 1, 4, 4, 2, 2, 0, 0, 2}, -1911}, /* LLD_C < 4 */
         {"N", &four, &one, &one, {0}, {2, 1, 4, 4, 2, 2, 2, 2, 0, 3, 4}, -1910}, /* CSRC_C */
     };
@@ -368,19 +496,20 @@ static void test_errors(void **state) {
       tsr_scalapack_stats s0, s1;
       tsr_scalapack_get_stats(&s0);
       last_info = 0;
-      pdgemm_(bad[i].ta, "N", bad[i].m, &four, &four, &alpha, a, bad[i].ia, &one, da, b, &one,
-              &one, d9, &beta, c, bad[i].ic, &one, dc);
+      pdgemm_(bad[i].ta, "N", bad[i].m, &four, &four, &alpha, a, bad[i].ia, &one, da, b, &one, &one,
+              d9, &beta, c, bad[i].ic, &one, dc);
       tsr_scalapack_get_stats(&s1);
       assert_int_equal(last_info, bad[i].want);
       assert_string_equal(last_rout, "PDGEMM");
       assert_int_equal(s1.errors, s0.errors + 1);
-      for (int e = 0; e < 16; e++) assert_true(c[e] == 5.0);
+      for (int e = 0; e < 16; e++)
+        assert_true(c[e] == 5.0);
     }
     /* A context that is not a grid: entry CTXT of DESCA. */
     int dbad[9] = {1, -12345, 4, 4, 2, 2, 0, 0, 4};
     last_info = 0;
-    psgemm_("N", "N", &four, &four, &four, &(float){1.0f}, (float *)a, &one, &one, dbad,
-            (float *)b, &one, &one, dbad, &(float){0.0f}, (float *)c, &one, &one, dbad);
+    psgemm_("N", "N", &four, &four, &four, &(float){1.0f}, (float *)a, &one, &one, dbad, (float *)b,
+            &one, &one, dbad, &(float){0.0f}, (float *)c, &one, &one, dbad);
     assert_int_equal(last_info, -1002);
     assert_string_equal(last_rout, "PSGEMM");
     Cblacs_gridexit(ctxt);
