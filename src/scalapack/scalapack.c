@@ -243,19 +243,35 @@ static void report_error(int ctxt, const char *rout, int info) {
 
 static int grid_keyval = MPI_KEYVAL_INVALID;
 
+/*
+ * The Tessera grids of one BLACS context, cached on the context's communicator: one per
+ * rotation (rs, cs), the grid whose process (0, 0) is BLACS's (rs, cs). A submatrix of C that
+ * starts on process (rs, cs) is then in SUMMA's layout on that grid (its first block on
+ * process 0), so C can stay in place whatever its source process.
+ */
+typedef struct context_grids {
+  int nprow, npcol;
+  tsr_grid *rotated[]; /* nprow * npcol entries, made on first use */
+} context_grids;
+
 /* Called by MPI when BLACS frees the context's communicator. */
 static int grid_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
   (void)comm;
   (void)keyval;
   (void)extra;
-  tsr_grid_free(attr);
+  context_grids *cg = attr;
+  for (int i = 0; i < cg->nprow * cg->npcol; i++)
+    tsr_grid_free(cg->rotated[i]);
+  free(cg);
   return MPI_SUCCESS;
 }
 
-/* The tsr_grid of a BLACS context: a communicator over the context's processes ranked
-   row-major by grid coordinates, so that Tessera's process (r / Q, r % Q) is BLACS's
+/* The tsr_grid of a BLACS context rotated by (rs, cs): a communicator over the context's
+   processes ranked row-major by their grid coordinates relative to (rs, cs), so that
+   Tessera's process (r / Q, r % Q) is BLACS's ((r / Q + rs) mod P, (r % Q + cs) mod Q),
    whatever order the BLACS grid was made in. Collective over the grid on first use. */
-static tsr_status grid_of_context(const char *fn, int ctxt, const grid_pos *gp, tsr_grid **out) {
+static tsr_status grid_of_context(const char *fn, int ctxt, const grid_pos *gp, int rs, int cs,
+                                  tsr_grid **out) {
   if (Cblacs_get == NULL || Cblacs2sys_handle == NULL)
     return tsr__set_error(TSR_ERR_UNSUPPORTED, fn,
                           "the process has no BLACS (Cblacs_get, Cblacs2sys_handle): link "
@@ -263,12 +279,11 @@ static tsr_status grid_of_context(const char *fn, int ctxt, const grid_pos *gp, 
   int handle = -1;
   Cblacs_get(ctxt, TSR__SGET_BLACSCONTXT, &handle);
   MPI_Comm comm = Cblacs2sys_handle(handle);
-  int size = 0, rc;
-  if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &size) != MPI_SUCCESS ||
-      size != gp->nprow * gp->npcol)
+  int size = 0, rc, p = gp->nprow, q = gp->npcol;
+  if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &size) != MPI_SUCCESS || size != p * q)
     return tsr__set_error(TSR_ERR_MPI, fn,
                           "BLACS context %d: its communicator has %d processes, the grid %dx%d",
-                          ctxt, size, gp->nprow, gp->npcol);
+                          ctxt, size, p, q);
   if (grid_keyval == MPI_KEYVAL_INVALID) {
     rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, grid_delete, &grid_keyval, NULL);
     if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_create_keyval");
@@ -277,24 +292,35 @@ static tsr_status grid_of_context(const char *fn, int ctxt, const grid_pos *gp, 
   int flag = 0;
   rc = MPI_Comm_get_attr(comm, grid_keyval, &attr, &flag);
   if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_get_attr");
-  if (flag) {
-    *out = attr;
-    return TSR_OK;
+  context_grids *cg = flag ? attr : NULL;
+  if (cg == NULL) {
+    cg = calloc(1, sizeof *cg + (size_t)(p * q) * sizeof cg->rotated[0]);
+    if (cg == NULL) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "grid cache");
+    cg->nprow = p;
+    cg->npcol = q;
+    rc = MPI_Comm_set_attr(comm, grid_keyval, cg);
+    if (rc != MPI_SUCCESS) {
+      free(cg);
+      return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_set_attr");
+    }
   }
-  MPI_Comm ordered = MPI_COMM_NULL;
-  rc = MPI_Comm_split(comm, 0, gp->myrow * gp->npcol + gp->mycol, &ordered);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_split");
-  tsr_grid *g = NULL;
-  tsr_status st = tsr_grid_create(ordered, gp->nprow, gp->npcol, &g);
-  MPI_Comm_free(&ordered);
-  if (st != TSR_OK) return st;
-  rc = MPI_Comm_set_attr(comm, grid_keyval, g);
-  if (rc != MPI_SUCCESS) {
-    tsr_grid_free(g);
-    return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_set_attr");
+  tsr_grid **slot = &cg->rotated[rs * q + cs];
+  if (*slot == NULL) {
+    int key = ((gp->myrow - rs + p) % p) * q + (gp->mycol - cs + q) % q;
+    MPI_Comm ordered = MPI_COMM_NULL;
+    rc = MPI_Comm_split(comm, 0, key, &ordered);
+    if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_split");
+    tsr_status st = tsr_grid_create(ordered, p, q, slot);
+    MPI_Comm_free(&ordered);
+    if (st != TSR_OK) return st;
   }
-  *out = g;
+  *out = *slot;
   return TSR_OK;
+}
+
+/* A dimension's source process seen from a grid rotated by `by` (replicated stays -1). */
+static void rotate_dim(tsr__bc_dim *d, int by) {
+  if (d->src >= 0) d->src = (d->src - by + d->nprocs) % d->nprocs;
 }
 
 /* ---------------------------------------------------------------- layouts ------------- */
@@ -594,7 +620,16 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
     bool moved = false;
     /* Messages of Tessera's layers name the routine the user called. */
     const char *prev = tsr__api_enter(rout);
-    tsr_status st = grid_of_context(rout, ctxt, &gp, &g);
+    /* The grid on which sub(C) starts on process (0, 0), the layouts seen from it. */
+    int rs = tsr__bc_owner(&p.c.row, 0), cs = tsr__bc_owner(&p.c.col, 0);
+    rs = rs < 0 ? 0 : rs;
+    cs = cs < 0 ? 0 : cs;
+    tsr__bc_matrix *ops[3] = {&p.a, &p.b, &p.c};
+    for (int i = 0; i < 3; i++) {
+      rotate_dim(&ops[i]->row, rs);
+      rotate_dim(&ops[i]->col, cs);
+    }
+    tsr_status st = grid_of_context(rout, ctxt, &gp, rs, cs, &g);
     if (st == TSR_OK) st = compute(&p, g, &moved, &acc);
     add(&n_sent, acc.bytes_sent);
     add(&n_received, acc.bytes_received);
