@@ -25,8 +25,8 @@
  *
  * Every call is computed by Tessera (nothing is forwarded to the ScaLAPACK underneath): when
  * the three submatrices are laid out as Tessera's SUMMA needs them (each starts a full
- * block on process (0, 0), no transposes, matching block sizes) SUMMA runs directly on the
- * caller's memory; otherwise the operands that do not fit are first redistributed (one
+ * block on the process where sub(C) starts, no transposes, matching block sizes) SUMMA runs
+ * directly on the caller's memory, on the grid rotated to put that process at (0, 0); otherwise the operands that do not fit are first redistributed (one
  * collective MPI_Alltoallv each, transposing on the way) into that layout, and C is
  * redistributed back. See docs/scalapack.md.
  *

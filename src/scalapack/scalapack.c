@@ -4,10 +4,11 @@
  * A call goes through four steps: (1) the reference PBLAS argument checks, with the
  * reference error codes, reported as the reference reports them; (2) the reference quick
  * return and the alpha = 0 / K = 0 case (sub(C) = beta sub(C), local, A and B not read);
- * (3) the BLACS context's grid as a tsr_grid (created once per context and cached on the
- * context's MPI communicator as an attribute, freed when BLACS frees the context); (4) the
- * product: each operand whose submatrix is already in the layout SUMMA needs (full blocks
- * from process (0, 0), not transposed, blocks matching the other operands) is used in place;
+ * (3) the BLACS context's grid as a tsr_grid, rotated so that sub(C) starts on its process
+ * (0, 0) (created once per context and rotation, cached on the context's MPI communicator as
+ * an attribute, freed when BLACS frees the context); (4) the product: each operand whose
+ * submatrix is already in the layout SUMMA needs on that grid (full blocks from process
+ * (0, 0), not transposed, blocks matching the other operands) is used in place;
  * the others are redistributed into that layout (src/mpi/redistribute.c), C back at the end.
  */
 #include <fcntl.h>
