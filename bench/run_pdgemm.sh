@@ -45,7 +45,7 @@ python3 - "$lines" "$json" "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 cpu = sys.argv[3]
-out = {"cpu": cpu, "results": []}
+out = {"benchmark": "bench_pdgemm", "cpu": cpu, "results": []}
 print(f"\nPDGEMM n = {runs[0]['n']}, NB = {runs[0]['nb']}, one thread per rank, CPU: {cpu}")
 print(f"{'grid':>5} {'ScaLAPACK GFLOP/s':>26} {'Tessera GFLOP/s':>26} {'ratio':>6}")
 for grid in sorted({(r["p"], r["q"]) for r in runs}):
@@ -60,11 +60,11 @@ for grid in sorted({(r["p"], r["q"]) for r in runs}):
     fmt = lambda t: f"{t[0]:8.2f} ({t[1]:.2f}-{t[2]:.2f})"
     print(f"{grid[0]}x{grid[1]:<3} {fmt(res['scalapack']):>26} {fmt(res['tessera']):>26} "
           f"{ratio:6.2f}{'' if ok else '  CHECKSUMS DIFFER'}")
-    out["results"].append({"p": grid[0], "q": grid[1], "ratio": ratio, "same_result": ok,
-                           "scalapack_gflops": res["scalapack"][3],
-                           "tessera_gflops": res["tessera"][3],
-                           "scalapack_median": res["scalapack"][0],
-                           "tessera_median": res["tessera"][0]})
+    out["results"].append({"grid": f"{grid[0]}x{grid[1]}", "n": runs[0]["n"],
+                           "nb": runs[0]["nb"], "scalapack_gflops": res["scalapack"][0],
+                           "tessera_gflops": res["tessera"][0], "ratio": ratio,
+                           "same_result": ok, "scalapack_reps": res["scalapack"][3],
+                           "tessera_reps": res["tessera"][3]})
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 print(f"JSON: {sys.argv[2]}")
 PY
