@@ -63,7 +63,7 @@ static int leftovers(void) {
   DIR *d = opendir(dir);
   struct dirent *e;
   while (d && (e = readdir(d)))
-    if (strstr(e->d_name, ".tmp.") || strcmp(e->d_name, "c.npy") == 0) n++;
+    if (strstr(e->d_name, ".tessera-tmp.") || strcmp(e->d_name, "c.npy") == 0) n++;
   if (d) closedir(d);
   return n;
 }

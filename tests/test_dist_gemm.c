@@ -67,16 +67,20 @@ static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int
   MPI_Allreduce(bytes, tot, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   assert_true(tot[0] == tot[1]);
   DIST_ASSERT(stats.total_seconds >= stats.compute_seconds && stats.compute_seconds >= 0);
-  /* Freivalds' check accepts the product. */
+  /* Freivalds' check accepts the product (beta * C0 included), with the tolerance it reports. */
   if (k > 0) {
-    double res = -1;
-    if (beta == 0.0) {
-      TSR_ASSERT_OK(tsr_dist_gemm_verify(ta ? TSR_TRANS : TSR_NO_TRANS,
-                                         tb ? TSR_TRANS : TSR_NO_TRANS, alpha, A, B, C, 7, &res));
-      double vtol =
-          (double)(k + 2) * (dt == TSR_F32 ? 6e-8 : 1.2e-16) + 2.0 * (k + n + 2) * 1.2e-16;
-      assert_true(res >= 0 && res <= vtol);
-    }
+    tsr_dist_verify_result vr;
+    tsr_dmatrix *C0 = beta != 0.0 ? dist_matrix_from(g, c0, m, n, nb, nb, dt) : NULL;
+    TSR_ASSERT_OK(tsr_dist_gemm_verify(ta ? TSR_TRANS : TSR_NO_TRANS, tb ? TSR_TRANS : TSR_NO_TRANS,
+                                       alpha, A, B, beta, C0, C, 7, &vr));
+    if (vr.verdict != TSR_VERIFY_PASSED)
+      print_error("verify: verdict %d residual %g tolerance %g\n", (int)vr.verdict, vr.residual,
+                  vr.tolerance);
+    assert_int_equal(vr.verdict, TSR_VERIFY_PASSED);
+    assert_true(vr.residual >= 0 && vr.residual <= vr.tolerance);
+    assert_int_equal(vr.rows_checked, m);
+    assert_int_equal(vr.nonfinite_inputs, 0);
+    tsr_dmatrix_free(C0);
   }
   tsr_dmatrix_free(A);
   tsr_dmatrix_free(B);
@@ -133,9 +137,10 @@ static void test_verify_detects_error(void **state) {
   TSR_ASSERT_OK(tsr_dmatrix_fill_random(A, 1, -1, 1));
   TSR_ASSERT_OK(tsr_dmatrix_fill_random(B, 2, -1, 1));
   TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, C));
-  double res = -1;
-  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, C, 3, &res));
-  assert_true(res < 1e-13);
+  tsr_dist_verify_result vr;
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, NULL, C, 3, &vr));
+  assert_int_equal(vr.verdict, TSR_VERIFY_PASSED);
+  assert_true(vr.residual <= vr.tolerance);
   /* Rank 0 owns global element (0, 0): its first local element. */
   if (dist_rank == 0) {
     tsr_array *loc = NULL;
@@ -149,8 +154,9 @@ static void test_verify_detects_error(void **state) {
     free(v);
     tsr_array_release(loc);
   }
-  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, C, 3, &res));
-  assert_true(res > 1e-8);
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, NULL, C, 3, &vr));
+  assert_int_equal(vr.verdict, TSR_VERIFY_FAILED);
+  assert_true(vr.residual > 1e3 * vr.tolerance);
   tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C);
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
@@ -179,8 +185,8 @@ static void test_bad_arguments(void **state) {
                     TSR_ERR_INVALID_ARGUMENT, "transpose");
   TSR_ASSERT_STATUS(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, NULL, B, 0, C),
                     TSR_ERR_NULL_POINTER, "A");
-  double res;
-  TSR_ASSERT_STATUS(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, B, C, 1, &res),
+  tsr_dist_verify_result res;
+  TSR_ASSERT_STATUS(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, B, 0, NULL, C, 1, &res),
                     TSR_ERR_SHAPE, "inner dimensions differ");
   /* A grid that does not match the rank count names P, Q and the size. */
   tsr_grid *bad = NULL;
