@@ -15,7 +15,7 @@
  *    so a FIFO or a device is refused instead of blocking.
  * A temporary left by a killed process (SIGKILL, power loss) matches `.*.tessera-tmp.*`.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* fallocate */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -170,6 +170,24 @@ tsr_status tsr__write_all(const char *fn, const char *path, int fd, const void *
     done += (size_t)w;
   }
   return TSR_OK;
+}
+
+tsr_status tsr__reserve_space(const char *fn, const char *path, uint64_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  int fd = open(path, O_WRONLY | O_NOCTTY);
+  if (fd < 0) return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", path, strerror(errno));
+  tsr_status st = TSR_OK;
+#if defined(__linux__)
+  int rc;
+  do
+    rc = fallocate(fd, 0, 0, (off_t)bytes);
+  while (rc != 0 && errno == EINTR);
+  if (rc != 0 && errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL)
+    st = tsr__set_error(TSR_ERR_IO, fn, "cannot reserve %llu bytes for %s: %s",
+                        (unsigned long long)bytes, path, strerror(errno));
+#endif
+  close(fd);
+  return st;
 }
 
 /* Syncs the directory holding `path` so that the rename survives a crash. Best effort: some

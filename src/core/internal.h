@@ -115,6 +115,10 @@ tsr_status tsr__check_output(const char *fn, const char *path);
 tsr_status tsr__open_input(const char *fn, const char *path, int *fd, uint64_t *size);
 /* write() until all n bytes are written; a short or failed write is TSR_ERR_IO. */
 tsr_status tsr__write_all(const char *fn, const char *path, int fd, const void *data, size_t n);
+/* Reserves the disk blocks of the first `bytes` bytes of an existing file (Linux fallocate), so
+   that a full disk or a file size limit fails here, before any data is written, and no later
+   write can be dropped for lack of space; a file system that cannot reserve is not an error. */
+tsr_status tsr__reserve_space(const char *fn, const char *path, uint64_t bytes);
 /* Checks the target again, renames the complete (synced, closed) temporary onto it and syncs
    the directory; removes the temporary on failure. */
 tsr_status tsr__commit_temp(const char *fn, const char *tmp, const char *path);

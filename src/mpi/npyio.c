@@ -235,6 +235,9 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
                         path, text);
     fh = MPI_FILE_NULL;
   }
+  /* Space for the whole file, before any data: a full disk fails here, on every rank. */
+  uint64_t total = (uint64_t)hlen + (uint64_t)(a->m * a->n) * es;
+  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(fn, tmpname, total);
   st = tsr__dist_agree(fn, g->comm, st);
   if (st != TSR_OK) {
     if (fh != MPI_FILE_NULL) MPI_File_close(&fh);
@@ -277,7 +280,7 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
   st = tsr__dist_agree(fn, g->comm, st);
   if (st == TSR_OK && g->rank == 0) {
     /* The size the file must have: a write that was silently dropped shows here. */
-    uint64_t want = (uint64_t)hlen + (uint64_t)(a->m * a->n) * es, size = 0;
+    uint64_t want = total, size = 0;
     int fd = -1;
     st = tsr__open_input(fn, tmpname, &fd, &size);
     if (fd >= 0) close(fd);
