@@ -95,9 +95,10 @@ TSR_API tsr_status tsr_file_check_output(const char *path);
 /**
  * The temporary name under which Tessera writes `path` before renaming it into place:
  * `DIR/.NAME.tessera-tmp.PID.SEQ`, where NAME is the final component of `path` cut to its first
- * 100 bytes (so the name stays below NAME_MAX and below the lengths MPI-IO libraries add for
- * their own files), PID the writing process (rank 0 of the communicator for
- * tsr_dmatrix_write_npy(), SEQ 0 there; tsr_npy_save() and tsr_file_write() use SEQ >= 1).
+ * 32 bytes (so the name stays far below NAME_MAX and the whole path below the lengths MPI-IO
+ * libraries can take with their own suffixes), PID the writing process (rank 0 of the
+ * communicator for tsr_dmatrix_write_npy(), whose SEQ counts its calls in that process from 0;
+ * tsr_npy_save() and tsr_file_write() use SEQ >= 1 from their own counter).
  * Such a file is removed on every error path; one left by a killed process matches
  * `.*.tessera-tmp.*` and may be deleted. Local, async-signal-safe to *use* the result (e.g.
  * unlink() it from a signal handler).

@@ -7,8 +7,8 @@
  *    symbolic link, device node, FIFO, socket or directory, which a rename would replace),
  *    in an existing, writable directory, with a temporary name that fits NAME_MAX/PATH_MAX;
  *  - data goes to a temporary file in the same directory, DIR/.NAME.tessera-tmp.PID.SEQ (NAME
- *    cut to TSR__TEMP_NAME_KEEP bytes so the name stays far below NAME_MAX and below the
- *    lengths MPI libraries append to it for their shared file pointers), every write checked
+ *    cut to TSR__TEMP_NAME_KEEP bytes so the name stays far below NAME_MAX and the path below
+ *    the lengths MPI libraries can take with their own suffixes), every write checked
  *    for its byte count, fsync()ed, closed, the target checked again, then rename()d; the
  *    directory is synced after the rename;
  *  - inputs are opened with O_NONBLOCK and must be regular files (fstat) before a byte is read,

@@ -100,7 +100,7 @@ int tsr__host_big_endian(void);
 void tsr__byteswap(void *data, int64_t n, size_t itemsize);
 
 /* Bytes of the final file name kept in a temporary name (DIR/.NAME.tessera-tmp.PID.SEQ). */
-#define TSR__TEMP_NAME_KEEP 100
+#define TSR__TEMP_NAME_KEEP 32
 
 /* The temporary name for `path` (same directory); TSR_ERR_INVALID_ARGUMENT when path is empty,
    ends in '/', or it or the temporary name exceeds NAME_MAX/PATH_MAX. Local. */

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,30 @@ static tsr_status check_input(const char *fn, const char *path, uint64_t need) {
   return TSR_OK;
 }
 
+/* Open MPI's MPI-IO (ompio) names its shared-file-pointer files after the path it opens plus a
+   suffix, in fixed 256-byte buffers or as one name component: a path over about 244 bytes, or
+   a last component over about 225, aborts the process inside MPI_File_open (measured with Open
+   MPI 4.1). Such inputs are refused up front, with margin; outputs are opened under their short
+   temporary name (tsr__temp_path), checked alike. */
+#if defined(OMPI_MAJOR_VERSION)
+#define MPIIO_PATH_MAX 230
+#define MPIIO_NAME_MAX 215
+#else
+#define MPIIO_PATH_MAX 4095
+#define MPIIO_NAME_MAX 255
+#endif
+static tsr_status check_mpiio_name(const char *fn, const char *path, const char *user_path) {
+  const char *slash = strrchr(path, '/');
+  size_t len = strlen(slash ? slash + 1 : path), plen = strlen(path);
+  if (len > MPIIO_NAME_MAX || plen > MPIIO_PATH_MAX)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "'%s': a path of %zu bytes (last component %zu) is longer than this MPI "
+                          "library's MPI-IO can open (%d, %d); use a shorter name or folder, or a "
+                          "link with a shorter path",
+                          user_path, plen, len, MPIIO_PATH_MAX, MPIIO_NAME_MAX);
+  return TSR_OK;
+}
+
 /* True when an MPI-IO call moved exactly `want` elements of `type`. */
 static bool full_count(MPI_Status *status, MPI_Datatype type, int want, int *got) {
   *got = -1;
@@ -108,6 +133,7 @@ tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, in
   size_t es = tsr__dtype_size(h.dtype);
   st = tsr__dm_create(fn, grid, h.shape[0], h.shape[1], mb, nb, h.dtype, device, &a);
   if (st == TSR_OK) st = check_int_sizes(fn, a, path);
+  if (st == TSR_OK && a->m > 0 && a->n > 0) st = check_mpiio_name(fn, path, path);
   if (st == TSR_OK && a->m > 0 && a->n > 0)
     st = check_input(fn, path, (uint64_t)h.data_offset + (uint64_t)(a->m * a->n) * es);
   if (st == TSR_OK) st = tsr__dm_host_get(fn, a, false, &local, &staged);
@@ -194,7 +220,14 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
   bool staged = false, created = false;
   MPI_File fh = MPI_FILE_NULL;
   MPI_Datatype ftype = MPI_DATATYPE_NULL;
-  st = tsr__temp_path(fn, path, (long)pid, 0, tmpname, sizeof tmpname);
+  /* The sequence number tells apart two writes of one job whose names share their first
+     TSR__TEMP_NAME_KEEP bytes; rank 0's count is used. */
+  static atomic_uint sequence;
+  unsigned seq = atomic_fetch_add(&sequence, 1u);
+  rc = MPI_Bcast(&seq, 1, MPI_UNSIGNED, 0, g->comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  st = tsr__temp_path(fn, path, (long)pid, seq, tmpname, sizeof tmpname);
+  if (st == TSR_OK) st = check_mpiio_name(fn, tmpname, path);
   if (st == TSR_OK && g->rank == 0) {
     int64_t shape[2] = {a->m, a->n};
     st = tsr_npy_format_header(a->dtype, fortran_order, 2, shape, header, sizeof header, &hlen);
