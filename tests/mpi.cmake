@@ -31,6 +31,6 @@ if(TARGET tessera-gemm AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_dist_cli.c)
   add_test(NAME dist_cli
            COMMAND test_dist_cli ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:tessera-gemm>
                    ${PROJECT_SOURCE_DIR}/data)
-  set_tests_properties(dist_cli PROPERTIES LABELS mpi TIMEOUT 180
+  set_tests_properties(dist_cli PROPERTIES LABELS mpi TIMEOUT 600
                        ENVIRONMENT "${TSR_MPI_TEST_ENV}")
 endif()

@@ -241,7 +241,10 @@ static void test_verify_ieee_specials(void **state) {
     TSR_ASSERT_OK(
         tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, Abig, Bbig, 0.0, NULL, C, 9, &vr));
     assert_int_equal(vr.nonfinite_inputs, 0);
-    if (vr.verdict != TSR_VERIFY_PARTIAL || vr.rows_unverified != 4) print_error("verdict %d unverified %lld checked %lld residual %g tol %g\n", (int)vr.verdict, (long long)vr.rows_unverified, (long long)vr.rows_checked, vr.residual, vr.tolerance);
+    if (vr.verdict != TSR_VERIFY_PARTIAL || vr.rows_unverified != 4)
+      print_error("verdict %d unverified %lld checked %lld residual %g tol %g\n", (int)vr.verdict,
+                  (long long)vr.rows_unverified, (long long)vr.rows_checked, vr.residual,
+                  vr.tolerance);
     assert_int_equal(vr.verdict, TSR_VERIFY_PARTIAL);
     assert_int_equal(vr.rows_unverified, 4);
     assert_int_equal(vr.rows_checked, m - 4);
@@ -271,8 +274,9 @@ static void test_verify_ieee_specials(void **state) {
   assert_int_equal(vr.nonfinite_inputs, 0);
 
   /* beta != 0 needs C0. */
-  TSR_ASSERT_STATUS(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 1.0, NULL, C, 9, &vr),
-                    TSR_ERR_NULL_POINTER, "C0");
+  TSR_ASSERT_STATUS(
+      tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 1.0, NULL, C, 9, &vr),
+      TSR_ERR_NULL_POINTER, "C0");
   tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C), tsr_dmatrix_free(C0);
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
@@ -330,10 +334,8 @@ static void test_bad_arguments(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_gemm_all_grids),
-    cmocka_unit_test(test_rectangular_blocks),
-    cmocka_unit_test(test_verify_detects_error),
-    cmocka_unit_test(test_verify_ieee_specials),
+    cmocka_unit_test(test_gemm_all_grids),       cmocka_unit_test(test_rectangular_blocks),
+    cmocka_unit_test(test_verify_detects_error), cmocka_unit_test(test_verify_ieee_specials),
     cmocka_unit_test(test_bad_arguments),
 };
 

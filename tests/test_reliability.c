@@ -218,8 +218,8 @@ static int save_under_fsize_limit(const char *path, rlim_t limit) {
     if (setrlimit(RLIMIT_FSIZE, &rl) != 0) _exit(77);
     tsr_array *a = random_matrix(200, 200, 6); /* 320 KB */
     tsr_status st = tsr_npy_save(path, a);
-    int ok = st == TSR_ERR_IO && (strstr(tsr_last_error(), "File too large") ||
-                                  strstr(tsr_last_error(), "wrote"));
+    int ok = st == TSR_ERR_IO &&
+             (strstr(tsr_last_error(), "File too large") || strstr(tsr_last_error(), "wrote"));
     if (!ok) fprintf(stderr, "status %s: %s\n", tsr_status_name(st), tsr_last_error());
     tsr_array_release(a);
     _exit(ok ? 0 : 1);
