@@ -37,13 +37,6 @@
 #define NAME_MAX 255
 #endif
 
-int tsr__host_big_endian(void) {
-  const uint16_t one = 1;
-  unsigned char first;
-  memcpy(&first, &one, 1);
-  return first == 0;
-}
-
 void tsr__byteswap(void *data, int64_t n, size_t itemsize) {
   unsigned char *p = (unsigned char *)data;
   for (int64_t i = 0; i < n; i++, p += itemsize)

@@ -96,7 +96,13 @@ void tsr__host_free(void *ptr);
 /* ---------------------------------------------------------------- files (fileio.c) ---- */
 
 /* .npy data is little-endian on disk; these convert on big-endian hosts and read '>' files. */
-int tsr__host_big_endian(void);
+static inline int tsr__host_big_endian(void) {
+  const union {
+    uint16_t u;
+    unsigned char c[2];
+  } one = {1};
+  return one.c[0] == 0;
+}
 void tsr__byteswap(void *data, int64_t n, size_t itemsize);
 
 /* Bytes of the final file name kept in a temporary name (DIR/.NAME.tessera-tmp.PID.SEQ). */
