@@ -145,7 +145,7 @@ static void test_verify_detects_error(void **state) {
   if (dist_rank == 0) {
     tsr_array *loc = NULL;
     TSR_ASSERT_OK(tsr_dmatrix_local(C, &loc));
-    tsr_array_info_t info;
+    tsr_array_props info;
     TSR_ASSERT_OK(tsr_array_info(loc, &info));
     double *v = malloc((size_t)info.size * sizeof *v);
     TSR_ASSERT_OK(tsr_array_read(loc, v, (size_t)info.size * sizeof *v));
@@ -218,9 +218,9 @@ static void test_verify_ieee_specials(void **state) {
     /* Scale the first 4 rows (the first block row, owned by process row 0). */
     tsr_array *loc = NULL;
     TSR_ASSERT_OK(tsr_dmatrix_local(Abig, &loc));
-    tsr_dmatrix_info_t info;
+    tsr_dmatrix_props info;
     TSR_ASSERT_OK(tsr_dmatrix_info(Abig, &info));
-    tsr_grid_info_t gi;
+    tsr_grid_props gi;
     TSR_ASSERT_OK(tsr_grid_info(g, &gi));
     /* tsr_array_read gives the local_rows x local_cols view in C order. */
     size_t cnt = (size_t)(info.local_rows * info.local_cols);
@@ -260,7 +260,7 @@ static void test_verify_ieee_specials(void **state) {
   if (dist_rank == 0) {
     tsr_array *loc = NULL;
     TSR_ASSERT_OK(tsr_dmatrix_local(C, &loc));
-    tsr_array_info_t li;
+    tsr_array_props li;
     TSR_ASSERT_OK(tsr_array_info(loc, &li));
     float *v = malloc((size_t)li.size * sizeof *v);
     TSR_ASSERT_OK(tsr_array_read(loc, v, (size_t)li.size * sizeof *v));

@@ -122,7 +122,7 @@ static void test_read_every_flavour(void **state) {
           for (int64_t nb = 2; nb <= 16; nb *= 4) {
             tsr_dmatrix *a = NULL;
             TSR_ASSERT_OK(tsr_dmatrix_read_npy(g, path, nb, nb + 1, TSR_CPU, &a));
-            tsr_dmatrix_info_t info;
+            tsr_dmatrix_props info;
             TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
             assert_int_equal(info.m, m);
             assert_int_equal(info.n, n);
@@ -333,7 +333,7 @@ static void test_unlucky_paths(void **state) {
   snprintf(path, sizeof path, "%s/%s", dir, name);
   TSR_ASSERT_OK(tsr_dmatrix_write_npy(b, path, 0));
   TSR_ASSERT_OK(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, &a));
-  tsr_dmatrix_info_t info;
+  tsr_dmatrix_props info;
   TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
   assert_true(info.m == 9 && info.n == 7);
   tsr_dmatrix_free(a);

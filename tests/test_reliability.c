@@ -56,7 +56,7 @@ static void save_and_check(const char *path, const tsr_array *a) {
   TSR_ASSERT_OK(tsr_npy_save(path, a));
   tsr_array *b = NULL;
   TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &b));
-  tsr_array_info_t ia, ib;
+  tsr_array_props ia, ib;
   TSR_ASSERT_OK(tsr_array_info(a, &ia));
   TSR_ASSERT_OK(tsr_array_info(b, &ib));
   assert_int_equal(ia.size, ib.size);
@@ -243,7 +243,7 @@ static void test_full_disk(void **state) {
   assert_int_equal(temps, 0);
   tsr_array *b = NULL;
   TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &b));
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(b, &info));
   assert_int_equal(info.size, 6); /* still the old file */
   tsr_array_release(b);

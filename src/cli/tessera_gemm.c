@@ -42,7 +42,7 @@ typedef struct job {
   options o;
   rank_env env;
   tsr_grid *grid;
-  tsr_grid_info_t gi;
+  tsr_grid_props gi;
   tsr_dmatrix *A, *B, *C, *C0;
   int64_t ar, ac, br, bc; /* stored shapes of A and B */
   job_info ji;

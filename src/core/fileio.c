@@ -235,17 +235,20 @@ tsr_status tsr__save_file(const char *fn, const char *path, const void *const *p
 /* ---------------------------------------------------------------- public -------------- */
 
 tsr_status tsr_file_check_output(const char *path) {
+  TSR_API_ENTRY();
   if (!path) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "path is NULL");
   return tsr__check_output(__func__, path);
 }
 
 tsr_status tsr_file_temp_path(const char *path, long pid, unsigned seq, char *buf, size_t cap) {
+  TSR_API_ENTRY();
   if (!path || !buf)
     return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", path ? "buf" : "path");
   return tsr__temp_path(__func__, path, pid, seq, buf, cap);
 }
 
 tsr_status tsr_file_write(const char *path, const void *data, size_t len) {
+  TSR_API_ENTRY();
   if (!path || (!data && len > 0))
     return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", path ? "data" : "path");
   const void *parts[1] = {data ? data : ""};

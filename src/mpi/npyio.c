@@ -100,6 +100,7 @@ static bool full_count(MPI_Status *status, MPI_Datatype type, int want, int *got
 
 tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,
                                 tsr_device device, tsr_dmatrix **out) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_read_npy";
   if (!grid || !out)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", grid ? "out" : "grid");
@@ -194,6 +195,7 @@ fail:
 }
 
 tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int fortran_order) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_write_npy";
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
   tsr_grid *g = a->grid;
