@@ -430,9 +430,9 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
   bool use_c0 = beta != 0.0;
   if (!a || !b || !c || !result || (use_c0 && !c0))
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
-                          !a   ? "A"
-                          : !b ? "B"
-                          : !c ? "C"
+                          !a        ? "A"
+                          : !b      ? "B"
+                          : !c      ? "C"
                           : !result ? "result"
                                     : "C0 (beta != 0)");
   tsr_status st = gemm_check(fn, transa, transb, a, b, c);
@@ -524,7 +524,7 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
     }
     result->residual = worst;
     failed = failed || worst > result->tolerance;
-    result->verdict = failed                      ? TSR_VERIFY_FAILED
+    result->verdict = failed                        ? TSR_VERIFY_FAILED
                       : result->rows_unverified > 0 ? TSR_VERIFY_PARTIAL
                                                     : TSR_VERIFY_PASSED;
   }
