@@ -257,9 +257,23 @@ static int64_t memory_need(const job *j) {
   return (base + phase) * es + vectors + MEMORY_OVERHEAD;
 }
 
+/* Device memory per rank for a GPU run: the GPU's memory over the node's ranks sharing it. */
+static int64_t device_memory_share(const rank_env *env) {
+  tsr_device_props props;
+  int ndev = 0;
+  if (tsr_device_get_props(env->device, &props) != TSR_OK ||
+      tsr_device_count(env->device.kind, &ndev) != TSR_OK || ndev < 1)
+    return 0;
+  int sharing = (env->local_size + ndev - 1) / ndev;
+  return (int64_t)(props.total_memory / (size_t)(sharing > 0 ? sharing : 1));
+}
+
 static int step_memory(job *j) {
   int64_t need = memory_need(j);
-  int64_t limit = j->o.max_memory ? j->o.max_memory : memory_available(j->env.local_size);
+  int gpu = j->env.device.kind != TSR_DEVICE_CPU;
+  int64_t limit = j->o.max_memory ? j->o.max_memory
+                  : gpu           ? device_memory_share(&j->env)
+                                  : memory_available(j->env.local_size);
   int code = 0;
   if (limit > 0 && need > limit) {
     if (j->o.max_memory)
@@ -267,6 +281,13 @@ static int step_memory(job *j) {
                "rank %d needs about %.3g GiB (%lld bytes: its blocks of A, B and C, panels and "
                "buffers), over --max-memory %lld bytes; nothing was allocated",
                g_rank, (double)need / 1073741824.0, (long long)need, (long long)j->o.max_memory);
+    else if (gpu)
+      snprintf(j->msg, sizeof j->msg,
+               "rank %d needs about %.3g GiB (%lld bytes: its blocks of A, B and C, panels and "
+               "buffers) but its GPU %s has %.3g GiB per rank on %s; nothing was allocated. Use "
+               "more ranks or nodes, or --max-memory BYTES to override",
+               g_rank, (double)need / 1073741824.0, (long long)need, j->env.device_name,
+               (double)limit / 1073741824.0, j->env.host);
     else
       snprintf(j->msg, sizeof j->msg,
                "rank %d needs about %.3g GiB (%lld bytes: its blocks of A, B and C, panels and "
