@@ -62,7 +62,8 @@ endif()
 # src/gpu with a small CUDA emulator (threads of a block as fibers, warps of 32 or wavefronts
 # of 64 lanes) and runs the cross-device test against them, on a machine without a GPU. It
 # checks indexing, tiling, edge tiles, vector paths, split-K, shuffles and barriers'
-# placement; it cannot see races inside a barrier interval (threads run one at a time, in
+# placement, and (warp 32, MPI builds) SUMMA's GPU panel paths under mpirun -np 2; it cannot
+# see races inside a barrier interval (threads run one at a time, in
 # order), misaligned-access faults (host loads do not fault), memory spaces or timing.
 # TSR_EMU_QUICK=1 keeps it to a few minutes (the GEMM cases on edge tiles, both tile
 # configurations and split-K; the other tests in full).
@@ -71,9 +72,14 @@ if(TSR_HAVE_CUDA)
   find_program(TSR_EMU_CXX g++)
   if(TSR_BASH AND TSR_EMU_CXX)
     foreach(warp 32 64)
+      set(tsr_emu_tests gpu_cross kernel_helpers gpu_fault)
+      if(TSR_HAVE_MPI AND warp EQUAL 32)
+        # SUMMA with emulated-GPU matrices, 2 ranks, staged and device-to-device panels.
+        list(APPEND tsr_emu_tests dist_gemm)
+      endif()
       add_test(NAME gpu_emu_warp${warp}
                COMMAND ${TSR_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emu/run.sh ${PROJECT_BINARY_DIR}
-                       ${warp} gpu_cross kernel_helpers gpu_fault)
+                       ${warp} ${tsr_emu_tests})
       # warp 64 also runs in the sync-debug mode (every launch waits and checks).
       set(env TSR_EMU_QUICK=1)
       if(warp EQUAL 64)
