@@ -213,6 +213,7 @@ typedef struct tsr__gemm_args {
   void *c;
   int64_t ldc;
   tsr_gemm_path path;
+  const char *fn; /* the public function the user called, for error messages (NULL: tsr_gemm) */
 } tsr__gemm_args;
 
 /* Resolves TSR_GEMM_AUTO from the TSR_GEMM environment variable. */

@@ -168,6 +168,7 @@ static tsr_status gemm_mats(const char *fn, const struct tsr__backend_ops *ops, 
   args.c = cm.data;
   args.ldc = ldc;
   args.path = path;
+  args.fn = fn;
   if (!c_t) {
     args.m = m;
     args.n = n;

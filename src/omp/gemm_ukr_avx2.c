@@ -1,6 +1,6 @@
 /*
  * AVX2+FMA micro-kernels, compiled with -mavx2 -mfma (gemm.cmake) and called only after
- * run-time detection (gemm_kernels.c). x86-64 only.
+ * run-time detection (gemm_registry.c). x86-64 only.
  *
  * Register block 6 x (2 vectors): 6x16 for f32, 6x8 for f64 (the classic Haswell shape).
  * Per k step 2 aligned vector loads of B and 6 broadcasts of A feed 12 FMAs. Measured on

@@ -1,6 +1,6 @@
 /*
  * AVX-512F micro-kernels, compiled with -mavx512f -mfma (gemm.cmake) and called only after
- * run-time detection (gemm_kernels.c). x86-64 only.
+ * run-time detection (gemm_registry.c). x86-64 only.
  *
  * Register block 14 x (2 vectors): 14x32 for f32, 14x16 for f64 (the row-major analogue of
  * BLIS's Skylake-X 16x14 / 32x12 shapes). Per k step: 2 aligned vector loads of B and 14
