@@ -18,6 +18,8 @@
  * the next. Figures are medians over the repetitions; the spread is min..max. GFLOP/s =
  * 2*m*n*k / seconds / 1e9. ratio = Tessera / the best anchor of that case. The load average
  * at the start is printed: on a shared machine, read the ratios, not the absolute figures.
+ * Single-thread cases are also timed in process CPU time (CLOCK_PROCESS_CPUTIME_ID), which a
+ * crowded machine's preemptions do not inflate: the column ratio_cpu (JSON "cpu_time").
  *
  * Usage: bench_gemm [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2]
  *                   [--dtypes s,d] [--reps N] [--pause-ms MS] [--anchors LIST] [--json FILE]
@@ -189,9 +191,16 @@ static void set_threads(int impl, int t) {
   }
 }
 
-/* One run; returns seconds, or -1 on failure. */
-static double run_once(const bench_ctx *x, int impl) {
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One run; returns wall seconds (and process CPU seconds in *cpu), or -1 on failure. */
+static double run_once(const bench_ctx *x, int impl, double *cpu) {
   const int m = (int)x->cs.m, n = (int)x->cs.n, k = (int)x->cs.k;
+  const double c0 = cpu_s();
   double t0 = now_s();
   if (impl < IMPL_ANCHOR0) {
     tsr__gemm_args g = {.dtype = x->dtype,
@@ -209,6 +218,9 @@ static double run_once(const bench_ctx *x, int impl) {
                         .path = TSR_GEMM_NATIVE,
                         .fn = "bench_gemm"};
     if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
+    const double t1 = now_s();
+    *cpu = cpu_s() - c0;
+    return t1 - t0;
   } else {
     const anchor *a = &anchors[impl - IMPL_ANCHOR0];
     if (x->dtype == TSR_F32)
@@ -218,7 +230,9 @@ static double run_once(const bench_ctx *x, int impl) {
       a->dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0, x->a, k, x->b, n, 0.0,
                x->c, n);
   }
-  return now_s() - t0;
+  const double t1 = now_s();
+  *cpu = cpu_s() - c0;
+  return t1 - t0;
 }
 
 typedef struct bench_result {
@@ -227,6 +241,8 @@ typedef struct bench_result {
   bench_case cs;
   double med[NIMPL], lo[NIMPL], hi[NIMPL]; /* GFLOP/s; NAN when not measured */
   double best_anchor;
+  double cpu[NIMPL]; /* GFLOP/s from median process CPU time (1 thread only), else NAN */
+  double best_anchor_cpu;
 } bench_result;
 
 static void print_config(FILE *out, tsr_dtype dt, int t, int json) {
@@ -368,7 +384,7 @@ int main(int argc, char **argv) {
       if (reps > 64) reps = 64;
       for (int ti = 0; ti < nthreads && rc == 0; ++ti) {
         const int t = (int)threads[ti];
-        double times[NIMPL][64];
+        double times[NIMPL][64], ctimes[NIMPL][64];
         int impls[NIMPL], nimpl = 0;
         impls[nimpl++] = IMPL_DEFAULT;
         if (have_wisdom) impls[nimpl++] = IMPL_WISDOM;
@@ -379,12 +395,16 @@ int main(int argc, char **argv) {
           for (int q = 0; q < nimpl && rc == 0; ++q) {
             if (impls[q] < IMPL_ANCHOR0) use_wisdom(impls[q] == IMPL_WISDOM);
             set_threads(impls[q], t);
-            const double sec = run_once(&x, impls[q]);
+            double csec = 0;
+            const double sec = run_once(&x, impls[q], &csec);
             if (sec < 0) {
               fprintf(stderr, "gemm failed: %s\n", tsr_last_error());
               rc = 1;
             }
-            if (r >= 0) times[impls[q]][r] = sec;
+            if (r >= 0) {
+              times[impls[q]][r] = sec;
+              ctimes[impls[q]][r] = csec;
+            }
             pause_ms(pause);
           }
         if (rc) break;
@@ -392,9 +412,9 @@ int main(int argc, char **argv) {
         br->dtype = dtype == TSR_F32 ? "f32" : "f64";
         br->threads = t;
         br->cs = cs;
-        br->best_anchor = NAN;
+        br->best_anchor = br->best_anchor_cpu = NAN;
         for (int i = 0; i < NIMPL; ++i)
-          br->med[i] = br->lo[i] = br->hi[i] = NAN;
+          br->med[i] = br->lo[i] = br->hi[i] = br->cpu[i] = NAN;
         for (int q = 0; q < nimpl; ++q) {
           const int i = impls[q];
           const double med = median(times[i], reps); /* sorts: [0] fastest */
@@ -402,6 +422,11 @@ int main(int argc, char **argv) {
           br->hi[i] = flop / times[i][0] * 1e-9;
           br->lo[i] = flop / times[i][reps - 1] * 1e-9;
           if (i >= IMPL_ANCHOR0 && !(br->med[i] <= br->best_anchor)) br->best_anchor = br->med[i];
+          if (t == 1) {
+            br->cpu[i] = flop / median(ctimes[i], reps) * 1e-9;
+            if (i >= IMPL_ANCHOR0 && !(br->cpu[i] <= br->best_anchor_cpu))
+              br->best_anchor_cpu = br->cpu[i];
+          }
         }
         printf("%-4s %3d %4lldx%4lldx%4lld %8.1f", br->dtype, t, (long long)cs.m, (long long)cs.n,
                (long long)cs.k, br->med[IMPL_DEFAULT]);
@@ -411,6 +436,10 @@ int main(int argc, char **argv) {
         printf(" %6.1f..%-6.1f %7.2f", br->lo[IMPL_DEFAULT], br->hi[IMPL_DEFAULT],
                br->med[IMPL_DEFAULT] / br->best_anchor);
         if (have_wisdom) printf(" %7.2f", br->med[IMPL_WISDOM] / br->best_anchor);
+        if (t == 1) {
+          printf("   cpu-time ratio %.2f", br->cpu[IMPL_DEFAULT] / br->best_anchor_cpu);
+          if (have_wisdom) printf(" / %.2f", br->cpu[IMPL_WISDOM] / br->best_anchor_cpu);
+        }
         printf("\n");
         fflush(stdout);
       }
@@ -457,6 +486,15 @@ int main(int argc, char **argv) {
     fprintf(f, ", \"ratio\": %s", json_num(br->med[IMPL_DEFAULT] / br->best_anchor, b[0]));
     if (have_wisdom)
       fprintf(f, ", \"ratio_wisdom\": %s", json_num(br->med[IMPL_WISDOM] / br->best_anchor, b[1]));
+    if (br->threads == 1) {
+      fprintf(f, ", \"cpu_time\": {");
+      for (int i = 0, first = 1; i < NIMPL; ++i)
+        if (!isnan(br->cpu[i])) {
+          fprintf(f, "%s\"%s\": %s", first ? "" : ", ", impl_name(i), json_num(br->cpu[i], b[2]));
+          first = 0;
+        }
+      fprintf(f, "}");
+    }
     fprintf(f, ", \"spread\": {");
     for (int i = 0, first = 1; i < NIMPL; ++i)
       if (!isnan(br->med[i])) {
