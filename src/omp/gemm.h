@@ -71,6 +71,13 @@ typedef void (*tsr__gemm_ukr_f32)(int64_t k, float alpha, const float *ap, const
 typedef void (*tsr__gemm_ukr_f64)(int64_t k, double alpha, const double *ap, const double *bp,
                                   double beta, double *c, int64_t rs_c, int64_t cs_c);
 
+/* Packing routine: pack_a(mr, mc, kc, a, lda, trans, ap) / pack_b(nr, kc, nc, b, ldb, trans,
+   bp), layout in gemm_pack.c. */
+typedef void (*tsr__gemm_pack_f32)(int r, int64_t x, int64_t y, const float *src, int64_t ld,
+                                   bool trans, float *dst);
+typedef void (*tsr__gemm_pack_f64)(int r, int64_t x, int64_t y, const double *src, int64_t ld,
+                                   bool trans, double *dst);
+
 /* Largest MR*NR of any registered kernel (the macro-kernel's edge tile; checked when the
    registry is initialized). */
 #define TSR__GEMM_MAX_TILE 512
@@ -83,6 +90,10 @@ typedef struct tsr__gemm_kernel {
   int mr, nr;
   tsr__gemm_ukr_f32 ukr_f32; /* set for TSR_F32 */
   tsr__gemm_ukr_f64 ukr_f64; /* set for TSR_F64 */
+  /* Packing routines for this kernel's MR/NR (the portable ones, or ISA-specific ones that
+     fall back to them for what they do not cover); the pair of the kernel's dtype is set. */
+  tsr__gemm_pack_f32 pack_a_f32, pack_b_f32;
+  tsr__gemm_pack_f64 pack_a_f64, pack_b_f64;
 } tsr__gemm_kernel;
 
 /*
@@ -128,6 +139,16 @@ void tsr__gemm_ukr_avx512_f32(int64_t k, float alpha, const float *ap, const flo
                               float *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const double *bp,
                               double beta, double *c, int64_t rs_c, int64_t cs_c);
+/* AVX-512 packing (gemm_pack_avx512.c): the transposing cases for MR = 14 and NR = 16/32 in
+   registers, everything else through the portable routines. */
+void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
+                                 bool trans, float *ap);
+void tsr__gemm_pack_a_avx512_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda,
+                                 bool trans, double *ap);
+void tsr__gemm_pack_b_avx512_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
+                                 bool trans, float *bp);
+void tsr__gemm_pack_b_avx512_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
+                                 bool trans, double *bp);
 #endif
 
 /* Register blocks (compile-time: the kernels are written for them). */

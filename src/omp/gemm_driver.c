@@ -172,11 +172,11 @@ static void tsr__gemm_pack_b_part(const tsr__gemm_plan *pl, int64_t pc, int64_t 
   /* Address of op(B)(pc, jc + j0). */
   const int64_t off = g->trans_b ? (jc + j0) * g->ldb + pc : pc * g->ldb + jc + j0;
   if (g->dtype == TSR_F32)
-    tsr__gemm_pack_b_f32(nr, kcb, cols, (const float *)g->b + off, g->ldb, g->trans_b,
-                         (float *)pl->bbuf + j0 * kcb);
+    pl->ker->pack_b_f32(nr, kcb, cols, (const float *)g->b + off, g->ldb, g->trans_b,
+                        (float *)pl->bbuf + j0 * kcb);
   else
-    tsr__gemm_pack_b_f64(nr, kcb, cols, (const double *)g->b + off, g->ldb, g->trans_b,
-                         (double *)pl->bbuf + j0 * kcb);
+    pl->ker->pack_b_f64(nr, kcb, cols, (const double *)g->b + off, g->ldb, g->trans_b,
+                        (double *)pl->bbuf + j0 * kcb);
 }
 
 static void tsr__gemm_pack_a_block(const tsr__gemm_plan *pl, char *abuf, int64_t ic, int64_t pc,
@@ -185,11 +185,11 @@ static void tsr__gemm_pack_a_block(const tsr__gemm_plan *pl, char *abuf, int64_t
   /* Address of op(A)(ic, pc). */
   const int64_t off = g->trans_a ? pc * g->lda + ic : ic * g->lda + pc;
   if (g->dtype == TSR_F32)
-    tsr__gemm_pack_a_f32(pl->ker->mr, mcb, kcb, (const float *)g->a + off, g->lda, g->trans_a,
-                         (float *)abuf);
+    pl->ker->pack_a_f32(pl->ker->mr, mcb, kcb, (const float *)g->a + off, g->lda, g->trans_a,
+                        (float *)abuf);
   else
-    tsr__gemm_pack_a_f64(pl->ker->mr, mcb, kcb, (const double *)g->a + off, g->lda, g->trans_a,
-                         (double *)abuf);
+    pl->ker->pack_a_f64(pl->ker->mr, mcb, kcb, (const double *)g->a + off, g->lda, g->trans_a,
+                        (double *)abuf);
 }
 
 /* Column chunks per row block for a B panel of np micro-panels: 1 unless there are too few
