@@ -579,6 +579,32 @@ static void test_kernel_selection(void **state) {
   tsr__gemm_registry_reload();
 }
 
+/* Errors name the public function the caller passed (args.fn), not an internal one; and no
+   registered kernel's tile exceeds the macro-kernel's edge tile. */
+static void test_error_names_caller(void **state) {
+  (void)state;
+  float x[4] = {1, 2, 3, 4};
+  tsr__gemm_args g = {.dtype = TSR_I32,
+                      .m = 2,
+                      .n = 2,
+                      .k = 2,
+                      .alpha = 1,
+                      .a = x,
+                      .lda = 2,
+                      .b = x,
+                      .ldb = 2,
+                      .c = x,
+                      .ldc = 2,
+                      .path = TSR_GEMM_NATIVE,
+                      .fn = "tsr_matmul"};
+  TSR_ASSERT_STATUS(tsr__omp_gemm(TSR_CPU, &g), TSR_ERR_UNSUPPORTED, "dtype");
+  assert_int_equal(strncmp(tsr_last_error(), "tsr_matmul: ", 12), 0);
+  g.fn = NULL;
+  TSR_ASSERT_STATUS(tsr__omp_gemm(TSR_CPU, &g), TSR_ERR_UNSUPPORTED, "dtype");
+  assert_int_equal(strncmp(tsr_last_error(), "tsr_gemm: ", 10), 0);
+  assert_true(tsr__gemm_max_tile() <= TSR__GEMM_MAX_TILE);
+}
+
 /* Every kernel this CPU runs, through overrides with small and odd cache blocks and every
    thread grain: ragged edges of every block, 1-3 threads, all transposes. */
 static void test_kernel_overrides(void **state) {
@@ -690,6 +716,7 @@ int main(void) {
     cmocka_unit_test(test_called_from_threads),
     cmocka_unit_test(test_vendor_path),
     cmocka_unit_test(test_kernel_overrides),
+    cmocka_unit_test(test_error_names_caller),
 #if TSR_TEST_HAVE_LINALG
     cmocka_unit_test(test_public_api),
 #endif
