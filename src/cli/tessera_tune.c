@@ -8,7 +8,7 @@
  * For each dtype (f32, f64) and thread count (default: 1 and omp_get_max_threads()), it
  * searches, one coordinate at a time from the registry's default: the micro-kernels this CPU
  * can run, then KC, then MC, then the thread partition (work units per thread), scoring each
- * candidate by the geometric mean GFLOP/s of three problems (512^3, 1024^3 and
+ * candidate by the geometric mean GFLOP/s of three problems (512^3, 1536^3 and
  * 2048 x 2048 x 128, row-major, best of three runs each; one thread in process CPU time,
  * several in wall time). The winner is then timed against the
  * default, interleaved, and kept only when its median is faster. The whole search stays
@@ -36,7 +36,7 @@ typedef struct problem {
   int64_t m, n, k;
 } problem;
 
-static const problem problems[] = {{512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 128}};
+static const problem problems[] = {{512, 512, 512}, {1536, 1536, 1536}, {2048, 2048, 128}};
 enum { NPROB = sizeof problems / sizeof problems[0] };
 
 static double clock_s(clockid_t id) {
@@ -148,7 +148,7 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
     if (!try_candidate(t, &best, &best_score, c)) break;
   }
   /* 2. KC, 3. MC (in micro-panels), 4. grain. */
-  static const int64_t kcs[] = {128, 192, 256, 320, 384, 448, 512};
+  static const int64_t kcs[] = {128, 192, 256, 320, 384, 448, 512, 640, 768};
   const tsr__gemm_config after_kernel = best;
   for (size_t i = 0; i < sizeof kcs / sizeof kcs[0]; ++i) {
     if (kcs[i] == after_kernel.kc) continue;

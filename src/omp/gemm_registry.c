@@ -112,14 +112,16 @@ typedef struct tsr__gemm_uarch {
 
 static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
     /* AMD Zen 5 (Turin, Granite Ridge), family 0x1A: full-width 512-bit FMA pipes, 48 KiB
-       12-way L1d, 1 MiB L2. Measured on an EPYC (family 26 model 2, 2 cores, one thread,
-       process CPU time, tessera-tune's three problems): the AVX-512 kernels run at 90-95% of
-       peak and every KC in 128-512 and MC in 2-36 micro-panels lies within +-5% (the noise
-       of the shared machine), the AVX2 kernels at 55-60%. The blocks keep the B micro-panel
-       (KC x NR) in two thirds of L1 and the A block (MC x KC) in a third of L2. */
+       12-way L1d, 1 MiB L2. Measured on an EPYC (family 26 model 2, 2 cores; one thread,
+       process CPU time, medians of 5 interleaved runs): the AVX-512 kernels run at 90-95% of
+       peak, the AVX2 ones at 55-60%. Up to k = 1024 every KC in 128-512 and MC in 2-36
+       micro-panels lies within +-5% (the noise of the shared machine); for large k, KC 512
+       beats 256 (dgemm 2048^3 87-91 vs 82.5 GFLOP/s, sgemm 199.5 vs 183.8: half the passes
+       over C; the B micro-panel then streams from L2, which keeps up) and MC 224 beats 168
+       and 84 (dgemm 91.4 vs 87.0 vs 79.6). */
     {"zen5", "AuthenticAMD", 0x1A, 0x00, 0xFF,
      {"avx512-14x32", "avx512-14x16"},
-     {{256, 224, 4096}, {256, 168, 4096}}, 4},
+     {{512, 224, 4096}, {512, 224, 4096}}, 4},
     /* AMD Zen 4 (Genoa, Raphael), family 0x19 models 0x10-0x1F and 0x60-0xAF: AVX-512 on
        256-bit pipes. The f64 blocks were measured on a Genoa EPYC (issue 10: KC 256, MC 224
        gave 0.92x the anchors against 0.77x with the model's); the AVX2 kernel matched the
