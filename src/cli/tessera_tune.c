@@ -7,12 +7,12 @@
  *
  * For each dtype (f32, f64) and thread count (default: 1 and omp_get_max_threads()), it
  * searches, one coordinate at a time from the registry's default: the micro-kernels this CPU
- * can run, then KC, then MC, then the thread partition (work units per thread), scoring each
- * candidate by the geometric mean GFLOP/s of three problems (512^3, 1536^3 and
- * 2048 x 2048 x 128, row-major, best of three runs each; one thread in process CPU time,
- * several in wall time). The winner is then timed against the
- * default, interleaved, and kept only when its median is faster. The whole search stays
- * within --seconds (default 50, at most 60); progress goes to stderr.
+ * can run, then KC, then MC, then NC, then the thread partition (work units per thread), scoring
+ * each candidate by the geometric mean GFLOP/s of three problems (512^3, 1536^3 and 2048 x 2048 x
+ * 128, row-major, best of three runs each; one thread in process CPU time, several in wall time).
+ * The winner is then timed against the default, interleaved, and kept only when its median is
+ * faster. The whole search stays within --seconds (default 50, at most 60); progress goes to
+ * stderr.
  *
  * The wisdom file is $TSR_WISDOM, else $XDG_CACHE_HOME/tessera/wisdom, else
  * ~/.cache/tessera/wisdom (--out overrides); entries for other thread counts already in a
@@ -147,8 +147,8 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
     c.mc = base.mc / base.ker->mr * ks[i]->mr;
     if (!try_candidate(t, &best, &best_score, c)) break;
   }
-  /* 2. KC, 3. MC (in micro-panels), 4. grain. */
-  static const int64_t kcs[] = {128, 192, 256, 320, 384, 448, 512, 640, 768};
+  /* 2. KC, 3. MC (in micro-panels), 4. NC, 5. grain. */
+  static const int64_t kcs[] = {192, 256, 384, 512, 768, 1024};
   const tsr__gemm_config after_kernel = best;
   for (size_t i = 0; i < sizeof kcs / sizeof kcs[0]; ++i) {
     if (kcs[i] == after_kernel.kc) continue;
@@ -164,12 +164,20 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
     if (c.mc == after_kc.mc) continue;
     if (!try_candidate(t, &best, &best_score, c)) break;
   }
+  static const int64_t ncs[] = {1024, 2048, 4096};
+  const tsr__gemm_config after_mc = best;
+  for (size_t i = 0; i < sizeof ncs / sizeof ncs[0]; ++i) {
+    tsr__gemm_config c = after_mc;
+    c.nc = ncs[i] / c.ker->nr * c.ker->nr;
+    if (c.nc == after_mc.nc) continue;
+    if (!try_candidate(t, &best, &best_score, c)) break;
+  }
   if (t->nt > 1) {
     static const int grains[] = {1, 2, 4, 8};
-    const tsr__gemm_config after_mc = best;
+    const tsr__gemm_config after_nc = best;
     for (size_t i = 0; i < sizeof grains / sizeof grains[0]; ++i) {
-      if (grains[i] == after_mc.grain) continue;
-      tsr__gemm_config c = after_mc;
+      if (grains[i] == after_nc.grain) continue;
+      tsr__gemm_config c = after_nc;
       c.grain = grains[i];
       if (!try_candidate(t, &best, &best_score, c)) break;
     }

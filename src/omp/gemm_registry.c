@@ -112,16 +112,25 @@ typedef struct tsr__gemm_uarch {
 
 static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
     /* AMD Zen 5 (Turin, Granite Ridge), family 0x1A: full-width 512-bit FMA pipes, 48 KiB
-       12-way L1d, 1 MiB L2. Measured on an EPYC (family 26 model 2, 2 cores; one thread,
-       process CPU time, medians of 5 interleaved runs): the AVX-512 kernels run at 90-95% of
-       peak, the AVX2 ones at 55-60%. Up to k = 1024 every KC in 128-512 and MC in 2-36
-       micro-panels lies within +-5% (the noise of the shared machine); for large k, KC 512
-       beats 256 (dgemm 2048^3 87-91 vs 82.5 GFLOP/s, sgemm 199.5 vs 183.8: half the passes
-       over C; the B micro-panel then streams from L2, which keeps up) and MC 224 beats 168
-       and 84 (dgemm 91.4 vs 87.0 vs 79.6). */
-    {"zen5", "AuthenticAMD", 0x1A, 0x00, 0xFF,
+       12-way L1d, 1 MiB L2, 32 MiB L3. Measured on an EPYC (family 26 model 2, 2 cores; one
+       thread, process CPU time, medians of 3-5 interleaved runs): the AVX-512 kernels run at
+       90-97% of peak, the AVX2 ones at 55-60%. Up to k = 1024 every KC in 128-512 and MC in
+       2-36 micro-panels lies within +-5% (the noise of the shared machine). For large k a deep
+       KC wins: fewer passes over C, whose rows are a page apart (4 KiB pages: the walks, not
+       the bandwidth, cost), while the B micro-panel streams from L2 fast enough:
+       dgemm 2048^3 KC 256/512/768/1024: 82.5/94.9/96.8/100.7 GFLOP/s; sgemm 189/204/208/214.
+       MC 224 beats 112-168 (dgemm 2048^3 with KC 1024: 100.7 vs 90.4), and NC 2048 beats 4096
+       once the B panel (KC x NC) would fill the L3 (4096x4096x1024: dgemm 103.3 vs 98.9,
+       sgemm 228.9 vs 221.5). OpenBLAS 0.3.21/0.3.34 forced to their Skylake-X kernels reach
+       100 (dgemm) and 219 (sgemm) GFLOP/s on the same 2048^3. */
+    {"zen5",
+     "AuthenticAMD",
+     0x1A,
+     0x00,
+     0xFF,
      {"avx512-14x32", "avx512-14x16"},
-     {{512, 224, 4096}, {512, 224, 4096}}, 4},
+     {{1024, 224, 2048}, {1024, 224, 2048}},
+     4},
     /* AMD Zen 4 (Genoa, Raphael), family 0x19 models 0x10-0x1F and 0x60-0xAF: AVX-512 on
        256-bit pipes. The f64 blocks were measured on a Genoa EPYC (issue 10: KC 256, MC 224
        gave 0.92x the anchors against 0.77x with the model's); the AVX2 kernel matched the
