@@ -215,8 +215,7 @@ static double run_once(const bench_ctx *x, int impl, double *cpu) {
                         .ldb = n,
                         .c = x->c,
                         .ldc = n,
-                        .path = TSR_GEMM_NATIVE,
-                        .fn = "bench_gemm"};
+                        .path = TSR_GEMM_NATIVE};
     if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
     const double t1 = now_s();
     *cpu = cpu_s() - c0;

@@ -73,8 +73,7 @@ static double run_problem(const tuner *t, const problem *p) {
                       .ldb = p->n,
                       .c = t->c,
                       .ldc = p->n,
-                      .path = TSR_GEMM_NATIVE,
-                      .fn = "tessera-tune"};
+                      .path = TSR_GEMM_NATIVE};
   const clockid_t id = t->nt == 1 ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
   const double t0 = clock_s(id);
   if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;

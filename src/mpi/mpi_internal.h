@@ -49,9 +49,6 @@ tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *w
 /* The MPI datatype of a float dtype. */
 MPI_Datatype tsr__mpi_type(tsr_dtype dtype);
 
-/* Address of the first element of an array's view (a device pointer for GPU arrays). */
-void *tsr__array_ptr(const tsr_array *a);
-
 /* Number of elements of a matrix's local storage (lld * nloc). */
 int64_t tsr__dm_local_count(const tsr_dmatrix *a);
 
@@ -64,11 +61,6 @@ tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, 
                             bool *staged);
 tsr_status tsr__dm_host_done(const char *fn, const tsr_dmatrix *a, void *host, bool staged,
                              bool write_back);
-
-/* Raw copies between host memory and the device memory of an array's buffer, at element
-   offset `off` of the array's view. */
-tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src, size_t bytes);
-tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst, size_t bytes);
 
 /* A new distributed matrix without collective checks (callers have agreed already). */
 tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, int64_t mb,

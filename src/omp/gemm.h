@@ -33,7 +33,7 @@ extern "C" {
  * path TSR_GEMM_NATIVE: the packed BLIS-style implementation, OpenMP-parallel.
  * path TSR_GEMM_VENDOR: the vendor CBLAS found at configure time (TESSERA_WITH_VENDOR_BLAS),
  * loaded with dlopen so that a preloaded Tessera BLAS drop-in cannot intercept it.
- * Error messages name args->fn (the public function the user called; "tsr_gemm" when NULL).
+ * Error messages follow the one rule (core/internal.h): they carry the API context's name.
  * Returns TSR_OK; TSR_ERR_UNSUPPORTED (vendor path not built or the library cannot be
  * loaded, or a dtype other than f32/f64); TSR_ERR_OUT_OF_MEMORY (packing buffers).
  */
@@ -48,11 +48,6 @@ const char *tsr__omp_gemm_kernel_name(tsr_dtype dtype);
 
 /* Frees the calling thread's cached packing buffers (tsr_device_trim on the CPU). */
 void tsr__omp_gemm_trim(void);
-
-/* The public function named in error messages for a call. */
-static inline const char *tsr__gemm_fn(const tsr__gemm_args *g) {
-  return g->fn ? g->fn : "tsr_gemm";
-}
 
 /* ---------------------------------------------------------------- micro-kernels -------- */
 

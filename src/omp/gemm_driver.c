@@ -68,19 +68,20 @@ static void tsr__gemm_key_create(void) {
 }
 
 /* The calling thread's packing buffer, at least `bytes` long (contents undefined). */
-static tsr_status tsr__gemm_buffer(const char *fn, size_t bytes, void **out) {
+static tsr_status tsr__gemm_buffer(size_t bytes, void **out) {
   pthread_once(&tsr__gemm_key_once, tsr__gemm_key_create);
   if (tsr__gemm_key_err)
-    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
                           "cannot create the thread-local packing buffer key");
   tsr__gemm_cache *c = pthread_getspecific(tsr__gemm_key);
   if (!c) {
     c = calloc(1, sizeof *c);
     if (!c)
-      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate %zu bytes", sizeof *c);
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "cannot allocate %zu bytes",
+                            sizeof *c);
     if (pthread_setspecific(tsr__gemm_key, c) != 0) {
       free(c);
-      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
                             "cannot register the thread-local packing buffer");
     }
   }
@@ -317,7 +318,7 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
       tsr__round_up_sz((size_t)pl.kc * tsr__round_up_sz((size_t)pl.nc, (size_t)nr) * es, 4096);
   pl.abytes = tsr__round_up_sz((size_t)pl.mu * (size_t)pl.kc * es, 4096);
   void *buf = NULL;
-  TSR_CALL(tsr__gemm_buffer(tsr__gemm_fn(g), bbytes + (size_t)nt * pl.abytes, &buf));
+  TSR_CALL(tsr__gemm_buffer(bbytes + (size_t)nt * pl.abytes, &buf));
   pl.bbuf = buf;
   pl.abuf = (char *)buf + bbytes;
 
@@ -356,7 +357,7 @@ tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args) {
   (void)dev;
   const tsr__gemm_args *g = args;
   if (g->dtype != TSR_F32 && g->dtype != TSR_F64)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, tsr__gemm_fn(g),
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
                           "the CPU GEMM supports f32 and f64, not dtype %d", (int)g->dtype);
   if (g->path == TSR_GEMM_VENDOR) return tsr__gemm_vendor(g);
   if (g->m == 0 || g->n == 0) return TSR_OK;

@@ -58,12 +58,12 @@ tsr_status tsr__gemm_vendor(const tsr__gemm_args *g) {
   if (g->m == 0 || g->n == 0) return TSR_OK;
   pthread_once(&tsr__vendor_once, tsr__vendor_load);
   if (!tsr__vendor_sgemm || !tsr__vendor_dgemm)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, tsr__gemm_fn(g),
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
                           "the vendor CBLAS (%s) cannot be loaded: %s", TSR_OMP_VENDOR_BLAS_LIB,
                           tsr__vendor_error);
   const int64_t lim = 2147483647;
   if (g->m > lim || g->n > lim || g->k > lim || g->lda > lim || g->ldb > lim || g->ldc > lim)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, tsr__gemm_fn(g),
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
                           "a size or leading dimension exceeds the 32-bit CBLAS interface "
                           "(m=%lld n=%lld k=%lld lda=%lld ldb=%lld ldc=%lld)",
                           (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->lda,
@@ -81,7 +81,7 @@ tsr_status tsr__gemm_vendor(const tsr__gemm_args *g) {
 }
 #else
 tsr_status tsr__gemm_vendor(const tsr__gemm_args *g) {
-  return tsr__set_error(TSR_ERR_UNSUPPORTED, tsr__gemm_fn(g),
+  return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
                         "the vendor GEMM path is not built for the CPU (configure with "
                         "-DTESSERA_WITH_VENDOR_BLAS=ON and a CBLAS such as OpenBLAS)");
 }

@@ -209,14 +209,16 @@ static void tsr__wisdom_load(void) {
     return;
   }
   char path[4096];
-  /* Reading wisdom must not leave a message behind for the user's next failing call. */
+  /* Reading wisdom must not leave a message behind for the user's next failing call, and its
+     own messages (kept for tessera-tune --show) name the wisdom file, not the user's call. */
   char saved[1024];
   snprintf(saved, sizeof saved, "%s", tsr_last_error());
+  TSR_API_SUSPEND();
   if (tsr__gemm_wisdom_path(path, sizeof path) != TSR_OK) {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: %.620s", tsr_last_error());
   } else if (access(path, F_OK) != 0) {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: no file at %.560s", path);
-  } else if (tsr__gemm_wisdom_read("tsr_gemm", path, &tsr__wisdom) != TSR_OK) {
+  } else if (tsr__gemm_wisdom_read("wisdom", path, &tsr__wisdom) != TSR_OK) {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "ignored: %.620s", tsr_last_error());
   } else {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "used: %.560s (%d entries)", path,
@@ -224,6 +226,7 @@ static void tsr__wisdom_load(void) {
     atomic_store(&tsr__wisdom_valid, true);
   }
   tsr__restore_error(saved);
+  TSR_API_RESUME();
 }
 
 bool tsr__gemm_wisdom_lookup(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
