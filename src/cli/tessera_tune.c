@@ -54,6 +54,7 @@ typedef struct tuner {
   int nt;
   void *a, *b, *c;
   double deadline; /* now_s() value at which to stop searching */
+  double end;      /* ... and at which to stop confirming (the end of this share) */
   int evals;
 } tuner;
 
@@ -181,17 +182,20 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
       if (!try_candidate(t, &best, &best_score, c)) break;
     }
   }
-  /* Confirm: the winner against the default, interleaved, medians of 5 (scores are best-of
-     runs and a noisy machine flatters some candidates). */
+  /* Confirm: the winner against the default, interleaved, medians of up to 5 pairs (scores
+     are best-of runs and a noisy machine flatters some candidates), within this share of the
+     time; without at least one pair the default stays. */
   *improved = false;
   if (memcmp(&best, &base, sizeof best) != 0) {
     double sb[5], sw[5];
-    for (int r = 0; r < 5; ++r) {
-      sb[r] = score(t, &base, 1);
-      sw[r] = score(t, &best, 1);
+    int pairs = 0;
+    while (pairs < 5 && now_s() < t->end) {
+      sb[pairs] = score(t, &base, 1);
+      sw[pairs] = score(t, &best, 1);
+      ++pairs;
     }
-    for (int i = 0; i < 5; ++i) /* sort both (insertion) */
-      for (int j = i + 1; j < 5; ++j) {
+    for (int i = 0; i < pairs; ++i) /* sort both (insertion) */
+      for (int j = i + 1; j < pairs; ++j) {
         if (sb[j] < sb[i]) {
           double x = sb[i];
           sb[i] = sb[j];
@@ -204,9 +208,13 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
         }
       }
     describe(d, sizeof d, &best);
-    fprintf(stderr, "tessera-tune: confirm %s: %.1f vs default %.1f GFLOP/s (medians of 5)\n", d,
-            sw[2], sb[2]);
-    *improved = sw[2] > sb[2];
+    if (pairs > 0) {
+      fprintf(stderr, "tessera-tune: confirm %s: %.1f vs default %.1f GFLOP/s (medians of %d)\n", d,
+              sw[pairs / 2], sb[pairs / 2], pairs);
+      *improved = sw[pairs / 2] > sb[pairs / 2];
+    } else {
+      fprintf(stderr, "tessera-tune: no time left to confirm %s: the default stays\n", d);
+    }
   }
   *out = *improved ? best : base;
   tsr__gemm_config_override(t->dtype, NULL);
@@ -354,7 +362,9 @@ int main(int argc, char **argv) {
       /* An equal share of what is left (the confirmation runs inside it too). */
       const double left = seconds - (now_s() - start);
       tuner t = {.dtype = dt, .nt = threads[ti], .a = a, .b = b, .c = c};
-      t.deadline = now_s() + 0.8 * left / (ncombo - combo);
+      const double share = left > 0 ? left / (ncombo - combo) : 0;
+      t.deadline = now_s() + 0.6 * share;
+      t.end = now_s() + share;
       tsr__gemm_config best;
       bool improved = false;
       if (tune_one(&t, &best, &improved) != TSR_OK) {
