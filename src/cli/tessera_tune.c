@@ -156,7 +156,7 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
     c.kc = kcs[i];
     if (!try_candidate(t, &best, &best_score, c)) break;
   }
-  static const int mcs[] = {2, 4, 6, 8, 12, 16, 24, 36};
+  static const int mcs[] = {4, 8, 12, 16, 24, 32};
   const tsr__gemm_config after_kc = best;
   for (size_t i = 0; i < sizeof mcs / sizeof mcs[0]; ++i) {
     tsr__gemm_config c = after_kc;
@@ -211,7 +211,9 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
     if (pairs > 0) {
       fprintf(stderr, "tessera-tune: confirm %s: %.1f vs default %.1f GFLOP/s (medians of %d)\n", d,
               sw[pairs / 2], sb[pairs / 2], pairs);
-      *improved = sw[pairs / 2] > sb[pairs / 2];
+      /* A 3% margin: on a shared machine a noise-driven "win" must not replace the
+         registry's measured default (seen: MC = 2 micro-panels "winning" by 1%). */
+      *improved = sw[pairs / 2] > 1.03 * sb[pairs / 2];
     } else {
       fprintf(stderr, "tessera-tune: no time left to confirm %s: the default stays\n", d);
     }
