@@ -3,8 +3,11 @@
 #   scripts/bench.sh [--quick] [--tune] [--out DIR]
 # Results (tables *.txt, JSON, PNG) go to bench/results/ (or DIR). --quick runs small sizes
 # only (a smoke run: the figures mean little). --tune runs tessera-tune first (wisdom in
-# DIR/wisdom), so bench_gemm shows the CPU GEMM with and without wisdom. GPU benchmarks run when the CUDA build exists
-# and a GPU is present (they say "skipped" otherwise).
+# DIR/wisdom), so bench_gemm shows the CPU GEMM with and without wisdom. With
+# TSR_BENCH_OPENBLAS_CORETYPE=SkylakeX (say), bench_gemm runs a second time with both
+# OpenBLAS anchors forced to those kernels (OPENBLAS_CORETYPE; on CPUs they do not recognize
+# they fall back to Haswell ones). GPU benchmarks run when the CUDA build exists and a GPU is
+# present (they say "skipped" otherwise).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 quick=0 tune=0
 out=$TSR_ROOT/bench/results
@@ -13,7 +16,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; shift ;;
     --tune) tune=1; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -57,6 +60,10 @@ else
     run tessera_tune "$BUILD/cpu/tessera-tune"
   fi
   run bench_gemm "$B/bench_gemm" --json "$out/bench_gemm.json"
+  if [ -n "${TSR_BENCH_OPENBLAS_CORETYPE:-}" ]; then
+    run bench_gemm_openblas_forced env OPENBLAS_CORETYPE="$TSR_BENCH_OPENBLAS_CORETYPE" \
+      "$B/bench_gemm" --anchors openblas,scipy_openblas --json "$out/bench_gemm_openblas_forced.json"
+  fi
 fi
 if [ -x "$TSR_ROOT/bench/run_dist_gemm.sh" ] && [ -x "$B/bench_dist_gemm" ]; then
   if [ $quick -eq 1 ]; then
