@@ -43,7 +43,7 @@ if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_dist_25d.c)
     add_test(NAME dist_25d_np${np}
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
                      $<TARGET_FILE:test_dist_25d>)
-    set_tests_properties(dist_25d_np${np} PROPERTIES LABELS mpi TIMEOUT 180
+    set_tests_properties(dist_25d_np${np} PROPERTIES LABELS mpi TIMEOUT 300
                          ENVIRONMENT "${TSR_MPI_TEST_ENV}")
   endforeach()
 endif()

@@ -94,11 +94,14 @@ static void test_25d_all_replicas(void **state) {
       int p = grids[gi][0] ? dist_size : 0, qq = grids[gi][1] ? dist_size : 0;
       tsr_grid *g = NULL;
       TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, p, qq, &g));
-      for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++)
+      /* the other grids: the two raggedest cases, f64 (keeps the P = 8 run short) */
+      for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+        if (gi > 0 && ci != 0 && ci != 5) continue;
         for (int t = 0; t < 4; t++) {
           run_case(g, &cases[ci], TSR_F64, t & 1, t >> 1, 0.75, -0.5, c, seed++);
           if (gi == 0) run_case(g, &cases[ci], TSR_F32, t & 1, t >> 1, 1.25, 0.0, c, seed++);
         }
+      }
       TSR_ASSERT_OK(tsr_grid_free(g));
     }
   }

@@ -12,6 +12,7 @@ communication lower bounds", SPAA 2012): W >= 3 (mnk / P)^(2/3) - (mn + mk + nk)
 """
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -72,8 +73,13 @@ def plots(rows, outdir, prefix):
     files = []
 
     def series(study, node, topo, pick):
-        pts = sorted((r["P"], r) for r in rows if r.get("study") == study and
-                     r.get("node") == node and r.get("topology") == topo and pick(r))
+        def member(r):
+            if r.get("study") == study:
+                return True
+            return (study == "weak" and r.get("study") == "strong" and
+                    r["n"] == 2048 * math.isqrt(r["P"]) and math.isqrt(r["P"]) ** 2 == r["P"])
+        pts = sorted(((r["P"], r) for r in rows if member(r) and r.get("node") == node and
+                      r.get("topology") == topo and pick(r)), key=lambda t: t[0])
         return [p for p, _ in pts], [r for _, r in pts]
 
     summa = lambda r: r["ran"] == "summa" and r["algorithm"] != "2.5d"  # noqa: E731
@@ -204,8 +210,12 @@ def write_doc(path, rows, cal, rates, ping, files):
     model = re.search(r"model name\s*:\s*(.*)", cpu)
 
     def sel(study, node="cpu", topo="fattree"):
-        return [r for r in rows if r.get("study") == study and r.get("node") == node and
-                r.get("topology") == topo]
+        out = [r for r in rows if r.get("study") == study and r.get("node") == node and
+               r.get("topology") == topo]
+        if study == "weak":  # the strong runs at 2048 x 2048 per rank belong here too
+            out += [r for r in sel("strong", node, topo) if r["n"] == 2048 * math.isqrt(r["P"])
+                    and math.isqrt(r["P"]) ** 2 == r["P"]]
+        return sorted(out, key=lambda r: (r["P"], r["replicas"]))
 
     res_keys = ["P", "grid", "m", "n", "k", "ran", "replicas",
                 lambda r: "%.4g" % r["seconds"], lambda r: "%.1f %%" % (100 * r["efficiency"]),

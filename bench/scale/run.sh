@@ -11,7 +11,8 @@
 #    compares with the measured medians (alternating runs; the machine is shared);
 # 3. simulates strong scaling (n = 65536) and weak scaling (2048 x 2048 per rank) for
 #    P = 4 ... 1024 on a non-blocking fat tree (200 Gb/s links, 1 us), SUMMA against 2.5D,
-#    tall-and-skinny shapes, a dragonfly, and a GPU-node rate;
+#    a GPU-node rate, tall-and-skinny shapes and a dragonfly at P = 256 (about 40 minutes
+#    on 2 busy cores; TSR_SCALE_STUDY=0 stops after the calibration);
 # 4. writes DIR/results.json, PNG plots and docs/scaling.md (bench/scale/report.py).
 #
 # --smoke: P <= 16, small n, no calibration, a few seconds (CI runs it: ctest -L scale).
@@ -39,10 +40,13 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-# SimGrid (smpicc, smpirun); matplotlib for the plots of the full study.
+# SimGrid (smpicc, smpirun); matplotlib for the plots of the full study, from Debian's
+# python3-matplotlib (so the system interpreter, as bench/plot.py).
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
 if [ $smoke -eq 1 ]; then
   command -v smpicc >/dev/null 2>&1 || tsr_install_packages libsimgrid-dev
-elif ! command -v smpicc >/dev/null 2>&1 || ! python3 -c 'import matplotlib' 2>/dev/null; then
+elif ! command -v smpicc >/dev/null 2>&1 || ! "$PY" -c 'import matplotlib' 2>/dev/null; then
   tsr_install_packages libsimgrid-dev python3-matplotlib
 fi
 
@@ -105,18 +109,21 @@ export OMP_NUM_THREADS=1
 if [ $calibrate -eq 1 ]; then
   tsr_log "calibration on this machine ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
   CAL=$out/calibration.jsonl
-  : >"$CAL"
   N=${TSR_SCALE_CAL_N:-3072}
   ROUNDS=${TSR_SCALE_CAL_ROUNDS:-5}
+  # TSR_SCALE_REUSE_CAL=1: keep the measurements of an earlier run in the same DIR.
+  [ "${TSR_SCALE_REUSE_CAL:-0}" = 1 ] && [ -s "$CAL" ] && ROUNDS=0 || : >"$CAL"
   real() { mpirun -n "$1" --oversubscribe "$REALDRV" "${@:2}" | grep '^{' | tail -1; }
   for r in $(seq "$ROUNDS"); do
     for P in 1 2 4; do
-      real "$P" -m "$N" -n "$N" -k "$N" --block 512 --self 1 --label "cal=self" >>"$CAL"
-      [ "$P" -gt 1 ] && real "$P" -m "$N" -n "$N" -k "$N" --block 512 --label "cal=summa" >>"$CAL"
+      real "$P" -m "$N" -n "$N" -k "$N" --block 512 --repeat 3 --self 1 --label "cal=self" >>"$CAL"
+      [ "$P" -gt 1 ] && real "$P" -m "$N" -n "$N" -k "$N" --block 512 --repeat 3 --label "cal=summa" >>"$CAL"
     done
   done
-  real 2 --pingpong 8 --repeat 20 >>"$CAL"
-  real 2 --pingpong 16777216 --repeat 10 >>"$CAL"
+  if [ "$ROUNDS" -gt 0 ]; then
+    real 2 --pingpong 8 --repeat 20 >>"$CAL"
+    real 2 --pingpong 16777216 --repeat 10 >>"$CAL"
+  fi
   read -r rate1 rate2 rate4 lat bw < <(python3 - "$CAL" <<'EOF'
 import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
@@ -150,11 +157,14 @@ if [ $smoke -eq 1 ]; then
       --algorithm auto
   done
   sim "study=strong,node=cpu" dragonfly 16 "$rate" -m 4096 -n 4096 -k 4096 --block 256
-else
+elif [ "${TSR_SCALE_STUDY:-1}" = 1 ]; then
   NODE_GPU=${TSR_SCALE_GPU_RATE:-40Tf}
   tsr_log "strong scaling, n = 65536, fat tree, node rate $rate"
+  # 2.5D from P = 256: below, its replicated partial C (c n^2 / P per rank) and its messages
+  # (GBs) make SMPI hold more memory than this machine has.
   for P in 4 16 64 256 1024; do
     sim "study=strong,node=cpu" fattree "$P" "$rate" -m 65536 -n 65536 -k 65536 --block 512
+    [ "$P" -ge 256 ] || continue
     sim "study=strong,node=cpu" fattree "$P" "$rate" -m 65536 -n 65536 -k 65536 --block 512 \
       --algorithm 2.5d --replicas 4
   done
@@ -168,6 +178,7 @@ else
   tsr_log "GPU nodes ($NODE_GPU), n = 65536, fat tree"
   for P in 64 256 1024; do
     for c in 1 4 16; do
+      [ "$P" -ge $((c * 64)) ] || [ "$c" = 1 ] || continue
       sim "study=strong,node=gpu" fattree "$P" "$NODE_GPU" -m 65536 -n 65536 -k 65536 \
         --block 512 --algorithm 2.5d --replicas "$c"
     done
@@ -178,12 +189,10 @@ else
     --algorithm auto
   sim "study=tall-m,node=cpu" fattree 256 "$rate" -m 1048576 -n 4096 -k 4096 --block 512
   sim "study=tall-m,node=cpu" fattree 256 "$rate" -m 1048576 -n 4096 -k 4096 --block 512 \
-    --grid 256x1
-  sim "study=tall-m,node=cpu" fattree 256 "$rate" -m 1048576 -n 4096 -k 4096 --block 512 \
     --grid 256x1 --algorithm auto
-  tsr_log "dragonfly, n = 65536, P = 1024"
-  sim "study=strong,node=cpu" dragonfly 1024 "$rate" -m 65536 -n 65536 -k 65536 --block 512
-  sim "study=strong,node=cpu" dragonfly 1024 "$rate" -m 65536 -n 65536 -k 65536 --block 512 \
+  tsr_log "dragonfly, n = 32768, P = 256"
+  sim "study=strong,node=cpu" dragonfly 256 "$rate" -m 32768 -n 32768 -k 32768 --block 512
+  sim "study=strong,node=cpu" dragonfly 256 "$rate" -m 32768 -n 32768 -k 32768 --block 512 \
     --algorithm 2.5d --replicas 4
 fi
 
@@ -195,4 +204,4 @@ if [ $smoke -eq 0 ]; then
 else
   args+=(--check-smoke)
 fi
-python3 "$HERE/report.py" "${args[@]}"
+"$PY" "$HERE/report.py" "${args[@]}"
