@@ -6,16 +6,21 @@
 Efficiency is the simulated rate per rank over the node rate of the platform (every flop of
 the local GEMMs is charged at that rate, so 1 means communication cost nothing). Words are
 f64 elements a rank received, as counted by tsr_dist_gemm_ex (tsr_dist_stats), against the
-memory-independent lower bound of Ballard, Demmel, Holtz, Lipshitz and Schwartz
-("Brief announcement: strong scaling of matrix multiplication algorithms and memory-independent
-communication lower bounds", SPAA 2012): W >= 3 (mnk / P)^(2/3) - (mn + mk + nk) / P.
+memory-independent lower bounds (see bound()).
 """
-import argparse
-import json
-import math
 import os
-import re
-import statistics
+import sys
+
+# This folder is not a package: keep its scripts from shadowing modules (matplotlib imports
+# the standard library's `platform`).
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(
+    os.path.abspath(__file__))]
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import re  # noqa: E402
+import statistics  # noqa: E402
 
 
 def flops(speed):
@@ -25,8 +30,19 @@ def flops(speed):
 
 
 def bound(r):
+    """Words a rank must receive. In the 3D regime (P >= d1 d2 / d3^2, d1 >= d2 >= d3 the
+    sorted dimensions) the memory-independent bound with its constant, 3 (mnk/P)^(2/3) -
+    (mn + mk + nk)/P (Ballard et al., SPAA 2012); in the two regimes of few processors for the
+    shape, the bounds of Demmel et al. ("Communication-optimal parallel recursive rectangular
+    matrix multiplication", IPDPS 2013) with constant 1: (d1 d2 d3^2 / P)^(1/2) for
+    d1/d2 <= P < d1 d2 / d3^2, and d2 d3 (1 - 1/P) for P < d1/d2."""
     m, n, k, P = (float(r[x]) for x in ("m", "n", "k", "P"))
-    return max(0.0, 3 * (m * n * k / P) ** (2 / 3) - (m * n + m * k + n * k) / P)
+    d3, d2, d1 = sorted((m, n, k))
+    if P >= d1 * d2 / (d3 * d3):
+        return max(0.0, 3 * (m * n * k / P) ** (2 / 3) - (m * n + m * k + n * k) / P)
+    if P >= d1 / d2:
+        return (d1 * d2 * d3 * d3 / P) ** 0.5
+    return d2 * d3 * (1 - 1 / P)
 
 
 def load(path):

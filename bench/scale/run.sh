@@ -70,6 +70,8 @@ REALDRV=$REAL_BUILD/tsr_scale_driver
 
 RESULTS=$out/results.jsonl
 : >"$RESULTS"
+# The smoke test always simulates; the full study resumes from DIR/done.txt.
+[ $smoke -eq 1 ] && rm -f "$out/done.txt"
 PLAT=$out/platforms
 mkdir -p "$PLAT"
 
@@ -78,9 +80,17 @@ sim() {
   local tags=$1 topo=$2 P=$3 speed=$4
   shift 4
   local xml=$PLAT/$topo-$P-$speed.xml hosts=$PLAT/$topo-$P.hosts
-  [ -f "$xml" ] || python3 "$HERE/platform.py" "$topo" "$P" "$xml" "$hosts" --speed "$speed" \
+  [ -f "$xml" ] || python3 "$HERE/make_platform.py" "$topo" "$P" "$xml" "$hosts" --speed "$speed" \
     ${SIM_NET:-}
-  local t0 line
+  local t0 line key="$tags,topology=$topo,speed=$speed P=$P $*"
+  # Runs already done in this DIR (same tags, platform and arguments) are reused: an
+  # interrupted study resumes where it stopped.
+  if [ -f "$out/done.txt" ] && line=$(grep -F -x -A1 "$key" "$out/done.txt" | sed -n 2p) &&
+    [ -n "$line" ]; then
+    echo "$line" >>"$RESULTS"
+    echo "  (reused) $key"
+    return 0
+  fi
   t0=$(date +%s.%N)
   line=$(smpirun -np "$P" -platform "$xml" -hostfile "$hosts" --log=root.thres:critical \
     --cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:global \
@@ -101,6 +111,7 @@ for kv in d.pop("label").split(","):
 d["sim_wall_seconds"] = round(time.time() - float(sys.argv[2]), 1)
 print(json.dumps(d))
 EOF
+  printf '%s\n%s\n' "$key" "$(tail -1 "$RESULTS")" >>"$out/done.txt"
   tail -1 "$RESULTS" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("  %-8s %-9s P=%-5s %-7s c=%-3s m=%s n=%s k=%s  %.4g s  %.3g GF/s/rank  words/rank %.3g  (%.0f s wall)" % (d["study"], d["topology"], d["P"], d["ran"], d["replicas"], d["m"], d["n"], d["k"], d["seconds"], d["gflops_per_rank"], d["words_mean"], d["sim_wall_seconds"]))'
 }
 
@@ -168,20 +179,20 @@ elif [ "${TSR_SCALE_STUDY:-1}" = 1 ]; then
     sim "study=strong,node=cpu" fattree "$P" "$rate" -m 65536 -n 65536 -k 65536 --block 512 \
       --algorithm 2.5d --replicas 4
   done
+  tsr_log "GPU nodes ($NODE_GPU), n = 65536, fat tree"
+  for P in 1024 256 64; do
+    for c in 1 4 16; do
+      [ "$P" -ge 1024 ] || [ "$c" = 1 ] || continue
+      sim "study=strong,node=gpu" fattree "$P" "$NODE_GPU" -m 65536 -n 65536 -k 65536 \
+        --block 512 --algorithm 2.5d --replicas "$c"
+    done
+  done
   tsr_log "weak scaling, 2048 x 2048 per rank, fat tree"
   for P in 4 16 64 256; do
     n=$(python3 -c "import math; print(int(2048 * math.isqrt($P)))")
     sim "study=weak,node=cpu" fattree "$P" "$rate" -m "$n" -n "$n" -k "$n" --block 512
     sim "study=weak,node=cpu" fattree "$P" "$rate" -m "$n" -n "$n" -k "$n" --block 512 \
       --algorithm 2.5d --replicas 4
-  done
-  tsr_log "GPU nodes ($NODE_GPU), n = 65536, fat tree"
-  for P in 64 256 1024; do
-    for c in 1 4 16; do
-      [ "$P" -ge $((c * 64)) ] || [ "$c" = 1 ] || continue
-      sim "study=strong,node=gpu" fattree "$P" "$NODE_GPU" -m 65536 -n 65536 -k 65536 \
-        --block 512 --algorithm 2.5d --replicas "$c"
-    done
   done
   tsr_log "tall and skinny shapes, P = 256"
   sim "study=tall-k,node=cpu" fattree 256 "$rate" -m 4096 -n 4096 -k 1048576 --block 512
