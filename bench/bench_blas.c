@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tessera/blas.h" /* dgemm_ and tsr_blas_stats_t; the symbols come from the BLAS */
+#include "tessera/blas.h" /* dgemm_ and tsr_blas_stats; the symbols come from the BLAS */
 
 #include "bench_util.h"
 
@@ -106,10 +106,10 @@ static int child(const int *sizes, int nsizes, int reps) {
     free(t);
   }
   /* With Tessera, say where the calls ran (a GPU above TSR_BLAS_GPU_MIN_FLOPS). */
-  tsr_status (*stats)(tsr_blas_stats_t *) = NULL;
+  tsr_status (*stats)(tsr_blas_stats *) = NULL;
   *(void **)&stats = dlsym(RTLD_DEFAULT, "tsr_blas_get_stats"); /* POSIX's dlsym idiom */
   if (stats != NULL) {
-    tsr_blas_stats_t st;
+    tsr_blas_stats st;
     if (stats(&st) == TSR_OK)
       printf("route cpu %llu gpu %llu fallback %llu\n", (unsigned long long)st.cpu,
              (unsigned long long)st.gpu, (unsigned long long)st.fallback);

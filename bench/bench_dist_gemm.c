@@ -81,7 +81,7 @@ static void sleep_barrier(void) {
 
 /* The local block of a matrix as a column-major array with leading dimension lld. */
 static double *local_colmajor(const tsr_dmatrix *a) {
-  tsr_dmatrix_info_t info;
+  tsr_dmatrix_props info;
   CHECK(tsr_dmatrix_info(a, &info));
   tsr_array *loc = NULL;
   CHECK(tsr_dmatrix_local(a, &loc));
@@ -98,7 +98,7 @@ static double *local_colmajor(const tsr_dmatrix *a) {
 }
 
 static row bench_one(tsr_grid *grid, int n, int nb, int reps) {
-  tsr_grid_info_t gi;
+  tsr_grid_props gi;
   CHECK(tsr_grid_info(grid, &gi));
   row r;
   memset(&r, 0, sizeof r);
@@ -142,7 +142,7 @@ static row bench_one(tsr_grid *grid, int n, int nb, int reps) {
             gi.myrow, gi.mycol);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  tsr_dmatrix_info_t info;
+  tsr_dmatrix_props info;
   CHECK(tsr_dmatrix_info(C, &info));
   int desc[9], zero = 0, one = 1, lld = (int)info.lld, ierr = 0;
   descinit_(desc, &n, &n, &nb, &nb, &zero, &zero, &ctxt, &lld, &ierr);

@@ -48,7 +48,7 @@ int main(void) {
       if (err > max_err) max_err = err;
       if (fabs(ref) > max_ref) max_ref = fabs(ref);
     }
-  tsr_blas_stats_t st;
+  tsr_blas_stats st;
   tsr_blas_get_stats(&st);
   printf("G = X^T X, X %d x %d: max |G - reference| = %.3g (max |G| = %.3g)\n", rows, cols, max_err,
          max_ref);

@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
   /* P x Q chosen near-square from the number of ranks. */
   tsr_grid *grid = NULL;
   CHECK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &grid));
-  tsr_grid_info_t gi;
+  tsr_grid_props gi;
   CHECK(tsr_grid_info(grid, &gi));
 
   /* Each rank keeps its blocks on its default device (a GPU when there is one). */

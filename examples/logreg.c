@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
   tsr_array *x = NULL, *labels = NULL;
   CHECK(tsr_npy_load(xpath, dev, &x));
   CHECK(tsr_npy_load(ypath, TSR_CPU, &labels));
-  tsr_array_info_t xi, li;
+  tsr_array_props xi, li;
   CHECK(tsr_array_info(x, &xi));
   CHECK(tsr_array_info(labels, &li));
   if (xi.ndim != 2 || li.ndim != 1 || li.shape[0] != xi.shape[0] || li.dtype != TSR_I64) {

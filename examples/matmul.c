@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
 
   /* Load the samples (one row per sample) straight onto the device. */
   CHECK(tsr_npy_load(in_path, dev, &X));
-  tsr_array_info_t info;
+  tsr_array_props info;
   CHECK(tsr_array_info(X, &info));
   if (info.ndim != 2 || info.dtype != TSR_F64) {
     fprintf(stderr, "%s: expected a 2-D float64 matrix, got %d-D %s\n", in_path, info.ndim,

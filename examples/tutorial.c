@@ -22,7 +22,7 @@
 /* Prints an array of any dtype, device and layout (up to 2-D): tsr_astype gives a
    contiguous float64 copy, tsr_array_read copies it to the host. */
 static tsr_status print_array(const char *label, const tsr_array *a) {
-  tsr_array_info_t info;
+  tsr_array_props info;
   tsr_array *f = NULL;
   double values[64];
   tsr_status st = tsr_array_info(a, &info);

@@ -53,6 +53,14 @@ if [ -x "$TSR_ROOT/bench/run_blas.sh" ] && [ -x "$B/bench_blas" ]; then
     run bench_blas "$TSR_ROOT/bench/run_blas.sh" "$BUILD/cpu" --json "$out/bench_blas.json"
   fi
 fi
+if [ -x "$TSR_ROOT/bench/run_pdgemm.sh" ] && [ -x "$B/bench_pdgemm" ]; then
+  if [ $quick -eq 1 ]; then
+    run bench_pdgemm "$TSR_ROOT/bench/run_pdgemm.sh" "$BUILD/cpu" --n 1024 --reps 1 --rounds 1 \
+      --json "$out/bench_pdgemm.json"
+  else
+    run bench_pdgemm "$TSR_ROOT/bench/run_pdgemm.sh" "$BUILD/cpu" --json "$out/bench_pdgemm.json"
+  fi
+fi
 if [ -x "$BUILD/cuda/bench/bench_gpu" ]; then
   run bench_gpu "$BUILD/cuda/bench/bench_gpu" --json "$out/bench_gpu.json"
 fi

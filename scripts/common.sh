@@ -7,7 +7,7 @@ TSR_JOBS=${TSR_JOBS:-$(nproc 2>/dev/null || echo 2)}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 TSR_PACKAGES=(build-essential cmake pkg-config libcmocka-dev
-  openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev libblas-test
+  openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev libblas-test scalapack-mpi-test
   clang libclang-rt-dev python3-numpy gnuplot-nox doxygen)
 
 tsr_log() { printf '\n==> %s\n' "$*"; }

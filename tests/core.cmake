@@ -2,7 +2,7 @@
 # (<name>_cpu, <name>_cuda, <name>_hip) with TSR_TEST_DEVICE set, and reads results back with
 # tsr_array_read, so the GPU builds run the same checks.
 set(TSR_CORE_SUITE status device creation views transfer binary unary reduce matmul random
-    bad_input)
+    bad_input error_names)
 foreach(t ${TSR_CORE_SUITE})
   tsr_add_suite_test(NAME core_${t} SOURCES test_${t}.c core_util.c)
 endforeach()

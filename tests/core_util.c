@@ -31,7 +31,7 @@ static void shape_str(int ndim, const int64_t *shape, char *buf, size_t size) {
 }
 
 void ct_assert_shape(const tsr_array *a, tsr_dtype dtype, int ndim, const int64_t *shape) {
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   int same = info.dtype == dtype && info.ndim == ndim;
   for (int i = 0; same && i < ndim; i++)

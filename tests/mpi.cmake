@@ -9,9 +9,6 @@ set(TSR_MPI_TEST_ENV
   "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mca_base_component_disable_dlclose=1;LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/mpi_lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0")
 
 foreach(t gemm matrix io)
-  if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_dist_${t}.c)
-    continue()
-  endif()
   add_executable(test_dist_${t} test_dist_${t}.c)
   target_link_libraries(test_dist_${t} PRIVATE tsr_test_common MPI::MPI_C)
   foreach(np 1 2 4)
@@ -25,7 +22,7 @@ endforeach()
 
 # The tessera-gemm job, driven from a serial program that starts mpiexec: exit codes,
 # messages and leftover files for good and bad input.
-if(TARGET tessera-gemm AND EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_dist_cli.c)
+if(TARGET tessera-gemm)
   add_executable(test_dist_cli test_dist_cli.c)
   target_link_libraries(test_dist_cli PRIVATE tsr_test_common)
   add_test(NAME dist_cli

@@ -194,7 +194,7 @@ static void test_array_functions(void **state) {
   (void)state;
   int64_t s34[2] = {3, 4};
   tsr_array *a = tsr_test_random_array(2, s34, TSR_F64, dev, 1, NULL), *o = NULL;
-  tsr_array_info_t info;
+  tsr_array_props info;
   double buf[12];
 
   EXPECT(tsr_array_retain(NULL), TSR_ERR_NULL_POINTER);

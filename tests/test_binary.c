@@ -74,7 +74,7 @@ static double *operand_values(tsr_binary_op op, tsr_dtype dt, int which, int64_t
 /* Checks op(a, b) where ha/hb hold the operands' values in C order. */
 static void check_arrays(tsr_binary_op op, const tsr_array *a, const double *ha, const tsr_array *b,
                          const double *hb, int nout, const int64_t *oshape) {
-  tsr_array_info_t ia, ib;
+  tsr_array_props ia, ib;
   TSR_ASSERT_OK(tsr_array_info(a, &ia));
   TSR_ASSERT_OK(tsr_array_info(b, &ib));
   tsr_array *out = NULL;
@@ -82,7 +82,7 @@ static void check_arrays(tsr_binary_op op, const tsr_array *a, const double *ha,
   if (st != TSR_OK)
     print_error("%s %s: %s\n", op_names[op], tsr_dtype_name(ia.dtype), tsr_last_error());
   assert_int_equal(st, TSR_OK);
-  tsr_array_info_t io;
+  tsr_array_props io;
   TSR_ASSERT_OK(tsr_array_info(out, &io));
   assert_int_equal(io.contiguous, 1);
   assert_true(tsr_device_equal(io.device, dev));

@@ -12,7 +12,7 @@ static const tsr_dtype all_dtypes[TSR_NUM_DTYPES] = {TSR_F32, TSR_F64, TSR_I32, 
 
 static void check_info_contiguous(const tsr_array *a, tsr_dtype dtype, int ndim,
                                   const int64_t *shape) {
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   assert_int_equal(info.dtype, dtype);
   assert_int_equal(info.ndim, ndim);

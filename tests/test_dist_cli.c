@@ -84,7 +84,7 @@ static void expect_failure(const char *args, int code, const char *needle) {
 static double *load_f64(const char *path, int64_t *m, int64_t *n) {
   tsr_array *a = NULL;
   TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &a));
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   assert_int_equal(info.ndim, 2);
   *m = info.shape[0];

@@ -120,7 +120,7 @@ static void test_read_every_flavour(void **state) {
           for (int64_t nb = 2; nb <= 16; nb *= 4) {
             tsr_dmatrix *a = NULL;
             TSR_ASSERT_OK(tsr_dmatrix_read_npy(g, path, nb, nb + 1, TSR_CPU, &a));
-            tsr_dmatrix_info_t info;
+            tsr_dmatrix_props info;
             TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
             assert_int_equal(info.m, m);
             assert_int_equal(info.n, n);

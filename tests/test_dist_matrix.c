@@ -1,5 +1,7 @@
 /* Block-cyclic matrices: ScaLAPACK index helpers, grid shapes, descriptor and local layout,
    scatter/gather round trips, Philox and function fills. */
+#include <stdio.h>
+
 #include "test_dist_util.h"
 
 /* numroc / indxg2p / indxg2l / indxl2g against a brute-force deal of the blocks. */
@@ -27,7 +29,7 @@ static void test_index_helpers(void **state) {
 static void test_grid_shapes(void **state) {
   (void)state;
   tsr_grid *g = NULL;
-  tsr_grid_info_t gi;
+  tsr_grid_props gi;
   TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
   TSR_ASSERT_OK(tsr_grid_info(g, &gi));
   /* Near-square with P <= Q; rank r at (r / Q, r % Q). */
@@ -61,11 +63,11 @@ static void test_descriptor_and_local(void **state) {
   (void)state;
   tsr_grid *g = NULL;
   TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
-  tsr_grid_info_t gi;
+  tsr_grid_props gi;
   TSR_ASSERT_OK(tsr_grid_info(g, &gi));
   tsr_dmatrix *a = NULL;
   TSR_ASSERT_OK(tsr_dmatrix_create(g, 13, 7, 3, 2, TSR_F32, TSR_CPU, &a));
-  tsr_dmatrix_info_t info;
+  tsr_dmatrix_props info;
   TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
   int64_t mloc = tsr_numroc(13, 3, gi.myrow, 0, gi.nprow);
   int64_t nloc = tsr_numroc(7, 2, gi.mycol, 0, gi.npcol);
@@ -81,7 +83,7 @@ static void test_descriptor_and_local(void **state) {
   /* The local block is a column-major view: strides (1, LLD). */
   tsr_array *loc = NULL;
   TSR_ASSERT_OK(tsr_dmatrix_local(a, &loc));
-  tsr_array_info_t ai;
+  tsr_array_props ai;
   TSR_ASSERT_OK(tsr_array_info(loc, &ai));
   assert_int_equal(ai.ndim, 2);
   assert_int_equal(ai.shape[0], mloc);
@@ -209,6 +211,37 @@ static void test_fill_fn(void **state) {
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
 
+/* An element function that calls Tessera itself: the failure it provokes is named after the
+   function it called, not after tsr_dmatrix_fill_fn (the API context is suspended around it). */
+static double failing_call_value(int64_t i, int64_t j, void *ctx) {
+  size_t bytes = 0;
+  if (tsr_dtype_size((tsr_dtype)99, &bytes) != TSR_ERR_DTYPE) return NAN;
+  snprintf((char *)ctx, 256, "%s", tsr_last_error());
+  return (double)(i + j);
+}
+
+static void test_fill_fn_callback_errors(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  tsr_dmatrix *a = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 5, 4, 2, 2, TSR_F64, TSR_CPU, &a));
+  char seen[256] = "";
+  TSR_ASSERT_OK(tsr_dmatrix_fill_fn(a, failing_call_value, seen));
+  tsr_dmatrix_props info;
+  TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
+  if (info.local_rows > 0 && info.local_cols > 0) {
+    assert_true(strncmp(seen, "tsr_dtype_size: ", 16) == 0);
+  }
+  double ref[5 * 4];
+  for (int i = 0; i < 5; i++)
+    for (int j = 0; j < 4; j++)
+      ref[i * 4 + j] = i + j;
+  assert_true(dist_rel_error(a, ref) == 0.0);
+  tsr_dmatrix_free(a);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_index_helpers),
     cmocka_unit_test(test_grid_shapes),
@@ -217,6 +250,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_scatter_bad),
     cmocka_unit_test(test_fill_random_matches_serial),
     cmocka_unit_test(test_fill_fn),
+    cmocka_unit_test(test_fill_fn_callback_errors),
 };
 
 DIST_TEST_MAIN(tests)

@@ -548,7 +548,6 @@ static void test_kernel_selection(void **state) {
   assert_string_equal(tsr__omp_gemm_kernel_name(TSR_I32), "none");
 }
 
-#if TSR_TEST_HAVE_LINALG
 /* Through the public API: tsr_gemm on zero-copy views (column-major B via strides) and
    tsr_matmul. */
 static void test_public_api(void **state) {
@@ -591,7 +590,6 @@ static void test_public_api(void **state) {
     (void)sc;
   }
 }
-#endif
 
 int main(void) {
   const char *want = getenv("TSR_CPU_KERNEL");
@@ -622,9 +620,7 @@ int main(void) {
     cmocka_unit_test(test_ukr_general_stride),
     cmocka_unit_test(test_called_from_threads),
     cmocka_unit_test(test_vendor_path),
-#if TSR_TEST_HAVE_LINALG
     cmocka_unit_test(test_public_api),
-#endif
     /* Last: it re-selects the kernel. */
     cmocka_unit_test(test_kernel_selection),
   };

@@ -76,7 +76,7 @@ static void check_rel(const double *got, const double *ref, int64_t n, tsr_dtype
 /* Checks tsr_matmul(a, b) where ha/hb hold the operands' C-order values. */
 static void check_matmul_arrays(const tsr_array *a, const double *ha, const tsr_array *b,
                                 const double *hb, const char *what) {
-  tsr_array_info_t ia, ib;
+  tsr_array_props ia, ib;
   TSR_ASSERT_OK(tsr_array_info(a, &ia));
   TSR_ASSERT_OK(tsr_array_info(b, &ib));
   int nout;
@@ -86,7 +86,7 @@ static void check_matmul_arrays(const tsr_array *a, const double *ha, const tsr_
   tsr_status st = tsr_matmul(a, b, &c);
   if (st != TSR_OK) print_error("%s: %s\n", what, tsr_last_error());
   assert_int_equal(st, TSR_OK);
-  tsr_array_info_t ic;
+  tsr_array_props ic;
   TSR_ASSERT_OK(tsr_array_info(c, &ic));
   assert_int_equal(ic.contiguous, 1);
   double *got = ct_read_checked(c, ia.dtype, nout, so);

@@ -185,7 +185,7 @@ static void check_flavour(int di, int fortran, int big, int major, int ndim, con
 
   tsr_array *a = NULL;
   TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &a));
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   assert_int_equal(info.dtype, dt);
   assert_int_equal(info.ndim, ndim);
@@ -464,7 +464,7 @@ static void test_real_files(void **state) {
     assert_int_equal(offset, 128);
     tsr_array *a = NULL;
     TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &a));
-    tsr_array_info_t info;
+    tsr_array_props info;
     TSR_ASSERT_OK(tsr_array_info(a, &info));
     assert_int_equal(info.dtype, files[f].dtype);
     assert_int_equal(info.ndim, files[f].ndim);
@@ -515,7 +515,7 @@ static void test_save_strided_views(void **state) {
     TSR_ASSERT_OK(tsr_npy_save(path, r));
     tsr_array *b = NULL;
     TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &b));
-    tsr_array_info_t info;
+    tsr_array_props info;
     TSR_ASSERT_OK(tsr_array_info(b, &info));
     assert_int_equal(info.ndim, 2);
     assert_int_equal(info.shape[0], 3);
@@ -579,7 +579,7 @@ static void test_save_scalar_and_empty(void **state) {
   TSR_ASSERT_OK(tsr_from_host(0, NULL, TSR_F64, TSR_CPU, &x, &a));
   TSR_ASSERT_OK(tsr_npy_save(path, a));
   TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &b));
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(b, &info));
   assert_int_equal(info.ndim, 0);
   double y = 0;

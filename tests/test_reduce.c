@@ -112,7 +112,7 @@ static int out_shape(int ndim, const int64_t *shape, int axis, int keepdims, int
    is passed to the library (may be negative), `axis` its normalized value. */
 static void check_reduce(tsr_reduce_op op, const tsr_array *a, const double *h, int axis_arg,
                          int keepdims) {
-  tsr_array_info_t ia;
+  tsr_array_props ia;
   TSR_ASSERT_OK(tsr_array_info(a, &ia));
   int axis = (axis_arg != TSR_AXIS_ALL && axis_arg < 0) ? axis_arg + ia.ndim : axis_arg;
   int64_t os[TSR_MAX_DIMS];

@@ -54,7 +54,7 @@ static void test_array_to_round_trip(void **state) {
         tsr_array *b = NULL, *c = NULL;
         TSR_ASSERT_OK(tsr_array_to(a, targets[to], &b));
         assert_ptr_not_equal(a, b);
-        tsr_array_info_t info;
+        tsr_array_props info;
         TSR_ASSERT_OK(tsr_array_info(b, &info));
         assert_true(tsr_device_equal(info.device, targets[to]));
         assert_int_equal(info.contiguous, 1);

@@ -59,14 +59,14 @@ static double *input_values(tsr_unary_op op, tsr_dtype dt, int64_t n, uint64_t s
 }
 
 static void check_array(tsr_unary_op op, const tsr_array *a, const double *ha) {
-  tsr_array_info_t ia;
+  tsr_array_props ia;
   TSR_ASSERT_OK(tsr_array_info(a, &ia));
   tsr_array *out = NULL;
   tsr_status st = tsr_unary(op, a, &out);
   if (st != TSR_OK)
     print_error("%s %s: %s\n", op_names[op], tsr_dtype_name(ia.dtype), tsr_last_error());
   assert_int_equal(st, TSR_OK);
-  tsr_array_info_t io;
+  tsr_array_props io;
   TSR_ASSERT_OK(tsr_array_info(out, &io));
   assert_int_equal(io.contiguous, 1);
   double *got = ct_read_checked(out, ia.dtype, ia.ndim, ia.shape);

@@ -121,7 +121,7 @@ static void check_write_through(tsr_array *view, const hv *v, tsr_array *base, d
 }
 
 static int is_contiguous(const tsr_array *a) {
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   return info.contiguous;
 }

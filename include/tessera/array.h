@@ -48,8 +48,11 @@ typedef enum tsr_alloc_flags {
   TSR_ALLOC_MANAGED = 1
 } tsr_alloc_flags;
 
-/** Description of an array, filled by tsr_array_info(). */
-typedef struct tsr_array_info_t {
+/**
+ * Description of an array, filled by tsr_array_info(). (Public types carry no `_t` suffix;
+ * `tsr_array_info` is the function, hence `props`, as for tsr_device_props.)
+ */
+typedef struct tsr_array_props {
   tsr_dtype dtype;
   int ndim;
   int64_t shape[TSR_MAX_DIMS];   /**< entries [ndim, TSR_MAX_DIMS) are 1 */
@@ -58,7 +61,10 @@ typedef struct tsr_array_info_t {
   int64_t size;                  /**< number of elements (product of shape; 1 for ndim 0) */
   tsr_device device;
   int contiguous; /**< 1 when the view is C-contiguous */
-} tsr_array_info_t;
+} tsr_array_props;
+
+/** @deprecated The name of ::tsr_array_props in release 0.1; kept for source compatibility. */
+typedef tsr_array_props tsr_array_info_t;
 
 /**
  * Size in bytes of one element (4 or 8).
@@ -161,7 +167,7 @@ TSR_API tsr_status tsr_array_retain(tsr_array *a);
 TSR_API tsr_status tsr_array_release(tsr_array *a);
 
 /** Describes an array. @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
-TSR_API tsr_status tsr_array_info(const tsr_array *a, tsr_array_info_t *info);
+TSR_API tsr_status tsr_array_info(const tsr_array *a, tsr_array_props *info);
 
 /**
  * Copies the array's elements, in C order, to host memory (synchronizes the device).

@@ -134,7 +134,7 @@ void cblas_xerbla(int info, const char *rout, const char *form, ...);
 /* ---------------------------------------------------------------- Tessera extras ------ */
 
 /** Calls counted by the drop-in since the start (or tsr_blas_reset_stats()). */
-typedef struct tsr_blas_stats_t {
+typedef struct tsr_blas_stats {
   uint64_t sgemm;       /**< calls of sgemm_ */
   uint64_t dgemm;       /**< calls of dgemm_ */
   uint64_t cblas_sgemm; /**< calls of cblas_sgemm */
@@ -144,13 +144,16 @@ typedef struct tsr_blas_stats_t {
   uint64_t cpu;         /**< computed by the native CPU GEMM on the caller's memory */
   uint64_t gpu;         /**< computed on a GPU (transfers included) */
   uint64_t fallback;    /**< computed by the plain loop because Tessera failed */
-} tsr_blas_stats_t;
+} tsr_blas_stats;
+
+/** @deprecated The name of ::tsr_blas_stats in release 0.1; kept for source compatibility. */
+typedef tsr_blas_stats tsr_blas_stats_t;
 
 /**
  * Reads the call counters (relaxed atomic reads: exact once concurrent calls have returned).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER.
  */
-TSR_API tsr_status tsr_blas_get_stats(tsr_blas_stats_t *stats);
+TSR_API tsr_status tsr_blas_get_stats(tsr_blas_stats *stats);
 
 /** Sets every counter to zero. @return ::TSR_OK. */
 TSR_API tsr_status tsr_blas_reset_stats(void);

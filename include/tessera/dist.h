@@ -45,7 +45,7 @@ extern "C" {
 typedef struct tsr_grid tsr_grid;
 
 /** Description of a grid, filled by tsr_grid_info(). */
-typedef struct tsr_grid_info_t {
+typedef struct tsr_grid_props {
   int nprow;         /**< P, process rows */
   int npcol;         /**< Q, process columns */
   int myrow;         /**< this rank's process row: rank / Q */
@@ -55,7 +55,10 @@ typedef struct tsr_grid_info_t {
   MPI_Comm comm;     /**< the grid's communicator (a duplicate; owned by the grid) */
   MPI_Comm row_comm; /**< the Q ranks of this process row, ranked by process column */
   MPI_Comm col_comm; /**< the P ranks of this process column, ranked by process row */
-} tsr_grid_info_t;
+} tsr_grid_props;
+
+/** @deprecated The name of ::tsr_grid_props in release 0.1; kept for source compatibility. */
+typedef tsr_grid_props tsr_grid_info_t;
 
 /**
  * Creates a P x Q process grid over `comm` (duplicated with MPI_Comm_dup, so the grid's
@@ -79,7 +82,7 @@ TSR_API tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out);
 TSR_API tsr_status tsr_grid_free(tsr_grid *grid);
 
 /** Describes a grid (local, not collective). @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
-TSR_API tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_info_t *info);
+TSR_API tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_props *info);
 
 /* ---------------------------------------------------------------- index helpers ------- */
 
@@ -121,7 +124,7 @@ enum {
 };
 
 /** Description of a distributed matrix, filled by tsr_dmatrix_info(). */
-typedef struct tsr_dmatrix_info_t {
+typedef struct tsr_dmatrix_props {
   int64_t m, n;           /**< global rows, columns */
   int64_t mb, nb;         /**< block rows, block columns */
   int64_t local_rows;     /**< numroc(m, mb, myrow, 0, P) */
@@ -131,7 +134,10 @@ typedef struct tsr_dmatrix_info_t {
   tsr_device device;      /**< where the local block lives */
   int desc[TSR_DESC_LEN]; /**< ScaLAPACK descriptor; sizes that exceed INT_MAX are stored as -1 */
   const tsr_grid *grid;
-} tsr_dmatrix_info_t;
+} tsr_dmatrix_props;
+
+/** @deprecated The name of ::tsr_dmatrix_props in release 0.1; kept for source compatibility. */
+typedef tsr_dmatrix_props tsr_dmatrix_info_t;
 
 /**
  * A new M x N block-cyclic matrix with MB x NB blocks over `grid`, its local block
@@ -148,7 +154,7 @@ TSR_API tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int6
 TSR_API tsr_status tsr_dmatrix_free(tsr_dmatrix *a);
 
 /** Describes a distributed matrix (local). @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
-TSR_API tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_info_t *info);
+TSR_API tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_props *info);
 
 /**
  * The rank's local block as a 2-D array view of local_rows x local_cols with strides
@@ -199,7 +205,11 @@ TSR_API tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host
 TSR_API tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, double high);
 
 /** Callback for tsr_dmatrix_fill_fn(): the value of global element (i, j), 0-based. */
-typedef double (*tsr_dmatrix_fill_fn_t)(int64_t i, int64_t j, void *ctx);
+typedef double (*tsr_dmatrix_element_fn)(int64_t i, int64_t j, void *ctx);
+
+/** @deprecated The name of ::tsr_dmatrix_element_fn in release 0.1; kept for source
+    compatibility. */
+typedef tsr_dmatrix_element_fn tsr_dmatrix_fill_fn_t;
 
 /**
  * Sets every element to fn(i, j, ctx) (rounded to the dtype), i, j the 0-based global
@@ -207,7 +217,7 @@ typedef double (*tsr_dmatrix_fill_fn_t)(int64_t i, int64_t j, void *ctx);
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU;
  *         ::TSR_ERR_MPI.
  */
-TSR_API tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_fill_fn_t fn, void *ctx);
+TSR_API tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_element_fn fn, void *ctx);
 
 /* ---------------------------------------------------------------- MPI-IO .npy ---------- */
 
@@ -299,13 +309,17 @@ typedef struct tsr_dist_gemm_options {
  * broadcasts its A panel along process rows and the process row owning it broadcasts its B
  * panel along process columns (MPI_Ibcast on the row and column communicators); the broadcast
  * of panel k+1 is in flight while panel k is multiplied locally with tsr_gemm() on each rank's
- * device (double buffering). beta is applied with the first panel (beta = 0 never reads C).
+ * device (double buffering). On the CPU the local multiply runs in column chunks of at most
+ * 512 columns with an MPI_Testall between them, because MPI libraries such as Open MPI
+ * progress a non-blocking broadcast only inside MPI calls. beta is applied with the first
+ * panel (beta = 0 never reads C).
  * Transposed operands (TSR_TRANS) are first redistributed into their transpose with an
  * MPI_Alltoallv (op(A) then has blocks NB_A x MB_A), then multiplied as above: correct for
  * every combination, at the cost of one extra copy of the transposed operand.
  *
- * GPU local blocks: the panels travel device-to-device when MPI is CUDA-aware (detected at run
- * time with MPIX_Query_cuda_support()), else through host buffers.
+ * GPU local blocks: the panels travel device-to-device when MPI is GPU-aware
+ * (tsr_dist_gpu_aware()), else through host buffers (host copies of the local A and B blocks,
+ * panels copied to the device before each multiply).
  *
  * Requirements: A, B, C on the same grid and of the same dtype; block sizes compatible:
  * op(A)'s row block = C's MB, op(B)'s column block = C's NB, op(A)'s column block = op(B)'s
@@ -382,8 +396,10 @@ TSR_API tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, doub
                                         const tsr_dmatrix *c, uint64_t seed, double *residual);
 
 /**
- * 1 when the MPI library can take GPU device pointers (Open MPI's MPIX_Query_cuda_support()
- * reports CUDA-aware support at run time), else 0. Local, cannot fail.
+ * 1 when the MPI library can take device pointers of this build's GPUs, asked at run time
+ * through Open MPI's extensions: MPIX_Query_cuda_support() in CUDA builds,
+ * MPIX_Query_rocm_support() in HIP builds; 0 in CPU-only builds and with MPI libraries
+ * without these extensions. Local, cannot fail.
  */
 TSR_API int tsr_dist_gpu_aware(void);
 

@@ -33,8 +33,12 @@ typedef enum tsr_trans {
 typedef enum tsr_gemm_path {
   TSR_GEMM_AUTO = 0,   /**< `TSR_GEMM` environment variable (`native` or `vendor`), else native */
   TSR_GEMM_NATIVE = 1, /**< Tessera's own kernels */
-  TSR_GEMM_VENDOR = 2  /**< cuBLAS / hipBLAS on GPUs, the CBLAS linked at build time on the CPU
-                            (TESSERA_WITH_VENDOR_BLAS); ::TSR_ERR_UNSUPPORTED when absent */
+  TSR_GEMM_VENDOR = 2  /**< cuBLAS / hipBLAS on GPUs (built when found, CMake option
+                            TESSERA_GPU_VENDOR_BLAS, ON by default); on the CPU the CBLAS
+                            (OpenBLAS) found at configure time with TESSERA_WITH_VENDOR_BLAS,
+                            loaded with dlopen() at its first use, not linked.
+                            ::TSR_ERR_UNSUPPORTED when the path is not built or the library
+                            cannot be loaded */
 } tsr_gemm_path;
 
 /**

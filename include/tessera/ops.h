@@ -11,10 +11,8 @@
  * wraps modulo 2^bits, as in NumPy) and every reduction; the other operators need a float
  * dtype and return ::TSR_ERR_DTYPE for integers.
  *
- * Statuses of every function here: ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE (shapes
- * cannot be broadcast); ::TSR_ERR_DTYPE; ::TSR_ERR_DEVICE_MISMATCH; ::TSR_ERR_INVALID_ARGUMENT
- * (unknown operator, axis out of range, empty max/min/argmax); ::TSR_ERR_OUT_OF_MEMORY;
- * ::TSR_ERR_OVERFLOW; ::TSR_ERR_GPU.
+ * Each function lists the statuses it can return; every failure also records a message
+ * (tsr_last_error()) that names the function and the offending values.
  */
 #ifndef TESSERA_OPS_H
 #define TESSERA_OPS_H
@@ -65,41 +63,158 @@ typedef enum tsr_reduce_op {
 /** Reduce over all axes (the result has ndim 0, or all size-1 axes with keepdims). */
 #define TSR_AXIS_ALL INT_MIN
 
-/** out = op(a, b) elementwise with broadcasting. */
+/**
+ * out = op(a, b) elementwise with broadcasting. Integer dtypes are accepted by add, sub, mul,
+ * maximum and minimum.
+ * @return ::TSR_OK; ::TSR_ERR_INVALID_ARGUMENT (op is not a ::tsr_binary_op);
+ * ::TSR_ERR_NULL_POINTER (a, b or out);
+ *         ::TSR_ERR_DEVICE_MISMATCH (a and b on different devices); ::TSR_ERR_DTYPE (a and b
+ *         of different dtypes, or an integer dtype for div or pow); ::TSR_ERR_SHAPE (the shapes do
+ * not broadcast);
+ *         ::TSR_ERR_OVERFLOW (the broadcast result has more elements than int64 counts);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks the
+ *         operator); ::TSR_ERR_GPU (a GPU runtime failure).
+ */
 TSR_API tsr_status tsr_binary(tsr_binary_op op, const tsr_array *a, const tsr_array *b,
                               tsr_array **out);
-/** out = a + b (broadcasting). */
+/**
+ * out = a + b (broadcasting).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a, b or out);
+ *         ::TSR_ERR_DEVICE_MISMATCH (a and b on different devices); ::TSR_ERR_DTYPE (a and b
+ *         of different dtypes); ::TSR_ERR_SHAPE (the shapes do not broadcast);
+ *         ::TSR_ERR_OVERFLOW (the broadcast result has more elements than int64 counts);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks the
+ *         operator); ::TSR_ERR_GPU (a GPU runtime failure).
+ */
 TSR_API tsr_status tsr_add(const tsr_array *a, const tsr_array *b, tsr_array **out);
-/** out = a - b (broadcasting). */
+/**
+ * out = a - b (broadcasting).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a, b or out);
+ *         ::TSR_ERR_DEVICE_MISMATCH (a and b on different devices); ::TSR_ERR_DTYPE (a and b
+ *         of different dtypes); ::TSR_ERR_SHAPE (the shapes do not broadcast);
+ *         ::TSR_ERR_OVERFLOW (the broadcast result has more elements than int64 counts);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks the
+ *         operator); ::TSR_ERR_GPU (a GPU runtime failure).
+ */
 TSR_API tsr_status tsr_sub(const tsr_array *a, const tsr_array *b, tsr_array **out);
-/** out = a * b elementwise (broadcasting). */
+/**
+ * out = a * b elementwise (broadcasting).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a, b or out);
+ *         ::TSR_ERR_DEVICE_MISMATCH (a and b on different devices); ::TSR_ERR_DTYPE (a and b
+ *         of different dtypes); ::TSR_ERR_SHAPE (the shapes do not broadcast);
+ *         ::TSR_ERR_OVERFLOW (the broadcast result has more elements than int64 counts);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks the
+ *         operator); ::TSR_ERR_GPU (a GPU runtime failure).
+ */
 TSR_API tsr_status tsr_mul(const tsr_array *a, const tsr_array *b, tsr_array **out);
-/** out = a / b elementwise (broadcasting; float dtypes). */
+/**
+ * out = a / b elementwise (broadcasting; float dtypes).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a, b or out);
+ *         ::TSR_ERR_DEVICE_MISMATCH (a and b on different devices); ::TSR_ERR_DTYPE (a and b
+ *         of different dtypes, or an integer dtype); ::TSR_ERR_SHAPE (the shapes do not broadcast);
+ *         ::TSR_ERR_OVERFLOW (the broadcast result has more elements than int64 counts);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks the
+ *         operator); ::TSR_ERR_GPU (a GPU runtime failure).
+ */
 TSR_API tsr_status tsr_div(const tsr_array *a, const tsr_array *b, tsr_array **out);
-/** out = maximum(a, b) elementwise (broadcasting). */
+/**
+ * out = maximum(a, b) elementwise (broadcasting; NaN if either is NaN).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a, b or out);
+ *         ::TSR_ERR_DEVICE_MISMATCH (a and b on different devices); ::TSR_ERR_DTYPE (a and b
+ *         of different dtypes); ::TSR_ERR_SHAPE (the shapes do not broadcast);
+ *         ::TSR_ERR_OVERFLOW (the broadcast result has more elements than int64 counts);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks the
+ *         operator); ::TSR_ERR_GPU (a GPU runtime failure).
+ */
 TSR_API tsr_status tsr_maximum(const tsr_array *a, const tsr_array *b, tsr_array **out);
-/** out = minimum(a, b) elementwise (broadcasting). */
+/**
+ * out = minimum(a, b) elementwise (broadcasting; NaN if either is NaN).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a, b or out);
+ *         ::TSR_ERR_DEVICE_MISMATCH (a and b on different devices); ::TSR_ERR_DTYPE (a and b
+ *         of different dtypes); ::TSR_ERR_SHAPE (the shapes do not broadcast);
+ *         ::TSR_ERR_OVERFLOW (the broadcast result has more elements than int64 counts);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks the
+ *         operator); ::TSR_ERR_GPU (a GPU runtime failure).
+ */
 TSR_API tsr_status tsr_minimum(const tsr_array *a, const tsr_array *b, tsr_array **out);
-/** out = pow(a, b) elementwise (broadcasting; float dtypes). */
+/**
+ * out = pow(a, b) elementwise (broadcasting; float dtypes).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a, b or out);
+ *         ::TSR_ERR_DEVICE_MISMATCH (a and b on different devices); ::TSR_ERR_DTYPE (a and b
+ *         of different dtypes, or an integer dtype); ::TSR_ERR_SHAPE (the shapes do not broadcast);
+ *         ::TSR_ERR_OVERFLOW (the broadcast result has more elements than int64 counts);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks the
+ *         operator); ::TSR_ERR_GPU (a GPU runtime failure).
+ */
 TSR_API tsr_status tsr_pow(const tsr_array *a, const tsr_array *b, tsr_array **out);
 
-/** out = op(a) elementwise, same shape and dtype as `a`. */
+/**
+ * out = op(a) elementwise, same shape and dtype as `a`. Integer dtypes are accepted by neg,
+ * abs and relu.
+ * @return ::TSR_OK; ::TSR_ERR_INVALID_ARGUMENT (op is not a ::tsr_unary_op); ::TSR_ERR_NULL_POINTER
+ * (a or out);
+ *         ::TSR_ERR_DTYPE (an integer dtype for an operator that needs f32 or f64);
+ * ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_unary(tsr_unary_op op, const tsr_array *a, tsr_array **out);
-/** out = -a. */
+/**
+ * out = -a (integers wrap: -INT_MIN is INT_MIN).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_neg(const tsr_array *a, tsr_array **out);
-/** out = |a|. */
+/**
+ * out = |a| (integers wrap: |INT_MIN| is INT_MIN).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_abs(const tsr_array *a, tsr_array **out);
-/** out = exp(a) (float dtypes). */
+/**
+ * out = exp(a) (float dtypes).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out);
+ *         ::TSR_ERR_DTYPE (an integer dtype: the operator needs f32 or f64);
+ * ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_exp(const tsr_array *a, tsr_array **out);
-/** out = log(a) (float dtypes). */
+/**
+ * out = log(a) (float dtypes).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out);
+ *         ::TSR_ERR_DTYPE (an integer dtype: the operator needs f32 or f64);
+ * ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_log(const tsr_array *a, tsr_array **out);
-/** out = sqrt(a) (float dtypes). */
+/**
+ * out = sqrt(a) (float dtypes).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out);
+ *         ::TSR_ERR_DTYPE (an integer dtype: the operator needs f32 or f64);
+ * ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_sqrt(const tsr_array *a, tsr_array **out);
-/** out = tanh(a) (float dtypes). */
+/**
+ * out = tanh(a) (float dtypes).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out);
+ *         ::TSR_ERR_DTYPE (an integer dtype: the operator needs f32 or f64);
+ * ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_tanh(const tsr_array *a, tsr_array **out);
-/** out = 1 / (1 + exp(-a)) (float dtypes). */
+/**
+ * out = 1 / (1 + exp(-a)) (float dtypes).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out);
+ *         ::TSR_ERR_DTYPE (an integer dtype: the operator needs f32 or f64);
+ * ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_sigmoid(const tsr_array *a, tsr_array **out);
-/** out = max(a, 0). */
+/**
+ * out = max(a, 0).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_relu(const tsr_array *a, tsr_array **out);
 
 /**
@@ -107,18 +222,50 @@ TSR_API tsr_status tsr_relu(const tsr_array *a, tsr_array **out);
  * (::TSR_AXIS_ALL). The result drops the axis, or keeps it with size 1 when `keepdims` is
  * non-zero. Result dtypes: as `a` for sum/max/min; mean gives f64 for integer input;
  * argmax gives i64.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_INVALID_ARGUMENT (op is not
+ *         a ::tsr_reduce_op, axis out of range for a's ndim, or a zero-length axis / empty
+ *         array for max, min and argmax, which have no value there); ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks reductions); ::TSR_ERR_GPU.
  */
 TSR_API tsr_status tsr_reduce(tsr_reduce_op op, const tsr_array *a, int axis, int keepdims,
                               tsr_array **out);
-/** Sum along `axis` or over all (::TSR_AXIS_ALL). */
+/**
+ * Sum along `axis` or over all (::TSR_AXIS_ALL); 0 over an empty axis.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_INVALID_ARGUMENT (axis
+ *         out of range for a's ndim); ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the
+ *         device's backend lacks reductions); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_sum(const tsr_array *a, int axis, int keepdims, tsr_array **out);
-/** Mean along `axis` or over all. */
+/**
+ * Mean along `axis` or over all (f64 for integer input); NaN over an empty axis.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_INVALID_ARGUMENT (axis
+ *         out of range for a's ndim); ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the
+ *         device's backend lacks reductions); ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_mean(const tsr_array *a, int axis, int keepdims, tsr_array **out);
-/** Maximum along `axis` or over all. */
+/**
+ * Maximum along `axis` or over all (NaN propagates).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_INVALID_ARGUMENT (axis
+ *         out of range for a's ndim, or a zero-length axis / empty array, which has no maximum);
+ * ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks reductions);
+ * ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_max(const tsr_array *a, int axis, int keepdims, tsr_array **out);
-/** Minimum along `axis` or over all. */
+/**
+ * Minimum along `axis` or over all (NaN propagates).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_INVALID_ARGUMENT (axis
+ *         out of range for a's ndim, or a zero-length axis / empty array, which has no minimum);
+ * ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks reductions);
+ * ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_min(const tsr_array *a, int axis, int keepdims, tsr_array **out);
-/** Index of the maximum along `axis`, or the flat C-order index over all (i64 result). */
+/**
+ * Index of the first maximum along `axis`, or the flat C-order index over all (i64 result).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_INVALID_ARGUMENT (axis
+ *         out of range for a's ndim, or a zero-length axis / empty array, which has no maximum);
+ * ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks reductions);
+ * ::TSR_ERR_GPU.
+ */
 TSR_API tsr_status tsr_argmax(const tsr_array *a, int axis, int keepdims, tsr_array **out);
 
 #ifdef __cplusplus

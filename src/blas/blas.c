@@ -37,7 +37,7 @@ static unsigned long long get(atomic_ullong *c) {
   return atomic_load_explicit(c, memory_order_relaxed);
 }
 
-tsr_status tsr_blas_get_stats(tsr_blas_stats_t *stats) {
+tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
   if (stats == NULL) return TSR_ERR_NULL_POINTER;
   stats->sgemm = get(&n_sgemm);
   stats->dgemm = get(&n_dgemm);

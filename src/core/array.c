@@ -11,15 +11,19 @@
 
 /* ---------------------------------------------------------------- helpers ------------- */
 
+void *tsr__array_ptr(const tsr_array *a) {
+  /* A zero-byte buffer may have a NULL pointer (GPU allocators): no arithmetic on it. */
+  return a->buffer->data == NULL
+             ? NULL
+             : (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
+}
+
 tsr__view tsr__view_of(const tsr_array *a) {
   tsr__view v;
   memset(&v, 0, sizeof v);
   v.dtype = a->dtype;
   v.ndim = a->ndim;
-  /* A zero-byte buffer may have a NULL pointer (GPU allocators): no arithmetic on it. */
-  v.data = a->buffer->data == NULL
-               ? NULL
-               : (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
+  v.data = tsr__array_ptr(a);
   for (int i = 0; i < TSR_MAX_DIMS; ++i) {
     v.shape[i] = i < a->ndim ? a->shape[i] : 1;
     v.strides[i] = i < a->ndim ? a->strides[i] : 0;
@@ -83,7 +87,7 @@ static void tsr__buffer_release(tsr__buffer *b) {
   const struct tsr__backend_ops *ops = NULL;
   /* The device existed when the buffer was made; a lookup failure leaks rather than crashes. */
   if ((b->flags & TSR__BUFFER_BORROWED) == 0 &&
-      tsr__backend_for("tsr_array_release", b->device, &ops) == TSR_OK && ops->free != NULL)
+      tsr__backend_for(__func__, b->device, &ops) == TSR_OK && ops->free != NULL)
     ops->free(b->device, b->data, b->bytes, b->flags);
   free(b);
 }
@@ -107,13 +111,11 @@ tsr_status tsr__array_alloc(const char *fn, int ndim, const int64_t *shape, tsr_
   tsr_status st = ops->alloc(device, bytes, flags, &data, &granted);
   if (st != TSR_OK) {
     free(b);
-    /* Restate the backend's message under the user's function name, without its own. */
-    char why[512], shp[128];
-    const char *msg = tsr_last_error(), *colon = strstr(msg, ": ");
-    snprintf(why, sizeof why, "%s", strncmp(msg, "tsr", 3) == 0 && colon ? colon + 2 : msg);
+    /* Restate the backend's reason inside a message that says what was being allocated. */
+    char shp[128];
     return tsr__set_error(st, fn, "cannot allocate %zu bytes for a %s %s array on %s (%s)", bytes,
                           tsr__shape_str(ndim, shape, shp, sizeof shp), tsr_dtype_name(dtype),
-                          tsr__device_str(device, dev, sizeof dev), why);
+                          tsr__device_str(device, dev, sizeof dev), tsr__last_error_detail());
   }
   atomic_init(&b->refcount, 1);
   b->device = device;
@@ -252,6 +254,52 @@ static tsr_status tsr__read(const char *fn, const tsr_array *a, void *dst) {
   return st;
 }
 
+/* The checks of tsr__copy_h2d/d2h: the element range [offset, offset + bytes/esize) lies
+   inside the C-contiguous array a, the host pointer exists, and the device can copy. */
+static tsr_status tsr__check_host_copy(const char *fn, const tsr_array *a, int64_t offset,
+                                       const void *host, size_t bytes, bool to_device,
+                                       const struct tsr__backend_ops **ops) {
+  char desc[256], dev[32];
+  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "array is NULL");
+  if (!tsr__array_is_contiguous(a))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "a raw copy needs a C-contiguous array, not a strided %s",
+                          tsr__array_desc(a, desc, sizeof desc));
+  int64_t size = tsr__array_size(a);
+  size_t esize = tsr__dtype_size(a->dtype);
+  if (offset < 0 || offset > size || bytes > (size_t)(size - offset) * esize)
+    return tsr__set_error(
+        TSR_ERR_INVALID_ARGUMENT, fn, "%zu bytes at element %lld do not fit the %s (%lld elements)",
+        bytes, (long long)offset, tsr__array_desc(a, desc, sizeof desc), (long long)size);
+  if (host == NULL)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "the host %s is NULL",
+                          to_device ? "source" : "destination");
+  TSR_CALL(tsr__backend_for(fn, a->buffer->device, ops));
+  if ((to_device ? (*ops)->memcpy_h2d : (*ops)->memcpy_d2h) == NULL)
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "%s copy is not supported on %s",
+                          to_device ? "host-to-device" : "device-to-host",
+                          tsr__device_str(a->buffer->device, dev, sizeof dev));
+  return TSR_OK;
+}
+
+tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t offset, const void *src,
+                         size_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  const struct tsr__backend_ops *ops;
+  TSR_CALL(tsr__check_host_copy(fn, a, offset, src, bytes, true, &ops));
+  char *dst = (char *)tsr__array_ptr(a) + offset * (int64_t)tsr__dtype_size(a->dtype);
+  return ops->memcpy_h2d(a->buffer->device, dst, src, bytes);
+}
+
+tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t offset, void *dst,
+                         size_t bytes) {
+  if (bytes == 0) return TSR_OK;
+  const struct tsr__backend_ops *ops;
+  TSR_CALL(tsr__check_host_copy(fn, a, offset, dst, bytes, false, &ops));
+  const char *src = (const char *)tsr__array_ptr(a) + offset * (int64_t)tsr__dtype_size(a->dtype);
+  return ops->memcpy_d2h(a->buffer->device, dst, src, bytes);
+}
+
 /* ---------------------------------------------------------------- creation ------------ */
 
 static tsr_status tsr__empty(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
@@ -265,11 +313,13 @@ static tsr_status tsr__empty(const char *fn, int ndim, const int64_t *shape, tsr
 
 tsr_status tsr_empty(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                      tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__empty(__func__, ndim, shape, dtype, device, 0, out);
 }
 
 tsr_status tsr_empty_ex(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                         unsigned flags, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__empty(__func__, ndim, shape, dtype, device, flags, out);
 }
 
@@ -286,16 +336,19 @@ static tsr_status tsr__full(const char *fn, int ndim, const int64_t *shape, tsr_
 
 tsr_status tsr_zeros(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                      tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__full(__func__, ndim, shape, dtype, device, 0.0, out);
 }
 
 tsr_status tsr_full(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                     double value, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__full(__func__, ndim, shape, dtype, device, value, out);
 }
 
 tsr_status tsr_arange(double start, double stop, double step, tsr_dtype dtype, tsr_device device,
                       tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(isfinite(start) && isfinite(stop), TSR_ERR_INVALID_ARGUMENT,
@@ -363,6 +416,7 @@ fail:
 
 tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                               uint64_t seed, double low, double high, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE, "dtype %s is not a float dtype (f32 or f64)",
@@ -380,6 +434,7 @@ tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype, t
 
 tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                              uint64_t seed, double mean, double stddev, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE, "dtype %s is not a float dtype (f32 or f64)",
@@ -393,6 +448,7 @@ tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype dtype, ts
 
 tsr_status tsr_from_host(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                          const void *data, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   int64_t size;
@@ -421,12 +477,14 @@ fail:
 /* ---------------------------------------------------------------- references & info --- */
 
 tsr_status tsr_array_retain(tsr_array *a) {
+  TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   atomic_fetch_add_explicit(&a->refcount, 1, memory_order_relaxed);
   return TSR_OK;
 }
 
 tsr_status tsr_array_release(tsr_array *a) {
+  TSR_API_ENTRY();
   if (a == NULL) return TSR_OK;
   if (atomic_fetch_sub_explicit(&a->refcount, 1, memory_order_acq_rel) != 1) return TSR_OK;
   tsr__buffer_release(a->buffer);
@@ -434,7 +492,8 @@ tsr_status tsr_array_release(tsr_array *a) {
   return TSR_OK;
 }
 
-tsr_status tsr_array_info(const tsr_array *a, tsr_array_info_t *info) {
+tsr_status tsr_array_info(const tsr_array *a, tsr_array_props *info) {
+  TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CHECK(info != NULL, TSR_ERR_NULL_POINTER, "info is NULL");
   memset(info, 0, sizeof *info);
@@ -481,12 +540,14 @@ static tsr_status tsr__check_bytes(const char *fn, const tsr_array *a, size_t by
 }
 
 tsr_status tsr_array_read(const tsr_array *a, void *dst, size_t bytes) {
+  TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CALL(tsr__check_bytes(__func__, a, bytes, dst, "dst"));
   return tsr__read(__func__, a, dst);
 }
 
 tsr_status tsr_array_write(tsr_array *a, const void *src, size_t bytes) {
+  TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CALL(tsr__check_bytes(__func__, a, bytes, src, "src"));
   TSR_CALL(tsr__check_writable(__func__, a, "a"));
@@ -558,14 +619,17 @@ fail:
 }
 
 tsr_status tsr_array_to(const tsr_array *a, tsr_device device, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__to(__func__, a, device, out);
 }
 
 tsr_status tsr_copy(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__to(__func__, a, a != NULL ? a->buffer->device : TSR_CPU, out);
 }
 
 tsr_status tsr_contiguous(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
@@ -573,6 +637,7 @@ tsr_status tsr_contiguous(const tsr_array *a, tsr_array **out) {
 }
 
 tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
@@ -611,6 +676,7 @@ static bool tsr__same_shape(int na, const int64_t *sa, int nb, const int64_t *sb
 }
 
 tsr_status tsr_assign(tsr_array *dst, const tsr_array *src) {
+  TSR_API_ENTRY();
   TSR_CHECK(dst != NULL, TSR_ERR_NULL_POINTER, "dst is NULL");
   TSR_CHECK(src != NULL, TSR_ERR_NULL_POINTER, "src is NULL");
   char d1[32], d2[32], s1[128], s2[128];
@@ -683,6 +749,7 @@ static bool tsr__reshape_strides(const tsr_array *a, int nnew, const int64_t *ne
 }
 
 tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
@@ -736,6 +803,7 @@ tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_a
 }
 
 tsr_status tsr_transpose(const tsr_array *a, const int *perm, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
@@ -780,6 +848,7 @@ static int64_t tsr__slice_clip(int64_t i, int64_t len, int64_t step) {
 
 tsr_status tsr_slice(const tsr_array *a, int axis, int64_t start, int64_t stop, int64_t step,
                      tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");

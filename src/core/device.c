@@ -144,6 +144,7 @@ static bool tsr__device_parse_text(const char *text, tsr_device *dev, bool *is_a
 }
 
 tsr_status tsr_device_parse(const char *text, tsr_device *device) {
+  TSR_API_ENTRY();
   TSR_CHECK(text != NULL, TSR_ERR_NULL_POINTER, "text is NULL");
   TSR_CHECK(device != NULL, TSR_ERR_NULL_POINTER, "device is NULL");
   tsr_device d = TSR_CPU;
@@ -158,6 +159,7 @@ tsr_status tsr_device_parse(const char *text, tsr_device *device) {
 }
 
 tsr_status tsr_device_default(tsr_device *device) {
+  TSR_API_ENTRY();
   TSR_CHECK(device != NULL, TSR_ERR_NULL_POINTER, "device is NULL");
   const char *env = getenv("TSR_DEVICE");
   tsr_device d = TSR_CPU;
@@ -175,6 +177,7 @@ tsr_status tsr_device_default(tsr_device *device) {
 }
 
 tsr_status tsr_device_count(tsr_device_kind kind, int *count) {
+  TSR_API_ENTRY();
   TSR_CHECK(count != NULL, TSR_ERR_NULL_POINTER, "count is NULL");
   TSR_CHECK(tsr__kind_valid(kind), TSR_ERR_INVALID_ARGUMENT, "unknown device kind %d", (int)kind);
   *count = tsr__count(tsr__backend_table(kind), kind);
@@ -215,6 +218,7 @@ static void tsr__cpu_props(tsr_device_props *props) {
 }
 
 tsr_status tsr_device_get_props(tsr_device device, tsr_device_props *props) {
+  TSR_API_ENTRY();
   TSR_CHECK(props != NULL, TSR_ERR_NULL_POINTER, "props is NULL");
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(__func__, device, &ops));
@@ -231,6 +235,7 @@ tsr_status tsr_device_get_props(tsr_device device, tsr_device_props *props) {
 }
 
 tsr_status tsr_device_string(tsr_device device, char *buf, size_t size) {
+  TSR_API_ENTRY();
   TSR_CHECK(buf != NULL, TSR_ERR_NULL_POINTER, "buf is NULL");
   TSR_CHECK(tsr__kind_valid(device.kind), TSR_ERR_INVALID_ARGUMENT, "unknown device kind %d",
             (int)device.kind);
@@ -244,6 +249,7 @@ tsr_status tsr_device_string(tsr_device device, char *buf, size_t size) {
 }
 
 tsr_status tsr_device_synchronize(tsr_device device) {
+  TSR_API_ENTRY();
   const struct tsr__backend_ops *ops = NULL;
   TSR_CALL(tsr__backend_for(__func__, device, &ops));
   if (ops->synchronize != NULL) TSR_CALL(ops->synchronize(device));
@@ -251,6 +257,7 @@ tsr_status tsr_device_synchronize(tsr_device device) {
 }
 
 tsr_status tsr_device_trim(tsr_device device) {
+  TSR_API_ENTRY();
   const struct tsr__backend_ops *ops = NULL;
   TSR_CALL(tsr__backend_for(__func__, device, &ops));
   if (ops->trim != NULL) TSR_CALL(ops->trim(device));

@@ -20,6 +20,7 @@ bool tsr__dtype_is_float(tsr_dtype dtype) {
 }
 
 tsr_status tsr_dtype_size(tsr_dtype dtype, size_t *bytes) {
+  TSR_API_ENTRY();
   TSR_CHECK(bytes != NULL, TSR_ERR_NULL_POINTER, "bytes is NULL");
   size_t n = tsr__dtype_size(dtype);
   TSR_CHECK(n != 0, TSR_ERR_DTYPE, "unknown dtype %d", (int)dtype);

@@ -34,9 +34,25 @@ extern "C" {
 /* ---------------------------------------------------------------- errors -------------- */
 
 /*
- * Records "fn: <formatted message>" as this thread's last error and returns `code`.
- * `fn` should be the public function the user called (pass it down to helpers that check
- * user input), so that messages read `tsr_matmul: inner dimensions differ: a is 3x4, b is 5x2`.
+ * The one rule for errors: a message names the public function the user called, never an
+ * internal one, then the offending values: `tsr_matmul: inner dimensions differ: a is 3x4,
+ * b is 5x2`.
+ *
+ * The mechanism: every public function that can fail starts with TSR_API_ENTRY(), which records
+ * its name as this thread's API context for the duration of the call. tsr__set_error (and so
+ * TSR_CHECK, TSR_CHECK_GOTO) writes the context's name whenever one is set, whatever `fn` it was
+ * given; only outside any public call (no context) is `fn` used. Consequences:
+ *  - internal helpers and backends just use TSR_CHECK (their __func__ is replaced by the
+ *    context) or pass __func__; they never hard-code a public name and never take one as a
+ *    parameter for the sake of the message;
+ *  - a public function called by another one (tsr_matmul -> tsr_gemm_ex, tsr_dist_gemm ->
+ *    tsr_gemm) reports under the outer name: the context is set by the outermost entry only;
+ *  - code that calls back into user code (tsr_dmatrix_fill_fn's element function, the SUMMA
+ *    progress function) suspends the context
+ *    around the callback with TSR_API_SUSPEND()/TSR_API_RESUME(), so the user's own calls are
+ *    named after themselves.
+ * The marker uses the cleanup attribute (GCC, Clang and the host compilers of nvcc/hipcc) to
+ * restore the outer context on every return path.
  */
 tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -44,8 +60,27 @@ tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...)
 #endif
     ;
 
+/* The message of the last error without its "fn: " prefix (for restating a backend's reason
+   inside a message of one's own). */
+const char *tsr__last_error_detail(void);
+
+/* The API context: tsr__api_enter sets it to `fn` when none is set and returns the previous
+   one; tsr__api_leave restores *prev. Use through TSR_API_ENTRY(). */
+const char *tsr__api_enter(const char *fn);
+void tsr__api_leave(const char *const *prev);
+/* Clears the context and returns it / restores it: around callbacks into user code. */
+const char *tsr__api_suspend(void);
+void tsr__api_resume(const char *saved);
+
+/* First statement of every public function that can fail (see "the one rule" above). */
+#define TSR_API_ENTRY()                                                                            \
+  const char *const tsr__api_prev_ __attribute__((cleanup(tsr__api_leave), unused)) =              \
+      tsr__api_enter(__func__)
+#define TSR_API_SUSPEND() const char *const tsr__api_saved_ = tsr__api_suspend()
+#define TSR_API_RESUME() tsr__api_resume(tsr__api_saved_)
+
 /* Fails the enclosing function (which must return tsr_status) with a message. Stays on in
-   release builds. Uses __func__ as the function name. */
+   release builds. The message names the API context (else __func__). */
 #define TSR_CHECK(cond, code, ...)                                                                 \
   do {                                                                                             \
     if (!(cond)) return tsr__set_error((code), __func__, __VA_ARGS__);                             \
@@ -138,6 +173,23 @@ typedef struct tsr__view {
 } tsr__view;
 
 tsr__view tsr__view_of(const tsr_array *a);
+/* Address of element (0,...,0) of a's view (a device pointer for GPU arrays); NULL for an
+   empty buffer that has no memory. */
+void *tsr__array_ptr(const tsr_array *a);
+
+/*
+ * Raw copies between host memory and an array, for layers above the core (the MPI layer's
+ * staging of local blocks and SUMMA panels): `bytes` bytes from/to the elements of the
+ * C-contiguous array `a` starting at element `offset` of its view, through the backend's
+ * memcpy_h2d/memcpy_d2h (with their ordering and synchronization). Checked: the
+ * range lies inside the array, the array is contiguous, the host pointer exists, the device
+ * can copy (TSR_ERR_INVALID_ARGUMENT, TSR_ERR_NULL_POINTER, TSR_ERR_UNSUPPORTED). 0 bytes is
+ * a no-op. Messages name `fn` (the API context when one is set).
+ */
+tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t offset, const void *src,
+                         size_t bytes);
+tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t offset, void *dst,
+                         size_t bytes);
 int64_t tsr__array_size(const tsr_array *a);
 bool tsr__array_is_contiguous(const tsr_array *a);
 

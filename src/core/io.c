@@ -78,14 +78,9 @@ static void io_byteswap(void *data, int64_t n, size_t itemsize) {
 IO_DEFINE_F2C(io_f2c_4, uint32_t)
 IO_DEFINE_F2C(io_f2c_8, uint64_t)
 
-/* Re-labels the parser's "tsr_npy_parse_header: X" as "fn: X in path". */
+/* Restates the parser's reason X as "fn: X in path". */
 static tsr_status io_relabel(tsr_status st, const char *fn, const char *path) {
-  static const char parser[] = "tsr_npy_parse_header: ";
-  char msg[1024];
-  const char *m = tsr_last_error();
-  if (strncmp(m, parser, sizeof parser - 1) == 0) m += sizeof parser - 1;
-  snprintf(msg, sizeof msg, "%s", m);
-  return tsr__set_error(st, fn, "%s in %s", msg, path);
+  return tsr__set_error(st, fn, "%s in %s", tsr__last_error_detail(), path);
 }
 
 /* Reads exactly n bytes; a short read is TSR_ERR_FORMAT (the file ended), a failed one
@@ -179,6 +174,7 @@ done:
 }
 
 tsr_status tsr_npy_read_header(const char *path, tsr_npy_header *header) {
+  TSR_API_ENTRY();
   TSR_CHECK(path, TSR_ERR_NULL_POINTER, "path is NULL");
   TSR_CHECK(header, TSR_ERR_NULL_POINTER, "header is NULL");
   tsr_npy_header h;
@@ -188,6 +184,7 @@ tsr_status tsr_npy_read_header(const char *path, tsr_npy_header *header) {
 }
 
 tsr_status tsr_npy_load(const char *path, tsr_device device, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(path, TSR_ERR_NULL_POINTER, "path is NULL");
   TSR_CHECK(out, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
@@ -250,6 +247,7 @@ static void io_sync_parent(const char *path) {
 }
 
 tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
+  TSR_API_ENTRY();
   static atomic_uint sequence;
   TSR_CHECK(path, TSR_ERR_NULL_POINTER, "path is NULL");
   TSR_CHECK(a, TSR_ERR_NULL_POINTER, "a is NULL");

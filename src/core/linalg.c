@@ -317,16 +317,58 @@ done:
 
 tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                        const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path) {
+  TSR_API_ENTRY();
   return gemm_entry(__func__, transa, transb, alpha, a, b, beta, c, path);
 }
 
 tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                     const tsr_array *b, double beta, tsr_array *c) {
+  TSR_API_ENTRY();
   return gemm_entry(__func__, transa, transb, alpha, a, b, beta, c, TSR_GEMM_AUTO);
 }
 
-tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
-  static const char fn[] = "tsr_matmul";
+/*
+ * tsr_matmul's problem (NumPy matmul semantics) once the operands are promoted and the batch
+ * axes broadcast: `count` products (m x k) x (k x n), one per index of the batch shape.
+ */
+typedef struct matmul_plan {
+  int64_t m, k, n;
+  int nbatch;
+  int64_t batch[TSR_MAX_DIMS];
+  int64_t count; /* product of batch[] */
+  /* Batch-axis strides in elements (0 where the operand is broadcast) and matrix strides. */
+  int64_t a_bs[TSR_MAX_DIMS], b_bs[TSR_MAX_DIMS], c_bs[TSR_MAX_DIMS];
+  int64_t a_rs, a_cs, b_rs, b_cs;
+  int out_ndim;
+  int64_t out_shape[TSR_MAX_DIMS];
+} matmul_plan;
+
+/* An operand's shape and strides with NumPy's 1-D promotion: a vector a (k) becomes (1, k)
+   when it is the left operand, (k, 1) when it is the right one. */
+typedef struct matmul_operand {
+  int ndim;
+  int64_t shape[TSR_MAX_DIMS + 1], strides[TSR_MAX_DIMS + 1];
+} matmul_operand;
+
+static matmul_operand matmul_promote(const tsr_array *x, bool left) {
+  matmul_operand o;
+  if (x->ndim == 1) {
+    o.ndim = 2;
+    o.shape[left ? 0 : 1] = 1;
+    o.strides[left ? 0 : 1] = 0;
+    o.shape[left ? 1 : 0] = x->shape[0];
+    o.strides[left ? 1 : 0] = x->strides[0];
+  } else {
+    o.ndim = x->ndim;
+    memcpy(o.shape, x->shape, sizeof(int64_t) * (size_t)x->ndim);
+    memcpy(o.strides, x->strides, sizeof(int64_t) * (size_t)x->ndim);
+  }
+  return o;
+}
+
+/* Step 1: the arguments (NULL, rank, dtypes, device). */
+static tsr_status matmul_check_args(const char *fn, const tsr_array *a, const tsr_array *b,
+                                    tsr_array **out) {
   if (!a || !b || !out)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "a" : !b ? "b" : "out");
   *out = NULL;
@@ -335,118 +377,116 @@ tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
                           "operands must have at least 1 axis; a has %d, b has %d (use tsr_mul "
                           "for scalars)",
                           a->ndim, b->ndim);
-  TSR_CALL(check_pair(fn, a, "a", b, "b"));
+  return check_pair(fn, a, "a", b, "b");
+}
 
-  /* 1-D promotion: a (k) -> (1, k), b (k) -> (k, 1). */
-  int64_t ash[TSR_MAX_DIMS + 1], ast[TSR_MAX_DIMS + 1], bsh[TSR_MAX_DIMS + 1],
-      bst[TSR_MAX_DIMS + 1];
-  int an = a->ndim, bn = b->ndim;
-  if (an == 1) {
-    ash[0] = 1;
-    ast[0] = 0;
-    ash[1] = a->shape[0];
-    ast[1] = a->strides[0];
-    an = 2;
-  } else {
-    memcpy(ash, a->shape, sizeof(int64_t) * (size_t)an);
-    memcpy(ast, a->strides, sizeof(int64_t) * (size_t)an);
-  }
-  if (bn == 1) {
-    bsh[0] = b->shape[0];
-    bst[0] = b->strides[0];
-    bsh[1] = 1;
-    bst[1] = 0;
-    bn = 2;
-  } else {
-    memcpy(bsh, b->shape, sizeof(int64_t) * (size_t)bn);
-    memcpy(bst, b->strides, sizeof(int64_t) * (size_t)bn);
-  }
-  int64_t m = ash[an - 2], k = ash[an - 1], kb = bsh[bn - 2], n = bsh[bn - 1];
-  if (k != kb) {
+/* Step 2: the plan: inner dimensions, broadcast batch shape, result shape and strides. */
+static tsr_status matmul_make_plan(const char *fn, const tsr_array *a, const tsr_array *b,
+                                   matmul_plan *p) {
+  matmul_operand ao = matmul_promote(a, true), bo = matmul_promote(b, false);
+  int an = ao.ndim, bn = bo.ndim;
+  memset(p, 0, sizeof *p);
+  p->m = ao.shape[an - 2];
+  p->k = ao.shape[an - 1];
+  p->n = bo.shape[bn - 1];
+  if (p->k != bo.shape[bn - 2]) {
     char sa[96], sb[96];
     return tsr__set_error(TSR_ERR_SHAPE, fn, "inner dimensions differ: a is %s, b is %s",
                           tsr__shape_str(a->ndim, a->shape, sa, sizeof sa),
                           tsr__shape_str(b->ndim, b->shape, sb, sizeof sb));
   }
-  /* Batch dimensions broadcast. */
-  int nbatch = 0;
-  int64_t batch[TSR_MAX_DIMS];
-  TSR_CALL(tsr__broadcast_shapes(fn, an - 2, ash, bn - 2, bsh, &nbatch, batch));
+  TSR_CALL(tsr__broadcast_shapes(fn, an - 2, ao.shape, bn - 2, bo.shape, &p->nbatch, p->batch));
+  /* Result shape: batch + (m, n), minus the promoted axes. */
+  for (int i = 0; i < p->nbatch; i++)
+    p->out_shape[p->out_ndim++] = p->batch[i];
+  if (a->ndim != 1) p->out_shape[p->out_ndim++] = p->m;
+  if (b->ndim != 1) {
+    if (p->out_ndim == TSR_MAX_DIMS)
+      return tsr__set_error(TSR_ERR_SHAPE, fn, "result would have %d axes (at most %d)",
+                            p->out_ndim + 1, TSR_MAX_DIMS);
+    p->out_shape[p->out_ndim++] = p->n;
+  }
+  /* Batch strides of a and b (0 where broadcast) and of the C-contiguous result. */
+  p->count = 1;
+  for (int i = 0; i < p->nbatch; i++) {
+    int ia = i - (p->nbatch - (an - 2)), ib = i - (p->nbatch - (bn - 2));
+    p->a_bs[i] = (ia >= 0 && ao.shape[ia] != 1) ? ao.strides[ia] : 0;
+    p->b_bs[i] = (ib >= 0 && bo.shape[ib] != 1) ? bo.strides[ib] : 0;
+    p->count *= p->batch[i];
+  }
+  int64_t c_stride = p->m * p->n;
+  for (int i = p->nbatch - 1; i >= 0; i--) {
+    p->c_bs[i] = c_stride;
+    c_stride *= p->batch[i];
+  }
+  p->a_rs = ao.strides[an - 2];
+  p->a_cs = ao.strides[an - 1];
+  p->b_rs = bo.strides[bn - 2];
+  p->b_cs = bo.strides[bn - 1];
+  return TSR_OK;
+}
 
-  /* Result shape: batch + (m, n), minus promoted axes. */
-  int64_t osh[TSR_MAX_DIMS];
-  int on = 0;
-  for (int i = 0; i < nbatch; i++)
-    osh[on++] = batch[i];
-  if (a->ndim != 1) osh[on++] = m;
-  if (b->ndim != 1) osh[on++] = n;
-  if (on > TSR_MAX_DIMS)
-    return tsr__set_error(TSR_ERR_SHAPE, fn, "result would have %d axes (at most %d)", on,
-                          TSR_MAX_DIMS);
+/* Whether a stack of A's against one B folds into a single (count*m, k) x (k, n) GEMM: B is
+   shared by every batch index and the rows of all the A's are evenly spaced. */
+static bool matmul_foldable(const matmul_plan *p) {
+  if (p->nbatch == 0 || p->count <= 1 || p->m == 0) return false;
+  for (int i = 0; i < p->nbatch; i++)
+    if (p->b_bs[i] != 0 && p->batch[i] != 1) return false;
+  int64_t expect = 0;
+  for (int i = p->nbatch - 1; i >= 0; i--) {
+    int64_t want = (i == p->nbatch - 1) ? p->m * p->a_rs : expect;
+    if (p->batch[i] != 1 && p->a_bs[i] != want) return false;
+    expect = want * p->batch[i];
+  }
+  return true;
+}
+
+/* Step 3: the products, as one folded GEMM or one GEMM per batch index. */
+static tsr_status matmul_run(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
+                             tsr_gemm_path path, const matmul_plan *p, const tsr_array *a,
+                             const tsr_array *b, tsr_array *c) {
+  int64_t es = (int64_t)tsr__dtype_size(a->dtype);
+  tsr__view av = tsr__view_of(a), bv = tsr__view_of(b), cv = tsr__view_of(c);
+  tsr__mat bm = {(char *)bv.data, p->k, p->n, p->b_rs, p->b_cs};
+  if (matmul_foldable(p)) {
+    tsr__mat am = {(char *)av.data, p->count * p->m, p->k, p->a_rs, p->a_cs};
+    tsr__mat cm = {(char *)cv.data, p->count * p->m, p->n, p->n, 1};
+    return gemm_mats(fn, ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
+  }
+  int64_t idx[TSR_MAX_DIMS] = {0};
+  for (int64_t it = 0; it < p->count; it++) {
+    int64_t ao = 0, bo = 0, co = 0;
+    for (int i = 0; i < p->nbatch; i++) {
+      ao += idx[i] * p->a_bs[i];
+      bo += idx[i] * p->b_bs[i];
+      co += idx[i] * p->c_bs[i];
+    }
+    tsr__mat am = {(char *)av.data + ao * es, p->m, p->k, p->a_rs, p->a_cs};
+    tsr__mat bmi = {(char *)bv.data + bo * es, p->k, p->n, p->b_rs, p->b_cs};
+    tsr__mat cm = {(char *)cv.data + co * es, p->m, p->n, p->n, 1};
+    TSR_CALL(gemm_mats(fn, ops, dev, a->dtype, false, false, 1.0, &am, &bmi, 0.0, &cm, path));
+    for (int i = p->nbatch - 1; i >= 0; i--) {
+      if (++idx[i] < p->batch[i]) break;
+      idx[i] = 0;
+    }
+  }
+  return TSR_OK;
+}
+
+tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
+  const char *fn = __func__;
+  TSR_CALL(matmul_check_args(fn, a, b, out));
+  matmul_plan plan;
+  TSR_CALL(matmul_make_plan(fn, a, b, &plan));
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(fn, dev, &ops));
   tsr_gemm_path path = TSR_GEMM_NATIVE;
   TSR_CALL(tsr__gemm_resolve_path(fn, TSR_GEMM_AUTO, &path));
   tsr_array *c = NULL;
-  TSR_CALL(tsr__array_alloc(fn, on, osh, a->dtype, dev, 0, &c));
-
-  /* Strides of the batch axes of a, b (0 where broadcast) and of c. */
-  int64_t abs_[TSR_MAX_DIMS] = {0}, bbs[TSR_MAX_DIMS] = {0}, cbs[TSR_MAX_DIMS] = {0};
-  int64_t count = 1;
-  for (int i = 0; i < nbatch; i++) {
-    int ia = i - (nbatch - (an - 2)), ib = i - (nbatch - (bn - 2));
-    abs_[i] = (ia >= 0 && ash[ia] != 1) ? ast[ia] : 0;
-    bbs[i] = (ib >= 0 && bsh[ib] != 1) ? bst[ib] : 0;
-    count *= batch[i];
-  }
-  {
-    int64_t s = m * n;
-    for (int i = nbatch - 1; i >= 0; i--) {
-      cbs[i] = s;
-      s *= batch[i];
-    }
-  }
-  size_t es = tsr__dtype_size(a->dtype);
-  tsr__view av = tsr__view_of(a), bv = tsr__view_of(b), cv = tsr__view_of(c);
-  tsr_status st = TSR_OK;
-
-  /* A stack of A's against one B whose rows of A are evenly spaced folds into one GEMM:
-     (batch*m, k) x (k, n). */
-  bool b_shared = true;
-  for (int i = 0; i < nbatch; i++)
-    b_shared = b_shared && (bbs[i] == 0 || batch[i] == 1);
-  int64_t fold_rs = ast[an - 2];
-  bool fold = b_shared && nbatch > 0 && count > 1 && m > 0;
-  for (int i = nbatch - 1, expect = 0; fold && i >= 0; i--) {
-    int64_t want = (i == nbatch - 1) ? m * fold_rs : expect;
-    if (batch[i] != 1 && abs_[i] != want) fold = false;
-    expect = want * batch[i];
-  }
-  if (fold) {
-    tsr__mat am = {(char *)av.data, count * m, k, fold_rs, ast[an - 1]};
-    tsr__mat bm = {(char *)bv.data, k, n, bst[bn - 2], bst[bn - 1]};
-    tsr__mat cm = {(char *)cv.data, count * m, n, n, 1};
-    st = gemm_mats(fn, ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
-  } else {
-    int64_t idx[TSR_MAX_DIMS] = {0};
-    for (int64_t it = 0; st == TSR_OK && it < count; it++) {
-      int64_t ao = 0, bo = 0, co = 0;
-      for (int i = 0; i < nbatch; i++) {
-        ao += idx[i] * abs_[i];
-        bo += idx[i] * bbs[i];
-        co += idx[i] * cbs[i];
-      }
-      tsr__mat am = {(char *)av.data + ao * (int64_t)es, m, k, ast[an - 2], ast[an - 1]};
-      tsr__mat bm = {(char *)bv.data + bo * (int64_t)es, k, n, bst[bn - 2], bst[bn - 1]};
-      tsr__mat cm = {(char *)cv.data + co * (int64_t)es, m, n, n, 1};
-      st = gemm_mats(fn, ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
-      for (int i = nbatch - 1; i >= 0; i--) {
-        if (++idx[i] < batch[i]) break;
-        idx[i] = 0;
-      }
-    }
-  }
+  TSR_CALL(tsr__array_alloc(fn, plan.out_ndim, plan.out_shape, a->dtype, dev, 0, &c));
+  tsr_status st = matmul_run(fn, ops, dev, path, &plan, a, b, c);
   if (st != TSR_OK) {
     tsr_array_release(c);
     return st;

@@ -27,8 +27,9 @@
   X(TSR_MINIMUM, minimum, 1, TSR__MINIMUM(x, y))                                                   \
   X(TSR_POW, pow, 0, pow((x), (y)))
 
-/* abs is written as a comparison so it is valid for integers too; for floats it maps -0 to
-   -0 like (x < 0 ? -x : x) — the float path uses fabs through TSR__ABS instead. */
+/* abs goes through TSR__ABS, which each including file defines for its types (see below):
+   fabs for floats (|-0| = +0, NaN stays NaN), a comparison for integers, where the most
+   negative value wraps to itself as in NumPy. */
 #define TSR__UNARY_OPS(X)                                                                          \
   X(TSR_NEG, neg, 1, -(x))                                                                         \
   X(TSR_ABS, abs, 1, TSR__ABS(x))                                                                  \
@@ -40,7 +41,7 @@
   X(TSR_RELU, relu, 1, ((x) > (T)0 ? (x) : (T)0))
 
 /* The including file defines TSR__ABS(x) for its types (fabs for floats, a comparison for
-   integers) before expanding the tables. */
+   integers, computed in unsigned arithmetic) before expanding the tables. */
 
 /* Whether an operator accepts integer dtypes, for the core's checks. */
 #define TSR__OP_INT_OK(ENUM, name, INT, expr) [ENUM] = INT,

@@ -62,27 +62,35 @@ static tsr_status tsr__binary(const char *fn, tsr_binary_op op, const tsr_array 
 }
 
 tsr_status tsr_binary(tsr_binary_op op, const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__binary(__func__, op, a, b, out);
 }
 tsr_status tsr_add(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__binary(__func__, TSR_ADD, a, b, out);
 }
 tsr_status tsr_sub(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__binary(__func__, TSR_SUB, a, b, out);
 }
 tsr_status tsr_mul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__binary(__func__, TSR_MUL, a, b, out);
 }
 tsr_status tsr_div(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__binary(__func__, TSR_DIV, a, b, out);
 }
 tsr_status tsr_maximum(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__binary(__func__, TSR_MAXIMUM, a, b, out);
 }
 tsr_status tsr_minimum(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__binary(__func__, TSR_MINIMUM, a, b, out);
 }
 tsr_status tsr_pow(const tsr_array *a, const tsr_array *b, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__binary(__func__, TSR_POW, a, b, out);
 }
 
@@ -119,30 +127,39 @@ static tsr_status tsr__unary(const char *fn, tsr_unary_op op, const tsr_array *a
 }
 
 tsr_status tsr_unary(tsr_unary_op op, const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__unary(__func__, op, a, out);
 }
 tsr_status tsr_neg(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__unary(__func__, TSR_NEG, a, out);
 }
 tsr_status tsr_abs(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__unary(__func__, TSR_ABS, a, out);
 }
 tsr_status tsr_exp(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__unary(__func__, TSR_EXP, a, out);
 }
 tsr_status tsr_log(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__unary(__func__, TSR_LOG, a, out);
 }
 tsr_status tsr_sqrt(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__unary(__func__, TSR_SQRT, a, out);
 }
 tsr_status tsr_tanh(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__unary(__func__, TSR_TANH, a, out);
 }
 tsr_status tsr_sigmoid(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__unary(__func__, TSR_SIGMOID, a, out);
 }
 tsr_status tsr_relu(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__unary(__func__, TSR_RELU, a, out);
 }
 
@@ -241,20 +258,26 @@ static tsr_status tsr__reduce(const char *fn, tsr_reduce_op op, const tsr_array 
 
 tsr_status tsr_reduce(tsr_reduce_op op, const tsr_array *a, int axis, int keepdims,
                       tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__reduce(__func__, op, a, axis, keepdims, out);
 }
 tsr_status tsr_sum(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__reduce(__func__, TSR_SUM, a, axis, keepdims, out);
 }
 tsr_status tsr_mean(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__reduce(__func__, TSR_MEAN, a, axis, keepdims, out);
 }
 tsr_status tsr_max(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__reduce(__func__, TSR_MAX, a, axis, keepdims, out);
 }
 tsr_status tsr_min(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__reduce(__func__, TSR_MIN, a, axis, keepdims, out);
 }
 tsr_status tsr_argmax(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
+  TSR_API_ENTRY();
   return tsr__reduce(__func__, TSR_ARGMAX, a, axis, keepdims, out);
 }

@@ -1,10 +1,15 @@
 /* Status names and messages (from the one X-macro list) and the thread-local last error. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/internal.h"
 
 static _Thread_local char tsr__last_error[1024];
+/* The outermost public function running on this thread (NULL outside any), and where the
+   last message's text starts after its "fn: " prefix. */
+static _Thread_local const char *tsr__api_context;
+static _Thread_local size_t tsr__last_error_prefix;
 
 const char *tsr_status_name(tsr_status status) {
   switch (status) {
@@ -32,14 +37,46 @@ const char *tsr_last_error(void) {
 
 void tsr_clear_error(void) {
   tsr__last_error[0] = '\0';
+  tsr__last_error_prefix = 0;
+}
+
+const char *tsr__api_enter(const char *fn) {
+  const char *prev = tsr__api_context;
+  if (prev == NULL) tsr__api_context = fn;
+  return prev;
+}
+
+void tsr__api_leave(const char *const *prev) {
+  tsr__api_context = *prev;
+}
+
+const char *tsr__api_suspend(void) {
+  const char *saved = tsr__api_context;
+  tsr__api_context = NULL;
+  return saved;
+}
+
+void tsr__api_resume(const char *saved) {
+  tsr__api_context = saved;
 }
 
 tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...) {
-  int n = snprintf(tsr__last_error, sizeof tsr__last_error, "%s: ", fn ? fn : "tessera");
-  if (n < 0 || (size_t)n >= sizeof tsr__last_error) return code;
+  if (tsr__api_context != NULL) fn = tsr__api_context;
+  /* Formatted into a copy first: the arguments may point into the current message (a
+     backend's reason restated through tsr__last_error_detail). */
+  char msg[sizeof tsr__last_error];
+  int n = snprintf(msg, sizeof msg, "%s: ", fn ? fn : "tessera");
+  if (n < 0 || (size_t)n >= sizeof msg) return code;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(tsr__last_error + n, sizeof tsr__last_error - (size_t)n, fmt, ap);
+  vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
   va_end(ap);
+  memcpy(tsr__last_error, msg, sizeof msg);
+  tsr__last_error_prefix = (size_t)n;
   return code;
+}
+
+const char *tsr__last_error_detail(void) {
+  size_t len = strlen(tsr__last_error);
+  return tsr__last_error + (tsr__last_error_prefix <= len ? tsr__last_error_prefix : len);
 }

@@ -7,6 +7,7 @@
 
 tsr_status tsr_from_host_view(int ndim, const int64_t *shape, const int64_t *strides,
                               tsr_dtype dtype, void *data, tsr_array **out) {
+  TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   int64_t size;

@@ -10,36 +10,8 @@
 
 /* ---------------------------------------------------------------- raw access ---------- */
 
-void *tsr__array_ptr(const tsr_array *a) {
-  return (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
-}
-
 int64_t tsr__dm_local_count(const tsr_dmatrix *a) {
   return a->lld * a->nloc;
-}
-
-tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src, size_t bytes) {
-  if (bytes == 0) return TSR_OK;
-  char *dst = (char *)tsr__array_ptr(a) + off * (int64_t)tsr__dtype_size(a->dtype);
-  if (a->buffer->device.kind == TSR_DEVICE_CPU) {
-    memcpy(dst, src, bytes);
-    return TSR_OK;
-  }
-  const struct tsr__backend_ops *ops = NULL;
-  TSR_CALL(tsr__backend_for(fn, a->buffer->device, &ops));
-  return ops->memcpy_h2d(a->buffer->device, dst, src, bytes);
-}
-
-tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst, size_t bytes) {
-  if (bytes == 0) return TSR_OK;
-  const char *src = (const char *)tsr__array_ptr(a) + off * (int64_t)tsr__dtype_size(a->dtype);
-  if (a->buffer->device.kind == TSR_DEVICE_CPU) {
-    memcpy(dst, src, bytes);
-    return TSR_OK;
-  }
-  const struct tsr__backend_ops *ops = NULL;
-  TSR_CALL(tsr__backend_for(fn, a->buffer->device, &ops));
-  return ops->memcpy_d2h(a->buffer->device, dst, src, bytes);
 }
 
 tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, void **host,
@@ -122,6 +94,7 @@ tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, 
 
 tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, int64_t nb,
                               tsr_dtype dtype, tsr_device device, tsr_dmatrix **out) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_create";
   if (!grid || !out)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", grid ? "out" : "grid");
@@ -138,6 +111,7 @@ tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, 
 }
 
 tsr_status tsr_dmatrix_free(tsr_dmatrix *a) {
+  TSR_API_ENTRY();
   if (!a) return TSR_OK;
   tsr_array_release(a->storage);
   free(a);
@@ -148,7 +122,8 @@ static int desc_int(int64_t v) {
   return v <= INT_MAX ? (int)v : -1;
 }
 
-tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_info_t *info) {
+tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_props *info) {
+  TSR_API_ENTRY();
   if (!a || !info)
     return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_info", "%s is NULL",
                           a ? "info" : "matrix");
@@ -175,6 +150,7 @@ tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_info_t *info) {
 }
 
 tsr_status tsr_dmatrix_local(const tsr_dmatrix *a, tsr_array **local) {
+  TSR_API_ENTRY();
   if (!a || !local)
     return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_local", "%s is NULL",
                           a ? "local" : "matrix");
@@ -184,6 +160,7 @@ tsr_status tsr_dmatrix_local(const tsr_dmatrix *a, tsr_array **local) {
 }
 
 tsr_status tsr_dmatrix_set_context(tsr_dmatrix *a, int ctxt) {
+  TSR_API_ENTRY();
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_set_context", "matrix is NULL");
   a->ctxt = ctxt;
   return TSR_OK;
@@ -326,12 +303,14 @@ static tsr_status scatter_gather(const char *fn, const tsr_dmatrix *a, int root,
 
 tsr_status tsr_dmatrix_scatter(tsr_dmatrix *a, int root, const void *host, tsr_layout layout,
                                int64_t ld) {
+  TSR_API_ENTRY();
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_scatter", "matrix is NULL");
   return scatter_gather("tsr_dmatrix_scatter", a, root, (char *)(uintptr_t)host, layout, ld, true);
 }
 
 tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host, tsr_layout layout,
                               int64_t ld) {
+  TSR_API_ENTRY();
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_gather", "matrix is NULL");
   return scatter_gather("tsr_dmatrix_gather", a, root, host, layout, ld, false);
 }
@@ -344,7 +323,7 @@ typedef struct fill_rng_ctx {
   int64_t n;
 } fill_rng_ctx;
 
-static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_fill_fn_t f, void *ctx,
+static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *ctx,
                              const fill_rng_ctx *rng) {
   const tsr_grid *g = a->grid;
   void *host = NULL;
@@ -368,7 +347,10 @@ static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_fill_fn
         }
         v = tsr__philox_f64(rng->seed, idx, TSR__PHILOX_UNIFORM, rng->low, rng->high);
       } else {
+        /* The user's function may call Tessera: its errors name its own calls. */
+        TSR_API_SUSPEND();
         v = f(i, j, ctx);
+        TSR_API_RESUME();
       }
       if (a->dtype == TSR_F32)
         ((float *)host)[li + lj * lld] = (float)v;
@@ -380,6 +362,7 @@ static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_fill_fn
 }
 
 tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, double high) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_fill_random";
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
   tsr_status st = TSR_OK;
@@ -391,7 +374,8 @@ tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, do
   return tsr__dist_agree(fn, a->grid->comm, st);
 }
 
-tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_fill_fn_t f, void *ctx) {
+tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *ctx) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_fill_fn";
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
   tsr_status st = f ? fill_local(fn, a, f, ctx, NULL)

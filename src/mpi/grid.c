@@ -46,25 +46,16 @@ tsr_status tsr__dist_agree(const char *fn, MPI_Comm comm, tsr_status st) {
   memset(&buf, 0, sizeof buf);
   if (rank == first) {
     buf.code = (int)st;
-    snprintf(buf.msg, sizeof buf.msg, "%s", tsr_last_error());
+    snprintf(buf.msg, sizeof buf.msg, "%s", tsr__last_error_detail());
   }
   rc = MPI_Bcast(&buf, (int)sizeof buf, MPI_BYTE, first, comm);
   if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast (agreement)");
   buf.msg[sizeof buf.msg - 1] = '\0';
-  /* The message already starts with "function: "; keep that function as the prefix. */
-  char where[128];
-  const char *rest = buf.msg;
-  const char *colon = strstr(buf.msg, ": ");
-  if (colon && (size_t)(colon - buf.msg) < sizeof where) {
-    memcpy(where, buf.msg, (size_t)(colon - buf.msg));
-    where[colon - buf.msg] = '\0';
-    rest = colon + 2;
-  } else {
-    snprintf(where, sizeof where, "%s", fn);
-  }
+  /* Every rank is inside the same public call: its name (the API context) prefixes the
+     failing rank's reason. */
   char suffix[32] = "";
   if (count < size) snprintf(suffix, sizeof suffix, " (rank %d)", first);
-  return tsr__set_error((tsr_status)buf.code, where, "%s%s", rest, suffix);
+  return tsr__set_error((tsr_status)buf.code, fn, "%s%s", buf.msg, suffix);
 }
 
 tsr_status tsr__dist_same(const char *fn, MPI_Comm comm, const int64_t *vals, int n,
@@ -92,6 +83,7 @@ static void grid_release_comms(tsr_grid *g) {
 }
 
 tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_grid_create";
   if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
   *out = NULL;
@@ -168,13 +160,15 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
 }
 
 tsr_status tsr_grid_free(tsr_grid *grid) {
+  TSR_API_ENTRY();
   if (!grid) return TSR_OK;
   grid_release_comms(grid);
   free(grid);
   return TSR_OK;
 }
 
-tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_info_t *info) {
+tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_props *info) {
+  TSR_API_ENTRY();
   if (!grid || !info)
     return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_grid_info", "%s is NULL",
                           grid ? "info" : "grid");

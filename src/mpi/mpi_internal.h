@@ -49,9 +49,6 @@ tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *w
 /* The MPI datatype of a float dtype. */
 MPI_Datatype tsr__mpi_type(tsr_dtype dtype);
 
-/* Address of the first element of an array's view (a device pointer for GPU arrays). */
-void *tsr__array_ptr(const tsr_array *a);
-
 /* Number of elements of a matrix's local storage (lld * nloc). */
 int64_t tsr__dm_local_count(const tsr_dmatrix *a);
 
@@ -65,11 +62,6 @@ tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, 
 tsr_status tsr__dm_host_done(const char *fn, const tsr_dmatrix *a, void *host, bool staged,
                              bool write_back);
 
-/* Raw copies between host memory and the device memory of an array's buffer, at element
-   offset `off` of the array's view. */
-tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t off, const void *src, size_t bytes);
-tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t off, void *dst, size_t bytes);
-
 /* A new distributed matrix without collective checks (callers have agreed already). */
 tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, int64_t mb,
                           int64_t nb, tsr_dtype dtype, tsr_device device, tsr_dmatrix **out);
@@ -79,6 +71,47 @@ tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, 
    *received when not NULL. */
 tsr_status tsr__dm_transpose(const char *fn, const tsr_dmatrix *a, tsr_dmatrix **out,
                              uint64_t *sent, uint64_t *received);
+
+/* ---------------------------------------------------------------- general block-cyclic -- */
+
+/*
+ * One dimension (rows or columns) of a submatrix of a block-cyclic matrix as PBLAS describes
+ * it (11-entry descriptor with first-block sizes): the whole matrix's first block has `ib`
+ * rows, the others `b`; block 0 lives on process `src` of `nprocs` (-1: the dimension is
+ * replicated, every process holds all of it); the submatrix starts at 0-based global index
+ * `off`. Used by the ScaLAPACK drop-in (src/mpi/redistribute.c).
+ */
+typedef struct tsr__bc_dim {
+  int64_t off, ib, b;
+  int src, nprocs;
+} tsr__bc_dim;
+
+/* A submatrix as seen by one rank: its two dimensions and this rank's local array
+   (column-major, leading dimension lld) of the whole matrix. */
+typedef struct tsr__bc_matrix {
+  tsr__bc_dim row, col;
+  void *data;
+  int64_t lld;
+} tsr__bc_matrix;
+
+/* Process (0..nprocs-1, or -1 when replicated) owning submatrix index i of dimension d. */
+int tsr__bc_owner(const tsr__bc_dim *d, int64_t i);
+/* Local index (in the owner's local array) of submatrix index i of dimension d. */
+int64_t tsr__bc_local(const tsr__bc_dim *d, int64_t i);
+/* First submatrix index after i where a new block starts (INT64_MAX when replicated). */
+int64_t tsr__bc_next(const tsr__bc_dim *d, int64_t i);
+
+/*
+ * Collective over the grid (every rank of `g`, rank = process row * Q + process column):
+ * dst(i, j) = src(i, j), or src(j, i) when `transpose`, for the m x n submatrix dst (both
+ * submatrices on the grid's processes), as ScaLAPACK's p?gemr2d does, with one
+ * MPI_Alltoallv. Each block is sent once, from the owner in the receiver's own process row or
+ * column when src is replicated, to every owner when dst is replicated. The ranks agree on
+ * the outcome. Adds the bytes that crossed to other ranks to *sent / *received (not NULL).
+ */
+tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
+                                int64_t n, const tsr__bc_matrix *src, bool transpose,
+                                const tsr__bc_matrix *dst, uint64_t *sent, uint64_t *received);
 
 /* ------------------------------------------------ 2.5D schedule and modeled compute ---- */
 

@@ -235,7 +235,11 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
       st = summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path,
                           next ? s->slot[1 - sl].req : NULL);
     s->stats->compute_seconds += MPI_Wtime() - t1;
-    if (opt && opt->progress) opt->progress(kk + 1, s->panels, opt->progress_ctx);
+    if (opt && opt->progress) {
+      TSR_API_SUSPEND(); /* the user's function: its Tessera calls are named after themselves */
+      opt->progress(kk + 1, s->panels, opt->progress_ctx);
+      TSR_API_RESUME();
+    }
   }
   if (s->gpu) {
     double t0 = MPI_Wtime();
@@ -295,7 +299,8 @@ tsr_status tsr__dist_gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, cons
 tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
                             const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
                             const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
-  static const char fn[] = "tsr_dist_gemm";
+  TSR_API_ENTRY();
+  const char *fn = __func__;
   if (!a || !b || !c)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "A" : !b ? "B" : "C");
   double t_start = MPI_Wtime();
@@ -362,6 +367,7 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
 
 tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
                          const tsr_dmatrix *b, double beta, tsr_dmatrix *c) {
+  TSR_API_ENTRY();
   return tsr_dist_gemm_ex(transa, transb, alpha, a, b, beta, c, NULL, NULL);
 }
 

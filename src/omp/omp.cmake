@@ -2,6 +2,4 @@
 # own compile flags) is described in gemm.cmake.
 file(GLOB TSR_OMP_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.c)
 target_sources(tessera_objects PRIVATE ${TSR_OMP_SOURCES})
-if(EXISTS ${CMAKE_CURRENT_LIST_DIR}/gemm.cmake)
-  include(${CMAKE_CURRENT_LIST_DIR}/gemm.cmake)
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/gemm.cmake)

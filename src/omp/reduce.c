@@ -22,9 +22,6 @@
 #pragma clang diagnostic ignored "-Wpass-failed"
 #endif
 
-#define TSR__OMP_CAT_(a, b) a##b
-#define TSR__OMP_CAT(a, b) TSR__OMP_CAT_(a, b)
-
 /* A long run (reduce-all) is cut into parts of at least TSR__OMP_PART_MIN elements, at
    most TSR__OMP_MAX_PARTS of them (their partial results live on the stack). */
 #define TSR__OMP_PART_MIN ((int64_t)1 << 14)
@@ -45,23 +42,33 @@ typedef struct tsr__omp_rplan {
 
 #define T float
 #define MT float
-#define SFX f32
 #define TSR__OMP_IS_INT 0
+#define VSUMD vsumd_f32
+#define VEXTREME vextreme_f32
+#define VARGMAX vargmax_f32
+#define RSUMD rsumd_f32
+#define REXTREME rextreme_f32
+#define RARGMAX rargmax_f32
+#define VECTOR_KERNEL vector_kernel_f32
+#define VECTOR_SPLIT vector_split_f32
+#define ROWS_BLOCK rows_block_f32
+#define REDUCE reduce_f32
 #include "omp/reduce_impl.h"
-#undef T
-#undef MT
-#undef SFX
-#undef TSR__OMP_IS_INT
 
 #define T double
 #define MT double
-#define SFX f64
 #define TSR__OMP_IS_INT 0
+#define VSUMD vsumd_f64
+#define VEXTREME vextreme_f64
+#define VARGMAX vargmax_f64
+#define RSUMD rsumd_f64
+#define REXTREME rextreme_f64
+#define RARGMAX rargmax_f64
+#define VECTOR_KERNEL vector_kernel_f64
+#define VECTOR_SPLIT vector_split_f64
+#define ROWS_BLOCK rows_block_f64
+#define REDUCE reduce_f64
 #include "omp/reduce_impl.h"
-#undef T
-#undef MT
-#undef SFX
-#undef TSR__OMP_IS_INT
 
 /* x != x in the NaN-aware maximum/minimum is always false for integers, as intended. */
 #if defined(__GNUC__)
@@ -71,23 +78,37 @@ typedef struct tsr__omp_rplan {
 
 #define T int32_t
 #define MT double
-#define SFX i32
 #define TSR__OMP_IS_INT 1
+#define VSUMD vsumd_i32
+#define VSUMU vsumu_i32
+#define VEXTREME vextreme_i32
+#define VARGMAX vargmax_i32
+#define RSUMD rsumd_i32
+#define RSUMU rsumu_i32
+#define REXTREME rextreme_i32
+#define RARGMAX rargmax_i32
+#define VECTOR_KERNEL vector_kernel_i32
+#define VECTOR_SPLIT vector_split_i32
+#define ROWS_BLOCK rows_block_i32
+#define REDUCE reduce_i32
 #include "omp/reduce_impl.h"
-#undef T
-#undef MT
-#undef SFX
-#undef TSR__OMP_IS_INT
 
 #define T int64_t
 #define MT double
-#define SFX i64
 #define TSR__OMP_IS_INT 1
+#define VSUMD vsumd_i64
+#define VSUMU vsumu_i64
+#define VEXTREME vextreme_i64
+#define VARGMAX vargmax_i64
+#define RSUMD rsumd_i64
+#define RSUMU rsumu_i64
+#define REXTREME rextreme_i64
+#define RARGMAX rargmax_i64
+#define VECTOR_KERNEL vector_kernel_i64
+#define VECTOR_SPLIT vector_split_i64
+#define ROWS_BLOCK rows_block_i64
+#define REDUCE reduce_i64
 #include "omp/reduce_impl.h"
-#undef T
-#undef MT
-#undef SFX
-#undef TSR__OMP_IS_INT
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop

@@ -2,21 +2,21 @@
  * Reduction kernels for one dtype. Included by reduce.c once per dtype with defined:
  *   T    the element type
  *   MT   the type of a mean (float for f32, else double)
- *   SFX  the dtype suffix of the generated names
  *   TSR__OMP_IS_INT  1 for integer dtypes (sums wrap in uint64_t; no NaN handling)
+ * and the name of each function, written out there so that grep finds them (no token
+ * pasting): VSUMD VEXTREME VARGMAX RSUMD REXTREME RARGMAX VECTOR_KERNEL VECTOR_SPLIT
+ * ROWS_BLOCK REDUCE, and VSUMU RSUMU for integer dtypes. This file #undefs them all.
  *
  * Two shapes of work (see reduce.c): "vector" kernels reduce one strided run of n elements
  * (one output), "rows" kernels reduce L rows of nc contiguous columns into nc outputs at
  * once, so that a reduction along a non-innermost axis streams through memory row by row.
  */
-#define FN(name) TSR__OMP_CAT(name##_, SFX)
-
 /* ---------------------------------------------------------------- vector kernels ----- */
 
 /* Sum in double. The contiguous loop keeps 16 independent partial sums: the compiler
    vectorizes them without reassociating (a single accumulator would be limited by the
    latency of one addition per element), and prefetches ahead of the hardware prefetcher. */
-static double FN(vsumd)(const T *p, int64_t n, int64_t s) {
+static double VSUMD(const T *p, int64_t n, int64_t s) {
   double acc[16] = {0};
   int64_t i = 0;
   if (s == 1) {
@@ -50,7 +50,7 @@ static double FN(vsumd)(const T *p, int64_t n, int64_t s) {
 
 #if TSR__OMP_IS_INT
 /* Integer sum modulo 2^64 (wraps as NumPy's does, without signed overflow). */
-static uint64_t FN(vsumu)(const T *p, int64_t n, int64_t s) {
+static uint64_t VSUMU(const T *p, int64_t n, int64_t s) {
   uint64_t acc = 0;
   if (s == 1) {
     for (int64_t i = 0; i < n; i++)
@@ -65,7 +65,7 @@ static uint64_t FN(vsumu)(const T *p, int64_t n, int64_t s) {
 
 /* Maximum (max != 0) or minimum of n >= 1 elements; NaN if any element is NaN. The NaN test
    is kept apart from the comparison so that the contiguous loop vectorizes. */
-static T FN(vextreme)(const T *p, int64_t n, int64_t s, int max) {
+static T VEXTREME(const T *p, int64_t n, int64_t s, int max) {
   T m = p[0];
   int nan = 0;
   if (s == 1 && max) {
@@ -102,7 +102,7 @@ static T FN(vextreme)(const T *p, int64_t n, int64_t s, int max) {
 
 /* Index of the first maximum of n >= 1 elements (the first NaN, if any: NumPy's rule);
    its value in *best. */
-static int64_t FN(vargmax)(const T *p, int64_t n, int64_t s, T *best) {
+static int64_t VARGMAX(const T *p, int64_t n, int64_t s, T *best) {
   T b = p[0];
   int64_t bi = 0;
   for (int64_t i = 1; i < n; i++) {
@@ -124,7 +124,7 @@ static int64_t FN(vargmax)(const T *p, int64_t n, int64_t s, T *best) {
 /* ---------------------------------------------------------------- rows kernels ------- */
 
 /* acc[j] += sum over rows of p[i*sr + j], j < nc. */
-static void FN(rsumd)(const T *p, int64_t L, int64_t sr, int nc, double *acc) {
+static void RSUMD(const T *p, int64_t L, int64_t sr, int nc, double *acc) {
   for (int64_t i = 0; i < L; i++) {
     const T *row = p + i * sr;
     TSR__OMP_PRAGMA(omp simd)
@@ -134,7 +134,7 @@ static void FN(rsumd)(const T *p, int64_t L, int64_t sr, int nc, double *acc) {
 }
 
 #if TSR__OMP_IS_INT
-static void FN(rsumu)(const T *p, int64_t L, int64_t sr, int nc, uint64_t *acc) {
+static void RSUMU(const T *p, int64_t L, int64_t sr, int nc, uint64_t *acc) {
   for (int64_t i = 0; i < L; i++) {
     const T *row = p + i * sr;
     TSR__OMP_PRAGMA(omp simd)
@@ -145,7 +145,7 @@ static void FN(rsumu)(const T *p, int64_t L, int64_t sr, int nc, uint64_t *acc) 
 #endif
 
 /* Column maxima (max != 0) or minima over L >= 1 rows, NaN-propagating. */
-static void FN(rextreme)(const T *p, int64_t L, int64_t sr, int nc, int max, T *best) {
+static void REXTREME(const T *p, int64_t L, int64_t sr, int nc, int max, T *best) {
   for (int j = 0; j < nc; j++)
     best[j] = p[j];
   for (int64_t i = 1; i < L; i++) {
@@ -163,7 +163,7 @@ static void FN(rextreme)(const T *p, int64_t L, int64_t sr, int nc, int max, T *
 }
 
 /* Column argmax over L >= 1 rows (first maximum; the first NaN wins). */
-static void FN(rargmax)(const T *p, int64_t L, int64_t sr, int nc, T *best, int64_t *idx) {
+static void RARGMAX(const T *p, int64_t L, int64_t sr, int nc, T *best, int64_t *idx) {
   for (int j = 0; j < nc; j++) {
     best[j] = p[j];
     idx[j] = 0;
@@ -187,7 +187,7 @@ static void FN(rargmax)(const T *p, int64_t L, int64_t sr, int nc, T *best, int6
 /* ---------------------------------------------------------------- drivers ------------ */
 
 /* Case "vector": outputs n of the loop, each reducing its own run (tsr__omp_kernel). */
-static void FN(vector_kernel)(int64_t n, char *const p[], const int64_t s[], const void *param) {
+static void VECTOR_KERNEL(int64_t n, char *const p[], const int64_t s[], const void *param) {
   const tsr__omp_rplan *pl = (const tsr__omp_rplan *)param;
   const T *a = (const T *)p[1];
   const int64_t L = pl->L, sr = pl->sr, so = s[0], sa = s[1];
@@ -196,30 +196,30 @@ static void FN(vector_kernel)(int64_t n, char *const p[], const int64_t s[], con
     T *o = (T *)p[0];
     for (int64_t k = 0; k < n; k++)
 #if TSR__OMP_IS_INT
-      o[k * so] = (T)FN(vsumu)(a + k * sa, L, sr);
+      o[k * so] = (T)VSUMU(a + k * sa, L, sr);
 #else
-      o[k * so] = (T)FN(vsumd)(a + k * sa, L, sr);
+      o[k * so] = (T)VSUMD(a + k * sa, L, sr);
 #endif
     break;
   }
   case TSR_MEAN: {
     MT *o = (MT *)p[0];
     for (int64_t k = 0; k < n; k++)
-      o[k * so] = (MT)(FN(vsumd)(a + k * sa, L, sr) / (double)L);
+      o[k * so] = (MT)(VSUMD(a + k * sa, L, sr) / (double)L);
     break;
   }
   case TSR_MAX:
   case TSR_MIN: {
     T *o = (T *)p[0];
     for (int64_t k = 0; k < n; k++)
-      o[k * so] = FN(vextreme)(a + k * sa, L, sr, pl->op == TSR_MAX);
+      o[k * so] = VEXTREME(a + k * sa, L, sr, pl->op == TSR_MAX);
     break;
   }
   case TSR_ARGMAX: {
     int64_t *o = (int64_t *)p[0];
     T best;
     for (int64_t k = 0; k < n; k++)
-      o[k * so] = FN(vargmax)(a + k * sa, L, sr, &best);
+      o[k * so] = VARGMAX(a + k * sa, L, sr, &best);
     break;
   }
   }
@@ -229,7 +229,7 @@ static void FN(vector_kernel)(int64_t n, char *const p[], const int64_t s[], con
    dynamically, and the partial results are combined in order (so argmax still finds the
    first maximum). The parts depend on L only, so the result does not depend on the number
    of threads. */
-static void FN(vector_split)(const tsr__omp_rplan *pl, char *out, const T *a) {
+static void VECTOR_SPLIT(const tsr__omp_rplan *pl, char *out, const T *a) {
   double pd[TSR__OMP_MAX_PARTS];
   uint64_t pu[TSR__OMP_MAX_PARTS];
   T pv[TSR__OMP_MAX_PARTS];
@@ -253,18 +253,18 @@ static void FN(vector_split)(const tsr__omp_rplan *pl, char *out, const T *a) {
       case TSR_MEAN:
 #if TSR__OMP_IS_INT
         if (pl->op == TSR_SUM) {
-          pu[t] = FN(vsumu)(x, len, sr);
+          pu[t] = VSUMU(x, len, sr);
           break;
         }
 #endif
-        pd[t] = FN(vsumd)(x, len, sr);
+        pd[t] = VSUMD(x, len, sr);
         break;
       case TSR_MAX:
       case TSR_MIN:
-        pv[t] = FN(vextreme)(x, len, sr, pl->op == TSR_MAX);
+        pv[t] = VEXTREME(x, len, sr, pl->op == TSR_MAX);
         pi[t] = 0;
         break;
-      case TSR_ARGMAX: pi[t] = begin + FN(vargmax)(x, len, sr, &pv[t]); break;
+      case TSR_ARGMAX: pi[t] = begin + VARGMAX(x, len, sr, &pv[t]); break;
       }
     }
   }
@@ -316,7 +316,7 @@ static void FN(vector_split)(const tsr__omp_rplan *pl, char *out, const T *a) {
 }
 
 /* Case "rows": block `u` = (outer index, block of columns) reduced over all L rows. */
-static void FN(rows_block)(const tsr__omp_rplan *pl, int64_t u) {
+static void ROWS_BLOCK(const tsr__omp_rplan *pl, int64_t u) {
   double accd[TSR__OMP_RBLOCK];
   T best[TSR__OMP_RBLOCK];
   int64_t idx[TSR__OMP_RBLOCK];
@@ -337,14 +337,14 @@ static void FN(rows_block)(const tsr__omp_rplan *pl, int64_t u) {
 #if TSR__OMP_IS_INT
     for (int j = 0; j < nc; j++)
       accu[j] = 0;
-    FN(rsumu)(a, L, sr, nc, accu);
+    RSUMU(a, L, sr, nc, accu);
     for (int j = 0; j < nc; j++)
       ((T *)o)[j * so] = (T)accu[j];
     break;
 #else
     for (int j = 0; j < nc; j++)
       accd[j] = 0;
-    FN(rsumd)(a, L, sr, nc, accd);
+    RSUMD(a, L, sr, nc, accd);
     for (int j = 0; j < nc; j++)
       ((T *)o)[j * so] = (T)accd[j];
     break;
@@ -352,42 +352,56 @@ static void FN(rows_block)(const tsr__omp_rplan *pl, int64_t u) {
   case TSR_MEAN:
     for (int j = 0; j < nc; j++)
       accd[j] = 0;
-    FN(rsumd)(a, L, sr, nc, accd);
+    RSUMD(a, L, sr, nc, accd);
     for (int j = 0; j < nc; j++)
       ((MT *)o)[j * so] = (MT)(accd[j] / (double)L);
     break;
   case TSR_MAX:
   case TSR_MIN:
-    FN(rextreme)(a, L, sr, nc, pl->op == TSR_MAX, best);
+    REXTREME(a, L, sr, nc, pl->op == TSR_MAX, best);
     for (int j = 0; j < nc; j++)
       ((T *)o)[j * so] = best[j];
     break;
   case TSR_ARGMAX:
-    FN(rargmax)(a, L, sr, nc, best, idx);
+    RARGMAX(a, L, sr, nc, best, idx);
     for (int j = 0; j < nc; j++)
       ((int64_t *)o)[j * so] = idx[j];
     break;
   }
 }
 
-static void FN(reduce)(const tsr__omp_rplan *pl) {
+static void REDUCE(const tsr__omp_rplan *pl) {
   const int64_t work = pl->lp.size * pl->L;
   const bool par = work > TSR__OMP_PAR_THRESHOLD && tsr__omp_threads() > 1;
   if (pl->rows) {
     const int64_t units = pl->lp.size / pl->N * ((pl->N + pl->bs - 1) / pl->bs);
     TSR__OMP_PRAGMA(omp parallel for schedule(dynamic, 1) if (par))
     for (int64_t u = 0; u < units; u++)
-      FN(rows_block)(pl, u);
+      ROWS_BLOCK(pl, u);
   } else if (!par || pl->lp.size >= tsr__omp_threads()) {
     char *const base[2] = {pl->out, (char *)pl->a};
-    tsr__omp_loop_run(&pl->lp, base, FN(vector_kernel), pl, work);
+    tsr__omp_loop_run(&pl->lp, base, VECTOR_KERNEL, pl, work);
   } else {
     for (int64_t q = 0; q < pl->lp.size; q++) {
       int64_t off[2];
       tsr__omp_loop_offsets(&pl->lp, q, off);
-      FN(vector_split)(pl, pl->out + off[0] * (int64_t)pl->lp.elsize[0], (const T *)pl->a + off[1]);
+      VECTOR_SPLIT(pl, pl->out + off[0] * (int64_t)pl->lp.elsize[0], (const T *)pl->a + off[1]);
     }
   }
 }
 
-#undef FN
+#undef T
+#undef MT
+#undef TSR__OMP_IS_INT
+#undef VSUMD
+#undef VSUMU
+#undef VEXTREME
+#undef VARGMAX
+#undef RSUMD
+#undef RSUMU
+#undef REXTREME
+#undef RARGMAX
+#undef VECTOR_KERNEL
+#undef VECTOR_SPLIT
+#undef ROWS_BLOCK
+#undef REDUCE

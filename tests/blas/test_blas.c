@@ -222,7 +222,7 @@ static void run_case(const gemm_case *t, uint64_t seed) {
   free(opa);
   free(opbt);
 
-  tsr_blas_stats_t before, after;
+  tsr_blas_stats before, after;
   TSR_ASSERT_OK(tsr_blas_get_stats(&before));
   reset_xerbla();
   call(t, &a, &b, &c);
@@ -527,7 +527,7 @@ static void test_gpu_route(void **state) {
   }
   unsetenv("TSR_DEVICE");
   setenv("TSR_BLAS_GPU_MIN_FLOPS", "0", 1);
-  tsr_blas_stats_t before, after;
+  tsr_blas_stats before, after;
   TSR_ASSERT_OK(tsr_blas_get_stats(&before));
   all_transposes(FORTRAN, TSR_F64, 0, 257, 100, 300, 1000);
   all_transposes(CBLAS, TSR_F32, 1, 100, 300, 257, 1100);
@@ -542,7 +542,7 @@ static void test_gpu_route(void **state) {
 static void test_stats(void **state) {
   (void)state;
   TSR_ASSERT_OK(tsr_blas_reset_stats());
-  tsr_blas_stats_t s;
+  tsr_blas_stats s;
   TSR_ASSERT_OK(tsr_blas_get_stats(&s));
   assert_int_equal(s.dgemm + s.sgemm + s.cblas_dgemm + s.cblas_sgemm + s.cpu, 0);
   gemm_case t = {CBLAS, TSR_F64, 1, 'N', 'N', 64, 65, 66, 0, 1, 2, 1.0, 1.0, 0};

@@ -14,7 +14,7 @@ static void test_column_major(void **state) {
   int64_t shape[2] = {3, 4}, strides[2] = {1, 5};
   tsr_array *a = NULL;
   TSR_ASSERT_OK(tsr_from_host_view(2, shape, strides, TSR_F64, mem, &a));
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   assert_int_equal(info.ndim, 2);
   assert_int_equal(info.shape[0], 3);
@@ -55,7 +55,7 @@ static void test_write_through_and_views(void **state) {
   int64_t shape[2] = {2, 3};
   tsr_array *a = NULL, *t = NULL, *src = NULL;
   TSR_ASSERT_OK(tsr_from_host_view(2, shape, NULL, TSR_F64, mem, &a)); /* C-contiguous */
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   assert_int_equal(info.contiguous, 1);
   TSR_ASSERT_OK(tsr_transpose(a, NULL, &t));
@@ -136,7 +136,7 @@ static void test_empty(void **state) {
   int64_t shape[2] = {0, 7};
   tsr_array *a = NULL;
   TSR_ASSERT_OK(tsr_from_host_view(2, shape, NULL, TSR_F32, NULL, &a));
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   assert_int_equal(info.size, 0);
   TSR_ASSERT_OK(tsr_array_release(a));

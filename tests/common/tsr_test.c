@@ -1,9 +1,42 @@
 #include "tsr_test.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The function an asserted expression calls: its leading identifier when a "(" follows it
+   ("(tsr_matmul(a, b, &c))" -> "tsr_matmul"), else "" (a variable, a function pointer). */
+static void called_name(const char *expr, char *name, size_t size) {
+  while (*expr == '(' || isspace((unsigned char)*expr)) /* wrapping macros add parentheses */
+    expr++;
+  size_t n = 0;
+  while (expr[n] == '_' || isalnum((unsigned char)expr[n]))
+    n++;
+  const char *p = expr + n;
+  while (isspace((unsigned char)*p))
+    p++;
+  if (*p != '(' || n >= size) n = 0;
+  memcpy(name, expr, n);
+  name[n] = '\0';
+}
+
+void tsr_test_assert_error_names(const char *called, const char *expr) {
+  const char *msg = tsr_last_error();
+  /* The one rule for errors: never an internal function's name... */
+  if (strncmp(msg, "tsr__", 5) == 0) {
+    print_error("%s: message \"%s\" names an internal function\n", expr, msg);
+    fail();
+  }
+  /* ...but the public function the user called, first. */
+  size_t len = strlen(called);
+  if (strncmp(called, "tsr_", 4) == 0 && strncmp(called, "tsr_test_", 9) != 0 &&
+      (strncmp(msg, called, len) != 0 || strncmp(msg + len, ": ", 2) != 0)) {
+    print_error("%s: message \"%s\" does not begin with \"%s: \"\n", expr, msg, called);
+    fail();
+  }
+}
 
 void tsr_test_assert_status(tsr_status got, tsr_status want, const char *needle, const char *expr) {
   if (got != want)
@@ -18,6 +51,9 @@ void tsr_test_assert_status(tsr_status got, tsr_status want, const char *needle,
       print_error("%s: message \"%s\" lacks \"%s\"\n", expr, msg, needle);
       fail();
     }
+    char called[64];
+    called_name(expr, called, sizeof called);
+    tsr_test_assert_error_names(called, expr);
   }
 }
 
@@ -113,7 +149,7 @@ tsr_array *tsr_test_random_array(int ndim, const int64_t *shape, tsr_dtype dtype
 }
 
 double *tsr_test_read_f64(const tsr_array *a) {
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   size_t es = (info.dtype == TSR_F32 || info.dtype == TSR_I32) ? 4 : 8;
   size_t n = (size_t)info.size;

@@ -33,6 +33,11 @@
   tsr_test_assert_status((expr), (code), (needle), #expr)
 void tsr_test_assert_status(tsr_status got, tsr_status want, const char *needle, const char *expr);
 
+/* The one rule for errors, checked on the last error by every TSR_ASSERT_STATUS: the message
+   does not begin with an internal name (tsr__), and when `called` is a public tsr_ function
+   it begins with "called: ". `expr` is printed on failure. */
+void tsr_test_assert_error_names(const char *called, const char *expr);
+
 /* The device under test (TSR_TEST_DEVICE); exits with TSR_TEST_SKIP when it is absent.
    Call it once in main() before running the tests. */
 tsr_device tsr_test_device(void);

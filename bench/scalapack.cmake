@@ -1,0 +1,13 @@
+# PDGEMM benchmark (bench/run_pdgemm.sh): a plain ScaLAPACK program, linked against Debian's
+# ScaLAPACK only (the anchor); the runner preloads libtessera_scalapack for the comparison.
+if(TARGET tessera_scalapack)
+  find_library(TSR_BENCH_SCALAPACK NAMES scalapack-openmpi scalapack)
+  if(TSR_BENCH_SCALAPACK)
+    add_executable(bench_pdgemm ${CMAKE_CURRENT_LIST_DIR}/bench_pdgemm.c)
+    target_link_libraries(bench_pdgemm PRIVATE ${TSR_BENCH_SCALAPACK} MPI::MPI_C ${CMAKE_DL_LIBS})
+    target_compile_options(bench_pdgemm PRIVATE -Wall -Wextra)
+    add_dependencies(bench_pdgemm tessera_scalapack)
+  else()
+    message(STATUS "bench_pdgemm: ScaLAPACK not found: not built")
+  endif()
+endif()

@@ -1,0 +1,221 @@
+/*
+ * General block-cyclic layouts (PBLAS descriptors with first-block sizes, any source process,
+ * replicated dimensions, submatrix offsets) and the collective redistribution between two of
+ * them, optionally transposing, as ScaLAPACK's p?gemr2d / p?tran do (Prylli & Tourancheau,
+ * "Fast runtime block cyclic data redistribution on multiprocessors", JPDC 45(1), 1997, for
+ * the idea of exchanging whole intersections of blocks).
+ *
+ * A 2-D redistribution is separable: element (i, j) goes from the owner of row i and column j
+ * in the source to the owner of row i and column j in the destination, so each dimension is
+ * cut once into segments on which both owners and both local indices are contiguous, and the
+ * data a rank sends to another is the product of the matching row and column segments.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_internal.h"
+
+/* Block index (in the whole matrix) of global index g. */
+static int64_t block_of(const tsr__bc_dim *d, int64_t g) {
+  return g < d->ib ? 0 : 1 + (g - d->ib) / d->b;
+}
+
+int tsr__bc_owner(const tsr__bc_dim *d, int64_t i) {
+  if (d->src < 0) return -1;
+  return (int)((d->src + block_of(d, d->off + i)) % d->nprocs);
+}
+
+int64_t tsr__bc_local(const tsr__bc_dim *d, int64_t i) {
+  int64_t g = d->off + i;
+  if (d->src < 0) return g;
+  int64_t blk = block_of(d, g);
+  if (blk == 0) return g;
+  int64_t in_block = (g - d->ib) - (blk - 1) * d->b;
+  int64_t p = d->nprocs;
+  int64_t first = (blk % p); /* the first block index this owner holds, relative to src */
+  /* Blocks of the same owner before blk: first, first + p, ..., blk - p. */
+  if (first == 0) return d->ib + (blk / p - 1) * d->b + in_block;
+  return (blk - first) / p * d->b + in_block;
+}
+
+int64_t tsr__bc_next(const tsr__bc_dim *d, int64_t i) {
+  if (d->src < 0) return INT64_MAX;
+  int64_t g = d->off + i;
+  int64_t blk = block_of(d, g);
+  int64_t end = d->ib + blk * d->b; /* first global index of block blk + 1 */
+  return end - d->off;
+}
+
+/* A run of submatrix indices [i, i + len) on which the owners and local indices of both
+   layouts are contiguous. */
+typedef struct seg {
+  int64_t i, len, src_local, dst_local;
+  int src_owner, dst_owner;
+} seg;
+
+typedef struct seg_list {
+  seg *v;
+  int64_t n;
+  int dst_dim, src_dim; /* grid dimension (0 rows, 1 columns) of each layout's owners */
+} seg_list;
+
+static tsr_status build_segs(const char *fn, const tsr__bc_dim *dd, const tsr__bc_dim *sd,
+                             int64_t n, seg_list *out) {
+  int64_t cap = 16;
+  out->v = malloc((size_t)cap * sizeof *out->v);
+  out->n = 0;
+  if (!out->v) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "redistribution segments");
+  for (int64_t i = 0; i < n;) {
+    int64_t e = n, a = tsr__bc_next(dd, i), b = tsr__bc_next(sd, i);
+    if (a < e) e = a;
+    if (b < e) e = b;
+    if (out->n == cap) {
+      cap *= 2;
+      seg *nv = realloc(out->v, (size_t)cap * sizeof *nv);
+      if (!nv) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "redistribution segments");
+      out->v = nv;
+    }
+    seg *s = &out->v[out->n++];
+    s->i = i;
+    s->len = e - i;
+    s->src_owner = tsr__bc_owner(sd, i);
+    s->dst_owner = tsr__bc_owner(dd, i);
+    s->src_local = tsr__bc_local(sd, i);
+    s->dst_local = tsr__bc_local(dd, i);
+    i = e;
+  }
+  return TSR_OK;
+}
+
+/* Whether segment s moves from the rank at grid coordinates snd to the one at rcv. A
+   replicated source is read from the copy in the receiver's own process row (column). */
+static bool seg_match(const seg_list *l, const seg *s, const int snd[2], const int rcv[2]) {
+  if (s->dst_owner >= 0 && s->dst_owner != rcv[l->dst_dim]) return false;
+  if (s->src_owner < 0) return snd[l->src_dim] == rcv[l->src_dim];
+  return s->src_owner == snd[l->src_dim];
+}
+
+static int64_t match_len(const seg_list *l, const int snd[2], const int rcv[2]) {
+  int64_t t = 0;
+  for (int64_t k = 0; k < l->n; k++)
+    if (seg_match(l, &l->v[k], snd, rcv)) t += l->v[k].len;
+  return t;
+}
+
+/* Packs what this rank (me) sends to rcv, in destination column-major order. */
+static char *pack(char *out, const seg_list *rows, const seg_list *cols, const int me[2],
+                  const int rcv[2], const tsr__bc_matrix *src, bool transpose, size_t es) {
+  const char *base = src->data;
+  for (int64_t c = 0; c < cols->n; c++) {
+    const seg *cs = &cols->v[c];
+    if (!seg_match(cols, cs, me, rcv)) continue;
+    for (int64_t jj = 0; jj < cs->len; jj++) {
+      for (int64_t r = 0; r < rows->n; r++) {
+        const seg *rs = &rows->v[r];
+        if (!seg_match(rows, rs, me, rcv)) continue;
+        if (!transpose) {
+          const char *p = base + (size_t)(rs->src_local + (cs->src_local + jj) * src->lld) * es;
+          memcpy(out, p, (size_t)rs->len * es);
+          out += (size_t)rs->len * es;
+        } else {
+          /* Destination row i is source column i: elements a leading dimension apart. */
+          const char *p = base + (size_t)(cs->src_local + jj + rs->src_local * src->lld) * es;
+          for (int64_t ii = 0; ii < rs->len; ii++) {
+            memcpy(out, p, es);
+            out += es;
+            p += (size_t)src->lld * es;
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/* Unpacks what snd sent to this rank (me), in the order pack() wrote it. */
+static const char *unpack(const char *in, const seg_list *rows, const seg_list *cols,
+                          const int snd[2], const int me[2], const tsr__bc_matrix *dst, size_t es) {
+  char *base = dst->data;
+  for (int64_t c = 0; c < cols->n; c++) {
+    const seg *cs = &cols->v[c];
+    if (!seg_match(cols, cs, snd, me)) continue;
+    for (int64_t jj = 0; jj < cs->len; jj++) {
+      for (int64_t r = 0; r < rows->n; r++) {
+        const seg *rs = &rows->v[r];
+        if (!seg_match(rows, rs, snd, me)) continue;
+        char *p = base + (size_t)(rs->dst_local + (cs->dst_local + jj) * dst->lld) * es;
+        memcpy(p, in, (size_t)rs->len * es);
+        in += (size_t)rs->len * es;
+      }
+    }
+  }
+  return in;
+}
+
+tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
+                                int64_t n, const tsr__bc_matrix *src, bool transpose,
+                                const tsr__bc_matrix *dst, uint64_t *sent, uint64_t *received) {
+  if (m == 0 || n == 0) return TSR_OK;
+  size_t es = tsr__dtype_size(dtype);
+  int np = g->size, q = g->npcol;
+  int me[2] = {g->myrow, g->mycol};
+  seg_list rows = {NULL, 0, 0, transpose ? 1 : 0}, cols = {NULL, 0, 1, transpose ? 0 : 1};
+  int *sc = calloc((size_t)np * 4, sizeof *sc);
+  int *sd = sc ? sc + np : NULL, *rc = sc ? sc + 2 * np : NULL, *rd = sc ? sc + 3 * np : NULL;
+  char *sbuf = NULL, *rbuf = NULL;
+  tsr_status st = sc ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "count arrays");
+  if (st == TSR_OK) st = build_segs(fn, &dst->row, transpose ? &src->col : &src->row, m, &rows);
+  if (st == TSR_OK) st = build_segs(fn, &dst->col, transpose ? &src->row : &src->col, n, &cols);
+  int64_t stot = 0, rtot = 0;
+  if (st == TSR_OK) {
+    for (int r = 0; r < np && st == TSR_OK; r++) {
+      int peer[2] = {r / q, r % q};
+      int64_t s = match_len(&rows, me, peer) * match_len(&cols, me, peer);
+      int64_t v = match_len(&rows, peer, me) * match_len(&cols, peer, me);
+      if (stot + s > INT_MAX || rtot + v > INT_MAX)
+        st = tsr__set_error(TSR_ERR_OVERFLOW, fn,
+                            "redistribution of %lld x %lld elements: more than INT_MAX "
+                            "elements per rank",
+                            (long long)m, (long long)n);
+      else {
+        sc[r] = (int)s;
+        sd[r] = (int)stot;
+        rc[r] = (int)v;
+        rd[r] = (int)rtot;
+        stot += s;
+        rtot += v;
+        if (r != g->rank) {
+          *sent += (uint64_t)s * es;
+          *received += (uint64_t)v * es;
+        }
+      }
+    }
+  }
+  if (st == TSR_OK) st = tsr__host_alloc((size_t)(stot > 0 ? stot : 1) * es, (void **)&sbuf);
+  if (st == TSR_OK) st = tsr__host_alloc((size_t)(rtot > 0 ? rtot : 1) * es, (void **)&rbuf);
+  if (st == TSR_OK) {
+    for (int r = 0; r < np; r++) {
+      int peer[2] = {r / q, r % q};
+      if (sc[r] > 0) pack(sbuf + (size_t)sd[r] * es, &rows, &cols, me, peer, src, transpose, es);
+    }
+  }
+  st = tsr__dist_agree(fn, g->comm, st);
+  if (st == TSR_OK) {
+    int mrc = MPI_Alltoallv(sbuf, sc, sd, tsr__mpi_type(dtype), rbuf, rc, rd, tsr__mpi_type(dtype),
+                            g->comm);
+    if (mrc != MPI_SUCCESS) st = tsr__mpi_error(fn, TSR_ERR_MPI, mrc, "MPI_Alltoallv");
+    if (st == TSR_OK)
+      for (int r = 0; r < np; r++) {
+        int peer[2] = {r / q, r % q};
+        if (rc[r] > 0) unpack(rbuf + (size_t)rd[r] * es, &rows, &cols, peer, me, dst, es);
+      }
+    st = tsr__dist_agree(fn, g->comm, st);
+  }
+  tsr__host_free(sbuf);
+  tsr__host_free(rbuf);
+  free(rows.v);
+  free(cols.v);
+  free(sc);
+  return st;
+}

@@ -1,0 +1,70 @@
+# Tests of the ScaLAPACK drop-in (libtessera_scalapack), label mpi:
+#  - scalapack_pdgemm_np{1,2,4}: our cmocka test, linked before ScaLAPACK: pdgemm_/psgemm_
+#    against a float64 reference on random inputs (transposes, ragged sizes, both descriptor
+#    kinds, offsets, source processes, row- and column-major BLACS grids, beta = 0 with NaN in
+#    C, alpha = 0 with NaN in A and B), the error codes, and the paths taken.
+#  - scalapack_pblas_{d,s}_{general,sources}: Debian's PBLAS testers (dpb3tst, spb3tst) with
+#    the library preloaded, over our input files (tests/scalapack/pdblas3_*.dat), error exits
+#    on; every test and error exit must pass and the library's report must show every call.
+#  - scalapack_{xdlu,xdqr,xdllt,xdinv}: ScaLAPACK's own testers without and with the library
+#    preloaded must give the same counts. Debian's LLT.dat hangs in PDPORFS with 4 ranks even
+#    without the library, so LLT runs our tests/scalapack/LLT.dat (iterative refinement off).
+# scripts/test.sh installs scalapack-mpi-test; without it the tester tests are skipped (77).
+if(NOT TARGET tessera_scalapack)
+  return()
+endif()
+
+find_library(TSR_SCALAPACK_LIBRARY NAMES scalapack-openmpi scalapack
+             DOC "ScaLAPACK (with BLACS) for the drop-in's tests")
+if(TSR_SCALAPACK_LIBRARY)
+  add_executable(test_scalapack scalapack/test_scalapack.c)
+  # The drop-in first, so that pdgemm_/psgemm_ resolve to it and the rest to ScaLAPACK.
+  target_link_libraries(test_scalapack PRIVATE tsr_test_common tessera_scalapack
+                        ${TSR_SCALAPACK_LIBRARY} MPI::MPI_C m)
+  # Its PB_Cabort (recording the error codes) must be the one the libraries call.
+  set_target_properties(test_scalapack PROPERTIES ENABLE_EXPORTS ON)
+  foreach(np 1 2 4)
+    add_test(NAME scalapack_pdgemm_np${np}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                     $<TARGET_FILE:test_scalapack>)
+    set_tests_properties(scalapack_pdgemm_np${np} PROPERTIES LABELS "mpi;scalapack" TIMEOUT 180
+                         ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+  endforeach()
+endif()
+
+# The testers are not instrumented: under the sanitizers they are left out (as for the BLAS
+# testers with Clang); the cmocka test above covers the library there.
+if(TESSERA_ENABLE_SANITIZERS)
+  return()
+endif()
+set(TSR_SCALAPACK_TESTER_DIR "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/scalapack/openmpi-tests"
+    CACHE PATH "Directory of ScaLAPACK's testers (Debian package scalapack-mpi-test)")
+set(tsr_sp_run sh ${CMAKE_CURRENT_SOURCE_DIR}/scalapack/run_tester.sh)
+set(tsr_sp_env "${TSR_MPI_TEST_ENV};OPENBLAS_NUM_THREADS=1")
+foreach(prec d s)
+  string(TOUPPER ${prec} P)
+  foreach(set general sources)
+    set(name scalapack_pblas_${prec}_${set})
+    add_test(NAME ${name}
+             COMMAND ${tsr_sp_run} pblas ${TSR_SCALAPACK_TESTER_DIR}/PBLAS/${prec}pb3tst
+                     ${CMAKE_CURRENT_SOURCE_DIR}/scalapack/pdblas3_${set}.dat
+                     P${P}BLAS3TST.dat P${P}GEMM 4 $<TARGET_FILE:tessera_scalapack>
+                     ${MPIEXEC_EXECUTABLE})
+    set_tests_properties(${name} PROPERTIES LABELS "mpi;scalapack" SKIP_RETURN_CODE 77
+                         TIMEOUT 300 ENVIRONMENT "${tsr_sp_env}")
+  endforeach()
+endforeach()
+foreach(entry "xdlu|LU.dat|${TSR_SCALAPACK_TESTER_DIR}/LU.dat"
+              "xdqr|QR.dat|${TSR_SCALAPACK_TESTER_DIR}/QR.dat"
+              "xdllt|LLT.dat|${CMAKE_CURRENT_SOURCE_DIR}/scalapack/LLT.dat"
+              "xdinv|INV.dat|${TSR_SCALAPACK_TESTER_DIR}/INV.dat")
+  string(REPLACE "|" ";" fields "${entry}")
+  list(GET fields 0 tester)
+  list(GET fields 1 datname)
+  list(GET fields 2 input)
+  add_test(NAME scalapack_${tester}
+           COMMAND ${tsr_sp_run} lapack ${TSR_SCALAPACK_TESTER_DIR}/${tester} ${input} ${datname}
+                   - 4 $<TARGET_FILE:tessera_scalapack> ${MPIEXEC_EXECUTABLE})
+  set_tests_properties(scalapack_${tester} PROPERTIES LABELS "mpi;scalapack" SKIP_RETURN_CODE 77
+                       TIMEOUT 300 ENVIRONMENT "${tsr_sp_env}")
+endforeach()
