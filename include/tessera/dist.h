@@ -364,8 +364,9 @@ TSR_API tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double a
  * P / c a perfect square, c at most the number of k panels, and (when
  * `options->memory_per_rank` > 0) its extra memory within that limit. Each is scored by the
  * words a rank receives, (mk / P_r)(1 - 1/Q) + (kn / Q)(1 - 1/P_r) for SUMMA on P_r x Q, and
- * (mk + kn)(1 - 1/q) / (q c) + (mk + kn + c mn) / P for 2.5D, plus a latency term of
- * 2000 words per message round; the lowest wins. ::TSR_DIST_GEMM_SUMMA in the options
+ * (mk + kn)(1 - 1/q) / (q c) + (mk + kn + c mn) / P for 2.5D, plus 2000 words for each
+ * message round (SUMMA: 2 per panel; 2.5D: 2 per panel of a layer, plus 2 + c for the
+ * slicing and the reduction); the lowest wins. ::TSR_DIST_GEMM_SUMMA in the options
  * always gives SUMMA; ::TSR_DIST_GEMM_2_5D with replicas > 0 checks and gives those
  * replicas; with replicas 0 it chooses among c > 1 (SUMMA when none is valid).
  * Collective (the inputs are checked and agreed on like tsr_dist_gemm_ex()).
