@@ -171,18 +171,18 @@ if [ $smoke -eq 1 ]; then
 elif [ "${TSR_SCALE_STUDY:-1}" = 1 ]; then
   NODE_GPU=${TSR_SCALE_GPU_RATE:-40Tf}
   tsr_log "strong scaling, n = 65536, fat tree, node rate $rate"
-  # 2.5D from P = 256: below, its replicated partial C (c n^2 / P per rank) and its messages
+  # 2.5D from P = 64: below, its replicated partial C (c n^2 / P per rank) and its messages
   # (GBs) make SMPI hold more memory than this machine has.
   for P in 4 16 64 256 1024; do
     sim "study=strong,node=cpu" fattree "$P" "$rate" -m 65536 -n 65536 -k 65536 --block 512
-    [ "$P" -ge 256 ] || continue
+    [ "$P" -ge 64 ] || continue
     sim "study=strong,node=cpu" fattree "$P" "$rate" -m 65536 -n 65536 -k 65536 --block 512 \
       --algorithm 2.5d --replicas 4
   done
   tsr_log "GPU nodes ($NODE_GPU), n = 65536, fat tree"
   for P in 1024 256 64; do
     for c in 1 4 16; do
-      [ "$P" -ge 1024 ] || [ "$c" = 1 ] || continue
+      [ "$P" -ge $((c * 64)) ] || [ "$c" = 1 ] || continue
       sim "study=strong,node=gpu" fattree "$P" "$NODE_GPU" -m 65536 -n 65536 -k 65536 \
         --block 512 --algorithm 2.5d --replicas "$c"
     done
