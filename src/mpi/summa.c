@@ -89,8 +89,8 @@ static tsr_status summa_post(summa *s, int64_t kk, int sl) {
     /* Modeled run (bench/scale): the same bytes from the root's unused contiguous slot, sparing
        the simulator SMPI's packing of the vector type for every destination. */
     (void)p;
-    rc = MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, root_b, g->col_comm,
-                    &slot->req[1]);
+    rc =
+        MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, root_b, g->col_comm, &slot->req[1]);
 #else
     MPI_Datatype vec;
     rc = MPI_Type_vector((int)nloc, (int)w, (int)s->b->lld, s->type, &vec);
