@@ -1,24 +1,37 @@
 /*
- * CPU GEMM benchmark: Tessera's native kernels (tsr__omp_gemm, and the public tsr_gemm on
- * zero-copy views of the same memory) against OpenBLAS (cblas_sgemm/dgemm, the anchor) in the
- * same run, row-major C = A*B, no transposes, alpha = 1, beta = 0.
+ * CPU GEMM benchmark: Tessera's native path (tsr__omp_gemm) with the registry's defaults and,
+ * when a wisdom file for this CPU exists, with its wisdom, against every anchor present, all
+ * in the same run: row-major C = A*B, no transposes, alpha = 1, beta = 0.
  *
- * Runs of the implementations are interleaved (ours, OpenBLAS, ours, ...), with a pause
- * (--pause-ms, default 200) between them so that one library's idle spinning worker threads
- * (libgomp spins ~300000 pauses, OpenBLAS yields for a while) do not steal a core from the
- * other; each figure is the median of the repetitions. GFLOP/s = 2*m*n*k / seconds / 1e9.
- * The load average at the start is printed: on a shared machine, read the ratios, not the
- * absolute figures.
+ * Anchors are CBLAS libraries loaded with dlopen (RTLD_LOCAL, each its own namespace), so the
+ * program builds and runs without any of them and two libraries exporting cblas_dgemm do not
+ * collide:
+ *   openblas        Debian's libopenblas.so.0 (cblas_*, openblas_set_num_threads)
+ *   blis            Debian's libblis.so.4 (libblis4-openmp; bli_thread_set_num_threads)
+ *   scipy_openblas  the scipy-openblas32 wheel's libscipy_openblas.so (symbols prefixed
+ *                   scipy_), found through $TSR_BENCH_SCIPY_OPENBLAS (the library's path;
+ *                   scripts/bench.sh sets it) or the loader's search path
+ * --anchors picks a subset. Missing anchors print "absent" and are left out of the ratios.
  *
- * Usage: bench_gemm [--sizes 256,512,...] [--no-tall] [--threads 1,2] [--dtypes s,d]
- *                   [--reps N] [--pause-ms MS] [--no-api] [--json FILE]
- *   --sizes    square n (default 256,512,1024,2048,4096)
- *   --no-tall  skip the tall-skinny cases m = n = 4096, k = 64 and 256
- *   --threads  thread counts (default 1,2; ours: omp_set_num_threads, OpenBLAS:
- *              openblas_set_num_threads)
- *   --reps     repetitions per case (default: 9 up to n=512, 5 up to 2048, 3 above)
+ * Runs are interleaved (each repetition runs every implementation once, in turn), with a pause
+ * (--pause-ms) between them so one library's idle spinning threads do not steal a core from
+ * the next. Figures are medians over the repetitions; the spread is min..max. GFLOP/s =
+ * 2*m*n*k / seconds / 1e9. ratio = Tessera / the best anchor of that case. The load average
+ * at the start is printed: on a shared machine, read the ratios, not the absolute figures.
+ * Single-thread cases are also timed in process CPU time (CLOCK_PROCESS_CPUTIME_ID), which a
+ * crowded machine's preemptions do not inflate: the column ratio_cpu (JSON "cpu_time").
+ *
+ * Usage: bench_gemm [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2]
+ *                   [--dtypes s,d] [--reps N] [--pause-ms MS] [--anchors LIST] [--json FILE]
+ *   --sizes    square n (default 512,2048,4096)
+ *   --cases    extra m x n x k shapes
+ *   --no-tall  skip the short-k cases m = n = 4096, k = 256 and 64
+ *   --threads  thread counts (default 1,2)
+ *   --reps     repetitions per case (default: 7 up to 2048^3 flops, 3 above)
+ *   --anchors  comma list of openblas,blis,scipy_openblas (default: all present)
  *   --json     output file (default bench_gemm.json)
  */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,29 +40,116 @@
 
 #include <omp.h>
 
-#include "core/internal.h"
-#include "omp/gemm.h"
+#include "bench_util.h"
+#include "omp/gemm_tune.h"
 #include "tessera.h"
 
-#if TSR_BENCH_HAVE_OPENBLAS
-#include <cblas.h>
+/* ---------------------------------------------------------------- anchors ------------- */
 
-#include "bench_util.h"
-void openblas_set_num_threads(int num_threads);
-char *openblas_get_corename(void);
-char *openblas_get_config(void);
-#endif
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
+                         int, float, float *, int);
+typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *,
+                         int, double, double *, int);
+
+typedef struct anchor {
+  const char *name;
+  const char *libs[3];  /* dlopen candidates (NULL-terminated; env path first if any) */
+  const char *prefix;   /* symbol prefix */
+  const char *threads;  /* set-threads function */
+  int threads_int64;    /* BLIS takes dim_t (int64) */
+  const char *describe; /* OpenBLAS: get_corename; BLIS: none */
+  sgemm_fn sgemm;
+  dgemm_fn dgemm;
+  void (*set_threads_i)(int);
+  void (*set_threads_l)(long long);
+  char info[160];
+  int present;
+} anchor;
+
+static anchor anchors[] = {
+    {"openblas",
+     {"libopenblas.so.0", "libopenblas.so", NULL},
+     "",
+     "openblas_set_num_threads",
+     0,
+     "openblas_get_config"},
+    {"blis", {"libblis.so.4", "libblis.so", NULL}, "", "bli_thread_set_num_threads", 1, NULL},
+    {"scipy_openblas",
+     {NULL, "libscipy_openblas.so", NULL},
+     "scipy_",
+     "scipy_openblas_set_num_threads",
+     0,
+     "scipy_openblas_get_config"},
+};
+enum { NANCHORS = sizeof anchors / sizeof anchors[0] };
+
+static void *sym(void *h, const char *prefix, const char *name) {
+  char full[128];
+  snprintf(full, sizeof full, "%s%s", prefix, name);
+  return dlsym(h, full);
+}
+
+static void anchor_load(anchor *a) {
+  void *h = NULL;
+  const char *env =
+      strcmp(a->name, "scipy_openblas") == 0 ? getenv("TSR_BENCH_SCIPY_OPENBLAS") : NULL;
+  if (env && *env) h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
+  for (int i = 0; !h && i < 3; ++i)
+    if (a->libs[i]) h = dlopen(a->libs[i], RTLD_NOW | RTLD_LOCAL);
+  if (!h) return;
+  void *s = sym(h, a->prefix, "cblas_sgemm"), *d = sym(h, a->prefix, "cblas_dgemm");
+  void *t = dlsym(h, a->threads);
+  if (!s || !d || !t) return;
+  memcpy(&a->sgemm, &s, sizeof s);
+  memcpy(&a->dgemm, &d, sizeof d);
+  if (a->threads_int64)
+    memcpy(&a->set_threads_l, &t, sizeof t);
+  else
+    memcpy(&a->set_threads_i, &t, sizeof t);
+  snprintf(a->info, sizeof a->info, "loaded");
+  if (a->describe) {
+    void *f = dlsym(h, a->describe);
+    if (f) {
+      char *(*desc)(void);
+      memcpy(&desc, &f, sizeof f);
+      snprintf(a->info, sizeof a->info, "%s", desc());
+    }
+  } else {
+    void *v = dlsym(h, "bli_info_get_version_str"), *q = dlsym(h, "bli_arch_query_id"),
+         *n = dlsym(h, "bli_arch_string");
+    if (v && q && n) {
+      const char *(*ver)(void);
+      int (*qid)(void);
+      const char *(*aname)(int);
+      memcpy(&ver, &v, sizeof v);
+      memcpy(&qid, &q, sizeof q);
+      memcpy(&aname, &n, sizeof n);
+      snprintf(a->info, sizeof a->info, "BLIS %s, config %s", ver(), aname(qid()));
+    }
+  }
+  a->present = 1;
+}
+
+/* ---------------------------------------------------------------- cases --------------- */
 
 typedef struct bench_case {
   int64_t m, n, k;
 } bench_case;
 
-typedef struct bench_result {
-  const char *dtype;
-  int threads;
+/* Implementations: 0 Tessera defaults, 1 Tessera with wisdom, 2.. anchors. */
+enum { IMPL_DEFAULT = 0, IMPL_WISDOM = 1, IMPL_ANCHOR0 = 2, NIMPL = IMPL_ANCHOR0 + NANCHORS };
+static const char *impl_name(int i) {
+  return i == IMPL_DEFAULT  ? "tessera"
+         : i == IMPL_WISDOM ? "tessera_wisdom"
+                            : anchors[i - IMPL_ANCHOR0].name;
+}
+
+typedef struct bench_ctx {
+  tsr_dtype dtype;
   bench_case cs;
-  double ours, api, vendor; /* GFLOP/s medians, NAN when not measured */
-} bench_result;
+  void *a, *b, *c;
+} bench_ctx;
 
 static void pause_ms(int ms) {
   if (ms <= 0) return;
@@ -57,7 +157,6 @@ static void pause_ms(int ms) {
   nanosleep(&ts, NULL);
 }
 
-/* Parses "a,b,c" into up to max int64 values; returns the count. */
 static int parse_list(const char *s, int64_t *out, int max) {
   int n = 0;
   while (*s && n < max) {
@@ -65,32 +164,45 @@ static int parse_list(const char *s, int64_t *out, int max) {
     const long long v = strtoll(s, &end, 10);
     if (end == s) break;
     if (v > 0) out[n++] = v;
-    s = *end == ',' ? end + 1 : end;
+    s = *end == ',' || *end == 'x' ? end + 1 : end;
   }
   return n;
 }
 
-/* A JSON number, or null for NaN (not measured). */
 static const char *json_num(double v, char *buf) {
   if (isnan(v)) return "null";
   snprintf(buf, 32, "%.3f", v);
   return buf;
 }
 
-enum { IMPL_OURS = 0, IMPL_API = 1, IMPL_VENDOR = 2 };
+/* Selects the configuration Tessera runs with: defaults (wisdom off) or wisdom. */
+static void use_wisdom(int on) {
+  tsr__gemm_wisdom_enable(on != 0);
+}
 
-typedef struct bench_ctx {
-  tsr_dtype dtype;
-  bench_case cs;
-  void *a, *b, *c;
-  tsr_array *ta, *tb, *tc;
-} bench_ctx;
+static void set_threads(int impl, int t) {
+  omp_set_num_threads(t);
+  if (impl >= IMPL_ANCHOR0) {
+    anchor *a = &anchors[impl - IMPL_ANCHOR0];
+    if (a->set_threads_l)
+      a->set_threads_l(t);
+    else
+      a->set_threads_i(t);
+  }
+}
 
-/* One run of an implementation; returns seconds, or -1 on failure. */
-static double run_once(const bench_ctx *x, int impl) {
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One run; returns wall seconds (and process CPU seconds in *cpu), or -1 on failure. */
+static double run_once(const bench_ctx *x, int impl, double *cpu) {
   const int m = (int)x->cs.m, n = (int)x->cs.n, k = (int)x->cs.k;
+  const double c0 = cpu_s();
   double t0 = now_s();
-  if (impl == IMPL_OURS) {
+  if (impl < IMPL_ANCHOR0) {
     tsr__gemm_args g = {.dtype = x->dtype,
                         .m = m,
                         .n = n,
@@ -105,44 +217,59 @@ static double run_once(const bench_ctx *x, int impl) {
                         .ldc = n,
                         .path = TSR_GEMM_NATIVE};
     if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
-  } else if (impl == IMPL_API) {
-    if (tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, x->ta, x->tb, 0.0, x->tc, TSR_GEMM_NATIVE) !=
-        TSR_OK)
-      return -1;
+    const double t1 = now_s();
+    *cpu = cpu_s() - c0;
+    return t1 - t0;
   } else {
-#if TSR_BENCH_HAVE_OPENBLAS
+    const anchor *a = &anchors[impl - IMPL_ANCHOR0];
     if (x->dtype == TSR_F32)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, x->a, k, x->b, n, 0.0f,
-                  x->c, n);
+      a->sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, x->a, k, x->b, n,
+               0.0f, x->c, n);
     else
-      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, x->a, k, x->b, n, 0.0,
-                  x->c, n);
-#else
-    return -1;
-#endif
+      a->dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0, x->a, k, x->b, n, 0.0,
+               x->c, n);
   }
-  return now_s() - t0;
+  const double t1 = now_s();
+  *cpu = cpu_s() - c0;
+  return t1 - t0;
 }
 
-static void set_threads(int impl, int t) {
-  if (impl == IMPL_VENDOR) {
-#if TSR_BENCH_HAVE_OPENBLAS
-    openblas_set_num_threads(t);
-#endif
-  } else {
-    omp_set_num_threads(t);
-  }
+typedef struct bench_result {
+  const char *dtype;
+  int threads;
+  bench_case cs;
+  double med[NIMPL], lo[NIMPL], hi[NIMPL]; /* GFLOP/s; NAN when not measured */
+  double best_anchor;
+  double cpu[NIMPL]; /* GFLOP/s from median process CPU time (1 thread only), else NAN */
+  double best_anchor_cpu;
+} bench_result;
+
+static void print_config(FILE *out, tsr_dtype dt, int t, int json) {
+  tsr__gemm_config c;
+  tsr__gemm_config_get(dt, t, &c);
+  if (json)
+    fprintf(out,
+            "{\"dtype\": \"%s\", \"threads\": %d, \"kernel\": \"%s\", \"kc\": %lld, \"mc\": %lld, "
+            "\"nc\": %lld, \"source\": \"%s\"}",
+            dt == TSR_F32 ? "f32" : "f64", t, c.ker->name, (long long)c.kc, (long long)c.mc,
+            (long long)c.nc, c.source);
+  else
+    fprintf(out, "  %s %d thread(s): %s KC=%lld MC=%lld NC=%lld (%s)\n",
+            dt == TSR_F32 ? "sgemm" : "dgemm", t, c.ker->name, (long long)c.kc, (long long)c.mc,
+            (long long)c.nc, c.source);
 }
 
 int main(int argc, char **argv) {
-  int64_t sizes[16] = {256, 512, 1024, 2048, 4096}, threads[8] = {1, 2};
-  int nsizes = 5, nthreads = 2, reps_opt = 0, tall = 1, api = 1, pause = 200;
+  int64_t sizes[16] = {512, 2048, 4096}, threads[8] = {1, 2}, extra[48];
+  int nsizes = 3, nthreads = 2, nextra = 0, reps_opt = 0, tall = 1, pause = 100;
   int dt_s = 1, dt_d = 1;
-  const char *json = "bench_gemm.json";
+  const char *json = "bench_gemm.json", *anchor_list = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(o, "--sizes") == 0 && v)
       nsizes = parse_list(v, sizes, 16), ++i;
+    else if (strcmp(o, "--cases") == 0 && v)
+      nextra = parse_list(v, extra, 48) / 3, ++i;
     else if (strcmp(o, "--threads") == 0 && v)
       nthreads = parse_list(v, threads, 8), ++i;
     else if (strcmp(o, "--reps") == 0 && v)
@@ -151,31 +278,34 @@ int main(int argc, char **argv) {
       pause = atoi(v), ++i;
     else if (strcmp(o, "--json") == 0 && v)
       json = v, ++i;
+    else if (strcmp(o, "--anchors") == 0 && v)
+      anchor_list = v, ++i;
     else if (strcmp(o, "--dtypes") == 0 && v) {
       dt_s = strchr(v, 's') != NULL;
       dt_d = strchr(v, 'd') != NULL;
       ++i;
     } else if (strcmp(o, "--no-tall") == 0)
       tall = 0;
-    else if (strcmp(o, "--no-api") == 0)
-      api = 0;
     else {
       fprintf(stderr,
-              "usage: %s [--sizes 256,512,...] [--no-tall] [--threads 1,2] [--dtypes s,d] "
-              "[--reps N] [--pause-ms MS] [--no-api] [--json FILE]\n",
+              "usage: %s [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2] "
+              "[--dtypes s,d] [--reps N] [--pause-ms MS] [--anchors openblas,blis,scipy_openblas] "
+              "[--json FILE]\n",
               argv[0]);
       return 2;
     }
   }
-  bench_case cases[24];
+  bench_case cases[80];
   int ncases = 0;
   for (int i = 0; i < nsizes; ++i)
     cases[ncases++] = (bench_case){sizes[i], sizes[i], sizes[i]};
   if (tall) {
-    cases[ncases++] = (bench_case){4096, 4096, 64};
     cases[ncases++] = (bench_case){4096, 4096, 256};
+    cases[ncases++] = (bench_case){4096, 4096, 64};
   }
-  /* Context for reading the figures on a shared machine. */
+  for (int i = 0; i < nextra; ++i)
+    cases[ncases++] = (bench_case){extra[3 * i], extra[3 * i + 1], extra[3 * i + 2]};
+
   char loadavg[64] = "unknown";
   FILE *la = fopen("/proc/loadavg", "r");
   if (la) {
@@ -183,31 +313,38 @@ int main(int argc, char **argv) {
     loadavg[strcspn(loadavg, "\n")] = '\0';
     fclose(la);
   }
-  const char *wait_policy = getenv("OMP_WAIT_POLICY"), *proc_bind = getenv("OMP_PROC_BIND");
-  printf("load average: %s; OMP_WAIT_POLICY=%s OMP_PROC_BIND=%s; omp_get_max_threads()=%d\n",
-         loadavg, wait_policy ? wait_policy : "(unset)", proc_bind ? proc_bind : "(unset)",
-         omp_get_max_threads());
-  int have_vendor = 0;
-#if TSR_BENCH_HAVE_OPENBLAS
-  have_vendor = 1;
-  printf("anchor: OpenBLAS %s (core %s)\n", openblas_get_config(), openblas_get_corename());
-#else
-  printf("anchor: none (OpenBLAS not found at configure time)\n");
-#endif
+  tsr_device_props props;
+  if (tsr_device_get_props(TSR_CPU, &props) != TSR_OK) snprintf(props.name, sizeof props.name, "?");
+  printf("CPU: %s (registry: %s); load average: %s; omp_get_max_threads()=%d\n", props.name,
+         tsr__gemm_uarch_name(), loadavg, omp_get_max_threads());
+  for (int i = 0; i < NANCHORS; ++i) {
+    if (!anchor_list || strstr(anchor_list, anchors[i].name)) anchor_load(&anchors[i]);
+    printf("anchor %-15s %s\n", anchors[i].name, anchors[i].present ? anchors[i].info : "absent");
+  }
+  char wstate[700];
+  use_wisdom(1);
+  tsr__gemm_wisdom_status(wstate, sizeof wstate);
+  const int have_wisdom = strncmp(wstate, "used", 4) == 0;
+  printf("wisdom: %s\n", wstate);
   tsr_dtype dtypes[2];
   int ndt = 0;
   if (dt_s) dtypes[ndt++] = TSR_F32;
   if (dt_d) dtypes[ndt++] = TSR_F64;
-  for (int d = 0; d < ndt; ++d) {
-    const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(dtypes[d]);
-    printf("tessera %s micro-kernel: %s, MR=%d NR=%d KC=%lld MC=%lld NC=%lld\n",
-           dtypes[d] == TSR_F32 ? "sgemm" : "dgemm", kr->name, kr->mr, kr->nr, (long long)kr->kc,
-           (long long)kr->mc, (long long)kr->nc);
+  for (int w = 0; w <= have_wisdom; ++w) {
+    use_wisdom(w);
+    printf("tessera configuration (%s):\n", w ? "with wisdom" : "defaults");
+    for (int d = 0; d < ndt; ++d)
+      for (int ti = 0; ti < nthreads; ++ti)
+        print_config(stdout, dtypes[d], (int)threads[ti], 0);
   }
-  printf("\n%-6s %3s %6s %6s %6s %12s %12s %12s %8s\n", "dtype", "thr", "m", "n", "k", "tessera",
-         "tsr_gemm", "openblas", "ratio");
-  printf("%-6s %3s %6s %6s %6s %12s %12s %12s %8s\n", "", "", "", "", "", "GFLOP/s", "GFLOP/s",
-         "GFLOP/s", "ours/ob");
+  printf("\nGFLOP/s medians (min..max of tessera); ratio = tessera / best anchor\n");
+  printf("%-4s %3s %14s %8s", "dt", "thr", "m x n x k", "tessera");
+  if (have_wisdom) printf(" %8s", "wisdom");
+  for (int i = 0; i < NANCHORS; ++i)
+    if (anchors[i].present) printf(" %15s", anchors[i].name);
+  printf(" %13s %7s", "spread", "ratio");
+  if (have_wisdom) printf(" %7s", "ratio_w");
+  printf("\n");
 
   bench_result *res = calloc((size_t)(ndt * nthreads * ncases), sizeof *res);
   int nres = 0, rc = 0;
@@ -227,9 +364,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "out of memory for %lldx%lldx%lld\n", (long long)cs.m, (long long)cs.n,
                 (long long)cs.k);
         rc = 1;
+        break;
       }
       unsigned long long s = 12345;
-      for (size_t i = 0; rc == 0 && i < na + nb; ++i) {
+      for (size_t i = 0; i < na + nb; ++i) {
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
         const double v = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
         void *base = i < na ? x.a : x.b;
@@ -239,60 +377,71 @@ int main(int argc, char **argv) {
         else
           ((double *)base)[j] = v;
       }
-      if (rc == 0) memset(x.c, 0, nc * es);
-      if (rc == 0 && api) {
-        const int64_t sa[2] = {cs.m, cs.k}, sb[2] = {cs.k, cs.n}, sc[2] = {cs.m, cs.n};
-        if (tsr_from_host_view(2, sa, NULL, dtype, x.a, &x.ta) != TSR_OK ||
-            tsr_from_host_view(2, sb, NULL, dtype, x.b, &x.tb) != TSR_OK ||
-            tsr_from_host_view(2, sc, NULL, dtype, x.c, &x.tc) != TSR_OK) {
-          fprintf(stderr, "tsr_from_host_view: %s\n", tsr_last_error());
-          rc = 1;
-        }
-      }
-      const int64_t big = cs.m > cs.n ? (cs.m > cs.k ? cs.m : cs.k) : (cs.n > cs.k ? cs.n : cs.k);
-      int reps = reps_opt > 0 ? reps_opt : big <= 512 ? 9 : big <= 2048 ? 5 : 3;
-      if (cs.k < 512 && reps_opt <= 0) reps = 5;
+      memset(x.c, 0, nc * es);
+      const double flop = 2.0 * (double)cs.m * (double)cs.n * (double)cs.k;
+      int reps = reps_opt > 0 ? reps_opt : flop <= 2.0 * 2048 * 2048 * 2048 ? 7 : 3;
       if (reps > 64) reps = 64;
       for (int ti = 0; ti < nthreads && rc == 0; ++ti) {
         const int t = (int)threads[ti];
-        double times[3][64];
-        int impls[3], nimpl = 0;
-        impls[nimpl++] = IMPL_OURS;
-        if (api) impls[nimpl++] = IMPL_API;
-        if (have_vendor) impls[nimpl++] = IMPL_VENDOR;
-        /* Warm-up: caches, packing buffers, thread pools. */
-        for (int q = 0; q < nimpl && rc == 0; ++q) {
-          set_threads(impls[q], t);
-          if (run_once(&x, impls[q]) < 0) {
-            fprintf(stderr, "gemm failed: %s\n", tsr_last_error());
-            rc = 1;
-          }
-          pause_ms(pause);
-        }
-        for (int r = 0; r < reps && rc == 0; ++r)
+        double times[NIMPL][64], ctimes[NIMPL][64];
+        int impls[NIMPL], nimpl = 0;
+        impls[nimpl++] = IMPL_DEFAULT;
+        if (have_wisdom) impls[nimpl++] = IMPL_WISDOM;
+        for (int i = 0; i < NANCHORS; ++i)
+          if (anchors[i].present) impls[nimpl++] = IMPL_ANCHOR0 + i;
+        /* Warm-up (caches, packing buffers, thread pools), then interleaved repetitions. */
+        for (int r = -1; r < reps && rc == 0; ++r)
           for (int q = 0; q < nimpl && rc == 0; ++q) {
+            if (impls[q] < IMPL_ANCHOR0) use_wisdom(impls[q] == IMPL_WISDOM);
             set_threads(impls[q], t);
-            times[impls[q]][r] = run_once(&x, impls[q]);
-            if (times[impls[q]][r] < 0) rc = 1;
+            double csec = 0;
+            const double sec = run_once(&x, impls[q], &csec);
+            if (sec < 0) {
+              fprintf(stderr, "gemm failed: %s\n", tsr_last_error());
+              rc = 1;
+            }
+            if (r >= 0) {
+              times[impls[q]][r] = sec;
+              ctimes[impls[q]][r] = csec;
+            }
             pause_ms(pause);
           }
         if (rc) break;
-        const double flop = 2.0 * (double)cs.m * (double)cs.n * (double)cs.k;
         bench_result *br = &res[nres++];
         br->dtype = dtype == TSR_F32 ? "f32" : "f64";
         br->threads = t;
         br->cs = cs;
-        br->ours = flop / median(times[IMPL_OURS], reps) * 1e-9;
-        br->api = api ? flop / median(times[IMPL_API], reps) * 1e-9 : NAN;
-        br->vendor = have_vendor ? flop / median(times[IMPL_VENDOR], reps) * 1e-9 : NAN;
-        printf("%-6s %3d %6lld %6lld %6lld %12.1f %12.1f %12.1f %8.2f\n", br->dtype, t,
-               (long long)cs.m, (long long)cs.n, (long long)cs.k, br->ours, br->api, br->vendor,
-               br->ours / br->vendor);
+        br->best_anchor = br->best_anchor_cpu = NAN;
+        for (int i = 0; i < NIMPL; ++i)
+          br->med[i] = br->lo[i] = br->hi[i] = br->cpu[i] = NAN;
+        for (int q = 0; q < nimpl; ++q) {
+          const int i = impls[q];
+          const double med = median(times[i], reps); /* sorts: [0] fastest */
+          br->med[i] = flop / med * 1e-9;
+          br->hi[i] = flop / times[i][0] * 1e-9;
+          br->lo[i] = flop / times[i][reps - 1] * 1e-9;
+          if (i >= IMPL_ANCHOR0 && !(br->med[i] <= br->best_anchor)) br->best_anchor = br->med[i];
+          if (t == 1) {
+            br->cpu[i] = flop / median(ctimes[i], reps) * 1e-9;
+            if (i >= IMPL_ANCHOR0 && !(br->cpu[i] <= br->best_anchor_cpu))
+              br->best_anchor_cpu = br->cpu[i];
+          }
+        }
+        printf("%-4s %3d %4lldx%4lldx%4lld %8.1f", br->dtype, t, (long long)cs.m, (long long)cs.n,
+               (long long)cs.k, br->med[IMPL_DEFAULT]);
+        if (have_wisdom) printf(" %8.1f", br->med[IMPL_WISDOM]);
+        for (int i = 0; i < NANCHORS; ++i)
+          if (anchors[i].present) printf(" %15.1f", br->med[IMPL_ANCHOR0 + i]);
+        printf(" %6.1f..%-6.1f %7.2f", br->lo[IMPL_DEFAULT], br->hi[IMPL_DEFAULT],
+               br->med[IMPL_DEFAULT] / br->best_anchor);
+        if (have_wisdom) printf(" %7.2f", br->med[IMPL_WISDOM] / br->best_anchor);
+        if (t == 1) {
+          printf("   cpu-time ratio %.2f", br->cpu[IMPL_DEFAULT] / br->best_anchor_cpu);
+          if (have_wisdom) printf(" / %.2f", br->cpu[IMPL_WISDOM] / br->best_anchor_cpu);
+        }
+        printf("\n");
         fflush(stdout);
       }
-      tsr_array_release(x.ta);
-      tsr_array_release(x.tb);
-      tsr_array_release(x.tc);
       free(x.a);
       free(x.b);
       free(x.c);
@@ -305,31 +454,64 @@ int main(int argc, char **argv) {
     free(res);
     return 1;
   }
-  fprintf(f, "{\n  \"benchmark\": \"gemm_cpu\",\n  \"anchor\": \"%s\",\n",
-          have_vendor ? "openblas" : "none");
-  for (int d = 0; d < 2; ++d) {
-    const tsr__gemm_kernel *kr = tsr__gemm_kernel_get(d == 0 ? TSR_F32 : TSR_F64);
-    fprintf(f,
-            "  \"kernel_%s\": {\"name\": \"%s\", \"mr\": %d, \"nr\": %d, \"kc\": %lld, "
-            "\"mc\": %lld, \"nc\": %lld},\n",
-            d == 0 ? "f32" : "f64", kr->name, kr->mr, kr->nr, (long long)kr->kc, (long long)kr->mc,
-            (long long)kr->nc);
+  int ok = 1;
+  fprintf(f, "{\n  \"benchmark\": \"gemm_cpu\",\n  \"cpu\": \"%s\",\n  \"uarch\": \"%s\",\n",
+          props.name, tsr__gemm_uarch_name());
+  fprintf(f, "  \"anchors\": {");
+  for (int i = 0, first = 1; i < NANCHORS; ++i)
+    if (anchors[i].present) {
+      fprintf(f, "%s\"%s\": \"%s\"", first ? "" : ", ", anchors[i].name, anchors[i].info);
+      first = 0;
+    }
+  fprintf(f, "},\n  \"wisdom\": \"%s\",\n  \"config\": [", have_wisdom ? "used" : "none");
+  for (int w = 0, first = 1; w <= have_wisdom; ++w) {
+    use_wisdom(w);
+    for (int d = 0; d < ndt; ++d)
+      for (int ti = 0; ti < nthreads; ++ti) {
+        fprintf(f, "%s\n    ", first ? "" : ",");
+        print_config(f, dtypes[d], (int)threads[ti], 1);
+        first = 0;
+      }
   }
-  fprintf(f, "  \"loadavg_at_start\": \"%s\",\n", loadavg);
-  fprintf(f, "  \"unit\": \"GFLOP/s\",\n  \"results\": [\n");
-  for (int i = 0; i < nres; ++i) {
-    const bench_result *r = &res[i];
-    char b1[32], b2[32], b3[32];
-    fprintf(f,
-            "    {\"dtype\": \"%s\", \"threads\": %d, \"m\": %lld, \"n\": %lld, \"k\": %lld, "
-            "\"tessera\": %.3f, \"tsr_gemm\": %s, \"openblas\": %s, \"ratio\": %s}%s\n",
-            r->dtype, r->threads, (long long)r->cs.m, (long long)r->cs.n, (long long)r->cs.k,
-            r->ours, json_num(r->api, b1), json_num(r->vendor, b2),
-            json_num(r->ours / r->vendor, b3), i + 1 < nres ? "," : "");
+  fprintf(f, "\n  ],\n  \"loadavg_at_start\": \"%s\",\n  \"unit\": \"GFLOP/s\",\n", loadavg);
+  fprintf(f, "  \"results\": [\n");
+  for (int r = 0; r < nres; ++r) {
+    const bench_result *br = &res[r];
+    char b[4][32];
+    fprintf(f, "    {\"dtype\": \"%s\", \"threads\": %d, \"m\": %lld, \"n\": %lld, \"k\": %lld",
+            br->dtype, br->threads, (long long)br->cs.m, (long long)br->cs.n, (long long)br->cs.k);
+    for (int i = 0; i < NIMPL; ++i)
+      if (!isnan(br->med[i])) fprintf(f, ", \"%s\": %s", impl_name(i), json_num(br->med[i], b[0]));
+    fprintf(f, ", \"ratio\": %s", json_num(br->med[IMPL_DEFAULT] / br->best_anchor, b[0]));
+    if (have_wisdom)
+      fprintf(f, ", \"ratio_wisdom\": %s", json_num(br->med[IMPL_WISDOM] / br->best_anchor, b[1]));
+    if (br->threads == 1) {
+      fprintf(f, ", \"cpu_time\": {");
+      for (int i = 0, first = 1; i < NIMPL; ++i)
+        if (!isnan(br->cpu[i])) {
+          fprintf(f, "%s\"%s\": %s", first ? "" : ", ", impl_name(i), json_num(br->cpu[i], b[2]));
+          first = 0;
+        }
+      fprintf(f, "}");
+    }
+    fprintf(f, ", \"spread\": {");
+    for (int i = 0, first = 1; i < NIMPL; ++i)
+      if (!isnan(br->med[i])) {
+        fprintf(f, "%s\"%s\": [%s, %s]", first ? "" : ", ", impl_name(i), json_num(br->lo[i], b[2]),
+                json_num(br->hi[i], b[3]));
+        first = 0;
+      }
+    fprintf(f, "}}%s\n", r + 1 < nres ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
-  fclose(f);
-  printf("\nwrote %s\n", json);
+  if (ferror(f)) ok = 0;
+  if (fclose(f) != 0) ok = 0;
+  if (!ok) {
+    fprintf(stderr, "cannot write %s\n", json);
+    rc = 1;
+  } else {
+    printf("\nwrote %s\n", json);
+  }
   free(res);
   return rc;
 }

@@ -1,22 +1,43 @@
 #!/usr/bin/env bash
 # Runs the benchmarks, each against its anchor in the same run, and draws PNG plots.
-#   scripts/bench.sh [--quick] [--out DIR]
+#   scripts/bench.sh [--quick] [--tune] [--out DIR]
 # Results (tables *.txt, JSON, PNG) go to bench/results/ (or DIR). --quick runs small sizes
-# only (a smoke run: the figures mean little). GPU benchmarks run when the CUDA build exists
-# and a GPU is present (they say "skipped" otherwise).
+# only (a smoke run: the figures mean little). --tune runs tessera-tune first (wisdom in
+# DIR/wisdom), so bench_gemm shows the CPU GEMM with and without wisdom. With
+# TSR_BENCH_OPENBLAS_CORETYPE=SkylakeX (say), bench_gemm runs a second time with both
+# OpenBLAS anchors forced to those kernels (OPENBLAS_CORETYPE; on CPUs they do not recognize
+# they fall back to Haswell ones). GPU benchmarks run when the CUDA build exists and a GPU is
+# present (they say "skipped" otherwise).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-quick=0
+quick=0 tune=0
 out=$TSR_ROOT/bench/results
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; shift ;;
+    --tune) tune=1; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,6p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-tsr_install_packages python3-matplotlib
+# The CPU GEMM anchors besides Debian's OpenBLAS: BLIS (Debian) and the newest OpenBLAS, from
+# the scipy-openblas32 wheel on PyPI (installed into a virtual environment under the build
+# directory; bench_gemm dlopen()s it through TSR_BENCH_SCIPY_OPENBLAS and runs without it).
+tsr_install_packages python3-matplotlib python3-venv libblis4-openmp
 BUILD=${TSR_BUILD_DIR:-$TSR_ROOT/build}
+venv=$BUILD/bench-venv
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv" || echo "warning: cannot create $venv (no scipy-openblas32 anchor)" >&2
+fi
+if [ -x "$venv/bin/python" ]; then
+  "$venv/bin/python" -c "import scipy_openblas32" 2>/dev/null \
+    || "$venv/bin/pip" install -q scipy-openblas32 \
+    || echo "warning: pip install scipy-openblas32 failed (no scipy-openblas32 anchor)" >&2
+  lib=$("$venv/bin/python" -c "import scipy_openblas32 as s; print(s.get_lib_dir())" 2>/dev/null || true)
+  if [ -n "$lib" ] && [ -f "$lib/libscipy_openblas.so" ]; then
+    export TSR_BENCH_SCIPY_OPENBLAS=$lib/libscipy_openblas.so
+  fi
+fi
 tsr_build_variant cpu "$BUILD/cpu" >/dev/null
 mkdir -p "$out"
 B=$BUILD/cpu/bench
@@ -34,7 +55,15 @@ if [ $quick -eq 1 ]; then
     --json "$out/bench_gemm.json"
 else
   run bench_ops "$B/bench_ops" --json "$out/bench_ops.json"
+  if [ $tune -eq 1 ]; then
+    export TSR_WISDOM=$out/wisdom
+    run tessera_tune "$BUILD/cpu/tessera-tune"
+  fi
   run bench_gemm "$B/bench_gemm" --json "$out/bench_gemm.json"
+  if [ -n "${TSR_BENCH_OPENBLAS_CORETYPE:-}" ]; then
+    run bench_gemm_openblas_forced env OPENBLAS_CORETYPE="$TSR_BENCH_OPENBLAS_CORETYPE" \
+      "$B/bench_gemm" --anchors openblas,scipy_openblas --json "$out/bench_gemm_openblas_forced.json"
+  fi
 fi
 if [ -x "$TSR_ROOT/bench/run_dist_gemm.sh" ] && [ -x "$B/bench_dist_gemm" ]; then
   if [ $quick -eq 1 ]; then

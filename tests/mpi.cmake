@@ -25,11 +25,19 @@ endforeach()
 if(TARGET tessera-gemm)
   add_executable(test_dist_cli test_dist_cli.c)
   target_link_libraries(test_dist_cli PRIVATE tsr_test_common)
-  add_test(NAME dist_cli
-           COMMAND test_dist_cli ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:tessera-gemm>
-                   ${PROJECT_SOURCE_DIR}/data)
-  set_tests_properties(dist_cli PROPERTIES LABELS mpi TIMEOUT 180
-                       ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+  # Two groups run in parallel: the job's results and options, and the faults (full disk,
+  # signals, FIFOs, device nodes, per-rank folders, long names).
+  foreach(group job faults)
+    set(name dist_cli)
+    if(group STREQUAL "faults")
+      set(name dist_cli_faults)
+    endif()
+    add_test(NAME ${name}
+             COMMAND test_dist_cli ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:tessera-gemm>
+                     ${PROJECT_SOURCE_DIR}/data ${group})
+    set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT 600
+                         ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+  endforeach()
 endif()
 
 # The 2.5D schedule (tests/test_dist_25d.c): P = 2 (1x1x2), 4 (1x1x4) and 8 (2x2x2).

@@ -4,13 +4,19 @@
  * one message from rank 0, no output file left).
  * Arguments: <mpiexec> <tessera-gemm> <data folder>.
  */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp, truncate */
+#define _GNU_SOURCE /* mkdtemp, mount */
 #include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tsr_test.h"
@@ -34,8 +40,9 @@ static int run_np(int np, const char *args) {
   char cmd[4096], o[300], e[300];
   snprintf(o, sizeof o, "%s/stdout.txt", dir);
   snprintf(e, sizeof e, "%s/stderr.txt", dir);
-  snprintf(cmd, sizeof cmd, "'%s' -n %d --oversubscribe '%s' %s > '%s' 2> '%s'", mpiexec, np, prog,
-           args, o, e);
+  /* Under timeout(1): a hang fails the test (exit 124) instead of blocking CI. */
+  snprintf(cmd, sizeof cmd, "timeout -k 5 100 '%s' -n %d --oversubscribe '%s' %s > '%s' 2> '%s'",
+           mpiexec, np, prog, args, o, e);
   int rc = system(cmd);
   slurp(o, out_text, sizeof out_text);
   slurp(e, err_text, sizeof err_text);
@@ -43,6 +50,18 @@ static int run_np(int np, const char *args) {
 }
 static int run(const char *args) {
   return run_np(2, args);
+}
+
+/* Runs a whole shell command line under timeout(1) (stdout/stderr into out_text/err_text). */
+static int run_shell(const char *cmdline) {
+  char cmd[8192], o[300], e[300];
+  snprintf(o, sizeof o, "%s/stdout.txt", dir);
+  snprintf(e, sizeof e, "%s/stderr.txt", dir);
+  snprintf(cmd, sizeof cmd, "timeout -k 5 100 sh -c \"%s\" > '%s' 2> '%s'", cmdline, o, e);
+  int rc = system(cmd);
+  slurp(o, out_text, sizeof out_text);
+  slurp(e, err_text, sizeof err_text);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 static int count(const char *text, const char *needle) {
@@ -63,7 +82,7 @@ static int leftovers(void) {
   DIR *d = opendir(dir);
   struct dirent *e;
   while (d && (e = readdir(d)))
-    if (strstr(e->d_name, ".tmp.") || strcmp(e->d_name, "c.npy") == 0) n++;
+    if (strstr(e->d_name, ".tessera-tmp.") || strcmp(e->d_name, "c.npy") == 0) n++;
   if (d) closedir(d);
   return n;
 }
@@ -256,6 +275,535 @@ static void test_bad_input(void **state) {
   assert_int_equal(count(err_text, "tessera-gemm: error:"), 1);
 }
 
+/* ---------------------------------------------------------------- issue 11 and 14 ----- */
+
+/* Writes an m x n matrix (row-major float64 values, stored as `dt`) as a .npy file. */
+static void save_matrix(const char *path, const double *v, int64_t m, int64_t n, tsr_dtype dt) {
+  int64_t shape[2] = {m, n};
+  tsr_array *a = tsr_test_array_from_f64(2, shape, dt, TSR_CPU, v);
+  TSR_ASSERT_OK(tsr_npy_save(path, a));
+  tsr_array_release(a);
+}
+
+static double *random_values(int64_t count, uint64_t seed) {
+  double *v = malloc((size_t)count * sizeof *v);
+  tsr_test_fill_random(v, (size_t)count, seed);
+  return v;
+}
+
+/* C = alpha A B + beta C0 in float64 (row-major, NaN/Inf propagate as IEEE says). */
+static double *reference_gemm(const double *a, const double *b, const double *c0, double alpha,
+                              double beta, int64_t m, int64_t n, int64_t k) {
+  double *c = malloc((size_t)(m * n) * sizeof *c);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double s = 0;
+      for (int64_t p = 0; p < k; p++)
+        s += a[i * k + p] * b[p * n + j];
+      c[i * n + j] = alpha * s + (beta != 0 ? beta * c0[i * n + j] : 0.0);
+    }
+  return c;
+}
+
+static int temp_files(const char *folder) {
+  int n = 0;
+  DIR *d = opendir(folder);
+  struct dirent *e;
+  while (d && (e = readdir(d)))
+    if (strstr(e->d_name, ".tessera-tmp.")) n++;
+  if (d) closedir(d);
+  return n;
+}
+
+/* Flags take no value; numbers are range-checked without overflow (issue 11.7, 11.10; the
+   --verify=0 bug of issue 13). */
+static void test_option_values(void **state) {
+  (void)state;
+  expect_failure("-m 4 -n 4 -k 4 --verify=0", 2, "takes no value");
+  expect_failure("-m 4 -n 4 -k 4 --transa=no", 2, "takes no value");
+  expect_failure("-m 4 -n 4 -k 4 --no-verify=false", 2, "takes no value");
+  expect_failure("-m 4 -n 4 -k 4 --help=1", 2, "takes no value");
+  expect_failure("-m 4 -n 4 -k 4 --grid 4294967298x1", 2, "--grid");
+  expect_failure("-m 4 -n 4 -k 4 --grid 2x", 2, "--grid");
+  expect_failure("-m 4 -n 4 -k 4 --grid 1x2x3", 2, "--grid");
+  expect_failure("-m 99999999999999999999 -n 4 -k 4", 2, "-m");
+  expect_failure("-m 4 -n 4 -k 4 --seed -1", 2, "--seed");
+  expect_failure("-m 4 -n 4 -k 4 --alpha nan", 2, "--alpha");
+  expect_failure("-m 4 -n 4 -k 4 --repeat 0", 2, "--repeat");
+  expect_failure("-m 4 -n 4 -k 4 --max-memory 12abc", 2, "--max-memory");
+  expect_failure("-m 4 -n 4 -k 4 stray", 2, "unexpected argument");
+  expect_failure("-m 4 -n 4 -k 4 --dtype=f16", 2, "f64|f32");
+  /* Options with values take "--opt=value" and "--opt value" alike. */
+  assert_int_equal(run("-m 6 -n 5 -k 4 --grid=1x2 --block=2 --dtype=f32 --seed=3"), 0);
+  assert_non_null(strstr(out_text, "grid: 1 x 2"));
+  assert_non_null(strstr(out_text, "f32"));
+  /* --no-verify really skips, --verify after it turns the check back on. */
+  assert_int_equal(run("-m 6 -n 5 -k 4 --no-verify"), 0);
+  assert_non_null(strstr(out_text, "skipped (--no-verify)"));
+  assert_int_equal(run("-m 6 -n 5 -k 4 --no-verify --verify"), 0);
+  assert_non_null(strstr(out_text, "Freivalds residual"));
+}
+
+/* The same binary spelled differently on two ranks is fine (argv[0] is not compared). */
+static void test_argv0_spelling(void **state) {
+  (void)state;
+  char cmd[4096], other[1024];
+  const char *slash = strrchr(prog, '/');
+  snprintf(other, sizeof other, "%.*s/./%s", (int)(slash - prog), prog, slash + 1);
+  snprintf(cmd, sizeof cmd, "'%s' -n 1 '%s' -m 8 -n 8 -k 8 : -n 1 '%s' -m 8 -n 8 -k 8", mpiexec,
+           prog, other);
+  int rc = run_shell(cmd);
+  if (rc != 0) print_error("%s\n", err_text);
+  assert_int_equal(rc, 0);
+}
+
+/* --json: validated before any work on rank 0; never an input or the output; escaped; a
+   failure to write it is an error (issue 11.2, 11.9). */
+static void test_json_targets(void **state) {
+  (void)state;
+  char args[4096], a[300], b[300], cpath[300], jpath[600];
+  snprintf(a, sizeof a, "%s/ja.npy", dir);
+  snprintf(b, sizeof b, "%s/jb.npy", dir);
+  snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
+  double *va = random_values(6 * 4, 1), *vb = random_values(4 * 5, 2);
+  save_matrix(a, va, 6, 4, TSR_F64);
+  save_matrix(b, vb, 4, 5, TSR_F64);
+  struct stat before, after;
+  assert_int_equal(stat(a, &before), 0);
+  /* An input as the JSON target, on a failing run (inner dimensions differ) and a good one. */
+  snprintf(args, sizeof args, "-a '%s' -b '%s' --json '%s'", a, a, a);
+  expect_failure(args, 2, "refusing to overwrite an input");
+  snprintf(args, sizeof args, "-a '%s' -b '%s' --json '%s'", a, b, b);
+  expect_failure(args, 2, "input -b");
+  assert_int_equal(stat(a, &after), 0);
+  assert_true(after.st_ino == before.st_ino && after.st_size == before.st_size);
+  /* The output as the JSON target. */
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -o '%s' --json '%s'", a, b, cpath, cpath);
+  expect_failure(args, 2, "is the output");
+  /* Unwritable: refused before the run (no timing printed). */
+  snprintf(args, sizeof args, "-a '%s' -b '%s' --json /nonexistent/x.json", a, b);
+  expect_failure(args, 1, "does not exist");
+  assert_null(strstr(out_text, "GFLOP/s"));
+  /* A FIFO: refused at once, never opened (no hang). */
+  snprintf(jpath, sizeof jpath, "%s/j.fifo", dir);
+  assert_int_equal(mkfifo(jpath, 0600), 0);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' --json '%s'", a, b, jpath);
+  expect_failure(args, 1, "FIFO");
+  unlink(jpath);
+  /* Quotes, backslashes and a tab in the name: valid JSON that names the file. */
+  snprintf(jpath, sizeof jpath, "%s/q\"b\\s\tx.json", dir);
+  {
+    char cmd[8192], o[300], e[300];
+    snprintf(o, sizeof o, "%s/stdout.txt", dir);
+    snprintf(e, sizeof e, "%s/stderr.txt", dir);
+    snprintf(cmd, sizeof cmd,
+             "timeout -k 5 100 '%s' -n 2 --oversubscribe '%s' -a '%s' -b '%s' --json '%s' "
+             "> '%s' 2> '%s'",
+             mpiexec, prog, a, b, jpath, o, e);
+    int rc = system(cmd);
+    assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+  }
+  FILE *f = fopen(jpath, "r");
+  assert_non_null(f);
+  char json[16384];
+  size_t n = fread(json, 1, sizeof json - 1, f);
+  json[n] = '\0';
+  fclose(f);
+  /* The escaped name of input a (plain) and a well-formed document: Python's json parses it. */
+  char check[1024];
+  snprintf(check, sizeof check,
+           "python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); "
+           "assert len(d['peak_memory_bytes'])==2 and min(d['peak_memory_bytes'])>0; "
+           "assert len(d['memory_needed_bytes'])==2; assert d['verify']['verdict']=='passed'\" "
+           "'%s'",
+           jpath);
+  assert_int_equal(system(check), 0);
+  unlink(jpath);
+  /* Failure to write the report is an error, not a warning: a 512-byte file size limit. */
+  snprintf(jpath, sizeof jpath, "%s/r.json", dir);
+  snprintf(args, sizeof args,
+           "'%s' -n 2 --oversubscribe --mca btl self,tcp sh -c 'trap \\\"\\\" XFSZ; ulimit -f 1; "
+           "exec %s -a %s -b %s --json %s'",
+           mpiexec, prog, a, b, jpath);
+  int rc = run_shell(args);
+  if (rc != 1) print_error("exit %d\n%s\n", rc, err_text);
+  assert_int_equal(rc, 1);
+  assert_non_null(strstr(err_text, "cannot write the JSON report"));
+  assert_false(exists(jpath));
+  assert_int_equal(temp_files(dir), 0);
+  free(va), free(vb);
+  remove(a), remove(b);
+}
+
+/* -o onto a FIFO, a device node, a symlink, an input; -a on a FIFO (issue 11.3, 11.4). */
+static void test_output_targets(void **state) {
+  (void)state;
+  char args[4096], a[300], b[300], fifo[300], link[300], target[300];
+  snprintf(a, sizeof a, "%s/oa.npy", dir);
+  snprintf(b, sizeof b, "%s/ob.npy", dir);
+  double *va = random_values(6 * 4, 3), *vb = random_values(4 * 5, 4);
+  save_matrix(a, va, 6, 4, TSR_F64);
+  save_matrix(b, vb, 4, 5, TSR_F64);
+  snprintf(fifo, sizeof fifo, "%s/o.fifo", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -o '%s'", a, b, fifo);
+  expect_failure(args, 1, "FIFO");
+  struct stat sb;
+  assert_int_equal(lstat(fifo, &sb), 0);
+  assert_true(S_ISFIFO(sb.st_mode));
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -o '%s'", a, b, a);
+  expect_failure(args, 2, "refusing to overwrite an input");
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -o %s/c.npy", fifo, b, dir);
+  expect_failure(args, 1, "FIFO");
+  unlink(fifo);
+  struct stat before;
+  assert_int_equal(stat("/dev/null", &before), 0);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -o /dev/null", a, b);
+  expect_failure(args, 1, "character device");
+  assert_int_equal(stat("/dev/null", &sb), 0);
+  assert_true(S_ISCHR(sb.st_mode) && sb.st_rdev == before.st_rdev);
+  snprintf(target, sizeof target, "%s/target.npy", dir);
+  snprintf(link, sizeof link, "%s/link.npy", dir);
+  save_matrix(target, va, 6, 4, TSR_F64);
+  assert_int_equal(symlink("target.npy", link), 0);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -o '%s'", a, b, link);
+  expect_failure(args, 1, "symbolic link");
+  assert_int_equal(lstat(link, &sb), 0);
+  assert_true(S_ISLNK(sb.st_mode));
+  int64_t tm = 0, tn = 0;
+  double *tv = load_f64(target, &tm, &tn);
+  assert_true(tm == 6 && tn == 4);
+  assert_memory_equal(tv, va, 24 * sizeof *tv);
+  free(tv);
+  unlink(link), unlink(target);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -o '%s'", a, b, b);
+  expect_failure(args, 2, "input -b");
+  free(va), free(vb);
+  remove(a), remove(b);
+}
+
+/* A full disk: a file size limit (works for any user) and a 1 MiB tmpfs (where this process may
+   mount one): exit 1, the reason, no result and no temporary file (issue 11.1). */
+static void test_full_disk(void **state) {
+  (void)state;
+  char args[4096], cpath[300];
+  snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
+  snprintf(args, sizeof args,
+           "'%s' -n 2 --oversubscribe --mca btl self,tcp sh -c 'trap \\\"\\\" XFSZ; ulimit -f "
+           "1024; exec %s -m 400 -n 400 -k 400 -o %s'",
+           mpiexec, prog, cpath);
+  int rc = run_shell(args);
+  if (rc != 1) print_error("exit %d\n%s\n", rc, err_text);
+  assert_int_equal(rc, 1);
+  assert_non_null(strstr(err_text, "File too large"));
+  assert_null(strstr(out_text, "output:"));
+  assert_false(exists(cpath));
+  assert_int_equal(temp_files(dir), 0);
+
+  char mnt[300];
+  snprintf(mnt, sizeof mnt, "%s/tmpfs", dir);
+  assert_int_equal(mkdir(mnt, 0700), 0);
+  if (mount("tmpfs", mnt, "tmpfs", 0, "size=1m") == 0) {
+    snprintf(cpath, sizeof cpath, "%s/c.npy", mnt);
+    snprintf(args, sizeof args, "-m 400 -n 400 -k 400 -o '%s'", cpath);
+    rc = run(args);
+    if (rc != 1) print_error("exit %d\n%s\n", rc, err_text);
+    assert_int_equal(rc, 1);
+    assert_non_null(strstr(err_text, "No space left on device"));
+    assert_false(exists(cpath));
+    assert_int_equal(temp_files(mnt), 0);
+    /* What fits is written. */
+    snprintf(args, sizeof args, "-m 100 -n 100 -k 10 -o '%s'", cpath);
+    assert_int_equal(run(args), 0);
+    assert_true(exists(cpath));
+    remove(cpath);
+    assert_int_equal(umount(mnt), 0);
+  } else {
+    print_message("(tmpfs not mountable: %s; the file size limit covered the full disk)\n",
+                  strerror(errno));
+  }
+  rmdir(mnt);
+}
+
+/* SIGTERM, SIGINT or SIGKILL to rank 0 while it writes a 128 MB result: no temporary file and
+   no result are left (the handler of the signalled rank, or of the rank mpiexec then
+   terminates, removes the temporary) (issue 11.5). After SIGKILL the cleanup is rank 1's, on
+   the SIGTERM Open MPI sends it; Open MPI follows with SIGKILL after odls_base_sigkill_timeout
+   (1 s by default), which a loaded CI machine (sanitizers) can miss: 10 s here. */
+static void test_interrupted_write(void **state) {
+  (void)state;
+  const int sigs[3] = {SIGTERM, SIGINT, SIGKILL};
+  char cpath[300], cmd[4096];
+  snprintf(cpath, sizeof cpath, "%s/big.npy", dir);
+  for (int s = 0; s < 3; s++) {
+    snprintf(cmd, sizeof cmd,
+             "OMPI_MCA_odls_base_sigkill_timeout=10 exec timeout -k 5 100 '%s' -n 2 "
+             "--oversubscribe '%s' -m 4000 -n 4000 -k 1 "
+             "--no-verify -o '%s' > /dev/null 2>&1",
+             mpiexec, prog, cpath);
+    pid_t child = fork();
+    if (child == 0) {
+      execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+      _exit(127);
+    }
+    long pid0 = 0;
+    for (int i = 0; i < 20000 && !pid0; i++) { /* up to ~100 s */
+      DIR *d = opendir(dir);
+      struct dirent *e;
+      while (d && (e = readdir(d)))
+        if (strstr(e->d_name, "big.npy.tessera-tmp.")) {
+          const char *p = strstr(e->d_name, ".tessera-tmp.") + strlen(".tessera-tmp.");
+          pid0 = strtol(p, NULL, 10);
+        }
+      if (d) closedir(d);
+      int st;
+      if (!pid0 && waitpid(child, &st, WNOHANG) == child) {
+        child = 0;
+        break;
+      }
+      if (!pid0) nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
+    if (!pid0) { /* finished before we saw it: nothing to interrupt this time */
+      print_message("(signal %d: the write finished before it could be interrupted)\n", sigs[s]);
+      if (child) waitpid(child, NULL, 0);
+      remove(cpath);
+      continue;
+    }
+    assert_int_equal(kill((pid_t)pid0, sigs[s]), 0);
+    int status = 0;
+    waitpid(child, &status, 0);
+    assert_true(!WIFEXITED(status) || WEXITSTATUS(status) != 0);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 124); /* no hang */
+    assert_false(exists(cpath)); /* nothing that looks like a result */
+    int left = temp_files(dir);
+    if (left)
+      print_error("signal %d to rank 0 (pid %ld): %d temporary files left\n", sigs[s], pid0, left);
+    assert_int_equal(left, 0);
+  }
+}
+
+/* MPMD launch whose ranks resolve a relative path in different folders (node-local paths): the
+   folder exists for rank 0 only. A clean error on all ranks, no hang (timeout), nothing left
+   (issue 11.4). */
+static void test_per_rank_paths(void **state) {
+  (void)state;
+  char x[300], y[300], out[300], cmd[4096], in[300];
+  snprintf(x, sizeof x, "%s/X", dir);
+  snprintf(y, sizeof y, "%s/Y", dir);
+  snprintf(out, sizeof out, "%s/out", x);
+  assert_int_equal(mkdir(x, 0700), 0);
+  assert_int_equal(mkdir(y, 0700), 0);
+  assert_int_equal(mkdir(out, 0700), 0);
+  snprintf(cmd, sizeof cmd,
+           "'%s' -n 1 --wdir '%s' '%s' -m 40 -n 30 -k 20 -o out/c.npy : -n 1 --wdir '%s' '%s' -m "
+           "40 -n 30 -k 20 -o out/c.npy",
+           mpiexec, x, prog, y, prog);
+  int rc = run_shell(cmd);
+  if (rc != 1) print_error("exit %d\n%s\n", rc, err_text);
+  assert_int_equal(rc, 1);
+  assert_non_null(strstr(err_text, "does not exist"));
+  assert_non_null(strstr(err_text, "rank 1"));
+  assert_int_equal(count(err_text, "tessera-gemm: error:"), 1);
+  assert_int_equal(temp_files(out), 0);
+  snprintf(in, sizeof in, "%s/c.npy", out);
+  assert_false(exists(in));
+  /* An input that only rank 0 sees. */
+  double *v = random_values(20 * 20, 5);
+  snprintf(in, sizeof in, "%s/in.npy", x);
+  save_matrix(in, v, 20, 20, TSR_F64);
+  snprintf(cmd, sizeof cmd,
+           "'%s' -n 1 --wdir '%s' '%s' -a in.npy -b in.npy : -n 1 --wdir '%s' '%s' -a in.npy -b "
+           "in.npy",
+           mpiexec, x, prog, y, prog);
+  rc = run_shell(cmd);
+  if (rc != 1) print_error("exit %d\n%s\n", rc, err_text);
+  assert_int_equal(rc, 1);
+  assert_non_null(strstr(err_text, "in.npy"));
+  assert_non_null(strstr(err_text, "rank 1"));
+  free(v);
+  remove(in);
+  rmdir(out), rmdir(x), rmdir(y);
+}
+
+/* Output names of 234 to 244 bytes: written (the temporary name is short) and equal to the
+   result under a short name (issue 11.4). */
+static void test_long_output_names(void **state) {
+  (void)state;
+  char name[300], path[600], args[2048], cpath[300];
+  snprintf(cpath, sizeof cpath, "%s/short.npy", dir);
+  snprintf(args, sizeof args, "-m 30 -n 20 -k 10 -o '%s'", cpath);
+  assert_int_equal(run(args), 0);
+  int64_t m0 = 0, n0 = 0;
+  double *want = load_f64(cpath, &m0, &n0);
+  for (int len = 234; len <= 244; len += 2) {
+    memset(name, 'x', (size_t)len);
+    memcpy(name + len - 4, ".npy", 5);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(args, sizeof args, "-m 30 -n 20 -k 10 -o '%s'", path);
+    int rc = run(args);
+    if (rc != 0) print_error("length %d: exit %d\n%s\n", len, rc, err_text);
+    assert_int_equal(rc, 0);
+    int64_t m = 0, n = 0;
+    double *got = load_f64(path, &m, &n);
+    assert_true(m == m0 && n == n0);
+    assert_memory_equal(got, want, (size_t)(m * n) * sizeof *got);
+    free(got);
+    remove(path);
+    assert_int_equal(temp_files(dir), 0);
+  }
+  free(want);
+  remove(cpath);
+}
+
+/* NaN/Inf in the inputs: computed as IEEE says (matching a float64 reference, NaN where it has
+   NaN), reported, written, exit 4. A product that overflows f32: rows left out of the check,
+   exit 4, written (issue 11.6). */
+static void test_ieee_inputs(void **state) {
+  (void)state;
+  const int64_t m = 12, n = 9, k = 7;
+  char a[300], b[300], cpath[300], args[2048];
+  snprintf(a, sizeof a, "%s/na.npy", dir);
+  snprintf(b, sizeof b, "%s/nb.npy", dir);
+  snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
+  double *va = random_values(m * k, 6), *vb = random_values(k * n, 7);
+  va[2 * k + 3] = NAN;
+  va[5 * k + 0] = INFINITY;
+  vb[1 * n + 4] = -INFINITY;
+  save_matrix(a, va, m, k, TSR_F64);
+  save_matrix(b, vb, k, n, TSR_F64);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' --block 4 -o '%s'", a, b, cpath);
+  int rc = run(args);
+  if (rc != 4) print_error("exit %d\n%s\n%s\n", rc, out_text, err_text);
+  assert_int_equal(rc, 4);
+  assert_non_null(strstr(out_text, "inputs contain 3 NaN/Inf; product not verified"));
+  assert_non_null(strstr(out_text, "output:"));
+  double *ref = reference_gemm(va, vb, NULL, 1.0, 0.0, m, n, k);
+  int64_t cm = 0, cn = 0;
+  double *c = load_f64(cpath, &cm, &cn);
+  int nans = 0;
+  for (int64_t i = 0; i < m * n; i++) {
+    assert_int_equal(isnan(c[i]) != 0, isnan(ref[i]) != 0);
+    nans += isnan(ref[i]) != 0;
+    if (isinf(ref[i])) assert_true(c[i] == ref[i]);
+    if (isfinite(ref[i])) assert_true(fabs(c[i] - ref[i]) <= 1e-13 * (1 + fabs(ref[i])));
+  }
+  assert_true(nans > 0);
+  free(c), free(ref);
+  remove(cpath);
+
+  /* Finite f32 inputs whose product overflows in row 3 only. */
+  tsr_test_fill_random(va, (size_t)(m * k), 8);
+  tsr_test_fill_random(vb, (size_t)(k * n), 9);
+  for (int64_t p = 0; p < k; p++)
+    va[3 * k + p] = 1e25 * (p % 2 ? 1 : -1);
+  for (int64_t i = 0; i < k * n; i++)
+    vb[i] = vb[i] * 1e15;
+  save_matrix(a, va, m, k, TSR_F32);
+  save_matrix(b, vb, k, n, TSR_F32);
+  rc = run(args);
+  if (rc != 4) print_error("exit %d\n%s\n%s\n", rc, out_text, err_text);
+  assert_int_equal(rc, 4);
+  assert_non_null(strstr(out_text, "1 rows of the product may overflow f32"));
+  assert_non_null(strstr(out_text, "Freivalds residual"));
+  assert_non_null(strstr(out_text, "output:"));
+  c = load_f64(cpath, &cm, &cn);
+  ref = malloc((size_t)(m * n) * sizeof *ref);
+  {
+    /* The reference from the f32-rounded inputs. */
+    for (int64_t i = 0; i < m * k; i++)
+      va[i] = (double)(float)va[i];
+    for (int64_t i = 0; i < k * n; i++)
+      vb[i] = (double)(float)vb[i];
+    double *r = reference_gemm(va, vb, NULL, 1.0, 0.0, m, n, k);
+    memcpy(ref, r, (size_t)(m * n) * sizeof *ref);
+    free(r);
+  }
+  for (int64_t i = 0; i < m * n; i++) {
+    if (i / n == 3) continue; /* the overflowing row: Inf or huge, as f32 arithmetic gives */
+    assert_true(fabs(c[i] - ref[i]) <= tsr_test_tol(TSR_F32, k) * 1e15 * k);
+  }
+  free(c), free(ref), free(va), free(vb);
+  remove(cpath), remove(a), remove(b);
+}
+
+/* The job computes its memory need before allocating and refuses what does not fit, with the
+   figures; --max-memory overrides (issue 11.8, issue 14). */
+static void test_memory_check(void **state) {
+  (void)state;
+  time_t t0 = time(NULL);
+  /* 32 TB of C: more than any machine has (60000 x 60000 was killed by the kernel before). */
+  expect_failure("-m 2000000 -n 2000000 -k 1", 1, "available per rank");
+  assert_non_null(strstr(err_text, "nothing was allocated"));
+  assert_true(time(NULL) - t0 < 60);
+  expect_failure("-m 400 -n 400 -k 400 --max-memory 1000000", 1, "over --max-memory 1000000");
+  assert_non_null(strstr(err_text, "needs about"));
+  assert_int_equal(run("-m 40 -n 40 -k 40 --max-memory 1000000000000"), 0);
+}
+
+/* C = alpha op(A) op(B) + beta C against a float64 reference; beta = 0 never reads C
+   (issue 14). */
+static void test_alpha_beta(void **state) {
+  (void)state;
+  const int64_t m = 23, n = 17, k = 11;
+  char a[300], b[300], c[300], cpath[300], args[2048], jpath[300];
+  snprintf(a, sizeof a, "%s/aa.npy", dir);
+  snprintf(b, sizeof b, "%s/ab.npy", dir);
+  snprintf(c, sizeof c, "%s/ac.npy", dir);
+  snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
+  snprintf(jpath, sizeof jpath, "%s/ab.json", dir);
+  double *va = random_values(m * k, 11), *vb = random_values(k * n, 12),
+         *vc = random_values(m * n, 13);
+  save_matrix(a, va, m, k, TSR_F64);
+  save_matrix(b, vb, k, n, TSR_F64);
+  save_matrix(c, vc, m, n, TSR_F64);
+  for (int np = 1; np <= 4; np *= 2) {
+    snprintf(args, sizeof args,
+             "-a '%s' -b '%s' -c '%s' --alpha 1.5 --beta -0.75 --block 4 --repeat 2 -o '%s' "
+             "--json '%s'",
+             a, b, c, cpath, jpath);
+    int rc = run_np(np, args);
+    if (rc != 0) print_error("np %d exit %d\n%s\n", np, rc, err_text);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out_text, "+ beta * C"));
+    assert_non_null(strstr(out_text, "serial float64 product"));
+    double *ref = reference_gemm(va, vb, vc, 1.5, -0.75, m, n, k);
+    int64_t cm = 0, cn = 0;
+    double *got = load_f64(cpath, &cm, &cn);
+    assert_true(cm == m && cn == n);
+    assert_true(tsr_test_rel_error(got, ref, (size_t)(m * n)) <= tsr_test_tol(TSR_F64, k));
+    free(got), free(ref);
+    char check[1024];
+    snprintf(check, sizeof check,
+             "python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); "
+             "assert d['beta']==-0.75 and d['alpha']==1.5; "
+             "assert len(d['peak_memory_bytes'])==%d and min(d['peak_memory_bytes'])>0\" '%s'",
+             np, jpath);
+    assert_int_equal(system(check), 0);
+    remove(cpath), remove(jpath);
+  }
+  /* beta = 0: C is never read, so NaN there (or a FIFO as -c) does not matter. */
+  for (int64_t i = 0; i < m * n; i++)
+    vc[i] = NAN;
+  save_matrix(c, vc, m, n, TSR_F64);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -c '%s' --alpha -2 -o '%s'", a, b, c, cpath);
+  assert_int_equal(run(args), 0);
+  double *ref = reference_gemm(va, vb, NULL, -2.0, 0.0, m, n, k);
+  int64_t cm = 0, cn = 0;
+  double *got = load_f64(cpath, &cm, &cn);
+  assert_true(tsr_test_rel_error(got, ref, (size_t)(m * n)) <= tsr_test_tol(TSR_F64, k));
+  free(got), free(ref);
+  /* A C of the wrong shape is refused before any work. */
+  save_matrix(c, vc, m, n - 1, TSR_F64);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -c '%s' --beta 1 -o '%s'", a, b, c, cpath);
+  remove(cpath);
+  expect_failure(args, 1, "the product is 23x17");
+  /* Random inputs with beta: C from seed S+3, verified (Freivalds and serial). */
+  assert_int_equal(run("-m 20 -n 10 -k 5 --beta 2 --alpha 0.5 --block 4"), 0);
+  assert_non_null(strstr(out_text, "serial float64 product"));
+  free(va), free(vb), free(vc);
+  remove(a), remove(b), remove(c);
+}
+
 static int setup(void **state) {
   (void)state;
   snprintf(dir, sizeof dir, "/tmp/tsr_dist_cli_XXXXXX");
@@ -277,19 +825,28 @@ static int teardown(void **state) {
   return 0;
 }
 
+/* Two groups, run as two CTest tests (in parallel): "job" (results, options, IEEE data,
+   memory, alpha/beta) and "faults" (targets, full disk, signals, per-rank paths, long names). */
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s <mpiexec> <tessera-gemm> <data folder>\n", argv[0]);
+  if (argc != 5 || (strcmp(argv[4], "job") != 0 && strcmp(argv[4], "faults") != 0)) {
+    fprintf(stderr, "usage: %s <mpiexec> <tessera-gemm> <data folder> job|faults\n", argv[0]);
     return 2;
   }
   mpiexec = argv[1];
   prog = argv[2];
   data = argv[3];
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_help_and_usage),
-      cmocka_unit_test(test_random_problem),
-      cmocka_unit_test(test_wine_gram),
-      cmocka_unit_test(test_bad_input),
+  const struct CMUnitTest job[] = {
+      cmocka_unit_test(test_help_and_usage), cmocka_unit_test(test_random_problem),
+      cmocka_unit_test(test_wine_gram),      cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_option_values),  cmocka_unit_test(test_ieee_inputs),
+      cmocka_unit_test(test_memory_check),   cmocka_unit_test(test_alpha_beta),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  const struct CMUnitTest faults[] = {
+      cmocka_unit_test(test_argv0_spelling),    cmocka_unit_test(test_json_targets),
+      cmocka_unit_test(test_output_targets),    cmocka_unit_test(test_full_disk),
+      cmocka_unit_test(test_interrupted_write), cmocka_unit_test(test_per_rank_paths),
+      cmocka_unit_test(test_long_output_names),
+  };
+  if (strcmp(argv[4], "job") == 0) return cmocka_run_group_tests(job, setup, teardown);
+  return cmocka_run_group_tests(faults, setup, teardown);
 }

@@ -67,16 +67,20 @@ static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int
   MPI_Allreduce(bytes, tot, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   assert_true(tot[0] == tot[1]);
   DIST_ASSERT(stats.total_seconds >= stats.compute_seconds && stats.compute_seconds >= 0);
-  /* Freivalds' check accepts the product. */
+  /* Freivalds' check accepts the product (beta * C0 included), with the tolerance it reports. */
   if (k > 0) {
-    double res = -1;
-    if (beta == 0.0) {
-      TSR_ASSERT_OK(tsr_dist_gemm_verify(ta ? TSR_TRANS : TSR_NO_TRANS,
-                                         tb ? TSR_TRANS : TSR_NO_TRANS, alpha, A, B, C, 7, &res));
-      double vtol =
-          (double)(k + 2) * (dt == TSR_F32 ? 6e-8 : 1.2e-16) + 2.0 * (k + n + 2) * 1.2e-16;
-      assert_true(res >= 0 && res <= vtol);
-    }
+    tsr_dist_verify_result vr;
+    tsr_dmatrix *C0 = beta != 0.0 ? dist_matrix_from(g, c0, m, n, nb, nb, dt) : NULL;
+    TSR_ASSERT_OK(tsr_dist_gemm_verify(ta ? TSR_TRANS : TSR_NO_TRANS, tb ? TSR_TRANS : TSR_NO_TRANS,
+                                       alpha, A, B, beta, C0, C, 7, &vr));
+    if (vr.verdict != TSR_VERIFY_PASSED)
+      print_error("verify: verdict %d residual %g tolerance %g\n", (int)vr.verdict, vr.residual,
+                  vr.tolerance);
+    assert_int_equal(vr.verdict, TSR_VERIFY_PASSED);
+    assert_true(vr.residual >= 0 && vr.residual <= vr.tolerance);
+    assert_int_equal(vr.rows_checked, m);
+    assert_int_equal(vr.nonfinite_inputs, 0);
+    tsr_dmatrix_free(C0);
   }
   tsr_dmatrix_free(A);
   tsr_dmatrix_free(B);
@@ -133,14 +137,15 @@ static void test_verify_detects_error(void **state) {
   TSR_ASSERT_OK(tsr_dmatrix_fill_random(A, 1, -1, 1));
   TSR_ASSERT_OK(tsr_dmatrix_fill_random(B, 2, -1, 1));
   TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, C));
-  double res = -1;
-  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, C, 3, &res));
-  assert_true(res < 1e-13);
+  tsr_dist_verify_result vr;
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, NULL, C, 3, &vr));
+  assert_int_equal(vr.verdict, TSR_VERIFY_PASSED);
+  assert_true(vr.residual <= vr.tolerance);
   /* Rank 0 owns global element (0, 0): its first local element. */
   if (dist_rank == 0) {
     tsr_array *loc = NULL;
     TSR_ASSERT_OK(tsr_dmatrix_local(C, &loc));
-    tsr_array_info_t info;
+    tsr_array_props info;
     TSR_ASSERT_OK(tsr_array_info(loc, &info));
     double *v = malloc((size_t)info.size * sizeof *v);
     TSR_ASSERT_OK(tsr_array_read(loc, v, (size_t)info.size * sizeof *v));
@@ -149,9 +154,130 @@ static void test_verify_detects_error(void **state) {
     free(v);
     tsr_array_release(loc);
   }
-  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, C, 3, &res));
-  assert_true(res > 1e-8);
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, NULL, C, 3, &vr));
+  assert_int_equal(vr.verdict, TSR_VERIFY_FAILED);
+  assert_true(vr.residual > 1e3 * vr.tolerance);
   tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+/* Deterministic fills for the IEEE cases: a smooth random-looking value, with specials placed
+   by the context. */
+typedef struct special_fill {
+  double scale;
+  int64_t si, sj; /* where `special` goes (-1: nowhere) */
+  double special;
+} special_fill;
+
+static double special_value(int64_t i, int64_t j, void *ctx) {
+  const special_fill *f = ctx;
+  if (i == f->si && j == f->sj) return f->special;
+  return f->scale * sin(1.0 + 0.37 * (double)i + 0.91 * (double)j);
+}
+
+/* NaN/Inf (the rule in dist.h): NaN or Inf in A, B or C0 is counted and nothing is verified;
+   a product that overflows the dtype leaves those rows out (partial); NaN in C computed from
+   finite inputs that cannot overflow is a failure. */
+static void test_verify_ieee_specials(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  int64_t m = 24, n = 18, k = 20, nb = 4;
+  tsr_dmatrix *A = NULL, *B = NULL, *C = NULL, *C0 = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, k, nb, nb, TSR_F32, TSR_CPU, &A));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, k, n, nb, nb, TSR_F32, TSR_CPU, &B));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, nb, nb, TSR_F32, TSR_CPU, &C));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, nb, nb, TSR_F32, TSR_CPU, &C0));
+  tsr_dist_verify_result vr;
+
+  /* One NaN and one Inf in A, one Inf in C0: 3 non-finite inputs, not verified. */
+  special_fill fa = {1.0, 3, 5, NAN}, fb = {1.0, -1, -1, 0}, fc = {1.0, 2, 2, INFINITY};
+  TSR_ASSERT_OK(tsr_dmatrix_fill_fn(A, special_value, &fa));
+  TSR_ASSERT_OK(tsr_dmatrix_fill_fn(B, special_value, &fb));
+  TSR_ASSERT_OK(tsr_dmatrix_fill_fn(C0, special_value, &fc));
+  TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, C));
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, NULL, C, 9, &vr));
+  assert_int_equal(vr.verdict, TSR_VERIFY_UNVERIFIED);
+  assert_int_equal(vr.nonfinite_inputs, 1);
+  assert_int_equal(vr.rows_checked, 0);
+  /* With beta != 0, C0's Inf counts too (C0 is only read then). */
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.5, C0, C, 9, &vr));
+  assert_int_equal(vr.verdict, TSR_VERIFY_UNVERIFIED);
+  assert_int_equal(vr.nonfinite_inputs, 2);
+
+  /* Finite inputs whose product overflows f32 in rows 0..3 only (A's rows scaled by 1e20, B by
+     1e20: 1e40 > FLT_MAX), others ordinary: those rows are left out, the rest pass. */
+  fa.special = 0, fa.si = -1;
+  fa.scale = 1.0;
+  TSR_ASSERT_OK(tsr_dmatrix_fill_fn(A, special_value, &fa));
+  {
+    tsr_dmatrix *Abig = NULL;
+    TSR_ASSERT_OK(tsr_dmatrix_create(g, m, k, nb, nb, TSR_F32, TSR_CPU, &Abig));
+    special_fill big = {1.0, -1, -1, 0};
+    TSR_ASSERT_OK(tsr_dmatrix_fill_fn(Abig, special_value, &big));
+    /* Scale the first 4 rows (the first block row, owned by process row 0). */
+    tsr_array *loc = NULL;
+    TSR_ASSERT_OK(tsr_dmatrix_local(Abig, &loc));
+    tsr_dmatrix_props info;
+    TSR_ASSERT_OK(tsr_dmatrix_info(Abig, &info));
+    tsr_grid_props gi;
+    TSR_ASSERT_OK(tsr_grid_info(g, &gi));
+    /* tsr_array_read gives the local_rows x local_cols view in C order. */
+    size_t cnt = (size_t)(info.local_rows * info.local_cols);
+    float *v = malloc((cnt ? cnt : 1) * sizeof *v);
+    TSR_ASSERT_OK(tsr_array_read(loc, v, cnt * sizeof *v));
+    if (gi.myrow == 0)
+      for (int64_t lj = 0; lj < info.local_cols; lj++)
+        for (int64_t li = 0; li < 4 && li < info.local_rows; li++)
+          v[li * info.local_cols + lj] *= 1e20f;
+    TSR_ASSERT_OK(tsr_array_write(loc, v, cnt * sizeof *v));
+    free(v);
+    tsr_array_release(loc);
+    special_fill bb = {1e20, -1, -1, 0};
+    tsr_dmatrix *Bbig = NULL;
+    TSR_ASSERT_OK(tsr_dmatrix_create(g, k, n, nb, nb, TSR_F32, TSR_CPU, &Bbig));
+    TSR_ASSERT_OK(tsr_dmatrix_fill_fn(Bbig, special_value, &bb));
+    TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, Abig, Bbig, 0.0, C));
+    TSR_ASSERT_OK(
+        tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, Abig, Bbig, 0.0, NULL, C, 9, &vr));
+    assert_int_equal(vr.nonfinite_inputs, 0);
+    if (vr.verdict != TSR_VERIFY_PARTIAL || vr.rows_unverified != 4)
+      print_error("verdict %d unverified %lld checked %lld residual %g tol %g\n", (int)vr.verdict,
+                  (long long)vr.rows_unverified, (long long)vr.rows_checked, vr.residual,
+                  vr.tolerance);
+    assert_int_equal(vr.verdict, TSR_VERIFY_PARTIAL);
+    assert_int_equal(vr.rows_unverified, 4);
+    assert_int_equal(vr.rows_checked, m - 4);
+    assert_true(vr.residual <= vr.tolerance);
+    tsr_dmatrix_free(Abig);
+    tsr_dmatrix_free(Bbig);
+  }
+
+  /* Finite, small inputs; a NaN written into C: a wrong product. */
+  TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, C));
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, NULL, C, 9, &vr));
+  assert_int_equal(vr.verdict, TSR_VERIFY_PASSED);
+  if (dist_rank == 0) {
+    tsr_array *loc = NULL;
+    TSR_ASSERT_OK(tsr_dmatrix_local(C, &loc));
+    tsr_array_props li;
+    TSR_ASSERT_OK(tsr_array_info(loc, &li));
+    float *v = malloc((size_t)li.size * sizeof *v);
+    TSR_ASSERT_OK(tsr_array_read(loc, v, (size_t)li.size * sizeof *v));
+    v[0] = NAN; /* global element (0, 0) */
+    TSR_ASSERT_OK(tsr_array_write(loc, v, (size_t)li.size * sizeof *v));
+    free(v);
+    tsr_array_release(loc);
+  }
+  TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 0.0, NULL, C, 9, &vr));
+  assert_int_equal(vr.verdict, TSR_VERIFY_FAILED);
+  assert_int_equal(vr.nonfinite_inputs, 0);
+
+  /* beta != 0 needs C0. */
+  TSR_ASSERT_STATUS(
+      tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, A, B, 1.0, NULL, C, 9, &vr),
+      TSR_ERR_NULL_POINTER, "C0");
+  tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C), tsr_dmatrix_free(C0);
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
 
@@ -179,8 +305,8 @@ static void test_bad_arguments(void **state) {
                     TSR_ERR_INVALID_ARGUMENT, "transpose");
   TSR_ASSERT_STATUS(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, NULL, B, 0, C),
                     TSR_ERR_NULL_POINTER, "A");
-  double res;
-  TSR_ASSERT_STATUS(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, B, C, 1, &res),
+  tsr_dist_verify_result res;
+  TSR_ASSERT_STATUS(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, 1, A, B, 0, NULL, C, 1, &res),
                     TSR_ERR_SHAPE, "inner dimensions differ");
   /* A grid that does not match the rank count names P, Q and the size. */
   tsr_grid *bad = NULL;
@@ -208,9 +334,8 @@ static void test_bad_arguments(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_gemm_all_grids),
-    cmocka_unit_test(test_rectangular_blocks),
-    cmocka_unit_test(test_verify_detects_error),
+    cmocka_unit_test(test_gemm_all_grids),       cmocka_unit_test(test_rectangular_blocks),
+    cmocka_unit_test(test_verify_detects_error), cmocka_unit_test(test_verify_ieee_specials),
     cmocka_unit_test(test_bad_arguments),
 };
 

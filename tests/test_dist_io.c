@@ -3,6 +3,8 @@
    trips, and bad files: missing, corrupt, truncated, wrong dtype or rank, unwritable output. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, truncate */
 #include <dirent.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -169,7 +171,7 @@ static void test_write_round_trip(void **state) {
         }
         TSR_ASSERT_OK(tsr_dmatrix_read_npy(g, path, 5, 2, TSR_CPU, &b));
         assert_true(dist_rel_error(b, x) == 0.0);
-        DIST_ASSERT(files_with(".tmp.") == 0);
+        DIST_ASSERT(files_with(".tessera-tmp.") == 0);
         tsr_dmatrix_free(a);
         tsr_dmatrix_free(b);
         free(x);
@@ -251,8 +253,99 @@ static void test_bad_files(void **state) {
   TSR_ASSERT_OK(tsr_dmatrix_create(g, 6, 6, 2, 2, TSR_F64, TSR_CPU, &b));
   TSR_ASSERT_OK(tsr_dmatrix_fill_random(b, 1, 0, 1));
   snprintf(path, sizeof path, "%s/no/such/dir/out.npy", dir);
-  TSR_ASSERT_STATUS(tsr_dmatrix_write_npy(b, path, 0), TSR_ERR_IO, "cannot create");
-  DIST_ASSERT(files_with(".tmp.") == 0);
+  TSR_ASSERT_STATUS(tsr_dmatrix_write_npy(b, path, 0), TSR_ERR_IO, "does not exist");
+  DIST_ASSERT(files_with(".tessera-tmp.") == 0);
+  tsr_dmatrix_free(b);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+/* Paths that only some ranks can use (node-local folders), a FIFO, a device node, a name of
+   244 bytes and a matrix over the MPI-IO INT_MAX limit: clean errors on every rank, no hang
+   (alarm), nothing left behind, and the long name written. */
+static void test_unlucky_paths(void **state) {
+  (void)state;
+  alarm(60);
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  tsr_dmatrix *a = NULL, *b = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 9, 7, 2, 2, TSR_F64, TSR_CPU, &b));
+  TSR_ASSERT_OK(tsr_dmatrix_fill_random(b, 3, -1, 1));
+  char path[600], name[300];
+
+  if (dist_size > 1) {
+    /* The input exists for rank 0 only: every rank fails, naming the rank that cannot see it. */
+    snprintf(path, sizeof path, "%s/here.npy", dir);
+    TSR_ASSERT_OK(tsr_dmatrix_write_npy(b, path, 0));
+    if (dist_rank > 0) snprintf(path, sizeof path, "%s/only_rank0/here.npy", dir);
+    TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, &a), TSR_ERR_IO, "rank 1");
+    assert_null(a);
+    /* The output folder exists for rank 0 only. */
+    snprintf(path, sizeof path, "%s/rank0only.npy", dir);
+    if (dist_rank > 0) snprintf(path, sizeof path, "%s/only_rank0/rank0only.npy", dir);
+    TSR_ASSERT_STATUS(tsr_dmatrix_write_npy(b, path, 0), TSR_ERR_IO, "does not exist");
+    DIST_ASSERT(files_with("rank0only") == 0);
+    DIST_ASSERT(files_with(".tessera-tmp.") == 0);
+  }
+
+  /* A FIFO as input and as output. */
+  snprintf(path, sizeof path, "%s/fifo.npy", dir);
+  if (dist_rank == 0) assert_int_equal(mkfifo(path, 0600), 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, &a), TSR_ERR_IO, "FIFO");
+  TSR_ASSERT_STATUS(tsr_dmatrix_write_npy(b, path, 0), TSR_ERR_IO, "FIFO");
+  struct stat sb;
+  assert_int_equal(lstat(path, &sb), 0);
+  assert_true(S_ISFIFO(sb.st_mode));
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (dist_rank == 0) unlink(path);
+  /* A device node is never replaced. */
+  TSR_ASSERT_STATUS(tsr_dmatrix_write_npy(b, "/dev/null", 0), TSR_ERR_IO, "character device");
+  assert_int_equal(stat("/dev/null", &sb), 0);
+  assert_true(S_ISCHR(sb.st_mode));
+
+  /* A legal 244-byte name: written (the temporary name stays short) and read back. */
+  memset(name, 'L', 240);
+  memcpy(name + 240, ".npy", 5);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  TSR_ASSERT_OK(tsr_dmatrix_write_npy(b, path, 0));
+  DIST_ASSERT(files_with(".tessera-tmp.") == 0);
+  {
+    /* Read back through the host reader: the same values as the matrix. */
+    tsr_array *back = NULL;
+    TSR_ASSERT_OK(tsr_npy_load(path, TSR_CPU, &back));
+    double *got = tsr_test_read_f64(back), *want = malloc(63 * sizeof *want);
+    TSR_ASSERT_OK(tsr_dmatrix_gather(b, 0, want, TSR_ROW_MAJOR, 0));
+    if (dist_rank == 0) assert_memory_equal(got, want, 63 * sizeof *want);
+    free(got), free(want);
+    tsr_array_release(back);
+  }
+  /* Open MPI's MPI-IO cannot open it (its shared-file-pointer file would exceed NAME_MAX): a
+     clean error instead of an abort inside MPI_File_open. */
+#if defined(OMPI_MAJOR_VERSION)
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, &a), TSR_ERR_INVALID_ARGUMENT,
+                    "longer than");
+  assert_null(a);
+#endif
+  /* 196 bytes (a path of 220): read with MPI-IO. */
+  MPI_Barrier(MPI_COMM_WORLD);
+  memset(name, 'S', 192);
+  memcpy(name + 192, ".npy", 5);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  TSR_ASSERT_OK(tsr_dmatrix_write_npy(b, path, 0));
+  TSR_ASSERT_OK(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, &a));
+  tsr_dmatrix_props info;
+  TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
+  assert_true(info.m == 9 && info.n == 7);
+  tsr_dmatrix_free(a);
+  a = NULL;
+
+  /* Over INT_MAX rows (no data: 0 columns): the message names the file. */
+  snprintf(path, sizeof path, "%s/huge.npy", dir);
+  write_npy(path, NULL, INT64_C(2147483648), 0, "<f8", 0, 1);
+  MPI_Barrier(MPI_COMM_WORLD);
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, &a), TSR_ERR_OVERFLOW, "huge.npy");
+  assert_null(a);
+  alarm(0);
   tsr_dmatrix_free(b);
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
@@ -261,6 +354,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_read_every_flavour),
     cmocka_unit_test(test_write_round_trip),
     cmocka_unit_test(test_bad_files),
+    cmocka_unit_test(test_unlucky_paths),
 };
 
 int main(int argc, char **argv) {

@@ -68,6 +68,26 @@ static void test_last_error_overwritten(void **state) {
   assert_null(strstr(tsr_last_error(), "tsr_empty"));
 }
 
+/* Layers on the public API report through the same channel: tsr_set_error formats, prefixes
+   the function name and returns the code it was given. */
+static void test_set_error(void **state) {
+  (void)state;
+  tsr_clear_error();
+  assert_int_equal(tsr_set_error(TSR_ERR_SHAPE, "my_solver", "n = %d, lda = %d", 7, 3),
+                   TSR_ERR_SHAPE);
+  assert_string_equal(tsr_last_error(), "my_solver: n = 7, lda = 3");
+  assert_int_equal(tsr_set_error(TSR_ERR_INTERNAL, NULL, "%s", "x"), TSR_ERR_INTERNAL);
+  assert_string_equal(tsr_last_error(), "tessera: x");
+  /* A message longer than the buffer is truncated, not overflowed. */
+  char big[2048];
+  memset(big, 'y', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  tsr_set_error(TSR_ERR_INVALID_ARGUMENT, "f", "%s", big);
+  assert_true(strlen(tsr_last_error()) < sizeof big);
+  assert_int_equal(strncmp(tsr_last_error(), "f: yyy", 6), 0);
+  tsr_clear_error();
+}
+
 struct thread_result {
   char seen_at_start[256];
   char own_message[256];
@@ -108,9 +128,10 @@ static void test_last_error_thread_local(void **state) {
 int main(void) {
   dev = tsr_test_device();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_code_named),       cmocka_unit_test(test_unknown_code),
-      cmocka_unit_test(test_dtype_names_and_sizes),  cmocka_unit_test(test_last_error_and_clear),
-      cmocka_unit_test(test_last_error_overwritten), cmocka_unit_test(test_last_error_thread_local),
+      cmocka_unit_test(test_every_code_named),        cmocka_unit_test(test_unknown_code),
+      cmocka_unit_test(test_dtype_names_and_sizes),   cmocka_unit_test(test_last_error_and_clear),
+      cmocka_unit_test(test_last_error_overwritten),  cmocka_unit_test(test_set_error),
+      cmocka_unit_test(test_last_error_thread_local),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -358,6 +358,28 @@ TSR_API tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double a
                                     tsr_dmatrix *c, const tsr_dist_gemm_options *options,
                                     tsr_dist_stats *stats);
 
+/** Verdict of tsr_dist_gemm_verify(). */
+typedef enum tsr_verify_verdict {
+  TSR_VERIFY_PASSED = 0,     /**< every row of C checked and within the tolerance */
+  TSR_VERIFY_FAILED = 1,     /**< a checked row is beyond the tolerance, or non-finite in a row
+                                  whose product cannot overflow: C is not the product */
+  TSR_VERIFY_UNVERIFIED = 2, /**< the inputs hold NaN/Inf (nonfinite_inputs > 0): nothing is
+                                  checked (IEEE arithmetic propagates them; the product is as
+                                  meaningful as the data) */
+  TSR_VERIFY_PARTIAL = 3     /**< finite inputs, rows_unverified rows may overflow the dtype
+                                  (and hold Inf/NaN legitimately); every other row passed */
+} tsr_verify_verdict;
+
+/** What tsr_dist_gemm_verify() found; the same on every rank. */
+typedef struct tsr_dist_verify_result {
+  tsr_verify_verdict verdict;
+  double residual;  /**< max over the checked rows of |y_i - w_i| / s_i (0 when none) */
+  double tolerance; /**< the bound the residual was compared with (see tsr_dist_gemm_verify()) */
+  int64_t nonfinite_inputs; /**< NaN/Inf elements in A and B (and C0 when beta != 0) */
+  int64_t rows_checked;     /**< rows of C whose residual was computed */
+  int64_t rows_unverified;  /**< rows left out because their product may overflow */
+} tsr_dist_verify_result;
+
 /**
  * The schedule tsr_dist_gemm_ex() would run for these operands and options, without running
  * it. Candidates: SUMMA on the matrices' P x Q grid, and 2.5D for every c > 1 with
@@ -381,20 +403,33 @@ TSR_API tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, cons
 
 /**
  * Freivalds' check (R. Freivalds, "Probabilistic machines can use less running time", IFIP
- * 1977) of C = alpha * op(A) * op(B), in O(mn + mk + kn) work: with x a Philox random vector
- * (uniform in [-1, 1), from `seed`), y = C x and w = alpha * op(A) (op(B) x) are computed in
- * float64 with distributed matrix-vector products and compared row by row against the
- * rounding-error scale s = |alpha| |op(A)| (|op(B)| |x|):
+ * 1977) of C = alpha * op(A) * op(B) + beta * C0, in O(mn + mk + kn) work: with x a Philox
+ * random vector (uniform in [-1, 1), from `seed`), y = C x and
+ * w = alpha * op(A) (op(B) x) + beta * C0 x are computed in float64 with distributed
+ * matrix-vector products and compared row by row against the rounding-error scale
+ * s = |alpha| |op(A)| (|op(B)| |x|) + |beta| |C0| |x|:
  *   residual = max_i |y_i - w_i| / s_i  (rows with s_i = 0 use the absolute difference).
- * For a correctly computed C, residual <= (k + 2) * eps(C's dtype) + 2 * (k + n + 2) *
- * eps(f64), a rigorous bound of the GEMM and matrix-vector rounding errors (typically far
- * below); a wrong element of C shows up as a residual of the order of its error over its
- * row's scale. The result is the same on every rank. Collective.
- * @return ::TSR_OK; statuses as tsr_dist_gemm() (shapes, grids, dtypes checked alike).
+ * The tolerance is (k + 3) * eps(C's dtype) + 2 * (k + n + 3) * eps(f64), a rigorous bound of
+ * the GEMM and matrix-vector rounding errors (residuals are typically far below); a wrong
+ * element of C shows up as a residual of the order of its error over its row's scale.
+ *
+ * IEEE special values (the rule): NaN/Inf elements of A, B (and C0 when beta != 0) are
+ * counted; when there are any, nothing is verified (::TSR_VERIFY_UNVERIFIED). With finite
+ * inputs, a row i whose magnitude bound t_i = |alpha| |op(A)| (|op(B)| 1) + |beta| |C0| 1 reaches
+ * the largest finite value of the dtype (divided by 1 + tolerance) may overflow legitimately: it
+ * is left out and counted (::TSR_VERIFY_PARTIAL when every other row passes). Any other row
+ * holding NaN/Inf fails the check, as does a residual over the tolerance.
+ *
+ * `c0` is the C before the product (beta * C0 added); it may be NULL when beta == 0 and is then
+ * never read. Collective; the result is the same on every rank.
+ * @return ::TSR_OK (the verdict is in `result`, a failed check is not an error status);
+ *         ::TSR_ERR_NULL_POINTER (a, b, c, result, or c0 with beta != 0); statuses as
+ *         tsr_dist_gemm() (shapes, grids, dtypes of A, B, C, and of C0 against C, checked alike).
  */
 TSR_API tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha,
-                                        const tsr_dmatrix *a, const tsr_dmatrix *b,
-                                        const tsr_dmatrix *c, uint64_t seed, double *residual);
+                                        const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                                        const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
+                                        tsr_dist_verify_result *result);
 
 /**
  * 1 when the MPI library can take device pointers of this build's GPUs, asked at run time

@@ -8,7 +8,8 @@
  * C or Fortran order, either byte order. Anything else gets ::TSR_ERR_FORMAT with a message
  * saying what was found. Files are written little-endian, C order, version 1.0 (2.0 when the
  * header does not fit in 65535 bytes), to a temporary name that is renamed into place only
- * after the whole file was written.
+ * after the whole file was written and synced. Inputs are opened without blocking and must be
+ * regular files (a FIFO or a device is refused, never waited on).
  */
 #ifndef TESSERA_IO_H
 #define TESSERA_IO_H
@@ -69,12 +70,51 @@ TSR_API tsr_status tsr_npy_read_header(const char *path, tsr_npy_header *header)
 TSR_API tsr_status tsr_npy_load(const char *path, tsr_device device, tsr_array **out);
 
 /**
- * Saves an array (any view, any device) as a `.npy` file: little-endian, C order. Written to
- * `path` + a temporary suffix in the same folder, then renamed; on failure nothing is left.
- * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_IO (cannot create, write or rename,
- *         with the system's reason); ::TSR_ERR_GPU; ::TSR_ERR_OUT_OF_MEMORY.
+ * Saves an array (any view, any device) as a `.npy` file: little-endian, C order, written the
+ * way tsr_file_write() writes: the target is checked first (tsr_file_check_output()), the data
+ * goes to a temporary file beside it (tsr_file_temp_path()) with every write checked, is
+ * fsync()ed and then renamed onto `path`; on failure nothing is left.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (empty path, name over
+ *         NAME_MAX or PATH_MAX); ::TSR_ERR_IO (target not a regular file or new name, directory
+ *         missing or not writable, cannot create, write (disk full, file size limit), sync or
+ *         rename, with the system's reason); ::TSR_ERR_GPU; ::TSR_ERR_OUT_OF_MEMORY.
  */
 TSR_API tsr_status tsr_npy_save(const char *path, const tsr_array *a);
+
+/**
+ * Checks, without writing anything, that `path` can be written by tsr_npy_save(),
+ * tsr_file_write() and tsr_dmatrix_write_npy(): `path` is a regular file (it will be replaced)
+ * or does not exist; it is not a symbolic link, directory, FIFO, socket or device node (those
+ * are never replaced); its directory exists and is writable; the name and its temporary name fit
+ * NAME_MAX and PATH_MAX. Local (one process).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (empty, too long, ends in
+ *         '/'); ::TSR_ERR_IO (what the target is, or why its directory cannot take it).
+ */
+TSR_API tsr_status tsr_file_check_output(const char *path);
+
+/**
+ * The temporary name under which Tessera writes `path` before renaming it into place:
+ * `DIR/.NAME.tessera-tmp.PID.SEQ`, where NAME is the final component of `path` cut to its first
+ * 32 bytes (so the name stays far below NAME_MAX and the whole path below the lengths MPI-IO
+ * libraries can take with their own suffixes), PID the writing process (rank 0 of the
+ * communicator for tsr_dmatrix_write_npy(), whose SEQ counts its calls in that process from 0;
+ * tsr_npy_save() and tsr_file_write() use SEQ >= 1 from their own counter).
+ * Such a file is removed on every error path; one left by a killed process matches
+ * `.*.tessera-tmp.*` and may be deleted. Local, async-signal-safe to *use* the result (e.g.
+ * unlink() it from a signal handler).
+ * @param cap size of `buf` (PATH_MAX + 64 is always enough).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (as
+ *         tsr_file_check_output(), or `cap` too small).
+ */
+TSR_API tsr_status tsr_file_temp_path(const char *path, long pid, unsigned seq, char *buf,
+                                      size_t cap);
+
+/**
+ * Writes `len` bytes to `path` with the protocol of tsr_npy_save() (checked target, temporary
+ * file, checked writes, fsync, rename). `data` may be NULL when `len` is 0.
+ * @return as tsr_npy_save().
+ */
+TSR_API tsr_status tsr_file_write(const char *path, const void *data, size_t len);
 
 #ifdef __cplusplus
 }

@@ -66,6 +66,21 @@ TSR_API const char *tsr_last_error(void);
 /** Clears this thread's last-error message. */
 TSR_API void tsr_clear_error(void);
 
+/**
+ * Records a message for tsr_last_error() on this thread and returns `code`, so that layers
+ * built on Tessera's public API (the BLAS drop-in, user extensions) report through the same
+ * channel as the library. The message becomes "function: " followed by the printf-style
+ * formatted text (truncated to the message buffer, 512 bytes). Inside a Tessera call the name
+ * of the public function the user called wins over `function` (the one error rule of
+ * docs/architecture.md). `function` may be NULL ("tessera" is used); `fmt` must not be NULL.
+ * @return `code`, unchanged (it is not validated: any ::tsr_status may be passed).
+ */
+TSR_API tsr_status tsr_set_error(tsr_status code, const char *function, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 #ifdef __cplusplus
 }
 #endif

@@ -38,7 +38,7 @@ static unsigned long long get(atomic_ullong *c) {
 }
 
 tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
-  if (stats == NULL) return TSR_ERR_NULL_POINTER;
+  if (stats == NULL) return tsr_set_error(TSR_ERR_NULL_POINTER, __func__, "stats is NULL");
   stats->sgemm = get(&n_sgemm);
   stats->dgemm = get(&n_dgemm);
   stats->cblas_sgemm = get(&n_cblas_sgemm);
@@ -89,9 +89,12 @@ static double gpu_min_flops(void) {
 }
 
 tsr_status tsr_blas_route(int64_t m, int64_t n, int64_t k, tsr_device *device) {
-  if (device == NULL) return TSR_ERR_NULL_POINTER;
+  if (device == NULL) return tsr_set_error(TSR_ERR_NULL_POINTER, __func__, "device is NULL");
   *device = TSR_CPU;
-  if (m < 0 || n < 0 || k < 0) return TSR_ERR_INVALID_ARGUMENT;
+  if (m < 0 || n < 0 || k < 0)
+    return tsr_set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                         "negative size: m = %lld, n = %lld, k = %lld", (long long)m, (long long)n,
+                         (long long)k);
   double flops = 2.0 * (double)m * (double)n * (double)k;
   if (flops < gpu_min_flops()) return TSR_OK;
   tsr_device d;

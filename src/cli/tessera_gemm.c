@@ -2,118 +2,58 @@
  * tessera-gemm: the distributed matrix multiplication job.
  *
  *   mpirun -np 4 tessera-gemm -a A.npy -b B.npy -o C.npy
+ *   mpirun -np 4 tessera-gemm -a A.npy -b B.npy -c C.npy --alpha 2 --beta 0.5 -o C2.npy
  *   mpirun -np 4 tessera-gemm -m 4096 -n 4096 -k 4096 --dtype f32 --repeat 5
  *
  * Every rank parses the same command line; rank 0 alone prints. Errors are agreed on by all
- * ranks (so every rank exits with the same code and none hangs): 0 ok, 1 runtime error,
- * 2 usage error, 3 verification failed. See usage() for the options.
+ * ranks (so every rank exits with the same code and none hangs); the exit codes are in
+ * gemm_cli.h and usage(). run() chains the steps below; each returns 0 or an exit code.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-#include "tessera.h"
+#include "bench_util.h" /* median() */
+#include "gemm_cli.h"
 #if TSR_HAVE_OPENMP
 #include <omp.h>
 #endif
 
-enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_VERIFY = 3 };
+int g_rank = 0, g_size = 1;
 
-/* Default problem when no input is given: documented in usage(). */
-#define DEFAULT_SIZE 2048
-#define DEFAULT_BLOCK 256
-#define DEFAULT_SEED 42
-/* The gathered serial float64 comparison runs when m * n * k is at most this. */
-#define SERIAL_CHECK_LIMIT (INT64_C(1) << 27)
+/* Memory the estimate adds to the matrices and buffers it counts: MPI, the GEMM packing
+   buffers, the program itself. */
+#define MEMORY_OVERHEAD (INT64_C(96) << 20)
 
-typedef struct options {
-  const char *a_path, *b_path, *c_path, *json_path;
-  int64_t m, n, k;
-  int have_m, have_n, have_k;
-  uint64_t seed;
-  tsr_dtype dtype;
-  int dtype_given;
-  int transa, transb;
-  int p, q;
-  int64_t block;
-  const char *device;
-  int repeat, warmup;
-  int verify;
-  int progress;
-  int help;
-} options;
+typedef struct rank_env {
+  int local_rank, local_size, threads;
+  tsr_device device;
+  char device_name[64];
+  char host[64];
+} rank_env;
 
-static int g_rank = 0, g_size = 1;
-
-/* Prints from rank 0 only. */
-static void say(FILE *f, const char *fmt, ...) {
-  if (g_rank != 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(f, fmt, ap);
-  va_end(ap);
-}
-
-static void usage(FILE *f) {
-  say(f,
-      "usage: tessera-gemm [options]\n"
-      "Distributed C = op(A) * op(B) with SUMMA over MPI (run it under mpirun/mpiexec).\n"
-      "\n"
-      "input (files, or random matrices):\n"
-      "  -a FILE, -b FILE     A and B from 2-D .npy files (f32 or f64, the same dtype;\n"
-      "                       C or Fortran order, either byte order, format 1.0-3.0)\n"
-      "  -m M -n N -k K       random A (M x K) and B (K x N), uniform in [-1, 1) from\n"
-      "                       Philox4x32-10: A with seed S, B with seed S+1 (the values\n"
-      "                       do not depend on the grid or the block size)\n"
-      "  --seed S             seed of the random inputs and of the check (default %d)\n"
-      "  --dtype f32|f64      dtype of random inputs (default f64; files keep theirs)\n"
-      "  With no input options, the default problem is -m %d -n %d -k %d --dtype f64.\n"
-      "\n"
-      "computation:\n"
-      "  --transa, --transb   multiply by the transpose of A / B (op(X) = X^T)\n"
-      "  --grid PxQ           process grid, P*Q = number of ranks (default: near-square,\n"
-      "                       P <= Q); rank r is at process row r / Q, column r %% Q\n"
-      "  --block NB           block size of the 2D block-cyclic layout and SUMMA panel\n"
-      "                       width (default %d)\n"
-      "  --device D           auto|cpu|cuda|hip (default auto: each rank takes GPU\n"
-      "                       (node-local rank mod GPU count) when the node has GPUs)\n"
-      "  --repeat R           timed runs (default 1); timings are medians\n"
-      "  --warmup W           untimed runs before them (default 0)\n"
-      "\n"
-      "output and checks:\n"
-      "  -o FILE              write C as a .npy file (C order), collectively with MPI-IO;\n"
-      "                       written only when the verification passed\n"
-      "  --verify, --no-verify  Freivalds' check (C x against A (B x), O(n^2), on by\n"
-      "                       default), plus an elementwise comparison with a serial\n"
-      "                       float64 product on rank 0 when m*n*k <= 2^27\n"
-      "  --json FILE          write the results as JSON\n"
-      "  --progress           report 'panel k of K' on stderr\n"
-      "  -h, --help           this help\n"
-      "\n"
-      "threads: when OMP_NUM_THREADS is unset, the cores of each node are split among the\n"
-      "ranks on that node.\n"
-      "exit codes: 0 ok; 1 runtime error (unreadable or malformed file, unsupported dtype,\n"
-      "inner dimensions differ, no such device, unwritable output, out of memory); 2 usage\n"
-      "error (bad option, grid not matching the number of ranks, command lines that differ\n"
-      "between ranks); 3 verification failed.\n",
-      DEFAULT_SEED, DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_BLOCK);
-}
+typedef struct job {
+  options o;
+  rank_env env;
+  tsr_grid *grid;
+  tsr_grid_props gi;
+  tsr_dmatrix *A, *B, *C, *C0;
+  int64_t ar, ac, br, bc; /* stored shapes of A and B */
+  job_info ji;
+  results r;
+  char *devices;
+  char msg[1024];
+} job;
 
 /* ---------------------------------------------------------------- agreement ----------- */
 
-/*
- * Every rank passes its exit code (0 when fine) and message; all return the largest code, and
- * rank 0 prints the message of the lowest rank that failed with it.
- */
-static int agree(int code, const char *msg) {
+int agree(int code, const char *msg) {
   int worst = 0;
   MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (worst == 0) return 0;
@@ -135,165 +75,13 @@ static int lib_fail(tsr_status st, int code) {
   return code;
 }
 
-/* ---------------------------------------------------------------- parsing ------------- */
+/* ---------------------------------------------------------------- step: command line -- */
 
-static int parse_i64(const char *s, int64_t lo, int64_t *out) {
-  if (!s || !*s) return 0;
-  char *end = NULL;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (errno || *end || v < lo) return 0;
-  *out = v;
-  return 1;
-}
-
-/* Parses argv into o; on a usage error writes the message and returns 0. */
-static int parse(int argc, char **argv, options *o, char *msg, size_t cap) {
-  memset(o, 0, sizeof *o);
-  o->seed = DEFAULT_SEED;
-  o->dtype = TSR_F64;
-  o->block = DEFAULT_BLOCK;
-  o->device = "auto";
-  o->repeat = 1;
-  o->verify = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    const char *val = NULL;
-    char name[64];
-    /* --opt=value and --opt value are both accepted. */
-    const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
-    if (eq) {
-      size_t len = (size_t)(eq - arg);
-      if (len >= sizeof name) len = sizeof name - 1;
-      memcpy(name, arg, len);
-      name[len] = '\0';
-      val = eq + 1;
-    } else {
-      snprintf(name, sizeof name, "%s", arg);
-    }
-#define FLAG(s) (strcmp(name, (s)) == 0)
-#define VALUE()                                                                                    \
-  do {                                                                                             \
-    if (!val) {                                                                                    \
-      if (i + 1 >= argc) {                                                                         \
-        snprintf(msg, cap, "option %s needs a value", name);                                       \
-        return 0;                                                                                  \
-      }                                                                                            \
-      val = argv[++i];                                                                             \
-    }                                                                                              \
-  } while (0)
-#define BAD(what)                                                                                  \
-  do {                                                                                             \
-    snprintf(msg, cap, "bad value '%s' for %s: expected %s", val, name, (what));                   \
-    return 0;                                                                                      \
-  } while (0)
-    int64_t v = 0;
-    if (FLAG("-h") || FLAG("--help")) {
-      o->help = 1;
-    } else if (FLAG("-a")) {
-      VALUE();
-      o->a_path = val;
-    } else if (FLAG("-b")) {
-      VALUE();
-      o->b_path = val;
-    } else if (FLAG("-o")) {
-      VALUE();
-      o->c_path = val;
-    } else if (FLAG("-m") || FLAG("-n") || FLAG("-k")) {
-      VALUE();
-      if (!parse_i64(val, 0, &v)) BAD("an integer >= 0");
-      if (name[1] == 'm') o->m = v, o->have_m = 1;
-      if (name[1] == 'n') o->n = v, o->have_n = 1;
-      if (name[1] == 'k') o->k = v, o->have_k = 1;
-    } else if (FLAG("--seed")) {
-      VALUE();
-      if (!parse_i64(val, 0, &v)) BAD("an integer >= 0");
-      o->seed = (uint64_t)v;
-    } else if (FLAG("--dtype")) {
-      VALUE();
-      if (strcmp(val, "f32") == 0)
-        o->dtype = TSR_F32;
-      else if (strcmp(val, "f64") == 0)
-        o->dtype = TSR_F64;
-      else
-        BAD("f32 or f64");
-      o->dtype_given = 1;
-    } else if (FLAG("--transa")) {
-      o->transa = 1;
-    } else if (FLAG("--transb")) {
-      o->transb = 1;
-    } else if (FLAG("--grid")) {
-      VALUE();
-      int p = 0, q = 0;
-      char tail = 0;
-      if (sscanf(val, "%dx%d%c", &p, &q, &tail) != 2 || p < 1 || q < 1) BAD("PxQ, e.g. 2x4");
-      o->p = p;
-      o->q = q;
-    } else if (FLAG("--block")) {
-      VALUE();
-      if (!parse_i64(val, 1, &v) || v > 1 << 20) BAD("an integer in [1, 1048576]");
-      o->block = v;
-    } else if (FLAG("--device")) {
-      VALUE();
-      if (strcmp(val, "auto") && strcmp(val, "cpu") && strcmp(val, "cuda") && strcmp(val, "hip"))
-        BAD("auto, cpu, cuda or hip");
-      o->device = val;
-    } else if (FLAG("--repeat") || FLAG("--warmup")) {
-      VALUE();
-      int64_t lo = FLAG("--repeat") ? 1 : 0;
-      if (!parse_i64(val, lo, &v) || v > 1000000) BAD(lo ? "an integer >= 1" : "an integer >= 0");
-      if (FLAG("--repeat"))
-        o->repeat = (int)v;
-      else
-        o->warmup = (int)v;
-    } else if (FLAG("--verify")) {
-      o->verify = 1;
-    } else if (FLAG("--no-verify")) {
-      o->verify = 0;
-    } else if (FLAG("--json")) {
-      VALUE();
-      o->json_path = val;
-    } else if (FLAG("--progress")) {
-      o->progress = 1;
-    } else {
-      snprintf(msg, cap, "unknown option '%s'", arg);
-      return 0;
-    }
-    if (eq && !val) {
-      snprintf(msg, cap, "option %s takes no value", name);
-      return 0;
-    }
-#undef FLAG
-#undef VALUE
-#undef BAD
-  }
-  int files = o->a_path || o->b_path, sizes = o->have_m || o->have_n || o->have_k;
-  if (files && sizes) {
-    snprintf(msg, cap, "give either -a/-b files or -m/-n/-k sizes, not both");
-    return 0;
-  }
-  if (files && !(o->a_path && o->b_path)) {
-    snprintf(msg, cap, "file input needs both -a and -b");
-    return 0;
-  }
-  if (sizes && !(o->have_m && o->have_n && o->have_k)) {
-    snprintf(msg, cap, "random input needs all of -m, -n and -k");
-    return 0;
-  }
-  if (!files && !sizes) {
-    o->m = o->n = o->k = DEFAULT_SIZE;
-  }
-  if (files && o->dtype_given) {
-    snprintf(msg, cap, "--dtype applies to random inputs only (files keep their dtype)");
-    return 0;
-  }
-  return 1;
-}
-
-/* FNV-1a over the argument vector, to detect ranks started with different command lines. */
+/* FNV-1a over argv[1..]: ranks started with different arguments would disagree on the
+   collectives. argv[0] is left out: one binary may be spelled differently on two ranks. */
 static uint64_t hash_args(int argc, char **argv) {
   uint64_t h = 1469598103934665603ull;
-  for (int i = 0; i < argc; i++) {
+  for (int i = 1; i < argc; i++) {
     for (const unsigned char *p = (const unsigned char *)argv[i]; *p; p++) {
       h ^= *p;
       h *= 1099511628211ull;
@@ -304,16 +92,19 @@ static uint64_t hash_args(int argc, char **argv) {
   return h;
 }
 
-/* ---------------------------------------------------------------- environment -------- */
+static int step_parse(job *j, int argc, char **argv) {
+  uint64_t h = hash_args(argc, argv), lo = 0, hi = 0;
+  MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (lo != hi) return agree(EXIT_USAGE, "command-line arguments differ between ranks");
+  int code = parse_options(argc, argv, &j->o, j->msg, sizeof j->msg) ? 0 : EXIT_USAGE;
+  return agree(code, j->msg);
+}
 
-typedef struct rank_env {
-  int local_rank, local_size, threads;
-  tsr_device device;
-  char device_name[64];
-  char host[64];
-} rank_env;
+/* ---------------------------------------------------------------- step: environment --- */
 
-static void setup_threads(rank_env *env) {
+static int step_environment(job *j) {
+  rank_env *env = &j->env;
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &env->local_rank);
@@ -322,113 +113,266 @@ static void setup_threads(rank_env *env) {
   env->threads = 1;
 #if TSR_HAVE_OPENMP
   if (!getenv("OMP_NUM_THREADS")) {
-    int cores = omp_get_num_procs();
-    int t = cores / (env->local_size > 0 ? env->local_size : 1);
+    int t = omp_get_num_procs() / (env->local_size > 0 ? env->local_size : 1);
     omp_set_num_threads(t > 0 ? t : 1);
   }
   env->threads = omp_get_max_threads();
 #endif
   if (gethostname(env->host, sizeof env->host) != 0) snprintf(env->host, sizeof env->host, "?");
   env->host[sizeof env->host - 1] = '\0';
-}
 
-/* Picks this rank's device; returns 0 or an exit code with msg. */
-static int pick_device(const char *want, rank_env *env, char *msg, size_t cap) {
+  /* This rank's device. */
+  const char *want = j->o.device;
+  int code = 0, ncuda = 0, nhip = 0;
   env->device = TSR_CPU;
-  int ncuda = 0, nhip = 0;
   tsr_device_count(TSR_DEVICE_CUDA, &ncuda);
   tsr_device_count(TSR_DEVICE_HIP, &nhip);
   if (strcmp(want, "cuda") == 0 || (strcmp(want, "auto") == 0 && ncuda > 0)) {
     if (ncuda == 0) {
-      snprintf(msg, cap, "--device cuda: no CUDA GPU on %s (rank %d)", env->host, g_rank);
-      return EXIT_RUNTIME;
+      snprintf(j->msg, sizeof j->msg, "--device cuda: no CUDA GPU on %s (rank %d)", env->host,
+               g_rank);
+      code = EXIT_RUNTIME;
     }
-    env->device = (tsr_device){TSR_DEVICE_CUDA, env->local_rank % ncuda};
+    if (ncuda > 0) env->device = (tsr_device){TSR_DEVICE_CUDA, env->local_rank % ncuda};
   } else if (strcmp(want, "hip") == 0 || (strcmp(want, "auto") == 0 && nhip > 0)) {
     if (nhip == 0) {
-      snprintf(msg, cap, "--device hip: no HIP GPU on %s (rank %d)", env->host, g_rank);
-      return EXIT_RUNTIME;
+      snprintf(j->msg, sizeof j->msg, "--device hip: no HIP GPU on %s (rank %d)", env->host,
+               g_rank);
+      code = EXIT_RUNTIME;
     }
-    env->device = (tsr_device){TSR_DEVICE_HIP, env->local_rank % nhip};
+    if (nhip > 0) env->device = (tsr_device){TSR_DEVICE_HIP, env->local_rank % nhip};
   }
   tsr_device_string(env->device, env->device_name, sizeof env->device_name);
-  return 0;
+  return agree(code, j->msg);
 }
 
-/* Checks on rank 0 that the output file can be created, before any work is done. */
-static int check_output_path(const char *path, char *msg, size_t cap) {
-  if (g_rank != 0 || !path) return 0;
-  struct stat sb;
-  if (*path == '\0') {
-    snprintf(msg, cap, "output path is empty");
+/* ---------------------------------------------------------------- step: shapes -------- */
+
+static int header_of(const char *path, tsr_npy_header *h, char *msg, size_t cap) {
+  if (tsr_npy_read_header(path, h) != TSR_OK) {
+    snprintf(msg, cap, "%s", tsr_last_error());
     return EXIT_RUNTIME;
   }
-  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-    snprintf(msg, cap, "output '%s' is a directory", path);
+  if (h->ndim != 2) {
+    snprintf(msg, cap, "'%s' holds a %d-D array; a matrix must be 2-D", path, h->ndim);
     return EXIT_RUNTIME;
   }
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *slash = strrchr(dir, '/');
-  if (!slash)
-    snprintf(dir, sizeof dir, ".");
-  else if (slash == dir)
-    dir[1] = '\0';
-  else
-    *slash = '\0';
-  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-    snprintf(msg, cap, "cannot write '%.400s': directory '%.400s' does not exist", path, dir);
-    return EXIT_RUNTIME;
-  }
-  if (access(dir, W_OK) != 0) {
-    snprintf(msg, cap, "cannot write '%.400s': directory '%.400s' is not writable (%s)", path, dir,
-             strerror(errno));
+  if (h->dtype != TSR_F32 && h->dtype != TSR_F64) {
+    snprintf(msg, cap, "'%s' holds %s data; matrices are f32 or f64", path,
+             tsr_dtype_name(h->dtype));
     return EXIT_RUNTIME;
   }
   return 0;
 }
 
-/* ---------------------------------------------------------------- checks -------------- */
-
-static double eps_of(tsr_dtype dt) {
-  return dt == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
-}
-
-/* Rank 0: op(A) op(B) in float64 from the gathered matrices, compared elementwise with C
-   against the rounding scale |op(A)| |op(B)|. Returns the worst error / scale. */
-static double serial_check(const options *o, tsr_dtype dt, int64_t m, int64_t n, int64_t k,
-                           const void *a, const void *b, const void *c) {
-  /* Gathered column-major: A is (transa ? k x m : m x k), B is (transb ? n x k : k x n). */
-  int64_t lda = o->transa ? k : m, ldb = o->transb ? n : k;
-#define VAL(p, idx) (dt == TSR_F32 ? (double)((const float *)(p))[idx] : ((const double *)(p))[idx])
-  double worst = 0.0;
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < m; i++) {
-      double sum = 0.0, scale = 0.0;
-      for (int64_t p = 0; p < k; p++) {
-        double av = o->transa ? VAL(a, p + i * lda) : VAL(a, i + p * lda);
-        double bv = o->transb ? VAL(b, j + p * ldb) : VAL(b, p + j * ldb);
-        sum += av * bv;
-        scale += fabs(av * bv);
+/* m, n, k and the dtype, from the headers or the options, the same on every rank. */
+static int step_shapes(job *j) {
+  options *o = &j->o;
+  job_info *ji = &j->ji;
+  int code = 0;
+  tsr_npy_header ha, hb, hc;
+  int64_t cm = -1, cn = -1;
+  tsr_dtype cdt = TSR_F64;
+  if (o->a_path) {
+    code = header_of(o->a_path, &ha, j->msg, sizeof j->msg);
+    if (!code) code = header_of(o->b_path, &hb, j->msg, sizeof j->msg);
+    if (!code) {
+      j->ar = ha.shape[0], j->ac = ha.shape[1], j->br = hb.shape[0], j->bc = hb.shape[1];
+      ji->dtype = ha.dtype;
+      if (ha.dtype != hb.dtype) {
+        snprintf(j->msg, sizeof j->msg, "dtypes differ: A is %s, B is %s", tsr_dtype_name(ha.dtype),
+                 tsr_dtype_name(hb.dtype));
+        code = EXIT_RUNTIME;
       }
-      double diff = fabs(VAL(c, i + j * m) - sum);
-      double r = scale > 0 ? diff / scale : diff;
-      if (isnan(r)) return r;
-      if (r > worst) worst = r;
     }
-#undef VAL
-  return worst;
+  } else {
+    ji->dtype = o->dtype_index ? TSR_F32 : TSR_F64;
+    j->ar = o->transa ? o->k : o->m, j->ac = o->transa ? o->m : o->k;
+    j->br = o->transb ? o->n : o->k, j->bc = o->transb ? o->k : o->n;
+  }
+  if (!code && o->c_path && o->beta != 0.0) {
+    code = header_of(o->c_path, &hc, j->msg, sizeof j->msg);
+    cm = hc.shape[0], cn = hc.shape[1], cdt = hc.dtype;
+  }
+  ji->m = o->transa ? j->ac : j->ar;
+  ji->k = o->transa ? j->ar : j->ac;
+  int64_t kb = o->transb ? j->bc : j->br;
+  ji->n = o->transb ? j->br : j->bc;
+  if (!code && ji->k != kb) {
+    snprintf(j->msg, sizeof j->msg,
+             "inner dimensions differ: op(A) is %lldx%lld, op(B) is %lldx%lld (A is %lldx%lld%s, "
+             "B is %lldx%lld%s)",
+             (long long)ji->m, (long long)ji->k, (long long)kb, (long long)ji->n, (long long)j->ar,
+             (long long)j->ac, o->transa ? ", transposed" : "", (long long)j->br, (long long)j->bc,
+             o->transb ? ", transposed" : "");
+    code = EXIT_RUNTIME;
+  }
+  if (!code && cm >= 0 && (cm != ji->m || cn != ji->n || cdt != ji->dtype)) {
+    snprintf(j->msg, sizeof j->msg, "C ('%s') is %lldx%lld %s; the product is %lldx%lld %s",
+             o->c_path, (long long)cm, (long long)cn, tsr_dtype_name(cdt), (long long)ji->m,
+             (long long)ji->n, tsr_dtype_name(ji->dtype));
+    code = EXIT_RUNTIME;
+  }
+  if ((code = agree(code, j->msg))) return code;
+  /* Node-local copies of an input that differ between ranks. */
+  int64_t v[6] = {j->ar, j->ac, j->br, j->bc, (int64_t)ji->dtype, cm}, lo[6], hi[6];
+  MPI_Allreduce(v, lo, 6, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(v, hi, 6, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (memcmp(lo, hi, sizeof lo) != 0)
+    return agree(EXIT_RUNTIME, "the input files have different shapes or dtypes on different "
+                               "ranks (node-local copies that differ?)");
+  return 0;
 }
 
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return (a > b) - (a < b);
+/* ---------------------------------------------------------------- step: memory -------- */
+
+/* This rank's peak need in bytes: the local blocks of A, B, C (and C0 when beta != 0), plus
+   the largest of what each phase adds: reading (a row-major staging copy of a block),
+   SUMMA (transposed copies of A/B, two panel buffers of each operand), writing (a row-major
+   copy of C), the serial check (the whole A, B, C and C0 on rank 0). */
+static int64_t memory_need(const job *j) {
+  const options *o = &j->o;
+  const job_info *ji = &j->ji;
+  int P = j->gi.nprow, Q = j->gi.npcol, r = j->gi.myrow, c = j->gi.mycol;
+  int64_t nb = o->block, es = ji->dtype == TSR_F32 ? 4 : 8;
+#define LOCAL(rows, cols) (tsr_numroc((rows), nb, r, 0, P) * tsr_numroc((cols), nb, c, 0, Q))
+  int64_t a = LOCAL(j->ar, j->ac), b = LOCAL(j->br, j->bc), cc = LOCAL(ji->m, ji->n);
+  int64_t at = o->transa ? LOCAL(j->ac, j->ar) : 0, bt = o->transb ? LOCAL(j->bc, j->br) : 0;
+#undef LOCAL
+  int64_t cmloc = tsr_numroc(ji->m, nb, r, 0, P), cnloc = tsr_numroc(ji->n, nb, c, 0, Q);
+  int64_t base = a + b + cc + (o->beta != 0.0 ? cc : 0);
+  int64_t read = a > b ? a : b;
+  if (cc > read && o->beta != 0.0) read = cc;
+  int64_t summa = at + bt + 2 * (cmloc * nb + nb * (cnloc > 0 ? cnloc : 1));
+  int64_t write = o->out_path ? cc : 0;
+  int64_t serial = 0;
+  if (o->verify && g_rank == 0 &&
+      (double)ji->m * (double)ji->n * (double)ji->k <= (double)SERIAL_CHECK_LIMIT)
+    serial = ji->m * ji->k + ji->k * ji->n + ji->m * ji->n * (o->beta != 0.0 ? 2 : 1);
+  int64_t phase = read;
+  if (summa > phase) phase = summa;
+  if (write > phase) phase = write;
+  if (serial > phase) phase = serial;
+  int64_t vectors = 16 * (ji->m + ji->n + ji->k + 3) * 8;
+  return (base + phase) * es + vectors + MEMORY_OVERHEAD;
 }
 
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+/* Device memory per rank for a GPU run: the GPU's memory over the node's ranks sharing it. */
+static int64_t device_memory_share(const rank_env *env) {
+  tsr_device_props props;
+  int ndev = 0;
+  if (tsr_device_get_props(env->device, &props) != TSR_OK ||
+      tsr_device_count(env->device.kind, &ndev) != TSR_OK || ndev < 1)
+    return 0;
+  int sharing = (env->local_size + ndev - 1) / ndev;
+  return (int64_t)(props.total_memory / (size_t)(sharing > 0 ? sharing : 1));
 }
+
+static int step_memory(job *j) {
+  int64_t need = memory_need(j);
+  int gpu = j->env.device.kind != TSR_DEVICE_CPU;
+  int64_t limit = j->o.max_memory ? j->o.max_memory
+                  : gpu           ? device_memory_share(&j->env)
+                                  : memory_available(j->env.local_size);
+  int code = 0;
+  if (limit > 0 && need > limit) {
+    if (j->o.max_memory)
+      snprintf(j->msg, sizeof j->msg,
+               "rank %d needs about %.3g GiB (%lld bytes: its blocks of A, B and C, panels and "
+               "buffers), over --max-memory %lld bytes; nothing was allocated",
+               g_rank, (double)need / 1073741824.0, (long long)need, (long long)j->o.max_memory);
+    else if (gpu)
+      snprintf(j->msg, sizeof j->msg,
+               "rank %d needs about %.3g GiB (%lld bytes: its blocks of A, B and C, panels and "
+               "buffers) but its GPU %s has %.3g GiB per rank on %s; nothing was allocated. Use "
+               "more ranks or nodes, or --max-memory BYTES to override",
+               g_rank, (double)need / 1073741824.0, (long long)need, j->env.device_name,
+               (double)limit / 1073741824.0, j->env.host);
+    else
+      snprintf(j->msg, sizeof j->msg,
+               "rank %d needs about %.3g GiB (%lld bytes: its blocks of A, B and C, panels and "
+               "buffers) but its node has %.3g GiB available per rank (MemAvailable over %d "
+               "ranks on %s); nothing was allocated. Use more ranks or nodes, or --max-memory "
+               "BYTES to override",
+               g_rank, (double)need / 1073741824.0, (long long)need, (double)limit / 1073741824.0,
+               j->env.local_size, j->env.host);
+    code = EXIT_RUNTIME;
+  }
+  if (g_rank == 0) j->r.mem_needed = calloc((size_t)g_size, sizeof(int64_t));
+  MPI_Gather(&need, 1, MPI_INT64_T, j->r.mem_needed, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+  return agree(code, j->msg);
+}
+
+/* ---------------------------------------------------------------- step: inputs -------- */
+
+static tsr_status copy_local(tsr_dmatrix *dst, const tsr_dmatrix *src) {
+  tsr_array *d = NULL, *s = NULL;
+  tsr_status st = tsr_dmatrix_local(dst, &d);
+  if (st == TSR_OK) st = tsr_dmatrix_local(src, &s);
+  if (st == TSR_OK) st = tsr_assign(d, s);
+  tsr_array_release(d);
+  tsr_array_release(s);
+  return st;
+}
+
+static int step_load(job *j) {
+  const options *o = &j->o;
+  tsr_device dev = j->env.device;
+  int64_t nb = o->block;
+  tsr_dtype dt = j->ji.dtype;
+  tsr_status st = TSR_OK;
+  MPI_Barrier(MPI_COMM_WORLD);
+  double t0 = MPI_Wtime();
+  if (o->a_path) {
+    st = tsr_dmatrix_read_npy(j->grid, o->a_path, nb, nb, dev, &j->A);
+    if (st == TSR_OK) st = tsr_dmatrix_read_npy(j->grid, o->b_path, nb, nb, dev, &j->B);
+  } else {
+    st = tsr_dmatrix_create(j->grid, j->ar, j->ac, nb, nb, dt, dev, &j->A);
+    if (st == TSR_OK) st = tsr_dmatrix_create(j->grid, j->br, j->bc, nb, nb, dt, dev, &j->B);
+    if (st == TSR_OK) st = tsr_dmatrix_fill_random(j->A, (uint64_t)o->seed, -1.0, 1.0);
+    if (st == TSR_OK) st = tsr_dmatrix_fill_random(j->B, (uint64_t)o->seed + 1, -1.0, 1.0);
+  }
+  /* C0, the C that beta scales, is read only when beta != 0. */
+  if (st == TSR_OK && o->beta != 0.0) {
+    if (o->c_path) {
+      st = tsr_dmatrix_read_npy(j->grid, o->c_path, nb, nb, dev, &j->C0);
+    } else {
+      st = tsr_dmatrix_create(j->grid, j->ji.m, j->ji.n, nb, nb, dt, dev, &j->C0);
+      if (st == TSR_OK) st = tsr_dmatrix_fill_random(j->C0, (uint64_t)o->seed + 3, -1.0, 1.0);
+    }
+  }
+  if (st == TSR_OK) st = tsr_dmatrix_create(j->grid, j->ji.m, j->ji.n, nb, nb, dt, dev, &j->C);
+  if (st != TSR_OK) return lib_fail(st, EXIT_RUNTIME);
+  j->r.t_read = MPI_Wtime() - t0;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- step: describe ------ */
+
+static void step_describe(job *j) {
+  const options *o = &j->o;
+  const job_info *ji = &j->ji;
+  if (g_rank == 0) j->devices = calloc((size_t)g_size, 64);
+  char mine[64];
+  snprintf(mine, sizeof mine, "%.30s %.20s %dt", j->env.device_name, j->env.host, j->env.threads);
+  MPI_Gather(mine, 64, MPI_CHAR, j->devices, 64, MPI_CHAR, 0, MPI_COMM_WORLD);
+  j->ji.devices = j->devices;
+  say(stdout, "tessera-gemm %s: C = %s%s * %s%s, m=%lld n=%lld k=%lld, %s, %s input\n",
+      TSR_VERSION_STRING, o->alpha != 1.0 ? "alpha * " : "", o->transa ? "A^T" : "A",
+      o->transb ? "B^T" : "B", o->beta != 0.0 ? " + beta * C" : "", (long long)ji->m,
+      (long long)ji->n, (long long)ji->k, tsr_dtype_name(ji->dtype), o->a_path ? "file" : "random");
+  say(stdout, "grid: %d x %d (%d ranks), block %lld\n", j->gi.nprow, j->gi.npcol, g_size,
+      (long long)o->block);
+  for (int i = 0; g_rank == 0 && j->devices && i < g_size; i++) {
+    char dname[64], host[64];
+    int th = 0;
+    if (sscanf(j->devices + i * 64, "%63s %63s %dt", dname, host, &th) == 3)
+      say(stdout, "rank %d: device %s on %s, %d thread%s (process row %d, column %d)\n", i, dname,
+          host, th, th == 1 ? "" : "s", i / j->gi.npcol, i % j->gi.npcol);
+  }
+}
+
+/* ---------------------------------------------------------------- step: multiply ------ */
 
 typedef struct progress_ctx {
   int run, runs;
@@ -442,190 +386,32 @@ static void progress_cb(int64_t panel, int64_t panels, void *ctx) {
             (long long)panel, (long long)panels);
 }
 
-/* ---------------------------------------------------------------- main ---------------- */
-
-typedef struct results {
-  double t_read, t_compute, t_comm, t_local, t_write, gflops;
-  double freivalds, freivalds_tol, serial_err, serial_tol;
-  int serial_done, verified, passed;
-  uint64_t bytes_sent, bytes_received;
-} results;
-
-static void write_json(const options *o, const char *path, tsr_dtype dt, int64_t m, int64_t n,
-                       int64_t k, const tsr_grid_info_t *gi, const char *devices, int ndev,
-                       const results *r, int code) {
-  if (g_rank != 0 || !path) return;
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "tessera-gemm: warning: cannot write '%s': %s\n", path, strerror(errno));
-    return;
-  }
-  fprintf(f, "{\n  \"program\": \"tessera-gemm\",\n  \"version\": \"%s\",\n", TSR_VERSION_STRING);
-  fprintf(f, "  \"m\": %lld, \"n\": %lld, \"k\": %lld,\n", (long long)m, (long long)n,
-          (long long)k);
-  fprintf(f, "  \"dtype\": \"%s\", \"transa\": %s, \"transb\": %s,\n", tsr_dtype_name(dt),
-          o->transa ? "true" : "false", o->transb ? "true" : "false");
-  fprintf(f, "  \"input\": \"%s\",\n", o->a_path ? "files" : "random");
-  fprintf(f, "  \"ranks\": %d, \"grid\": [%d, %d], \"block\": %lld,\n", g_size, gi->nprow,
-          gi->npcol, (long long)o->block);
-  fprintf(f, "  \"devices\": [");
-  for (int i = 0; i < ndev; i++)
-    fprintf(f, "%s\"%s\"", i ? ", " : "", devices + i * 64);
-  fprintf(f, "],\n  \"repeat\": %d, \"warmup\": %d,\n", o->repeat, o->warmup);
-  fprintf(f,
-          "  \"seconds\": {\"read\": %.6g, \"compute\": %.6g, \"communication\": %.6g, "
-          "\"local_gemm\": %.6g, \"write\": %.6g},\n",
-          r->t_read, r->t_compute, r->t_comm, r->t_local, r->t_write);
-  fprintf(f, "  \"gflops\": %.6g,\n", r->gflops);
-  fprintf(f, "  \"bytes_sent_max_rank\": %llu, \"bytes_received_max_rank\": %llu,\n",
-          (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
-  fprintf(f, "  \"verify\": {\"done\": %s", r->verified ? "true" : "false");
-  if (r->verified) {
-    fprintf(f, ", \"freivalds_residual\": %.6g, \"freivalds_tolerance\": %.6g", r->freivalds,
-            r->freivalds_tol);
-    if (r->serial_done)
-      fprintf(f, ", \"serial_max_error\": %.6g, \"serial_tolerance\": %.6g", r->serial_err,
-              r->serial_tol);
-    fprintf(f, ", \"passed\": %s", r->passed ? "true" : "false");
-  }
-  fprintf(f, "},\n  \"output\": %s%s%s,\n", o->c_path ? "\"" : "", o->c_path ? o->c_path : "null",
-          o->c_path ? "\"" : "");
-  fprintf(f, "  \"exit_code\": %d\n}\n", code);
-  fclose(f);
-}
-
-static int run(int argc, char **argv) {
-  char msg[1024] = "";
-  options o;
-
-  /* Identical command lines on every rank, else the ranks would disagree on the collectives. */
-  uint64_t h = hash_args(argc, argv), lo = 0, hi = 0;
-  MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
-  MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  if (lo != hi) return agree(EXIT_USAGE, "command-line arguments differ between ranks");
-  int code = parse(argc, argv, &o, msg, sizeof msg) ? 0 : EXIT_USAGE;
-  if ((code = agree(code, msg))) return code;
-  if (o.help) {
-    usage(stdout);
-    return EXIT_OK;
-  }
-
-  rank_env env;
-  memset(&env, 0, sizeof env);
-  setup_threads(&env);
-  code = pick_device(o.device, &env, msg, sizeof msg);
-  if ((code = agree(code, msg))) return code;
-  code = check_output_path(o.c_path, msg, sizeof msg);
-  if ((code = agree(code, msg))) return code;
-
-  tsr_grid *grid = NULL;
-  tsr_status st = tsr_grid_create(MPI_COMM_WORLD, o.p, o.q, &grid);
-  if (st != TSR_OK) return lib_fail(st, st == TSR_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_RUNTIME);
-  tsr_grid_info_t gi;
-  tsr_grid_info(grid, &gi);
-
-  tsr_dmatrix *A = NULL, *B = NULL, *C = NULL;
-  results r;
-  memset(&r, 0, sizeof r);
-  double *times = NULL, *comms = NULL, *locals = NULL;
-  char *devices = NULL;
-  tsr_dmatrix_info_t ai, bi;
-  int64_t m = 0, n = 0, k = 0;
-  tsr_dtype dt = o.dtype;
-
-  /* Inputs. */
-  MPI_Barrier(MPI_COMM_WORLD);
-  double t0 = MPI_Wtime();
-  if (o.a_path) {
-    st = tsr_dmatrix_read_npy(grid, o.a_path, o.block, o.block, env.device, &A);
-    if (st == TSR_OK) st = tsr_dmatrix_read_npy(grid, o.b_path, o.block, o.block, env.device, &B);
-    if (st != TSR_OK) {
-      code = lib_fail(st, EXIT_RUNTIME);
-      goto done;
-    }
-  } else {
-    int64_t ar = o.transa ? o.k : o.m, ac = o.transa ? o.m : o.k;
-    int64_t br = o.transb ? o.n : o.k, bc = o.transb ? o.k : o.n;
-    st = tsr_dmatrix_create(grid, ar, ac, o.block, o.block, dt, env.device, &A);
-    if (st == TSR_OK) st = tsr_dmatrix_create(grid, br, bc, o.block, o.block, dt, env.device, &B);
-    if (st == TSR_OK) st = tsr_dmatrix_fill_random(A, o.seed, -1.0, 1.0);
-    if (st == TSR_OK) st = tsr_dmatrix_fill_random(B, o.seed + 1, -1.0, 1.0);
-    if (st != TSR_OK) {
-      code = lib_fail(st, EXIT_RUNTIME);
-      goto done;
-    }
-  }
-  r.t_read = MPI_Wtime() - t0;
-  tsr_dmatrix_info(A, &ai);
-  tsr_dmatrix_info(B, &bi);
-  dt = ai.dtype;
-  m = o.transa ? ai.n : ai.m;
-  k = o.transa ? ai.m : ai.n;
-  int64_t kb = o.transb ? bi.n : bi.m;
-  n = o.transb ? bi.m : bi.n;
-  /* The same on every rank: the headers were agreed on. */
-  if (ai.dtype != bi.dtype) {
-    say(stderr, "tessera-gemm: error: dtypes differ: A is %s, B is %s\n", tsr_dtype_name(ai.dtype),
-        tsr_dtype_name(bi.dtype));
-    code = EXIT_RUNTIME;
-    goto done;
-  }
-  if (k != kb) {
-    say(stderr,
-        "tessera-gemm: error: inner dimensions differ: op(A) is %lldx%lld, op(B) is %lldx%lld "
-        "(A is %lldx%lld%s, B is %lldx%lld%s)\n",
-        (long long)m, (long long)k, (long long)kb, (long long)n, (long long)ai.m, (long long)ai.n,
-        o.transa ? ", transposed" : "", (long long)bi.m, (long long)bi.n,
-        o.transb ? ", transposed" : "");
-    code = EXIT_RUNTIME;
-    goto done;
-  }
-  st = tsr_dmatrix_create(grid, m, n, o.block, o.block, dt, env.device, &C);
-  if (st != TSR_OK) {
-    code = lib_fail(st, EXIT_RUNTIME);
-    goto done;
-  }
-
-  /* Where every rank runs. */
-  devices = calloc((size_t)g_size, 64);
-  char mine[64];
-  snprintf(mine, sizeof mine, "%.30s %.20s %dt", env.device_name, env.host, env.threads);
-  MPI_Gather(mine, 64, MPI_CHAR, devices, 64, MPI_CHAR, 0, MPI_COMM_WORLD);
-  say(stdout, "tessera-gemm %s: C = %s * %s, m=%lld n=%lld k=%lld, %s, %s input\n",
-      TSR_VERSION_STRING, o.transa ? "A^T" : "A", o.transb ? "B^T" : "B", (long long)m,
-      (long long)n, (long long)k, tsr_dtype_name(dt), o.a_path ? "file" : "random");
-  say(stdout, "grid: %d x %d (%d ranks), block %lld\n", gi.nprow, gi.npcol, g_size,
-      (long long)o.block);
-  for (int i = 0; g_rank == 0 && devices && i < g_size; i++) {
-    char dname[64], host[64];
-    int th = 0;
-    if (sscanf(devices + i * 64, "%63s %63s %dt", dname, host, &th) == 3)
-      say(stdout, "rank %d: device %s on %s, %d thread%s (process row %d, column %d)\n", i, dname,
-          host, th, th == 1 ? "" : "s", i / gi.npcol, i % gi.npcol);
-  }
-
-  /* Runs. */
-  int runs = o.warmup + o.repeat;
-  times = calloc((size_t)o.repeat, sizeof *times);
-  comms = calloc((size_t)o.repeat, sizeof *comms);
-  locals = calloc((size_t)o.repeat, sizeof *locals);
-  if (!times || !comms || !locals) {
-    code = agree(EXIT_RUNTIME, "out of memory");
-    goto done;
-  }
+static int step_multiply(job *j) {
+  const options *o = &j->o;
+  results *r = &j->r;
+  int runs = (int)(o->warmup + o->repeat), code = 0;
+  double *times = calloc((size_t)o->repeat, sizeof *times);
+  double *comms = calloc((size_t)o->repeat, sizeof *comms);
+  double *locals = calloc((size_t)o->repeat, sizeof *locals);
+  if ((code = agree(!times || !comms || !locals ? EXIT_RUNTIME : 0, "out of memory"))) goto done;
   for (int it = 0; it < runs; it++) {
     progress_ctx pc = {it + 1, runs};
     tsr_dist_gemm_options opt;
     memset(&opt, 0, sizeof opt);
-    if (o.progress) {
+    if (o->progress) {
       opt.progress = progress_cb;
       opt.progress_ctx = &pc;
     }
+    /* Every run starts from C0 (beta != 0). */
+    tsr_status st = j->C0 ? copy_local(j->C, j->C0) : TSR_OK;
     tsr_dist_stats stats;
+    memset(&stats, 0, sizeof stats);
     MPI_Barrier(MPI_COMM_WORLD);
     double s0 = MPI_Wtime();
-    st = tsr_dist_gemm_ex(o.transa ? TSR_TRANS : TSR_NO_TRANS, o.transb ? TSR_TRANS : TSR_NO_TRANS,
-                          1.0, A, B, 0.0, C, &opt, &stats);
+    if (st == TSR_OK)
+      st = tsr_dist_gemm_ex(o->transa ? TSR_TRANS : TSR_NO_TRANS,
+                            o->transb ? TSR_TRANS : TSR_NO_TRANS, o->alpha, j->A, j->B, o->beta,
+                            j->C, &opt, &stats);
     double el = MPI_Wtime() - s0;
     if (st != TSR_OK) {
       code = lib_fail(st, EXIT_RUNTIME);
@@ -634,108 +420,207 @@ static int run(int argc, char **argv) {
     /* The slowest rank decides the time. */
     double local[3] = {el, stats.comm_seconds, stats.compute_seconds}, worst[3];
     MPI_Allreduce(local, worst, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    if (it >= o.warmup) {
-      times[it - o.warmup] = worst[0];
-      comms[it - o.warmup] = worst[1];
-      locals[it - o.warmup] = worst[2];
+    if (it >= o->warmup) {
+      times[it - o->warmup] = worst[0];
+      comms[it - o->warmup] = worst[1];
+      locals[it - o->warmup] = worst[2];
     }
     uint64_t bytes[2] = {stats.bytes_sent, stats.bytes_received}, bmax[2];
     MPI_Allreduce(bytes, bmax, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    r.bytes_sent = bmax[0];
-    r.bytes_received = bmax[1];
+    r->bytes_sent = bmax[0];
+    r->bytes_received = bmax[1];
   }
-  r.t_compute = median(times, o.repeat);
-  r.t_comm = median(comms, o.repeat);
-  r.t_local = median(locals, o.repeat);
-  r.gflops = r.t_compute > 0 ? 2.0 * (double)m * (double)n * (double)k / r.t_compute * 1e-9 : 0;
-
-  /* Verification. */
-  if (o.verify) {
-    r.verified = 1;
-    st = tsr_dist_gemm_verify(o.transa ? TSR_TRANS : TSR_NO_TRANS,
-                              o.transb ? TSR_TRANS : TSR_NO_TRANS, 1.0, A, B, C, o.seed + 2,
-                              &r.freivalds);
-    if (st != TSR_OK) {
-      code = lib_fail(st, EXIT_RUNTIME);
-      goto done;
-    }
-    r.freivalds_tol = (double)(k + 2) * eps_of(dt) + 2.0 * (double)(k + n + 2) * eps_of(TSR_F64);
-    r.passed = r.freivalds <= r.freivalds_tol;
-    if ((double)m * (double)n * (double)k <= (double)SERIAL_CHECK_LIMIT) {
-      size_t es = dt == TSR_F32 ? 4 : 8;
-      void *ha = NULL, *hb = NULL, *hc = NULL;
-      int fail = 0;
-      if (g_rank == 0) {
-        ha = malloc((size_t)(ai.m * ai.n + 1) * es);
-        hb = malloc((size_t)(bi.m * bi.n + 1) * es);
-        hc = malloc((size_t)(m * n + 1) * es);
-        fail = !ha || !hb || !hc;
-      }
-      if ((code = agree(fail ? EXIT_RUNTIME : 0, "out of memory for the serial check"))) {
-        free(ha), free(hb), free(hc);
-        goto done;
-      }
-      st = tsr_dmatrix_gather(A, 0, ha, TSR_COL_MAJOR, 0);
-      if (st == TSR_OK) st = tsr_dmatrix_gather(B, 0, hb, TSR_COL_MAJOR, 0);
-      if (st == TSR_OK) st = tsr_dmatrix_gather(C, 0, hc, TSR_COL_MAJOR, 0);
-      if (st == TSR_OK && g_rank == 0) r.serial_err = serial_check(&o, dt, m, n, k, ha, hb, hc);
-      free(ha), free(hb), free(hc);
-      if (st != TSR_OK) {
-        code = lib_fail(st, EXIT_RUNTIME);
-        goto done;
-      }
-      MPI_Bcast(&r.serial_err, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-      r.serial_done = 1;
-      r.serial_tol = (double)(k + 2) * eps_of(dt) + (double)(k + 2) * eps_of(TSR_F64);
-      r.passed = r.passed && r.serial_err <= r.serial_tol;
-    }
-  }
-
-  /* Output, only for a verified (or unverified by request) result. */
-  if (o.c_path && (!r.verified || r.passed)) {
-    double w0 = MPI_Wtime();
-    st = tsr_dmatrix_write_npy(C, o.c_path, 0);
-    r.t_write = MPI_Wtime() - w0;
-    if (st != TSR_OK) {
-      code = lib_fail(st, EXIT_RUNTIME);
-      goto done;
-    }
-  }
-
-  say(stdout,
-      "time (s): read %.4f  compute %.4f  communication %.4f  write %.4f  (median of %d%s)\n",
-      r.t_read, r.t_compute, r.t_comm, r.t_write, o.repeat, o.warmup ? ", after warm-up" : "");
-  say(stdout, "local gemm %.4f s; bytes per rank (max): sent %llu, received %llu\n", r.t_local,
-      (unsigned long long)r.bytes_sent, (unsigned long long)r.bytes_received);
-  say(stdout, "performance: %.2f GFLOP/s\n", r.gflops);
-  if (r.verified) {
-    say(stdout, "verify: Freivalds residual %.3g (tolerance %.3g) %s\n", r.freivalds,
-        r.freivalds_tol, r.freivalds <= r.freivalds_tol ? "ok" : "FAILED");
-    if (r.serial_done)
-      say(stdout, "verify: serial float64 product, max error %.3g (tolerance %.3g) %s\n",
-          r.serial_err, r.serial_tol, r.serial_err <= r.serial_tol ? "ok" : "FAILED");
-    else
-      say(stdout, "verify: serial comparison skipped (m*n*k > 2^27)\n");
-  } else {
-    say(stdout, "verify: skipped (--no-verify)\n");
-  }
-  if (o.c_path && (!r.verified || r.passed)) say(stdout, "output: %s\n", o.c_path);
-  code = r.verified && !r.passed ? EXIT_VERIFY : EXIT_OK;
-  if (code == EXIT_VERIFY)
-    say(stderr, "tessera-gemm: error: verification failed%s\n",
-        o.c_path ? "; no output written" : "");
-
+  r->t_compute = median(times, (int)o->repeat);
+  r->t_comm = median(comms, (int)o->repeat);
+  r->t_local = median(locals, (int)o->repeat);
+  double flops = 2.0 * (double)j->ji.m * (double)j->ji.n * (double)j->ji.k;
+  r->gflops = r->t_compute > 0 ? flops / r->t_compute * 1e-9 : 0;
 done:
-  if (o.json_path)
-    write_json(&o, o.json_path, dt, m, n, k, &gi, devices, devices ? g_size : 0, &r, code);
   free(times);
   free(comms);
   free(locals);
-  free(devices);
-  tsr_dmatrix_free(A);
-  tsr_dmatrix_free(B);
-  tsr_dmatrix_free(C);
-  tsr_grid_free(grid);
+  return code;
+}
+
+/* ---------------------------------------------------------------- step: verify -------- */
+
+#define VAL(dt, p, idx)                                                                            \
+  ((dt) == TSR_F32 ? (double)((const float *)(p))[idx] : ((const double *)(p))[idx])
+
+/* Rank 0: alpha op(A) op(B) + beta C0 in float64 from the gathered (column-major) matrices,
+   compared elementwise with C against the rounding scale; elements whose scale reaches the
+   dtype's overflow threshold are skipped and counted. Returns the worst error / scale. */
+static double serial_check(const job *j, const void *a, const void *b, const void *c0,
+                           const void *c, int64_t *skipped) {
+  const options *o = &j->o;
+  tsr_dtype dt = j->ji.dtype;
+  int64_t m = j->ji.m, n = j->ji.n, k = j->ji.k;
+  int64_t lda = o->transa ? k : m, ldb = o->transb ? n : k;
+  double big = dt == TSR_F32 ? (double)FLT_MAX : DBL_MAX;
+  big /= 1.0 + j->r.check.tolerance;
+  double worst = 0.0;
+  *skipped = 0;
+  for (int64_t jj = 0; jj < n; jj++)
+    for (int64_t i = 0; i < m; i++) {
+      double sum = 0.0, scale = 0.0;
+      for (int64_t p = 0; p < k; p++) {
+        double av = o->transa ? VAL(dt, a, p + i * lda) : VAL(dt, a, i + p * lda);
+        double bv = o->transb ? VAL(dt, b, jj + p * ldb) : VAL(dt, b, p + jj * ldb);
+        sum += av * bv;
+        scale += fabs(av * bv);
+      }
+      sum *= o->alpha;
+      scale *= fabs(o->alpha);
+      if (c0) {
+        double cv = VAL(dt, c0, i + jj * m);
+        sum += o->beta * cv;
+        scale += fabs(o->beta * cv);
+      }
+      if (!(scale < big)) {
+        (*skipped)++;
+        continue;
+      }
+      double diff = fabs(VAL(dt, c, i + jj * m) - sum);
+      double r = scale > 0 ? diff / scale : diff;
+      if (!(r <= worst)) worst = r; /* NaN propagates */
+    }
+  return worst;
+}
+#undef VAL
+
+static int step_verify(job *j) {
+  const options *o = &j->o;
+  results *r = &j->r;
+  const job_info *ji = &j->ji;
+  if (!o->verify) return 0;
+  r->verified = 1;
+  tsr_status st = tsr_dist_gemm_verify(o->transa ? TSR_TRANS : TSR_NO_TRANS,
+                                       o->transb ? TSR_TRANS : TSR_NO_TRANS, o->alpha, j->A, j->B,
+                                       o->beta, j->C0, j->C, (uint64_t)o->seed + 2, &r->check);
+  if (st != TSR_OK) return lib_fail(st, EXIT_RUNTIME);
+  r->passed = r->check.verdict != TSR_VERIFY_FAILED;
+  if (r->check.verdict == TSR_VERIFY_UNVERIFIED ||
+      (double)ji->m * (double)ji->n * (double)ji->k > (double)SERIAL_CHECK_LIMIT)
+    return 0;
+  size_t es = ji->dtype == TSR_F32 ? 4 : 8;
+  void *ha = NULL, *hb = NULL, *hc = NULL, *h0 = NULL;
+  int fail = 0;
+  if (g_rank == 0) {
+    ha = malloc((size_t)(j->ar * j->ac + 1) * es);
+    hb = malloc((size_t)(j->br * j->bc + 1) * es);
+    hc = malloc((size_t)(ji->m * ji->n + 1) * es);
+    if (j->C0) h0 = malloc((size_t)(ji->m * ji->n + 1) * es);
+    fail = !ha || !hb || !hc || (j->C0 && !h0);
+  }
+  int code = agree(fail ? EXIT_RUNTIME : 0, "out of memory for the serial check");
+  if (!code) {
+    st = tsr_dmatrix_gather(j->A, 0, ha, TSR_COL_MAJOR, 0);
+    if (st == TSR_OK) st = tsr_dmatrix_gather(j->B, 0, hb, TSR_COL_MAJOR, 0);
+    if (st == TSR_OK) st = tsr_dmatrix_gather(j->C, 0, hc, TSR_COL_MAJOR, 0);
+    if (st == TSR_OK && j->C0) st = tsr_dmatrix_gather(j->C0, 0, h0, TSR_COL_MAJOR, 0);
+    if (st == TSR_OK && g_rank == 0)
+      r->serial_err = serial_check(j, ha, hb, h0, hc, &r->serial_skipped);
+    if (st != TSR_OK) code = lib_fail(st, EXIT_RUNTIME);
+  }
+  free(ha), free(hb), free(hc), free(h0);
+  if (code) return code;
+  double v[2] = {r->serial_err, (double)r->serial_skipped};
+  MPI_Bcast(v, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  r->serial_err = v[0];
+  r->serial_skipped = (int64_t)v[1];
+  r->serial_done = 1;
+  double eps = ji->dtype == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  r->serial_tol = (double)(ji->k + 3) * eps + (double)(ji->k + 3) * (DBL_EPSILON / 2);
+  r->passed = r->passed && r->serial_err <= r->serial_tol;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- step: write --------- */
+
+static int step_write(job *j) {
+  results *r = &j->r;
+  if (!j->o.out_path || (r->verified && !r->passed)) return 0;
+  double w0 = MPI_Wtime();
+  tsr_status st = tsr_dmatrix_write_npy(j->C, j->o.out_path, 0);
+  r->t_write = MPI_Wtime() - w0;
+  if (st != TSR_OK) return lib_fail(st, EXIT_RUNTIME);
+  r->written = 1;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- run ----------------- */
+
+static void gather_peak_memory(results *r) {
+  struct rusage ru;
+  int64_t peak = 0;
+  if (getrusage(RUSAGE_SELF, &ru) == 0) peak = (int64_t)ru.ru_maxrss * 1024; /* Linux: KiB */
+  if (g_rank == 0) r->peak_rss = calloc((size_t)g_size, sizeof(int64_t));
+  MPI_Gather(&peak, 1, MPI_INT64_T, r->peak_rss, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+}
+
+static int run(int argc, char **argv) {
+  job *j = calloc(1, sizeof *j);
+  int code = agree(j ? 0 : EXIT_RUNTIME, "out of memory");
+  if (code) return code;
+  int started = 0;
+  if ((code = step_parse(j, argc, argv))) goto done;
+  if (j->o.help) {
+    usage(stdout);
+    goto done;
+  }
+  if ((code = step_environment(j))) goto done;
+  if ((code = check_paths(&j->o, j->msg, sizeof j->msg))) goto done;
+  started = 1; /* the JSON target is known to be writable */
+  {
+    long long pid0 = (long long)getpid();
+    MPI_Bcast(&pid0, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+    guard_temp_file(j->o.out_path, (long)pid0);
+  }
+  tsr_status st = tsr_grid_create(MPI_COMM_WORLD, j->o.p, j->o.q, &j->grid);
+  if (st != TSR_OK) {
+    code = lib_fail(st, st == TSR_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_RUNTIME);
+    goto done;
+  }
+  tsr_grid_info(j->grid, &j->gi);
+  j->ji.nprow = j->gi.nprow;
+  j->ji.npcol = j->gi.npcol;
+  if ((code = step_shapes(j))) goto done;
+  if ((code = step_memory(j))) goto done;
+  if ((code = step_load(j))) goto done;
+  step_describe(j);
+  if ((code = step_multiply(j))) goto done;
+  if ((code = step_verify(j))) goto done;
+  if ((code = step_write(j))) goto done;
+
+  print_results(&j->o, j->ji.dtype, &j->r);
+  if (j->r.written) say(stdout, "output: %s\n", j->o.out_path);
+  const results *r = &j->r;
+  if (r->verified && !r->passed) {
+    code = EXIT_VERIFY;
+    say(stderr, "tessera-gemm: error: verification failed%s\n",
+        j->o.out_path ? "; no output written" : "");
+  } else if (r->verified && r->check.verdict != TSR_VERIFY_PASSED) {
+    code = EXIT_UNVERIFIED;
+    say(stderr, "tessera-gemm: warning: %s%s (exit code 4)\n",
+        r->check.verdict == TSR_VERIFY_UNVERIFIED ? "inputs contain NaN/Inf; product not verified"
+                                                  : "rows that may overflow were not verified",
+        r->written ? "; output written" : "");
+  }
+done:
+  if (started) {
+    gather_peak_memory(&j->r);
+    int jc = write_json(&j->o, &j->ji, &j->r, code);
+    if (jc && !code) code = jc;
+  }
+  free(j->r.peak_rss);
+  free(j->r.mem_needed);
+  free(j->devices);
+  tsr_dmatrix_free(j->A);
+  tsr_dmatrix_free(j->B);
+  tsr_dmatrix_free(j->C);
+  tsr_dmatrix_free(j->C0);
+  tsr_grid_free(j->grid);
+  free(j);
   return code;
 }
 

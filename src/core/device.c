@@ -10,10 +10,6 @@
 
 #include "core/internal.h"
 
-#if TSR_HAVE_OPENMP
-#include <omp.h>
-#endif
-
 /* The table compiled in for a kind, or NULL. */
 static const struct tsr__backend_ops *tsr__backend_table(tsr_device_kind kind) {
   switch (kind) {
@@ -184,39 +180,6 @@ tsr_status tsr_device_count(tsr_device_kind kind, int *count) {
   return TSR_OK;
 }
 
-/* Host facts for the CPU's properties; the CPU backend may refine them (arch). */
-static void tsr__cpu_props(tsr_device_props *props) {
-  snprintf(props->name, sizeof props->name, "cpu");
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (f != NULL) {
-    char line[512];
-    while (fgets(line, sizeof line, f) != NULL) {
-      if (strncmp(line, "model name", 10) != 0) continue;
-      const char *colon = strchr(line, ':');
-      if (colon == NULL) continue;
-      const char *s = colon + 1;
-      while (*s == ' ' || *s == '\t')
-        ++s;
-      size_t n = strcspn(s, "\r\n");
-      if (n > 0) snprintf(props->name, sizeof props->name, "%.*s", (int)n, s);
-      break;
-    }
-    fclose(f);
-  }
-  snprintf(props->arch, sizeof props->arch, "generic");
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0) props->total_memory = (size_t)pages * (size_t)page;
-#if TSR_HAVE_OPENMP
-  props->multiprocessors = omp_get_max_threads();
-#else
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  props->multiprocessors = cores > 0 ? (int)cores : 1;
-#endif
-  props->warp_size = 1;
-  /* Host memory is trivially "managed": the host and the CPU backend are one. */
-  props->concurrent_managed = 1;
-}
-
 tsr_status tsr_device_get_props(tsr_device device, tsr_device_props *props) {
   TSR_API_ENTRY();
   TSR_CHECK(props != NULL, TSR_ERR_NULL_POINTER, "props is NULL");
@@ -224,11 +187,8 @@ tsr_status tsr_device_get_props(tsr_device device, tsr_device_props *props) {
   TSR_CALL(tsr__backend_for(__func__, device, &ops));
   tsr_device_props p;
   memset(&p, 0, sizeof p);
-  if (device.kind == TSR_DEVICE_CPU) {
-    tsr__cpu_props(&p);
-  } else {
-    snprintf(p.name, sizeof p.name, "%s", ops->name ? ops->name : "gpu");
-  }
+  /* The backend fills in the facts (the CPU backend reads the host CPU in src/omp). */
+  snprintf(p.name, sizeof p.name, "%s", ops->name ? ops->name : "device");
   if (ops->device_props != NULL) TSR_CALL(ops->device_props(device.index, &p));
   *props = p;
   return TSR_OK;

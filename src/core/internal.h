@@ -128,6 +128,46 @@ tsr_status tsr__shape_check(const char *fn, int ndim, const int64_t *shape, tsr_
 tsr_status tsr__host_alloc(size_t bytes, void **ptr);
 void tsr__host_free(void *ptr);
 
+/* ---------------------------------------------------------------- files (fileio.c) ---- */
+
+/* .npy data is little-endian on disk; these convert on big-endian hosts and read '>' files. */
+static inline int tsr__host_big_endian(void) {
+  const union {
+    uint16_t u;
+    unsigned char c[2];
+  } one = {1};
+  return one.c[0] == 0;
+}
+void tsr__byteswap(void *data, int64_t n, size_t itemsize);
+
+/* Bytes of the final file name kept in a temporary name (DIR/.NAME.tessera-tmp.PID.SEQ). */
+#define TSR__TEMP_NAME_KEEP 32
+
+/* The temporary name for `path` (same directory); TSR_ERR_INVALID_ARGUMENT when path is empty,
+   ends in '/', or it or the temporary name exceeds NAME_MAX/PATH_MAX. Local. */
+tsr_status tsr__temp_path(const char *fn, const char *path, long pid, unsigned seq, char *buf,
+                          size_t cap);
+/* TSR_OK when `path` may be written by write-to-temporary-then-rename: a regular file or a new
+   name (not a symlink, FIFO, device, socket, directory) in an existing writable directory, and
+   its temporary name fits. TSR_ERR_IO / TSR_ERR_INVALID_ARGUMENT with the reason. Local. */
+tsr_status tsr__check_output(const char *fn, const char *path);
+/* Opens an input without blocking (O_NONBLOCK), refuses anything but a regular file, then
+   clears O_NONBLOCK. *fd is -1 on failure; *size is the file's size. */
+tsr_status tsr__open_input(const char *fn, const char *path, int *fd, uint64_t *size);
+/* write() until all n bytes are written; a short or failed write is TSR_ERR_IO. */
+tsr_status tsr__write_all(const char *fn, const char *path, int fd, const void *data, size_t n);
+/* Reserves the disk blocks of the first `bytes` bytes of an existing file (Linux fallocate), so
+   that a full disk or a file size limit fails here, before any data is written, and no later
+   write can be dropped for lack of space; a file system that cannot reserve is not an error. */
+tsr_status tsr__reserve_space(const char *fn, const char *path, uint64_t bytes);
+/* Checks the target again, renames the complete (synced, closed) temporary onto it and syncs
+   the directory; removes the temporary on failure. */
+tsr_status tsr__commit_temp(const char *fn, const char *tmp, const char *path);
+/* The whole protocol for host data: check, temporary, checked writes of the parts, fsync,
+   close, commit. Nothing is left at `path` or beside it on failure. */
+tsr_status tsr__save_file(const char *fn, const char *path, const void *const *parts,
+                          const size_t *lens, int nparts);
+
 /* ---------------------------------------------------------------- arrays -------------- */
 
 #ifndef __cplusplus

@@ -2,13 +2,12 @@
  * .npy files on the host (the header itself is src/core/npy.c). Loading converts byte order
  * and Fortran order on the host, then hands a C-contiguous buffer to tsr_from_host(), so every
  * device gets the same bytes. Saving reads any view back in C order through tsr_array_read()
- * and writes it to a temporary file in the same folder that is renamed into place only after
- * it was completely written and synced: readers see the old file or the new one, never half.
+ * and writes it with tsr__save_file() (src/core/fileio.c): checked target, temporary file in
+ * the same folder, checked writes, fsync, rename: readers see the old file or the new one.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,24 +20,6 @@
 /* Our dtypes need a few hundred header bytes; the limit only bounds what a hostile header
    length can make us allocate (NumPy itself refuses headers over 10000 bytes by default). */
 #define IO_MAX_HEADER ((size_t)1 << 24)
-
-static int io_host_is_big_endian(void) {
-  const uint16_t one = 1;
-  unsigned char first;
-  memcpy(&first, &one, 1);
-  return first == 0;
-}
-
-static void io_byteswap(void *data, int64_t n, size_t itemsize) {
-  unsigned char *p = (unsigned char *)data;
-  for (int64_t i = 0; i < n; i++, p += itemsize) {
-    for (size_t lo = 0, hi = itemsize - 1; lo < hi; lo++, hi--) {
-      unsigned char t = p[lo];
-      p[lo] = p[hi];
-      p[hi] = t;
-    }
-  }
-}
 
 /* Fortran order is C order of the reversed shape, so converting it is a full reversal of the
    axes: element (i0, ..., i{n-1}) moves from i0 + s0*(i1 + s1*(...)) to C position.
@@ -104,19 +85,16 @@ static tsr_status io_read_exact(const char *fn, const char *path, FILE *fp, void
 static tsr_status io_open(const char *fn, const char *path, tsr_npy_header *h, FILE **keep) {
   tsr_status st = TSR_OK;
   unsigned char *head = NULL;
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", path, strerror(errno));
-  struct stat sb;
-  if (fstat(fileno(fp), &sb) != 0) {
+  int fd = -1;
+  uint64_t fsize = 0;
+  /* Non-blocking open and a regular-file check first: a FIFO or a device would block. */
+  TSR_CALL(tsr__open_input(fn, path, &fd, &fsize));
+  FILE *fp = fdopen(fd, "rb");
+  if (!fp) {
     int e = errno;
-    fclose(fp);
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot stat %s: %s", path, strerror(e));
+    close(fd);
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", path, strerror(e));
   }
-  if (!S_ISREG(sb.st_mode)) {
-    fclose(fp);
-    return tsr__set_error(TSR_ERR_IO, fn, "%s is not a regular file", path);
-  }
-  uint64_t fsize = (uint64_t)sb.st_size;
 
   /* The fixed prefix says how long the header is; the parser reports any inconsistency. */
   unsigned char pre[12];
@@ -203,7 +181,7 @@ tsr_status tsr_npy_load(const char *path, tsr_device device, tsr_array **out) {
   fclose(fp);
   fp = NULL;
 
-  if (h.big_endian != io_host_is_big_endian()) io_byteswap(data, h.size, itemsize);
+  if (h.big_endian != tsr__host_big_endian()) tsr__byteswap(data, h.size, itemsize);
   if (h.fortran_order && h.ndim > 1 && h.size > 0) {
     tmp = malloc(bytes);
     TSR_CHECK_GOTO(st, done, tmp, TSR_ERR_OUT_OF_MEMORY,
@@ -225,39 +203,13 @@ done:
   return st;
 }
 
-/* Syncs the folder holding `path` so that the rename itself survives a crash. Best effort:
-   some file systems refuse fsync on directories, and the file is complete either way. */
-static void io_sync_parent(const char *path) {
-  const char *slash = strrchr(path, '/');
-  char dir[4096];
-  if (!slash) {
-    strcpy(dir, ".");
-  } else if (slash == path) {
-    strcpy(dir, "/");
-  } else {
-    size_t n = (size_t)(slash - path);
-    if (n >= sizeof dir) return;
-    memcpy(dir, path, n);
-    dir[n] = '\0';
-  }
-  int fd = open(dir, O_RDONLY);
-  if (fd < 0) return;
-  (void)fsync(fd);
-  close(fd);
-}
-
 tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
   TSR_API_ENTRY();
-  static atomic_uint sequence;
   TSR_CHECK(path, TSR_ERR_NULL_POINTER, "path is NULL");
   TSR_CHECK(a, TSR_ERR_NULL_POINTER, "a is NULL");
-  tsr_status st = TSR_OK;
-  void *data = NULL;
-  char *tmp = NULL;
-  FILE *fp = NULL;
-  int created = 0;
-
-  tsr_array_info_t info;
+  /* Before staging the data: a target that cannot be written fails at once. */
+  TSR_CALL(tsr__check_output(__func__, path));
+  tsr_array_props info;
   TSR_CALL(tsr_array_info(a, &info));
   size_t itemsize = tsr__dtype_size(info.dtype);
   size_t bytes = (size_t)info.size * itemsize; /* an array's byte count fits (shape check) */
@@ -265,47 +217,16 @@ tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
   size_t hlen;
   TSR_CALL(
       tsr_npy_format_header(info.dtype, 0, info.ndim, info.shape, header, sizeof header, &hlen));
-
-  data = malloc(bytes > 0 ? bytes : 1);
-  TSR_CHECK_GOTO(st, done, data, TSR_ERR_OUT_OF_MEMORY,
-                 "cannot allocate %zu bytes to stage the data for %s", bytes, path);
-  TSR_CALL_GOTO(st, done, tsr_array_read(a, data, bytes));
-  if (io_host_is_big_endian()) io_byteswap(data, info.size, itemsize);
-
-  /* Same folder as the target so that rename() is atomic; pid + sequence keep concurrent
-     writers (processes or threads) from sharing a temporary file. */
-  size_t tmplen = strlen(path) + 64;
-  tmp = (char *)malloc(tmplen);
-  TSR_CHECK_GOTO(st, done, tmp, TSR_ERR_OUT_OF_MEMORY, "cannot allocate a file name");
-  snprintf(tmp, tmplen, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&sequence, 1u));
-  fp = fopen(tmp, "wbx");
-  TSR_CHECK_GOTO(st, done, fp, TSR_ERR_IO, "cannot create %s (temporary file for %s): %s", tmp,
-                 path, strerror(errno));
-  created = 1;
-  errno = 0;
-  TSR_CHECK_GOTO(st, done, fwrite(header, 1, hlen, fp) == hlen, TSR_ERR_IO,
-                 "cannot write the header of %s: %s", path, strerror(errno ? errno : EIO));
-  errno = 0;
-  TSR_CHECK_GOTO(st, done, fwrite(data, 1, bytes, fp) == bytes, TSR_ERR_IO,
-                 "cannot write %zu bytes of data to %s: %s", bytes, path,
-                 strerror(errno ? errno : EIO));
-  TSR_CHECK_GOTO(st, done, fflush(fp) == 0, TSR_ERR_IO, "cannot write %s: %s", path,
-                 strerror(errno));
-  TSR_CHECK_GOTO(st, done, fsync(fileno(fp)) == 0, TSR_ERR_IO, "cannot sync %s: %s", path,
-                 strerror(errno));
-  {
-    int rc = fclose(fp);
-    fp = NULL;
-    TSR_CHECK_GOTO(st, done, rc == 0, TSR_ERR_IO, "cannot close %s: %s", path, strerror(errno));
+  void *data = malloc(bytes > 0 ? bytes : 1);
+  TSR_CHECK(data, TSR_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes to stage the data for %s",
+            bytes, path);
+  tsr_status st = tsr_array_read(a, data, bytes);
+  if (st == TSR_OK) {
+    if (tsr__host_big_endian()) tsr__byteswap(data, info.size, itemsize);
+    const void *parts[2] = {header, data};
+    size_t lens[2] = {hlen, bytes};
+    st = tsr__save_file(__func__, path, parts, lens, 2);
   }
-  TSR_CHECK_GOTO(st, done, rename(tmp, path) == 0, TSR_ERR_IO, "cannot rename %s to %s: %s", tmp,
-                 path, strerror(errno));
-  created = 0;
-  io_sync_parent(path);
-done:
-  if (fp) fclose(fp);
-  if (created) remove(tmp);
-  free(tmp);
   free(data);
   return st;
 }

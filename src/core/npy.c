@@ -27,13 +27,6 @@ static const char npy_fn[] = "tsr_npy_parse_header";
 
 #define NPY_FAIL(...) tsr__set_error(TSR_ERR_FORMAT, npy_fn, __VA_ARGS__)
 
-static int npy_host_is_big_endian(void) {
-  const uint16_t one = 1;
-  unsigned char first;
-  memcpy(&first, &one, 1);
-  return first == 0;
-}
-
 /* A printable excerpt of untrusted bytes for messages: at most `max` input bytes, non-ASCII
    and control bytes as \xNN, "..." when cut. */
 static const char *npy_excerpt(const char *p, const char *end, size_t max, char *buf, size_t cap) {
@@ -157,7 +150,7 @@ static tsr_status npy_descr(npy_parser *ps, tsr_npy_header *h) {
     h->dtype = t[1] == '4' ? TSR_F32 : TSR_F64;
   else
     h->dtype = t[1] == '4' ? TSR_I32 : TSR_I64;
-  h->big_endian = order == '>' || (order == '=' && npy_host_is_big_endian());
+  h->big_endian = order == '>' || (order == '=' && tsr__host_big_endian());
   return TSR_OK;
 }
 

@@ -60,19 +60,33 @@ void tsr__api_resume(const char *saved) {
   tsr__api_context = saved;
 }
 
-tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...) {
+static tsr_status set_error_v(tsr_status code, const char *fn, const char *fmt, va_list ap) {
   if (tsr__api_context != NULL) fn = tsr__api_context;
   /* Formatted into a copy first: the arguments may point into the current message (a
      backend's reason restated through tsr__last_error_detail). */
   char msg[sizeof tsr__last_error];
   int n = snprintf(msg, sizeof msg, "%s: ", fn ? fn : "tessera");
   if (n < 0 || (size_t)n >= sizeof msg) return code;
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-  va_end(ap);
   memcpy(tsr__last_error, msg, sizeof msg);
   tsr__last_error_prefix = (size_t)n;
+  return code;
+}
+
+tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  code = set_error_v(code, fn, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+tsr_status tsr_set_error(tsr_status code, const char *function, const char *fmt, ...) {
+  if (fmt == NULL) fmt = "";
+  va_list ap;
+  va_start(ap, fmt);
+  code = set_error_v(code, function, fmt, ap);
+  va_end(ap);
   return code;
 }
 

@@ -4,6 +4,7 @@
  * broadcasts of panel k+1 in flight (MPI_Ibcast, two buffers per operand) while panel k is
  * multiplied by tsr_gemm on the rank's device.
  */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -419,61 +420,144 @@ static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans
   return st;
 }
 
+/* NaN/Inf elements of a matrix, summed over all ranks. Collective (agrees). */
+static tsr_status dist_count_nonfinite(const char *fn, const tsr_dmatrix *mat, int64_t *count) {
+  void *host = NULL;
+  bool staged = false;
+  int64_t local = 0;
+  tsr_status st = tsr__dm_host_get(fn, mat, true, &host, &staged);
+  if (st == TSR_OK)
+    for (int64_t lj = 0; lj < mat->nloc; lj++)
+      for (int64_t li = 0; li < mat->mloc; li++) {
+        int64_t e = li + lj * mat->lld;
+        double v =
+            mat->dtype == TSR_F32 ? (double)((const float *)host)[e] : ((const double *)host)[e];
+        local += !isfinite(v);
+      }
+  if (host) tsr__dm_host_done(fn, mat, host, staged, false);
+  st = tsr__dist_agree(fn, mat->grid->comm, st);
+  if (st != TSR_OK) return st;
+  int rc = MPI_Allreduce(&local, count, 1, MPI_INT64_T, MPI_SUM, mat->grid->comm);
+  return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Allreduce");
+}
+
 tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha,
-                                const tsr_dmatrix *a, const tsr_dmatrix *b, const tsr_dmatrix *c,
-                                uint64_t seed, double *residual) {
+                                const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                                const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
+                                tsr_dist_verify_result *result) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dist_gemm_verify";
-  if (!a || !b || !c || !residual)
+  bool use_c0 = beta != 0.0;
+  if (!a || !b || !c || !result || (use_c0 && !c0))
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
-                          !a   ? "A"
-                          : !b ? "B"
-                          : !c ? "C"
-                               : "residual");
+                          !a        ? "A"
+                          : !b      ? "B"
+                          : !c      ? "C"
+                          : !result ? "result"
+                                    : "C0 (beta != 0)");
   tsr_status st = tsr__dist_gemm_check(fn, transa, transb, a, b, c);
+  if (st == TSR_OK && use_c0 &&
+      (c0->grid != c->grid || c0->dtype != c->dtype || c0->m != c->m || c0->n != c->n))
+    st = tsr__set_error(TSR_ERR_SHAPE, fn, "C0 (%lldx%lld %s) does not match C (%lldx%lld %s)",
+                        (long long)c0->m, (long long)c0->n, tsr_dtype_name(c0->dtype),
+                        (long long)c->m, (long long)c->n, tsr_dtype_name(c->dtype));
   int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
   double *x = NULL, *xa = NULL, *y = NULL, *z = NULL, *za = NULL, *w = NULL, *s = NULL;
+  double *ones = NULL, *t = NULL, *u = NULL, *ua = NULL;
   if (st == TSR_OK) {
-    x = malloc((size_t)(n + 1) * sizeof *x);
-    xa = malloc((size_t)(n + 1) * sizeof *xa);
-    y = malloc((size_t)(m + 1) * sizeof *y);
-    w = malloc((size_t)(m + 1) * sizeof *w);
-    s = malloc((size_t)(m + 1) * sizeof *s);
-    z = malloc((size_t)(k + 1) * sizeof *z);
-    za = malloc((size_t)(k + 1) * sizeof *za);
-    if (!x || !xa || !y || !w || !s || !z || !za)
-      st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "vectors of %lld elements",
-                          (long long)(m > n ? m : n));
+    size_t big = (size_t)((m > n ? m : n) > k ? (m > n ? m : n) : k) + 1;
+    x = malloc(big * sizeof *x);
+    xa = malloc(big * sizeof *xa);
+    ones = malloc(big * sizeof *ones);
+    y = malloc(big * sizeof *y);
+    w = malloc(big * sizeof *w);
+    s = malloc(big * sizeof *s);
+    t = malloc(big * sizeof *t);
+    z = malloc(big * sizeof *z);
+    za = malloc(big * sizeof *za);
+    u = malloc(big * sizeof *u);
+    ua = malloc(big * sizeof *ua);
+    if (!x || !xa || !ones || !y || !w || !s || !t || !z || !za || !u || !ua)
+      st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "vectors of %zu elements", big);
   }
   st = tsr__dist_agree(fn, c->grid->comm, st);
-  if (st == TSR_OK) {
+  memset(result, 0, sizeof *result);
+  double eps = c->dtype == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  result->tolerance = (double)(k + 3) * eps + 2.0 * (double)(k + n + 3) * (DBL_EPSILON / 2);
+  int64_t bad_in = 0, bad_b = 0, bad_c0 = 0;
+  if (st == TSR_OK) st = dist_count_nonfinite(fn, a, &bad_in);
+  if (st == TSR_OK) st = dist_count_nonfinite(fn, b, &bad_b);
+  if (st == TSR_OK && use_c0) st = dist_count_nonfinite(fn, c0, &bad_c0);
+  result->nonfinite_inputs = bad_in + bad_b + bad_c0;
+  if (st == TSR_OK && result->nonfinite_inputs > 0) {
+    result->verdict = TSR_VERIFY_UNVERIFIED;
+    result->rows_unverified = m;
+  } else if (st == TSR_OK) {
     for (int64_t j = 0; j < n; j++) {
       x[j] = tsr__philox_f64(seed, (uint64_t)j, TSR__PHILOX_UNIFORM, -1.0, 1.0);
       xa[j] = fabs(x[j]);
+      ones[j] = 1.0;
     }
+    for (int64_t i = 0; i < k; i++)
+      ones[i] = 1.0;
     st = dist_matvec(fn, c, false, x, NULL, y, NULL);
     if (st == TSR_OK) st = dist_matvec(fn, b, transb == TSR_TRANS, x, xa, z, za);
     if (st == TSR_OK) st = dist_matvec(fn, a, transa == TSR_TRANS, z, za, w, s);
+    /* The magnitude bound t = |alpha| |op(A)| (|op(B)| 1) (+ |beta| |C0| 1): where it reaches
+       the dtype's overflow threshold, Inf/NaN in C may be the correct IEEE result. */
+    if (st == TSR_OK) st = dist_matvec(fn, b, transb == TSR_TRANS, ones, ones, u, ua);
+    if (st == TSR_OK) st = dist_matvec(fn, a, transa == TSR_TRANS, ua, ua, u, t);
+    for (int64_t i = 0; st == TSR_OK && i < m; i++) {
+      w[i] *= alpha;
+      s[i] *= fabs(alpha);
+      t[i] *= fabs(alpha);
+    }
+    if (st == TSR_OK && use_c0) {
+      st = dist_matvec(fn, c0, false, x, xa, u, ua);
+      for (int64_t i = 0; st == TSR_OK && i < m; i++) {
+        w[i] += beta * u[i];
+        s[i] += fabs(beta) * ua[i];
+      }
+      if (st == TSR_OK) st = dist_matvec(fn, c0, false, ones, ones, u, ua);
+      for (int64_t i = 0; st == TSR_OK && i < m; i++)
+        t[i] += fabs(beta) * ua[i];
+    }
   }
-  if (st == TSR_OK) {
+  if (st == TSR_OK && result->nonfinite_inputs == 0) {
+    double big = (c->dtype == TSR_F32 ? (double)FLT_MAX : DBL_MAX) / (1.0 + result->tolerance);
     double worst = 0.0;
+    bool failed = false;
     for (int64_t i = 0; i < m; i++) {
-      double diff = fabs(y[i] - alpha * w[i]);
-      double scale = fabs(alpha) * s[i];
-      double r = scale > 0.0 ? diff / scale : diff;
-      if (isnan(r)) {
-        worst = r; /* a NaN in C must fail the check */
-        break;
+      if (!(t[i] < big)) { /* may overflow (t is Inf or NaN in float64 too): not checked */
+        result->rows_unverified++;
+        continue;
+      }
+      result->rows_checked++;
+      double diff = fabs(y[i] - w[i]);
+      double r = s[i] > 0.0 ? diff / s[i] : diff;
+      if (!isfinite(r)) { /* NaN/Inf in a row of C that cannot overflow: a wrong product */
+        failed = true;
+        worst = INFINITY;
+        continue;
       }
       if (r > worst) worst = r;
     }
-    *residual = worst;
+    result->residual = worst;
+    failed = failed || worst > result->tolerance;
+    result->verdict = failed                        ? TSR_VERIFY_FAILED
+                      : result->rows_unverified > 0 ? TSR_VERIFY_PARTIAL
+                                                    : TSR_VERIFY_PASSED;
   }
   free(x);
   free(xa);
+  free(ones);
   free(y);
   free(w);
   free(s);
+  free(t);
   free(z);
   free(za);
+  free(u);
+  free(ua);
   return st;
 }

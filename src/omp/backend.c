@@ -18,34 +18,10 @@ static const char *omp_unavailable_reason(void) {
   return "";
 }
 
-/* The "model name" of /proc/cpuinfo (Linux); false where there is none. */
-static bool read_cpu_model(char *name, size_t size) {
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (f == NULL) return false;
-  char line[512];
-  bool found = false;
-  while (!found && fgets(line, sizeof line, f) != NULL) {
-    if (strncmp(line, "model name", 10) != 0) continue;
-    const char *colon = strchr(line, ':');
-    if (colon == NULL) continue;
-    const char *v = colon + 1;
-    while (*v == ' ' || *v == '\t')
-      v++;
-    size_t len = strcspn(v, "\n");
-    if (len >= size) len = size - 1;
-    memcpy(name, v, len);
-    name[len] = '\0';
-    found = len > 0;
-  }
-  fclose(f);
-  return found;
-}
-
 static tsr_status omp_device_props(int index, tsr_device_props *props) {
   TSR_CHECK(index == 0, TSR_ERR_NO_DEVICE, "there is one CPU device (index 0), not %d", index);
   memset(props, 0, sizeof *props);
-  if (!read_cpu_model(props->name, sizeof props->name))
-    snprintf(props->name, sizeof props->name, "CPU");
+  snprintf(props->name, sizeof props->name, "%s", tsr__cpu_facts_get()->model_name);
   /* The ISA the GEMM micro-kernel uses: what the CPU is good for, in one word. */
   snprintf(props->arch, sizeof props->arch, "%s", tsr__omp_gemm_kernel_name(TSR_F32));
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)

@@ -1,15 +1,25 @@
 /*
- * CPU GEMM (BLIS layering: Goto & van de Geijn 2008; Van Zee & van de Geijn 2015).
+ * CPU GEMM internals (BLIS layering: Goto & van de Geijn 2008; Van Zee & van de Geijn 2015).
  *
- *   gemm.c          driver: the jc/pc/ic loops over NC, KC, MC blocks, OpenMP, vendor path
- *   gemm_pack.c     packing of op(A) into MR-row micro-panels and op(B) into NR-column ones
- *   gemm_kernels.c  the kernel registry (block sizes), CPU feature detection, selection
- *   gemm_ukr_*.c    MR x NR register micro-kernels, one file per ISA (own compile flags)
+ *   gemm_driver.c    entry, plan (blocks clipped to the problem, thread count), the jc/pc/ic
+ *                    loop nest, packing buffers
+ *   gemm_thread.c    the team's barrier and work counter, and the adaptive thread count
+ *   gemm_macro.c     macro-kernel (jr/ir loops over micro-panels, edge tiles), f32 and f64
+ *                    generated from one source (gemm_macro_impl.h)
+ *   gemm_pack.c      packing of op(A) into MR-row micro-panels and op(B) into NR-column ones
+ *   gemm_registry.c  kernel table, CPU microarchitecture registry (CPUID vendor, family,
+ *                    model -> kernel and cache blocks), configuration of a call
+ *   gemm_wisdom.c    tessera-tune's wisdom file (read, write, validate)
+ *   gemm_vendor.c    the vendor CBLAS path (dlopen)
+ *   gemm_ukr_*.c     MR x NR register micro-kernels, one file per ISA (own compile flags)
  *
- * Internal to the CPU backend (not exported).
+ * The interface that benchmarks, tessera-tune and tests use is gemm_tune.h (it includes this
+ * file). Internal to the CPU backend (not exported).
  */
 #ifndef TSR_OMP_GEMM_H
 #define TSR_OMP_GEMM_H
+
+#include <stdatomic.h>
 
 #include "core/internal.h"
 
@@ -23,23 +33,23 @@ extern "C" {
  * path TSR_GEMM_NATIVE: the packed BLIS-style implementation, OpenMP-parallel.
  * path TSR_GEMM_VENDOR: the vendor CBLAS found at configure time (TESSERA_WITH_VENDOR_BLAS),
  * loaded with dlopen so that a preloaded Tessera BLAS drop-in cannot intercept it.
+ * Error messages follow the one rule (core/internal.h): they carry the API context's name.
  * Returns TSR_OK; TSR_ERR_UNSUPPORTED (vendor path not built or the library cannot be
  * loaded, or a dtype other than f32/f64); TSR_ERR_OUT_OF_MEMORY (packing buffers).
  */
 tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args);
 
 /*
- * The instruction set of the micro-kernel the native path uses for dtype: "avx512", "avx2"
- * or "portable" (tsr_device_props.arch of the CPU, benchmarks). Static string; "none" for a
- * dtype other than f32/f64. The full descriptor with the register block ("avx512 14x32") is
- * tsr__gemm_kernel_get(dtype)->name.
+ * The instruction set of the micro-kernel the native path uses for dtype by default: "avx512",
+ * "avx2" or "portable" (tsr_device_props.arch of the CPU). Static string; "none" for a dtype
+ * other than f32/f64.
  */
 const char *tsr__omp_gemm_kernel_name(tsr_dtype dtype);
 
 /* Frees the calling thread's cached packing buffers (tsr_device_trim on the CPU). */
 void tsr__omp_gemm_trim(void);
 
-/* ---------------------------------------------------------------- internals ----------- */
+/* ---------------------------------------------------------------- micro-kernels -------- */
 
 /*
  * Micro-kernel contract (both precisions, `T` = float or double):
@@ -48,46 +58,53 @@ void tsr__omp_gemm_trim(void);
  * Bp: packed B micro-panel, k rows of NR contiguous elements (row p at bp + p*NR).
  * C_tile: element (i,j) at c[i*rs_c + j*cs_c]. beta == 0: C_tile is not read.
  * The panels are 64-byte aligned and zero-padded to full MR / NR; k may be 0.
- * The kernels compute full tiles only; the macro-kernel handles edges with a temporary tile.
+ * The kernels compute full tiles only; the macro-kernel handles edges with a temporary tile
+ * of at most TSR__GEMM_MAX_TILE elements.
  */
 typedef void (*tsr__gemm_ukr_f32)(int64_t k, float alpha, const float *ap, const float *bp,
                                   float beta, float *c, int64_t rs_c, int64_t cs_c);
 typedef void (*tsr__gemm_ukr_f64)(int64_t k, double alpha, const double *ap, const double *bp,
                                   double beta, double *c, int64_t rs_c, int64_t cs_c);
 
-/* A registered micro-kernel with its block sizes (BLIS "context"). */
+/* Packing routine: pack_a(mr, mc, kc, a, lda, trans, ap) / pack_b(nr, kc, nc, b, ldb, trans,
+   bp), layout in gemm_pack.c. */
+typedef void (*tsr__gemm_pack_f32)(int r, int64_t x, int64_t y, const float *src, int64_t ld,
+                                   bool trans, float *dst);
+typedef void (*tsr__gemm_pack_f64)(int r, int64_t x, int64_t y, const double *src, int64_t ld,
+                                   bool trans, double *dst);
+
+/* Largest MR*NR of any registered kernel (the macro-kernel's edge tile; test_gemm_kernels
+   checks tsr__gemm_max_tile() against it). */
+#define TSR__GEMM_MAX_TILE 512
+
+/* A registered micro-kernel (BLIS "ukernel" with its register block). */
 typedef struct tsr__gemm_kernel {
-  const char *name; /* "avx512 14x32" */
+  const char *name; /* "avx512-14x16": ISA and MR x NR, no spaces (wisdom files use it) */
   const char *isa;  /* "portable", "avx2", "avx512" */
   tsr_dtype dtype;
-  int mr, nr;         /* register block */
-  int mc_cap_mr;      /* measured upper bound on MC in units of MR (0: the model's MC) */
-  int64_t kc, mc, nc; /* cache blocks: kc for L1 (B micro-panel), mc for L2 (A), nc for L3 (B) */
+  int mr, nr;
   tsr__gemm_ukr_f32 ukr_f32; /* set for TSR_F32 */
   tsr__gemm_ukr_f64 ukr_f64; /* set for TSR_F64 */
+  /* Packing routines for this kernel's MR/NR (the portable ones, or ISA-specific ones that
+     fall back to them for what they do not cover); the pair of the kernel's dtype is set. */
+  tsr__gemm_pack_f32 pack_a_f32, pack_b_f32;
+  tsr__gemm_pack_f64 pack_a_f64, pack_b_f64;
 } tsr__gemm_kernel;
 
 /*
- * The kernel used for dtype: chosen once (the first call) from TSR_CPU_KERNEL
- * (portable | avx2 | avx512; unset or "auto": the best the CPU supports). Asking for an ISA
- * the CPU or the build lacks falls back to the best one available (no error: a portable
- * build must run everywhere); tsr__omp_gemm_kernel_name tells which one runs.
- * Block sizes are computed from the cache sizes (see gemm_kernels.c).
+ * What one call runs with: the kernel, the cache blocks (KC for L1: the B micro-panel; MC for
+ * L2: the packed A block; NC for L3: the packed B panel), and where they came from.
  */
-const tsr__gemm_kernel *tsr__gemm_kernel_get(tsr_dtype dtype);
+typedef struct tsr__gemm_config {
+  const tsr__gemm_kernel *ker;
+  int64_t kc, mc, nc;
+  int grain; /* thread partition: work units (row blocks x column chunks) per thread, 1..16 */
+  const char *source; /* "registry", "model", "wisdom", "TSR_CPU_GEMM_BLOCKS", "override" */
+} tsr__gemm_config;
 
-/* Re-reads TSR_CPU_KERNEL and re-selects (tests). Not thread-safe with concurrent gemms.
-   Returns true when the requested ISA is what got selected (false: fell back). */
-bool tsr__gemm_kernel_reselect(void);
-
-/* On (default): a call runs multi-threaded only when the measured fork/join overhead of
-   recent calls is small against the time it saves (gemm.c). Off: always use
-   omp_get_max_threads() above the fixed size threshold (tests, to exercise the threaded
-   paths deterministically). */
-void tsr__gemm_set_adaptive(bool on);
-
-/* Whether the CPU and this build support an ISA name ("portable", "avx2", "avx512"). */
-bool tsr__gemm_isa_available(const char *isa);
+/* The configuration for a call of dtype (TSR_F32/TSR_F64) on nt threads (gemm_registry.c).
+   Never fails for f32/f64 (the portable kernel always exists). */
+void tsr__gemm_config_get(tsr_dtype dtype, int nt, tsr__gemm_config *out);
 
 /* Packing (gemm_pack.c). Pack the mc x kc block of op(A) starting at (i0, p0) into MR-row
    micro-panels, zero-padded to a multiple of MR; and the kc x nc block of op(B) starting at
@@ -117,6 +134,16 @@ void tsr__gemm_ukr_avx512_f32(int64_t k, float alpha, const float *ap, const flo
                               float *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const double *bp,
                               double beta, double *c, int64_t rs_c, int64_t cs_c);
+/* AVX-512 packing (gemm_pack_avx512.c): the transposing cases for MR = 14 and NR = 16/32 in
+   registers, everything else through the portable routines. */
+void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
+                                 bool trans, float *ap);
+void tsr__gemm_pack_a_avx512_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda,
+                                 bool trans, double *ap);
+void tsr__gemm_pack_b_avx512_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
+                                 bool trans, float *bp);
+void tsr__gemm_pack_b_avx512_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
+                                 bool trans, double *bp);
 #endif
 
 /* Register blocks (compile-time: the kernels are written for them). */
@@ -129,6 +156,49 @@ void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const d
 #define TSR__GEMM_AVX512_MR 14
 #define TSR__GEMM_AVX512_NR_F32 32
 #define TSR__GEMM_AVX512_NR_F64 16
+
+/* ---------------------------------------------------------------- driver pieces -------- */
+
+/* Everything the threads share for one call (gemm_driver.c fills it). */
+typedef struct tsr__gemm_plan {
+  const tsr__gemm_args *g;
+  const tsr__gemm_kernel *ker;
+  int64_t kc, nc;  /* cache blocks, clipped to the problem */
+  int64_t mu;      /* rows of a work unit: a multiple of MR, at most the configuration's MC */
+  int64_t rblocks; /* ceil(m / mu) */
+  int nt;          /* threads asked for */
+  int grain;       /* work units per thread (tsr__gemm_config.grain) */
+  char *bbuf;      /* packed B panel: kc x round_up(nc, NR) */
+  char *abuf;      /* per-thread A blocks: round_up(mu, MR) x kc each */
+  size_t abytes;   /* bytes per thread A block (multiple of 4096) */
+} tsr__gemm_plan;
+
+/* Macro-kernel (gemm_macro.c): C[ic.., jc+q0*NR..] (mcb rows, B micro-panels q0..q1 of the
+   packed panel) = alpha * packed A block * packed B panel + beta * C. */
+void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, int64_t ic, int64_t jc,
+                     int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1, double beta);
+
+/* Team synchronization (gemm_thread.c): a centralized barrier and the shared unit counters,
+   spinning briefly and then yielding (see there). */
+typedef struct tsr__gemm_sync {
+  _Atomic int64_t next[2]; /* unit counters of alternate (jc, pc) steps */
+  atomic_int arrived;      /* threads at the current barrier */
+  atomic_int phase;        /* barrier generation */
+  int n;                   /* threads taking part */
+  _Atomic int64_t work_ns; /* sum over threads of time not spent waiting at barriers */
+} tsr__gemm_sync;
+void tsr__gemm_sync_init(tsr__gemm_sync *s, int n);
+void tsr__gemm_barrier(tsr__gemm_sync *s, int *phase);
+int64_t tsr__gemm_now_ns(void);
+
+/* The adaptive thread count (gemm_thread.c): whether a call of `flops` should use nt > 1
+   threads, and what the calls teach it. */
+bool tsr__gemm_worth_parallel(double flops, int nt);
+void tsr__gemm_learn_parallel(int64_t region_ns, int64_t work_ns, int nt, double flops);
+void tsr__gemm_learn_serial(int64_t ns, double flops);
+
+/* The vendor path (gemm_vendor.c). Returns TSR_ERR_UNSUPPORTED when not built/loadable. */
+tsr_status tsr__gemm_vendor(const tsr__gemm_args *g);
 
 #ifdef __cplusplus
 }

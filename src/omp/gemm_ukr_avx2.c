@@ -1,6 +1,6 @@
 /*
  * AVX2+FMA micro-kernels, compiled with -mavx2 -mfma (gemm.cmake) and called only after
- * run-time detection (gemm_kernels.c). x86-64 only.
+ * run-time detection (gemm_registry.c). x86-64 only.
  *
  * Register block 6 x (2 vectors): 6x16 for f32, 6x8 for f64 (the classic Haswell shape).
  * Per k step 2 aligned vector loads of B and 6 broadcasts of A feed 12 FMAs. Measured on
@@ -65,7 +65,8 @@
 void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const double *bp,
                             double beta, double *c, int64_t rs_c, int64_t cs_c) {
   _Alignas(32) double t[6 * 8];
-  if (beta != 0 && cs_c == 1)
+  /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
+  if (cs_c == 1)
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 7), _MM_HINT_T0);
@@ -114,7 +115,8 @@ void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const dou
 void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
                             float *c, int64_t rs_c, int64_t cs_c) {
   _Alignas(32) float t[6 * 16];
-  if (beta != 0 && cs_c == 1)
+  /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
+  if (cs_c == 1)
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 15), _MM_HINT_T0);

@@ -1,6 +1,6 @@
 /*
  * AVX-512F micro-kernels, compiled with -mavx512f -mfma (gemm.cmake) and called only after
- * run-time detection (gemm_kernels.c). x86-64 only.
+ * run-time detection (gemm_registry.c). x86-64 only.
  *
  * Register block 14 x (2 vectors): 14x32 for f32, 14x16 for f64 (the row-major analogue of
  * BLIS's Skylake-X 16x14 / 32x12 shapes). Per k step: 2 aligned vector loads of B and 14
@@ -91,10 +91,13 @@
 void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const double *bp,
                               double beta, double *c, int64_t rs_c, int64_t cs_c) {
   _Alignas(64) double t[14 * 16];
-  if (beta != 0 && cs_c == 1)
+  /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores
+     after the k loop would otherwise wait for each line's read-for-ownership from memory
+     (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 -> 94). */
+  if (cs_c == 1)
     for (int i = 0; i < 14; ++i) {
-      _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
-      _mm_prefetch((const char *)(c + i * rs_c + 15), _MM_HINT_T0);
+      __builtin_prefetch(c + i * rs_c, 1, 3);
+      __builtin_prefetch(c + i * rs_c + 15, 1, 3);
     }
   __asm__ volatile(TSR__ZERO28 "test %[k], %[k]\n\t"
                                "jz 2f\n\t"
@@ -140,10 +143,13 @@ void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const d
 void tsr__gemm_ukr_avx512_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
                               float *c, int64_t rs_c, int64_t cs_c) {
   _Alignas(64) float t[14 * 32];
-  if (beta != 0 && cs_c == 1)
+  /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores
+     after the k loop would otherwise wait for each line's read-for-ownership from memory
+     (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 -> 94). */
+  if (cs_c == 1)
     for (int i = 0; i < 14; ++i) {
-      _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
-      _mm_prefetch((const char *)(c + i * rs_c + 31), _MM_HINT_T0);
+      __builtin_prefetch(c + i * rs_c, 1, 3);
+      __builtin_prefetch(c + i * rs_c + 31, 1, 3);
     }
   __asm__ volatile(TSR__ZERO28 "test %[k], %[k]\n\t"
                                "jz 2f\n\t"

@@ -73,19 +73,9 @@ void tsr__omp_loop_offsets(const tsr__omp_loop *lp, int64_t flat, int64_t off[])
 #define TSR__OMP_TILE_BYTES 2048
 
 #if TSR__OMP_STREAM
-/* Last-level cache size in bytes (32 MiB where the C library cannot tell). */
+/* Last-level cache size in bytes (cpuinfo.c: the one reading of the cache geometry). */
 static int64_t llc_bytes(void) {
-  static _Atomic int64_t cached = 0;
-  int64_t v = atomic_load_explicit(&cached, memory_order_relaxed);
-  if (v == 0) {
-    long l3 = -1;
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-    l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-    v = l3 > 0 ? (int64_t)l3 : (int64_t)32 << 20;
-    atomic_store_explicit(&cached, v, memory_order_relaxed);
-  }
-  return v;
+  return tsr__cpu_facts_get()->cache[2].size;
 }
 
 /* dst 16-byte aligned, src 64-byte aligned. */

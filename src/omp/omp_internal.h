@@ -42,6 +42,24 @@
 /* Threads OpenMP would use for a parallel region here (1 without OpenMP). */
 int tsr__omp_threads(void);
 
+/* ---------------------------------------------------------------- host CPU facts ------ */
+
+/* One cache level: bytes, associativity, line bytes. */
+typedef struct tsr__cpu_cache {
+  int64_t size, ways, line;
+} tsr__cpu_cache;
+
+/* What the CPU backend knows about the host CPU (cpuinfo.c, the one place that reads it). */
+typedef struct tsr__cpu_facts {
+  char model_name[128];    /* /proc/cpuinfo "model name", else "CPU" */
+  char vendor[13];         /* CPUID vendor ("GenuineIntel", "AuthenticAMD"), else "unknown" */
+  int family, model;       /* CPUID displayed family and model (0 where there is no CPUID) */
+  tsr__cpu_cache cache[3]; /* L1 data, L2, L3 (sysconf, /sys, else defaults) */
+} tsr__cpu_facts;
+
+/* The host CPU's facts, read on first use (thread-safe); never NULL. */
+const tsr__cpu_facts *tsr__cpu_facts_get(void);
+
 /* ---------------------------------------------------------------- strided loops ------- */
 
 /* Most operands of one loop: out, a, b. */

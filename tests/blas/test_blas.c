@@ -487,8 +487,9 @@ static int gpu_count(void) {
 static void test_route(void **state) {
   (void)state;
   tsr_device d;
-  assert_int_equal(tsr_blas_route(10, 10, 10, NULL), TSR_ERR_NULL_POINTER);
-  assert_int_equal(tsr_blas_route(-1, 10, 10, &d), TSR_ERR_INVALID_ARGUMENT);
+  TSR_ASSERT_STATUS(tsr_blas_route(10, 10, 10, NULL), TSR_ERR_NULL_POINTER, "device is NULL");
+  TSR_ASSERT_STATUS(tsr_blas_route(-1, 10, 10, &d), TSR_ERR_INVALID_ARGUMENT, "m = -1");
+  TSR_ASSERT_STATUS(tsr_blas_get_stats(NULL), TSR_ERR_NULL_POINTER, "stats is NULL");
   int gpus = gpu_count();
 
   /* Small problems stay on the CPU with the default threshold. */

@@ -1,0 +1,101 @@
+/*
+ * tessera-gemm internals: the options, the job's state, and the steps that run() chains
+ * (tessera_gemm.c). Files: gemm_options.c (table-driven parser, usage), gemm_guard.c (paths,
+ * temporary-file cleanup on signals, memory check), gemm_report.c (text and JSON reports).
+ */
+#ifndef TESSERA_GEMM_CLI_H
+#define TESSERA_GEMM_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera.h"
+
+/* Exit codes (documented in usage() and README.md). */
+enum {
+  EXIT_OK = 0,
+  EXIT_RUNTIME = 1,   /* unreadable input, unwritable output, disk full, out of memory, ... */
+  EXIT_USAGE = 2,     /* bad option, grid, command lines that differ between ranks */
+  EXIT_VERIFY = 3,    /* the product is wrong: nothing written */
+  EXIT_UNVERIFIED = 4 /* written, but not (fully) verified: NaN/Inf in the inputs, or rows of
+                         the product that may overflow the dtype */
+};
+
+/* Default problem when no input is given: documented in usage(). */
+#define DEFAULT_SIZE 2048
+#define DEFAULT_BLOCK 256
+#define DEFAULT_SEED 42
+/* The gathered serial float64 comparison runs when m * n * k is at most this. */
+#define SERIAL_CHECK_LIMIT (INT64_C(1) << 27)
+
+typedef struct options {
+  const char *a_path, *b_path, *c_path, *out_path, *json_path;
+  int64_t m, n, k;
+  int have_m, have_n, have_k;
+  int64_t seed;
+  int dtype_index; /* 0 f64, 1 f32 */
+  int dtype_given;
+  int transa, transb;
+  int p, q;
+  int64_t block;
+  const char *device;
+  int64_t repeat, warmup;
+  int verify;
+  int progress;
+  int help;
+  double alpha, beta;
+  int64_t max_memory; /* 0: MemAvailable / ranks on the node */
+} options;
+
+extern int g_rank, g_size;
+
+/* Prints from rank 0 only. */
+void say(FILE *f, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void usage(FILE *f);
+
+/* Parses argv into o; on a usage error writes the message and returns 0. */
+int parse_options(int argc, char **argv, options *o, char *msg, size_t cap);
+
+/* Every rank passes its exit code (0 when fine) and message; all return the largest code,
+   rank 0 prints the message of the lowest rank that failed with it. Collective. */
+int agree(int code, const char *msg);
+
+/* Input and output paths, checked on every rank (and agreed) before any work. */
+int check_paths(const options *o, char *msg, size_t cap);
+
+/* Arms removal of the temporary file of `out_path` (written with rank 0's pid `pid0`) on
+   SIGINT, SIGTERM and SIGHUP; the signal is then re-raised with its default action. */
+void guard_temp_file(const char *out_path, long pid0);
+
+/* Bytes available to this rank: MemAvailable of /proc/meminfo over the ranks on the node
+   (0 when unknown). */
+int64_t memory_available(int ranks_on_node);
+
+/* Measured and estimated figures of a run, for the reports. */
+typedef struct results {
+  double t_read, t_compute, t_comm, t_local, t_write, gflops;
+  tsr_dist_verify_result check;
+  double serial_err, serial_tol;
+  int64_t serial_skipped;
+  int serial_done, verified, passed, written;
+  uint64_t bytes_sent, bytes_received;
+  int64_t *peak_rss;   /* per rank, bytes (rank 0) */
+  int64_t *mem_needed; /* per rank, bytes (rank 0) */
+} results;
+
+typedef struct job_info {
+  tsr_dtype dtype;
+  int64_t m, n, k;
+  int nprow, npcol;
+  const char *devices; /* g_size entries of 64 chars (rank 0), or NULL */
+} job_info;
+
+void print_results(const options *o, tsr_dtype dtype, const results *r);
+/* Writes the JSON report on rank 0 (atomically); returns 0 or EXIT_RUNTIME (agreed). */
+int write_json(const options *o, const job_info *ji, const results *r, int code);
+
+#endif /* TESSERA_GEMM_CLI_H */

@@ -1,0 +1,408 @@
+/*
+ * tessera-tune: measures the CPU GEMM's candidate configurations on this machine and writes
+ * the best ones as wisdom (FFTW's idea and word), which the library reads on its first GEMM.
+ *
+ *   tessera-tune [--seconds S] [--threads 1,2] [--dtypes s,d] [--out FILE]
+ *   tessera-tune --show
+ *
+ * For each dtype (f32, f64) and thread count (default: 1 and omp_get_max_threads()), it
+ * searches, one coordinate at a time from the registry's default: the micro-kernels this CPU
+ * can run, then KC, then MC, then NC, then the thread partition (work units per thread), scoring
+ * each candidate by the geometric mean GFLOP/s of three problems (512^3, 1536^3 and 2048 x 2048 x
+ * 128, row-major, best of three runs each; one thread in process CPU time, several in wall time).
+ * The winner is then timed against the default, interleaved, and kept only when its median is
+ * faster. The whole search stays within --seconds (default 50, at most 60); progress goes to
+ * stderr.
+ *
+ * The wisdom file is $TSR_WISDOM, else $XDG_CACHE_HOME/tessera/wisdom, else
+ * ~/.cache/tessera/wisdom (--out overrides); entries for other thread counts already in a
+ * valid file for this CPU are kept. --show prints the CPU, the file, whether the library
+ * uses it (or why it ignores it) and the configuration every (dtype, threads) runs with.
+ * Exit status: 0 on success, 1 on a failure (message on stderr), 2 on bad usage.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <omp.h>
+
+#include "omp/gemm_tune.h"
+#include "omp/omp_internal.h"
+#include "tessera.h"
+
+typedef struct problem {
+  int64_t m, n, k;
+} problem;
+
+static const problem problems[] = {{512, 512, 512}, {1536, 1536, 1536}, {2048, 2048, 128}};
+enum { NPROB = sizeof problems / sizeof problems[0] };
+
+static double clock_s(clockid_t id) {
+  struct timespec ts;
+  clock_gettime(id, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double now_s(void) {
+  return clock_s(CLOCK_MONOTONIC);
+}
+
+typedef struct tuner {
+  tsr_dtype dtype;
+  int nt;
+  void *a, *b, *c;
+  double deadline; /* now_s() value at which to stop searching */
+  double end;      /* ... and at which to stop confirming (the end of this share) */
+  int evals;
+} tuner;
+
+/* Seconds of one run of problem p under the installed override, or -1. One thread is timed
+   in process CPU time, which other processes' preemptions do not inflate (a shared machine);
+   several threads in wall time (their waits for each other are part of the cost). */
+static double run_problem(const tuner *t, const problem *p) {
+  tsr__gemm_args g = {.dtype = t->dtype,
+                      .m = p->m,
+                      .n = p->n,
+                      .k = p->k,
+                      .alpha = 1.0,
+                      .beta = 0.0,
+                      .a = t->a,
+                      .lda = p->k,
+                      .b = t->b,
+                      .ldb = p->n,
+                      .c = t->c,
+                      .ldc = p->n,
+                      .path = TSR_GEMM_NATIVE};
+  const clockid_t id = t->nt == 1 ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
+  const double t0 = clock_s(id);
+  if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
+  return clock_s(id) - t0;
+}
+
+/* Score of cfg: geometric mean GFLOP/s over the problems, best of `reps` runs each. */
+static double score(tuner *t, const tsr__gemm_config *cfg, int reps) {
+  tsr__gemm_config_override(t->dtype, cfg);
+  double logsum = 0;
+  for (int i = 0; i < NPROB; ++i) {
+    double best = INFINITY;
+    for (int r = 0; r < reps; ++r) {
+      const double s = run_problem(t, &problems[i]);
+      if (s < 0) return -1;
+      if (s < best) best = s;
+    }
+    const double flop = 2.0 * (double)problems[i].m * (double)problems[i].n * (double)problems[i].k;
+    logsum += log(flop / best * 1e-9);
+  }
+  t->evals++;
+  return exp(logsum / NPROB);
+}
+
+static void describe(char *buf, size_t size, const tsr__gemm_config *c) {
+  snprintf(buf, size, "%s KC=%lld MC=%lld NC=%lld grain=%d", c->ker->name, (long long)c->kc,
+           (long long)c->mc, (long long)c->nc, c->grain);
+}
+
+/* Tries cand; keeps it in *best when it scores higher. False once the time is up. */
+static bool try_candidate(tuner *t, tsr__gemm_config *best, double *best_score,
+                          tsr__gemm_config cand) {
+  if (now_s() > t->deadline) return false;
+  cand.mc = cand.mc / cand.ker->mr * cand.ker->mr;
+  if (cand.mc < cand.ker->mr) cand.mc = cand.ker->mr;
+  cand.nc = cand.nc / cand.ker->nr * cand.ker->nr;
+  if (cand.nc < cand.ker->nr) cand.nc = cand.ker->nr;
+  const double s = score(t, &cand, 3);
+  char d[160];
+  describe(d, sizeof d, &cand);
+  fprintf(stderr, "tessera-tune:   %-52s %8.1f GFLOP/s%s\n", d, s, s > *best_score ? "  *" : "");
+  if (s > *best_score) {
+    *best_score = s;
+    *best = cand;
+  }
+  return true;
+}
+
+/* The coordinate search for one (dtype, threads); returns the configuration to keep. */
+static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
+  tsr__gemm_config base;
+  tsr__gemm_config_override(t->dtype, NULL);
+  tsr__gemm_wisdom_enable(false);
+  tsr__gemm_config_get(t->dtype, t->nt, &base);
+  base.source = "registry";
+  tsr__gemm_config best = base;
+  double best_score = score(t, &base, 3);
+  if (best_score < 0) return TSR_ERR_INTERNAL;
+  char d[160];
+  describe(d, sizeof d, &base);
+  fprintf(stderr, "tessera-tune: %s on %d thread(s), default %s: %.1f GFLOP/s\n",
+          t->dtype == TSR_F32 ? "f32" : "f64", t->nt, d, best_score);
+  /* 1. Kernels (the portable one only when nothing else runs). */
+  const tsr__gemm_kernel *ks[8];
+  const int nk = tsr__gemm_kernel_list(t->dtype, ks, 8);
+  for (int i = 0; i < nk; ++i) {
+    if (ks[i] == base.ker || (strcmp(ks[i]->isa, "portable") == 0 && nk > 1)) continue;
+    tsr__gemm_config c = base;
+    c.ker = ks[i];
+    c.mc = base.mc / base.ker->mr * ks[i]->mr;
+    if (!try_candidate(t, &best, &best_score, c)) break;
+  }
+  /* 2. KC, 3. MC (in micro-panels), 4. NC, 5. grain. */
+  static const int64_t kcs[] = {192, 256, 384, 512, 768, 1024};
+  const tsr__gemm_config after_kernel = best;
+  for (size_t i = 0; i < sizeof kcs / sizeof kcs[0]; ++i) {
+    if (kcs[i] == after_kernel.kc) continue;
+    tsr__gemm_config c = after_kernel;
+    c.kc = kcs[i];
+    if (!try_candidate(t, &best, &best_score, c)) break;
+  }
+  static const int mcs[] = {4, 8, 12, 16, 24, 32};
+  const tsr__gemm_config after_kc = best;
+  for (size_t i = 0; i < sizeof mcs / sizeof mcs[0]; ++i) {
+    tsr__gemm_config c = after_kc;
+    c.mc = (int64_t)mcs[i] * c.ker->mr;
+    if (c.mc == after_kc.mc) continue;
+    if (!try_candidate(t, &best, &best_score, c)) break;
+  }
+  static const int64_t ncs[] = {1024, 2048, 4096};
+  const tsr__gemm_config after_mc = best;
+  for (size_t i = 0; i < sizeof ncs / sizeof ncs[0]; ++i) {
+    tsr__gemm_config c = after_mc;
+    c.nc = ncs[i] / c.ker->nr * c.ker->nr;
+    if (c.nc == after_mc.nc) continue;
+    if (!try_candidate(t, &best, &best_score, c)) break;
+  }
+  if (t->nt > 1) {
+    static const int grains[] = {1, 2, 4, 8};
+    const tsr__gemm_config after_nc = best;
+    for (size_t i = 0; i < sizeof grains / sizeof grains[0]; ++i) {
+      if (grains[i] == after_nc.grain) continue;
+      tsr__gemm_config c = after_nc;
+      c.grain = grains[i];
+      if (!try_candidate(t, &best, &best_score, c)) break;
+    }
+  }
+  /* Confirm: the winner against the default, interleaved, medians of up to 5 pairs (scores
+     are best-of runs and a noisy machine flatters some candidates), within this share of the
+     time; without at least one pair the default stays. */
+  *improved = false;
+  if (memcmp(&best, &base, sizeof best) != 0) {
+    double sb[5], sw[5];
+    int pairs = 0;
+    while (pairs < 5 && now_s() < t->end) {
+      sb[pairs] = score(t, &base, 1);
+      sw[pairs] = score(t, &best, 1);
+      ++pairs;
+    }
+    for (int i = 0; i < pairs; ++i) /* sort both (insertion) */
+      for (int j = i + 1; j < pairs; ++j) {
+        if (sb[j] < sb[i]) {
+          double x = sb[i];
+          sb[i] = sb[j];
+          sb[j] = x;
+        }
+        if (sw[j] < sw[i]) {
+          double x = sw[i];
+          sw[i] = sw[j];
+          sw[j] = x;
+        }
+      }
+    describe(d, sizeof d, &best);
+    if (pairs > 0) {
+      fprintf(stderr, "tessera-tune: confirm %s: %.1f vs default %.1f GFLOP/s (medians of %d)\n", d,
+              sw[pairs / 2], sb[pairs / 2], pairs);
+      /* A 3% margin: on a shared machine a noise-driven "win" must not replace the
+         registry's measured default (seen: MC = 2 micro-panels "winning" by 1%). */
+      *improved = sw[pairs / 2] > 1.03 * sb[pairs / 2];
+    } else {
+      fprintf(stderr, "tessera-tune: no time left to confirm %s: the default stays\n", d);
+    }
+  }
+  *out = *improved ? best : base;
+  tsr__gemm_config_override(t->dtype, NULL);
+  return TSR_OK;
+}
+
+static void show_config(tsr_dtype dt, int nt) {
+  tsr__gemm_config c;
+  tsr__gemm_config_get(dt, nt, &c);
+  char d[160];
+  describe(d, sizeof d, &c);
+  printf("  %s, %d thread(s): %s (%s)\n", dt == TSR_F32 ? "f32" : "f64", nt, d, c.source);
+}
+
+static int show(void) {
+  char path[4096], state[700];
+  const tsr__cpu_facts *f = tsr__cpu_facts_get();
+  printf("CPU: %s (%s family 0x%X model 0x%X; registry entry: %s)\n", f->model_name, f->vendor,
+         (unsigned)f->family, (unsigned)f->model, tsr__gemm_uarch_name());
+  printf("caches: L1d %lld KiB %lld-way, L2 %lld KiB %lld-way, L3 %lld KiB\n",
+         (long long)f->cache[0].size / 1024, (long long)f->cache[0].ways,
+         (long long)f->cache[1].size / 1024, (long long)f->cache[1].ways,
+         (long long)f->cache[2].size / 1024);
+  if (tsr__gemm_wisdom_path(path, sizeof path) == TSR_OK)
+    printf("wisdom file: %s\n", path);
+  else
+    printf("wisdom file: none (%s)\n", tsr_last_error());
+  tsr__gemm_wisdom_status(state, sizeof state);
+  printf("wisdom: %s\n", state);
+  const int maxt = omp_get_max_threads();
+  printf("configuration of a GEMM call:\n");
+  for (int d = 0; d < 2; ++d)
+    for (int nt = 1; nt <= maxt; nt = nt == maxt ? maxt + 1 : (nt * 2 > maxt ? maxt : nt * 2))
+      show_config(d == 0 ? TSR_F32 : TSR_F64, nt);
+  return 0;
+}
+
+static int usage(const char *argv0) {
+  fprintf(stderr,
+          "usage: %s [--seconds S (<= 60)] [--threads 1,2] [--dtypes s,d] [--out FILE]\n"
+          "       %s --show\n",
+          argv0, argv0);
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  double seconds = 50;
+  int threads[8], nthreads = 0, dt_s = 1, dt_d = 1;
+  const char *out = NULL;
+  for (int i = 1; i < argc; ++i) {
+    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(o, "--show") == 0) return show();
+    if (strcmp(o, "--seconds") == 0 && v) {
+      char *end = NULL;
+      seconds = strtod(v, &end);
+      if (end == v || *end || !(seconds > 0) || seconds > 60) return usage(argv[0]);
+      ++i;
+    } else if (strcmp(o, "--threads") == 0 && v) {
+      for (const char *s = v; *s && nthreads < 8;) {
+        char *end = NULL;
+        const long x = strtol(s, &end, 10);
+        if (end == s || x < 1 || x > 1024) return usage(argv[0]);
+        threads[nthreads++] = (int)x;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return usage(argv[0]);
+      }
+      ++i;
+    } else if (strcmp(o, "--dtypes") == 0 && v) {
+      dt_s = strchr(v, 's') != NULL;
+      dt_d = strchr(v, 'd') != NULL;
+      ++i;
+    } else if (strcmp(o, "--out") == 0 && v) {
+      out = v;
+      ++i;
+    } else {
+      return usage(argv[0]);
+    }
+  }
+  if (nthreads == 0) {
+    threads[nthreads++] = 1;
+    if (omp_get_max_threads() > 1) threads[nthreads++] = omp_get_max_threads();
+  }
+  char path[4096];
+  if (out) {
+    if (snprintf(path, sizeof path, "%s", out) >= (int)sizeof path) return usage(argv[0]);
+  } else if (tsr__gemm_wisdom_path(path, sizeof path) != TSR_OK) {
+    fprintf(stderr, "tessera-tune: %s\n", tsr_last_error());
+    return 1;
+  }
+  const tsr__cpu_facts *facts = tsr__cpu_facts_get();
+  fprintf(stderr, "tessera-tune: %s (registry: %s), up to %.0f s, writing %s\n", facts->model_name,
+          tsr__gemm_uarch_name(), seconds, path);
+
+  /* Operands for the largest problem, random in [-1, 1]. */
+  size_t na = 0, nb = 0, nc = 0;
+  for (int i = 0; i < NPROB; ++i) {
+    const size_t a = (size_t)(problems[i].m * problems[i].k),
+                 b = (size_t)(problems[i].k * problems[i].n),
+                 c = (size_t)(problems[i].m * problems[i].n);
+    na = a > na ? a : na;
+    nb = b > nb ? b : nb;
+    nc = c > nc ? c : nc;
+  }
+  double *a = malloc(na * 8), *b = malloc(nb * 8), *c = malloc(nc * 8);
+  if (!a || !b || !c) {
+    fprintf(stderr, "tessera-tune: out of memory\n");
+    free(a);
+    free(b);
+    free(c);
+    return 1;
+  }
+  tsr__gemm_wisdom w;
+  memset(&w, 0, sizeof w);
+  /* Keep a valid file's entries for (dtype, threads) pairs not tuned now. */
+  tsr__gemm_wisdom old;
+  if (tsr__gemm_wisdom_read("tessera-tune", path, &old) == TSR_OK) {
+    for (int i = 0; i < old.n; ++i) {
+      bool retuned = false;
+      for (int t = 0; t < nthreads; ++t)
+        retuned = retuned ||
+                  (old.e[i].threads == threads[t] &&
+                   ((old.e[i].dtype == TSR_F32 && dt_s) || (old.e[i].dtype == TSR_F64 && dt_d)));
+      if (!retuned) w.e[w.n++] = old.e[i];
+    }
+  }
+  snprintf(w.cpu, sizeof w.cpu, "%s", facts->model_name);
+  tsr__gemm_set_adaptive(false); /* measure the thread count asked for */
+  const double start = now_s();
+  const int ncombo = (dt_s + dt_d) * nthreads;
+  int combo = 0, rc = 0;
+  for (int d = 0; d < 2 && rc == 0; ++d) {
+    const tsr_dtype dt = d == 0 ? TSR_F32 : TSR_F64;
+    if ((dt == TSR_F32 && !dt_s) || (dt == TSR_F64 && !dt_d)) continue;
+    unsigned long long s = 2024;
+    for (size_t i = 0; i < na + nb; ++i) {
+      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+      const double v = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+      if (dt == TSR_F32)
+        ((float *)(i < na ? (void *)a : (void *)b))[i < na ? i : i - na] = (float)v;
+      else
+        (i < na ? a : b)[i < na ? i : i - na] = v;
+    }
+    for (int ti = 0; ti < nthreads && rc == 0; ++ti, ++combo) {
+      omp_set_num_threads(threads[ti]);
+      /* An equal share of what is left (the confirmation runs inside it too). */
+      const double left = seconds - (now_s() - start);
+      tuner t = {.dtype = dt, .nt = threads[ti], .a = a, .b = b, .c = c};
+      const double share = left > 0 ? left / (ncombo - combo) : 0;
+      t.deadline = now_s() + 0.6 * share;
+      t.end = now_s() + share;
+      tsr__gemm_config best;
+      bool improved = false;
+      if (tune_one(&t, &best, &improved) != TSR_OK) {
+        fprintf(stderr, "tessera-tune: a GEMM failed: %s\n", tsr_last_error());
+        rc = 1;
+        break;
+      }
+      if (w.n >= TSR__GEMM_WISDOM_MAX) {
+        fprintf(stderr, "tessera-tune: more than %d entries\n", TSR__GEMM_WISDOM_MAX);
+        rc = 1;
+        break;
+      }
+      tsr__gemm_wisdom_entry *e = &w.e[w.n++];
+      *e = (tsr__gemm_wisdom_entry){.dtype = dt,
+                                    .threads = threads[ti],
+                                    .kc = best.kc,
+                                    .mc = best.mc,
+                                    .nc = best.nc,
+                                    .grain = best.grain};
+      snprintf(e->kernel, sizeof e->kernel, "%s", best.ker->name);
+      char desc[160];
+      describe(desc, sizeof desc, &best);
+      printf("%s %d thread(s): %s%s (%d candidates, %.1f s so far)\n",
+             dt == TSR_F32 ? "f32" : "f64", threads[ti], desc,
+             improved ? "" : " (the default: nothing measured faster)", t.evals, now_s() - start);
+      fflush(stdout);
+    }
+  }
+  free(a);
+  free(b);
+  free(c);
+  if (rc) return rc;
+  if (tsr__gemm_wisdom_write("tessera-tune", path, &w) != TSR_OK) {
+    fprintf(stderr, "tessera-tune: %s\n", tsr_last_error());
+    return 1;
+  }
+  printf("wrote %s (%d entries) in %.1f s\n", path, w.n, now_s() - start);
+  return 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * The macro-kernel body, one source for both precisions: gemm_macro.c includes it once per
+ * dtype with
+ *   TSR__MACRO_T     the element type (float, double)
+ *   TSR__MACRO_UKR   the kernel's micro-kernel field (ukr_f32, ukr_f64)
+ *   TSR__MACRO_NAME  the function to define (tsr__gemm_macro_f32, tsr__gemm_macro_f64)
+ * (no include guard: included twice on purpose).
+ *
+ * jr over the NR micro-panels of B [q0, q1), ir over the MR micro-panels of the packed A
+ * block. Full tiles go straight to C; edge tiles go through a temporary MR x NR tile (at most
+ * TSR__GEMM_MAX_TILE elements, whatever the kernel) so the micro-kernel always writes whole
+ * tiles, and only the mb x nb corner is copied out (beta == 0 never reads C).
+ */
+static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, int64_t ic, int64_t jc,
+                            int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1,
+                            double beta_d) {
+  typedef TSR__MACRO_T T;
+  const tsr__gemm_args *g = pl->g;
+  const tsr__gemm_kernel *ker = pl->ker;
+  const int mr = ker->mr, nr = ker->nr;
+  const int64_t ldc = g->ldc, mpan = (mcb + mr - 1) / mr;
+  _Alignas(64) T t[TSR__GEMM_MAX_TILE];
+  const T alpha = (T)g->alpha, beta = (T)beta_d;
+  const T *ap = (const T *)(const void *)abuf, *bp = (const T *)(const void *)pl->bbuf;
+  for (int64_t q = q0; q < q1; ++q) {
+    const int64_t j = q * nr, nb = ncb - j < nr ? ncb - j : nr;
+    const T *bq = bp + j * kcb;
+    for (int64_t r = 0; r < mpan; ++r) {
+      const int64_t i = r * mr, mb = mcb - i < mr ? mcb - i : mr;
+      T *c = (T *)g->c + (ic + i) * ldc + jc + j;
+      if (mb == mr && nb == nr) {
+        ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, beta, c, ldc, 1);
+      } else {
+        ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, (T)0, t, nr, 1);
+        for (int64_t ii = 0; ii < mb; ++ii)
+          for (int64_t jj = 0; jj < nb; ++jj)
+            c[ii * ldc + jj] =
+                beta == 0 ? t[ii * nr + jj] : t[ii * nr + jj] + beta * c[ii * ldc + jj];
+      }
+    }
+  }
+}

@@ -1,0 +1,132 @@
+/*
+ * The CPU GEMM's tuning interface: what benchmarks (bench/bench_gemm.c), tessera-tune
+ * (src/cli/tessera_tune.c) and the GEMM tests use to see and steer the kernel registry and the
+ * wisdom file. Internal (tsr__ names, not exported from the shared library): programs that
+ * include it link the static library, tessera_static.
+ *
+ * Including this header is enough: it brings tsr__gemm_args and tsr__omp_gemm (the CPU
+ * backend's GEMM entry, core/internal.h and omp/gemm.h) with it.
+ */
+#ifndef TSR_OMP_GEMM_TUNE_H
+#define TSR_OMP_GEMM_TUNE_H
+
+#include "omp/gemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- registry ------------ */
+
+/* Whether the CPU and this build support an ISA name ("portable", "avx2", "avx512"). */
+bool tsr__gemm_isa_available(const char *isa);
+
+/* The registered kernel called `name` ("avx512-14x16") for dtype, or NULL. */
+const tsr__gemm_kernel *tsr__gemm_kernel_find(const char *name, tsr_dtype dtype);
+
+/* The kernels for dtype that this CPU can run, best first; writes at most max, returns the
+   count (at least 1: the portable kernel). */
+int tsr__gemm_kernel_list(tsr_dtype dtype, const tsr__gemm_kernel **out, int max);
+
+/* The registry's name for this CPU's microarchitecture ("zen5", "spr", ...; "unknown"). */
+const char *tsr__gemm_uarch_name(void);
+
+/* The configuration without wisdom or overrides: the registry's (or the model's) kernel and
+   blocks for dtype, after TSR_CPU_KERNEL. */
+void tsr__gemm_config_default(tsr_dtype dtype, tsr__gemm_config *out);
+
+/* Installs cfg as the configuration of every call of dtype (cfg->ker must be a kernel of that
+   dtype; blocks are rounded to its register block); NULL removes the override. For
+   tessera-tune and benchmarks: not safe while GEMMs run on other threads. */
+void tsr__gemm_config_override(tsr_dtype dtype, const tsr__gemm_config *cfg);
+
+/* Re-reads TSR_CPU_KERNEL, TSR_CPU_GEMM_BLOCKS and the wisdom file (tests). Not safe while
+   GEMMs run on other threads. Returns false when TSR_CPU_KERNEL asked for an ISA that is not
+   available (the best available one is used). */
+bool tsr__gemm_registry_reload(void);
+
+/* Largest MR*NR of the registered kernels (must not exceed TSR__GEMM_MAX_TILE). */
+int tsr__gemm_max_tile(void);
+
+/* On (default): a call runs multi-threaded only when the measured fork/join overhead of
+   recent calls is small against the time it saves (gemm_thread.c). Off: always use
+   omp_get_max_threads() above the fixed size threshold (tests, to exercise the threaded
+   paths deterministically). */
+void tsr__gemm_set_adaptive(bool on);
+
+/* ---------------------------------------------------------------- wisdom -------------- */
+
+/*
+ * Wisdom (FFTW's word): the configurations tessera-tune measured best on one machine, kept in
+ * a text file so that later processes start with them. Format (version 1), one item a line,
+ * '#' starts a comment line:
+ *
+ *   tessera-wisdom 1
+ *   cpu <the /proc/cpuinfo model name, to the end of the line>
+ *   entry <f32|f64> <threads> <kernel name> <kc> <mc> <nc> <grain>
+ *   ...
+ *
+ * The file applies only on a CPU with the same model name; an entry applies to calls that run
+ * on exactly that many threads. A file that cannot be read, does not parse, has another
+ * version, another CPU's name, an unknown kernel or one this CPU cannot run, or blocks out of
+ * range is ignored as a whole (the registry's defaults apply) and the reason is kept for
+ * tessera-tune --show; it never stops a GEMM.
+ */
+#define TSR__GEMM_WISDOM_VERSION 1
+#define TSR__GEMM_WISDOM_MAX 32
+
+typedef struct tsr__gemm_wisdom_entry {
+  tsr_dtype dtype;
+  int threads;
+  char kernel[32];
+  int64_t kc, mc, nc;
+  int grain;
+} tsr__gemm_wisdom_entry;
+
+typedef struct tsr__gemm_wisdom {
+  char cpu[128];
+  int n;
+  tsr__gemm_wisdom_entry e[TSR__GEMM_WISDOM_MAX];
+} tsr__gemm_wisdom;
+
+/*
+ * The wisdom file's path: $TSR_WISDOM if set and non-empty, else
+ * $XDG_CACHE_HOME/tessera/wisdom, else $HOME/.cache/tessera/wisdom.
+ * Returns TSR_OK; TSR_ERR_INVALID_ARGUMENT when none of these variables is set or the path
+ * does not fit in size bytes.
+ */
+tsr_status tsr__gemm_wisdom_path(char *path, size_t size);
+
+/*
+ * Reads and validates a wisdom file for this CPU (see the format above). fn names the
+ * caller in error messages. Returns TSR_OK; TSR_ERR_IO (cannot open/read);
+ * TSR_ERR_FORMAT (does not parse, wrong version, unknown or unavailable kernel, blocks out
+ * of range); TSR_ERR_INCONSISTENT (written on another CPU model).
+ */
+tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wisdom *w);
+
+/*
+ * Writes w to path (creating the parent directory, one level), through a temporary file in the
+ * same directory renamed over path once complete, so a reader never sees a partial file.
+ * Returns TSR_OK; TSR_ERR_IO (cannot create, write, flush or rename; the temporary file is
+ * removed); TSR_ERR_INVALID_ARGUMENT (an entry that would not read back).
+ */
+tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__gemm_wisdom *w);
+
+/*
+ * The library's use of wisdom: loaded on the first GEMM (tsr__gemm_wisdom_lookup) from
+ * tsr__gemm_wisdom_path(). lookup returns true and the configuration when the loaded wisdom
+ * has an entry for (dtype, nt). status writes what happened ("used: PATH (N entries)",
+ * "ignored: REASON", "none: no file at PATH", "disabled").
+ */
+bool tsr__gemm_wisdom_lookup(tsr_dtype dtype, int nt, tsr__gemm_config *out);
+void tsr__gemm_wisdom_status(char *buf, size_t size);
+/* Turns the use of wisdom off or on (benchmarks: with and without) and re-reads the file. */
+void tsr__gemm_wisdom_enable(bool on);
+/* Re-reads the wisdom file (after tessera-tune wrote it, or TSR_WISDOM changed). */
+void tsr__gemm_wisdom_reload(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TSR_OMP_GEMM_TUNE_H */

@@ -1,0 +1,266 @@
+/*
+ * The wisdom file of the CPU GEMM (format and rules in gemm_tune.h): tessera-tune writes it,
+ * the library reads it once, on the first GEMM, and ignores it (with the reason kept for
+ * tessera-tune --show) when it is unreadable, malformed, stale or from another CPU.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "omp/gemm_tune.h"
+#include "omp/omp_internal.h"
+
+tsr_status tsr__gemm_wisdom_path(char *path, size_t size) {
+  const char *w = getenv("TSR_WISDOM"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+  int n;
+  if (w && *w)
+    n = snprintf(path, size, "%s", w);
+  else if (x && *x)
+    n = snprintf(path, size, "%s/tessera/wisdom", x);
+  else if (h && *h)
+    n = snprintf(path, size, "%s/.cache/tessera/wisdom", h);
+  else
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, "tessera-tune",
+                          "no wisdom path: TSR_WISDOM, XDG_CACHE_HOME and HOME are all unset");
+  if (n < 0 || (size_t)n >= size)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, "tessera-tune",
+                          "the wisdom path is longer than %zu bytes", size);
+  return TSR_OK;
+}
+
+/* Validates one entry against this CPU and build; NULL when fine, else the reason. */
+static const char *tsr__wisdom_entry_problem(const tsr__gemm_wisdom_entry *e) {
+  if (e->dtype != TSR_F32 && e->dtype != TSR_F64) return "an entry has a dtype other than f32/f64";
+  if (e->threads < 1 || e->threads > 4096) return "an entry has a thread count out of range";
+  const tsr__gemm_kernel *k = tsr__gemm_kernel_find(e->kernel, e->dtype);
+  if (!k) return "an entry names a kernel this build does not have";
+  if (!tsr__gemm_isa_available(k->isa)) return "an entry names a kernel this CPU cannot run";
+  if (e->kc < 8 || e->kc > 4096 || e->mc < k->mr || e->mc > 65536 || e->nc < k->nr || e->nc > 65536)
+    return "an entry has cache blocks out of range";
+  if (e->grain < 1 || e->grain > 16) return "an entry has a thread grain out of range";
+  return NULL;
+}
+
+tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wisdom *w) {
+  memset(w, 0, sizeof *w);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot open wisdom file %s: %s", path, strerror(errno));
+  char line[512];
+  int lineno = 0, version = -1;
+  bool have_cpu = false;
+  tsr_status st = TSR_OK;
+  while (fgets(line, sizeof line, f)) {
+    ++lineno;
+    if (!strchr(line, '\n') && !feof(f)) {
+      st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: line too long", path, lineno);
+      break;
+    }
+    line[strcspn(line, "\r\n")] = '\0';
+    if (line[0] == '#' || line[0] == '\0') continue;
+    if (version < 0) {
+      char tail;
+      if (sscanf(line, "tessera-wisdom %d %c", &version, &tail) != 1) {
+        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: not a Tessera wisdom file", path, lineno);
+        break;
+      }
+      if (version != TSR__GEMM_WISDOM_VERSION) {
+        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s: wisdom version %d, this library reads %d",
+                            path, version, TSR__GEMM_WISDOM_VERSION);
+        break;
+      }
+      continue;
+    }
+    if (strncmp(line, "cpu ", 4) == 0) {
+      snprintf(w->cpu, sizeof w->cpu, "%.127s", line + 4);
+      have_cpu = true;
+      continue;
+    }
+    if (strncmp(line, "entry ", 6) == 0) {
+      if (w->n >= TSR__GEMM_WISDOM_MAX) {
+        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: more than %d entries", path, lineno,
+                            TSR__GEMM_WISDOM_MAX);
+        break;
+      }
+      tsr__gemm_wisdom_entry *e = &w->e[w->n];
+      char dt[8], tail;
+      long long kc, mc, nc;
+      if (sscanf(line + 6, "%7s %d %31s %lld %lld %lld %d %c", dt, &e->threads, e->kernel, &kc, &mc,
+                 &nc, &e->grain, &tail) != 7 ||
+          (strcmp(dt, "f32") != 0 && strcmp(dt, "f64") != 0)) {
+        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: malformed entry", path, lineno);
+        break;
+      }
+      e->dtype = dt[2] == '2' ? TSR_F32 : TSR_F64;
+      e->kc = kc;
+      e->mc = mc;
+      e->nc = nc;
+      const char *why = tsr__wisdom_entry_problem(e);
+      if (why) {
+        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: %s (%s)", path, lineno, why, e->kernel);
+        break;
+      }
+      w->n++;
+      continue;
+    }
+    st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: unknown line", path, lineno);
+    break;
+  }
+  if (st == TSR_OK && ferror(f))
+    st = tsr__set_error(TSR_ERR_IO, fn, "cannot read wisdom file %s", path);
+  fclose(f);
+  if (st != TSR_OK) return st;
+  if (version < 0 || !have_cpu)
+    return tsr__set_error(TSR_ERR_FORMAT, fn, "%s: no \"tessera-wisdom\" header or no cpu line",
+                          path);
+  const char *mine = tsr__cpu_facts_get()->model_name;
+  if (strcmp(w->cpu, mine) != 0)
+    return tsr__set_error(TSR_ERR_INCONSISTENT, fn,
+                          "%s was written on another CPU (\"%s\", this is \"%s\")", path, w->cpu,
+                          mine);
+  return TSR_OK;
+}
+
+tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__gemm_wisdom *w) {
+  for (int i = 0; i < w->n; ++i) {
+    const char *why = tsr__wisdom_entry_problem(&w->e[i]);
+    if (why) return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "wisdom entry %d: %s", i, why);
+  }
+  if (strchr(w->cpu, '\n'))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the CPU name contains a newline");
+  /* The parent directory, one level (~/.cache/tessera under an existing ~/.cache). */
+  char dir[4096];
+  if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the wisdom path is too long");
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = '\0';
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+      return tsr__set_error(TSR_ERR_IO, fn, "cannot create directory %s: %s", dir, strerror(errno));
+  }
+  char tmp[4160];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the wisdom path is too long");
+  const int fd = mkstemp(tmp);
+  if (fd < 0)
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot create a temporary file beside %s: %s", path,
+                          strerror(errno));
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    close(fd);
+    unlink(tmp);
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", tmp, strerror(errno));
+  }
+  bool ok = fprintf(f,
+                    "tessera-wisdom %d\n# written by tessera-tune; the library ignores this file "
+                    "on another CPU model\ncpu %s\n",
+                    TSR__GEMM_WISDOM_VERSION, w->cpu) > 0;
+  for (int i = 0; ok && i < w->n; ++i) {
+    const tsr__gemm_wisdom_entry *e = &w->e[i];
+    ok = fprintf(f, "entry %s %d %s %lld %lld %lld %d\n", e->dtype == TSR_F32 ? "f32" : "f64",
+                 e->threads, e->kernel, (long long)e->kc, (long long)e->mc, (long long)e->nc,
+                 e->grain) > 0;
+  }
+  ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
+  const int err = errno;
+  ok = fclose(f) == 0 && ok;
+  if (!ok) {
+    unlink(tmp);
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot write %s: %s", tmp, strerror(err));
+  }
+  if (rename(tmp, path) != 0) {
+    const int e2 = errno;
+    unlink(tmp);
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot rename %s to %s: %s", tmp, path, strerror(e2));
+  }
+  return TSR_OK;
+}
+
+/* ---------------------------------------------------------------- the library's use --- */
+
+static tsr__gemm_wisdom tsr__wisdom;
+static atomic_bool tsr__wisdom_valid;
+static atomic_bool tsr__wisdom_off;
+static char tsr__wisdom_state[640] = "none";
+static pthread_once_t tsr__wisdom_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t tsr__wisdom_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Puts back a last-error message saved before (tsr_last_error is "fn: message"). */
+static void tsr__restore_error(const char *saved) {
+  const char *sep = strstr(saved, ": ");
+  if (!sep) {
+    tsr_clear_error();
+    return;
+  }
+  char fn[128];
+  snprintf(fn, sizeof fn, "%.*s", (int)(sep - saved < 127 ? sep - saved : 127), saved);
+  (void)tsr__set_error(TSR_OK, fn, "%s", sep + 2);
+}
+
+static void tsr__wisdom_load(void) {
+  atomic_store(&tsr__wisdom_valid, false);
+  if (atomic_load(&tsr__wisdom_off)) {
+    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "disabled");
+    return;
+  }
+  char path[4096];
+  /* Reading wisdom must not leave a message behind for the user's next failing call, and its
+     own messages (kept for tessera-tune --show) name the wisdom file, not the user's call. */
+  char saved[1024];
+  snprintf(saved, sizeof saved, "%s", tsr_last_error());
+  TSR_API_SUSPEND();
+  if (tsr__gemm_wisdom_path(path, sizeof path) != TSR_OK) {
+    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: %.620s", tsr_last_error());
+  } else if (access(path, F_OK) != 0) {
+    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: no file at %.560s", path);
+  } else if (tsr__gemm_wisdom_read("wisdom", path, &tsr__wisdom) != TSR_OK) {
+    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "ignored: %.620s", tsr_last_error());
+  } else {
+    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "used: %.560s (%d entries)", path,
+             tsr__wisdom.n);
+    atomic_store(&tsr__wisdom_valid, true);
+  }
+  tsr__restore_error(saved);
+  TSR_API_RESUME();
+}
+
+bool tsr__gemm_wisdom_lookup(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
+  pthread_once(&tsr__wisdom_once, tsr__wisdom_load);
+  if (!atomic_load_explicit(&tsr__wisdom_valid, memory_order_acquire)) return false;
+  for (int i = 0; i < tsr__wisdom.n; ++i) {
+    const tsr__gemm_wisdom_entry *e = &tsr__wisdom.e[i];
+    if (e->dtype != dtype || e->threads != nt) continue;
+    *out = (tsr__gemm_config){.ker = tsr__gemm_kernel_find(e->kernel, dtype),
+                              .kc = e->kc,
+                              .mc = e->mc,
+                              .nc = e->nc,
+                              .grain = e->grain,
+                              .source = "wisdom"};
+    return out->ker != NULL;
+  }
+  return false;
+}
+
+void tsr__gemm_wisdom_status(char *buf, size_t size) {
+  pthread_once(&tsr__wisdom_once, tsr__wisdom_load);
+  pthread_mutex_lock(&tsr__wisdom_lock);
+  snprintf(buf, size, "%s", tsr__wisdom_state);
+  pthread_mutex_unlock(&tsr__wisdom_lock);
+}
+
+void tsr__gemm_wisdom_reload(void) {
+  pthread_once(&tsr__wisdom_once, tsr__wisdom_load);
+  pthread_mutex_lock(&tsr__wisdom_lock);
+  tsr__wisdom_load();
+  pthread_mutex_unlock(&tsr__wisdom_lock);
+}
+
+void tsr__gemm_wisdom_enable(bool on) {
+  atomic_store(&tsr__wisdom_off, !on);
+  tsr__gemm_wisdom_reload();
+}

@@ -1,0 +1,369 @@
+/*
+ * The CPU GEMM's wisdom file (src/omp/gemm_wisdom.c): written and read back, used by the
+ * library (the configuration of a call comes from it, and the GEMM stays correct against a
+ * float64 reference), and ignored, never fatal, when corrupt, truncated, of another version,
+ * from another CPU, naming a kernel that does not exist, or missing. Also the path rules
+ * (TSR_WISDOM, XDG_CACHE_HOME, HOME) and a write that cannot succeed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tsr_test.h"
+
+#include "omp/gemm_tune.h"
+#include "omp/omp_internal.h"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+static char tmpdir[256];
+
+/* A failing status and a message containing needle. The wisdom functions are internal and
+   name the program that calls them (tessera-tune) through their fn argument, so the suite's
+   TSR_ASSERT_STATUS rule (the message starts with the called function's name) does not apply. */
+#define ASSERT_FAILS(expr, code, needle)                                                           \
+  do {                                                                                             \
+    const tsr_status st_ = (expr);                                                                 \
+    if (st_ != (code) || !strstr(tsr_last_error(), (needle)))                                      \
+      fail_msg("%s: status %s, message \"%s\"; want %s and \"%s\"", #expr, tsr_status_name(st_),   \
+               tsr_last_error(), tsr_status_name(code), (needle));                                 \
+  } while (0)
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/tsr_wisdom_XXXXXX");
+  if (!mkdtemp(tmpdir)) return -1;
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[320];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static void path_in_tmp(char *buf, size_t size, const char *name) {
+  snprintf(buf, size, "%s/%s", tmpdir, name);
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  assert_true(fputs(text, f) >= 0);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* A wisdom for this CPU with entries for both dtypes on 1 and 2 threads, using the registry's
+   kernels and blocks different from the defaults. */
+static void make_wisdom(tsr__gemm_wisdom *w) {
+  memset(w, 0, sizeof *w);
+  snprintf(w->cpu, sizeof w->cpu, "%s", tsr__cpu_facts_get()->model_name);
+  for (int d = 0; d < 2; ++d)
+    for (int t = 1; t <= 2; ++t) {
+      const tsr_dtype dt = d == 0 ? TSR_F32 : TSR_F64;
+      tsr__gemm_config c;
+      tsr__gemm_config_default(dt, &c);
+      tsr__gemm_wisdom_entry *e = &w->e[w->n++];
+      e->dtype = dt;
+      e->threads = t;
+      snprintf(e->kernel, sizeof e->kernel, "%s", c.ker->name);
+      e->kc = 40 + 8 * t;          /* small, so the GEMM below crosses several KC slices */
+      e->mc = c.ker->mr * (2 + t); /* several MC blocks */
+      e->nc = c.ker->nr * (3 + d); /* several NC blocks */
+      e->grain = t;
+    }
+}
+
+/* C = A*B through tsr__omp_gemm against a float64 reference. */
+static void check_gemm(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint64_t seed) {
+  double *a = malloc(sizeof(double) * (size_t)(m * k)),
+         *b = malloc(sizeof(double) * (size_t)(k * n));
+  double *r = malloc(sizeof(double) * (size_t)(m * n)),
+         *got = malloc(sizeof(double) * (size_t)(m * n));
+  void *ta = malloc(8 * (size_t)(m * k)), *tb = malloc(8 * (size_t)(k * n)),
+       *tc = malloc(8 * (size_t)(m * n));
+  assert_true(a && b && r && got && ta && tb && tc);
+  tsr_test_fill_random(a, (size_t)(m * k), seed);
+  tsr_test_fill_random(b, (size_t)(k * n), seed + 1);
+  for (int64_t i = 0; i < m * k; ++i) {
+    if (dt == TSR_F32) {
+      ((float *)ta)[i] = (float)a[i];
+      a[i] = ((float *)ta)[i];
+    } else {
+      ((double *)ta)[i] = a[i];
+    }
+  }
+  for (int64_t i = 0; i < k * n; ++i) {
+    if (dt == TSR_F32) {
+      ((float *)tb)[i] = (float)b[i];
+      b[i] = ((float *)tb)[i];
+    } else {
+      ((double *)tb)[i] = b[i];
+    }
+  }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += a[i * k + p] * b[p * n + j];
+      r[i * n + j] = s;
+    }
+  tsr__gemm_args g = {.dtype = dt,
+                      .m = m,
+                      .n = n,
+                      .k = k,
+                      .alpha = 1.0,
+                      .beta = 0.0,
+                      .a = ta,
+                      .lda = k,
+                      .b = tb,
+                      .ldb = n,
+                      .c = tc,
+                      .ldc = n,
+                      .path = TSR_GEMM_NATIVE};
+  TSR_ASSERT_OK(tsr__omp_gemm(TSR_CPU, &g));
+  for (int64_t i = 0; i < m * n; ++i)
+    got[i] = dt == TSR_F32 ? (double)((float *)tc)[i] : ((double *)tc)[i];
+  assert_true(tsr_test_rel_error(got, r, (size_t)(m * n)) <= tsr_test_tol(dt, k));
+  free(a);
+  free(b);
+  free(r);
+  free(got);
+  free(ta);
+  free(tb);
+  free(tc);
+}
+
+static void use_file(const char *path) {
+  setenv("TSR_WISDOM", path, 1);
+  tsr__gemm_wisdom_reload();
+}
+
+static void assert_state_starts(const char *prefix) {
+  char st[700];
+  tsr__gemm_wisdom_status(st, sizeof st);
+  if (strncmp(st, prefix, strlen(prefix)) != 0)
+    fail_msg("wisdom state \"%s\", want \"%s...\"", st, prefix);
+}
+
+/* Written, read back equal, and used by the library for exactly its (dtype, threads). */
+static void test_write_read_use(void **state) {
+  (void)state;
+  char path[320];
+  path_in_tmp(path, sizeof path, "sub/wisdom"); /* the parent directory is created */
+  tsr__gemm_wisdom w, r;
+  make_wisdom(&w);
+  TSR_ASSERT_OK(tsr__gemm_wisdom_write("test", path, &w));
+  TSR_ASSERT_OK(tsr__gemm_wisdom_read("test", path, &r));
+  assert_string_equal(r.cpu, w.cpu);
+  assert_int_equal(r.n, w.n);
+  for (int i = 0; i < w.n; ++i) {
+    assert_int_equal(r.e[i].dtype, w.e[i].dtype);
+    assert_int_equal(r.e[i].threads, w.e[i].threads);
+    assert_string_equal(r.e[i].kernel, w.e[i].kernel);
+    assert_int_equal(r.e[i].kc, w.e[i].kc);
+    assert_int_equal(r.e[i].mc, w.e[i].mc);
+    assert_int_equal(r.e[i].nc, w.e[i].nc);
+    assert_int_equal(r.e[i].grain, w.e[i].grain);
+  }
+  /* No temporary file is left beside it. */
+  char dir[320];
+  path_in_tmp(dir, sizeof dir, "sub");
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 1", dir);
+  assert_int_equal(system(cmd), 0);
+
+  use_file(path);
+  assert_state_starts("used:");
+  for (int i = 0; i < w.n; ++i) {
+    tsr__gemm_config c;
+    tsr__gemm_config_get(w.e[i].dtype, w.e[i].threads, &c);
+    assert_string_equal(c.source, "wisdom");
+    assert_string_equal(c.ker->name, w.e[i].kernel);
+    assert_int_equal(c.kc, w.e[i].kc);
+    assert_int_equal(c.mc, w.e[i].mc);
+    assert_int_equal(c.nc, w.e[i].nc);
+    assert_int_equal(c.grain, w.e[i].grain);
+#if defined(_OPENMP)
+    omp_set_num_threads(w.e[i].threads);
+#endif
+    check_gemm(w.e[i].dtype, 3 * c.mc + 5, 2 * c.nc + 7, 3 * c.kc + 1, 100 + (uint64_t)i);
+  }
+  /* A thread count without an entry runs with the registry's configuration. */
+  tsr__gemm_config c, d;
+  tsr__gemm_config_get(TSR_F64, 7, &c);
+  tsr__gemm_config_default(TSR_F64, &d);
+  assert_string_not_equal(c.source, "wisdom");
+  assert_int_equal(c.kc, d.kc);
+  /* Off: defaults. */
+  tsr__gemm_wisdom_enable(false);
+  tsr__gemm_config_get(TSR_F64, 1, &c);
+  assert_string_not_equal(c.source, "wisdom");
+  assert_state_starts("disabled");
+  tsr__gemm_wisdom_enable(true);
+  tsr__gemm_config_get(TSR_F64, 1, &c);
+  assert_string_equal(c.source, "wisdom");
+}
+
+/* Each bad file is rejected by the reader with the right status and ignored by the library,
+   whose GEMMs then run with the registry's configuration and stay correct. */
+static void test_bad_files_ignored(void **state) {
+  (void)state;
+  const char *cpu = tsr__cpu_facts_get()->model_name;
+  tsr__gemm_config def;
+  tsr__gemm_config_default(TSR_F64, &def);
+  char good_entry[160];
+  snprintf(good_entry, sizeof good_entry, "entry f64 1 %s 64 %d %d 2\n", def.ker->name,
+           def.ker->mr * 2, def.ker->nr * 2);
+  struct {
+    const char *name;
+    char text[1200];
+    tsr_status want;
+  } cases[12];
+  int n = 0;
+  cases[n].name = "garbage";
+  snprintf(cases[n].text, sizeof cases[n].text,
+           "\x7f"
+           "ELF\x01garbage\n");
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "empty";
+  cases[n].text[0] = '\0';
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "version";
+  snprintf(cases[n].text, sizeof cases[n].text, "tessera-wisdom 99\ncpu %s\n%s", cpu, good_entry);
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "foreign";
+  snprintf(cases[n].text, sizeof cases[n].text, "tessera-wisdom 1\ncpu Some Other CPU 9000\n%s",
+           good_entry);
+  cases[n++].want = TSR_ERR_INCONSISTENT;
+  cases[n].name = "truncated";
+  snprintf(cases[n].text, sizeof cases[n].text, "tessera-wisdom 1\ncpu %s\nentry f64 1 %s 64", cpu,
+           def.ker->name);
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "kernel";
+  snprintf(cases[n].text, sizeof cases[n].text,
+           "tessera-wisdom 1\ncpu %s\nentry f64 1 quantum-99x99 64 64 64 4\n", cpu);
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "dtype-kernel";
+  snprintf(cases[n].text, sizeof cases[n].text,
+           "tessera-wisdom 1\ncpu %s\nentry f32 1 %s 64 %d %d 4\n", cpu, def.ker->name, def.ker->mr,
+           def.ker->nr);
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "blocks";
+  snprintf(cases[n].text, sizeof cases[n].text,
+           "tessera-wisdom 1\ncpu %s\nentry f64 1 %s -5 %d 99999999 4\n", cpu, def.ker->name,
+           def.ker->mr);
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "grain";
+  snprintf(cases[n].text, sizeof cases[n].text,
+           "tessera-wisdom 1\ncpu %s\nentry f64 2 %s 64 %d %d 0\n", cpu, def.ker->name, def.ker->mr,
+           def.ker->nr);
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "nocpu";
+  snprintf(cases[n].text, sizeof cases[n].text, "tessera-wisdom 1\n%s", good_entry);
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "trailing";
+  snprintf(cases[n].text, sizeof cases[n].text,
+           "tessera-wisdom 1\ncpu %s\nentry f64 1 %s 64 %d %d 2 extra\n", cpu, def.ker->name,
+           def.ker->mr, def.ker->nr);
+  cases[n++].want = TSR_ERR_FORMAT;
+  cases[n].name = "longline";
+  memset(cases[n].text, 'x', 1100);
+  cases[n].text[1100] = '\0';
+  cases[n++].want = TSR_ERR_FORMAT;
+  for (int i = 0; i < n; ++i) {
+    char path[320];
+    path_in_tmp(path, sizeof path, cases[i].name);
+    write_text(path, cases[i].text);
+    tsr__gemm_wisdom w;
+    const tsr_status st = tsr__gemm_wisdom_read("test", path, &w);
+    if (st != cases[i].want)
+      fail_msg("%s: status %s, want %s (%s)", cases[i].name, tsr_status_name(st),
+               tsr_status_name(cases[i].want), tsr_last_error());
+    assert_true(strlen(tsr_last_error()) > 0);
+    use_file(path);
+    assert_state_starts("ignored:");
+    tsr__gemm_config c;
+    tsr__gemm_config_get(TSR_F64, 1, &c);
+    assert_string_not_equal(c.source, "wisdom");
+    assert_int_equal(c.kc, def.kc);
+#if defined(_OPENMP)
+    omp_set_num_threads(1);
+#endif
+    check_gemm(TSR_F64, 33, 29, 70, 200 + (uint64_t)i);
+  }
+  /* The good entry alone in a valid file is used (the cases above differ only in their fault). */
+  char path[320];
+  path_in_tmp(path, sizeof path, "good");
+  char text[600];
+  snprintf(text, sizeof text, "# comment\ntessera-wisdom 1\ncpu %s\n\n%s", cpu, good_entry);
+  write_text(path, text);
+  use_file(path);
+  assert_state_starts("used:");
+  /* Missing file: "none". */
+  path_in_tmp(path, sizeof path, "missing");
+  use_file(path);
+  assert_state_starts("none:");
+  unsetenv("TSR_WISDOM");
+  tsr__gemm_wisdom_reload();
+}
+
+/* $TSR_WISDOM, else $XDG_CACHE_HOME/tessera/wisdom, else $HOME/.cache/tessera/wisdom. */
+static void test_path_rules(void **state) {
+  (void)state;
+  char saved_home[512] = "", saved_xdg[512] = "";
+  const char *h = getenv("HOME"), *x = getenv("XDG_CACHE_HOME");
+  if (h) snprintf(saved_home, sizeof saved_home, "%s", h);
+  if (x) snprintf(saved_xdg, sizeof saved_xdg, "%s", x);
+  char p[512];
+  setenv("TSR_WISDOM", "/a/b", 1);
+  setenv("XDG_CACHE_HOME", "/x", 1);
+  setenv("HOME", "/h", 1);
+  TSR_ASSERT_OK(tsr__gemm_wisdom_path(p, sizeof p));
+  assert_string_equal(p, "/a/b");
+  unsetenv("TSR_WISDOM");
+  TSR_ASSERT_OK(tsr__gemm_wisdom_path(p, sizeof p));
+  assert_string_equal(p, "/x/tessera/wisdom");
+  unsetenv("XDG_CACHE_HOME");
+  TSR_ASSERT_OK(tsr__gemm_wisdom_path(p, sizeof p));
+  assert_string_equal(p, "/h/.cache/tessera/wisdom");
+  ASSERT_FAILS(tsr__gemm_wisdom_path(p, 4), TSR_ERR_INVALID_ARGUMENT, "longer");
+  unsetenv("HOME");
+  ASSERT_FAILS(tsr__gemm_wisdom_path(p, sizeof p), TSR_ERR_INVALID_ARGUMENT, "unset");
+  if (saved_home[0]) setenv("HOME", saved_home, 1);
+  if (saved_xdg[0]) setenv("XDG_CACHE_HOME", saved_xdg, 1);
+}
+
+/* A write that cannot succeed returns TSR_ERR_IO and leaves nothing behind; an entry that
+   would not read back is refused. */
+static void test_write_errors(void **state) {
+  (void)state;
+  tsr__gemm_wisdom w;
+  make_wisdom(&w);
+  char path[320];
+  path_in_tmp(path, sizeof path, "no/such/dir/wisdom");
+  ASSERT_FAILS(tsr__gemm_wisdom_write("test", path, &w), TSR_ERR_IO, "no/such");
+  path_in_tmp(path, sizeof path, "bad");
+  snprintf(w.e[0].kernel, sizeof w.e[0].kernel, "nonexistent-1x1");
+  ASSERT_FAILS(tsr__gemm_wisdom_write("test", path, &w), TSR_ERR_INVALID_ARGUMENT, "kernel");
+  assert_int_not_equal(access(path, F_OK), 0);
+}
+
+int main(void) {
+  /* Start from no wisdom whatever the user's cache holds. */
+  setenv("TSR_WISDOM", "/nonexistent/tessera-test-wisdom", 1);
+  tsr__gemm_set_adaptive(false);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_write_read_use),
+      cmocka_unit_test(test_bad_files_ignored),
+      cmocka_unit_test(test_path_rules),
+      cmocka_unit_test(test_write_errors),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
