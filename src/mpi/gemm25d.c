@@ -455,6 +455,7 @@ tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, const tsr_dm
                                 const tsr_dmatrix *b, const tsr_dmatrix *c,
                                 const tsr_dist_gemm_options *options, tsr_dist_algorithm *algorithm,
                                 int *replicas) {
+  TSR_API_ENTRY();
   static const char fn[] = "tsr_dist_gemm_choose";
   if (!a || !b || !c || !algorithm || !replicas)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
