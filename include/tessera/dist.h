@@ -269,16 +269,35 @@ typedef struct tsr_dist_stats {
   double total_seconds;    /**< wall seconds of the whole call on this rank */
   int64_t panels;          /**< number of k panels (ceil(k / panel width)) */
   int gpu_aware_mpi;       /**< 1 when GPU panels went to MPI directly (GPU-aware MPI) */
+  int algorithm; /**< the schedule that ran: ::TSR_DIST_GEMM_SUMMA or ::TSR_DIST_GEMM_2_5D */
+  int replicas;  /**< c, the number of replicas (layers) used; 1 for SUMMA */
+  uint64_t bytes_redistributed; /**< of bytes_received: received outside the panel broadcasts
+                                     (2.5D's k-slicing of A and B and its reduction of C, and
+                                     the redistribution of transposed operands) */
 } tsr_dist_stats;
 
 /** Called on every rank after panel `panel` (1-based) of `panels` was multiplied. */
 typedef void (*tsr_dist_progress_fn)(int64_t panel, int64_t panels, void *ctx);
+
+/** Schedules of tsr_dist_gemm_ex(). */
+typedef enum tsr_dist_algorithm {
+  TSR_DIST_GEMM_SUMMA = 0, /**< 2D SUMMA on the matrices' own P x Q grid (the default) */
+  TSR_DIST_GEMM_2_5D = 1,  /**< 2.5D with c replicas on a sqrt(P/c) x sqrt(P/c) x c grid */
+  TSR_DIST_GEMM_AUTO = 2   /**< the one that moves the fewest words per rank (see
+                                tsr_dist_gemm_choose()) */
+} tsr_dist_algorithm;
 
 /** Options of tsr_dist_gemm_ex(); zero-initialize for the defaults. */
 typedef struct tsr_dist_gemm_options {
   tsr_gemm_path path;            /**< local GEMM implementation (::TSR_GEMM_AUTO default) */
   tsr_dist_progress_fn progress; /**< NULL: no progress reports */
   void *progress_ctx;
+  tsr_dist_algorithm algorithm; /**< ::TSR_DIST_GEMM_SUMMA (default), _2_5D or _AUTO */
+  int replicas;                 /**< c for ::TSR_DIST_GEMM_2_5D: P / c must be a perfect square;
+                                     0 lets the library choose (as _AUTO does, among c > 1) */
+  int64_t memory_per_rank;      /**< bytes per rank that 2.5D may allocate beyond A, B and C
+                                     (replicas and buffers) when the library chooses c; 0: no
+                                     limit */
 } tsr_dist_gemm_options;
 
 /**
@@ -317,7 +336,22 @@ TSR_API tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alph
 
 /**
  * As tsr_dist_gemm(), with options (may be NULL) and this rank's measurements written to
- * `stats` (may be NULL). Same statuses.
+ * `stats` (may be NULL). Same statuses, and ::TSR_ERR_INVALID_ARGUMENT for a bad
+ * `options->algorithm`, negative `replicas` or `memory_per_rank`, or replicas c that do not
+ * divide P into c layers of sqrt(P/c) x sqrt(P/c) ranks.
+ *
+ * With `options->algorithm` = ::TSR_DIST_GEMM_2_5D and c > 1 replicas this is the 2.5D
+ * algorithm (E. Solomonik and J. Demmel, "Communication-optimal parallel 2.5D matrix
+ * multiplication and LU factorization algorithms", Euro-Par 2011): the P ranks of the grid
+ * form c layers of q x q ranks (q = sqrt(P / c); layer l holds grid ranks l q^2 ... (l+1) q^2 - 1,
+ * ranked row-major). Layer l receives the k panels j with j mod c = l of op(A) and op(B)
+ * (point-to-point redistribution from the grid's block-cyclic layout), multiplies them with
+ * SUMMA on its q x q grid, and the c partial products are summed into C by its owners
+ * (C = alpha * sum + beta * C). Per rank this moves (mk + kn) / sqrt(cP) words in the panel
+ * broadcasts, sqrt(c) times fewer than SUMMA on a square grid, plus (mk + kn + c mn) / P for
+ * the slicing and the reduction, and holds c mn / P words of partial C. c = P (q = 1) is the
+ * 1D split of k, best when m, n << k. Every transpose combination is handled in the slicing,
+ * without the extra transposed copy SUMMA makes.
  */
 TSR_API tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
                                     const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
@@ -345,6 +379,27 @@ typedef struct tsr_dist_verify_result {
   int64_t rows_checked;     /**< rows of C whose residual was computed */
   int64_t rows_unverified;  /**< rows left out because their product may overflow */
 } tsr_dist_verify_result;
+
+/**
+ * The schedule tsr_dist_gemm_ex() would run for these operands and options, without running
+ * it. Candidates: SUMMA on the matrices' P x Q grid, and 2.5D for every c > 1 with
+ * P / c a perfect square, c at most the number of k panels, and (when
+ * `options->memory_per_rank` > 0) its extra memory within that limit. Each is scored by the
+ * words a rank receives, (mk / P_r)(1 - 1/Q) + (kn / Q)(1 - 1/P_r) for SUMMA on P_r x Q, and
+ * (mk + kn)(1 - 1/q) / (q c) + (mk + kn + c mn) / P for 2.5D, plus 2000 words for each
+ * message round (SUMMA: 2 per panel; 2.5D: 2 per panel of a layer, plus 2 + c for the
+ * slicing and the reduction); the lowest wins. ::TSR_DIST_GEMM_SUMMA in the options
+ * always gives SUMMA; ::TSR_DIST_GEMM_2_5D with replicas > 0 checks and gives those
+ * replicas; with replicas 0 it chooses among c > 1 (SUMMA when none is valid).
+ * Collective (the inputs are checked and agreed on like tsr_dist_gemm_ex()).
+ * @param[out] algorithm ::TSR_DIST_GEMM_SUMMA or ::TSR_DIST_GEMM_2_5D.
+ * @param[out] replicas c (1 for SUMMA).
+ * @return ::TSR_OK; statuses as tsr_dist_gemm_ex().
+ */
+TSR_API tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, const tsr_dmatrix *a,
+                                        const tsr_dmatrix *b, const tsr_dmatrix *c,
+                                        const tsr_dist_gemm_options *options,
+                                        tsr_dist_algorithm *algorithm, int *replicas);
 
 /**
  * Freivalds' check (R. Freivalds, "Probabilistic machines can use less running time", IFIP

@@ -113,4 +113,37 @@ tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dty
                                 int64_t n, const tsr__bc_matrix *src, bool transpose,
                                 const tsr__bc_matrix *dst, uint64_t *sent, uint64_t *received);
 
+/* ------------------------------------------------ 2.5D schedule and modeled compute ---- */
+
+/* The checks of tsr_dist_gemm_ex (transposes, grids, dtypes, devices, shapes, block sizes).
+   Local; callers agree. */
+tsr_status tsr__dist_gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+                                const tsr_dmatrix *b, const tsr_dmatrix *c);
+
+/* Agrees on `st` (the caller's checks) and on the options, then sets *replicas to the c that
+   options->algorithm / replicas / memory_per_rank select (1: SUMMA on the matrices' grid).
+   Collective over c's grid. (gemm25d.c) */
+tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, tsr_trans tb,
+                               const tsr_dmatrix *a, const tsr_dmatrix *b, const tsr_dmatrix *c,
+                               const tsr_dist_gemm_options *opt, int *replicas);
+
+/* The 2.5D schedule with c = replicas > 1 layers (checked by tsr__dist_gemm_plan). Collective;
+   agreed. (gemm25d.c) */
+tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double alpha,
+                              const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                              tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
+                              tsr_dist_stats *stats);
+
+/* The local GEMM of the distributed schedules: tsr_gemm_ex, or in a TSR_SMPI_MODEL build (the
+   SimGrid study, bench/scale) smpi_execute_flops(2 m n k) without computing. (smpi_model.c) */
+tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_array *b, double beta,
+                                tsr_array *c, tsr_gemm_path path);
+
+/* 1 in a TSR_SMPI_MODEL build: local data movement is charged, not done (smpi_model.c). */
+int tsr__dist_modeled(void);
+
+/* Charges the time of copying `bytes` in local memory in a TSR_SMPI_MODEL build (at
+   TSR_SMPI_MEMORY_BW bytes/s, default 10e9); no-op otherwise. (smpi_model.c) */
+void tsr__dist_model_copy(double bytes);
+
 #endif /* TSR_MPI_INTERNAL_H */

@@ -163,6 +163,13 @@ static tsr_status summa_post(summa *s, int64_t kk, int sl) {
     s->stats->bytes_sent += (uint64_t)cnt_b * s->es * (uint64_t)(g->nprow - 1);
   } else if (g->myrow == root_b) {
     const char *p = s->b_src + (size_t)((kk / g->nprow) * s->kb) * s->es;
+#ifdef TSR_SMPI_MODEL
+    /* Modeled run (bench/scale): the same bytes from the root's unused contiguous slot, sparing
+       the simulator SMPI's packing of the vector type for every destination. */
+    (void)p;
+    rc =
+        MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, root_b, g->col_comm, &slot->req[1]);
+#else
     MPI_Datatype vec;
     rc = MPI_Type_vector((int)nloc, (int)w, (int)s->b->lld, s->type, &vec);
     if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&vec);
@@ -171,6 +178,7 @@ static tsr_status summa_post(summa *s, int64_t kk, int sl) {
                       &slot->req[1]);
       MPI_Type_free(&vec); /* freeing is allowed while the operation is pending */
     }
+#endif
     s->stats->bytes_sent += (uint64_t)cnt_b * s->es * (uint64_t)(g->nprow - 1);
   } else {
     void *p = s->staging ? slot->b_host : tsr__array_ptr(slot->b_dev);
@@ -217,7 +225,8 @@ static tsr_status summa_multiply(summa *s, int64_t kk, int sl, double alpha, dou
     st = tsr__array_new_view(abase, 2, ashape, astr, aoff, &av);
     if (st == TSR_OK) st = tsr__array_new_view(bbase, 2, bshape, bstr, boff + j0 * ldb, &bv);
     if (st == TSR_OK) st = tsr__array_new_view(s->c->storage, 2, cshape, cstr, j0 * s->c->lld, &cv);
-    if (st == TSR_OK) st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, av, bv, beta, cv, path);
+    /* tsr__dist_local_gemm: tsr_gemm_ex, or its modeled cost under SMPI (smpi_model.c). */
+    if (st == TSR_OK) st = tsr__dist_local_gemm(alpha, av, bv, beta, cv, path);
     tsr_array_release(av);
     tsr_array_release(bv);
     tsr_array_release(cv);
@@ -365,9 +374,10 @@ static void summa_free(summa *s) {
   if (s->b_mirror) tsr__host_free(s->b_mirror);
 }
 
-/* Checks shared by tsr_dist_gemm_ex and tsr_dist_gemm_verify (local; callers agree). */
-static tsr_status gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
-                             const tsr_dmatrix *b, const tsr_dmatrix *c) {
+/* Checks shared by tsr_dist_gemm_ex, tsr_dist_gemm_verify and the 2.5D schedule (local;
+   callers agree). */
+tsr_status tsr__dist_gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+                                const tsr_dmatrix *b, const tsr_dmatrix *c) {
   if ((ta != TSR_NO_TRANS && ta != TSR_TRANS) || (tb != TSR_NO_TRANS && tb != TSR_TRANS))
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "bad transpose values %d, %d", (int)ta,
                           (int)tb);
@@ -409,7 +419,7 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   double t_start = MPI_Wtime();
   tsr_dist_stats local_stats;
   memset(&local_stats, 0, sizeof local_stats);
-  tsr_status st = gemm_check(fn, transa, transb, a, b, c);
+  tsr_status st = tsr__dist_gemm_check(fn, transa, transb, a, b, c);
   tsr_gemm_path path = TSR_GEMM_AUTO;
   if (st == TSR_OK && options) path = options->path;
   int64_t kdim = transa ? a->m : a->n;
@@ -419,6 +429,13 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
                         "panels of %lld x %lld / %lld x %lld elements "
                         "exceed MPI's INT_MAX counts",
                         (long long)c->mloc, (long long)kb, (long long)kb, (long long)c->nloc);
+  /* 2.5D and auto (gemm25d.c) decide here, with the checks and the options agreed on. */
+  if (options) {
+    int replicas = 1;
+    TSR_CALL(tsr__dist_gemm_plan(fn, st, transa, transb, a, b, c, options, &replicas));
+    if (replicas > 1)
+      return tsr__dist_gemm_25d(fn, transa, transb, alpha, a, b, beta, c, replicas, options, stats);
+  }
   TSR_CALL(tsr__dist_agree(fn, c->grid->comm, st));
 
   /* Transposed operands are redistributed into their transpose first. */
@@ -428,6 +445,7 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   if (st == TSR_OK && transb)
     st = tsr__dm_transpose(fn, b, &bt, &local_stats.bytes_sent, &local_stats.bytes_received);
   local_stats.comm_seconds += MPI_Wtime() - t_start;
+  local_stats.bytes_redistributed = local_stats.bytes_received;
   st = tsr__dist_agree(fn, c->grid->comm, st);
   if (st == TSR_OK) {
     summa s;
@@ -453,6 +471,8 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   }
   tsr_dmatrix_free(at);
   tsr_dmatrix_free(bt);
+  local_stats.algorithm = TSR_DIST_GEMM_SUMMA;
+  local_stats.replicas = 1;
   local_stats.total_seconds = MPI_Wtime() - t_start;
   if (stats) *stats = local_stats;
   return st;
@@ -547,7 +567,7 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
                           : !c      ? "C"
                           : !result ? "result"
                                     : "C0 (beta != 0)");
-  tsr_status st = gemm_check(fn, transa, transb, a, b, c);
+  tsr_status st = tsr__dist_gemm_check(fn, transa, transb, a, b, c);
   if (st == TSR_OK && use_c0 &&
       (c0->grid != c->grid || c0->dtype != c->dtype || c0->m != c->m || c0->n != c->n))
     st = tsr__set_error(TSR_ERR_SHAPE, fn, "C0 (%lldx%lld %s) does not match C (%lldx%lld %s)",
