@@ -567,22 +567,6 @@ static void test_fill_arange(void **state) {
 
 /* ---------------------------------------------------------------- GEMM -------------- */
 
-/* C = alpha op(A) op(B) + beta C in float64 from the host copies (row-major, op(A) m x k read
-   through `ta`); C is not read when beta == 0. The independent reference of the GEMM tests. */
-static double *ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
-                        const double *a, const double *b, double beta, const double *c) {
-  double *r = malloc((size_t)(m * n) * sizeof *r + 1);
-  assert_non_null(r);
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
-      double acc = 0.0;
-      for (int64_t p = 0; p < k; p++)
-        acc += (ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
-      r[i * n + j] = alpha * acc + (beta == 0.0 ? 0.0 : beta * c[i * n + j]);
-    }
-  return r;
-}
-
 /* One GEMM on the GPU against the float64 reference; C starts as NaN when beta == 0 (must
    not be read) and random otherwise. Compared by relative norm error. The vendor path must
    work where config.h says it was built (fails closed). */
@@ -609,7 +593,7 @@ static void check_gemm(tsr_dtype dt, int ta, int tb, int64_t m, int64_t n, int64
   } else {
     TSR_ASSERT_OK(st);
     double *x = tsr_test_read_f64(gc);
-    double *y = ref_gemm(ta, tb, m, n, k, alpha, ha, hb, beta, hc);
+    double *y = tsr_test_ref_gemm(ta, tb, m, n, k, alpha, ha, hb, beta, hc);
     for (int64_t i = 0; i < m * n; i++)
       assert_true(isfinite(x[i]));
     double err = tsr_test_rel_error(x, y, (size_t)(m * n));

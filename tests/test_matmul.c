@@ -305,22 +305,10 @@ static void test_matmul_errors(void **state) {
 
 /* ---------------------------------------------------------------- gemm */
 
-/* C = alpha * op(A) op(B) + beta * C0, reference from host values (row-major m x k etc.). */
+/* The reference is tsr_test_ref_gemm (tests/common); argument order of this file's calls. */
 static double *ref_gemm(tsr_trans ta, tsr_trans tb, double alpha, const double *A, const double *B,
                         double beta, const double *C0, int64_t m, int64_t n, int64_t k) {
-  double *C = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof(double));
-  assert_non_null(C);
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
-      long double acc = 0;
-      for (int64_t p = 0; p < k; p++) {
-        double x = ta ? A[p * m + i] : A[i * k + p];
-        double y = tb ? B[j * k + p] : B[p * n + j];
-        acc += (long double)x * y;
-      }
-      C[i * n + j] = alpha * (double)acc + (beta == 0 ? 0 : beta * C0[i * n + j]);
-    }
-  return C;
+  return tsr_test_ref_gemm(ta != TSR_NO_TRANS, tb != TSR_NO_TRANS, m, n, k, alpha, A, B, beta, C0);
 }
 
 /* Every transpose combination, alpha/beta, ragged and blocked sizes, via gemm and gemm_ex. */

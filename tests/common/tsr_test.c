@@ -169,3 +169,20 @@ double *tsr_test_read_f64(const tsr_array *a) {
   free(buf);
   return out;
 }
+
+double *tsr_test_ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                          const double *a, const double *b, double beta, const double *c0) {
+  double *c = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof *c);
+  assert_non_null(c);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      long double acc = 0;
+      for (int64_t p = 0; p < k; p++) {
+        double x = ta ? a[p * m + i] : a[i * k + p];
+        double y = tb ? b[j * k + p] : b[p * n + j];
+        acc += (long double)x * y;
+      }
+      c[i * n + j] = alpha * (double)acc + (beta == 0.0 ? 0.0 : beta * c0[i * n + j]);
+    }
+  return c;
+}

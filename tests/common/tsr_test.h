@@ -64,6 +64,13 @@ tsr_array *tsr_test_random_array(int ndim, const int64_t *shape, tsr_dtype dtype
 /* Reads any array into a malloc'ed float64 buffer in C order (caller frees). */
 double *tsr_test_read_f64(const tsr_array *a);
 
+/* The suite's one float64 GEMM reference: C = alpha op(A) op(B) + beta C0, all row-major and
+   contiguous (op(A) is m x k: A is m x k, or k x m read transposed when `ta`; op(B) is k x n
+   likewise with `tb`), sums in long double. C0 is not read when beta == 0 (may be NULL); NaN and
+   Inf propagate as IEEE says. Returns a malloc'ed m x n buffer (caller frees; never NULL). */
+double *tsr_test_ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                          const double *a, const double *b, double beta, const double *c0);
+
 /* Number of elements of a shape. */
 int64_t tsr_test_numel(int ndim, const int64_t *shape);
 
