@@ -451,6 +451,30 @@ tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, tsr_
   return tsr__dist_agree(fn, c->grid->comm, st);
 }
 
+tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb, int ranks,
+                                    int replicas, tsr_dtype dtype, int64_t *bytes) {
+  TSR_API_ENTRY();
+  static const char fn[] = "tsr_dist_gemm_memory_25d";
+  if (!bytes) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "bytes is NULL");
+  *bytes = 0;
+  size_t es = tsr__dtype_size(dtype);
+  if (es == 0) return tsr__set_error(TSR_ERR_DTYPE, fn, "unsupported dtype %d", (int)dtype);
+  if (m < 0 || n < 0 || k < 0 || kb < 1 || ranks < 1)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "bad sizes m=%lld n=%lld k=%lld kb=%lld ranks=%d", (long long)m,
+                          (long long)n, (long long)k, (long long)kb, ranks);
+  gemm_dims d = {(double)m, (double)n, (double)k, ceil_div(k, kb), kb, 0, 0, ranks, es};
+  if (replicas < 1 || !valid_25d(&d, replicas))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "%d replicas do not split %d ranks into layers of q x q ranks "
+                          "(need c dividing P with P / c a perfect square)",
+                          replicas, ranks);
+  if (replicas == 1) return TSR_OK; /* SUMMA on the matrices' own grid */
+  double v = memory_25d(&d, replicas);
+  *bytes = v >= 9.2e18 ? INT64_MAX : (int64_t)ceil(v);
+  return TSR_OK;
+}
+
 tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, const tsr_dmatrix *a,
                                 const tsr_dmatrix *b, const tsr_dmatrix *c,
                                 const tsr_dist_gemm_options *options, tsr_dist_algorithm *algorithm,
