@@ -181,14 +181,18 @@ void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, int64_t ic, int
 /* Team synchronization (gemm_thread.c): a centralized barrier and the shared unit counters,
    spinning briefly and then yielding (see there). */
 typedef struct tsr__gemm_sync {
-  _Atomic int64_t next[2]; /* unit counters of alternate (jc, pc) steps */
-  atomic_int arrived;      /* threads at the current barrier */
-  atomic_int phase;        /* barrier generation */
-  int n;                   /* threads taking part */
-  _Atomic int64_t work_ns; /* sum over threads of time not spent waiting at barriers */
+  _Atomic int64_t next[2];  /* unit counters of alternate (jc, pc) steps */
+  _Atomic int64_t bnext[2]; /* B-panel packing chunks handed out, alternate steps */
+  _Atomic int64_t bdone[2]; /* B-panel packing chunks finished, alternate steps */
+  atomic_int arrived;       /* threads at the current barrier */
+  atomic_int phase;         /* barrier generation */
+  int n;                    /* threads taking part */
+  _Atomic int64_t work_ns;  /* sum over threads of time not spent waiting at barriers */
 } tsr__gemm_sync;
 void tsr__gemm_sync_init(tsr__gemm_sync *s, int n);
 void tsr__gemm_barrier(tsr__gemm_sync *s, int *phase);
+/* Waits (spinning briefly, then yielding) until *v >= target (acquire). */
+void tsr__gemm_wait_at_least(_Atomic int64_t *v, int64_t target);
 int64_t tsr__gemm_now_ns(void);
 
 /* The adaptive thread count (gemm_thread.c): whether a call of `flops` should use nt > 1

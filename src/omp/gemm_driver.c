@@ -11,8 +11,9 @@
  * The kernel and the blocks come from the registry, the wisdom file or an override
  * (tsr__gemm_config_get, gemm_registry.c), per dtype and thread count.
  *
- * OpenMP: one parallel region per call. In each (jc, pc) step all threads pack the shared B
- * panel together (a static split of its micro-panels), then take work units from a shared
+ * OpenMP: one parallel region per call. In each (jc, pc) step the threads pack the shared B
+ * panel together (chunks of its micro-panels taken from a counter, so a late thread's share
+ * is packed by the others), then take work units from a shared
  * atomic counter (gemm_thread.c): a unit is a row block of C (at most MC rows; smaller with
  * several threads so that there are about `grain` units per thread, 4 by default) times the whole
  * panel, or a column chunk of it when C is too short to give every thread enough row blocks. The
@@ -226,11 +227,12 @@ static void tsr__gemm_unit(const tsr__gemm_plan *pl, tsr__gemm_tstate *ts, int64
 }
 
 /*
- * The jc/pc loops. With a team (sync != NULL): all threads pack the B panel together (a
- * static split of its micro-panels), then take the units (row block x column chunk) of the
- * panel from a shared counter, so that a thread that loses its core for a while does not
- * hold the others for its whole static share. Two barriers per (jc, pc) step: the panel is
- * complete; nobody still reads it before it is repacked. Without a team: everything in order.
+ * The jc/pc loops. With a team (sync != NULL): the threads pack the B panel together (chunks
+ * from a counter, then a wait for the count of finished chunks), then take the units (row
+ * block x column chunk) of the panel from a shared counter, so that a thread that loses its
+ * core for a while does not hold the others for its whole static share. One barrier per
+ * (jc, pc) step but the last: nobody still reads the panel before it is repacked. Without a
+ * team: everything in order.
  */
 static void tsr__gemm_loops(const tsr__gemm_plan *pl, tsr__gemm_sync *sy, int tid) {
   const tsr__gemm_args *g = pl->g;
@@ -254,13 +256,29 @@ static void tsr__gemm_loops(const tsr__gemm_plan *pl, tsr__gemm_sync *sy, int ti
           tsr__gemm_unit(pl, &ts, rb, 0, np, jc, pc, kcb, ncb, beta);
         continue;
       }
-      tsr__gemm_pack_b_part(pl, pc, jc, kcb, ncb, np * tid / nth, np * (tid + 1) / nth);
+      const int p = (int)(step & 1), q = p ^ 1;
+      const bool last = jc + pl->nc >= g->n && pc + pl->kc >= g->k;
+      /* The other parity's counters were last used by the step before this one, which ended
+         at a barrier; nobody uses them again before this step's closing barrier. */
+      if (tid == 0) {
+        atomic_store(&sy->next[q], 0);
+        atomic_store(&sy->bnext[q], 0);
+        atomic_store(&sy->bdone[q], 0);
+      }
+      /* Pack the B panel in chunks taken from a counter, then wait until every chunk is
+         done: a thread that starts late (woken from sleep, or preempted on a crowded
+         machine) does not hold the others for a static share; the first thread packs
+         everything if need be. */
+      const int64_t bchunks = tsr__min64(np, 4 * (int64_t)nth);
+      for (;;) {
+        const int64_t c = atomic_fetch_add(&sy->bnext[p], 1);
+        if (c >= bchunks) break;
+        tsr__gemm_pack_b_part(pl, pc, jc, kcb, ncb, np * c / bchunks, np * (c + 1) / bchunks);
+        atomic_fetch_add(&sy->bdone[p], 1);
+      }
       int64_t t0 = tsr__gemm_now_ns();
-      tsr__gemm_barrier(sy, &phase);
+      tsr__gemm_wait_at_least(&sy->bdone[p], bchunks);
       waited += tsr__gemm_now_ns() - t0;
-      /* Everybody is done with the other counter (its step ended at the previous barrier
-         pair), and nobody uses it before the next step's first barrier. */
-      if (tid == 0) atomic_store(&sy->next[(step + 1) & 1], 0);
       for (;;) {
         const int64_t u = atomic_fetch_add(&sy->next[step & 1], 1);
         if (u >= units) break;
@@ -268,6 +286,9 @@ static void tsr__gemm_loops(const tsr__gemm_plan *pl, tsr__gemm_sync *sy, int ti
         tsr__gemm_unit(pl, &ts, u / cchunks, np * cb / cchunks, np * (cb + 1) / cchunks, jc, pc,
                        kcb, ncb, beta);
       }
+      /* Nobody may still read the panel when it is repacked; after the last step the
+         parallel region's own join follows, so no barrier there. */
+      if (last) continue;
       t0 = tsr__gemm_now_ns();
       tsr__gemm_barrier(sy, &phase);
       waited += tsr__gemm_now_ns() - t0;
