@@ -804,6 +804,75 @@ static void test_alpha_beta(void **state) {
   remove(a), remove(b), remove(c);
 }
 
+/* --algorithm summa|2.5d|auto and --replicas (issue 15): the product against a float64
+   reference on 4 ranks (c = 4: 1 x 1 x 4 layers; c = 0: the library's choice), the schedule
+   in the text and JSON reports, the 2.5D replicas in the memory estimate, and the refusals. */
+static void test_algorithms(void **state) {
+  (void)state;
+  const int64_t m = 29, n = 21, k = 37;
+  char a[300], b[300], cpath[300], jpath[300], args[2048], check[2048];
+  snprintf(a, sizeof a, "%s/ga.npy", dir);
+  snprintf(b, sizeof b, "%s/gb.npy", dir);
+  snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
+  snprintf(jpath, sizeof jpath, "%s/g.json", dir);
+  double *va = random_values(m * k, 21), *vb = random_values(k * n, 22);
+  save_matrix(a, va, m, k, TSR_F64);
+  save_matrix(b, vb, k, n, TSR_F64);
+  double *ref = reference_gemm(va, vb, NULL, -1.25, 0.0, m, n, k);
+  static const char *const runs[3][2] = {
+      {"--algorithm 2.5d --replicas 4", "d['algorithm']=='2.5d' and d['replicas']==4"},
+      {"--algorithm=2.5d", "d['algorithm']=='2.5d' and d['replicas']>1"},
+      {"--algorithm auto", "(d['algorithm'],d['replicas']>1) in (('summa',False),('2.5d',True))"},
+  };
+  for (int r = 0; r < 3; r++) {
+    snprintf(args, sizeof args, "-a '%s' -b '%s' --alpha -1.25 --block 4 %s -o '%s' --json '%s'", a,
+             b, runs[r][0], cpath, jpath);
+    int rc = run_np(4, args);
+    if (rc != 0) print_error("%s: exit %d\n%s\n", runs[r][0], rc, err_text);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out_text, "schedule: "));
+    assert_non_null(strstr(out_text, "bytes redistributed per rank"));
+    int64_t cm = 0, cn = 0;
+    double *got = load_f64(cpath, &cm, &cn);
+    assert_true(cm == m && cn == n);
+    assert_true(tsr_test_rel_error(got, ref, (size_t)(m * n)) <= tsr_test_tol(TSR_F64, k));
+    free(got);
+    snprintf(check, sizeof check,
+             "python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); assert %s; "
+             "assert (d['bytes_redistributed_max_rank']>0)==(d['algorithm']=='2.5d')\" '%s'",
+             runs[r][1], jpath);
+    assert_int_equal(system(check), 0);
+    remove(cpath), remove(jpath);
+  }
+  /* The estimate counts the 2.5D replicas: c = 4 copies of partial C need more than SUMMA. */
+  char j2[300];
+  snprintf(j2, sizeof j2, "%s/g2.json", dir);
+  snprintf(args, sizeof args, "-m 64 -n 64 -k 32 --block 4 --json '%s'", jpath);
+  assert_int_equal(run_np(4, args), 0);
+  snprintf(args, sizeof args,
+           "-m 64 -n 64 -k 32 --block 4 --algorithm 2.5d --replicas 4 --json '%s'", j2);
+  assert_int_equal(run_np(4, args), 0);
+  snprintf(check, sizeof check,
+           "python3 -c \"import json,sys; s=json.load(open(sys.argv[1])); "
+           "t=json.load(open(sys.argv[2])); "
+           "assert s['algorithm']=='summa' and t['algorithm']=='2.5d'; "
+           "assert min(t['memory_needed_bytes']) > max(s['memory_needed_bytes'])\" '%s' '%s'",
+           jpath, j2);
+  assert_int_equal(system(check), 0);
+  remove(jpath), remove(j2);
+  /* Refusals, before any work (2 ranks). */
+  expect_failure("-m 8 -n 8 -k 8 --algorithm 2.5d --replicas 3", 2,
+                 "3 replicas do not split 2 ranks");
+  expect_failure("-m 8 -n 8 -k 8 --algorithm=bogus", 2, "expected one of summa|2.5d|auto");
+  expect_failure("-m 8 -n 8 -k 8 --algorithm 2.5d --replicas -1", 2, "for --replicas");
+  expect_failure("-m 8 -n 8 -k 8 --replicas 2", 2, "--replicas applies to --algorithm 2.5d");
+  expect_failure("-m 400 -n 400 -k 400 --memory-per-rank 1000000", 1, "over --max-memory");
+  assert_int_equal(run("-m 8 -n 8 -k 8 --block 2 --algorithm 2.5d --replicas 2"), 0);
+  assert_non_null(strstr(out_text, "algorithm: 2.5d, replicas 2"));
+  free(va), free(vb), free(ref);
+  remove(a), remove(b);
+}
+
 static int setup(void **state) {
   (void)state;
   snprintf(dir, sizeof dir, "/tmp/tsr_dist_cli_XXXXXX");
@@ -840,6 +909,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_wine_gram),      cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_option_values),  cmocka_unit_test(test_ieee_inputs),
       cmocka_unit_test(test_memory_check),   cmocka_unit_test(test_alpha_beta),
+      cmocka_unit_test(test_algorithms),
   };
   const struct CMUnitTest faults[] = {
       cmocka_unit_test(test_argv0_spelling),    cmocka_unit_test(test_json_targets),

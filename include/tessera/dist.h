@@ -402,6 +402,22 @@ TSR_API tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, cons
                                         tsr_dist_algorithm *algorithm, int *replicas);
 
 /**
+ * Bytes per rank that tsr_dist_gemm_ex() with ::TSR_DIST_GEMM_2_5D and `replicas` c allocates
+ * beyond the local blocks of A, B and C, for C m x n, inner dimension k in panels of `kb`, on
+ * `ranks` ranks, elements of `dtype`: the k slices of op(A) and op(B), the partial C, the
+ * layer's SUMMA panel buffers and the exchange buffers (the same estimate
+ * tsr_dist_gemm_choose() compares with `options->memory_per_rank`). An estimate of the
+ * average rank (local sizes taken as totals over P), without MPI's own buffers. Local, not
+ * collective; allocates nothing. c = 1 (SUMMA) gives 0.
+ * @param[out] bytes the estimate in bytes (INT64_MAX when it does not fit).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (`bytes`); ::TSR_ERR_DTYPE;
+ *         ::TSR_ERR_INVALID_ARGUMENT (negative m, n, k; kb or ranks < 1; replicas c < 1 or
+ *         c not dividing `ranks` into c layers of q x q ranks, with the values).
+ */
+TSR_API tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb, int ranks,
+                                            int replicas, tsr_dtype dtype, int64_t *bytes);
+
+/**
  * Freivalds' check (R. Freivalds, "Probabilistic machines can use less running time", IFIP
  * 1977) of C = alpha * op(A) * op(B) + beta * C0, in O(mn + mk + kn) work: with x a Philox
  * random vector (uniform in [-1, 1), from `seed`), y = C x and

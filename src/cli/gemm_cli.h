@@ -44,7 +44,10 @@ typedef struct options {
   int progress;
   int help;
   double alpha, beta;
-  int64_t max_memory; /* 0: MemAvailable / ranks on the node */
+  int64_t max_memory; /* --max-memory / --memory-per-rank; 0: MemAvailable / ranks on the node */
+  int algorithm;      /* tsr_dist_algorithm: 0 summa, 1 2.5d, 2 auto (the table's order) */
+  int64_t replicas;   /* --replicas c for 2.5d; 0: the library chooses */
+  int replicas_given;
 } options;
 
 extern int g_rank, g_size;
@@ -82,9 +85,10 @@ typedef struct results {
   double serial_err, serial_tol;
   int64_t serial_skipped;
   int serial_done, verified, passed, written;
-  uint64_t bytes_sent, bytes_received;
-  int64_t *peak_rss;   /* per rank, bytes (rank 0) */
-  int64_t *mem_needed; /* per rank, bytes (rank 0) */
+  uint64_t bytes_sent, bytes_received, bytes_redistributed;
+  int algorithm, replicas; /* the schedule that ran (tsr_dist_stats) */
+  int64_t *peak_rss;       /* per rank, bytes (rank 0) */
+  int64_t *mem_needed;     /* per rank, bytes (rank 0) */
 } results;
 
 typedef struct job_info {

@@ -50,13 +50,25 @@ void usage(FILE *f) {
       "                       width (default %d)\n"
       "  --device D           auto|cpu|cuda|hip (default auto: each rank takes GPU\n"
       "                       (node-local rank mod GPU count) when the node has GPUs)\n"
+      "  --algorithm A        summa|2.5d|auto (default summa): SUMMA on the PxQ grid; 2.5D\n"
+      "                       (Solomonik & Demmel 2011) with c replicas on c layers of\n"
+      "                       sqrt(P/c) x sqrt(P/c) ranks; auto: the one that moves the\n"
+      "                       fewest words per rank within the memory limit\n"
+      "  --replicas C         c for 2.5d: c divides the ranks and ranks/c is a perfect\n"
+      "                       square (checked before any work, else exit 2); 0 (default)\n"
+      "                       lets the library choose within the memory limit\n"
       "  --repeat R           timed runs (default 1); timings are medians\n"
       "  --warmup W           untimed runs before them (default 0)\n"
-      "  --max-memory BYTES   memory one rank may use (default: MemAvailable of the node\n"
+      "  --max-memory BYTES, --memory-per-rank BYTES\n"
+      "                       memory one rank may use (default: MemAvailable of the node\n"
       "                       divided by its ranks; on a GPU, its memory divided by the\n"
-      "                       ranks sharing it); a run needing more is refused before\n"
-      "                       anything is allocated\n"
-      "\n"
+      "                       ranks sharing it); a run needing more (2.5D replicas\n"
+      "                       included) is refused before anything is allocated; what\n"
+      "                       the job leaves free is the 2.5D memory_per_rank when the\n"
+      "                       library chooses c\n"
+      "\n",
+      DEFAULT_SEED, DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_BLOCK);
+  say(f, "%s",
       "output and checks:\n"
       "  -o FILE              write C as a .npy file (C order), collectively with MPI-IO, to\n"
       "                       .FILE.tessera-tmp.PID.0 beside it (removed on error, SIGINT,\n"
@@ -78,8 +90,7 @@ void usage(FILE *f) {
       "inner dimensions differ, no such device, unwritable output or JSON, disk full, not\n"
       "enough memory); 2 usage error (bad option, grid not matching the number of ranks,\n"
       "command lines that differ between ranks); 3 verification failed (nothing written);\n"
-      "4 output written but not verified (NaN/Inf inputs or possible overflow).\n",
-      DEFAULT_SEED, DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_SIZE, DEFAULT_BLOCK);
+      "4 output written but not verified (NaN/Inf inputs or possible overflow).\n");
 }
 
 /* ---------------------------------------------------------------- the table ----------- */
@@ -128,7 +139,10 @@ static const opt_def table[] = {
     {"--device", NULL, OPT_WORD, OFF(device), NOGIVEN, 0, 0, 0, "auto|cpu|cuda|hip"},
     {"--repeat", NULL, OPT_INT, OFF(repeat), NOGIVEN, 1, 1000000, 0, NULL},
     {"--warmup", NULL, OPT_INT, OFF(warmup), NOGIVEN, 0, 1000000, 0, NULL},
-    {"--max-memory", NULL, OPT_INT, OFF(max_memory), NOGIVEN, 1, INT64_MAX, 0, NULL},
+    {"--algorithm", NULL, OPT_CHOICE, OFF(algorithm), NOGIVEN, 0, 0, 0, "summa|2.5d|auto"},
+    {"--replicas", NULL, OPT_INT, OFF(replicas), (ptrdiff_t)OFF(replicas_given), 0, 1 << 20, 0,
+     NULL},
+    {"--max-memory", "--memory-per-rank", OPT_INT, OFF(max_memory), NOGIVEN, 1, INT64_MAX, 0, NULL},
     {"--verify", NULL, OPT_FLAG, OFF(verify), NOGIVEN, 0, 0, 1, NULL},
     {"--no-verify", NULL, OPT_FLAG, OFF(verify), NOGIVEN, 0, 0, 0, NULL},
     {"--progress", NULL, OPT_FLAG, OFF(progress), NOGIVEN, 0, 0, 1, NULL},
@@ -290,6 +304,8 @@ int parse_options(int argc, char **argv, options *o, char *msg, size_t cap) {
     err = "random input needs all of -m, -n and -k";
   else if (files && o->dtype_given)
     err = "--dtype applies to random inputs only (files keep their dtype)";
+  else if (o->replicas_given && o->algorithm != TSR_DIST_GEMM_2_5D)
+    err = "--replicas applies to --algorithm 2.5d only";
   if (err) {
     snprintf(msg, cap, "%s", err);
     return 0;

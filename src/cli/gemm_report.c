@@ -15,6 +15,9 @@ void print_results(const options *o, tsr_dtype dtype, const results *r) {
       o->warmup ? ", after warm-up" : "");
   say(stdout, "local gemm %.4f s; bytes per rank (max): sent %llu, received %llu\n", r->t_local,
       (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
+  say(stdout, "algorithm: %s, replicas %d; bytes redistributed per rank (max) %llu\n",
+      r->algorithm == TSR_DIST_GEMM_2_5D ? "2.5d" : "summa", r->replicas,
+      (unsigned long long)r->bytes_redistributed);
   say(stdout, "performance: %.2f GFLOP/s\n", r->gflops);
   if (!r->verified) {
     say(stdout, "verify: skipped (--no-verify)\n");
@@ -148,6 +151,9 @@ int write_json(const options *o, const job_info *ji, const results *r, int code)
     put(&b, "  \"gflops\": %.6g,\n", r->gflops);
     put(&b, "  \"bytes_sent_max_rank\": %llu, \"bytes_received_max_rank\": %llu,\n",
         (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
+    put(&b, "  \"algorithm\": \"%s\", \"replicas\": %d, \"bytes_redistributed_max_rank\": %llu,\n",
+        r->algorithm == TSR_DIST_GEMM_2_5D ? "2.5d" : "summa", r->replicas,
+        (unsigned long long)r->bytes_redistributed);
     put(&b, "  \"memory_needed_bytes\": ");
     put_i64_array(&b, r->mem_needed, r->mem_needed ? g_size : 0);
     put(&b, ",\n  \"peak_memory_bytes\": ");

@@ -47,6 +47,8 @@ typedef struct job {
   int64_t ar, ac, br, bc; /* stored shapes of A and B */
   job_info ji;
   results r;
+  int64_t memory_per_rank; /* opt.memory_per_rank: what the job leaves free (0: no limit) */
+  int replicas;            /* the c tsr_dist_gemm_choose gave (1: SUMMA) */
   char *devices;
   char msg[1024];
 } job;
@@ -229,8 +231,10 @@ static int step_shapes(job *j) {
 /* This rank's peak need in bytes: the local blocks of A, B, C (and C0 when beta != 0), plus
    the largest of what each phase adds: reading (a row-major staging copy of a block),
    SUMMA (transposed copies of A/B, two panel buffers of each operand), writing (a row-major
-   copy of C), the serial check (the whole A, B, C and C0 on rank 0). */
-static int64_t memory_need(const job *j) {
+   copy of C), the serial check (the whole A, B, C and C0 on rank 0). With 2.5D, `extra25d`
+   (tsr_dist_gemm_memory_25d) replaces SUMMA's panels. *fixed: the need without the multiply's
+   own buffers (what 2.5D's memory_per_rank is measured against). */
+static int64_t memory_need(const job *j, int64_t extra25d, int64_t *fixed) {
   const options *o = &j->o;
   const job_info *ji = &j->ji;
   int P = j->gi.nprow, Q = j->gi.npcol, r = j->gi.myrow, c = j->gi.mycol;
@@ -250,11 +254,15 @@ static int64_t memory_need(const job *j) {
       (double)ji->m * (double)ji->n * (double)ji->k <= (double)SERIAL_CHECK_LIMIT)
     serial = ji->m * ji->k + ji->k * ji->n + ji->m * ji->n * (o->beta != 0.0 ? 2 : 1);
   int64_t phase = read;
-  if (summa > phase) phase = summa;
   if (write > phase) phase = write;
   if (serial > phase) phase = serial;
   int64_t vectors = 16 * (ji->m + ji->n + ji->k + 3) * 8;
-  return (base + phase) * es + vectors + MEMORY_OVERHEAD;
+  *fixed = (base + phase) * es + vectors + MEMORY_OVERHEAD;
+  int64_t multiply = extra25d > 0 ? extra25d : summa * es;
+  int64_t other = phase * es;
+  if (multiply < other) multiply = other;
+  if (multiply > INT64_MAX - base * es - vectors - MEMORY_OVERHEAD) return INT64_MAX;
+  return base * es + multiply + vectors + MEMORY_OVERHEAD;
 }
 
 /* Device memory per rank for a GPU run: the GPU's memory over the node's ranks sharing it. */
@@ -269,18 +277,33 @@ static int64_t device_memory_share(const rank_env *env) {
 }
 
 static int step_memory(job *j) {
-  int64_t need = memory_need(j);
+  const options *o = &j->o;
+  int64_t extra = 0, fixed = 0;
+  /* Given replicas: checked here, before anything is allocated (usage error), and their
+     memory counted. Chosen replicas: the library keeps within what the job leaves free. */
+  if (o->algorithm == TSR_DIST_GEMM_2_5D && o->replicas > 0) {
+    tsr_status st = tsr_dist_gemm_memory_25d(j->ji.m, j->ji.n, j->ji.k, o->block, g_size,
+                                             (int)o->replicas, j->ji.dtype, &extra);
+    if (st != TSR_OK)
+      return lib_fail(st, st == TSR_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_RUNTIME);
+  }
+  int64_t need = memory_need(j, extra, &fixed);
   int gpu = j->env.device.kind != TSR_DEVICE_CPU;
-  int64_t limit = j->o.max_memory ? j->o.max_memory
-                  : gpu           ? device_memory_share(&j->env)
-                                  : memory_available(j->env.local_size);
+  int64_t limit = o->max_memory ? o->max_memory
+                  : gpu         ? device_memory_share(&j->env)
+                                : memory_available(j->env.local_size);
   int code = 0;
+  /* The same on every rank (tsr_dist_gemm_ex checks): the smallest headroom. */
+  int64_t room = limit > 0 ? (limit > fixed ? limit - fixed : 1) : INT64_MAX;
+  MPI_Allreduce(MPI_IN_PLACE, &room, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+  j->memory_per_rank = room == INT64_MAX ? 0 : room;
   if (limit > 0 && need > limit) {
     if (j->o.max_memory)
       snprintf(j->msg, sizeof j->msg,
                "rank %d needs about %.3g GiB (%lld bytes: its blocks of A, B and C, panels and "
-               "buffers), over --max-memory %lld bytes; nothing was allocated",
-               g_rank, (double)need / 1073741824.0, (long long)need, (long long)j->o.max_memory);
+               "buffers%s), over --max-memory %lld bytes; nothing was allocated",
+               g_rank, (double)need / 1073741824.0, (long long)need, extra ? ", 2.5D replicas" : "",
+               (long long)j->o.max_memory);
     else if (gpu)
       snprintf(j->msg, sizeof j->msg,
                "rank %d needs about %.3g GiB (%lld bytes: its blocks of A, B and C, panels and "
@@ -347,6 +370,32 @@ static int step_load(job *j) {
   return 0;
 }
 
+/* ---------------------------------------------------------------- step: plan ---------- */
+
+/* The options of tsr_dist_gemm_ex as the command line gives them. */
+static tsr_dist_gemm_options gemm_options(const job *j) {
+  tsr_dist_gemm_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.algorithm = (tsr_dist_algorithm)j->o.algorithm;
+  opt.replicas = (int)j->o.replicas;
+  opt.memory_per_rank = j->memory_per_rank;
+  return opt;
+}
+
+/* The schedule, chosen once (collective); every run then uses it. A replica count the
+   library refuses is a usage error. */
+static int step_plan(job *j) {
+  tsr_dist_gemm_options opt = gemm_options(j);
+  tsr_dist_algorithm alg = TSR_DIST_GEMM_SUMMA;
+  int c = 1;
+  tsr_status st = tsr_dist_gemm_choose(j->o.transa ? TSR_TRANS : TSR_NO_TRANS,
+                                       j->o.transb ? TSR_TRANS : TSR_NO_TRANS, j->A, j->B, j->C,
+                                       &opt, &alg, &c);
+  if (st != TSR_OK) return lib_fail(st, st == TSR_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_RUNTIME);
+  j->replicas = alg == TSR_DIST_GEMM_2_5D ? c : 1;
+  return 0;
+}
+
 /* ---------------------------------------------------------------- step: describe ------ */
 
 static void step_describe(job *j) {
@@ -363,6 +412,12 @@ static void step_describe(job *j) {
       (long long)ji->n, (long long)ji->k, tsr_dtype_name(ji->dtype), o->a_path ? "file" : "random");
   say(stdout, "grid: %d x %d (%d ranks), block %lld\n", j->gi.nprow, j->gi.npcol, g_size,
       (long long)o->block);
+  static const char *const names[3] = {"summa", "2.5d", "auto"};
+  if (j->replicas > 1)
+    say(stdout, "schedule: 2.5D, %d replicas on %d layers of %d ranks (--algorithm %s)\n",
+        j->replicas, j->replicas, g_size / j->replicas, names[o->algorithm]);
+  else
+    say(stdout, "schedule: SUMMA (--algorithm %s)\n", names[o->algorithm]);
   for (int i = 0; g_rank == 0 && j->devices && i < g_size; i++) {
     char dname[64], host[64];
     int th = 0;
@@ -396,8 +451,10 @@ static int step_multiply(job *j) {
   if ((code = agree(!times || !comms || !locals ? EXIT_RUNTIME : 0, "out of memory"))) goto done;
   for (int it = 0; it < runs; it++) {
     progress_ctx pc = {it + 1, runs};
-    tsr_dist_gemm_options opt;
-    memset(&opt, 0, sizeof opt);
+    /* The plan's schedule, so that every run is the same. */
+    tsr_dist_gemm_options opt = gemm_options(j);
+    opt.algorithm = j->replicas > 1 ? TSR_DIST_GEMM_2_5D : TSR_DIST_GEMM_SUMMA;
+    opt.replicas = j->replicas > 1 ? j->replicas : 0;
     if (o->progress) {
       opt.progress = progress_cb;
       opt.progress_ctx = &pc;
@@ -425,10 +482,14 @@ static int step_multiply(job *j) {
       comms[it - o->warmup] = worst[1];
       locals[it - o->warmup] = worst[2];
     }
-    uint64_t bytes[2] = {stats.bytes_sent, stats.bytes_received}, bmax[2];
-    MPI_Allreduce(bytes, bmax, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    uint64_t bytes[3] = {stats.bytes_sent, stats.bytes_received, stats.bytes_redistributed},
+             bmax[3];
+    MPI_Allreduce(bytes, bmax, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     r->bytes_sent = bmax[0];
     r->bytes_received = bmax[1];
+    r->bytes_redistributed = bmax[2];
+    r->algorithm = stats.algorithm;
+    r->replicas = stats.replicas;
   }
   r->t_compute = median(times, (int)o->repeat);
   r->t_comm = median(comms, (int)o->repeat);
@@ -587,6 +648,7 @@ static int run(int argc, char **argv) {
   if ((code = step_shapes(j))) goto done;
   if ((code = step_memory(j))) goto done;
   if ((code = step_load(j))) goto done;
+  if ((code = step_plan(j))) goto done;
   step_describe(j);
   if ((code = step_multiply(j))) goto done;
   if ((code = step_verify(j))) goto done;

@@ -10,10 +10,12 @@
  * partial products are summed by the owners of C on the matrices' grid. The panel broadcasts
  * of a layer span q ranks instead of sqrt(P): sqrt(c) times fewer words per rank.
  *
- * Exchanges need no indices on the wire: for any pair of ranks, the sender walks its blocks
- * in the order (source block column, source block row) and the receiver walks its blocks in an
- * order that visits the same source blocks in the same order, so each block is the next one
- * from that peer.
+ * Both moves are block-cyclic redistributions (tsr__bc_redistribute_ex, redistribute.c): layer
+ * l's slice of op(A) is the m x k matrix with row blocks cyclic over the q layer rows and k
+ * panels cyclic over c q "virtual columns" v = j mod (c q), process (r, v) being rank r of
+ * layer v mod c, layer column v / c (panel j lands in layer j mod c at slice column j / c);
+ * op(B)'s slice is its transpose-shaped twin, and the reduction is one accumulating
+ * redistribution per layer from the layer's q x q grid to C's grid.
  */
 #include <limits.h>
 #include <math.h>
@@ -22,7 +24,6 @@
 
 #include "mpi/mpi_internal.h"
 
-#define TSR__25D_TAG 2511
 /* Latency of one message round, in words, in the cost model of tsr_dist_gemm_choose. */
 #define TSR__25D_ROUND_WORDS 2000.0
 
@@ -49,294 +50,16 @@ static int64_t layer_k(int64_t k, int64_t kb, int c, int l) {
   return sum;
 }
 
-/* ------------------------------------------------------------------ exchange engine ---- */
+/* ------------------------------------------------------------------ layouts ------------ */
 
-typedef enum { X_COUNT_SEND, X_PACK, X_COUNT_RECV, X_UNPACK } xphase;
-
-/* One block of a walk: `peer` (rank in the matrices' grid communicator) sends or receives it;
-   it sits at element `off` of the local column-major storage (leading dimension `ld`); rows x
-   cols is its size as the SENDER stores it. */
-typedef struct xblock {
-  int peer;
-  int64_t off, ld, rows, cols;
-} xblock;
-
-typedef struct xchg {
-  xphase phase;
-  size_t es;
-  tsr_dtype dtype;
-  bool trans;      /* receiver stores the transpose of the sender's block */
-  bool accumulate; /* receiver adds the block into its storage */
-  char *local;     /* the local storage walked (source when sending, destination when receiving) */
-  int64_t *scount, *rcount, *cur;
-  char *sendbuf, *recvbuf;
-  double bytes_copied;
-} xchg;
-
-static void x_visit(xchg *x, const xblock *b) {
-  int64_t cnt = b->rows * b->cols;
-  if (cnt == 0) return;
-  size_t es = x->es;
-  switch (x->phase) {
-  case X_COUNT_SEND: x->scount[b->peer] += cnt; return;
-  case X_COUNT_RECV: x->rcount[b->peer] += cnt; return;
-  case X_PACK: {
-    char *dst = x->sendbuf + (size_t)x->cur[b->peer] * es;
-    x->cur[b->peer] += cnt;
-    x->bytes_copied += (double)cnt * (double)es;
-    if (tsr__dist_modeled()) return;
-    for (int64_t j = 0; j < b->cols; j++)
-      memcpy(dst + (size_t)(j * b->rows) * es, x->local + (size_t)(b->off + j * b->ld) * es,
-             (size_t)b->rows * es);
-    return;
-  }
-  case X_UNPACK: {
-    const char *src = x->recvbuf + (size_t)x->cur[b->peer] * es;
-    x->cur[b->peer] += cnt;
-    x->bytes_copied += (double)cnt * (double)es;
-    if (tsr__dist_modeled()) return;
-    if (x->accumulate) {
-      for (int64_t j = 0; j < b->cols; j++)
-        for (int64_t i = 0; i < b->rows; i++) {
-          size_t d = (size_t)(b->off + i + j * b->ld), s = (size_t)(i + j * b->rows);
-          if (x->dtype == TSR_F32)
-            ((float *)x->local)[d] += ((const float *)src)[s];
-          else
-            ((double *)x->local)[d] += ((const double *)src)[s];
-        }
-    } else if (!x->trans) {
-      for (int64_t j = 0; j < b->cols; j++)
-        memcpy(x->local + (size_t)(b->off + j * b->ld) * es, src + (size_t)(j * b->rows) * es,
-               (size_t)b->rows * es);
-    } else {
-      /* sender's (i, j) is the receiver's (j, i) */
-      for (int64_t j = 0; j < b->cols; j++)
-        for (int64_t i = 0; i < b->rows; i++)
-          memcpy(x->local + (size_t)(b->off + j + i * b->ld) * es,
-                 src + (size_t)(i + j * b->rows) * es, es);
-    }
-    return;
-  }
-  }
-}
-
-/* The walks: the caller's plan visits, for one side, every block in the pair order. */
-typedef void (*x_walk_fn)(const void *plan, bool send_side, xchg *x);
-
-/*
- * Moves blocks from `src` (this rank's local storage of the source) into `dst` (of the
- * destination) as `walk` describes, with point-to-point messages between the ranks of `comm`
- * that share blocks. Adds the bytes exchanged with other ranks to *sent / *received. Local
- * failures are agreed on over `comm` before any message; returns the agreed status.
- */
-static tsr_status x_exchange(const char *fn, MPI_Comm comm, x_walk_fn walk, const void *plan,
-                             tsr_dtype dtype, bool trans, bool accumulate, void *src, void *dst,
-                             uint64_t *sent, uint64_t *received) {
-  int size = 0, me = 0;
-  MPI_Comm_size(comm, &size);
-  MPI_Comm_rank(comm, &me);
-  xchg x;
-  memset(&x, 0, sizeof x);
-  x.es = tsr__dtype_size(dtype);
-  x.dtype = dtype;
-  x.trans = trans;
-  x.accumulate = accumulate;
-  tsr_status st = TSR_OK;
-  int64_t *counts = calloc((size_t)size * 3 + 1, sizeof *counts);
-  MPI_Request *req = malloc(((size_t)size * 2 + 1) * sizeof *req);
-  if (!counts || !req) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "exchange counts");
-  int64_t nsend = 0, nrecv = 0;
-  if (st == TSR_OK) {
-    x.scount = counts;
-    x.rcount = counts + size;
-    x.cur = counts + 2 * size;
-    x.phase = X_COUNT_SEND;
-    walk(plan, true, &x);
-    x.phase = X_COUNT_RECV;
-    walk(plan, false, &x);
-    for (int r = 0; r < size; r++) {
-      nsend += x.scount[r];
-      nrecv += x.rcount[r];
-      if (x.scount[r] > INT_MAX || x.rcount[r] > INT_MAX)
-        st = tsr__set_error(TSR_ERR_OVERFLOW, fn, "a message of %lld elements exceeds INT_MAX",
-                            (long long)(x.scount[r] > x.rcount[r] ? x.scount[r] : x.rcount[r]));
-    }
-  }
-  if (st == TSR_OK)
-    st = tsr__host_alloc((size_t)(nsend > 0 ? nsend : 1) * x.es, (void **)&x.sendbuf);
-  if (st == TSR_OK)
-    st = tsr__host_alloc((size_t)(nrecv > 0 ? nrecv : 1) * x.es, (void **)&x.recvbuf);
-  st = tsr__dist_agree(fn, comm, st);
-  if (st == TSR_OK) {
-    int nreq = 0, rc = MPI_SUCCESS;
-    int64_t off = 0;
-    for (int r = 0; r < size && rc == MPI_SUCCESS; r++) {
-      if (x.rcount[r] > 0)
-        rc = MPI_Irecv(x.recvbuf + (size_t)off * x.es, (int)x.rcount[r], tsr__mpi_type(dtype), r,
-                       TSR__25D_TAG, comm, &req[nreq++]);
-      x.cur[r] = off; /* receive displacements, reused for unpacking */
-      off += x.rcount[r];
-      if (r != me && received) *received += (uint64_t)x.rcount[r] * x.es;
-    }
-    /* pack */
-    int64_t *rdispl = x.cur;
-    int64_t *sdispl = calloc((size_t)size + 1, sizeof *sdispl);
-    if (!sdispl && rc == MPI_SUCCESS) rc = MPI_ERR_NO_MEM;
-    if (rc == MPI_SUCCESS) {
-      int64_t s = 0;
-      for (int r = 0; r < size; r++) {
-        sdispl[r] = s;
-        s += x.scount[r];
-      }
-      x.cur = sdispl;
-      x.local = src;
-      x.phase = X_PACK;
-      walk(plan, true, &x);
-      for (int r = 0; r < size && rc == MPI_SUCCESS; r++) {
-        /* packing advanced sdispl[r] past peer r's data */
-        if (x.scount[r] > 0)
-          rc = MPI_Isend(x.sendbuf + (size_t)(sdispl[r] - x.scount[r]) * x.es, (int)x.scount[r],
-                         tsr__mpi_type(dtype), r, TSR__25D_TAG, comm, &req[nreq++]);
-        if (r != me && sent) *sent += (uint64_t)x.scount[r] * x.es;
-      }
-    }
-    /* Requests already posted complete even when a later post failed, so no peer hangs. */
-    int rc2 = MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
-    if (rc == MPI_SUCCESS) rc = rc2;
-    if (rc != MPI_SUCCESS) {
-      st = tsr__mpi_error(fn, rc == MPI_ERR_NO_MEM ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_MPI, rc,
-                          "2.5D block exchange");
-    } else {
-      x.cur = rdispl;
-      x.local = dst;
-      x.phase = X_UNPACK;
-      walk(plan, false, &x);
-    }
-    free(sdispl);
-    tsr__dist_model_copy(x.bytes_copied);
-  }
-  tsr__host_free(x.sendbuf);
-  tsr__host_free(x.recvbuf);
-  free(counts);
-  free(req);
-  return tsr__dist_agree(fn, comm, st);
-}
-
-/* ------------------------------------------------------------------ the walks ---------- */
-
-/* Slicing of op(A) (is_b false) or op(B) (is_b true) from the matrices' grid onto the layers.
-   src: the stored operand on grid g; dst: this rank's layer slice on the q x q layer grid. */
-typedef struct slice_plan {
-  const tsr_dmatrix *src, *dst;
-  const tsr_grid *g;
-  int c, q, layer, lrow, lcol; /* this rank's layer and place in it */
-  bool is_b, trans;
-} slice_plan;
-
-/* Source block (si, sj) of the stored operand -> its k panel and the other block index. */
-static void slice_src_to_dst(const slice_plan *p, int64_t si, int64_t sj, int64_t *di, int64_t *dj,
-                             int *layer) {
-  int64_t kpan, other;
-  if (!p->is_b) { /* A: op(A) block (i, kpan) */
-    kpan = p->trans ? si : sj;
-    other = p->trans ? sj : si;
-    *di = other;
-    *dj = kpan / p->c;
-  } else { /* B: op(B) block (kpan, j) */
-    kpan = p->trans ? sj : si;
-    other = p->trans ? si : sj;
-    *di = kpan / p->c;
-    *dj = other;
-  }
-  *layer = (int)(kpan % p->c);
-}
-
-static void slice_walk(const void *plan, bool send_side, xchg *x) {
-  const slice_plan *p = plan;
-  const tsr_grid *g = p->g;
-  int q = p->q;
-  if (send_side) {
-    const tsr_dmatrix *s = p->src;
-    for (int64_t lj = 0; lj * s->nb < s->nloc; lj++) {
-      int64_t sj = lj * g->npcol + g->mycol;
-      for (int64_t li = 0; li * s->mb < s->mloc; li++) {
-        int64_t si = li * g->nprow + g->myrow, di, dj;
-        int layer;
-        slice_src_to_dst(p, si, sj, &di, &dj, &layer);
-        xblock b = {layer * q * q + (int)(di % q) * q + (int)(dj % q),
-                    li * s->mb + lj * s->nb * s->lld, s->lld, blk_len(s->m, s->mb, si),
-                    blk_len(s->n, s->nb, sj)};
-        x_visit(x, &b);
-      }
-    }
-    return;
-  }
-  /* Receiver: destination blocks in the order of their source blocks (source column, then
-     source row): op(A) column panels / op(B) columns outer when not transposed, rows outer
-     when transposed. */
-  const tsr_dmatrix *d = p->dst, *s = p->src;
-  int64_t nbr = ceil_div(d->mloc, d->mb), nbc = ceil_div(d->nloc, d->nb);
-  bool rows_outer = p->trans;
-  int64_t nout = rows_outer ? nbr : nbc, nin = rows_outer ? nbc : nbr;
-  for (int64_t o = 0; o < nout; o++)
-    for (int64_t in = 0; in < nin; in++) {
-      int64_t li = rows_outer ? o : in, lj = rows_outer ? in : o;
-      int64_t di = li * q + p->lrow, dj = lj * q + p->lcol;
-      int64_t kpan = p->is_b ? di * p->c + p->layer : dj * p->c + p->layer;
-      int64_t other = p->is_b ? dj : di;
-      int64_t si, sj;
-      if (!p->is_b) {
-        si = p->trans ? kpan : other;
-        sj = p->trans ? other : kpan;
-      } else {
-        si = p->trans ? other : kpan;
-        sj = p->trans ? kpan : other;
-      }
-      xblock b = {(int)(si % g->nprow) * g->npcol + (int)(sj % g->npcol),
-                  li * d->mb + lj * d->nb * d->lld, d->lld, blk_len(s->m, s->mb, si),
-                  blk_len(s->n, s->nb, sj)};
-      x_visit(x, &b);
-    }
-}
-
-/* Reduction of the layers' partial products (same blocks as C, on the q x q layer grids)
-   into C on the matrices' grid. */
-typedef struct reduce_plan {
-  const tsr_dmatrix *part, *c;
-  const tsr_grid *g;
-  int nlayers, q, layer, lrow, lcol;
-} reduce_plan;
-
-static void reduce_walk(const void *plan, bool send_side, xchg *x) {
-  const reduce_plan *p = plan;
-  const tsr_grid *g = p->g;
-  int q = p->q;
-  if (send_side) {
-    const tsr_dmatrix *s = p->part;
-    for (int64_t lj = 0; lj * s->nb < s->nloc; lj++) {
-      int64_t j = lj * q + p->lcol;
-      for (int64_t li = 0; li * s->mb < s->mloc; li++) {
-        int64_t i = li * q + p->lrow;
-        xblock b = {(int)(i % g->nprow) * g->npcol + (int)(j % g->npcol),
-                    li * s->mb + lj * s->nb * s->lld, s->lld, blk_len(s->m, s->mb, i),
-                    blk_len(s->n, s->nb, j)};
-        x_visit(x, &b);
-      }
-    }
-    return;
-  }
-  const tsr_dmatrix *d = p->c;
-  for (int64_t lj = 0; lj * d->nb < d->nloc; lj++) {
-    int64_t j = lj * g->npcol + g->mycol;
-    for (int64_t li = 0; li * d->mb < d->mloc; li++) {
-      int64_t i = li * g->nprow + g->myrow;
-      for (int l = 0; l < p->nlayers; l++) {
-        xblock b = {l * q * q + (int)(i % q) * q + (int)(j % q), li * d->mb + lj * d->nb * d->lld,
-                    d->lld, blk_len(d->m, d->mb, i), blk_len(d->n, d->nb, j)};
-        x_visit(x, &b);
-      }
-    }
-  }
+/* The standard layout of a grid matrix (its own local storage `host`), for tsr__bc_redistribute. */
+static tsr__bc_matrix layout_of(const tsr_dmatrix *x, void *host, int prow, int pcol) {
+  tsr__bc_matrix l;
+  l.row = (tsr__bc_dim){0, x->mb, x->mb, 0, prow};
+  l.col = (tsr__bc_dim){0, x->nb, x->nb, 0, pcol};
+  l.data = host;
+  l.lld = x->lld;
+  return l;
 }
 
 /* ------------------------------------------------------------------ choice ------------- */
@@ -451,6 +174,30 @@ tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, tsr_
   return tsr__dist_agree(fn, c->grid->comm, st);
 }
 
+tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb, int ranks,
+                                    int replicas, tsr_dtype dtype, int64_t *bytes) {
+  TSR_API_ENTRY();
+  static const char fn[] = "tsr_dist_gemm_memory_25d";
+  if (!bytes) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "bytes is NULL");
+  *bytes = 0;
+  size_t es = tsr__dtype_size(dtype);
+  if (es == 0) return tsr__set_error(TSR_ERR_DTYPE, fn, "unsupported dtype %d", (int)dtype);
+  if (m < 0 || n < 0 || k < 0 || kb < 1 || ranks < 1)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "bad sizes m=%lld n=%lld k=%lld kb=%lld ranks=%d", (long long)m,
+                          (long long)n, (long long)k, (long long)kb, ranks);
+  gemm_dims d = {(double)m, (double)n, (double)k, ceil_div(k, kb), kb, 0, 0, ranks, es};
+  if (replicas < 1 || !valid_25d(&d, replicas))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "%d replicas do not split %d ranks into layers of q x q ranks "
+                          "(need c dividing P with P / c a perfect square)",
+                          replicas, ranks);
+  if (replicas == 1) return TSR_OK; /* SUMMA on the matrices' own grid */
+  double v = memory_25d(&d, replicas);
+  *bytes = v >= 9.2e18 ? INT64_MAX : (int64_t)ceil(v);
+  return TSR_OK;
+}
+
 tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, const tsr_dmatrix *a,
                                 const tsr_dmatrix *b, const tsr_dmatrix *c,
                                 const tsr_dist_gemm_options *options, tsr_dist_algorithm *algorithm,
@@ -502,7 +249,7 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
   memset(&st_all, 0, sizeof st_all);
   tsr_grid *g = c->grid;
   int q = exact_sqrt(g->size / replicas);
-  int layer = g->rank / (q * q), lrank = g->rank % (q * q);
+  int layer = g->rank / (q * q);
   int64_t k = ta ? a->m : a->n, kb = ta ? a->mb : a->nb;
   int64_t kl = layer_k(k, kb, replicas, layer);
   MPI_Comm lcomm = MPI_COMM_NULL;
@@ -527,16 +274,36 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
   if (st == TSR_OK) st = tsr__dm_host_get(fn, bl, false, &bl_host, &bl_st);
   st = tsr__dist_agree(fn, g->comm, st);
 
-  /* Slice op(A) and op(B) onto the layers. */
+  /* Slice op(A) and op(B) onto the layers (process maps: see the top of the file). */
+  int cq = replicas * q;
+  int *procs = malloc((size_t)cq * (size_t)q * 2 * sizeof *procs);
+  if (st == TSR_OK && !procs) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "2.5D process maps");
+  st = tsr__dist_agree(fn, g->comm, st);
+  unsigned xflags = tsr__dist_modeled() ? TSR__BC_MODELED : 0u;
   if (st == TSR_OK) {
-    slice_plan pa = {a, al, g, replicas, q, layer, lrank / q, lrank % q, false, ta == TSR_TRANS};
-    st = x_exchange(fn, g->comm, slice_walk, &pa, c->dtype, pa.trans, false, a_host, al_host,
-                    &st_all.bytes_sent, &st_all.bytes_received);
-  }
-  if (st == TSR_OK) {
-    slice_plan pb = {b, bl, g, replicas, q, layer, lrank / q, lrank % q, true, tb == TSR_TRANS};
-    st = x_exchange(fn, g->comm, slice_walk, &pb, c->dtype, pb.trans, false, b_host, bl_host,
-                    &st_all.bytes_sent, &st_all.bytes_received);
+    int *pa = procs, *pb = procs + (size_t)cq * q;
+    for (int r = 0; r < q; r++)
+      for (int v = 0; v < cq; v++) {
+        int rank = (v % replicas) * q * q + r * q + v / replicas;
+        pa[r * cq + v] = rank; /* q x cq: (layer row, v) */
+        pb[v * q + r] = (v % replicas) * q * q + (v / replicas) * q + r; /* cq x q */
+      }
+    tsr__bc_procs gpa = {q, cq, pa}, gpb = {cq, q, pb};
+    tsr__bc_matrix sa = layout_of(a, a_host, g->nprow, g->npcol),
+                   sb = layout_of(b, b_host, g->nprow, g->npcol), da, db;
+    da.row = (tsr__bc_dim){0, a_mb, a_mb, 0, q};
+    da.col = (tsr__bc_dim){0, kb, kb, 0, cq};
+    da.data = al_host;
+    da.lld = al->lld;
+    db.row = (tsr__bc_dim){0, kb, kb, 0, cq};
+    db.col = (tsr__bc_dim){0, b_nb, b_nb, 0, q};
+    db.data = bl_host;
+    db.lld = bl->lld;
+    st = tsr__bc_redistribute_ex(fn, g, c->dtype, c->m, k, &sa, NULL, ta == TSR_TRANS, &da, &gpa,
+                                 xflags, &st_all.bytes_sent, &st_all.bytes_received);
+    if (st == TSR_OK)
+      st = tsr__bc_redistribute_ex(fn, g, c->dtype, k, c->n, &sb, NULL, tb == TSR_TRANS, &db, &gpb,
+                                   xflags, &st_all.bytes_sent, &st_all.bytes_received);
   }
   if (al_host) {
     tsr_status s2 = tsr__dm_host_done(fn, al, al_host, al_st, st == TSR_OK);
@@ -577,10 +344,19 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
   st = tsr__dist_agree(fn, g->comm, st);
   if (st == TSR_OK) {
     scale_local(c, c_host, beta);
-    reduce_plan pr = {cl, c, g, replicas, q, layer, lrank / q, lrank % q};
-    st = x_exchange(fn, g->comm, reduce_walk, &pr, c->dtype, false, true, cl_host, c_host,
-                    &st_all.bytes_sent, &st_all.bytes_received);
+    /* One accumulating redistribution per layer, from its q x q grid onto C's. */
+    tsr__bc_matrix dc = layout_of(c, c_host, g->nprow, g->npcol);
+    for (int l = 0; l < replicas && st == TSR_OK; l++) {
+      for (int r = 0; r < q * q; r++)
+        procs[r] = l * q * q + r;
+      tsr__bc_procs gl = {q, q, procs};
+      tsr__bc_matrix sl = layout_of(cl, l == layer ? cl_host : NULL, q, q);
+      st = tsr__bc_redistribute_ex(fn, g, c->dtype, c->m, c->n, &sl, &gl, false, &dc, NULL,
+                                   xflags | TSR__BC_ACCUMULATE, &st_all.bytes_sent,
+                                   &st_all.bytes_received);
+    }
   }
+  free(procs);
   if (cl_host) tsr__dm_host_done(fn, cl, cl_host, cl_st, false);
   if (c_host) {
     tsr_status s2 = tsr__dm_host_done(fn, c, c_host, c_st, st == TSR_OK);

@@ -113,6 +113,26 @@ tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dty
                                 int64_t n, const tsr__bc_matrix *src, bool transpose,
                                 const tsr__bc_matrix *dst, uint64_t *sent, uint64_t *received);
 
+/* A process grid of nprow x npcol processes of g's communicator other than g itself:
+   process (pr, pc) is rank[pr * npcol + pc] (the 2.5D layers, gemm25d.c). */
+typedef struct tsr__bc_procs {
+  int nprow, npcol;
+  const int *rank;
+} tsr__bc_procs;
+
+/* Flags of tsr__bc_redistribute_ex. */
+#define TSR__BC_ACCUMULATE 1u /* dst(i, j) += instead of = (summing partial products) */
+#define TSR__BC_MODELED 2u    /* TSR_SMPI_MODEL: messages only, copies charged as modeled time */
+
+/* tsr__bc_redistribute with the source's and the destination's owners on their own process
+   grids (src_procs, dst_procs; NULL: g's), all over g's communicator; a rank outside a grid
+   holds none of that matrix. A replicated source needs both on g. */
+tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
+                                   int64_t n, const tsr__bc_matrix *src,
+                                   const tsr__bc_procs *src_procs, bool transpose,
+                                   const tsr__bc_matrix *dst, const tsr__bc_procs *dst_procs,
+                                   unsigned flags, uint64_t *sent, uint64_t *received);
+
 /* ------------------------------------------------ 2.5D schedule and modeled compute ---- */
 
 /* The checks of tsr_dist_gemm_ex (transposes, grids, dtypes, devices, shapes, block sizes).

@@ -91,6 +91,7 @@ static tsr_status build_segs(const char *fn, const tsr__bc_dim *dd, const tsr__b
 /* Whether segment s moves from the rank at grid coordinates snd to the one at rcv. A
    replicated source is read from the copy in the receiver's own process row (column). */
 static bool seg_match(const seg_list *l, const seg *s, const int snd[2], const int rcv[2]) {
+  if (snd[0] < 0 || rcv[0] < 0) return false; /* not a process of that layout's grid */
   if (s->dst_owner >= 0 && s->dst_owner != rcv[l->dst_dim]) return false;
   if (s->src_owner < 0) return snd[l->src_dim] == rcv[l->src_dim];
   return s->src_owner == snd[l->src_dim];
@@ -105,7 +106,8 @@ static int64_t match_len(const seg_list *l, const int snd[2], const int rcv[2]) 
 
 /* Packs what this rank (me) sends to rcv, in destination column-major order. */
 static char *pack(char *out, const seg_list *rows, const seg_list *cols, const int me[2],
-                  const int rcv[2], const tsr__bc_matrix *src, bool transpose, size_t es) {
+                  const int rcv[2], const tsr__bc_matrix *src, bool transpose, size_t es,
+                  bool modeled) {
   const char *base = src->data;
   for (int64_t c = 0; c < cols->n; c++) {
     const seg *cs = &cols->v[c];
@@ -114,7 +116,9 @@ static char *pack(char *out, const seg_list *rows, const seg_list *cols, const i
       for (int64_t r = 0; r < rows->n; r++) {
         const seg *rs = &rows->v[r];
         if (!seg_match(rows, rs, me, rcv)) continue;
-        if (!transpose) {
+        if (modeled) {
+          out += (size_t)rs->len * es;
+        } else if (!transpose) {
           const char *p = base + (size_t)(rs->src_local + (cs->src_local + jj) * src->lld) * es;
           memcpy(out, p, (size_t)rs->len * es);
           out += (size_t)rs->len * es;
@@ -135,7 +139,8 @@ static char *pack(char *out, const seg_list *rows, const seg_list *cols, const i
 
 /* Unpacks what snd sent to this rank (me), in the order pack() wrote it. */
 static const char *unpack(const char *in, const seg_list *rows, const seg_list *cols,
-                          const int snd[2], const int me[2], const tsr__bc_matrix *dst, size_t es) {
+                          const int snd[2], const int me[2], const tsr__bc_matrix *dst,
+                          tsr_dtype dtype, size_t es, unsigned flags) {
   char *base = dst->data;
   for (int64_t c = 0; c < cols->n; c++) {
     const seg *cs = &cols->v[c];
@@ -145,7 +150,16 @@ static const char *unpack(const char *in, const seg_list *rows, const seg_list *
         const seg *rs = &rows->v[r];
         if (!seg_match(rows, rs, snd, me)) continue;
         char *p = base + (size_t)(rs->dst_local + (cs->dst_local + jj) * dst->lld) * es;
-        memcpy(p, in, (size_t)rs->len * es);
+        if (flags & TSR__BC_MODELED) {
+        } else if (!(flags & TSR__BC_ACCUMULATE)) {
+          memcpy(p, in, (size_t)rs->len * es);
+        } else if (dtype == TSR_F32) {
+          for (int64_t ii = 0; ii < rs->len; ii++)
+            ((float *)p)[ii] += ((const float *)in)[ii];
+        } else {
+          for (int64_t ii = 0; ii < rs->len; ii++)
+            ((double *)p)[ii] += ((const double *)in)[ii];
+        }
         in += (size_t)rs->len * es;
       }
     }
@@ -153,26 +167,60 @@ static const char *unpack(const char *in, const seg_list *rows, const seg_list *
   return in;
 }
 
+/* Grid coordinates of every rank of g's communicator in `procs` (g itself when NULL), at
+   xy[2 r], xy[2 r + 1]; -1 for a rank not in it. */
+static void coords_of(const tsr_grid *g, const tsr__bc_procs *procs, int *xy) {
+  for (int r = 0; r < g->size; r++) {
+    xy[2 * r] = procs ? -1 : r / g->npcol;
+    xy[2 * r + 1] = procs ? -1 : r % g->npcol;
+  }
+  if (!procs) return;
+  for (int pr = 0; pr < procs->nprow; pr++)
+    for (int pc = 0; pc < procs->npcol; pc++) {
+      int r = procs->rank[pr * procs->npcol + pc];
+      xy[2 * r] = pr;
+      xy[2 * r + 1] = pc;
+    }
+}
+
 tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
                                 int64_t n, const tsr__bc_matrix *src, bool transpose,
                                 const tsr__bc_matrix *dst, uint64_t *sent, uint64_t *received) {
+  return tsr__bc_redistribute_ex(fn, g, dtype, m, n, src, NULL, transpose, dst, NULL, 0u, sent,
+                                 received);
+}
+
+tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
+                                   int64_t n, const tsr__bc_matrix *src,
+                                   const tsr__bc_procs *src_procs, bool transpose,
+                                   const tsr__bc_matrix *dst, const tsr__bc_procs *dst_procs,
+                                   unsigned flags, uint64_t *sent, uint64_t *received) {
   if (m == 0 || n == 0) return TSR_OK;
   size_t es = tsr__dtype_size(dtype);
-  int np = g->size, q = g->npcol;
-  int me[2] = {g->myrow, g->mycol};
+  int np = g->size;
+  bool modeled = (flags & TSR__BC_MODELED) != 0;
   seg_list rows = {NULL, 0, 0, transpose ? 1 : 0}, cols = {NULL, 0, 1, transpose ? 0 : 1};
-  int *sc = calloc((size_t)np * 4, sizeof *sc);
+  int *sc = calloc((size_t)np * 8, sizeof *sc);
   int *sd = sc ? sc + np : NULL, *rc = sc ? sc + 2 * np : NULL, *rd = sc ? sc + 3 * np : NULL;
+  int *sxy = sc ? sc + 4 * np : NULL, *dxy = sc ? sc + 6 * np : NULL;
   char *sbuf = NULL, *rbuf = NULL;
   tsr_status st = sc ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "count arrays");
+  if (st == TSR_OK) {
+    coords_of(g, src_procs, sxy);
+    coords_of(g, dst_procs, dxy);
+  }
+  /* A replicated source is read in the receiver's own process row (column): one grid. */
+  if (st == TSR_OK && (src_procs || dst_procs) && (src->row.src < 0 || src->col.src < 0))
+    st = tsr__set_error(TSR_ERR_INTERNAL, fn, "replicated source across two process grids");
+  const int *ms = sxy ? sxy + 2 * g->rank : NULL, *md = dxy ? dxy + 2 * g->rank : NULL;
   if (st == TSR_OK) st = build_segs(fn, &dst->row, transpose ? &src->col : &src->row, m, &rows);
   if (st == TSR_OK) st = build_segs(fn, &dst->col, transpose ? &src->row : &src->col, n, &cols);
   int64_t stot = 0, rtot = 0;
   if (st == TSR_OK) {
     for (int r = 0; r < np && st == TSR_OK; r++) {
-      int peer[2] = {r / q, r % q};
-      int64_t s = match_len(&rows, me, peer) * match_len(&cols, me, peer);
-      int64_t v = match_len(&rows, peer, me) * match_len(&cols, peer, me);
+      const int *ps = sxy + 2 * r, *pd = dxy + 2 * r;
+      int64_t s = match_len(&rows, ms, pd) * match_len(&cols, ms, pd);
+      int64_t v = match_len(&rows, ps, md) * match_len(&cols, ps, md);
       if (stot + s > INT_MAX || rtot + v > INT_MAX)
         st = tsr__set_error(TSR_ERR_OVERFLOW, fn,
                             "redistribution of %lld x %lld elements: more than INT_MAX "
@@ -195,10 +243,9 @@ tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dty
   if (st == TSR_OK) st = tsr__host_alloc((size_t)(stot > 0 ? stot : 1) * es, (void **)&sbuf);
   if (st == TSR_OK) st = tsr__host_alloc((size_t)(rtot > 0 ? rtot : 1) * es, (void **)&rbuf);
   if (st == TSR_OK) {
-    for (int r = 0; r < np; r++) {
-      int peer[2] = {r / q, r % q};
-      if (sc[r] > 0) pack(sbuf + (size_t)sd[r] * es, &rows, &cols, me, peer, src, transpose, es);
-    }
+    for (int r = 0; r < np; r++)
+      if (sc[r] > 0)
+        pack(sbuf + (size_t)sd[r] * es, &rows, &cols, ms, dxy + 2 * r, src, transpose, es, modeled);
   }
   st = tsr__dist_agree(fn, g->comm, st);
   if (st == TSR_OK) {
@@ -206,10 +253,10 @@ tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dty
                             g->comm);
     if (mrc != MPI_SUCCESS) st = tsr__mpi_error(fn, TSR_ERR_MPI, mrc, "MPI_Alltoallv");
     if (st == TSR_OK)
-      for (int r = 0; r < np; r++) {
-        int peer[2] = {r / q, r % q};
-        if (rc[r] > 0) unpack(rbuf + (size_t)rd[r] * es, &rows, &cols, peer, me, dst, es);
-      }
+      for (int r = 0; r < np; r++)
+        if (rc[r] > 0)
+          unpack(rbuf + (size_t)rd[r] * es, &rows, &cols, sxy + 2 * r, md, dst, dtype, es, flags);
+    if (modeled) tsr__dist_model_copy((double)(stot + rtot) * (double)es);
     st = tsr__dist_agree(fn, g->comm, st);
   }
   tsr__host_free(sbuf);
