@@ -41,14 +41,12 @@ if(TARGET tessera-gemm)
 endif()
 
 # The 2.5D schedule (tests/test_dist_25d.c): P = 2 (1x1x2), 4 (1x1x4) and 8 (2x2x2).
-if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/test_dist_25d.c)
-  add_executable(test_dist_25d test_dist_25d.c)
-  target_link_libraries(test_dist_25d PRIVATE tsr_test_common MPI::MPI_C)
-  foreach(np 2 4 8)
-    add_test(NAME dist_25d_np${np}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
-                     $<TARGET_FILE:test_dist_25d>)
-    set_tests_properties(dist_25d_np${np} PROPERTIES LABELS mpi TIMEOUT 300
-                         ENVIRONMENT "${TSR_MPI_TEST_ENV}")
-  endforeach()
-endif()
+add_executable(test_dist_25d test_dist_25d.c)
+target_link_libraries(test_dist_25d PRIVATE tsr_test_common MPI::MPI_C)
+foreach(np 2 4 8)
+  add_test(NAME dist_25d_np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                   $<TARGET_FILE:test_dist_25d>)
+  set_tests_properties(dist_25d_np${np} PROPERTIES LABELS mpi TIMEOUT 300
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+endforeach()

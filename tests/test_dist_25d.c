@@ -14,16 +14,11 @@ static const gemm_case cases[] = {
     {37, 29, 23, 4}, {19, 33, 41, 5}, {16, 16, 16, 4}, {5, 3, 2, 8}, {9, 7, 0, 4}, {3, 4, 61, 3},
 };
 
-/* C = alpha op(A) op(B) + beta C0 in float64; A stored (ta ? k x m : m x k) row-major. */
+/* C = alpha op(A) op(B) + beta C0 in float64 (the suite's reference, tests/common); A stored
+   (ta ? k x m : m x k) row-major. */
 static void reference(int ta, int tb, double alpha, const double *a, const double *b, double beta,
                       const double *c0, double *c, int64_t m, int64_t n, int64_t k) {
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
-      double s = 0;
-      for (int64_t p = 0; p < k; p++)
-        s += (ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
-      c[i * n + j] = alpha * s + (beta != 0 ? beta * c0[i * n + j] : 0.0);
-    }
+  tsr_test_ref_gemm_into(ta, tb, m, n, k, alpha, a, b, beta, c0, c);
 }
 
 static double nan_fill(int64_t i, int64_t j, void *ctx) {

@@ -491,13 +491,7 @@ static void test_called_from_threads(void **state) {
     } else {
       tsr_test_fill_random(a, (size_t)(m * k), 4000 + (uint64_t)i);
       tsr_test_fill_random(b, (size_t)(k * n), 4100 + (uint64_t)i);
-      for (int64_t x = 0; x < m; ++x)
-        for (int64_t y = 0; y < n; ++y) {
-          double s = 0;
-          for (int64_t p = 0; p < k; ++p)
-            s += a[x * k + p] * b[p * n + y];
-          r[x * n + y] = s;
-        }
+      tsr_test_ref_gemm_into(0, 0, m, n, k, 1.0, a, b, 0.0, NULL, r);
       tsr__gemm_args g = {.dtype = TSR_F64,
                           .m = m,
                           .n = n,
@@ -662,13 +656,7 @@ static void test_public_api(void **state) {
     tsr_array *tb = tsr_test_random_array(2, sb, dt, TSR_CPU, 7001, &b);
     double *r = malloc(sizeof(double) * (size_t)(m * n));
     assert_non_null(r);
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        double s = 0;
-        for (int64_t p = 0; p < k; ++p)
-          s += a[i * k + p] * b[p * n + j];
-        r[i * n + j] = s;
-      }
+    tsr_test_ref_gemm_into(0, 0, m, n, k, 1.0, a, b, 0.0, NULL, r);
     tsr_array *prod = NULL;
     TSR_ASSERT_OK(tsr_matmul(ta, tb, &prod));
     double *got = tsr_test_read_f64(prod);

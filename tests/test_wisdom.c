@@ -107,13 +107,7 @@ static void check_gemm(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint64_t s
       ((double *)tb)[i] = b[i];
     }
   }
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double s = 0;
-      for (int64_t p = 0; p < k; ++p)
-        s += a[i * k + p] * b[p * n + j];
-      r[i * n + j] = s;
-    }
+  tsr_test_ref_gemm_into(0, 0, m, n, k, 1.0, a, b, 0.0, NULL, r);
   tsr__gemm_args g = {.dtype = dt,
                       .m = m,
                       .n = n,

@@ -170,10 +170,9 @@ double *tsr_test_read_f64(const tsr_array *a) {
   return out;
 }
 
-double *tsr_test_ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
-                          const double *a, const double *b, double beta, const double *c0) {
-  double *c = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof *c);
-  assert_non_null(c);
+void tsr_test_ref_gemm_into(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                            const double *a, const double *b, double beta, const double *c0,
+                            double *c) {
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
       long double acc = 0;
@@ -184,5 +183,12 @@ double *tsr_test_ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, doubl
       }
       c[i * n + j] = alpha * (double)acc + (beta == 0.0 ? 0.0 : beta * c0[i * n + j]);
     }
+}
+
+double *tsr_test_ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                          const double *a, const double *b, double beta, const double *c0) {
+  double *c = malloc((size_t)(m * n > 0 ? m * n : 1) * sizeof *c);
+  assert_non_null(c);
+  tsr_test_ref_gemm_into(ta, tb, m, n, k, alpha, a, b, beta, c0, c);
   return c;
 }

@@ -71,6 +71,12 @@ double *tsr_test_read_f64(const tsr_array *a);
 double *tsr_test_ref_gemm(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
                           const double *a, const double *b, double beta, const double *c0);
 
+/* The same reference into a caller's m x n row-major buffer `c` (may be c0 itself: each element
+   of C0 is read once, before its result is written). */
+void tsr_test_ref_gemm_into(int ta, int tb, int64_t m, int64_t n, int64_t k, double alpha,
+                            const double *a, const double *b, double beta, const double *c0,
+                            double *c);
+
 /* Number of elements of a shape. */
 int64_t tsr_test_numel(int ndim, const int64_t *shape);
 
