@@ -320,6 +320,18 @@ static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t b
   return TSR_OK;
 }
 
+/* cudaFree on device `index` from any current device, restoring the caller's (cudaFree waits
+   for the device, so queued kernels finish with the memory first). Errors are dropped: this
+   runs on release paths that cannot fail. */
+static void free_on_device(int index, void *ptr) {
+  int current = -1;
+  bool switched = cudaGetDevice(&current) == cudaSuccess && current != index &&
+                  cudaSetDevice(index) == cudaSuccess;
+  (void)cudaFree(ptr);
+  if (switched) (void)cudaSetDevice(current);
+  (void)cudaGetLastError();
+}
+
 static void tsr__gpu_cached_free(tsr_device dev, void *ptr, size_t bytes) {
   size_t size = tsr__gpu_size_class(bytes);
   tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
@@ -348,12 +360,7 @@ static void tsr__gpu_cached_free(tsr_device dev, void *ptr, size_t bytes) {
   free(b);
   /* Over the cap, or no host memory for the bookkeeping: give the block back (cudaFree waits
      for the device, so queued kernels finish with it first). */
-  int current = -1;
-  bool switched = cudaGetDevice(&current) == cudaSuccess && current != dev.index &&
-                  cudaSetDevice(dev.index) == cudaSuccess;
-  (void)cudaFree(ptr);
-  if (switched) (void)cudaSetDevice(current);
-  (void)cudaGetLastError();
+  free_on_device(dev.index, ptr);
 }
 
 tsr_status tsr__gpu_alloc(tsr_device dev, size_t bytes, unsigned flags, void **ptr,
@@ -383,12 +390,7 @@ void tsr__gpu_free(tsr_device dev, void *ptr, size_t bytes, unsigned flags) {
   if (!ptr || dev.index < 0 || dev.index >= tsr__gpu_count) return;
   if (flags & TSR_ALLOC_MANAGED) {
     /* cudaFree waits for the device, so no queued kernel still uses the memory. */
-    int current = -1;
-    bool switched = cudaGetDevice(&current) == cudaSuccess && current != dev.index &&
-                    cudaSetDevice(dev.index) == cudaSuccess;
-    (void)cudaFree(ptr);
-    if (switched) (void)cudaSetDevice(current);
-    (void)cudaGetLastError();
+    free_on_device(dev.index, ptr);
     return;
   }
   tsr__gpu_cached_free(dev, ptr, bytes);
