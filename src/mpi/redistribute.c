@@ -183,6 +183,40 @@ static void coords_of(const tsr_grid *g, const tsr__bc_procs *procs, int *xy) {
     }
 }
 
+/* The data movement of one redistribution: point-to-point with exactly the peers that share
+   data (counts are symmetric by construction: what r sends to q is what q expects from r), so
+   a rank talks to O(its peers), not to all P as MPI_Alltoallv would (a 2.5D slice or a
+   ScaLAPACK submatrix touches few ranks). The own part is a copy. Called by every rank of the
+   grid in the same order; the tag keeps it apart from other point-to-point traffic. */
+static tsr_status exchange(const char *fn, const tsr_grid *g, tsr_dtype dtype, const char *sbuf,
+                           const int *sc, const int *sd, char *rbuf, const int *rc, const int *rd) {
+  enum { TAG = 0x7e5d };
+  size_t es = tsr__dtype_size(dtype);
+  int np = g->size, me = g->rank, n = 0;
+  MPI_Request *req = malloc((size_t)(2 * np) * sizeof *req);
+  if (req == NULL) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "%d MPI requests", 2 * np);
+  int mrc = MPI_SUCCESS;
+  for (int r = 0; r < np && mrc == MPI_SUCCESS; r++)
+    if (r != me && rc[r] > 0)
+      mrc = MPI_Irecv(rbuf + (size_t)rd[r] * es, rc[r], tsr__mpi_type(dtype), r, TAG, g->comm,
+                      &req[n++]);
+  for (int k = 1; k <= np && mrc == MPI_SUCCESS; k++) { /* staggered: not all at rank 0 first */
+    int r = (me + k) % np;
+    if (r != me && sc[r] > 0)
+      mrc = MPI_Isend(sbuf + (size_t)sd[r] * es, sc[r], tsr__mpi_type(dtype), r, TAG, g->comm,
+                      &req[n++]);
+  }
+  if (sc[me] > 0)
+    memcpy(rbuf + (size_t)rd[me] * es, sbuf + (size_t)sd[me] * es, (size_t)sc[me] * es);
+  /* Requests already posted are completed even after a failed post, so no buffer is freed
+     under a pending operation. */
+  int wrc = n > 0 ? MPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+  free(req);
+  if (mrc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, mrc, "MPI_Isend/MPI_Irecv");
+  if (wrc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, wrc, "MPI_Waitall");
+  return TSR_OK;
+}
+
 tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
                                 int64_t n, const tsr__bc_matrix *src, bool transpose,
                                 const tsr__bc_matrix *dst, uint64_t *sent, uint64_t *received) {
@@ -249,9 +283,7 @@ tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype 
   }
   st = tsr__dist_agree(fn, g->comm, st);
   if (st == TSR_OK) {
-    int mrc = MPI_Alltoallv(sbuf, sc, sd, tsr__mpi_type(dtype), rbuf, rc, rd, tsr__mpi_type(dtype),
-                            g->comm);
-    if (mrc != MPI_SUCCESS) st = tsr__mpi_error(fn, TSR_ERR_MPI, mrc, "MPI_Alltoallv");
+    st = exchange(fn, g, dtype, sbuf, sc, sd, rbuf, rc, rd);
     if (st == TSR_OK)
       for (int r = 0; r < np; r++)
         if (rc[r] > 0)
