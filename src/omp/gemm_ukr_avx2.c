@@ -41,6 +41,9 @@
   "vmovaps %%ymm0, %%ymm10\n\t"                                                                    \
   "vmovaps %%ymm0, %%ymm11\n\t"
 
+/* Kept out of clang-format: it reaches no fixed point on these juxtaposed string
+   macros; one invocation per line. */
+// clang-format off
 /* Row i of one k step: broadcast A(i) (element size ES) into ymm S, two FMAs into
    ymm R0, R1. SUF is pd or ps, BC is sd or ss. */
 #define TSR__ROW(BC, SUF, ES, i, R0, R1, S)                                                        \
@@ -50,15 +53,17 @@
 
 #define TSR__STEP6(BC, SUF, ES)                                                                    \
   TSR__ROW(BC, SUF, ES, 0, 0, 1, 14)                                                               \
-  TSR__ROW(BC, SUF, ES, 1, 2, 3, 15) TSR__ROW(BC, SUF, ES, 2, 4, 5, 14)                            \
-      TSR__ROW(BC, SUF, ES, 3, 6, 7, 15) TSR__ROW(BC, SUF, ES, 4, 8, 9, 14)                        \
-          TSR__ROW(BC, SUF, ES, 5, 10, 11, 15)
+  TSR__ROW(BC, SUF, ES, 1, 2, 3, 15)                                                               \
+  TSR__ROW(BC, SUF, ES, 2, 4, 5, 14)                                                               \
+  TSR__ROW(BC, SUF, ES, 3, 6, 7, 15)                                                               \
+  TSR__ROW(BC, SUF, ES, 4, 8, 9, 14)                                                               \
+  TSR__ROW(BC, SUF, ES, 5, 10, 11, 15)
 
 #define TSR__ST(r) "vmovaps %%ymm" #r ", " #r "*32(%[t])\n\t"
 #define TSR__STORE12                                                                               \
-  TSR__ST(0)                                                                                       \
-  TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6) TSR__ST(7) TSR__ST(8)          \
-      TSR__ST(9) TSR__ST(10) TSR__ST(11)
+  TSR__ST(0) TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6)                     \
+  TSR__ST(7) TSR__ST(8) TSR__ST(9) TSR__ST(10) TSR__ST(11)
+// clang-format on
 
 /* ---------------------------------------------------------------- f64, 6x8 ------------- */
 

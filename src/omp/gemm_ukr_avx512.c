@@ -61,6 +61,9 @@
   "vmovdqa64 %%zmm0, %%zmm26\n\t"                                                                  \
   "vmovdqa64 %%zmm0, %%zmm27\n\t"
 
+/* Kept out of clang-format: it reaches no fixed point on these juxtaposed string
+   macros; one invocation per line. */
+// clang-format off
 /* Row i of one k step: broadcast A(i) (element size ES) into zmm S, two FMAs into
    zmm R0, R1. SUF is pd or ps, BC is sd or ss. */
 #define TSR__ROW(BC, SUF, ES, i, R0, R1, S)                                                        \
@@ -70,21 +73,27 @@
 
 #define TSR__STEP14(BC, SUF, ES)                                                                   \
   TSR__ROW(BC, SUF, ES, 0, 0, 1, 30)                                                               \
-  TSR__ROW(BC, SUF, ES, 1, 2, 3, 31) TSR__ROW(BC, SUF, ES, 2, 4, 5, 30)                            \
-      TSR__ROW(BC, SUF, ES, 3, 6, 7, 31) TSR__ROW(BC, SUF, ES, 4, 8, 9, 30)                        \
-          TSR__ROW(BC, SUF, ES, 5, 10, 11, 31) TSR__ROW(BC, SUF, ES, 6, 12, 13, 30)                \
-              TSR__ROW(BC, SUF, ES, 7, 14, 15, 31) TSR__ROW(BC, SUF, ES, 8, 16, 17, 30)            \
-                  TSR__ROW(BC, SUF, ES, 9, 18, 19, 31) TSR__ROW(BC, SUF, ES, 10, 20, 21, 30)       \
-                      TSR__ROW(BC, SUF, ES, 11, 22, 23, 31) TSR__ROW(BC, SUF, ES, 12, 24, 25, 30)  \
-                          TSR__ROW(BC, SUF, ES, 13, 26, 27, 31)
+  TSR__ROW(BC, SUF, ES, 1, 2, 3, 31)                                                               \
+  TSR__ROW(BC, SUF, ES, 2, 4, 5, 30)                                                               \
+  TSR__ROW(BC, SUF, ES, 3, 6, 7, 31)                                                               \
+  TSR__ROW(BC, SUF, ES, 4, 8, 9, 30)                                                               \
+  TSR__ROW(BC, SUF, ES, 5, 10, 11, 31)                                                             \
+  TSR__ROW(BC, SUF, ES, 6, 12, 13, 30)                                                             \
+  TSR__ROW(BC, SUF, ES, 7, 14, 15, 31)                                                             \
+  TSR__ROW(BC, SUF, ES, 8, 16, 17, 30)                                                             \
+  TSR__ROW(BC, SUF, ES, 9, 18, 19, 31)                                                             \
+  TSR__ROW(BC, SUF, ES, 10, 20, 21, 30)                                                            \
+  TSR__ROW(BC, SUF, ES, 11, 22, 23, 31)                                                            \
+  TSR__ROW(BC, SUF, ES, 12, 24, 25, 30)                                                            \
+  TSR__ROW(BC, SUF, ES, 13, 26, 27, 31)
 
 #define TSR__ST(r) "vmovaps %%zmm" #r ", " #r "*64(%[t])\n\t"
 #define TSR__STORE28                                                                               \
-  TSR__ST(0)                                                                                       \
-  TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6) TSR__ST(7) TSR__ST(8)          \
-      TSR__ST(9) TSR__ST(10) TSR__ST(11) TSR__ST(12) TSR__ST(13) TSR__ST(14) TSR__ST(15)           \
-          TSR__ST(16) TSR__ST(17) TSR__ST(18) TSR__ST(19) TSR__ST(20) TSR__ST(21) TSR__ST(22)      \
-              TSR__ST(23) TSR__ST(24) TSR__ST(25) TSR__ST(26) TSR__ST(27)
+  TSR__ST(0) TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6)                     \
+  TSR__ST(7) TSR__ST(8) TSR__ST(9) TSR__ST(10) TSR__ST(11) TSR__ST(12) TSR__ST(13)                 \
+  TSR__ST(14) TSR__ST(15) TSR__ST(16) TSR__ST(17) TSR__ST(18) TSR__ST(19) TSR__ST(20)              \
+  TSR__ST(21) TSR__ST(22) TSR__ST(23) TSR__ST(24) TSR__ST(25) TSR__ST(26) TSR__ST(27)
+// clang-format on
 
 /* ---------------------------------------------------------------- f64, 14x16 ----------- */
 

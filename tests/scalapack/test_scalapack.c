@@ -244,28 +244,12 @@ static int run_case(int ctxt, const gemm_case *t, int single, unsigned seed) {
 }
 
 static const layout L44 = {9, 4, 4, 4, 4, 0, 0, 0};
+/* The same blocks as an 11-entry descriptor (first blocks IMB/INB = MB/NB). */
+static const layout L44_DESC11 = {11, 4, 4, 4, 4, 0, 0, 0};
 
 static const gemm_case cases[] = {
     /* Aligned, tight: SUMMA in place. */
-    {'N',
-     'N',
-     24,
-     20,
-     16,
-     1,
-     1,
-     1,
-     1,
-     1,
-     1,
-     {11, 4, 4, 4, 4, 0, 0, 0},
-     L44,
-     L44,
-     1.5,
-     -0.5,
-     0,
-     0,
-     1},
+    {'N', 'N', 24, 20, 16, 1, 1, 1, 1, 1, 1, L44_DESC11, L44, L44, 1.5, -0.5, 0, 0, 1},
     /* Ragged sizes, offsets, different blocks per matrix, 11-entry descriptors, gaps. */
     {'N',
      'T',
@@ -383,7 +367,7 @@ static const gemm_case cases[] = {
     {'T', 'T', 12, 10, 9, 2, 2, 1, 1, 1, 1, L44, L44, L44, 0.0, -1.5, 0, 1},
     {'N', 'N', 16, 12, 8, 1, 1, 1, 1, 1, 1, L44, L44, L44, 0.0, 0.0, 1, 1},
     /* beta = 0 with NaN in C on the in-place SUMMA path. */
-    {'N', 'N', 16, 12, 8, 1, 1, 1, 1, 1, 1, {11, 4, 4, 4, 4, 0, 0, 0}, L44, L44, 1.25, 0.0, 1, 0, 1},
+    {'N', 'N', 16, 12, 8, 1, 1, 1, 1, 1, 1, L44_DESC11, L44, L44, 1.25, 0.0, 1, 0, 1},
     /* Zero sizes and a one-element product. */
     {'N', 'N', 0, 5, 3, 1, 1, 1, 1, 1, 1, L44, L44, L44, 1.0, 2.0, 0, 0},
     {'N', 'T', 6, 0, 3, 1, 1, 1, 1, 1, 1, L44, L44, L44, 1.0, 2.0, 0, 0},
