@@ -14,18 +14,6 @@ static const gemm_case cases[] = {
     {37, 29, 23, 4}, {19, 33, 41, 5}, {16, 16, 16, 4}, {5, 3, 2, 8}, {9, 7, 0, 4}, {3, 4, 61, 3},
 };
 
-/* C = alpha op(A) op(B) + beta C0 in float64 (the suite's reference, tests/common); A stored
-   (ta ? k x m : m x k) row-major. */
-static void reference(int ta, int tb, double alpha, const double *a, const double *b, double beta,
-                      const double *c0, double *c, int64_t m, int64_t n, int64_t k) {
-  tsr_test_ref_gemm_into(ta, tb, m, n, k, alpha, a, b, beta, c0, c);
-}
-
-static double nan_fill(int64_t i, int64_t j, void *ctx) {
-  (void)i, (void)j, (void)ctx;
-  return NAN;
-}
-
 static void count_panels(int64_t panel, int64_t panels, void *ctx) {
   int64_t *seen = ctx;
   seen[0]++;
@@ -36,15 +24,9 @@ static void count_panels(int64_t panel, int64_t panels, void *ctx) {
 static tsr_dist_stats run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int tb,
                                double alpha, double beta, int c, uint64_t seed) {
   int64_t m = cs->m, n = cs->n, k = cs->k, nb = cs->nb;
-  double *a = dist_random(ta ? k : m, ta ? m : k, dt, seed);
-  double *b = dist_random(tb ? n : k, tb ? k : n, dt, seed + 1);
-  double *c0 = dist_random(m, n, dt, seed + 2);
-  double *ref = malloc((size_t)(m * n + 1) * sizeof *ref);
-  reference(ta, tb, alpha, a, b, beta, c0, ref, m, n, k);
-  tsr_dmatrix *A = dist_matrix_from(g, a, ta ? k : m, ta ? m : k, nb, nb, dt);
-  tsr_dmatrix *B = dist_matrix_from(g, b, tb ? n : k, tb ? k : n, nb, nb, dt);
-  tsr_dmatrix *C = dist_matrix_from(g, c0, m, n, nb, nb, dt);
-  if (beta == 0.0) TSR_ASSERT_OK(tsr_dmatrix_fill_fn(C, nan_fill, NULL));
+  dist_gemm_problem pr = dist_gemm_problem_make(g, m, n, k, nb, dt, ta, tb, alpha, beta, seed);
+  tsr_dmatrix *A = pr.A, *B = pr.B, *C = pr.C; /* beta = 0: C holds NaN (must not be read) */
+  const double *ref = pr.ref;
   int64_t seen[2] = {0, 0};
   tsr_dist_gemm_options opt;
   memset(&opt, 0, sizeof opt);
@@ -68,10 +50,7 @@ static tsr_dist_stats run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, i
   uint64_t bytes[2] = {stats.bytes_sent, stats.bytes_received}, tot[2];
   MPI_Allreduce(bytes, tot, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   assert_true(tot[0] == tot[1]);
-  tsr_dmatrix_free(A);
-  tsr_dmatrix_free(B);
-  tsr_dmatrix_free(C);
-  free(a), free(b), free(c0), free(ref);
+  dist_gemm_problem_free(&pr);
   return stats;
 }
 
@@ -196,7 +175,7 @@ static void test_auto_runs(void **state) {
   int64_t m = 6, n = 5, k = 203, nb = 4;
   double *a = dist_random(m, k, TSR_F64, 77), *b = dist_random(k, n, TSR_F64, 78);
   double *ref = malloc((size_t)(m * n) * sizeof *ref);
-  reference(0, 0, 1.0, a, b, 0.0, NULL, ref, m, n, k);
+  tsr_test_ref_gemm_into(0, 0, m, n, k, 1.0, a, b, 0.0, NULL, ref);
   tsr_dmatrix *A = dist_matrix_from(g, a, m, k, nb, nb, TSR_F64);
   tsr_dmatrix *B = dist_matrix_from(g, b, k, n, nb, nb, TSR_F64);
   tsr_dmatrix *C = NULL;

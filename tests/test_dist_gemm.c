@@ -19,13 +19,6 @@ static const gemm_case cases[] = {
     {24, 1100, 13, 600},
 };
 
-/* C = alpha op(A) op(B) + beta C0 in float64 (the suite's reference, tests/common); A stored
-   (ta ? k x m : m x k) row-major. */
-static void reference(int ta, int tb, double alpha, const double *a, const double *b, double beta,
-                      const double *c0, double *c, int64_t m, int64_t n, int64_t k) {
-  tsr_test_ref_gemm_into(ta, tb, m, n, k, alpha, a, b, beta, c0, c);
-}
-
 static void count_panels(int64_t panel, int64_t panels, void *ctx) {
   int64_t *seen = ctx;
   seen[0]++;
@@ -33,24 +26,12 @@ static void count_panels(int64_t panel, int64_t panels, void *ctx) {
   seen[2] = panels;
 }
 
-static double nan_fill(int64_t i, int64_t j, void *ctx) {
-  (void)i, (void)j, (void)ctx;
-  return NAN;
-}
-
 static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int tb, double alpha,
                      double beta, uint64_t seed) {
   int64_t m = cs->m, n = cs->n, k = cs->k, nb = cs->nb;
-  double *a = dist_random(ta ? k : m, ta ? m : k, dt, seed);
-  double *b = dist_random(tb ? n : k, tb ? k : n, dt, seed + 1);
-  double *c0 = dist_random(m, n, dt, seed + 2);
-  double *ref = malloc((size_t)(m * n + 1) * sizeof *ref);
-  reference(ta, tb, alpha, a, b, beta, c0, ref, m, n, k);
-  tsr_dmatrix *A = dist_matrix_from(g, a, ta ? k : m, ta ? m : k, nb, nb, dt);
-  tsr_dmatrix *B = dist_matrix_from(g, b, tb ? n : k, tb ? k : n, nb, nb, dt);
-  tsr_dmatrix *C = dist_matrix_from(g, c0, m, n, nb, nb, dt);
-  /* beta = 0 must not read C: NaN there must not reach the result. */
-  if (beta == 0.0) TSR_ASSERT_OK(tsr_dmatrix_fill_fn(C, nan_fill, NULL));
+  dist_gemm_problem pr = dist_gemm_problem_make(g, m, n, k, nb, dt, ta, tb, alpha, beta, seed);
+  tsr_dmatrix *A = pr.A, *B = pr.B, *C = pr.C; /* beta = 0: C holds NaN (must not be read) */
+  const double *c0 = pr.c0, *ref = pr.ref;
   int64_t seen[3] = {0, 0, 0};
   tsr_dist_gemm_options opt = {TSR_GEMM_AUTO, count_panels, seen};
   tsr_dist_stats stats;
@@ -84,10 +65,7 @@ static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int
     assert_int_equal(vr.nonfinite_inputs, 0);
     tsr_dmatrix_free(C0);
   }
-  tsr_dmatrix_free(A);
-  tsr_dmatrix_free(B);
-  tsr_dmatrix_free(C);
-  free(a), free(b), free(c0), free(ref);
+  dist_gemm_problem_free(&pr);
 }
 
 static void test_gemm_all_grids(void **state) {
@@ -117,7 +95,7 @@ static void test_rectangular_blocks(void **state) {
   int64_t m = 23, n = 17, k = 19;
   double *a = dist_random(m, k, TSR_F64, 1), *b = dist_random(k, n, TSR_F64, 2);
   double *ref = malloc((size_t)(m * n) * sizeof *ref);
-  reference(0, 0, 1.0, a, b, 0.0, NULL, ref, m, n, k);
+  tsr_test_ref_gemm_into(0, 0, m, n, k, 1.0, a, b, 0.0, NULL, ref);
   tsr_dmatrix *A = dist_matrix_from(g, a, m, k, 3, 5, TSR_F64);
   tsr_dmatrix *B = dist_matrix_from(g, b, k, n, 5, 2, TSR_F64);
   tsr_dmatrix *C = NULL;

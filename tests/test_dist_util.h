@@ -74,9 +74,9 @@ static inline tsr_dmatrix *dist_matrix_from(tsr_grid *g, const double *x, int64_
 
 /* ||local - ref|| / ||ref|| over the whole matrix (allreduced), ref row-major m x n. */
 static inline double dist_rel_error(const tsr_dmatrix *a, const double *ref) {
-  tsr_dmatrix_info_t info;
+  tsr_dmatrix_props info;
   TSR_ASSERT_OK(tsr_dmatrix_info(a, &info));
-  tsr_grid_info_t gi;
+  tsr_grid_props gi;
   TSR_ASSERT_OK(tsr_grid_info(info.grid, &gi));
   tsr_array *loc = NULL;
   TSR_ASSERT_OK(tsr_dmatrix_local(a, &loc));
@@ -94,6 +94,44 @@ static inline double dist_rel_error(const tsr_dmatrix *a, const double *ref) {
   tsr_array_release(loc);
   MPI_Allreduce(sums, tot, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return tot[1] > 0 ? sqrt(tot[0] / tot[1]) : sqrt(tot[0]);
+}
+
+/* A distributed GEMM problem of the tests: random op(A) (m x k, stored k x m when ta), op(B),
+   C0 (m x n), the float64 reference C = alpha op(A) op(B) + beta C0 (tsr_test_ref_gemm_into), and
+   A, B, C scattered with nb x nb blocks. With beta = 0, C is filled with NaN: beta = 0 must not
+   read C, so a NaN there must not reach the result. */
+typedef struct dist_gemm_problem {
+  double *a, *b, *c0, *ref; /* host, row-major */
+  tsr_dmatrix *A, *B, *C;
+} dist_gemm_problem;
+
+static inline double dist_nan_fill(int64_t i, int64_t j, void *ctx) {
+  (void)i, (void)j, (void)ctx;
+  return NAN;
+}
+
+static inline dist_gemm_problem dist_gemm_problem_make(tsr_grid *g, int64_t m, int64_t n, int64_t k,
+                                                       int64_t nb, tsr_dtype dt, int ta, int tb,
+                                                       double alpha, double beta, uint64_t seed) {
+  dist_gemm_problem p;
+  p.a = dist_random(ta ? k : m, ta ? m : k, dt, seed);
+  p.b = dist_random(tb ? n : k, tb ? k : n, dt, seed + 1);
+  p.c0 = dist_random(m, n, dt, seed + 2);
+  p.ref = malloc((size_t)(m * n + 1) * sizeof *p.ref);
+  assert_non_null(p.ref);
+  tsr_test_ref_gemm_into(ta, tb, m, n, k, alpha, p.a, p.b, beta, p.c0, p.ref);
+  p.A = dist_matrix_from(g, p.a, ta ? k : m, ta ? m : k, nb, nb, dt);
+  p.B = dist_matrix_from(g, p.b, tb ? n : k, tb ? k : n, nb, nb, dt);
+  p.C = dist_matrix_from(g, p.c0, m, n, nb, nb, dt);
+  if (beta == 0.0) TSR_ASSERT_OK(tsr_dmatrix_fill_fn(p.C, dist_nan_fill, NULL));
+  return p;
+}
+
+static inline void dist_gemm_problem_free(dist_gemm_problem *p) {
+  tsr_dmatrix_free(p->A);
+  tsr_dmatrix_free(p->B);
+  tsr_dmatrix_free(p->C);
+  free(p->a), free(p->b), free(p->c0), free(p->ref);
 }
 
 /* TSR_TEST_DEVICE's device; every rank sees the same environment, so all skip together (after

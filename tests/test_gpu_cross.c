@@ -32,7 +32,7 @@ static size_t dsize(tsr_dtype d) {
 /* Shape and dtype equal, then |g - c| <= rtol * max(1, |c|) elementwise (rtol 0: equal);
    NaN must meet NaN, infinities must be equal. */
 static void expect_match(const tsr_array *g, const tsr_array *c, double rtol, const char *what) {
-  tsr_array_info_t gi, ci;
+  tsr_array_props gi, ci;
   TSR_ASSERT_OK(tsr_array_info(g, &gi));
   TSR_ASSERT_OK(tsr_array_info(c, &ci));
   assert_true(tsr_device_equal(gi.device, gpu));
@@ -71,7 +71,7 @@ static void random_pair(int ndim, const int64_t *shape, tsr_dtype dtype, uint64_
 
 /* Raw bytes of an array (C order), malloc'ed. */
 static unsigned char *read_bytes(const tsr_array *a, size_t *bytes) {
-  tsr_array_info_t info;
+  tsr_array_props info;
   TSR_ASSERT_OK(tsr_array_info(a, &info));
   *bytes = (size_t)info.size * dsize(info.dtype);
   unsigned char *buf = malloc(*bytes + 1);

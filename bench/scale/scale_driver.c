@@ -107,7 +107,7 @@ int main(int argc, char **argv) {
   if (st == TSR_OK && self) {
     /* Calibration: every rank multiplies its own share of C (the local sizes of the grid)
        alone, all ranks at once: the local GEMM rate under this machine's concurrency. */
-    tsr_grid_info_t gi;
+    tsr_grid_props gi;
     tsr_grid_info(g, &gi);
     m = tsr_numroc(m, nb, gi.myrow, 0, gi.nprow);
     n = tsr_numroc(n, nb, gi.mycol, 0, gi.npcol);
@@ -149,7 +149,7 @@ int main(int argc, char **argv) {
     MPI_Allreduce(w, wsum, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(w, wmax, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0) {
-      tsr_grid_info_t gi;
+      tsr_grid_props gi;
       tsr_grid_info(g, &gi);
       char line[1024];
       snprintf(line, sizeof line,
