@@ -15,14 +15,21 @@
  *
  * Runs are interleaved (each repetition runs every implementation once, in turn), with a pause
  * (--pause-ms) between them so one library's idle spinning threads do not steal a core from
- * the next. Figures are medians over the repetitions; the spread is min..max. GFLOP/s =
- * 2*m*n*k / seconds / 1e9. ratio = Tessera / the best anchor of that case. The load average
- * at the start is printed: on a shared machine, read the ratios, not the absolute figures.
- * Single-thread cases are also timed in process CPU time (CLOCK_PROCESS_CPUTIME_ID), which a
- * crowded machine's preemptions do not inflate: the column ratio_cpu (JSON "cpu_time").
+ * the next (250 ms by default: OpenBLAS's idle threads poll for about 100 ms, Tessera's for
+ * 100 ms). Calls under 1e10 flop are each preceded by untimed calls of the same implementation
+ * for at least 20 ms (every library alike), so the timed call finds that library's threads
+ * awake and the cores' clocks up, as in an application that calls GEMM repeatedly; --cold
+ * times the first call after the pause instead (sporadic calls: how fast sleeping threads wake
+ * then depends on the OS and, in a VM, on the hypervisor: 0.05-4 ms on the development VM). Figures
+ * are medians over the repetitions; the spread is min..max. GFLOP/s = 2*m*n*k / seconds / 1e9.
+ * ratio = Tessera / the best anchor of that case. The load average at the start is printed: on a
+ * shared machine, read the ratios, not the absolute figures. Single-thread cases are also timed in
+ * process CPU time (CLOCK_PROCESS_CPUTIME_ID), which a crowded machine's preemptions do not
+ * inflate: the column ratio_cpu (JSON "cpu_time").
  *
  * Usage: bench_gemm [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2]
- *                   [--dtypes s,d] [--reps N] [--pause-ms MS] [--anchors LIST] [--json FILE]
+ *                   [--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--anchors LIST]
+ *                   [--json FILE]
  *   --sizes    square n (default 512,2048,4096)
  *   --cases    extra m x n x k shapes
  *   --no-tall  skip the short-k cases m = n = 4096, k = 256 and 64
@@ -261,7 +268,7 @@ static void print_config(FILE *out, tsr_dtype dt, int t, int json) {
 
 int main(int argc, char **argv) {
   int64_t sizes[16] = {512, 2048, 4096}, threads[8] = {1, 2}, extra[48];
-  int nsizes = 3, nthreads = 2, nextra = 0, reps_opt = 0, tall = 1, pause = 100;
+  int nsizes = 3, nthreads = 2, nextra = 0, reps_opt = 0, tall = 1, pause = 250, cold = 0;
   int dt_s = 1, dt_d = 1;
   const char *json = "bench_gemm.json", *anchor_list = NULL;
   for (int i = 1; i < argc; ++i) {
@@ -286,10 +293,13 @@ int main(int argc, char **argv) {
       ++i;
     } else if (strcmp(o, "--no-tall") == 0)
       tall = 0;
+    else if (strcmp(o, "--cold") == 0)
+      cold = 1;
     else {
       fprintf(stderr,
               "usage: %s [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2] "
-              "[--dtypes s,d] [--reps N] [--pause-ms MS] [--anchors openblas,blis,scipy_openblas] "
+              "[--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] "
+              "[--anchors openblas,blis,scipy_openblas] "
               "[--json FILE]\n",
               argv[0]);
       return 2;
@@ -315,6 +325,8 @@ int main(int argc, char **argv) {
   }
   tsr_device_props props;
   if (tsr_device_get_props(TSR_CPU, &props) != TSR_OK) snprintf(props.name, sizeof props.name, "?");
+  printf("calls: %s (see the header of bench_gemm.c), pause %d ms\n",
+         cold ? "cold, first after the pause" : "warm, after 20 ms of untimed calls", pause);
   printf("CPU: %s (registry: %s); load average: %s; omp_get_max_threads()=%d\n", props.name,
          tsr__gemm_uarch_name(), loadavg, omp_get_max_threads());
   for (int i = 0; i < NANCHORS; ++i) {
@@ -395,6 +407,15 @@ int main(int argc, char **argv) {
             if (impls[q] < IMPL_ANCHOR0) use_wisdom(impls[q] == IMPL_WISDOM);
             set_threads(impls[q], t);
             double csec = 0;
+            /* Warm: untimed calls for at least 20 ms (threads awake, clocks up). */
+            for (double warm = 0; !cold && flop < 1e10 && warm < 0.02 && rc == 0;) {
+              const double w = run_once(&x, impls[q], &csec);
+              if (w < 0) {
+                fprintf(stderr, "gemm failed: %s\n", tsr_last_error());
+                rc = 1;
+              }
+              warm += w;
+            }
             const double sec = run_once(&x, impls[q], &csec);
             if (sec < 0) {
               fprintf(stderr, "gemm failed: %s\n", tsr_last_error());
@@ -474,6 +495,7 @@ int main(int argc, char **argv) {
       }
   }
   fprintf(f, "\n  ],\n  \"loadavg_at_start\": \"%s\",\n  \"unit\": \"GFLOP/s\",\n", loadavg);
+  fprintf(f, "  \"calls\": \"%s\",\n  \"pause_ms\": %d,\n", cold ? "cold" : "warm", pause);
   fprintf(f, "  \"results\": [\n");
   for (int r = 0; r < nres; ++r) {
     const bench_result *br = &res[r];

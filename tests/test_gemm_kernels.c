@@ -1,17 +1,24 @@
 /*
  * CPU GEMM: every micro-kernel, both precisions, all four transpose combinations, alpha/beta
  * special cases, padded leading dimensions, and sizes around every register and cache block
- * (MR, NR, KC, MC, NC), with 1, 2 and 3 OpenMP threads, against a float64 reference on random
- * inputs. Calls the backend entry tsr__omp_gemm directly (linked against the static library),
- * plus a few cases through the public tsr_gemm / tsr_matmul.
+ * (MR, NR, KC, MC, NC), with 1, 2 and 3 threads (every pool thread joining each call, and as
+ * they come), against a float64 reference on random inputs; the GEMM's thread pool itself. Calls
+ * the backend entry tsr__omp_gemm directly (linked against the static library), plus a few cases
+ * through the public tsr_gemm / tsr_matmul.
  *
  * The kernel under test comes from TSR_CPU_KERNEL (portable, avx2, avx512; CTest runs the
  * program once per value). A kernel the CPU lacks makes the program exit 77 (skipped).
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "tsr_test.h"
 
@@ -287,12 +294,18 @@ static void test_threaded_shapes(void **state) {
         check_all_trans(dtypes[d], shapes[s][0], shapes[s][1], shapes[s][2],
                         1000 + (uint64_t)(s * 10 + t));
     }
-  /* With the adaptive thread count (the default) too: each call may go either way. */
+  /* With the adaptive thread count and the pool's usual hand-out (the defaults) too: each
+     call may run on one thread or more, pool threads joining at any point. */
   set_threads(2);
   tsr__gemm_set_adaptive(true);
+  tsr__gemm_set_full_team(false);
   for (int r = 0; r < 3; ++r)
     check_all_trans(TSR_F64, 97, 101, 103, 1100 + (uint64_t)r);
+  set_threads(3);
   tsr__gemm_set_adaptive(false);
+  for (int r = 0; r < 3; ++r)
+    check_all_trans(TSR_F32, 150, 70, 300, 1110 + (uint64_t)r);
+  tsr__gemm_set_full_team(true);
 }
 
 /* beta == 0 never reads C (NaN must not propagate); alpha == 0 and k == 0 never read A/B. */
@@ -517,6 +530,126 @@ static void test_called_from_threads(void **state) {
   assert_int_equal(failures, 0);
 }
 
+/* ---------------------------------------------------------------- thread pool --------- */
+
+/* A job of 4000 tickets: each ticket marked once, by whichever thread takes it; each slot
+   used at most once per job. */
+typedef struct pool_job {
+  atomic_int next;
+  atomic_int marks[4000];
+  atomic_int slots[8];
+  int sleep_us; /* per ticket, so that jobs overlap in time */
+} pool_job;
+
+static void pool_job_fn(void *arg, int slot) {
+  pool_job *j = arg;
+  if (slot >= 0 && slot < 8) atomic_fetch_add(&j->slots[slot], 1);
+  for (;;) {
+    const int t = atomic_fetch_add(&j->next, 1);
+    if (t >= 4000) break;
+    atomic_fetch_add(&j->marks[t], 1);
+    if (j->sleep_us) {
+      const struct timespec ts = {0, 1000L * j->sleep_us};
+      nanosleep(&ts, NULL);
+    }
+  }
+}
+
+/* Checks one finished job run by `ran` threads; returns the number of defects. */
+static int pool_job_defects(pool_job *j, int ran, int nt) {
+  int bad = ran < 1 || ran > nt;
+  for (int t = 0; t < 4000; ++t)
+    bad += atomic_load(&j->marks[t]) != 1;
+  for (int s = 0; s < 8; ++s)
+    bad += atomic_load(&j->slots[s]) != (s < ran ? 1 : 0);
+  return bad;
+}
+
+static void *pool_caller(void *arg) {
+  pool_job *j = arg;
+  const int ran = tsr__gemm_pool_run(3, pool_job_fn, j);
+  return (void *)(intptr_t)pool_job_defects(j, ran, 3);
+}
+
+/* The pool: every slot once, the caller alone finishes a job nobody joins, the full team
+   joins when asked to wait for it, two callers at once (one runs alone), and a forked child
+   starts its own pool. */
+static void test_thread_pool(void **state) {
+  (void)state;
+  pool_job *j = calloc(3, sizeof *j);
+  assert_non_null(j);
+  /* One thread: the caller, slot 0. */
+  assert_int_equal(tsr__gemm_pool_run(1, pool_job_fn, &j[0]), 1);
+  assert_int_equal(pool_job_defects(&j[0], 1, 1), 0);
+  /* Full team of 4 (pool threads are started on demand). */
+  memset(j, 0, sizeof *j);
+  j[0].sleep_us = 2;
+  tsr__gemm_set_full_team(true);
+  int ran = tsr__gemm_pool_run(4, pool_job_fn, &j[0]);
+  assert_int_equal(ran, 4);
+  assert_int_equal(pool_job_defects(&j[0], ran, 4), 0);
+  /* Without waiting: whoever joins, every ticket exactly once. */
+  tsr__gemm_set_full_team(false);
+  for (int r = 0; r < 20; ++r) {
+    memset(j, 0, sizeof *j);
+    ran = tsr__gemm_pool_run(1 + r % 4, pool_job_fn, &j[0]);
+    assert_int_equal(pool_job_defects(&j[0], ran, 1 + r % 4), 0);
+  }
+  /* Two callers at once. */
+  memset(j, 0, 2 * sizeof *j);
+  j[0].sleep_us = j[1].sleep_us = 5;
+  pthread_t th[2];
+  for (int i = 0; i < 2; ++i)
+    assert_int_equal(pthread_create(&th[i], NULL, pool_caller, &j[i]), 0);
+  for (int i = 0; i < 2; ++i) {
+    void *defects = NULL;
+    assert_int_equal(pthread_join(th[i], &defects), 0);
+    assert_int_equal((int)(intptr_t)defects, 0);
+  }
+  /* A forked child: its own pool, a full team, a correct threaded GEMM. */
+  fflush(NULL);
+  const pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    tsr__gemm_set_full_team(true);
+    memset(&j[2], 0, sizeof j[2]);
+    const int r = tsr__gemm_pool_run(3, pool_job_fn, &j[2]);
+    int bad = r != 3 || pool_job_defects(&j[2], r, 3) != 0;
+    set_threads(2);
+    const int64_t m = 150, n = 140, k = 130;
+    double *a = malloc(sizeof(double) * (size_t)(m * k)),
+           *b = malloc(sizeof(double) * (size_t)(k * n)),
+           *c = malloc(sizeof(double) * (size_t)(m * n)),
+           *ref = malloc(sizeof(double) * (size_t)(m * n));
+    if (!a || !b || !c || !ref) _exit(3);
+    tsr_test_fill_random(a, (size_t)(m * k), 4200);
+    tsr_test_fill_random(b, (size_t)(k * n), 4201);
+    tsr_test_ref_gemm_into(0, 0, m, n, k, 1.0, a, b, 0.0, NULL, ref);
+    tsr__gemm_args g = {.dtype = TSR_F64,
+                        .m = m,
+                        .n = n,
+                        .k = k,
+                        .alpha = 1.0,
+                        .beta = 0.0,
+                        .a = a,
+                        .lda = k,
+                        .b = b,
+                        .ldb = n,
+                        .c = c,
+                        .ldc = n,
+                        .path = TSR_GEMM_NATIVE};
+    bad += tsr__omp_gemm(TSR_CPU, &g) != TSR_OK ||
+           !(tsr_test_rel_error(c, ref, (size_t)(m * n)) <= tsr_test_tol(TSR_F64, k));
+    _exit(bad ? 1 : 0);
+  }
+  int st = 0;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 0);
+  tsr__gemm_set_full_team(true);
+  free(j);
+}
+
 /* The vendor path: correct results when built, TSR_ERR_UNSUPPORTED otherwise. */
 static void test_vendor_path(void **state) {
   (void)state;
@@ -693,8 +826,9 @@ int main(void) {
       return 1;
     }
   }
-  /* Exercise the threaded paths whatever the machine's load. */
+  /* Exercise the threaded paths whatever the machine's load: every call on all its threads. */
   tsr__gemm_set_adaptive(false);
+  tsr__gemm_set_full_team(true);
   for (int d = 0; d < 2; ++d)
     for (int t = 1; t <= 2; ++t) {
       const tsr__gemm_config c = cfg_of(dtypes[d], t);
@@ -709,6 +843,7 @@ int main(void) {
       cmocka_unit_test(test_alpha_beta_special),
       cmocka_unit_test(test_ukr_general_stride),
       cmocka_unit_test(test_called_from_threads),
+      cmocka_unit_test(test_thread_pool),
       cmocka_unit_test(test_vendor_path),
       cmocka_unit_test(test_kernel_overrides),
       cmocka_unit_test(test_error_names_caller),

@@ -166,39 +166,62 @@ typedef struct tsr__gemm_plan {
   int64_t kc, nc;  /* cache blocks, clipped to the problem */
   int64_t mu;      /* rows of a work unit: a multiple of MR, at most the configuration's MC */
   int64_t rblocks; /* ceil(m / mu) */
-  int nt;          /* threads asked for */
+  int nt;          /* threads asked for (pool slots) */
   int grain;       /* work units per thread (tsr__gemm_config.grain) */
-  char *bbuf;      /* packed B panel: kc x round_up(nc, NR) */
-  char *abuf;      /* per-thread A blocks: round_up(mu, MR) x kc each */
-  size_t abytes;   /* bytes per thread A block (multiple of 4096) */
+  char *bbuf[2];   /* packed B panels, kc x round_up(nc, NR) each, used by alternate (jc, pc)
+                      steps (the same buffer twice when one suffices: one thread or one step) */
+  char *abuf;      /* per-slot A blocks: round_up(mu, MR) x kc each */
+  size_t abytes;   /* bytes per slot A block (multiple of 4096) */
 } tsr__gemm_plan;
 
 /* Macro-kernel (gemm_macro.c): C[ic.., jc+q0*NR..] (mcb rows, B micro-panels q0..q1 of the
-   packed panel) = alpha * packed A block * packed B panel + beta * C. */
-void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, int64_t ic, int64_t jc,
-                     int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1, double beta);
+   packed panel bbuf) = alpha * packed A block * packed B panel + beta * C. */
+void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf, int64_t ic,
+                     int64_t jc, int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1,
+                     double beta);
 
-/* Team synchronization (gemm_thread.c): a centralized barrier and the shared unit counters,
-   spinning briefly and then yielding (see there). */
+/*
+ * Work hand-out of one call (gemm_driver.c; the waits in gemm_thread.c). The call's (jc, pc)
+ * steps are numbered s = 0, 1, ...; step s is a few B-panel packing chunks B(s) and then the
+ * compute units U(s), and one ticket counter numbers them all in the order B(0) U(0) B(1)
+ * U(1) ... Whoever takes a ticket runs it after what it depends on, counted in monotone
+ * counters (never reset, so no thread-count barrier is needed and a thread that never shows
+ * up holds nobody):
+ *   a unit of U(s)   after all of B(s) (bdone[s & 1], cumulative over the steps of that
+ *                    parity) and all of U(s - 1) (udone, cumulative: the same C tiles, kept in
+ *                    k order, so results do not depend on the thread count);
+ *   a chunk of B(s)  after all of U(s - 2), the last readers of its buffer (two alternate),
+ *                    so idle threads pack the next panel while the last units of a step run.
+ * Tickets are taken in order and every dependency has a smaller ticket, so it cannot deadlock.
+ */
 typedef struct tsr__gemm_sync {
-  _Atomic int64_t next[2];  /* unit counters of alternate (jc, pc) steps */
-  _Atomic int64_t bnext[2]; /* B-panel packing chunks handed out, alternate steps */
-  _Atomic int64_t bdone[2]; /* B-panel packing chunks finished, alternate steps */
-  atomic_int arrived;       /* threads at the current barrier */
-  atomic_int phase;         /* barrier generation */
-  int n;                    /* threads taking part */
-  _Atomic int64_t work_ns;  /* sum over threads of time not spent waiting at barriers */
+  _Atomic int64_t next;     /* next ticket */
+  _Atomic int64_t bdone[2]; /* B chunks finished, by step parity */
+  _Atomic int64_t udone;    /* units finished */
+  _Atomic int64_t work_ns;  /* sum over threads of time not spent waiting */
+  int64_t caller_work_ns;   /* the caller's (slot 0's) share of work_ns */
 } tsr__gemm_sync;
-void tsr__gemm_sync_init(tsr__gemm_sync *s, int n);
-void tsr__gemm_barrier(tsr__gemm_sync *s, int *phase);
+void tsr__gemm_sync_init(tsr__gemm_sync *s);
 /* Waits (spinning briefly, then yielding) until *v >= target (acquire). */
 void tsr__gemm_wait_at_least(_Atomic int64_t *v, int64_t target);
 int64_t tsr__gemm_now_ns(void);
 
+/*
+ * The GEMM's thread pool (gemm_thread.c): runs fn(arg, 0) on the calling thread and
+ * fn(arg, slot), slot 1 .. nt-1, on pool threads that join while the call runs, each slot at
+ * most once. The caller never waits for a thread that has not joined: fn must complete the
+ * whole job when the caller runs it alone (the GEMM's tickets do), and pool_run returns once
+ * fn(arg, 0) has returned and every thread that joined has left. One job at a time: a call
+ * made while another thread's job runs is run by its caller alone. Returns the number of
+ * threads that ran fn (1 .. nt).
+ */
+int tsr__gemm_pool_run(int nt, void (*fn)(void *arg, int slot), void *arg);
+
 /* The adaptive thread count (gemm_thread.c): whether a call of `flops` should use nt > 1
    threads, and what the calls teach it. */
 bool tsr__gemm_worth_parallel(double flops, int nt);
-void tsr__gemm_learn_parallel(int64_t region_ns, int64_t work_ns, int nt, double flops);
+void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
+                              double flops);
 void tsr__gemm_learn_serial(int64_t ns, double flops);
 
 /* The vendor path (gemm_vendor.c). Returns TSR_ERR_UNSUPPORTED when not built/loadable. */

@@ -11,25 +11,22 @@
  * The kernel and the blocks come from the registry, the wisdom file or an override
  * (tsr__gemm_config_get, gemm_registry.c), per dtype and thread count.
  *
- * OpenMP: one parallel region per call. In each (jc, pc) step the threads pack the shared B
- * panel together (chunks of its micro-panels taken from a counter, so a late thread's share
- * is packed by the others), then take work units from a shared
- * atomic counter (gemm_thread.c): a unit is a row block of C (at most MC rows; smaller with
- * several threads so that there are about `grain` units per thread, 4 by default) times the whole
- * panel, or a column chunk of it when C is too short to give every thread enough row blocks. The
- * thread that takes a unit packs its A rows into its own buffer (the ic loop split across cores, as
- * BLIS does for cores with private L2 caches). Dynamic hand-out matters on shared machines: a
- * thread that loses its core does not hold the others at the barrier for a whole static
- * share. Problems below TSR__GEMM_SERIAL_MNK run on the calling thread (fork/join would cost
- * more than it saves), as does a call made from inside a parallel region (no nested
- * parallelism).
+ * Threads: omp_get_max_threads() of them (OMP_NUM_THREADS), run by the GEMM's own pool
+ * (gemm_thread.c), where the caller starts at once and never waits for a thread that has not
+ * joined. The work of a call is a sequence of tickets (tsr__gemm_sync, gemm.h): per (jc, pc)
+ * step, chunks of the shared B panel's packing (a late thread's share is packed by the
+ * others), then the work units: a unit is a row block of C (at most MC rows; smaller with
+ * several threads so that there are about `grain` units per thread, 4 by default) times the
+ * whole panel, or a column chunk of it when C is too short to give every thread enough row
+ * blocks. The thread that takes a unit packs its A rows into its own buffer (the ic loop split
+ * across cores, as BLIS does for cores with private L2 caches). No barriers: each ticket waits
+ * only for the tickets it depends on, and with two B panels the next panel is packed while the
+ * last units of a step run. Dynamic hand-out matters on shared machines: a thread that loses
+ * its core does not hold the others for a whole static share. Problems below
+ * TSR__GEMM_SERIAL_MNK run on the calling thread, as does a call made from inside an OpenMP
+ * parallel region (no nested parallelism).
  *
- * On a machine with more runnable threads than cores, libgomp's own spinning at the start
- * and end of the parallel region still costs time slices when two team threads share a core;
- * OMP_WAIT_POLICY=passive or OMP_PROC_BIND=true avoid that (measured: 256^3 dgemm, 2 threads,
- * load average 9 on 2 cores: 2-3 GFLOP/s by default, 50 passive, 80 bound).
- *
- * Packing buffers are cached per calling thread (one 64-byte-aligned block holding the B panel
+ * Packing buffers are cached per calling thread (one 64-byte-aligned block holding the B panels
  * and every thread's A block), grown on demand and freed when the thread exits, so repeated
  * calls do not touch the allocator.
  */
@@ -164,9 +161,9 @@ static void tsr__gemm_scale(const tsr__gemm_args *g) {
 
 /* ---------------------------------------------------------------- the loop nest ------- */
 
-/* Packs columns [q0*NR, q1*NR) of the kcb x ncb block of op(B) at (pc, jc). */
-static void tsr__gemm_pack_b_part(const tsr__gemm_plan *pl, int64_t pc, int64_t jc, int64_t kcb,
-                                  int64_t ncb, int64_t q0, int64_t q1) {
+/* Packs columns [q0*NR, q1*NR) of the kcb x ncb block of op(B) at (pc, jc) into bbuf. */
+static void tsr__gemm_pack_b_part(const tsr__gemm_plan *pl, char *bbuf, int64_t pc, int64_t jc,
+                                  int64_t kcb, int64_t ncb, int64_t q0, int64_t q1) {
   const tsr__gemm_args *g = pl->g;
   const int nr = pl->ker->nr;
   const int64_t j0 = q0 * nr, cols = tsr__min64(q1 * nr, ncb) - j0;
@@ -175,10 +172,10 @@ static void tsr__gemm_pack_b_part(const tsr__gemm_plan *pl, int64_t pc, int64_t 
   const int64_t off = g->trans_b ? (jc + j0) * g->ldb + pc : pc * g->ldb + jc + j0;
   if (g->dtype == TSR_F32)
     pl->ker->pack_b_f32(nr, kcb, cols, (const float *)g->b + off, g->ldb, g->trans_b,
-                        (float *)pl->bbuf + j0 * kcb);
+                        (float *)bbuf + j0 * kcb);
   else
     pl->ker->pack_b_f64(nr, kcb, cols, (const double *)g->b + off, g->ldb, g->trans_b,
-                        (double *)pl->bbuf + j0 * kcb);
+                        (double *)bbuf + j0 * kcb);
 }
 
 static void tsr__gemm_pack_a_block(const tsr__gemm_plan *pl, char *abuf, int64_t ic, int64_t pc,
@@ -206,95 +203,133 @@ static int64_t tsr__gemm_col_chunks(const tsr__gemm_plan *pl, int64_t np) {
   return cc < 1 ? 1 : cc;
 }
 
+/*
+ * Where a thread is in the sequence of (jc, pc) steps and their tickets (tsr__gemm_sync,
+ * gemm.h): step s = its (jc, pc), B(s)'s chunks and U(s)'s units, the first ticket of B(s),
+ * and the cumulative counts its dependencies are waited for with. Every thread walks the same
+ * sequence, forward only (the tickets a thread takes only grow).
+ */
+typedef struct tsr__gemm_cursor {
+  int64_t s, jc, pc, kcb, ncb, np;
+  int64_t bchunks, cchunks, units;
+  int64_t base;    /* first ticket of step s */
+  int64_t bcum[2]; /* B chunks of the steps <= s, by step parity */
+  int64_t ucum[3]; /* units of the steps <= s-2, <= s-1, <= s */
+} tsr__gemm_cursor;
+
+static void tsr__gemm_cursor_sizes(const tsr__gemm_plan *pl, tsr__gemm_cursor *c) {
+  c->kcb = tsr__min64(pl->kc, pl->g->k - c->pc);
+  c->ncb = tsr__min64(pl->nc, pl->g->n - c->jc);
+  c->np = tsr__ceil_div(c->ncb, pl->ker->nr);
+  /* Chunks of B packing: enough for every thread to take a few (a late one's share is
+     packed by the others), one with a single thread. */
+  c->bchunks = pl->nt == 1 ? 1 : tsr__min64(c->np, 4 * (int64_t)pl->nt);
+  c->cchunks = tsr__gemm_col_chunks(pl, c->np);
+  c->units = pl->rblocks * c->cchunks;
+  c->bcum[c->s & 1] += c->bchunks;
+  c->ucum[2] = c->ucum[1] + c->units;
+}
+
+static void tsr__gemm_cursor_init(const tsr__gemm_plan *pl, tsr__gemm_cursor *c) {
+  *c = (tsr__gemm_cursor){0};
+  tsr__gemm_cursor_sizes(pl, c);
+}
+
+/* Moves to the next step; false (and c unchanged) after the last. */
+static bool tsr__gemm_cursor_next(const tsr__gemm_plan *pl, tsr__gemm_cursor *c) {
+  int64_t pc = c->pc + pl->kc, jc = c->jc;
+  if (pc >= pl->g->k) {
+    pc = 0;
+    jc += pl->nc;
+  }
+  if (jc >= pl->g->n) return false;
+  c->base += c->bchunks + c->units;
+  c->s += 1;
+  c->jc = jc;
+  c->pc = pc;
+  c->ucum[0] = c->ucum[1];
+  c->ucum[1] = c->ucum[2];
+  tsr__gemm_cursor_sizes(pl, c);
+  return true;
+}
+
 /* State a thread keeps across units: which A block its buffer holds. */
 typedef struct tsr__gemm_tstate {
   char *abuf;
   int64_t rb, pc, jc; /* its A block: row block rb of slice pc of panel jc (rb -1: none) */
 } tsr__gemm_tstate;
 
-/* One unit of work: row block rb x B micro-panels [q0, q1) of the current panel. */
-static void tsr__gemm_unit(const tsr__gemm_plan *pl, tsr__gemm_tstate *ts, int64_t rb, int64_t q0,
-                           int64_t q1, int64_t jc, int64_t pc, int64_t kcb, int64_t ncb,
-                           double beta) {
+/* One unit of work: row block rb x B micro-panels [q0, q1) of the step's panel. */
+static void tsr__gemm_unit(const tsr__gemm_plan *pl, tsr__gemm_tstate *ts, const char *bbuf,
+                           int64_t rb, int64_t q0, int64_t q1, const tsr__gemm_cursor *c) {
   const int64_t ic = rb * pl->mu, mcb = tsr__min64(pl->mu, pl->g->m - ic);
-  if (ts->rb != rb || ts->pc != pc || ts->jc != jc) {
-    tsr__gemm_pack_a_block(pl, ts->abuf, ic, pc, mcb, kcb);
+  if (ts->rb != rb || ts->pc != c->pc || ts->jc != c->jc) {
+    tsr__gemm_pack_a_block(pl, ts->abuf, ic, c->pc, mcb, c->kcb);
     ts->rb = rb;
-    ts->pc = pc;
-    ts->jc = jc;
+    ts->pc = c->pc;
+    ts->jc = c->jc;
   }
-  tsr__gemm_macro(pl, ts->abuf, ic, jc, mcb, kcb, ncb, q0, q1, beta);
+  /* The user's beta on the first slice, accumulation afterwards. */
+  const double beta = c->pc == 0 ? pl->g->beta : 1.0;
+  tsr__gemm_macro(pl, ts->abuf, bbuf, ic, c->jc, mcb, c->kcb, c->ncb, q0, q1, beta);
 }
 
+/* One call's job, as the pool runs it. */
+typedef struct tsr__gemm_job {
+  const tsr__gemm_plan *pl;
+  tsr__gemm_sync sy;
+} tsr__gemm_job;
+
 /*
- * The jc/pc loops. With a team (sync != NULL): the threads pack the B panel together (chunks
- * from a counter, then a wait for the count of finished chunks), then take the units (row
- * block x column chunk) of the panel from a shared counter, so that a thread that loses its
- * core for a while does not hold the others for its whole static share. One barrier per
- * (jc, pc) step but the last: nobody still reads the panel before it is repacked. Without a
- * team: everything in order.
+ * The jc/pc/ic loops, run by every thread of the job (slot 0: the caller): take a ticket, wait
+ * for what it depends on, run it, until the tickets run out. The caller then waits until every
+ * unit is finished; the other threads just leave.
  */
-static void tsr__gemm_loops(const tsr__gemm_plan *pl, tsr__gemm_sync *sy, int tid) {
-  const tsr__gemm_args *g = pl->g;
-  const int nr = pl->ker->nr;
-  const int nth = sy ? sy->n : 1;
-  int phase = 0;
-  int64_t step = 0, waited = 0;
-  const int64_t start = sy ? tsr__gemm_now_ns() : 0;
-  tsr__gemm_tstate ts = {.abuf = pl->abuf + (size_t)tid * pl->abytes, .rb = -1};
-  for (int64_t jc = 0; jc < g->n; jc += pl->nc) {
-    const int64_t ncb = tsr__min64(pl->nc, g->n - jc), np = tsr__ceil_div(ncb, nr);
-    const int64_t cchunks = sy ? tsr__gemm_col_chunks(pl, np) : 1;
-    const int64_t units = pl->rblocks * cchunks;
-    for (int64_t pc = 0; pc < g->k; pc += pl->kc, ++step) {
-      const int64_t kcb = tsr__min64(pl->kc, g->k - pc);
-      /* The user's beta on the first slice, accumulation afterwards. */
-      const double beta = pc == 0 ? g->beta : 1.0;
-      if (!sy) {
-        tsr__gemm_pack_b_part(pl, pc, jc, kcb, ncb, 0, np);
-        for (int64_t rb = 0; rb < pl->rblocks; ++rb)
-          tsr__gemm_unit(pl, &ts, rb, 0, np, jc, pc, kcb, ncb, beta);
-        continue;
-      }
-      const int p = (int)(step & 1), q = p ^ 1;
-      const bool last = jc + pl->nc >= g->n && pc + pl->kc >= g->k;
-      /* The other parity's counters were last used by the step before this one, which ended
-         at a barrier; nobody uses them again before this step's closing barrier. */
-      if (tid == 0) {
-        atomic_store(&sy->next[q], 0);
-        atomic_store(&sy->bnext[q], 0);
-        atomic_store(&sy->bdone[q], 0);
-      }
-      /* Pack the B panel in chunks taken from a counter, then wait until every chunk is
-         done: a thread that starts late (woken from sleep, or preempted on a crowded
-         machine) does not hold the others for a static share; the first thread packs
-         everything if need be. */
-      const int64_t bchunks = tsr__min64(np, 4 * (int64_t)nth);
-      for (;;) {
-        const int64_t c = atomic_fetch_add(&sy->bnext[p], 1);
-        if (c >= bchunks) break;
-        tsr__gemm_pack_b_part(pl, pc, jc, kcb, ncb, np * c / bchunks, np * (c + 1) / bchunks);
-        atomic_fetch_add(&sy->bdone[p], 1);
-      }
-      int64_t t0 = tsr__gemm_now_ns();
-      tsr__gemm_wait_at_least(&sy->bdone[p], bchunks);
+static void tsr__gemm_work(void *arg, int slot) {
+  tsr__gemm_job *job = arg;
+  const tsr__gemm_plan *pl = job->pl;
+  tsr__gemm_sync *sy = &job->sy;
+  const int64_t start = tsr__gemm_now_ns();
+  int64_t waited = 0;
+  tsr__gemm_tstate ts = {.abuf = pl->abuf + (size_t)slot * pl->abytes, .rb = -1};
+  tsr__gemm_cursor c;
+  tsr__gemm_cursor_init(pl, &c);
+  for (;;) {
+    const int64_t t = atomic_fetch_add(&sy->next, 1);
+    bool more = true;
+    while (more && t >= c.base + c.bchunks + c.units)
+      more = tsr__gemm_cursor_next(pl, &c);
+    if (!more) break;
+    const int p = (int)(c.s & 1);
+    char *bbuf = pl->bbuf[p];
+    int64_t i = t - c.base;
+    const int64_t t0 = tsr__gemm_now_ns();
+    if (i < c.bchunks) {
+      tsr__gemm_wait_at_least(&sy->udone, c.ucum[0]);
       waited += tsr__gemm_now_ns() - t0;
-      for (;;) {
-        const int64_t u = atomic_fetch_add(&sy->next[step & 1], 1);
-        if (u >= units) break;
-        const int64_t cb = u % cchunks;
-        tsr__gemm_unit(pl, &ts, u / cchunks, np * cb / cchunks, np * (cb + 1) / cchunks, jc, pc,
-                       kcb, ncb, beta);
-      }
-      /* Nobody may still read the panel when it is repacked; after the last step the
-         parallel region's own join follows, so no barrier there. */
-      if (last) continue;
-      t0 = tsr__gemm_now_ns();
-      tsr__gemm_barrier(sy, &phase);
+      tsr__gemm_pack_b_part(pl, bbuf, c.pc, c.jc, c.kcb, c.ncb, c.np * i / c.bchunks,
+                            c.np * (i + 1) / c.bchunks);
+      atomic_fetch_add(&sy->bdone[p], 1);
+    } else {
+      i -= c.bchunks;
+      tsr__gemm_wait_at_least(&sy->bdone[p], c.bcum[p]);
+      tsr__gemm_wait_at_least(&sy->udone, c.ucum[1]);
       waited += tsr__gemm_now_ns() - t0;
+      const int64_t cb = i % c.cchunks;
+      tsr__gemm_unit(pl, &ts, bbuf, i / c.cchunks, c.np * cb / c.cchunks,
+                     c.np * (cb + 1) / c.cchunks, &c);
+      atomic_fetch_add(&sy->udone, 1);
     }
   }
-  if (sy) atomic_fetch_add(&sy->work_ns, tsr__gemm_now_ns() - start - waited);
+  if (slot == 0) {
+    /* c is at the last step: ucum[2] counts every unit of the call. */
+    const int64_t t0 = tsr__gemm_now_ns();
+    tsr__gemm_wait_at_least(&sy->udone, c.ucum[2]);
+    waited += tsr__gemm_now_ns() - t0;
+  }
+  const int64_t busy = tsr__gemm_now_ns() - start - waited;
+  if (slot == 0) sy->caller_work_ns = busy;
+  atomic_fetch_add(&sy->work_ns, busy);
 }
 
 static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
@@ -335,40 +370,30 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   pl.mu = tsr__ceil_div(mp, nblk) * mr;
   pl.rblocks = tsr__ceil_div(g->m, pl.mu);
 
+  /* Two B panels when several threads run more than one step (the next one is packed while
+     the last units of the current one run), else one. */
+  const int nbpanels = nt > 1 && kslices * nblocks > 1 ? 2 : 1;
   const size_t bbytes =
       tsr__round_up_sz((size_t)pl.kc * tsr__round_up_sz((size_t)pl.nc, (size_t)nr) * es, 4096);
   pl.abytes = tsr__round_up_sz((size_t)pl.mu * (size_t)pl.kc * es, 4096);
   void *buf = NULL;
-  TSR_CALL(tsr__gemm_buffer(bbytes + (size_t)nt * pl.abytes, &buf));
-  pl.bbuf = buf;
-  pl.abuf = (char *)buf + bbytes;
+  TSR_CALL(tsr__gemm_buffer((size_t)nbpanels * bbytes + (size_t)nt * pl.abytes, &buf));
+  pl.bbuf[0] = buf;
+  pl.bbuf[1] = (char *)buf + (nbpanels - 1) * bbytes;
+  pl.abuf = (char *)buf + (size_t)nbpanels * bbytes;
 
+  tsr__gemm_job job = {.pl = &pl};
+  tsr__gemm_sync_init(&job.sy);
   const bool learn = mnk >= TSR__GEMM_SERIAL_MNK;
-#if defined(_OPENMP)
-  if (nt > 1) {
-    tsr__gemm_sync sy;
-    tsr__gemm_sync_init(&sy, nt);
-    bool full_team = true;
-    const int64_t t0 = tsr__gemm_now_ns();
-#pragma omp parallel num_threads(nt)
-    {
-      /* A smaller team than asked (OMP_DYNAMIC, thread limits) would never complete the
-         barriers: then the first thread does all the work. */
-      if (omp_get_num_threads() == nt) {
-        tsr__gemm_loops(&pl, &sy, omp_get_thread_num());
-      } else if (omp_get_thread_num() == 0) {
-        full_team = false;
-        tsr__gemm_loops(&pl, NULL, 0);
-      }
-    }
-    const int64_t t1 = tsr__gemm_now_ns(), work = atomic_load(&sy.work_ns);
-    if (full_team) tsr__gemm_learn_parallel(t1 - t0, work, nt, flops);
-    return TSR_OK;
-  }
-#endif
   const int64_t t0 = learn ? tsr__gemm_now_ns() : 0;
-  tsr__gemm_loops(&pl, NULL, 0);
-  if (learn) tsr__gemm_learn_serial(tsr__gemm_now_ns() - t0, flops);
+  tsr__gemm_pool_run(nt, tsr__gemm_work, &job);
+  if (learn) {
+    const int64_t region = tsr__gemm_now_ns() - t0;
+    if (nt > 1)
+      tsr__gemm_learn_parallel(region, job.sy.caller_work_ns, atomic_load(&job.sy.work_ns), flops);
+    else
+      tsr__gemm_learn_serial(region, flops);
+  }
   return TSR_OK;
 }
 

@@ -20,10 +20,11 @@
 #undef TSR__MACRO_UKR
 #undef TSR__MACRO_NAME
 
-void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, int64_t ic, int64_t jc,
-                     int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1, double beta) {
+void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf, int64_t ic,
+                     int64_t jc, int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1,
+                     double beta) {
   if (pl->g->dtype == TSR_F32)
-    tsr__gemm_macro_f32(pl, abuf, ic, jc, mcb, kcb, ncb, q0, q1, beta);
+    tsr__gemm_macro_f32(pl, abuf, bbuf, ic, jc, mcb, kcb, ncb, q0, q1, beta);
   else
-    tsr__gemm_macro_f64(pl, abuf, ic, jc, mcb, kcb, ncb, q0, q1, beta);
+    tsr__gemm_macro_f64(pl, abuf, bbuf, ic, jc, mcb, kcb, ncb, q0, q1, beta);
 }

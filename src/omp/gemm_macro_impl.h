@@ -11,9 +11,9 @@
  * TSR__GEMM_MAX_TILE elements, whatever the kernel) so the micro-kernel always writes whole
  * tiles, and only the mb x nb corner is copied out (beta == 0 never reads C).
  */
-static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, int64_t ic, int64_t jc,
-                            int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1,
-                            double beta_d) {
+static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf,
+                            int64_t ic, int64_t jc, int64_t mcb, int64_t kcb, int64_t ncb,
+                            int64_t q0, int64_t q1, double beta_d) {
   typedef TSR__MACRO_T T;
   const tsr__gemm_args *g = pl->g;
   const tsr__gemm_kernel *ker = pl->ker;
@@ -21,7 +21,7 @@ static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, int64_t 
   const int64_t ldc = g->ldc, mpan = (mcb + mr - 1) / mr;
   _Alignas(64) T t[TSR__GEMM_MAX_TILE];
   const T alpha = (T)g->alpha, beta = (T)beta_d;
-  const T *ap = (const T *)(const void *)abuf, *bp = (const T *)(const void *)pl->bbuf;
+  const T *ap = (const T *)(const void *)abuf, *bp = (const T *)(const void *)bbuf;
   for (int64_t q = q0; q < q1; ++q) {
     const int64_t j = q * nr, nb = ncb - j < nr ? ncb - j : nr;
     const T *bq = bp + j * kcb;

@@ -1,32 +1,45 @@
 /*
- * Threading of the CPU GEMM: the team's barrier and work counters, and the adaptive decision
- * whether a call should use its threads at all.
+ * Threading of the CPU GEMM: its own thread pool, the waits of the work hand-out
+ * (tsr__gemm_sync, gemm.h) and the adaptive decision whether a call should use threads at all.
  *
- * Synchronization inside the parallel region, done with atomics rather than OpenMP barriers
- * and worksharing loops: libgomp's barriers spin (GOMP_SPINCOUNT, by default 300000 pauses,
- * about 20 ms on CPUs with a slow PAUSE) before sleeping, and on a machine with more runnable
- * threads than cores a spinning thread keeps the core from the thread it waits for, so each
- * barrier can cost a whole scheduler time slice. Measured on the shared 2-core development
- * machine: 256^3 dgemm on 2 threads took ~50 ms per call with omp barriers under load, 0.6 ms
- * with OMP_WAIT_POLICY=passive. These waits spin briefly, then sched_yield() (as OpenBLAS's
- * threads do), which behaves on an idle machine and on a busy one.
+ * Why a pool of our own rather than an OpenMP parallel region: at a region's end the caller
+ * waits for every team thread, including one the OS has not yet scheduled. Measured on the
+ * 2-core development VM (AMD EPYC Zen 5): 512^3 sgemm on 2 threads ran at 420 GFLOP/s back to
+ * back but, with 100 ms pauses between calls (an application doing other work in between),
+ * at 34-40 GFLOP/s (about 8 ms per call, waiting for libgomp's sleeping worker) with the default
+ * wait policy and 200 with OMP_WAIT_POLICY=passive, one thread's rate. Here the caller posts a
+ * job, starts on it at once, and pool threads join while tickets remain; at the end the caller
+ * closes the job with one atomic operation and waits only for the threads that joined, which
+ * are running. A condition variable wakes a sleeping pool thread in about 20 microseconds on
+ * that VM. (OpenBLAS and BLIS keep their own thread servers too.)
+ *
+ * Pool threads spin briefly after a job (TSR__POOL_SPIN_NS, pause then sched_yield, so that back
+ * to back calls find them awake), then sleep on a condition variable: an idle library takes no
+ * CPU time from the application or from other processes. Their signals are blocked, so signal
+ * handlers run on the application's threads. After fork() the child starts with an empty pool.
+ * The thread count is the caller's: omp_get_max_threads() (OMP_NUM_THREADS, omp_set_num_threads).
+ *
+ * The waits spin briefly, then sched_yield() (as OpenBLAS's threads do), which behaves on an
+ * idle machine and on one with more runnable threads than cores, where a spinning thread keeps
+ * the core from the thread it waits for.
  */
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <strings.h>
 #include <time.h>
 
 #include "omp/gemm_tune.h"
 
-void tsr__gemm_sync_init(tsr__gemm_sync *s, int n) {
-  s->n = n;
-  atomic_init(&s->next[0], 0);
-  atomic_init(&s->next[1], 0);
-  for (int i = 0; i < 2; ++i) {
-    atomic_init(&s->bnext[i], 0);
-    atomic_init(&s->bdone[i], 0);
-  }
-  atomic_init(&s->arrived, 0);
-  atomic_init(&s->phase, 0);
+void tsr__gemm_sync_init(tsr__gemm_sync *s) {
+  s->caller_work_ns = 0;
+  atomic_init(&s->next, 0);
+  atomic_init(&s->bdone[0], 0);
+  atomic_init(&s->bdone[1], 0);
+  atomic_init(&s->udone, 0);
   atomic_init(&s->work_ns, 0);
 }
 
@@ -44,23 +57,6 @@ static void tsr__gemm_relax(void) {
 #endif
 }
 
-/* Centralized barrier (generation counting); *phase is the caller's generation. */
-void tsr__gemm_barrier(tsr__gemm_sync *s, int *phase) {
-  const int next = *phase + 1;
-  *phase = next;
-  if (atomic_fetch_add(&s->arrived, 1) == s->n - 1) {
-    atomic_store(&s->arrived, 0);
-    atomic_store(&s->phase, next);
-    return;
-  }
-  for (int i = 0; atomic_load(&s->phase) != next; ++i) {
-    if (i < 256)
-      tsr__gemm_relax();
-    else
-      sched_yield();
-  }
-}
-
 void tsr__gemm_wait_at_least(_Atomic int64_t *v, int64_t target) {
   for (int i = 0; atomic_load(v) < target; ++i) {
     if (i < 256)
@@ -70,13 +66,188 @@ void tsr__gemm_wait_at_least(_Atomic int64_t *v, int64_t target) {
   }
 }
 
+/* ---------------------------------------------------------------- pool ---------------- */
+
+/* How long an idle pool thread keeps polling for the next job before it sleeps (nanoseconds):
+   200 ms by default (Intel's OpenMP runtime: KMP_BLOCKTIME 200 ms; OpenBLAS's threads:
+   2^28 TSC cycles), 0 with OMP_WAIT_POLICY=passive, unbounded with OMP_WAIT_POLICY=active.
+   Polling calls sched_yield(), so a runnable thread on the same core takes precedence. Why
+   poll at all: waking a sleeping thread took 0.4-4 ms on the development VM (the idle vCPU
+   notices at its next timer tick; polling in 20-200 us naps did the same), against 2 us for a
+   polling one, and a 512^3 sgemm on 2 threads takes 0.6 ms. */
+#define TSR__POOL_SPIN_DEFAULT_NS 100000000
+static int64_t tsr__pool_spin_ns;
+
+/* state: job generation << 32 | TSR__POOL_CLOSED | threads joined (low 31 bits). */
+#define TSR__POOL_CLOSED ((uint64_t)1 << 31)
+#define TSR__POOL_JOINED ((uint64_t)TSR__POOL_CLOSED - 1)
+
+typedef struct tsr__gemm_pool {
+  pthread_mutex_t run_lock; /* held by the caller of the current job */
+  pthread_mutex_t sleep_lock;
+  pthread_cond_t wake;
+  int threads;            /* pool threads started (under run_lock) */
+  uint32_t gen;           /* generation of the last job posted (under run_lock) */
+  _Atomic uint64_t state; /* see above */
+  atomic_int max_join;    /* threads the current job takes besides its caller */
+  atomic_int left;        /* threads that joined the current job and finished it */
+  atomic_int sleepers;    /* threads waiting on `wake` */
+  void (*_Atomic fn)(void *, int);
+  void *_Atomic arg;
+} tsr__gemm_pool;
+
+static tsr__gemm_pool tsr__pool = {
+    .run_lock = PTHREAD_MUTEX_INITIALIZER,
+    .sleep_lock = PTHREAD_MUTEX_INITIALIZER,
+    .wake = PTHREAD_COND_INITIALIZER,
+    .state = TSR__POOL_CLOSED,
+};
+static pthread_once_t tsr__pool_once = PTHREAD_ONCE_INIT;
+
+/* In a forked child only the forking thread exists: start over with no pool threads (the
+   parent's job, if one ran on another thread, is not the child's). */
+static void tsr__pool_atfork_child(void) {
+  pthread_mutex_init(&tsr__pool.run_lock, NULL);
+  pthread_mutex_init(&tsr__pool.sleep_lock, NULL);
+  pthread_cond_init(&tsr__pool.wake, NULL);
+  tsr__pool.threads = 0;
+  atomic_store(&tsr__pool.state, (uint64_t)tsr__pool.gen << 32 | TSR__POOL_CLOSED);
+  atomic_store(&tsr__pool.sleepers, 0);
+}
+
+static void tsr__pool_init(void) {
+  const char *w = getenv("OMP_WAIT_POLICY");
+  tsr__pool_spin_ns = TSR__POOL_SPIN_DEFAULT_NS;
+  if (w && strcasecmp(w, "passive") == 0) tsr__pool_spin_ns = 0;
+  if (w && strcasecmp(w, "active") == 0) tsr__pool_spin_ns = INT64_MAX;
+  pthread_atfork(NULL, NULL, tsr__pool_atfork_child);
+}
+
+static uint32_t tsr__pool_gen(uint64_t st) {
+  return (uint32_t)(st >> 32);
+}
+
+/* Waits until a job newer than `seen` is posted: polls for tsr__pool_spin_ns, then sleeps. */
+static void tsr__pool_wait_job(uint32_t seen) {
+  const int64_t start = tsr__gemm_now_ns();
+  for (int i = 1;; ++i) {
+    if (tsr__pool_gen(atomic_load_explicit(&tsr__pool.state, memory_order_acquire)) != seen) return;
+    if (i < 256) {
+      tsr__gemm_relax();
+    } else {
+      if ((i & 15) == 0 && tsr__gemm_now_ns() - start >= tsr__pool_spin_ns) break;
+      sched_yield();
+    }
+  }
+  pthread_mutex_lock(&tsr__pool.sleep_lock);
+  atomic_fetch_add(&tsr__pool.sleepers, 1);
+  /* seq_cst with the poster's store of state, then load of sleepers: either this load sees
+     the new job or the poster sees a sleeper and broadcasts under sleep_lock. */
+  while (tsr__pool_gen(atomic_load(&tsr__pool.state)) == seen)
+    pthread_cond_wait(&tsr__pool.wake, &tsr__pool.sleep_lock);
+  atomic_fetch_sub(&tsr__pool.sleepers, 1);
+  pthread_mutex_unlock(&tsr__pool.sleep_lock);
+}
+
+static void *tsr__pool_thread(void *unused) {
+  (void)unused;
+  uint32_t seen = 0; /* jobs start at generation 1: a new thread may join the current one */
+  for (;;) {
+    uint64_t st = atomic_load_explicit(&tsr__pool.state, memory_order_acquire);
+    if (tsr__pool_gen(st) == seen) {
+      tsr__pool_wait_job(seen);
+      continue;
+    }
+    seen = tsr__pool_gen(st);
+    /* Join while the job is open and has room; the CAS fails if the caller closed it (or
+       posted another) meanwhile. fn and arg are read only after joining: the caller cannot
+       close this job's successor before this thread has left. */
+    while (!(st & TSR__POOL_CLOSED) &&
+           (int)(st & TSR__POOL_JOINED) < atomic_load(&tsr__pool.max_join)) {
+      if (atomic_compare_exchange_weak(&tsr__pool.state, &st, st + 1)) {
+        const int slot = (int)(st & TSR__POOL_JOINED) + 1;
+        void (*fn)(void *, int) = atomic_load(&tsr__pool.fn);
+        fn(atomic_load(&tsr__pool.arg), slot);
+        atomic_fetch_add(&tsr__pool.left, 1);
+        break;
+      }
+      if (tsr__pool_gen(st) != seen) break;
+    }
+  }
+  return NULL;
+}
+
+/* Starts pool threads until there are `want` (under run_lock); fewer if the system refuses. */
+static void tsr__pool_grow(int want) {
+  if (tsr__pool.threads >= want) return;
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return;
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old); /* inherited: pool threads take no signals */
+  while (tsr__pool.threads < want) {
+    pthread_t t;
+    if (pthread_create(&t, &attr, tsr__pool_thread, NULL) != 0) break;
+    ++tsr__pool.threads;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  pthread_attr_destroy(&attr);
+}
+
+static atomic_bool tsr__pool_full_team;
+
+void tsr__gemm_set_full_team(bool on) {
+  atomic_store(&tsr__pool_full_team, on);
+}
+
+int tsr__gemm_pool_run(int nt, void (*fn)(void *arg, int slot), void *arg) {
+  if (nt > 1) pthread_once(&tsr__pool_once, tsr__pool_init);
+  if (nt <= 1 || pthread_mutex_trylock(&tsr__pool.run_lock) != 0) {
+    fn(arg, 0);
+    return 1;
+  }
+  tsr__pool_grow(nt - 1);
+  const int max_join = nt - 1 < tsr__pool.threads ? nt - 1 : tsr__pool.threads;
+  atomic_store(&tsr__pool.fn, fn);
+  atomic_store(&tsr__pool.arg, arg);
+  atomic_store(&tsr__pool.max_join, max_join);
+  atomic_store(&tsr__pool.left, 0);
+  const uint32_t gen = ++tsr__pool.gen ? tsr__pool.gen : ++tsr__pool.gen; /* never 0 */
+  atomic_store(&tsr__pool.state, (uint64_t)gen << 32);
+  if (atomic_load(&tsr__pool.sleepers) > 0) {
+    pthread_mutex_lock(&tsr__pool.sleep_lock);
+    pthread_cond_broadcast(&tsr__pool.wake);
+    pthread_mutex_unlock(&tsr__pool.sleep_lock);
+  }
+  if (atomic_load(&tsr__pool_full_team)) {
+    /* Tests: let every pool thread join first (at most 2 s), so several threads run. */
+    const int64_t until = tsr__gemm_now_ns() + 2000000000;
+    while ((int)(atomic_load(&tsr__pool.state) & TSR__POOL_JOINED) < max_join &&
+           tsr__gemm_now_ns() < until)
+      sched_yield();
+  }
+  fn(arg, 0);
+  const uint64_t st = atomic_fetch_or(&tsr__pool.state, TSR__POOL_CLOSED);
+  const int joined = (int)(st & TSR__POOL_JOINED);
+  for (int i = 0; atomic_load(&tsr__pool.left) < joined; ++i) {
+    if (i < 256)
+      tsr__gemm_relax();
+    else
+      sched_yield();
+  }
+  pthread_mutex_unlock(&tsr__pool.run_lock);
+  return joined + 1;
+}
+
 /*
- * Whether a call should use its threads, learned from the calls before it. On an idle machine
- * a parallel region costs microseconds; on one with more runnable threads than cores, libgomp's
- * spinning at the region's fork and join costs whole scheduler time slices when two team
- * threads share a core (measured: 256^3 dgemm, 2 threads, load average 6-9 on 2 cores: 8-50 ms
- * per call instead of 0.4 ms, 0.1x of single-threaded OpenBLAS). So each parallel call
- * measures its overhead (region time minus the threads' mean busy time) and each call its time
+ * Whether a call should use its threads, learned from the calls before it. A thread that never
+ * joins costs the caller nothing (the pool above), but on a machine with more runnable threads
+ * than cores a thread that joined can lose its core for a scheduler time slice while it holds
+ * a unit, and the caller then waits for it (with OpenMP regions, measured: 256^3 dgemm, 2
+ * threads, load average 6-9 on 2 cores: 8-50 ms per call instead of 0.4 ms). So each parallel
+ * call measures its overhead (its time minus the caller's own busy time: waits for threads
+ * that joined, never for one that did not) and each call its time
  * per flop; a call then runs in parallel only when the time threads would save,
  * serial_time * (1 - 1/threads), exceeds twice the recent overhead. A stale estimate (older
  * than max(1 s, 100 x overhead): the probe costs at most ~1%) is re-measured by running in
@@ -116,15 +287,11 @@ bool tsr__gemm_worth_parallel(double flops, int nt) {
   return age > 1000000000 && age > 100 * ovh;
 }
 
-/* The process's first parallel GEMM: libgomp creates its threads there (measured on the
-   loaded 2-core machine: 46 ms for a 0.8 ms 512^3 sgemm), a cost paid once that must not
-   count as the per-region overhead, or it keeps the following calls serial for seconds. */
-static atomic_bool tsr__gemm_team_created;
-
-void tsr__gemm_learn_parallel(int64_t region_ns, int64_t work_ns, int nt, double flops) {
+void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
+                              double flops) {
   if (work_ns <= 0) return;
-  if (!atomic_exchange(&tsr__gemm_team_created, true)) return;
-  int64_t ovh = region_ns - work_ns / nt;
+  /* The caller's time not spent working: what the call lost to its threads. */
+  int64_t ovh = region_ns - caller_work_ns;
   if (ovh < 1000) ovh = 1000;
   tsr__gemm_learn(&tsr__gemm_overhead_ns, ovh, true);
   atomic_store_explicit(&tsr__gemm_overhead_at, tsr__gemm_now_ns(), memory_order_relaxed);

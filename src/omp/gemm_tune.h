@@ -54,6 +54,13 @@ int tsr__gemm_max_tile(void);
    paths deterministically). */
 void tsr__gemm_set_adaptive(bool on);
 
+/* Off (default): a call's caller starts at once and the GEMM's pool threads join while work
+   remains (gemm_thread.c). On: the caller first waits (at most 2 s) until every pool thread
+   it asked for has joined, so that tests run the multi-threaded orderings whatever the
+   machine's scheduling. */
+void tsr__gemm_set_full_team(bool on);
+/* The pool itself, tsr__gemm_pool_run, is declared in gemm.h (tests call it directly). */
+
 /* ---------------------------------------------------------------- wisdom -------------- */
 
 /*
