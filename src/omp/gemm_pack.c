@@ -43,23 +43,27 @@
   }
 
 #define TSR__PACK_B(T)                                                                             \
-  for (int64_t j0 = 0; j0 < nc; j0 += nr) {                                                        \
-    const int jb = (int)(nc - j0 < nr ? nc - j0 : nr);                                             \
-    T *dst = bp + j0 * kc;                                                                         \
-    if (!trans) { /* (p,j) at b[p*ldb + j]: rows of op(B) are contiguous */                        \
-      for (int64_t p = 0; p < kc; ++p) {                                                           \
-        const T *src = b + p * ldb + j0;                                                           \
-        T *d = dst + p * nr;                                                                       \
-        if (jb == nr) {                                                                            \
-          memcpy(d, src, (size_t)nr * sizeof(T));                                                  \
-        } else {                                                                                   \
-          for (int j = 0; j < jb; ++j)                                                             \
-            d[j] = src[j];                                                                         \
-          for (int j = jb; j < nr; ++j)                                                            \
-            d[j] = 0;                                                                              \
-        }                                                                                          \
+  if (!trans) { /* (p,j) at b[p*ldb + j]: rows of op(B) are contiguous */                          \
+    /* Row by row across all the micro-panels: each source row is read once, in order (a           \
+       micro-panel at a time would touch a new page on every row). */                              \
+    const int64_t nfull = nc / nr * nr;                                                            \
+    for (int64_t p = 0; p < kc; ++p) {                                                             \
+      const T *src = b + p * ldb;                                                                  \
+      for (int64_t j0 = 0; j0 < nfull; j0 += nr)                                                   \
+        memcpy(bp + j0 * kc + p * nr, src + j0, (size_t)nr * sizeof(T));                           \
+      if (nfull < nc) {                                                                            \
+        T *d = bp + nfull * kc + p * nr;                                                           \
+        const int jb = (int)(nc - nfull);                                                          \
+        for (int j = 0; j < jb; ++j)                                                               \
+          d[j] = src[nfull + j];                                                                   \
+        for (int j = jb; j < nr; ++j)                                                              \
+          d[j] = 0;                                                                                \
       }                                                                                            \
-    } else { /* (p,j) at b[j*ldb + p]: columns of op(B) are contiguous */                          \
+    }                                                                                              \
+  } else { /* (p,j) at b[j*ldb + p]: columns of op(B) are contiguous */                            \
+    for (int64_t j0 = 0; j0 < nc; j0 += nr) {                                                      \
+      const int jb = (int)(nc - j0 < nr ? nc - j0 : nr);                                           \
+      T *dst = bp + j0 * kc;                                                                       \
       for (int j = 0; j < jb; ++j) {                                                               \
         const T *src = b + (j0 + j) * ldb;                                                         \
         for (int64_t p = 0; p < kc; ++p)                                                           \

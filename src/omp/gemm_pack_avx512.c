@@ -99,10 +99,45 @@ void tsr__gemm_pack_a_avx512_f64(int mr, int64_t mc, int64_t kc, const double *a
   if (i0 < mc) tsr__gemm_pack_a_f64(mr, mc - i0, kc, a + i0 * lda, lda, false, ap + i0 * kc);
 }
 
+/* op(B) stored row-major (no transpose) into micro-panels of 128 bytes a row (NR = 32 f32,
+   16 f64): row by row across every full micro-panel, each row read once in order, two vector
+   loads and stores a panel row; the last partial panel through the portable routine. */
+static void tsr__pack_b_rows128(int64_t kc, int64_t nfull, int es, const char *b, int64_t ldb,
+                                char *bp) {
+  const int64_t row = 128, panel = kc * row, ld = ldb * es;
+  int64_t p = 0;
+  /* Eight rows at a time: 1 KiB written contiguously into each panel. */
+  for (; p + 8 <= kc; p += 8) {
+    const char *src = b + p * ld;
+    char *dst = bp + p * row;
+    for (int64_t j = 0; j < nfull; ++j)
+      for (int r = 0; r < 8; ++r) {
+        const float *s = (const float *)(const void *)(src + r * ld + j * row);
+        float *d = (float *)(void *)(dst + j * panel + r * row);
+        _mm512_store_ps(d, _mm512_loadu_ps(s));
+        _mm512_store_ps(d + 16, _mm512_loadu_ps(s + 16));
+      }
+  }
+  for (; p < kc; ++p)
+    for (int64_t j = 0; j < nfull; ++j) {
+      const float *s = (const float *)(const void *)(b + p * ld + j * row);
+      float *d = (float *)(void *)(bp + p * row + j * panel);
+      _mm512_store_ps(d, _mm512_loadu_ps(s));
+      _mm512_store_ps(d + 16, _mm512_loadu_ps(s + 16));
+    }
+}
+
 void tsr__gemm_pack_b_avx512_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
                                  bool trans, double *bp) {
-  if (!trans || nr != 16) {
+  if (nr != 16) {
     tsr__gemm_pack_b_f64(nr, kc, nc, b, ldb, trans, bp);
+    return;
+  }
+  if (!trans) {
+    const int64_t full = nc / 16;
+    tsr__pack_b_rows128(kc, full, 8, (const char *)b, ldb, (char *)bp);
+    if (full * 16 < nc)
+      tsr__gemm_pack_b_f64(nr, kc, nc - full * 16, b + full * 16, ldb, false, bp + full * 16 * kc);
     return;
   }
   int64_t j0 = 0;
@@ -158,8 +193,15 @@ void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a,
 
 void tsr__gemm_pack_b_avx512_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
                                  bool trans, float *bp) {
-  if (!trans || nr != 32) {
+  if (nr != 32) {
     tsr__gemm_pack_b_f32(nr, kc, nc, b, ldb, trans, bp);
+    return;
+  }
+  if (!trans) {
+    const int64_t full = nc / 32;
+    tsr__pack_b_rows128(kc, full, 4, (const char *)b, ldb, (char *)bp);
+    if (full * 32 < nc)
+      tsr__gemm_pack_b_f32(nr, kc, nc - full * 32, b + full * 32, ldb, false, bp + full * 32 * kc);
     return;
   }
   int64_t j0 = 0;
