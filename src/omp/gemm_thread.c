@@ -13,11 +13,12 @@
  * are running. A condition variable wakes a sleeping pool thread in about 20 microseconds on
  * that VM. (OpenBLAS and BLIS keep their own thread servers too.)
  *
- * Pool threads spin briefly after a job (TSR__POOL_SPIN_NS, pause then sched_yield, so that back
- * to back calls find them awake), then sleep on a condition variable: an idle library takes no
- * CPU time from the application or from other processes. Their signals are blocked, so signal
- * handlers run on the application's threads. After fork() the child starts with an empty pool.
- * The thread count is the caller's: omp_get_max_threads() (OMP_NUM_THREADS, omp_set_num_threads).
+ * Pool threads poll for a while after a job (tsr__pool_spin_ns, 100 ms by default: pause, then
+ * sched_yield, so that calls in quick succession find them awake), then sleep on a condition
+ * variable: an idle library takes no CPU time from the application or other processes. Their
+ * signals are blocked, so signal handlers run on the application's threads. After fork() the child
+ * starts with an empty pool. The thread count is the caller's: omp_get_max_threads()
+ * (OMP_NUM_THREADS, omp_set_num_threads).
  *
  * The waits spin briefly, then sched_yield() (as OpenBLAS's threads do), which behaves on an
  * idle machine and on one with more runnable threads than cores, where a spinning thread keeps
@@ -69,7 +70,7 @@ void tsr__gemm_wait_at_least(_Atomic int64_t *v, int64_t target) {
 /* ---------------------------------------------------------------- pool ---------------- */
 
 /* How long an idle pool thread keeps polling for the next job before it sleeps (nanoseconds):
-   200 ms by default (Intel's OpenMP runtime: KMP_BLOCKTIME 200 ms; OpenBLAS's threads:
+   100 ms by default (Intel's OpenMP runtime: KMP_BLOCKTIME 200 ms; OpenBLAS's threads:
    2^28 TSC cycles), 0 with OMP_WAIT_POLICY=passive, unbounded with OMP_WAIT_POLICY=active.
    Polling calls sched_yield(), so a runnable thread on the same core takes precedence. Why
    poll at all: waking a sleeping thread took 0.4-4 ms on the development VM (the idle vCPU
