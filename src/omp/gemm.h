@@ -164,8 +164,8 @@ typedef struct tsr__gemm_plan {
   const tsr__gemm_args *g;
   const tsr__gemm_kernel *ker;
   int64_t kc, nc;  /* cache blocks, clipped to the problem */
-  int64_t mu;      /* rows of a work unit: a multiple of MR, at most the configuration's MC */
-  int64_t rblocks; /* ceil(m / mu) */
+  int64_t mu;      /* most rows of a work unit: a multiple of MR, at most the configuration's MC */
+  int64_t rblocks; /* row blocks: the ceil(m / MR) micro-panels shared evenly among them */
   int nt;          /* threads asked for (pool slots) */
   int grain;       /* work units per thread (tsr__gemm_config.grain) */
   char *bbuf[2];   /* packed B panels, kc x round_up(nc, NR) each, used by alternate (jc, pc)
