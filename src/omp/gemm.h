@@ -3,7 +3,8 @@
  *
  *   gemm_driver.c    entry, plan (blocks clipped to the problem, thread count), the jc/pc/ic
  *                    loop nest, packing buffers
- *   gemm_thread.c    the team's barrier and work counter, and the adaptive thread count
+ *   gemm_thread.c    the GEMM's thread pool, the waits of the ticket hand-out, and the
+ *                    adaptive thread count
  *   gemm_macro.c     macro-kernel (jr/ir loops over micro-panels, edge tiles), f32 and f64
  *                    generated from one source (gemm_macro_impl.h)
  *   gemm_pack.c      packing of op(A) into MR-row micro-panels and op(B) into NR-column ones
