@@ -23,6 +23,7 @@
 #include "tsr_test.h"
 
 #include "omp/gemm_tune.h"
+#include "tsr_test_gemm.h"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -483,42 +484,6 @@ static void test_ukr_general_stride(void **state) {
   }
 }
 
-/* C = A*B, f64, row-major, random A and B from seeds (seed, seed + 100), through the native
-   path, against the float64 reference: true when within tolerance. No cmocka asserts, so
-   threads and forked children can call it. */
-static bool plain_gemm_ok(int64_t m, int64_t n, int64_t k, uint64_t seed) {
-  double *a = malloc(sizeof(double) * (size_t)(m * k)),
-         *b = malloc(sizeof(double) * (size_t)(k * n)),
-         *c = malloc(sizeof(double) * (size_t)(m * n)),
-         *r = malloc(sizeof(double) * (size_t)(m * n));
-  bool ok = a && b && c && r;
-  if (ok) {
-    tsr_test_fill_random(a, (size_t)(m * k), seed);
-    tsr_test_fill_random(b, (size_t)(k * n), seed + 100);
-    tsr_test_ref_gemm_into(0, 0, m, n, k, 1.0, a, b, 0.0, NULL, r);
-    tsr__gemm_args g = {.dtype = TSR_F64,
-                        .m = m,
-                        .n = n,
-                        .k = k,
-                        .alpha = 1.0,
-                        .beta = 0.0,
-                        .a = a,
-                        .lda = k,
-                        .b = b,
-                        .ldb = n,
-                        .c = c,
-                        .ldc = n,
-                        .path = TSR_GEMM_NATIVE};
-    ok = tsr__omp_gemm(TSR_CPU, &g) == TSR_OK &&
-         tsr_test_rel_error(c, r, (size_t)(m * n)) <= tsr_test_tol(TSR_F64, k);
-  }
-  free(a);
-  free(b);
-  free(c);
-  free(r);
-  return ok;
-}
-
 /* Calls from inside a parallel region run single-threaded, each thread with its own
    cached packing buffers. */
 static void test_called_from_threads(void **state) {
@@ -530,7 +495,8 @@ static void test_called_from_threads(void **state) {
 #endif
   for (int i = 0; i < 4; ++i)
     /* cmocka's asserts are not thread-safe: compare here, assert after. */
-    failures += !plain_gemm_ok(70 + i, 65, 80, 4000 + (uint64_t)i);
+    failures +=
+        !tsr_test_native_gemm_ok(TSR_F64, 70 + i, 65, 80, 4000 + (uint64_t)i, 4100 + (uint64_t)i);
   assert_int_equal(failures, 0);
 }
 
@@ -620,7 +586,7 @@ static void test_thread_pool(void **state) {
     const int r = tsr__gemm_pool_run(3, pool_job_fn, &j[2]);
     int bad = r != 3 || pool_job_defects(&j[2], r, 3) != 0;
     set_threads(2);
-    bad += !plain_gemm_ok(150, 140, 130, 4200);
+    bad += !tsr_test_native_gemm_ok(TSR_F64, 150, 140, 130, 4200, 4300);
     _exit(bad ? 1 : 0);
   }
   int st = 0;

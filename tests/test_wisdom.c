@@ -15,6 +15,7 @@
 #include "tsr_test.h"
 
 #include "omp/gemm_tune.h"
+#include "tsr_test_gemm.h"
 #include "omp/omp_internal.h"
 
 #if defined(_OPENMP)
@@ -82,56 +83,7 @@ static void make_wisdom(tsr__gemm_wisdom *w) {
 
 /* C = A*B through tsr__omp_gemm against a float64 reference. */
 static void check_gemm(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint64_t seed) {
-  double *a = malloc(sizeof(double) * (size_t)(m * k)),
-         *b = malloc(sizeof(double) * (size_t)(k * n));
-  double *r = malloc(sizeof(double) * (size_t)(m * n)),
-         *got = malloc(sizeof(double) * (size_t)(m * n));
-  void *ta = malloc(8 * (size_t)(m * k)), *tb = malloc(8 * (size_t)(k * n)),
-       *tc = malloc(8 * (size_t)(m * n));
-  assert_true(a && b && r && got && ta && tb && tc);
-  tsr_test_fill_random(a, (size_t)(m * k), seed);
-  tsr_test_fill_random(b, (size_t)(k * n), seed + 1);
-  for (int64_t i = 0; i < m * k; ++i) {
-    if (dt == TSR_F32) {
-      ((float *)ta)[i] = (float)a[i];
-      a[i] = ((float *)ta)[i];
-    } else {
-      ((double *)ta)[i] = a[i];
-    }
-  }
-  for (int64_t i = 0; i < k * n; ++i) {
-    if (dt == TSR_F32) {
-      ((float *)tb)[i] = (float)b[i];
-      b[i] = ((float *)tb)[i];
-    } else {
-      ((double *)tb)[i] = b[i];
-    }
-  }
-  tsr_test_ref_gemm_into(0, 0, m, n, k, 1.0, a, b, 0.0, NULL, r);
-  tsr__gemm_args g = {.dtype = dt,
-                      .m = m,
-                      .n = n,
-                      .k = k,
-                      .alpha = 1.0,
-                      .beta = 0.0,
-                      .a = ta,
-                      .lda = k,
-                      .b = tb,
-                      .ldb = n,
-                      .c = tc,
-                      .ldc = n,
-                      .path = TSR_GEMM_NATIVE};
-  TSR_ASSERT_OK(tsr__omp_gemm(TSR_CPU, &g));
-  for (int64_t i = 0; i < m * n; ++i)
-    got[i] = dt == TSR_F32 ? (double)((float *)tc)[i] : ((double *)tc)[i];
-  assert_true(tsr_test_rel_error(got, r, (size_t)(m * n)) <= tsr_test_tol(dt, k));
-  free(a);
-  free(b);
-  free(r);
-  free(got);
-  free(ta);
-  free(tb);
-  free(tc);
+  assert_true(tsr_test_native_gemm_ok(dt, m, n, k, seed, seed + 1));
 }
 
 static void use_file(const char *path) {

@@ -91,7 +91,7 @@ typedef struct tsr__gemm_pool {
   uint32_t gen;           /* generation of the last job posted (under run_lock) */
   _Atomic uint64_t state; /* see above */
   atomic_int max_join;    /* threads the current job takes besides its caller */
-  atomic_int left;        /* threads that joined the current job and finished it */
+  _Atomic int64_t left;   /* threads that joined the current job and finished it */
   atomic_int sleepers;    /* threads waiting on `wake` */
   void (*_Atomic fn)(void *, int);
   void *_Atomic arg;
@@ -231,12 +231,7 @@ int tsr__gemm_pool_run(int nt, void (*fn)(void *arg, int slot), void *arg) {
   fn(arg, 0);
   const uint64_t st = atomic_fetch_or(&tsr__pool.state, TSR__POOL_CLOSED);
   const int joined = (int)(st & TSR__POOL_JOINED);
-  for (int i = 0; atomic_load(&tsr__pool.left) < joined; ++i) {
-    if (i < 256)
-      tsr__gemm_relax();
-    else
-      sched_yield();
-  }
+  tsr__gemm_wait_at_least(&tsr__pool.left, joined);
   pthread_mutex_unlock(&tsr__pool.run_lock);
   return joined + 1;
 }

@@ -48,8 +48,9 @@ bool tsr__gemm_registry_reload(void);
 /* Largest MR*NR of the registered kernels (must not exceed TSR__GEMM_MAX_TILE). */
 int tsr__gemm_max_tile(void);
 
-/* On (default): a call runs multi-threaded only when the measured fork/join overhead of
-   recent calls is small against the time it saves (gemm_thread.c). Off: always use
+/* On (default): a call runs multi-threaded only when the measured overhead of recent
+   parallel calls (the caller's waits for its pool threads) is small against the time it
+   saves (gemm_thread.c). Off: always use
    omp_get_max_threads() above the fixed size threshold (tests, to exercise the threaded
    paths deterministically). */
 void tsr__gemm_set_adaptive(bool on);
