@@ -1,7 +1,9 @@
 /* SUMMA tsr_dist_gemm on every grid that fits the rank count: sizes that are not multiples of
    the block size or smaller than one block, f32 and f64, all four transposes, alpha/beta,
-   k = 0, against a float64 reference of the same random inputs; statistics, progress,
+   k = 0, against a float64 reference of the same random inputs; SUMMA's chunked local multiply
+   (TSR_SUMMA_CHUNK_FLOPS made small for the wide case); statistics, progress,
    Freivalds' check, and bad arguments. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "test_dist_util.h"
 
 typedef struct gemm_case {
@@ -15,8 +17,9 @@ static const gemm_case cases[] = {
     {19, 33, 41, 5},
     {16, 16, 16, 4},
     {9, 7, 0, 4},
-    /* local blocks wider than SUMMA's column chunk (512): the chunked multiply on the CPU */
-    {24, 1100, 13, 600},
+    /* local blocks wider than SUMMA's column chunk (256 columns with TSR_SUMMA_CHUNK_FLOPS
+       set small for this case): the chunked multiply on the CPU */
+    {24, 1100, 1300, 600},
 };
 
 static void count_panels(int64_t panel, int64_t panels, void *ctx) {
@@ -80,8 +83,10 @@ static void test_gemm_all_grids(void **state) {
         /* The wide case is for SUMMA's chunking, not the transposes: one of them is enough
            (the oversubscribed np4 runs are slow under the sanitizers). */
         if (cases[c].n > 512 && t != 0) continue;
+        if (cases[c].n > 512) setenv("TSR_SUMMA_CHUNK_FLOPS", "1e4", 1);
         run_case(g, &cases[c], TSR_F64, t & 1, t >> 1, 0.75, -0.5, seed++);
         run_case(g, &cases[c], TSR_F32, t & 1, t >> 1, 1.25, 0.0, seed++);
+        unsetenv("TSR_SUMMA_CHUNK_FLOPS");
       }
     TSR_ASSERT_OK(tsr_grid_free(g));
   }

@@ -309,9 +309,10 @@ typedef struct tsr_dist_gemm_options {
  * broadcasts its A panel along process rows and the process row owning it broadcasts its B
  * panel along process columns (MPI_Ibcast on the row and column communicators); the broadcast
  * of panel k+1 is in flight while panel k is multiplied locally with tsr_gemm() on each rank's
- * device (double buffering). On the CPU the local multiply runs in column chunks of at most
- * 512 columns with an MPI_Testall between them, because MPI libraries such as Open MPI
- * progress a non-blocking broadcast only inside MPI calls. beta is applied with the first
+ * device (double buffering). On the CPU the local multiply runs in column chunks of at least
+ * 2e9 flops (TSR_SUMMA_CHUNK_FLOPS; multiples of 256 columns) with an MPI_Testall between
+ * them, because MPI libraries such as Open MPI progress a non-blocking broadcast only inside
+ * MPI calls, and each chunk repacks the A panel. beta is applied with the first
  * panel (beta = 0 never reads C).
  * Transposed operands (TSR_TRANS) are first redistributed into their transpose with an
  * MPI_Alltoallv (op(A) then has blocks NB_A x MB_A), then multiplied as above: correct for

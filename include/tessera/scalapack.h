@@ -27,8 +27,9 @@
  * the three submatrices are laid out as Tessera's SUMMA needs them (each starts a full
  * block on the process where sub(C) starts, no transposes, matching block sizes) SUMMA runs
  * directly on the caller's memory, on the grid rotated to put that process at (0, 0); otherwise the
- * operands that do not fit are first redistributed (one collective MPI_Alltoallv each, transposing
- * on the way) into that layout, and C is redistributed back. See docs/scalapack.md.
+ * operands that do not fit are first redistributed (point-to-point messages between the ranks that
+ * share data, transposing on the way) into that layout, and C is redistributed back. See
+ * docs/scalapack.md.
  *
  * Environment: `TSR_SCALAPACK_REPORT=FILE` appends one JSON line per process at exit (calls,
  * calls per path, seconds, bytes moved); `TSR_SCALAPACK_PATH=redistribute` forces the

@@ -154,10 +154,9 @@ static void dims_of(tsr_trans ta, const tsr_dmatrix *a, const tsr_dmatrix *c, ge
   d->es = tsr__dtype_size(c->dtype);
 }
 
-tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, tsr_trans tb,
-                               const tsr_dmatrix *a, const tsr_dmatrix *b, const tsr_dmatrix *c,
-                               const tsr_dist_gemm_options *opt, int *replicas) {
-  (void)tb, (void)b;
+tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, const tsr_dmatrix *a,
+                               const tsr_dmatrix *c, const tsr_dist_gemm_options *opt,
+                               int *replicas) {
   *replicas = 1;
   if (st == TSR_OK) st = options_check(fn, opt);
   if (st == TSR_OK) {
@@ -213,7 +212,7 @@ tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, const tsr_dm
                                        : "replicas");
   int r = 1;
   tsr_status st = tsr__dist_gemm_check(fn, transa, transb, a, b, c);
-  TSR_CALL(tsr__dist_gemm_plan(fn, st, transa, transb, a, b, c, options, &r));
+  TSR_CALL(tsr__dist_gemm_plan(fn, st, transa, a, c, options, &r));
   *algorithm = r > 1 ? TSR_DIST_GEMM_2_5D : TSR_DIST_GEMM_SUMMA;
   *replicas = r;
   return TSR_OK;

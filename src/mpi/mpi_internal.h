@@ -104,10 +104,11 @@ int64_t tsr__bc_next(const tsr__bc_dim *d, int64_t i);
 /*
  * Collective over the grid (every rank of `g`, rank = process row * Q + process column):
  * dst(i, j) = src(i, j), or src(j, i) when `transpose`, for the m x n submatrix dst (both
- * submatrices on the grid's processes), as ScaLAPACK's p?gemr2d does, with one
- * MPI_Alltoallv. Each block is sent once, from the owner in the receiver's own process row or
- * column when src is replicated, to every owner when dst is replicated. The ranks agree on
- * the outcome. Adds the bytes that crossed to other ranks to *sent / *received (not NULL).
+ * submatrices on the grid's processes), as ScaLAPACK's p?gemr2d does, with point-to-point
+ * messages between the ranks that share data only. Each block is sent once, from the owner in the
+ * receiver's own process row or column when src is replicated, to every owner when dst is
+ * replicated. The ranks agree on the outcome. Adds the bytes that crossed to other ranks to *sent /
+ * *received (not NULL).
  */
 tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
                                 int64_t n, const tsr__bc_matrix *src, bool transpose,
@@ -143,9 +144,9 @@ tsr_status tsr__dist_gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, cons
 /* Agrees on `st` (the caller's checks) and on the options, then sets *replicas to the c that
    options->algorithm / replicas / memory_per_rank select (1: SUMMA on the matrices' grid).
    Collective over c's grid. (gemm25d.c) */
-tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, tsr_trans tb,
-                               const tsr_dmatrix *a, const tsr_dmatrix *b, const tsr_dmatrix *c,
-                               const tsr_dist_gemm_options *opt, int *replicas);
+tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, const tsr_dmatrix *a,
+                               const tsr_dmatrix *c, const tsr_dist_gemm_options *opt,
+                               int *replicas);
 
 /* The 2.5D schedule with c = replicas > 1 layers (checked by tsr__dist_gemm_plan). Collective;
    agreed. (gemm25d.c) */

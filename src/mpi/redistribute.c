@@ -104,18 +104,28 @@ static int64_t match_len(const seg_list *l, const int snd[2], const int rcv[2]) 
   return t;
 }
 
-/* Packs what this rank (me) sends to rcv, in destination column-major order. */
-static char *pack(char *out, const seg_list *rows, const seg_list *cols, const int me[2],
-                  const int rcv[2], const tsr__bc_matrix *src, bool transpose, size_t es,
-                  bool modeled) {
+/* The row segments that move from snd to rcv, in order, into ridx (rows->n entries); returns
+   their count. The same for every column, so found once per peer. */
+static int64_t match_rows(const seg_list *rows, const int snd[2], const int rcv[2], int64_t *ridx) {
+  int64_t nr = 0;
+  for (int64_t r = 0; r < rows->n; r++)
+    if (seg_match(rows, &rows->v[r], snd, rcv)) ridx[nr++] = r;
+  return nr;
+}
+
+/* Packs what this rank (me) sends to rcv, in destination column-major order (ridx: scratch
+   of rows->n entries). */
+static void pack(char *out, const seg_list *rows, const seg_list *cols, const int me[2],
+                 const int rcv[2], const tsr__bc_matrix *src, bool transpose, size_t es,
+                 bool modeled, int64_t *ridx) {
   const char *base = src->data;
+  const int64_t nr = match_rows(rows, me, rcv, ridx);
   for (int64_t c = 0; c < cols->n; c++) {
     const seg *cs = &cols->v[c];
     if (!seg_match(cols, cs, me, rcv)) continue;
     for (int64_t jj = 0; jj < cs->len; jj++) {
-      for (int64_t r = 0; r < rows->n; r++) {
-        const seg *rs = &rows->v[r];
-        if (!seg_match(rows, rs, me, rcv)) continue;
+      for (int64_t t = 0; t < nr; t++) {
+        const seg *rs = &rows->v[ridx[t]];
         if (modeled) {
           out += (size_t)rs->len * es;
         } else if (!transpose) {
@@ -134,21 +144,21 @@ static char *pack(char *out, const seg_list *rows, const seg_list *cols, const i
       }
     }
   }
-  return out;
 }
 
-/* Unpacks what snd sent to this rank (me), in the order pack() wrote it. */
-static const char *unpack(const char *in, const seg_list *rows, const seg_list *cols,
-                          const int snd[2], const int me[2], const tsr__bc_matrix *dst,
-                          tsr_dtype dtype, size_t es, unsigned flags) {
+/* Unpacks what snd sent to this rank (me), in the order pack() wrote it (ridx: scratch of
+   rows->n entries). */
+static void unpack(const char *in, const seg_list *rows, const seg_list *cols, const int snd[2],
+                   const int me[2], const tsr__bc_matrix *dst, tsr_dtype dtype, size_t es,
+                   unsigned flags, int64_t *ridx) {
   char *base = dst->data;
+  const int64_t nr = match_rows(rows, snd, me, ridx);
   for (int64_t c = 0; c < cols->n; c++) {
     const seg *cs = &cols->v[c];
     if (!seg_match(cols, cs, snd, me)) continue;
     for (int64_t jj = 0; jj < cs->len; jj++) {
-      for (int64_t r = 0; r < rows->n; r++) {
-        const seg *rs = &rows->v[r];
-        if (!seg_match(rows, rs, snd, me)) continue;
+      for (int64_t t = 0; t < nr; t++) {
+        const seg *rs = &rows->v[ridx[t]];
         char *p = base + (size_t)(rs->dst_local + (cs->dst_local + jj) * dst->lld) * es;
         if (flags & TSR__BC_MODELED) {
         } else if (!(flags & TSR__BC_ACCUMULATE)) {
@@ -164,7 +174,6 @@ static const char *unpack(const char *in, const seg_list *rows, const seg_list *
       }
     }
   }
-  return in;
 }
 
 /* Grid coordinates of every rank of g's communicator in `procs` (g itself when NULL), at
@@ -249,6 +258,9 @@ tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype 
   const int *ms = sxy ? sxy + 2 * g->rank : NULL, *md = dxy ? dxy + 2 * g->rank : NULL;
   if (st == TSR_OK) st = build_segs(fn, &dst->row, transpose ? &src->col : &src->row, m, &rows);
   if (st == TSR_OK) st = build_segs(fn, &dst->col, transpose ? &src->row : &src->col, n, &cols);
+  int64_t *ridx = NULL;
+  if (st == TSR_OK && !(ridx = malloc((size_t)(rows.n > 0 ? rows.n : 1) * sizeof *ridx)))
+    st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "redistribution row index");
   int64_t stot = 0, rtot = 0;
   if (st == TSR_OK) {
     for (int r = 0; r < np && st == TSR_OK; r++) {
@@ -279,7 +291,8 @@ tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype 
   if (st == TSR_OK) {
     for (int r = 0; r < np; r++)
       if (sc[r] > 0)
-        pack(sbuf + (size_t)sd[r] * es, &rows, &cols, ms, dxy + 2 * r, src, transpose, es, modeled);
+        pack(sbuf + (size_t)sd[r] * es, &rows, &cols, ms, dxy + 2 * r, src, transpose, es, modeled,
+             ridx);
   }
   st = tsr__dist_agree(fn, g->comm, st);
   if (st == TSR_OK) {
@@ -287,12 +300,14 @@ tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype 
     if (st == TSR_OK)
       for (int r = 0; r < np; r++)
         if (rc[r] > 0)
-          unpack(rbuf + (size_t)rd[r] * es, &rows, &cols, sxy + 2 * r, md, dst, dtype, es, flags);
+          unpack(rbuf + (size_t)rd[r] * es, &rows, &cols, sxy + 2 * r, md, dst, dtype, es, flags,
+                 ridx);
     if (modeled) tsr__dist_model_copy((double)(stot + rtot) * (double)es);
     st = tsr__dist_agree(fn, g->comm, st);
   }
   tsr__host_free(sbuf);
   tsr__host_free(rbuf);
+  free(ridx);
   free(rows.v);
   free(cols.v);
   free(sc);

@@ -40,8 +40,15 @@
    chunk packs the A panel again, so chunks must not be small: measured on the 2-core Zen 5 VM,
    n = 4096, NB = 256, f64 (local multiply 2048 x 2048 x 256 a panel), medians of 3 runs of
    tessera-gemm: chunks of 512 columns (0.5 GFLOP) 191 / 170 GFLOP/s on P = 2 / 4, of 2048
-   (2.1 GFLOP, one chunk) 186-200 / 178-180. */
+   (2.1 GFLOP, one chunk) 186-200 / 178-180. TSR_SUMMA_CHUNK_FLOPS overrides it. */
 #define TSR__SUMMA_CHUNK_FLOPS 2e9
+
+static double summa_chunk_flops(void) {
+  const char *v = getenv("TSR_SUMMA_CHUNK_FLOPS");
+  char *end = NULL;
+  const double f = v ? strtod(v, &end) : 0;
+  return v && end != v && *end == '\0' && f >= 1 ? f : TSR__SUMMA_CHUNK_FLOPS;
+}
 
 int tsr_dist_gpu_aware(void) {
 #if TSR_HAVE_CUDA && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
@@ -84,6 +91,7 @@ typedef struct summa {
   void *a_mirror, *b_mirror; /* host copies of A's and B's storage when staging */
   summa_slot slot[2];
   tsr_dist_stats *stats;
+  double chunk_flops; /* least flops of a local-multiply chunk on the CPU */
 } summa;
 
 static int64_t panel_width(const summa *s, int64_t kk) {
@@ -221,10 +229,12 @@ static tsr_status summa_multiply(summa *s, int64_t kk, int sl, double alpha, dou
   int64_t boff = own_b ? (kk / g->nprow) * s->kb : 0;
   int64_t chunk = nloc > 0 ? nloc : 1;
   if (!s->gpu && pending && mloc > 0 && w > 0) {
-    /* At least TSR__SUMMA_CHUNK_FLOPS a chunk, in multiples of 256 columns. */
-    const double want = TSR__SUMMA_CHUNK_FLOPS / (2.0 * (double)mloc * (double)w);
-    const int64_t c = ((int64_t)want + 255) / 256 * 256;
-    if (c < chunk) chunk = c;
+    /* At least s->chunk_flops a chunk, in multiples of 256 columns. */
+    const double want = s->chunk_flops / (2.0 * (double)mloc * (double)w);
+    if (want < (double)chunk) {
+      const int64_t c = ((int64_t)ceil(want) + 255) / 256 * 256;
+      chunk = c < 256 ? 256 : c < chunk ? c : chunk;
+    }
   }
   for (int64_t j0 = 0; j0 < nloc || (j0 == 0 && nloc == 0); j0 += chunk) {
     int64_t nj = nloc - j0 < chunk ? nloc - j0 : chunk;
@@ -442,11 +452,13 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   /* 2.5D and auto (gemm25d.c) decide here, with the checks and the options agreed on. */
   if (options) {
     int replicas = 1;
-    TSR_CALL(tsr__dist_gemm_plan(fn, st, transa, transb, a, b, c, options, &replicas));
+    /* plan agrees on st: an error there is every rank's. */
+    TSR_CALL(tsr__dist_gemm_plan(fn, st, transa, a, c, options, &replicas));
     if (replicas > 1)
       return tsr__dist_gemm_25d(fn, transa, transb, alpha, a, b, beta, c, replicas, options, stats);
+  } else {
+    TSR_CALL(tsr__dist_agree(fn, c->grid->comm, st));
   }
-  TSR_CALL(tsr__dist_agree(fn, c->grid->comm, st));
 
   /* Transposed operands are redistributed into their transpose first. */
   tsr_dmatrix *at = NULL, *bt = NULL;
@@ -473,6 +485,7 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
     s.gpu = c->device.kind != TSR_DEVICE_CPU;
     s.staging = s.gpu && summa_gpu_staging();
     s.stats = &local_stats;
+    s.chunk_flops = summa_chunk_flops();
     local_stats.panels = s.panels;
     local_stats.gpu_aware_mpi = s.gpu && !s.staging;
     st = summa_run(&s, alpha, beta, path, options);
