@@ -685,9 +685,9 @@ static void test_queued_chain(void **state) {
     tsr_array_release(arrays[i]);
 }
 
-/* The caching allocator hands a freed block to a smaller request of a nearby size class (a
-   6 MiB request reuses a cached 8 MiB block) and takes the block back at its real size: values
-   written through every reuse must read back intact, sizes going down and up again. */
+/* The caching allocator may hand a freed block to a smaller request of a nearby size class (a
+   6 MiB request reusing a cached 8 MiB block): arrays allocated and freed with sizes going down
+   and up again, twice over, must each read back the values written through them. */
 static void test_allocator_reuse(void **state) {
   (void)state;
   static const int64_t mib[] = {8, 6, 7, 2, 8, 3, 6, 8};

@@ -77,15 +77,7 @@ static void test_gemm_many_rows(void **state) {
     TSR_ASSERT_OK(tsr_slice(a, 0, starts[s], starts[s] + w, 1, &av));
     TSR_ASSERT_OK(tsr_slice(c, 0, starts[s], starts[s] + w, 1, &cv));
     double *ha = tsr_test_read_f64(av), *hc = tsr_test_read_f64(cv);
-    double *ref = malloc((size_t)(w * n) * sizeof *ref);
-    assert_non_null(ref);
-    for (int64_t i = 0; i < w; i++)
-      for (int64_t j = 0; j < n; j++) {
-        double acc = 0;
-        for (int64_t p = 0; p < k; p++)
-          acc += ha[i * k + p] * hb[p * n + j];
-        ref[i * n + j] = acc;
-      }
+    double *ref = tsr_test_ref_gemm(0, 0, w, n, k, 1.0, ha, hb, 0.0, NULL);
     double err = tsr_test_rel_error(hc, ref, (size_t)(w * n));
     assert_true(err <= tsr_test_tol(TSR_F32, k));
     free(ha);

@@ -14,6 +14,8 @@
 #include "core/convert.h"
 #include "core/layout.h"
 
+static tsr_device dev; /* the device under test, set in main() */
+
 typedef struct edge32 {
   double x;
   int32_t want;
@@ -81,7 +83,6 @@ static void test_convert_edges(void **state) {
 /* The same edges through tsr_astype on the test device (the backend's conversion kernels). */
 static void test_astype_edges(void **state) {
   (void)state;
-  tsr_device dev = tsr_test_device();
   double x32[N32], x64[N64];
   for (size_t i = 0; i < N32; i++)
     x32[i] = edges32[i].x;
@@ -166,6 +167,7 @@ static void test_collapse_offsets(void **state) {
 }
 
 int main(void) {
+  dev = tsr_test_device();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_convert_edges),
       cmocka_unit_test(test_astype_edges),

@@ -15,12 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "tessera.h"
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static int pingpong(long bytes, int repeat, int rank) {
   char *buf = calloc((size_t)bytes + 1, 1);
@@ -140,7 +136,7 @@ int main(int argc, char **argv) {
     if (rank == 0) fprintf(stderr, "tsr_scale_driver: %s\n", tsr_last_error());
     rc = 1;
   } else {
-    qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+    qsort(times, (size_t)repeat, sizeof *times, bench_cmp_double);
     double med = times[repeat / 2];
     /* words: elements of f64 received per rank */
     double w[3] = {(double)s.bytes_received / 8.0,

@@ -5,6 +5,11 @@
  * A build with GPU support runs on a machine without a GPU: it reports 0 GPU devices and
  * the default device is the CPU; asking for a GPU explicitly returns ::TSR_ERR_NO_DEVICE with
  * the GPU runtime's reason in tsr_last_error().
+ *
+ * After a GPU kernel fault (an illegal address, a launch failure, a device-side assert or any
+ * other error the runtime keeps returning), every later call on that device returns
+ * ::TSR_ERR_GPU with tsr_last_error() naming the first error ("... is unusable since ...")
+ * until the process restarts.
  */
 #ifndef TESSERA_DEVICE_H
 #define TESSERA_DEVICE_H

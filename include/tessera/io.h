@@ -113,7 +113,8 @@ TSR_API tsr_status tsr_file_temp_path(const char *path, long pid, unsigned seq, 
  * Writes `len` bytes to `path` with the protocol of tsr_npy_save() (checked target, temporary
  * file, checked writes, fsync, rename). `data` may be NULL when `len` is 0; `len` in bytes.
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (`path`, or `data` with `len` > 0);
- *         ::TSR_ERR_INVALID_ARGUMENT (empty path, name over NAME_MAX or PATH_MAX); ::TSR_ERR_IO
+ *         ::TSR_ERR_INVALID_ARGUMENT (empty path, a path naming a directory: ending in '/', '.'
+ *         or '..', name over NAME_MAX or PATH_MAX, temporary name over PATH_MAX); ::TSR_ERR_IO
  *         (target not a regular file or new name, directory missing or not writable, cannot
  *         create, write (disk full, file size limit), sync or rename, with the system's reason).
  */

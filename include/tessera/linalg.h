@@ -41,7 +41,9 @@ typedef enum tsr_gemm_path {
                             (OpenBLAS) found at configure time with TESSERA_WITH_VENDOR_BLAS,
                             loaded with dlopen() at its first use, not linked.
                             ::TSR_ERR_UNSUPPORTED when the path is not built or the library
-                            cannot be loaded */
+                            cannot be loaded, and on a GPU when m, n, k or a leading dimension
+                            exceeds INT_MAX with hipBLAS or cuBLAS older than 12 (32-bit
+                            sizes); ::TSR_GEMM_AUTO then uses the native kernels */
 } tsr_gemm_path;
 
 /**
@@ -80,7 +82,9 @@ TSR_API tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, co
 /**
  * As tsr_gemm(), choosing the implementation per call.
  * @return as tsr_gemm(), and ::TSR_ERR_UNSUPPORTED when the vendor path is asked for and not
- *         built (or, for ::TSR_GEMM_AUTO, when `TSR_GEMM` asks for it), and
+ *         built (or, for ::TSR_GEMM_AUTO, when `TSR_GEMM` asks for it) or, on a GPU, when m, n,
+ *         k or a leading dimension exceeds INT_MAX with hipBLAS or cuBLAS older than 12
+ *         (::TSR_GEMM_AUTO then uses the native kernels), and
  *         ::TSR_ERR_INVALID_ARGUMENT when `path` is not a ::tsr_gemm_path or, for
  *         ::TSR_GEMM_AUTO, `TSR_GEMM` is none of `auto`, `native`, `vendor`.
  */

@@ -72,7 +72,7 @@ TSR_API void tsr_clear_error(void);
  * channel as the library. The message becomes "function: " followed by the printf-style
  * formatted text (truncated to the message buffer, 512 bytes). Inside a Tessera call the name
  * of the public function the user called wins over `function` (the one error rule of
- * docs/architecture.md). `function` may be NULL ("tessera" is used); `fmt` must not be NULL.
+ * docs/architecture.md). `function` may be NULL ("tessera" is used); `fmt` NULL is taken as "".
  * @return `code`, unchanged (it is not validated: any ::tsr_status may be passed).
  */
 TSR_API tsr_status tsr_set_error(tsr_status code, const char *function, const char *fmt, ...)

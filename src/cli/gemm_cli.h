@@ -98,6 +98,8 @@ typedef struct job_info {
   const char *devices; /* g_size entries of 64 chars (rank 0), or NULL */
 } job_info;
 
+/* The --algorithm spelling of a tsr_dist_algorithm: "summa", "2.5d" or "auto". */
+const char *algorithm_name(int a);
 void print_results(const options *o, tsr_dtype dtype, const results *r);
 /* Writes the JSON report on rank 0 (atomically); returns 0 or EXIT_RUNTIME (agreed). */
 int write_json(const options *o, const job_info *ji, const results *r, int code);

@@ -8,6 +8,10 @@
 
 #include "gemm_cli.h"
 
+const char *algorithm_name(int a) {
+  return a == TSR_DIST_GEMM_2_5D ? "2.5d" : a == TSR_DIST_GEMM_AUTO ? "auto" : "summa";
+}
+
 void print_results(const options *o, tsr_dtype dtype, const results *r) {
   say(stdout,
       "time (s): read %.4f  compute %.4f  communication %.4f  write %.4f  (median of %lld%s)\n",
@@ -16,8 +20,7 @@ void print_results(const options *o, tsr_dtype dtype, const results *r) {
   say(stdout, "local gemm %.4f s; bytes per rank (max): sent %llu, received %llu\n", r->t_local,
       (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
   say(stdout, "algorithm: %s, replicas %d; bytes redistributed per rank (max) %llu\n",
-      r->algorithm == TSR_DIST_GEMM_2_5D ? "2.5d" : "summa", r->replicas,
-      (unsigned long long)r->bytes_redistributed);
+      algorithm_name(r->algorithm), r->replicas, (unsigned long long)r->bytes_redistributed);
   say(stdout, "performance: %.2f GFLOP/s\n", r->gflops);
   if (!r->verified) {
     say(stdout, "verify: skipped (--no-verify)\n");
@@ -152,8 +155,7 @@ int write_json(const options *o, const job_info *ji, const results *r, int code)
     put(&b, "  \"bytes_sent_max_rank\": %llu, \"bytes_received_max_rank\": %llu,\n",
         (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
     put(&b, "  \"algorithm\": \"%s\", \"replicas\": %d, \"bytes_redistributed_max_rank\": %llu,\n",
-        r->algorithm == TSR_DIST_GEMM_2_5D ? "2.5d" : "summa", r->replicas,
-        (unsigned long long)r->bytes_redistributed);
+        algorithm_name(r->algorithm), r->replicas, (unsigned long long)r->bytes_redistributed);
     put(&b, "  \"memory_needed_bytes\": ");
     put_i64_array(&b, r->mem_needed, r->mem_needed ? g_size : 0);
     put(&b, ",\n  \"peak_memory_bytes\": ");

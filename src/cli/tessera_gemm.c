@@ -412,12 +412,11 @@ static void step_describe(job *j) {
       (long long)ji->n, (long long)ji->k, tsr_dtype_name(ji->dtype), o->a_path ? "file" : "random");
   say(stdout, "grid: %d x %d (%d ranks), block %lld\n", j->gi.nprow, j->gi.npcol, g_size,
       (long long)o->block);
-  static const char *const names[3] = {"summa", "2.5d", "auto"};
   if (j->replicas > 1)
     say(stdout, "schedule: 2.5D, %d replicas on %d layers of %d ranks (--algorithm %s)\n",
-        j->replicas, j->replicas, g_size / j->replicas, names[o->algorithm]);
+        j->replicas, j->replicas, g_size / j->replicas, algorithm_name(o->algorithm));
   else
-    say(stdout, "schedule: SUMMA (--algorithm %s)\n", names[o->algorithm]);
+    say(stdout, "schedule: SUMMA (--algorithm %s)\n", algorithm_name(o->algorithm));
   for (int i = 0; g_rank == 0 && j->devices && i < g_size; i++) {
     char dname[64], host[64];
     int th = 0;

@@ -28,6 +28,7 @@
 
 #include <omp.h>
 
+#include "bench_util.h"
 #include "omp/gemm_tune.h"
 #include "omp/omp_internal.h"
 #include "tessera.h"
@@ -43,10 +44,6 @@ static double clock_s(clockid_t id) {
   struct timespec ts;
   clock_gettime(id, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double now_s(void) {
-  return clock_s(CLOCK_MONOTONIC);
 }
 
 typedef struct tuner {
@@ -108,10 +105,7 @@ static void describe(char *buf, size_t size, const tsr__gemm_config *c) {
 static bool try_candidate(tuner *t, tsr__gemm_config *best, double *best_score,
                           tsr__gemm_config cand) {
   if (now_s() > t->deadline) return false;
-  cand.mc = cand.mc / cand.ker->mr * cand.ker->mr;
-  if (cand.mc < cand.ker->mr) cand.mc = cand.ker->mr;
-  cand.nc = cand.nc / cand.ker->nr * cand.ker->nr;
-  if (cand.nc < cand.ker->nr) cand.nc = cand.ker->nr;
+  tsr__gemm_blocks_fix(cand.ker, &cand.kc, &cand.mc, &cand.nc, &cand.grain);
   const double s = score(t, &cand, 3);
   char d[160];
   describe(d, sizeof d, &cand);
@@ -136,7 +130,7 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
   char d[160];
   describe(d, sizeof d, &base);
   fprintf(stderr, "tessera-tune: %s on %d thread(s), default %s: %.1f GFLOP/s\n",
-          t->dtype == TSR_F32 ? "f32" : "f64", t->nt, d, best_score);
+          tsr_dtype_name(t->dtype), t->nt, d, best_score);
   /* 1. Kernels (the portable one only when nothing else runs). */
   const tsr__gemm_kernel *ks[8];
   const int nk = tsr__gemm_kernel_list(t->dtype, ks, 8);
@@ -194,19 +188,8 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
       sw[pairs] = score(t, &best, 1);
       ++pairs;
     }
-    for (int i = 0; i < pairs; ++i) /* sort both (insertion) */
-      for (int j = i + 1; j < pairs; ++j) {
-        if (sb[j] < sb[i]) {
-          double x = sb[i];
-          sb[i] = sb[j];
-          sb[j] = x;
-        }
-        if (sw[j] < sw[i]) {
-          double x = sw[i];
-          sw[i] = sw[j];
-          sw[j] = x;
-        }
-      }
+    qsort(sb, (size_t)pairs, sizeof *sb, bench_cmp_double);
+    qsort(sw, (size_t)pairs, sizeof *sw, bench_cmp_double);
     describe(d, sizeof d, &best);
     if (pairs > 0) {
       fprintf(stderr, "tessera-tune: confirm %s: %.1f vs default %.1f GFLOP/s (medians of %d)\n", d,
@@ -228,7 +211,7 @@ static void show_config(tsr_dtype dt, int nt) {
   tsr__gemm_config_get(dt, nt, &c);
   char d[160];
   describe(d, sizeof d, &c);
-  printf("  %s, %d thread(s): %s (%s)\n", dt == TSR_F32 ? "f32" : "f64", nt, d, c.source);
+  printf("  %s, %d thread(s): %s (%s)\n", tsr_dtype_name(dt), nt, d, c.source);
 }
 
 static int show(void) {
@@ -389,9 +372,9 @@ int main(int argc, char **argv) {
       snprintf(e->kernel, sizeof e->kernel, "%s", best.ker->name);
       char desc[160];
       describe(desc, sizeof desc, &best);
-      printf("%s %d thread(s): %s%s (%d candidates, %.1f s so far)\n",
-             dt == TSR_F32 ? "f32" : "f64", threads[ti], desc,
-             improved ? "" : " (the default: nothing measured faster)", t.evals, now_s() - start);
+      printf("%s %d thread(s): %s%s (%d candidates, %.1f s so far)\n", tsr_dtype_name(dt),
+             threads[ti], desc, improved ? "" : " (the default: nothing measured faster)", t.evals,
+             now_s() - start);
       fflush(stdout);
     }
   }

@@ -332,11 +332,12 @@ static tsr_status tsr__gpu_fill_typed(tsr_device dev, cudaStream_t s, const tsr_
   if (layout.size == 0) return TSR_OK;
   T v = tsr__gpu_convert<T, double>(value);
   unsigned grid = tsr__gpu_grid_for(dev, layout.size, TSR__GPU_BLOCK);
-  if (tsr__gpu_layout_contiguous(&layout, 1) && tsr__gpu_quad_aligned<T>(dst->data)) {
+  const bool contiguous = tsr__gpu_layout_contiguous(&layout, 1);
+  if (contiguous && tsr__gpu_quad_aligned<T>(dst->data)) {
     grid = tsr__gpu_grid_for(dev, layout.size / 4 + 1, TSR__GPU_BLOCK);
     tsr__gpu_fill_contiguous<T, true>
         <<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout.size);
-  } else if (tsr__gpu_layout_contiguous(&layout, 1))
+  } else if (contiguous)
     tsr__gpu_fill_contiguous<T, false>
         <<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout.size);
   else

@@ -36,11 +36,6 @@ tsr_status tsr__gpu_after_launch(const char *fn, cudaStream_t stream);
     TSR_CALL(tsr__gpu_after_launch(__func__, stream));                                             \
   } while (0)
 
-/* The debug mode: TSR_GPU_SYNC_DEBUG=1 in the environment (read once) makes every launch wait
-   for its kernels and check their status, so an asynchronous fault is reported by the call
-   that caused it instead of by a later synchronization. Slow; for finding faults. */
-bool tsr__gpu_sync_debug(void);
-
 /* ---------------------------------------------------------------- runtime ------------- */
 
 /* Restores the thread's current device when it goes out of scope: tsr__gpu_begin makes the

@@ -58,7 +58,8 @@ static pthread_once_t tsr__gpu_once = PTHREAD_ONCE_INIT;
 
 /* Errors after which the context is unusable: the faults both runtimes name, and any error
    that clearing does not clear (the runtime keeps returning a sticky error, e.g. CUDA's
-   misaligned-address and illegal-instruction faults). */
+   misaligned-address and illegal-instruction faults). The caller, tsr__gpu_error, has already
+   cleared the last error. */
 static bool tsr__gpu_error_is_sticky(cudaError_t err) {
   switch (err) {
   case cudaErrorIllegalAddress:
@@ -68,7 +69,6 @@ static bool tsr__gpu_error_is_sticky(cudaError_t err) {
   case cudaErrorECCUncorrectable: return true;
   default: break;
   }
-  (void)cudaGetLastError();
   return cudaPeekAtLastError() != cudaSuccess;
 }
 
@@ -101,7 +101,7 @@ static void tsr__gpu_debug_read(void) {
   tsr__gpu_debug_on = v && *v && strcmp(v, "0") != 0;
 }
 
-bool tsr__gpu_sync_debug(void) {
+static bool tsr__gpu_sync_debug(void) {
   pthread_once(&tsr__gpu_debug_once, tsr__gpu_debug_read);
   return tsr__gpu_debug_on;
 }

@@ -271,9 +271,9 @@ static void tsr__gemm_model(const tsr__gemm_kernel *k, int64_t blk[3]) {
   blk[2] = nc;
 }
 
-/* Blocks kept within sane bounds and rounded to the register block. */
-static void tsr__gemm_blocks_fix(const tsr__gemm_kernel *k, int64_t *kc, int64_t *mc, int64_t *nc,
-                                 int *grain) {
+/* Blocks kept within sane bounds and rounded to the register block (gemm_tune.h). */
+void tsr__gemm_blocks_fix(const tsr__gemm_kernel *k, int64_t *kc, int64_t *mc, int64_t *nc,
+                          int *grain) {
   if (*grain < 1 || *grain > 16) *grain = 4;
   if (*kc < 8) *kc = 8;
   if (*kc > 4096) *kc = 4096;

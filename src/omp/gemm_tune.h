@@ -40,6 +40,12 @@ void tsr__gemm_config_default(tsr_dtype dtype, tsr__gemm_config *out);
    tessera-tune and benchmarks: not safe while GEMMs run on other threads. */
 void tsr__gemm_config_override(tsr_dtype dtype, const tsr__gemm_config *cfg);
 
+/* Clamps blocks and grain to the registry's bounds (KC in [8, 4096], a multiple of 4; MC and NC
+   in [MR, 65536] and [NR, 65536], multiples of k's MR and NR; grain in [1, 16], else 4): what
+   tsr__gemm_config_override applies, so tessera-tune records the configuration that runs. */
+void tsr__gemm_blocks_fix(const tsr__gemm_kernel *k, int64_t *kc, int64_t *mc, int64_t *nc,
+                          int *grain);
+
 /* Re-reads TSR_CPU_KERNEL, TSR_CPU_GEMM_BLOCKS and the wisdom file (tests). Not safe while
    GEMMs run on other threads. Returns false when TSR_CPU_KERNEL asked for an ISA that is not
    available (the best available one is used). */

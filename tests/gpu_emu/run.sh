@@ -36,7 +36,7 @@ for f in "$root"/src/gpu/*.cu "$root"/src/gpu/*.cuh; do
   python3 "$here/prep.py" "$f" "$work/src/gpu/$(basename "$f")" >/dev/null
 done
 cxx=(g++ -std=c++20 -O1 -g -fopenmp -w -include "$here/tsr_emu.h" -I"$work/inc"
-     -I"$root/include" -I"$work/inc" -I"$build/include" -I"$root/src" -DTSR_GPU_VENDOR_BLAS=0)
+     -I"$root/include" -I"$build/include" -I"$root/src" -DTSR_GPU_VENDOR_BLAS=0)
 objs=()
 for f in "$work"/src/gpu/*.cu; do
   o=$work/$(basename "$f" .cu).o
