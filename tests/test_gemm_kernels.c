@@ -56,6 +56,8 @@ typedef struct gemm_case {
   bool nan_c;                  /* C starts as NaN (only with beta == 0) */
   bool nan_ab;                 /* A and B are NaN (only with alpha == 0 or k == 0) */
   tsr_gemm_path path;
+  bool align_c;      /* C starts on a 64-byte boundary (else one element past one) */
+  int expect_stream; /* 1: the call must use streaming stores, -1: must not, 0: unchecked */
 } gemm_case;
 
 static void store(tsr_dtype dt, void *p, size_t i, double v) {
@@ -90,8 +92,9 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
   double *ha = malloc(na * sizeof *ha), *hb = malloc(nb * sizeof *hb);
   double *hc = malloc(nc * sizeof *hc), *ref = malloc(nc * sizeof *ref);
   /* One extra element: C starts one element past a 64-byte boundary, so the kernels' C
-     accesses are unaligned as they may be in user code. */
-  char *a = malloc(na * es), *b = malloc(nb * es), *cbuf = malloc((nc + 1) * es);
+     accesses are unaligned as they may be in user code (unless the case asks for alignment). */
+  char *a = malloc(na * es), *b = malloc(nb * es);
+  char *cbuf = aligned_alloc(64, ((nc + 1) * es + 63) / 64 * 64);
   assert_non_null(ha);
   assert_non_null(hb);
   assert_non_null(hc);
@@ -99,7 +102,7 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
   assert_non_null(a);
   assert_non_null(b);
   assert_non_null(cbuf);
-  char *c = cbuf + es;
+  char *c = gc->align_c ? cbuf : cbuf + es;
   tsr_test_fill_random(ha, na, seed);
   tsr_test_fill_random(hb, nb, seed + 1);
   tsr_test_fill_random(hc, nc, seed + 2);
@@ -157,6 +160,20 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
                          .c = c,
                          .ldc = ldc,
                          .path = gc->path};
+  if (gc->expect_stream != 0) {
+    int nt = 1;
+#if defined(_OPENMP)
+    nt = omp_get_max_threads();
+#endif
+    const tsr__gemm_config cf = cfg_of(dt, nt);
+    if (tsr__gemm_stream_c(&args, &cf) != (gc->expect_stream == 1))
+      fail_msg("streaming stores %s expected but %s: dtype %d m %lld n %lld k %lld beta %g ldc "
+               "%lld C %% 64 = %d, kernel %s KC %lld",
+               gc->expect_stream == 1 ? "were" : "were not",
+               gc->expect_stream == 1 ? "not planned" : "planned", (int)dt, (long long)m,
+               (long long)n, (long long)k, gc->beta, (long long)ldc, (int)((uintptr_t)c % 64),
+               cf.ker->name, (long long)cf.kc);
+  }
   const tsr_status st = tsr_cpu_gemm(&args);
   if (st == TSR_OK) {
     /* Gather the m x n results and compare by relative norm error; the padding must be
@@ -307,6 +324,85 @@ static void test_threaded_shapes(void **state) {
   for (int r = 0; r < 3; ++r)
     check_all_trans(TSR_F32, 150, 70, 300, 1110 + (uint64_t)r);
   tsr__gemm_set_full_team(true);
+}
+
+/* Streaming (non-temporal) stores of C (tsr__gemm_stream_c), with the size threshold at 0 so
+   that small cases take the path: full and edge tiles, every transpose, 1-3 threads, C
+   starting as NaN (never read); and the cases that must not stream. */
+static void test_streaming_stores(void **state) {
+  (void)state;
+  tsr__gemm_set_stream_min_bytes(0);
+  for (int d = 0; d < 2; ++d) {
+    const tsr_dtype dt = dtypes[d];
+    const int64_t line = dt == TSR_F32 ? 16 : 8; /* elements per 64 bytes */
+    for (int t = 1; t <= 3; ++t) {
+      set_threads(t);
+      const tsr__gemm_config cf = cfg_of(dt, t);
+      const int mr = cf.ker->mr, nr = cf.ker->nr;
+      const int has =
+          (dt == TSR_F32 ? cf.ker->ukr_stream_f32 != NULL : cf.ker->ukr_stream_f64 != NULL) ? 1
+                                                                                            : -1;
+      const int64_t shapes[][3] = {{3 * mr + 5, 4 * nr + 7, cf.kc},
+                                   {mr, nr, 1},
+                                   {2 * mr, 5 * nr, 37},
+                                   {131, 3 * nr + 1, 64}};
+      for (int sh = 0; sh < 4; ++sh) {
+        const int64_t m = shapes[sh][0], n = shapes[sh][1], k = shapes[sh][2];
+        const int64_t ldc = (n + line - 1) / line * line;
+        for (int tr = 0; tr < 4; ++tr) {
+          gemm_case gc = {.dtype = dt,
+                          .ta = tr & 1,
+                          .tb = tr >> 1,
+                          .m = m,
+                          .n = n,
+                          .k = k,
+                          .alpha = tr == 3 ? -0.75 : 1.0,
+                          .beta = 0.0,
+                          .pad_a = tr,
+                          .pad_c = ldc - n,
+                          .nan_c = true,
+                          .path = TSR_GEMM_NATIVE,
+                          .align_c = true,
+                          .expect_stream = has};
+          check(gc, 12000 + (uint64_t)(d * 1000 + t * 100 + sh * 10 + tr));
+        }
+        /* Not streamed: beta != 0 (C is read), C or its rows misaligned, k over KC (C is
+           written once per slice). */
+        gemm_case no = {.dtype = dt,
+                        .m = m,
+                        .n = n,
+                        .k = k,
+                        .alpha = 1.0,
+                        .beta = 0.5,
+                        .pad_c = ldc - n,
+                        .path = TSR_GEMM_NATIVE,
+                        .align_c = true,
+                        .expect_stream = -1};
+        check(no, 13000 + (uint64_t)(d * 1000 + t * 100 + sh));
+        no.beta = 0.0;
+        no.align_c = false;
+        check(no, 13500 + (uint64_t)(d * 1000 + t * 100 + sh));
+        no.align_c = true;
+        no.pad_c = ldc - n + 1;
+        check(no, 14000 + (uint64_t)(d * 1000 + t * 100 + sh));
+        no.pad_c = ldc - n;
+        no.k = cf.kc + 1;
+        check(no, 14500 + (uint64_t)(d * 1000 + t * 100 + sh));
+      }
+    }
+  }
+  /* The default threshold (the last-level cache): a small C is not streamed. */
+  tsr__gemm_set_stream_min_bytes(-1);
+  set_threads(2);
+  check((gemm_case){.dtype = TSR_F32,
+                    .m = 64,
+                    .n = 64,
+                    .k = 64,
+                    .alpha = 1.0,
+                    .path = TSR_GEMM_NATIVE,
+                    .align_c = true,
+                    .expect_stream = -1},
+        15000);
 }
 
 /* beta == 0 never reads C (NaN must not propagate); alpha == 0 and k == 0 never read A/B. */
@@ -788,6 +884,7 @@ int main(void) {
       cmocka_unit_test(test_cache_block_edges),
       cmocka_unit_test(test_threaded_shapes),
       cmocka_unit_test(test_alpha_beta_special),
+      cmocka_unit_test(test_streaming_stores),
       cmocka_unit_test(test_ukr_general_stride),
       cmocka_unit_test(test_called_from_threads),
       cmocka_unit_test(test_thread_pool),

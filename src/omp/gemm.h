@@ -61,6 +61,13 @@ void tsr__omp_gemm_trim(void);
  * The panels are 64-byte aligned and zero-padded to full MR / NR; k may be 0.
  * The kernels compute full tiles only; the macro-kernel handles edges with a temporary tile
  * of at most TSR__GEMM_MAX_TILE elements.
+ *
+ * Streaming variant (ukr_stream_*, where a kernel has one): the same product with beta taken
+ * as 0, written with non-temporal stores (they bypass the caches: no read-for-ownership of C's
+ * lines, no eviction of the packed panels), for C that is written once and outgrows the
+ * last-level cache. Requires cs_c == 1 and every row of the tile 64-byte aligned (c and
+ * rs_c * sizeof(T) multiples of 64). The stores are weakly ordered: the caller issues an
+ * SFENCE before C is read or another thread is told it is done.
  */
 typedef void (*tsr__gemm_ukr_f32)(int64_t k, float alpha, const float *ap, const float *bp,
                                   float beta, float *c, int64_t rs_c, int64_t cs_c);
@@ -90,6 +97,9 @@ typedef struct tsr__gemm_kernel {
      fall back to them for what they do not cover); the pair of the kernel's dtype is set. */
   tsr__gemm_pack_f32 pack_a_f32, pack_b_f32;
   tsr__gemm_pack_f64 pack_a_f64, pack_b_f64;
+  /* Streaming-store variant of the micro-kernel (contract above), NULL when it has none. */
+  tsr__gemm_ukr_f32 ukr_stream_f32;
+  tsr__gemm_ukr_f64 ukr_stream_f64;
 } tsr__gemm_kernel;
 
 /*
@@ -129,12 +139,20 @@ void tsr__gemm_ukr_portable_f64(int64_t k, double alpha, const double *ap, const
 #define TSR__GEMM_X86 1
 void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
                             float *c, int64_t rs_c, int64_t cs_c);
+void tsr__gemm_ukr_avx2_f32_stream(int64_t k, float alpha, const float *ap, const float *bp,
+                                   float beta, float *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const double *bp,
                             double beta, double *c, int64_t rs_c, int64_t cs_c);
+void tsr__gemm_ukr_avx2_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
+                                   double beta, double *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx512_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
                               float *c, int64_t rs_c, int64_t cs_c);
+void tsr__gemm_ukr_avx512_f32_stream(int64_t k, float alpha, const float *ap, const float *bp,
+                                     float beta, float *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const double *bp,
                               double beta, double *c, int64_t rs_c, int64_t cs_c);
+void tsr__gemm_ukr_avx512_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
+                                     double beta, double *c, int64_t rs_c, int64_t cs_c);
 /* AVX-512 packing (gemm_pack_avx512.c): the transposing cases for MR = 14 and NR = 16/32 in
    registers, everything else through the portable routines. */
 void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
@@ -167,6 +185,7 @@ typedef struct tsr__gemm_plan {
   int64_t kc, nc;  /* cache blocks, clipped to the problem */
   int64_t mu;      /* most rows of a work unit: a multiple of MR, at most the configuration's MC */
   int64_t rblocks; /* row blocks: the ceil(m / MR) micro-panels shared evenly among them */
+  bool stream_c;   /* full tiles go through ker's streaming micro-kernel (tsr__gemm_native) */
   int nt;          /* threads asked for (pool slots) */
   int grain;       /* work units per thread (tsr__gemm_config.grain) */
   char *bbuf[2];   /* packed B panels, kc x round_up(nc, NR) each, used by alternate (jc, pc)

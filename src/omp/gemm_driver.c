@@ -26,6 +26,11 @@
  * TSR__GEMM_SERIAL_MNK run on the calling thread, as does a call made from inside an OpenMP
  * parallel region (no nested parallelism).
  *
+ * C that is written once (beta == 0, k within one KC slice) and outgrows the last-level cache
+ * is stored with non-temporal stores (the kernels' streaming variants): its lines are not read
+ * from memory before being overwritten, and do not evict the packed panels. Measured on Zen 5
+ * (AMD EPYC family 26), sgemm 4096x4096x256, one thread: 217-228 -> 231-242 GFLOP/s.
+ *
  * Packing buffers are cached per calling thread (one 64-byte-aligned block holding the B panels
  * and every thread's A block), grown on demand and freed when the thread exits, so repeated
  * calls do not touch the allocator.
@@ -39,6 +44,7 @@
 #include <omp.h>
 #endif
 #include "omp/gemm_tune.h"
+#include "omp/omp_internal.h"
 
 /* Below this m*n*k a single thread is faster than forking (about 5 microseconds of work). */
 #define TSR__GEMM_SERIAL_MNK (64 * 64 * 64)
@@ -335,6 +341,24 @@ static void tsr__gemm_work(void *arg, int slot) {
   atomic_fetch_add(&sy->work_ns, busy);
 }
 
+/* Smallest C (bytes) stored with streaming stores; < 0: the last-level cache's size. */
+static _Atomic int64_t tsr__gemm_stream_min = -1;
+
+void tsr__gemm_set_stream_min_bytes(int64_t bytes) {
+  atomic_store(&tsr__gemm_stream_min, bytes);
+}
+
+bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
+  const tsr__gemm_kernel *ker = cfg->ker;
+  const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
+  const bool has = g->dtype == TSR_F32 ? ker->ukr_stream_f32 != NULL : ker->ukr_stream_f64 != NULL;
+  if (!has || g->beta != 0 || g->k > cfg->kc) return false;
+  if (((uintptr_t)g->c & 63) != 0 || ((size_t)g->ldc * es) % 64 != 0) return false;
+  int64_t min = atomic_load(&tsr__gemm_stream_min);
+  if (min < 0) min = tsr__cpu_facts_get()->cache[2].size;
+  return (double)g->m * (double)g->n * (double)es > (double)min;
+}
+
 static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
   int nt = 1;
@@ -361,6 +385,7 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   const int64_t kslices = tsr__ceil_div(g->k, cfg.kc), nblocks = tsr__ceil_div(g->n, cfg.nc);
   pl.kc = tsr__ceil_div(g->k, kslices);
   pl.nc = tsr__min64(tsr__ceil_div(tsr__ceil_div(g->n, nblocks), nr) * nr, g->n);
+  pl.stream_c = tsr__gemm_stream_c(g, &cfg);
   /* Unit height: at most MC (the A block stays in L2), and with several threads small
      enough for about 4 units per thread (load balance). The row blocks share the micro-panels
      evenly (their heights differ by at most one micro-panel, so no block is a sliver and the

@@ -3,13 +3,16 @@
  * dtype with
  *   TSR__MACRO_T     the element type (float, double)
  *   TSR__MACRO_UKR   the kernel's micro-kernel field (ukr_f32, ukr_f64)
+ *   TSR__MACRO_UKR_STREAM  its streaming variant's field (ukr_stream_f32, ukr_stream_f64)
  *   TSR__MACRO_NAME  the function to define (tsr__gemm_macro_f32, tsr__gemm_macro_f64)
  * (no include guard: included twice on purpose).
  *
  * jr over the NR micro-panels of B [q0, q1), ir over the MR micro-panels of the packed A
  * block. Full tiles go straight to C; edge tiles go through a temporary MR x NR tile (at most
  * TSR__GEMM_MAX_TILE elements, whatever the kernel) so the micro-kernel always writes whole
- * tiles, and only the mb x nb corner is copied out (beta == 0 never reads C).
+ * tiles, and only the mb x nb corner is copied out (beta == 0 never reads C). With
+ * pl->stream_c the full tiles go through the streaming micro-kernel (non-temporal stores,
+ * then one SFENCE when the macro-kernel ends, before the unit is counted done).
  */
 static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf,
                             int64_t ic, int64_t jc, int64_t mcb, int64_t kcb, int64_t ncb,
@@ -29,7 +32,10 @@ static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, const ch
       const int64_t i = r * mr, mb = mcb - i < mr ? mcb - i : mr;
       T *c = (T *)g->c + (ic + i) * ldc + jc + j;
       if (mb == mr && nb == nr) {
-        ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, beta, c, ldc, 1);
+        if (pl->stream_c)
+          ker->TSR__MACRO_UKR_STREAM(kcb, alpha, ap + i * kcb, bq, (T)0, c, ldc, 1);
+        else
+          ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, beta, c, ldc, 1);
       } else {
         ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, (T)0, t, nr, 1);
         for (int64_t ii = 0; ii < mb; ++ii)
@@ -39,4 +45,5 @@ static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, const ch
       }
     }
   }
+  if (pl->stream_c) tsr__gemm_store_fence();
 }

@@ -66,6 +66,15 @@ void tsr__gemm_set_adaptive(bool on);
    it asked for has joined, so that tests run the multi-threaded orderings whatever the
    machine's scheduling. */
 void tsr__gemm_set_full_team(bool on);
+/* C of more than `bytes` bytes that is written once (beta == 0, k within one KC slice, rows
+   64-byte aligned) is stored with the kernel's streaming (non-temporal) micro-kernel. bytes < 0
+   (default): the last-level cache's size. Tests set 0 to run the streaming path on small C. */
+void tsr__gemm_set_stream_min_bytes(int64_t bytes);
+/* Whether a call g (trusted arguments, alpha != 0, k > 0) run with cfg stores the full tiles
+   of C with cfg->ker's streaming micro-kernel: the kernel has one, beta == 0 and k <= KC (C is
+   written once), C and its rows are 64-byte aligned, and m*n elements exceed the threshold
+   above. The driver's own decision (gemm_driver.c), exposed for tests. */
+bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
 /* The pool itself, tsr__gemm_pool_run, is declared in gemm.h (tests call it directly). */
 
 /* ---------------------------------------------------------------- wisdom -------------- */

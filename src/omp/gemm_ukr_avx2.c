@@ -67,11 +67,12 @@
 
 /* ---------------------------------------------------------------- f64, 6x8 ------------- */
 
-void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const double *bp,
-                            double beta, double *c, int64_t rs_c, int64_t cs_c) {
+static inline __attribute__((always_inline)) void
+tsr__gemm_ukr_avx2_f64_body(int64_t k, double alpha, const double *ap, const double *bp,
+                            double beta, double *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(32) double t[6 * 8];
   /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
-  if (cs_c == 1)
+  if (cs_c == 1 && !stream)
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 7), _MM_HINT_T0);
@@ -98,7 +99,10 @@ void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const dou
       double *ci = c + i * rs_c;
       const __m256d x0 = _mm256_mul_pd(va, _mm256_load_pd(t + i * 8));
       const __m256d x1 = _mm256_mul_pd(va, _mm256_load_pd(t + i * 8 + 4));
-      if (beta == 0) {
+      if (stream) {
+        _mm256_stream_pd(ci, x0);
+        _mm256_stream_pd(ci + 4, x1);
+      } else if (beta == 0) {
         _mm256_storeu_pd(ci, x0);
         _mm256_storeu_pd(ci + 4, x1);
       } else {
@@ -115,13 +119,26 @@ void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const dou
     }
 }
 
+void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const double *bp,
+                            double beta, double *c, int64_t rs_c, int64_t cs_c) {
+  tsr__gemm_ukr_avx2_f64_body(k, alpha, ap, bp, beta, c, rs_c, cs_c, false);
+}
+
+void tsr__gemm_ukr_avx2_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
+                                   double beta, double *c, int64_t rs_c, int64_t cs_c) {
+  (void)beta;
+  (void)cs_c;
+  tsr__gemm_ukr_avx2_f64_body(k, alpha, ap, bp, 0, c, rs_c, 1, true);
+}
+
 /* ---------------------------------------------------------------- f32, 6x16 ------------ */
 
-void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
-                            float *c, int64_t rs_c, int64_t cs_c) {
+static inline __attribute__((always_inline)) void
+tsr__gemm_ukr_avx2_f32_body(int64_t k, float alpha, const float *ap, const float *bp, float beta,
+                            float *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(32) float t[6 * 16];
   /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
-  if (cs_c == 1)
+  if (cs_c == 1 && !stream)
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 15), _MM_HINT_T0);
@@ -148,7 +165,10 @@ void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float
       float *ci = c + i * rs_c;
       const __m256 x0 = _mm256_mul_ps(va, _mm256_load_ps(t + i * 16));
       const __m256 x1 = _mm256_mul_ps(va, _mm256_load_ps(t + i * 16 + 8));
-      if (beta == 0) {
+      if (stream) {
+        _mm256_stream_ps(ci, x0);
+        _mm256_stream_ps(ci + 8, x1);
+      } else if (beta == 0) {
         _mm256_storeu_ps(ci, x0);
         _mm256_storeu_ps(ci + 8, x1);
       } else {
@@ -163,6 +183,18 @@ void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float
       float *cij = c + i * rs_c + j * cs_c;
       *cij = beta == 0 ? alpha * t[i * 16 + j] : alpha * t[i * 16 + j] + beta * *cij;
     }
+}
+
+void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
+                            float *c, int64_t rs_c, int64_t cs_c) {
+  tsr__gemm_ukr_avx2_f32_body(k, alpha, ap, bp, beta, c, rs_c, cs_c, false);
+}
+
+void tsr__gemm_ukr_avx2_f32_stream(int64_t k, float alpha, const float *ap, const float *bp,
+                                   float beta, float *c, int64_t rs_c, int64_t cs_c) {
+  (void)beta;
+  (void)cs_c;
+  tsr__gemm_ukr_avx2_f32_body(k, alpha, ap, bp, 0, c, rs_c, 1, true);
 }
 
 #else
