@@ -8,8 +8,9 @@
  * (no include guard: included twice on purpose).
  *
  * jr over the NR micro-panels of B [q0, q1), ir over the MR micro-panels of the packed A
- * block. Full tiles go straight to C; edge tiles go through a temporary MR x NR tile (at most
- * TSR__GEMM_MAX_TILE elements, whatever the kernel) so the micro-kernel always writes whole
+ * block, jr outer for deep k slices and ir outer for shallow ones (TSR__GEMM_ROWWISE_KC,
+ * gemm_macro.c). Full tiles go straight to C; edge tiles go through a temporary MR x NR tile (at
+ * most TSR__GEMM_MAX_TILE elements, whatever the kernel) so the micro-kernel always writes whole
  * tiles, and only the mb x nb corner is copied out (beta == 0 never reads C). With
  * pl->stream_c the full tiles go through the streaming micro-kernel (non-temporal stores,
  * then one SFENCE when the macro-kernel ends, before the unit is counted done).
@@ -25,25 +26,35 @@ static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, const ch
   _Alignas(64) T t[TSR__GEMM_MAX_TILE];
   const T alpha = (T)g->alpha, beta = (T)beta_d;
   const T *ap = (const T *)(const void *)abuf, *bp = (const T *)(const void *)bbuf;
-  for (int64_t q = q0; q < q1; ++q) {
-    const int64_t j = q * nr, nb = ncb - j < nr ? ncb - j : nr;
-    const T *bq = bp + j * kcb;
-    for (int64_t r = 0; r < mpan; ++r) {
-      const int64_t i = r * mr, mb = mcb - i < mr ? mcb - i : mr;
-      T *c = (T *)g->c + (ic + i) * ldc + jc + j;
-      if (mb == mr && nb == nr) {
-        if (pl->stream_c)
-          ker->TSR__MACRO_UKR_STREAM(kcb, alpha, ap + i * kcb, bq, (T)0, c, ldc, 1);
-        else
-          ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, beta, c, ldc, 1);
-      } else {
-        ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, (T)0, t, nr, 1);
-        for (int64_t ii = 0; ii < mb; ++ii)
-          for (int64_t jj = 0; jj < nb; ++jj)
-            c[ii * ldc + jj] =
-                beta == 0 ? t[ii * nr + jj] : t[ii * nr + jj] + beta * c[ii * ldc + jj];
-      }
-    }
+  /* One tile: the micro-kernel straight into C, or into t for an edge tile. */
+#define TSR__MACRO_TILE(r, q)                                                                      \
+  do {                                                                                             \
+    const int64_t i = (r)*mr, mb = mcb - i < mr ? mcb - i : mr;                                    \
+    const int64_t j = (q)*nr, nb = ncb - j < nr ? ncb - j : nr;                                    \
+    const T *bq = bp + j * kcb;                                                                    \
+    T *c = (T *)g->c + (ic + i) * ldc + jc + j;                                                    \
+    if (mb == mr && nb == nr) {                                                                    \
+      if (pl->stream_c)                                                                            \
+        ker->TSR__MACRO_UKR_STREAM(kcb, alpha, ap + i * kcb, bq, (T)0, c, ldc, 1);                 \
+      else                                                                                         \
+        ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, beta, c, ldc, 1);                        \
+    } else {                                                                                       \
+      ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, (T)0, t, nr, 1);                           \
+      for (int64_t ii = 0; ii < mb; ++ii)                                                          \
+        for (int64_t jj = 0; jj < nb; ++jj)                                                        \
+          c[ii * ldc + jj] =                                                                       \
+              beta == 0 ? t[ii * nr + jj] : t[ii * nr + jj] + beta * c[ii * ldc + jj];             \
+    }                                                                                              \
+  } while (0)
+  if (!pl->stream_c && kcb <= TSR__GEMM_ROWWISE_KC) {
+    for (int64_t r = 0; r < mpan; ++r)
+      for (int64_t q = q0; q < q1; ++q)
+        TSR__MACRO_TILE(r, q);
+  } else {
+    for (int64_t q = q0; q < q1; ++q)
+      for (int64_t r = 0; r < mpan; ++r)
+        TSR__MACRO_TILE(r, q);
   }
+#undef TSR__MACRO_TILE
   if (pl->stream_c) tsr__gemm_store_fence();
 }
