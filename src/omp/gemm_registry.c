@@ -126,14 +126,18 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
        MC 224 beats 112-168 (dgemm 2048^3 with KC 1024: 100.7 vs 90.4), and NC 2048 beats 4096
        once the B panel (KC x NC) would fill the L3 (4096x4096x1024: dgemm 103.3 vs 98.9,
        sgemm 228.9 vs 221.5). OpenBLAS 0.3.21/0.3.34 forced to their Skylake-X kernels reach
-       100 (dgemm) and 219 (sgemm) GFLOP/s on the same 2048^3. */
+       100 (dgemm) and 219 (sgemm) GFLOP/s on the same 2048^3.
+       Since slices of k <= 256 run along C's rows (gemm_macro.c), a pass over C costs little
+       and dgemm takes KC 256 with MC 448 (the A block, 896 KiB, in L2): one thread 2048^3
+       110-111 vs 101-104 GFLOP/s with KC 1024 / MC 224, 4096^3 108-109 vs 102; 2 threads and
+       k <= 256 within the noise. sgemm: 4096^3 with KC 256 / MC 448 228 vs 228-233, kept. */
     {"zen5",
      "AuthenticAMD",
      0x1A,
      0x00,
      0xFF,
      {"avx512-14x32", "avx512-14x16"},
-     {{1024, 224, 2048}, {1024, 224, 2048}},
+     {{1024, 224, 2048}, {256, 448, 2048}},
      4},
     /* AMD Zen 4 (Genoa, Raphael), family 0x19 models 0x10-0x1F and 0x60-0xAF: AVX-512 on
        256-bit pipes. The f64 blocks were measured on a Genoa EPYC (issue 10: KC 256, MC 224
