@@ -72,8 +72,8 @@ void tsr__gemm_set_full_team(bool on);
 void tsr__gemm_set_stream_min_bytes(int64_t bytes);
 /* Whether a call g (trusted arguments, alpha != 0, k > 0) run with cfg stores the full tiles
    of C with cfg->ker's streaming micro-kernel: the kernel has one, beta == 0 and k <= KC (C is
-   written once), C and its rows are 64-byte aligned, and m*n elements exceed the threshold
-   above. The driver's own decision (gemm_driver.c), exposed for tests. */
+   written once), C and its rows are 64-byte aligned, and C's m*n elements take more bytes than
+   the threshold above. The driver's own decision (gemm_driver.c), exposed for tests. */
 bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
 /* The pool itself, tsr__gemm_pool_run, is declared in gemm.h (tests call it directly). */
 
