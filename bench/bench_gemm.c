@@ -1,7 +1,8 @@
 /*
  * CPU GEMM benchmark: Tessera's native path (tsr__omp_gemm) with the registry's defaults and,
  * when a wisdom file for this CPU exists, with its wisdom, against every anchor present, all
- * in the same run: row-major C = A*B, no transposes, alpha = 1, beta = 0.
+ * in the same run: row-major C = A*B + beta*C, no transposes, alpha = 1, beta = 0 (--beta: any,
+ * e.g. 1 for the accumulating calls of SUMMA and of ScaLAPACK's PDGEMM).
  *
  * Anchors are CBLAS libraries loaded with dlopen (RTLD_LOCAL, each its own namespace), so the
  * program builds and runs without any of them and two libraries exporting cblas_dgemm do not
@@ -28,13 +29,14 @@
  * inflate: the column ratio_cpu (JSON "cpu_time").
  *
  * Usage: bench_gemm [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2]
- *                   [--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--anchors LIST]
- *                   [--json FILE]
+ *                   [--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--beta X]
+ *                   [--anchors LIST] [--json FILE]
  *   --sizes    square n (default 512,2048,4096)
  *   --cases    extra m x n x k shapes
  *   --no-tall  skip the short-k cases m = n = 4096, k = 256 and 64
  *   --threads  thread counts (default 1,2)
  *   --reps     repetitions per case (default: 7 up to 2048^3 flops, 3 above)
+ *   --beta     beta of every call (default 0: C is not read)
  *   --anchors  comma list of openblas,blis,scipy_openblas (default: all present)
  *   --json     output file (default bench_gemm.json)
  */
@@ -156,6 +158,7 @@ typedef struct bench_ctx {
   tsr_dtype dtype;
   bench_case cs;
   void *a, *b, *c;
+  double beta;
 } bench_ctx;
 
 static void pause_ms(int ms) {
@@ -215,7 +218,7 @@ static double run_once(const bench_ctx *x, int impl, double *cpu) {
                         .n = n,
                         .k = k,
                         .alpha = 1.0,
-                        .beta = 0.0,
+                        .beta = x->beta,
                         .a = x->a,
                         .lda = k,
                         .b = x->b,
@@ -231,10 +234,10 @@ static double run_once(const bench_ctx *x, int impl, double *cpu) {
     const anchor *a = &anchors[impl - IMPL_ANCHOR0];
     if (x->dtype == TSR_F32)
       a->sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, x->a, k, x->b, n,
-               0.0f, x->c, n);
+               (float)x->beta, x->c, n);
     else
-      a->dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0, x->a, k, x->b, n, 0.0,
-               x->c, n);
+      a->dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0, x->a, k, x->b, n,
+               x->beta, x->c, n);
   }
   const double t1 = now_s();
   *cpu = cpu_s() - c0;
@@ -270,6 +273,7 @@ int main(int argc, char **argv) {
   int64_t sizes[16] = {512, 2048, 4096}, threads[8] = {1, 2}, extra[48];
   int nsizes = 3, nthreads = 2, nextra = 0, reps_opt = 0, tall = 1, pause = 250, cold = 0;
   int dt_s = 1, dt_d = 1;
+  double beta = 0.0;
   const char *json = "bench_gemm.json", *anchor_list = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -295,10 +299,18 @@ int main(int argc, char **argv) {
       tall = 0;
     else if (strcmp(o, "--cold") == 0)
       cold = 1;
-    else {
+    else if (strcmp(o, "--beta") == 0 && v) {
+      char *end = NULL;
+      beta = strtod(v, &end);
+      if (end == v || *end != '\0' || !isfinite(beta)) {
+        fprintf(stderr, "%s: --beta wants a finite number, not '%s'\n", argv[0], v);
+        return 2;
+      }
+      ++i;
+    } else {
       fprintf(stderr,
               "usage: %s [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2] "
-              "[--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] "
+              "[--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--beta X] "
               "[--anchors openblas,blis,scipy_openblas] "
               "[--json FILE]\n",
               argv[0]);
@@ -325,8 +337,8 @@ int main(int argc, char **argv) {
   }
   tsr_device_props props;
   if (tsr_device_get_props(TSR_CPU, &props) != TSR_OK) snprintf(props.name, sizeof props.name, "?");
-  printf("calls: %s (see the header of bench_gemm.c), pause %d ms\n",
-         cold ? "cold, first after the pause" : "warm, after 20 ms of untimed calls", pause);
+  printf("calls: %s (see the header of bench_gemm.c), pause %d ms, C = A*B + %g*C\n",
+         cold ? "cold, first after the pause" : "warm, after 20 ms of untimed calls", pause, beta);
   printf("CPU: %s (registry: %s); load average: %s; omp_get_max_threads()=%d\n", props.name,
          tsr__gemm_uarch_name(), loadavg, omp_get_max_threads());
   for (int i = 0; i < NANCHORS; ++i) {
@@ -366,7 +378,7 @@ int main(int argc, char **argv) {
     const size_t es = dtype == TSR_F32 ? 4 : 8;
     for (int ci = 0; ci < ncases && rc == 0; ++ci) {
       const bench_case cs = cases[ci];
-      bench_ctx x = {.dtype = dtype, .cs = cs};
+      bench_ctx x = {.dtype = dtype, .cs = cs, .beta = beta};
       const size_t na = (size_t)(cs.m * cs.k), nb = (size_t)(cs.k * cs.n),
                    nc = (size_t)(cs.m * cs.n);
       x.a = aligned_alloc(64, (na * es + 63) / 64 * 64);
@@ -495,7 +507,8 @@ int main(int argc, char **argv) {
       }
   }
   fprintf(f, "\n  ],\n  \"loadavg_at_start\": \"%s\",\n  \"unit\": \"GFLOP/s\",\n", loadavg);
-  fprintf(f, "  \"calls\": \"%s\",\n  \"pause_ms\": %d,\n", cold ? "cold" : "warm", pause);
+  fprintf(f, "  \"calls\": \"%s\",\n  \"pause_ms\": %d,\n  \"beta\": %.17g,\n",
+          cold ? "cold" : "warm", pause, beta);
   fprintf(f, "  \"results\": [\n");
   for (int r = 0; r < nres; ++r) {
     const bench_result *br = &res[r];

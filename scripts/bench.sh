@@ -60,6 +60,8 @@ else
     run tessera_tune "$BUILD/cpu/tessera-tune"
   fi
   run bench_gemm "$B/bench_gemm" --json "$out/bench_gemm.json"
+  # The accumulating calls of SUMMA and PDGEMM (C += A(:, panel) * B(panel, :)): beta = 1.
+  run bench_gemm_beta1 "$B/bench_gemm" --beta 1 --sizes 2048 --json "$out/bench_gemm_beta1.json"
   if [ -n "${TSR_BENCH_OPENBLAS_CORETYPE:-}" ]; then
     run bench_gemm_openblas_forced env OPENBLAS_CORETYPE="$TSR_BENCH_OPENBLAS_CORETYPE" \
       "$B/bench_gemm" --anchors openblas,scipy_openblas --json "$out/bench_gemm_openblas_forced.json"
