@@ -165,6 +165,21 @@ void tsr__gemm_pack_b_avx512_f64(int nr, int64_t kc, int64_t nc, const double *b
                                  bool trans, double *bp);
 #endif
 
+/* Defines the micro-kernel NAME and its streaming variant NAME##_stream (element type T) from
+   a function NAME##_body(k, alpha, ap, bp, beta, c, rs_c, cs_c, bool stream) that the ISA file
+   defines first: the variant passes beta 0, cs_c 1 and stream true (the contract above). */
+#define TSR__GEMM_UKR_DEFINE(NAME, T)                                                              \
+  void NAME(int64_t k, T alpha, const T *ap, const T *bp, T beta, T *c, int64_t rs_c,              \
+            int64_t cs_c) {                                                                        \
+    NAME##_body(k, alpha, ap, bp, beta, c, rs_c, cs_c, false);                                     \
+  }                                                                                                \
+  void NAME##_stream(int64_t k, T alpha, const T *ap, const T *bp, T beta, T *c, int64_t rs_c,     \
+                     int64_t cs_c) {                                                               \
+    (void)beta;                                                                                    \
+    (void)cs_c;                                                                                    \
+    NAME##_body(k, alpha, ap, bp, 0, c, rs_c, 1, true);                                            \
+  }
+
 /* Register blocks (compile-time: the kernels are written for them). */
 #define TSR__GEMM_PORTABLE_MR 4
 #define TSR__GEMM_PORTABLE_NR_F32 8

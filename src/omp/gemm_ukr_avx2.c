@@ -119,17 +119,7 @@ tsr__gemm_ukr_avx2_f64_body(int64_t k, double alpha, const double *ap, const dou
     }
 }
 
-void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const double *bp,
-                            double beta, double *c, int64_t rs_c, int64_t cs_c) {
-  tsr__gemm_ukr_avx2_f64_body(k, alpha, ap, bp, beta, c, rs_c, cs_c, false);
-}
-
-void tsr__gemm_ukr_avx2_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
-                                   double beta, double *c, int64_t rs_c, int64_t cs_c) {
-  (void)beta;
-  (void)cs_c;
-  tsr__gemm_ukr_avx2_f64_body(k, alpha, ap, bp, 0, c, rs_c, 1, true);
-}
+TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx2_f64, double)
 
 /* ---------------------------------------------------------------- f32, 6x16 ------------ */
 
@@ -185,17 +175,7 @@ tsr__gemm_ukr_avx2_f32_body(int64_t k, float alpha, const float *ap, const float
     }
 }
 
-void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
-                            float *c, int64_t rs_c, int64_t cs_c) {
-  tsr__gemm_ukr_avx2_f32_body(k, alpha, ap, bp, beta, c, rs_c, cs_c, false);
-}
-
-void tsr__gemm_ukr_avx2_f32_stream(int64_t k, float alpha, const float *ap, const float *bp,
-                                   float beta, float *c, int64_t rs_c, int64_t cs_c) {
-  (void)beta;
-  (void)cs_c;
-  tsr__gemm_ukr_avx2_f32_body(k, alpha, ap, bp, 0, c, rs_c, 1, true);
-}
+TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx2_f32, float)
 
 #else
 /* ISO C forbids an empty translation unit. */
