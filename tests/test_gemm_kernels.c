@@ -224,7 +224,7 @@ static void check(gemm_case gc, uint64_t seed) {
 }
 
 /* All four transpose combinations of one shape, with padded leading dimensions on two of
-   them and alpha/beta varied. */
+   them and alpha/beta varied (beta 0, 1 and 0.5: the micro-kernels' three C updates). */
 static void check_all_trans(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint64_t seed) {
   for (int t = 0; t < 4; ++t) {
     gemm_case gc = {.dtype = dt,
@@ -233,7 +233,7 @@ static void check_all_trans(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint6
                     .m = m,
                     .n = n,
                     .k = k,
-                    .alpha = t == 2 ? -0.75 : 1.0,
+                    .alpha = t == 2 ? -0.75 : t == 1 ? 1.5 : 1.0,
                     .beta = t == 0   ? 0.0
                             : t == 1 ? 1.0
                                      : 0.5,

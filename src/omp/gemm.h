@@ -180,6 +180,20 @@ void tsr__gemm_pack_b_avx512_f64(int nr, int64_t kc, int64_t nc, const double *b
     NAME##_body(k, alpha, ap, bp, 0, c, rs_c, 1, true);                                            \
   }
 
+/* The C update an assembly micro-kernel does after its k loop, from the accumulators:
+   C = alpha*AB (beta == 0, C not read), alpha*AB + C (beta == 1), alpha*AB + beta*C, or
+   alpha*AB with non-temporal stores (the streaming variant). */
+#define TSR__GEMM_EPI_ZERO 0
+#define TSR__GEMM_EPI_ONE 1
+#define TSR__GEMM_EPI_BETA 2
+#define TSR__GEMM_EPI_STREAM 3
+static inline int64_t tsr__gemm_epi_mode(double beta, bool stream) {
+  return stream      ? TSR__GEMM_EPI_STREAM
+         : beta == 0 ? TSR__GEMM_EPI_ZERO
+         : beta == 1 ? TSR__GEMM_EPI_ONE
+                     : TSR__GEMM_EPI_BETA;
+}
+
 /* Register blocks (compile-time: the kernels are written for them). */
 #define TSR__GEMM_PORTABLE_MR 4
 #define TSR__GEMM_PORTABLE_NR_F32 8

@@ -16,9 +16,9 @@
  * spills some of them to the stack inside the loop and shuffles others between registers
  * (Clang 14 spills too). The assembly fixes the allocation: zmm0-27 accumulate (row i in
  * zmm 2i and 2i+1), zmm28/29 hold the two B vectors of the step, zmm30/31 alternate as the
- * broadcast A element, all 32 registers (as in BLIS's Skylake-X kernels). It leaves the
- * 14 x NR product in a 64-byte-aligned stack tile; the C update (alpha, beta, any C strides)
- * is then done with intrinsics, about 1% of the time at the usual KC.
+ * broadcast A element, all 32 registers (as in BLIS's Skylake-X kernels). The same assembly
+ * then updates C from the accumulators (TSR__EPILOGUE) when C's columns are unit-stride; for
+ * other strides it stores the 14 x NR product to a stack tile, which C code applies.
  */
 
 /* Prefetch distance of the A micro-panel (which streams from L2) in bytes: 8 k steps. */
@@ -87,12 +87,67 @@
   TSR__ROW(BC, SUF, ES, 12, 24, 25, 30)                                                            \
   TSR__ROW(BC, SUF, ES, 13, 26, 27, 31)
 
-#define TSR__ST(r) "vmovaps %%zmm" #r ", " #r "*64(%[t])\n\t"
-#define TSR__STORE28                                                                               \
-  TSR__ST(0) TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6)                     \
-  TSR__ST(7) TSR__ST(8) TSR__ST(9) TSR__ST(10) TSR__ST(11) TSR__ST(12) TSR__ST(13)                 \
-  TSR__ST(14) TSR__ST(15) TSR__ST(16) TSR__ST(17) TSR__ST(18) TSR__ST(19) TSR__ST(20)              \
-  TSR__ST(21) TSR__ST(22) TSR__ST(23) TSR__ST(24) TSR__ST(25) TSR__ST(26) TSR__ST(27)
+/*
+ * The C update, from the accumulators (zmm30 = alpha, zmm31 = beta broadcast; %[c] walks the
+ * tile's rows, %[rs] bytes apart). One row of two vectors R0, R1 per macro:
+ *   EPI_ZERO    C = alpha*AB               (beta == 0: C is not read)
+ *   EPI_ONE     C = alpha*AB + C           (beta == 1: one fused op with C from memory)
+ *   EPI_BETA    C = alpha*AB + beta*C
+ *   EPI_STREAM  C = alpha*AB, non-temporal stores
+ * Storing the accumulators to a stack tile and updating C from it cost 28 extra stores per
+ * tile: measured on Zen 5 (sgemm micro-kernel in SUMMA's pattern, 4096 rows x 64 B
+ * micro-panels, beta = 1, one thread), k = 256: 246 -> 256 GFLOP/s, k = 64: 230 -> 247.
+ */
+#define TSR__EPI_ZERO(SUF, R0, R1)                                                                 \
+  "vmul" SUF " %%zmm30, %%zmm" #R0 ", %%zmm" #R0 "\n\t"                                            \
+  "vmul" SUF " %%zmm30, %%zmm" #R1 ", %%zmm" #R1 "\n\t"                                            \
+  "vmovu" SUF " %%zmm" #R0 ", (%[c])\n\t"                                                          \
+  "vmovu" SUF " %%zmm" #R1 ", 64(%[c])\n\t"                                                        \
+  "add %[rs], %[c]\n\t"
+#define TSR__EPI_ONE(SUF, R0, R1)                                                                  \
+  "vfmadd213" SUF " (%[c]), %%zmm30, %%zmm" #R0 "\n\t"                                             \
+  "vfmadd213" SUF " 64(%[c]), %%zmm30, %%zmm" #R1 "\n\t"                                           \
+  "vmovu" SUF " %%zmm" #R0 ", (%[c])\n\t"                                                          \
+  "vmovu" SUF " %%zmm" #R1 ", 64(%[c])\n\t"                                                        \
+  "add %[rs], %[c]\n\t"
+#define TSR__EPI_BETA(SUF, R0, R1)                                                                 \
+  "vmul" SUF " %%zmm30, %%zmm" #R0 ", %%zmm" #R0 "\n\t"                                            \
+  "vmul" SUF " %%zmm30, %%zmm" #R1 ", %%zmm" #R1 "\n\t"                                            \
+  "vfmadd231" SUF " (%[c]), %%zmm31, %%zmm" #R0 "\n\t"                                             \
+  "vfmadd231" SUF " 64(%[c]), %%zmm31, %%zmm" #R1 "\n\t"                                           \
+  "vmovu" SUF " %%zmm" #R0 ", (%[c])\n\t"                                                          \
+  "vmovu" SUF " %%zmm" #R1 ", 64(%[c])\n\t"                                                        \
+  "add %[rs], %[c]\n\t"
+#define TSR__EPI_STREAM(SUF, R0, R1)                                                               \
+  "vmul" SUF " %%zmm30, %%zmm" #R0 ", %%zmm" #R0 "\n\t"                                            \
+  "vmul" SUF " %%zmm30, %%zmm" #R1 ", %%zmm" #R1 "\n\t"                                            \
+  "vmovnt" SUF " %%zmm" #R0 ", (%[c])\n\t"                                                         \
+  "vmovnt" SUF " %%zmm" #R1 ", 64(%[c])\n\t"                                                       \
+  "add %[rs], %[c]\n\t"
+#define TSR__EPI14(E, SUF)                                                                         \
+  E(SUF, 0, 1) E(SUF, 2, 3) E(SUF, 4, 5) E(SUF, 6, 7) E(SUF, 8, 9) E(SUF, 10, 11)                  \
+  E(SUF, 12, 13) E(SUF, 14, 15) E(SUF, 16, 17) E(SUF, 18, 19) E(SUF, 20, 21) E(SUF, 22, 23)        \
+  E(SUF, 24, 25) E(SUF, 26, 27)
+/* The four updates, chosen by %[mode] (TSR__GEMM_EPI_*, gemm.h); BC/SUF/ES as in TSR__ROW, the
+   scalars alpha, beta at %[ab]. */
+#define TSR__EPILOGUE(BC, SUF, ES)                                                                 \
+  "vbroadcast" BC " (%[ab]), %%zmm30\n\t"                                                          \
+  "vbroadcast" BC " " ES "(%[ab]), %%zmm31\n\t"                                                    \
+  /* 1, 2, 3: TSR__GEMM_EPI_ONE, _BETA, _STREAM */                                              \
+  "cmp $1, %[mode]\n\t"                                                                            \
+  "je 11f\n\t"                                                                                     \
+  "cmp $2, %[mode]\n\t"                                                                            \
+  "je 12f\n\t"                                                                                     \
+  "cmp $3, %[mode]\n\t"                                                                            \
+  "je 13f\n\t"                                                                                     \
+  TSR__EPI14(TSR__EPI_ZERO, SUF) "jmp 19f\n"                                                       \
+  "11:\n\t"                                                                                        \
+  TSR__EPI14(TSR__EPI_ONE, SUF) "jmp 19f\n"                                                        \
+  "12:\n\t"                                                                                        \
+  TSR__EPI14(TSR__EPI_BETA, SUF) "jmp 19f\n"                                                       \
+  "13:\n\t"                                                                                        \
+  TSR__EPI14(TSR__EPI_STREAM, SUF)                                                                 \
+  "19:\n\t"
 // clang-format on
 
 /* ---------------------------------------------------------------- f64, 14x16 ----------- */
@@ -101,14 +156,20 @@ static inline __attribute__((always_inline)) void
 tsr__gemm_ukr_avx512_f64_body(int64_t k, double alpha, const double *ap, const double *bp,
                               double beta, double *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(64) double t[14 * 16];
+  /* Unit column stride: the assembly updates C; otherwise it leaves AB in t. */
+  const bool direct = cs_c == 1;
   /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores
      after the k loop would otherwise wait for each line's read-for-ownership from memory
      (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 -> 94). */
-  if (cs_c == 1 && !stream)
+  if (direct && !stream)
     for (int i = 0; i < 14; ++i) {
       __builtin_prefetch(c + i * rs_c, 1, 3);
       __builtin_prefetch(c + i * rs_c + 15, 1, 3);
     }
+  const double ab[2] = {direct ? alpha : 1, direct ? beta : 0};
+  double *cp = direct ? c : t;
+  const int64_t rs = (direct ? rs_c : 16) * (int64_t)sizeof(double);
+  const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO;
   __asm__ volatile(TSR__ZERO28 "test %[k], %[k]\n\t"
                                "jz 2f\n\t"
                                ".p2align 5\n"
@@ -116,34 +177,16 @@ tsr__gemm_ukr_avx512_f64_body(int64_t k, double alpha, const double *ap, const d
                                "vmovapd (%[b]), %%zmm28\n\t"
                                "vmovapd 64(%[b]), %%zmm29\n\t"
                                "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t"
-                               "prefetcht0 " TSR__PF_A_F64
-                               "+64(%[a])\n\t" TSR__STEP14("sd", "pd", "8") "add $112, %[a]\n\t"
-                                                                            "add $128, %[b]\n\t"
-                                                                            "dec %[k]\n\t"
-                                                                            "jnz 1b\n"
-                                                                            "2:\n\t" TSR__STORE28
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
-                   : [t] "r"(t)
+                               "prefetcht0 " TSR__PF_A_F64 "+64(%[a])\n\t" TSR__STEP14(
+                                   "sd", "pd", "8") "add $112, %[a]\n\t"
+                                                    "add $128, %[b]\n\t"
+                                                    "dec %[k]\n\t"
+                                                    "jnz 1b\n"
+                                                    "2:\n\t" TSR__EPILOGUE("sd", "pd", "8")
+                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
+                   : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
                    : "cc", "memory", TSR__XMM_CLOBBERS);
-  if (cs_c == 1) {
-    const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
-    for (int i = 0; i < 14; ++i) {
-      double *ci = c + i * rs_c;
-      const __m512d x0 = _mm512_mul_pd(va, _mm512_load_pd(t + i * 16));
-      const __m512d x1 = _mm512_mul_pd(va, _mm512_load_pd(t + i * 16 + 8));
-      if (stream) {
-        _mm512_stream_pd(ci, x0);
-        _mm512_stream_pd(ci + 8, x1);
-      } else if (beta == 0) {
-        _mm512_storeu_pd(ci, x0);
-        _mm512_storeu_pd(ci + 8, x1);
-      } else {
-        _mm512_storeu_pd(ci, _mm512_fmadd_pd(vb, _mm512_loadu_pd(ci), x0));
-        _mm512_storeu_pd(ci + 8, _mm512_fmadd_pd(vb, _mm512_loadu_pd(ci + 8), x1));
-      }
-    }
-    return;
-  }
+  if (direct) return;
   for (int i = 0; i < 14; ++i)
     for (int j = 0; j < 16; ++j) {
       double *cij = c + i * rs_c + j * cs_c;
@@ -159,48 +202,33 @@ static inline __attribute__((always_inline)) void
 tsr__gemm_ukr_avx512_f32_body(int64_t k, float alpha, const float *ap, const float *bp, float beta,
                               float *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(64) float t[14 * 32];
-  /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores
-     after the k loop would otherwise wait for each line's read-for-ownership from memory
-     (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 -> 94). */
-  if (cs_c == 1 && !stream)
+  const bool direct = cs_c == 1; /* as in the f64 kernel */
+  if (direct && !stream)
     for (int i = 0; i < 14; ++i) {
       __builtin_prefetch(c + i * rs_c, 1, 3);
       __builtin_prefetch(c + i * rs_c + 31, 1, 3);
     }
-  __asm__ volatile(TSR__ZERO28 "test %[k], %[k]\n\t"
-                               "jz 2f\n\t"
-                               ".p2align 5\n"
-                               "1:\n\t"
-                               "vmovaps (%[b]), %%zmm28\n\t"
-                               "vmovaps 64(%[b]), %%zmm29\n\t"
-                               "prefetcht0 " TSR__PF_A_F32
-                               "(%[a])\n\t" TSR__STEP14("ss", "ps", "4") "add $56, %[a]\n\t"
-                                                                         "add $128, %[b]\n\t"
-                                                                         "dec %[k]\n\t"
-                                                                         "jnz 1b\n"
-                                                                         "2:\n\t" TSR__STORE28
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
-                   : [t] "r"(t)
+  const float ab[2] = {direct ? alpha : 1, direct ? beta : 0};
+  float *cp = direct ? c : t;
+  const int64_t rs = (direct ? rs_c : 32) * (int64_t)sizeof(float);
+  const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO;
+  __asm__ volatile(TSR__ZERO28
+                   "test %[k], %[k]\n\t"
+                   "jz 2f\n\t"
+                   ".p2align 5\n"
+                   "1:\n\t"
+                   "vmovaps (%[b]), %%zmm28\n\t"
+                   "vmovaps 64(%[b]), %%zmm29\n\t"
+                   "prefetcht0 " TSR__PF_A_F32
+                   "(%[a])\n\t" TSR__STEP14("ss", "ps", "4") "add $56, %[a]\n\t"
+                                                             "add $128, %[b]\n\t"
+                                                             "dec %[k]\n\t"
+                                                             "jnz 1b\n"
+                                                             "2:\n\t" TSR__EPILOGUE("ss", "ps", "4")
+                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
+                   : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
                    : "cc", "memory", TSR__XMM_CLOBBERS);
-  if (cs_c == 1) {
-    const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-    for (int i = 0; i < 14; ++i) {
-      float *ci = c + i * rs_c;
-      const __m512 x0 = _mm512_mul_ps(va, _mm512_load_ps(t + i * 32));
-      const __m512 x1 = _mm512_mul_ps(va, _mm512_load_ps(t + i * 32 + 16));
-      if (stream) {
-        _mm512_stream_ps(ci, x0);
-        _mm512_stream_ps(ci + 16, x1);
-      } else if (beta == 0) {
-        _mm512_storeu_ps(ci, x0);
-        _mm512_storeu_ps(ci + 16, x1);
-      } else {
-        _mm512_storeu_ps(ci, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci), x0));
-        _mm512_storeu_ps(ci + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(ci + 16), x1));
-      }
-    }
-    return;
-  }
+  if (direct) return;
   for (int i = 0; i < 14; ++i)
     for (int j = 0; j < 32; ++j) {
       float *cij = c + i * rs_c + j * cs_c;
