@@ -194,6 +194,71 @@ static inline int64_t tsr__gemm_epi_mode(double beta, bool stream) {
                      : TSR__GEMM_EPI_BETA;
 }
 
+/*
+ * That update as GNU assembly text, shared by the x86 kernels (gemm_ukr_avx2.c,
+ * gemm_ukr_avx512.c): TSR__GEMM_EPILOGUE(ROWS, V, AL, BE, BC, SUF, ES). Operands: %[c] the
+ * tile's first row (advanced row by row), %[rs] the row stride in bytes, %[mode] a
+ * TSR__GEMM_EPI_* value, %[ab] a pointer to {alpha, beta}. Registers V AL and V BE ("zmm",
+ * "30", "31") take alpha and beta: the kernel's B and broadcast registers, free after its
+ * loop. ROWS(E, SUF) applies a row macro E(SUF, V, VB, AL, BE, R0, R1) to each row of
+ * accumulators (vectors R0, R1; VB the vector bytes). BC/SUF/ES: "ss"/"ps"/"4" or
+ * "sd"/"pd"/"8". Updating C from the accumulators rather than through a stack tile saves a
+ * store and a load per vector: measured on Zen 5 (AVX-512 sgemm micro-kernel in SUMMA's
+ * pattern, 4096 rows of C, beta = 1, one thread), k = 256: 246 -> 256 GFLOP/s, k = 64:
+ * 230 -> 247.
+ */
+// clang-format off
+/* C = alpha*AB (beta == 0: C not read) */
+#define TSR__GEMM_EPI_ROW_ZERO(SUF, V, VB, AL, BE, R0, R1)                                         \
+  "vmul" SUF " %%" V AL ", %%" V #R0 ", %%" V #R0 "\n\t"                                           \
+  "vmul" SUF " %%" V AL ", %%" V #R1 ", %%" V #R1 "\n\t"                                           \
+  "vmovu" SUF " %%" V #R0 ", (%[c])\n\t"                                                           \
+  "vmovu" SUF " %%" V #R1 ", " VB "(%[c])\n\t"                                                     \
+  "add %[rs], %[c]\n\t"
+/* C = alpha*AB + C, one fused op per vector */
+#define TSR__GEMM_EPI_ROW_ONE(SUF, V, VB, AL, BE, R0, R1)                                          \
+  "vfmadd213" SUF " (%[c]), %%" V AL ", %%" V #R0 "\n\t"                                           \
+  "vfmadd213" SUF " " VB "(%[c]), %%" V AL ", %%" V #R1 "\n\t"                                     \
+  "vmovu" SUF " %%" V #R0 ", (%[c])\n\t"                                                           \
+  "vmovu" SUF " %%" V #R1 ", " VB "(%[c])\n\t"                                                     \
+  "add %[rs], %[c]\n\t"
+/* C = alpha*AB + beta*C */
+#define TSR__GEMM_EPI_ROW_BETA(SUF, V, VB, AL, BE, R0, R1)                                         \
+  "vmul" SUF " %%" V AL ", %%" V #R0 ", %%" V #R0 "\n\t"                                           \
+  "vmul" SUF " %%" V AL ", %%" V #R1 ", %%" V #R1 "\n\t"                                           \
+  "vfmadd231" SUF " (%[c]), %%" V BE ", %%" V #R0 "\n\t"                                           \
+  "vfmadd231" SUF " " VB "(%[c]), %%" V BE ", %%" V #R1 "\n\t"                                     \
+  "vmovu" SUF " %%" V #R0 ", (%[c])\n\t"                                                           \
+  "vmovu" SUF " %%" V #R1 ", " VB "(%[c])\n\t"                                                     \
+  "add %[rs], %[c]\n\t"
+/* C = alpha*AB, non-temporal stores */
+#define TSR__GEMM_EPI_ROW_STREAM(SUF, V, VB, AL, BE, R0, R1)                                       \
+  "vmul" SUF " %%" V AL ", %%" V #R0 ", %%" V #R0 "\n\t"                                           \
+  "vmul" SUF " %%" V AL ", %%" V #R1 ", %%" V #R1 "\n\t"                                           \
+  "vmovnt" SUF " %%" V #R0 ", (%[c])\n\t"                                                          \
+  "vmovnt" SUF " %%" V #R1 ", " VB "(%[c])\n\t"                                                    \
+  "add %[rs], %[c]\n\t"
+/* Labels 11-13 and 19 are local to the kernel's asm statement; 1, 2, 3 below are
+   TSR__GEMM_EPI_ONE, _BETA and _STREAM. */
+#define TSR__GEMM_EPILOGUE(ROWS, V, AL, BE, BC, SUF, ES)                                           \
+  "vbroadcast" BC " (%[ab]), %%" V AL "\n\t"                                                       \
+  "vbroadcast" BC " " ES "(%[ab]), %%" V BE "\n\t"                                                 \
+  "cmp $1, %[mode]\n\t"                                                                            \
+  "je 11f\n\t"                                                                                     \
+  "cmp $2, %[mode]\n\t"                                                                            \
+  "je 12f\n\t"                                                                                     \
+  "cmp $3, %[mode]\n\t"                                                                            \
+  "je 13f\n\t"                                                                                     \
+  ROWS(TSR__GEMM_EPI_ROW_ZERO, SUF) "jmp 19f\n"                                                    \
+  "11:\n\t"                                                                                        \
+  ROWS(TSR__GEMM_EPI_ROW_ONE, SUF) "jmp 19f\n"                                                     \
+  "12:\n\t"                                                                                        \
+  ROWS(TSR__GEMM_EPI_ROW_BETA, SUF) "jmp 19f\n"                                                    \
+  "13:\n\t"                                                                                        \
+  ROWS(TSR__GEMM_EPI_ROW_STREAM, SUF)                                                              \
+  "19:\n\t"
+// clang-format on
+
 /* Register blocks (compile-time: the kernels are written for them). */
 #define TSR__GEMM_PORTABLE_MR 4
 #define TSR__GEMM_PORTABLE_NR_F32 8

@@ -15,8 +15,9 @@
 /*
  * The k loop is GNU inline assembly with a fixed allocation, as in the AVX-512 file: ymm0-11
  * accumulate (row i in ymm 2i and 2i+1), ymm12/13 hold the two B vectors of the step,
- * ymm14/15 alternate as the broadcast A element. The product lands in a stack tile; the C
- * update (alpha, beta, any C strides) is done with intrinsics.
+ * ymm14/15 alternate as the broadcast A element. The same assembly then updates C from the
+ * accumulators (TSR__GEMM_EPILOGUE, gemm.h) when C's columns are unit-stride; for other
+ * strides it stores the product to a stack tile, which C code applies.
  */
 
 /* Prefetch distance of the A micro-panel (which streams from L2), in bytes: 8 k steps. */
@@ -59,10 +60,12 @@
   TSR__ROW(BC, SUF, ES, 4, 8, 9, 14)                                                               \
   TSR__ROW(BC, SUF, ES, 5, 10, 11, 15)
 
-#define TSR__ST(r) "vmovaps %%ymm" #r ", " #r "*32(%[t])\n\t"
-#define TSR__STORE12                                                                               \
-  TSR__ST(0) TSR__ST(1) TSR__ST(2) TSR__ST(3) TSR__ST(4) TSR__ST(5) TSR__ST(6)                     \
-  TSR__ST(7) TSR__ST(8) TSR__ST(9) TSR__ST(10) TSR__ST(11)
+/* The C update after the k loop (gemm.h): alpha, beta in ymm14/15, two 32-byte vectors
+   a row. */
+#define TSR__E6(E, SUF, R0, R1) E(SUF, "ymm", "32", "14", "15", R0, R1)
+#define TSR__ROWS6(E, SUF)                                                                         \
+  TSR__E6(E, SUF, 0, 1) TSR__E6(E, SUF, 2, 3) TSR__E6(E, SUF, 4, 5) TSR__E6(E, SUF, 6, 7)          \
+  TSR__E6(E, SUF, 8, 9) TSR__E6(E, SUF, 10, 11)
 // clang-format on
 
 /* ---------------------------------------------------------------- f64, 6x8 ------------- */
@@ -71,47 +74,36 @@ static inline __attribute__((always_inline)) void
 tsr__gemm_ukr_avx2_f64_body(int64_t k, double alpha, const double *ap, const double *bp,
                             double beta, double *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(32) double t[6 * 8];
+  /* Unit column stride: the assembly updates C; otherwise it leaves AB in t. */
+  const bool direct = cs_c == 1;
   /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
-  if (cs_c == 1 && !stream)
+  if (direct && !stream)
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 7), _MM_HINT_T0);
     }
-  __asm__ volatile(TSR__ZERO12 "test %[k], %[k]\n\t"
-                               "jz 2f\n\t"
-                               ".p2align 5\n"
-                               "1:\n\t"
-                               "vmovapd (%[b]), %%ymm12\n\t"
-                               "vmovapd 32(%[b]), %%ymm13\n\t"
-                               "prefetcht0 " TSR__PF_A_F64
-                               "(%[a])\n\t" TSR__STEP6("sd", "pd", "8") "add $48, %[a]\n\t"
-                                                                        "add $64, %[b]\n\t"
-                                                                        "dec %[k]\n\t"
-                                                                        "jnz 1b\n"
-                                                                        "2:\n\t" TSR__STORE12
-                                                                        "vzeroupper\n\t"
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
-                   : [t] "r"(t)
-                   : "cc", "memory", TSR__YMM_CLOBBERS);
-  if (cs_c == 1) {
-    const __m256d va = _mm256_set1_pd(alpha), vb = _mm256_set1_pd(beta);
-    for (int i = 0; i < 6; ++i) {
-      double *ci = c + i * rs_c;
-      const __m256d x0 = _mm256_mul_pd(va, _mm256_load_pd(t + i * 8));
-      const __m256d x1 = _mm256_mul_pd(va, _mm256_load_pd(t + i * 8 + 4));
-      if (stream) {
-        _mm256_stream_pd(ci, x0);
-        _mm256_stream_pd(ci + 4, x1);
-      } else if (beta == 0) {
-        _mm256_storeu_pd(ci, x0);
-        _mm256_storeu_pd(ci + 4, x1);
-      } else {
-        _mm256_storeu_pd(ci, _mm256_fmadd_pd(vb, _mm256_loadu_pd(ci), x0));
-        _mm256_storeu_pd(ci + 4, _mm256_fmadd_pd(vb, _mm256_loadu_pd(ci + 4), x1));
-      }
-    }
-    return;
-  }
+  const double ab[2] = {direct ? alpha : 1, direct ? beta : 0};
+  double *cp = direct ? c : t;
+  const int64_t rs = (direct ? rs_c : 8) * (int64_t)sizeof(double);
+  const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO;
+  __asm__ volatile(
+      TSR__ZERO12 "test %[k], %[k]\n\t"
+                  "jz 2f\n\t"
+                  ".p2align 5\n"
+                  "1:\n\t"
+                  "vmovapd (%[b]), %%ymm12\n\t"
+                  "vmovapd 32(%[b]), %%ymm13\n\t"
+                  "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t" TSR__STEP6(
+                      "sd", "pd", "8") "add $48, %[a]\n\t"
+                                       "add $64, %[b]\n\t"
+                                       "dec %[k]\n\t"
+                                       "jnz 1b\n"
+                                       "2:\n\t" TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15",
+                                                                   "sd", "pd", "8") "vzeroupper\n\t"
+      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
+      : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
+      : "cc", "memory", TSR__YMM_CLOBBERS);
+  if (direct) return;
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 8; ++j) {
       double *cij = c + i * rs_c + j * cs_c;
@@ -127,47 +119,36 @@ static inline __attribute__((always_inline)) void
 tsr__gemm_ukr_avx2_f32_body(int64_t k, float alpha, const float *ap, const float *bp, float beta,
                             float *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(32) float t[6 * 16];
+  /* Unit column stride: the assembly updates C; otherwise it leaves AB in t. */
+  const bool direct = cs_c == 1;
   /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
-  if (cs_c == 1 && !stream)
+  if (direct && !stream)
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 15), _MM_HINT_T0);
     }
-  __asm__ volatile(TSR__ZERO12 "test %[k], %[k]\n\t"
-                               "jz 2f\n\t"
-                               ".p2align 5\n"
-                               "1:\n\t"
-                               "vmovaps (%[b]), %%ymm12\n\t"
-                               "vmovaps 32(%[b]), %%ymm13\n\t"
-                               "prefetcht0 " TSR__PF_A_F32
-                               "(%[a])\n\t" TSR__STEP6("ss", "ps", "4") "add $24, %[a]\n\t"
-                                                                        "add $64, %[b]\n\t"
-                                                                        "dec %[k]\n\t"
-                                                                        "jnz 1b\n"
-                                                                        "2:\n\t" TSR__STORE12
-                                                                        "vzeroupper\n\t"
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k)
-                   : [t] "r"(t)
-                   : "cc", "memory", TSR__YMM_CLOBBERS);
-  if (cs_c == 1) {
-    const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
-    for (int i = 0; i < 6; ++i) {
-      float *ci = c + i * rs_c;
-      const __m256 x0 = _mm256_mul_ps(va, _mm256_load_ps(t + i * 16));
-      const __m256 x1 = _mm256_mul_ps(va, _mm256_load_ps(t + i * 16 + 8));
-      if (stream) {
-        _mm256_stream_ps(ci, x0);
-        _mm256_stream_ps(ci + 8, x1);
-      } else if (beta == 0) {
-        _mm256_storeu_ps(ci, x0);
-        _mm256_storeu_ps(ci + 8, x1);
-      } else {
-        _mm256_storeu_ps(ci, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci), x0));
-        _mm256_storeu_ps(ci + 8, _mm256_fmadd_ps(vb, _mm256_loadu_ps(ci + 8), x1));
-      }
-    }
-    return;
-  }
+  const float ab[2] = {direct ? alpha : 1, direct ? beta : 0};
+  float *cp = direct ? c : t;
+  const int64_t rs = (direct ? rs_c : 16) * (int64_t)sizeof(float);
+  const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO;
+  __asm__ volatile(
+      TSR__ZERO12 "test %[k], %[k]\n\t"
+                  "jz 2f\n\t"
+                  ".p2align 5\n"
+                  "1:\n\t"
+                  "vmovaps (%[b]), %%ymm12\n\t"
+                  "vmovaps 32(%[b]), %%ymm13\n\t"
+                  "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t" TSR__STEP6(
+                      "ss", "ps", "4") "add $24, %[a]\n\t"
+                                       "add $64, %[b]\n\t"
+                                       "dec %[k]\n\t"
+                                       "jnz 1b\n"
+                                       "2:\n\t" TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15",
+                                                                   "ss", "ps", "4") "vzeroupper\n\t"
+      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
+      : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
+      : "cc", "memory", TSR__YMM_CLOBBERS);
+  if (direct) return;
   for (int i = 0; i < 6; ++i)
     for (int j = 0; j < 16; ++j) {
       float *cij = c + i * rs_c + j * cs_c;

@@ -17,8 +17,9 @@
  * (Clang 14 spills too). The assembly fixes the allocation: zmm0-27 accumulate (row i in
  * zmm 2i and 2i+1), zmm28/29 hold the two B vectors of the step, zmm30/31 alternate as the
  * broadcast A element, all 32 registers (as in BLIS's Skylake-X kernels). The same assembly
- * then updates C from the accumulators (TSR__EPILOGUE) when C's columns are unit-stride; for
- * other strides it stores the 14 x NR product to a stack tile, which C code applies.
+ * then updates C from the accumulators (TSR__GEMM_EPILOGUE, gemm.h) when C's columns are
+ * unit-stride; for other strides it stores the 14 x NR product to a stack tile, which C code
+ * applies.
  */
 
 /* Prefetch distance of the A micro-panel (which streams from L2) in bytes: 8 k steps. */
@@ -87,67 +88,15 @@
   TSR__ROW(BC, SUF, ES, 12, 24, 25, 30)                                                            \
   TSR__ROW(BC, SUF, ES, 13, 26, 27, 31)
 
-/*
- * The C update, from the accumulators (zmm30 = alpha, zmm31 = beta broadcast; %[c] walks the
- * tile's rows, %[rs] bytes apart). One row of two vectors R0, R1 per macro:
- *   EPI_ZERO    C = alpha*AB               (beta == 0: C is not read)
- *   EPI_ONE     C = alpha*AB + C           (beta == 1: one fused op with C from memory)
- *   EPI_BETA    C = alpha*AB + beta*C
- *   EPI_STREAM  C = alpha*AB, non-temporal stores
- * Storing the accumulators to a stack tile and updating C from it cost 28 extra stores per
- * tile: measured on Zen 5 (sgemm micro-kernel in SUMMA's pattern, 4096 rows x 64 B
- * micro-panels, beta = 1, one thread), k = 256: 246 -> 256 GFLOP/s, k = 64: 230 -> 247.
- */
-#define TSR__EPI_ZERO(SUF, R0, R1)                                                                 \
-  "vmul" SUF " %%zmm30, %%zmm" #R0 ", %%zmm" #R0 "\n\t"                                            \
-  "vmul" SUF " %%zmm30, %%zmm" #R1 ", %%zmm" #R1 "\n\t"                                            \
-  "vmovu" SUF " %%zmm" #R0 ", (%[c])\n\t"                                                          \
-  "vmovu" SUF " %%zmm" #R1 ", 64(%[c])\n\t"                                                        \
-  "add %[rs], %[c]\n\t"
-#define TSR__EPI_ONE(SUF, R0, R1)                                                                  \
-  "vfmadd213" SUF " (%[c]), %%zmm30, %%zmm" #R0 "\n\t"                                             \
-  "vfmadd213" SUF " 64(%[c]), %%zmm30, %%zmm" #R1 "\n\t"                                           \
-  "vmovu" SUF " %%zmm" #R0 ", (%[c])\n\t"                                                          \
-  "vmovu" SUF " %%zmm" #R1 ", 64(%[c])\n\t"                                                        \
-  "add %[rs], %[c]\n\t"
-#define TSR__EPI_BETA(SUF, R0, R1)                                                                 \
-  "vmul" SUF " %%zmm30, %%zmm" #R0 ", %%zmm" #R0 "\n\t"                                            \
-  "vmul" SUF " %%zmm30, %%zmm" #R1 ", %%zmm" #R1 "\n\t"                                            \
-  "vfmadd231" SUF " (%[c]), %%zmm31, %%zmm" #R0 "\n\t"                                             \
-  "vfmadd231" SUF " 64(%[c]), %%zmm31, %%zmm" #R1 "\n\t"                                           \
-  "vmovu" SUF " %%zmm" #R0 ", (%[c])\n\t"                                                          \
-  "vmovu" SUF " %%zmm" #R1 ", 64(%[c])\n\t"                                                        \
-  "add %[rs], %[c]\n\t"
-#define TSR__EPI_STREAM(SUF, R0, R1)                                                               \
-  "vmul" SUF " %%zmm30, %%zmm" #R0 ", %%zmm" #R0 "\n\t"                                            \
-  "vmul" SUF " %%zmm30, %%zmm" #R1 ", %%zmm" #R1 "\n\t"                                            \
-  "vmovnt" SUF " %%zmm" #R0 ", (%[c])\n\t"                                                         \
-  "vmovnt" SUF " %%zmm" #R1 ", 64(%[c])\n\t"                                                       \
-  "add %[rs], %[c]\n\t"
-#define TSR__EPI14(E, SUF)                                                                         \
-  E(SUF, 0, 1) E(SUF, 2, 3) E(SUF, 4, 5) E(SUF, 6, 7) E(SUF, 8, 9) E(SUF, 10, 11)                  \
-  E(SUF, 12, 13) E(SUF, 14, 15) E(SUF, 16, 17) E(SUF, 18, 19) E(SUF, 20, 21) E(SUF, 22, 23)        \
-  E(SUF, 24, 25) E(SUF, 26, 27)
-/* The four updates, chosen by %[mode] (TSR__GEMM_EPI_*, gemm.h); BC/SUF/ES as in TSR__ROW, the
-   scalars alpha, beta at %[ab]. */
-#define TSR__EPILOGUE(BC, SUF, ES)                                                                 \
-  "vbroadcast" BC " (%[ab]), %%zmm30\n\t"                                                          \
-  "vbroadcast" BC " " ES "(%[ab]), %%zmm31\n\t"                                                    \
-  /* 1, 2, 3: TSR__GEMM_EPI_ONE, _BETA, _STREAM */                                              \
-  "cmp $1, %[mode]\n\t"                                                                            \
-  "je 11f\n\t"                                                                                     \
-  "cmp $2, %[mode]\n\t"                                                                            \
-  "je 12f\n\t"                                                                                     \
-  "cmp $3, %[mode]\n\t"                                                                            \
-  "je 13f\n\t"                                                                                     \
-  TSR__EPI14(TSR__EPI_ZERO, SUF) "jmp 19f\n"                                                       \
-  "11:\n\t"                                                                                        \
-  TSR__EPI14(TSR__EPI_ONE, SUF) "jmp 19f\n"                                                        \
-  "12:\n\t"                                                                                        \
-  TSR__EPI14(TSR__EPI_BETA, SUF) "jmp 19f\n"                                                       \
-  "13:\n\t"                                                                                        \
-  TSR__EPI14(TSR__EPI_STREAM, SUF)                                                                 \
-  "19:\n\t"
+/* The C update after the k loop (gemm.h): alpha, beta in zmm30/31, two 64-byte vectors
+   a row. */
+#define TSR__E14(E, SUF, R0, R1) E(SUF, "zmm", "64", "30", "31", R0, R1)
+#define TSR__ROWS14(E, SUF)                                                                        \
+  TSR__E14(E, SUF, 0, 1) TSR__E14(E, SUF, 2, 3) TSR__E14(E, SUF, 4, 5) TSR__E14(E, SUF, 6, 7)      \
+  TSR__E14(E, SUF, 8, 9) TSR__E14(E, SUF, 10, 11) TSR__E14(E, SUF, 12, 13)                         \
+  TSR__E14(E, SUF, 14, 15) TSR__E14(E, SUF, 16, 17) TSR__E14(E, SUF, 18, 19)                       \
+  TSR__E14(E, SUF, 20, 21) TSR__E14(E, SUF, 22, 23) TSR__E14(E, SUF, 24, 25)                       \
+  TSR__E14(E, SUF, 26, 27)
 // clang-format on
 
 /* ---------------------------------------------------------------- f64, 14x16 ----------- */
@@ -170,19 +119,21 @@ tsr__gemm_ukr_avx512_f64_body(int64_t k, double alpha, const double *ap, const d
   double *cp = direct ? c : t;
   const int64_t rs = (direct ? rs_c : 16) * (int64_t)sizeof(double);
   const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO;
-  __asm__ volatile(TSR__ZERO28 "test %[k], %[k]\n\t"
-                               "jz 2f\n\t"
-                               ".p2align 5\n"
-                               "1:\n\t"
-                               "vmovapd (%[b]), %%zmm28\n\t"
-                               "vmovapd 64(%[b]), %%zmm29\n\t"
-                               "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t"
-                               "prefetcht0 " TSR__PF_A_F64 "+64(%[a])\n\t" TSR__STEP14(
-                                   "sd", "pd", "8") "add $112, %[a]\n\t"
-                                                    "add $128, %[b]\n\t"
-                                                    "dec %[k]\n\t"
-                                                    "jnz 1b\n"
-                                                    "2:\n\t" TSR__EPILOGUE("sd", "pd", "8")
+  __asm__ volatile(TSR__ZERO28
+                   "test %[k], %[k]\n\t"
+                   "jz 2f\n\t"
+                   ".p2align 5\n"
+                   "1:\n\t"
+                   "vmovapd (%[b]), %%zmm28\n\t"
+                   "vmovapd 64(%[b]), %%zmm29\n\t"
+                   "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t"
+                   "prefetcht0 " TSR__PF_A_F64 "+64(%[a])\n\t" TSR__STEP14(
+                       "sd", "pd", "8") "add $112, %[a]\n\t"
+                                        "add $128, %[b]\n\t"
+                                        "dec %[k]\n\t"
+                                        "jnz 1b\n"
+                                        "2:\n\t" TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31",
+                                                                    "sd", "pd", "8")
                    : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
                    : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
                    : "cc", "memory", TSR__XMM_CLOBBERS);
@@ -219,12 +170,13 @@ tsr__gemm_ukr_avx512_f32_body(int64_t k, float alpha, const float *ap, const flo
                    "1:\n\t"
                    "vmovaps (%[b]), %%zmm28\n\t"
                    "vmovaps 64(%[b]), %%zmm29\n\t"
-                   "prefetcht0 " TSR__PF_A_F32
-                   "(%[a])\n\t" TSR__STEP14("ss", "ps", "4") "add $56, %[a]\n\t"
-                                                             "add $128, %[b]\n\t"
-                                                             "dec %[k]\n\t"
-                                                             "jnz 1b\n"
-                                                             "2:\n\t" TSR__EPILOGUE("ss", "ps", "4")
+                   "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t" TSR__STEP14(
+                       "ss", "ps", "4") "add $56, %[a]\n\t"
+                                        "add $128, %[b]\n\t"
+                                        "dec %[k]\n\t"
+                                        "jnz 1b\n"
+                                        "2:\n\t" TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31",
+                                                                    "ss", "ps", "4")
                    : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
                    : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
                    : "cc", "memory", TSR__XMM_CLOBBERS);
