@@ -130,14 +130,17 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
        Since slices of k <= 256 run along C's rows (gemm_macro.c), a pass over C costs little
        and dgemm takes KC 256 with MC 448 (the A block, 896 KiB, in L2): one thread 2048^3
        110-111 vs 101-104 GFLOP/s with KC 1024 / MC 224, 4096^3 108-109 vs 102; 2 threads and
-       k <= 256 within the noise. sgemm: 4096^3 with KC 256 / MC 448 228 vs 228-233, kept. */
+       k <= 256 within the noise. sgemm: 4096^3 with KC 256 / MC 448 228 vs 228-233, kept.
+       sgemm MC 112 (A block 448 KiB) rather than 224 (896 KiB, which with the 128 KiB B
+       micro-panel filled the L2): 4096^3 0.97-1.00x AVX-512 OpenBLAS vs 0.96-0.98x (one
+       thread, three alternating bench_gemm runs), other cases unchanged. */
     {"zen5",
      "AuthenticAMD",
      0x1A,
      0x00,
      0xFF,
      {"avx512-14x32", "avx512-14x16"},
-     {{1024, 224, 2048}, {256, 448, 2048}},
+     {{1024, 112, 2048}, {256, 448, 2048}},
      4},
     /* AMD Zen 4 (Genoa, Raphael), family 0x19 models 0x10-0x1F and 0x60-0xAF: AVX-512 on
        256-bit pipes. The f64 blocks were measured on a Genoa EPYC (issue 10: KC 256, MC 224
