@@ -195,6 +195,28 @@ static inline int64_t tsr__gemm_epi_mode(double beta, bool stream) {
 }
 
 /*
+ * The operands of that update, declared in a kernel body whose parameters are named k, alpha,
+ * ap, bp, beta, c, rs_c, cs_c, stream and which has a stack tile t of MR x NR elements of T:
+ * with unit column stride (direct) the assembly updates C itself; otherwise it stores AB into
+ * t (mode ZERO, alpha 1), and TSR__GEMM_EPI_STRIDED then applies alpha and beta to C.
+ */
+#define TSR__GEMM_EPI_OPERANDS(T, NR)                                                              \
+  const bool direct = cs_c == 1;                                                                   \
+  const T ab[2] = {direct ? alpha : 1, direct ? beta : 0};                                         \
+  T *cp = direct ? c : t;                                                                          \
+  const int64_t rs = (direct ? rs_c : (NR)) * (int64_t)sizeof(T);                                  \
+  const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO
+#define TSR__GEMM_EPI_STRIDED(MR, NR)                                                              \
+  do {                                                                                             \
+    if (direct) break;                                                                             \
+    for (int i_ = 0; i_ < (MR); ++i_)                                                              \
+      for (int j_ = 0; j_ < (NR); ++j_) {                                                          \
+        const int64_t e_ = i_ * rs_c + j_ * cs_c;                                                  \
+        c[e_] = beta == 0 ? alpha * t[i_ * (NR) + j_] : alpha * t[i_ * (NR) + j_] + beta * c[e_];  \
+      }                                                                                            \
+  } while (0)
+
+/*
  * That update as GNU assembly text, shared by the x86 kernels (gemm_ukr_avx2.c,
  * gemm_ukr_avx512.c): TSR__GEMM_EPILOGUE(ROWS, V, AL, BE, BC, SUF, ES). Operands: %[c] the
  * tile's first row (advanced row by row), %[rs] the row stride in bytes, %[mode] a

@@ -74,18 +74,13 @@ static inline __attribute__((always_inline)) void
 tsr__gemm_ukr_avx2_f64_body(int64_t k, double alpha, const double *ap, const double *bp,
                             double beta, double *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(32) double t[6 * 8];
-  /* Unit column stride: the assembly updates C; otherwise it leaves AB in t. */
-  const bool direct = cs_c == 1;
+  TSR__GEMM_EPI_OPERANDS(double, 8);
   /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
   if (direct && !stream)
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 7), _MM_HINT_T0);
     }
-  const double ab[2] = {direct ? alpha : 1, direct ? beta : 0};
-  double *cp = direct ? c : t;
-  const int64_t rs = (direct ? rs_c : 8) * (int64_t)sizeof(double);
-  const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO;
   __asm__ volatile(
       TSR__ZERO12 "test %[k], %[k]\n\t"
                   "jz 2f\n\t"
@@ -103,12 +98,7 @@ tsr__gemm_ukr_avx2_f64_body(int64_t k, double alpha, const double *ap, const dou
       : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
       : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
       : "cc", "memory", TSR__YMM_CLOBBERS);
-  if (direct) return;
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 8; ++j) {
-      double *cij = c + i * rs_c + j * cs_c;
-      *cij = beta == 0 ? alpha * t[i * 8 + j] : alpha * t[i * 8 + j] + beta * *cij;
-    }
+  TSR__GEMM_EPI_STRIDED(6, 8);
 }
 
 TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx2_f64, double)
@@ -119,18 +109,13 @@ static inline __attribute__((always_inline)) void
 tsr__gemm_ukr_avx2_f32_body(int64_t k, float alpha, const float *ap, const float *bp, float beta,
                             float *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(32) float t[6 * 16];
-  /* Unit column stride: the assembly updates C; otherwise it leaves AB in t. */
-  const bool direct = cs_c == 1;
+  TSR__GEMM_EPI_OPERANDS(float, 16);
   /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
   if (direct && !stream)
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
       _mm_prefetch((const char *)(c + i * rs_c + 15), _MM_HINT_T0);
     }
-  const float ab[2] = {direct ? alpha : 1, direct ? beta : 0};
-  float *cp = direct ? c : t;
-  const int64_t rs = (direct ? rs_c : 16) * (int64_t)sizeof(float);
-  const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO;
   __asm__ volatile(
       TSR__ZERO12 "test %[k], %[k]\n\t"
                   "jz 2f\n\t"
@@ -148,12 +133,7 @@ tsr__gemm_ukr_avx2_f32_body(int64_t k, float alpha, const float *ap, const float
       : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
       : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
       : "cc", "memory", TSR__YMM_CLOBBERS);
-  if (direct) return;
-  for (int i = 0; i < 6; ++i)
-    for (int j = 0; j < 16; ++j) {
-      float *cij = c + i * rs_c + j * cs_c;
-      *cij = beta == 0 ? alpha * t[i * 16 + j] : alpha * t[i * 16 + j] + beta * *cij;
-    }
+  TSR__GEMM_EPI_STRIDED(6, 16);
 }
 
 TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx2_f32, float)

@@ -105,8 +105,7 @@ static inline __attribute__((always_inline)) void
 tsr__gemm_ukr_avx512_f64_body(int64_t k, double alpha, const double *ap, const double *bp,
                               double beta, double *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(64) double t[14 * 16];
-  /* Unit column stride: the assembly updates C; otherwise it leaves AB in t. */
-  const bool direct = cs_c == 1;
+  TSR__GEMM_EPI_OPERANDS(double, 16);
   /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores
      after the k loop would otherwise wait for each line's read-for-ownership from memory
      (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 -> 94). */
@@ -115,10 +114,6 @@ tsr__gemm_ukr_avx512_f64_body(int64_t k, double alpha, const double *ap, const d
       __builtin_prefetch(c + i * rs_c, 1, 3);
       __builtin_prefetch(c + i * rs_c + 15, 1, 3);
     }
-  const double ab[2] = {direct ? alpha : 1, direct ? beta : 0};
-  double *cp = direct ? c : t;
-  const int64_t rs = (direct ? rs_c : 16) * (int64_t)sizeof(double);
-  const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO;
   __asm__ volatile(TSR__ZERO28
                    "test %[k], %[k]\n\t"
                    "jz 2f\n\t"
@@ -137,12 +132,7 @@ tsr__gemm_ukr_avx512_f64_body(int64_t k, double alpha, const double *ap, const d
                    : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
                    : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
                    : "cc", "memory", TSR__XMM_CLOBBERS);
-  if (direct) return;
-  for (int i = 0; i < 14; ++i)
-    for (int j = 0; j < 16; ++j) {
-      double *cij = c + i * rs_c + j * cs_c;
-      *cij = beta == 0 ? alpha * t[i * 16 + j] : alpha * t[i * 16 + j] + beta * *cij;
-    }
+  TSR__GEMM_EPI_STRIDED(14, 16);
 }
 
 TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f64, double)
@@ -153,16 +143,12 @@ static inline __attribute__((always_inline)) void
 tsr__gemm_ukr_avx512_f32_body(int64_t k, float alpha, const float *ap, const float *bp, float beta,
                               float *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(64) float t[14 * 32];
-  const bool direct = cs_c == 1; /* as in the f64 kernel */
+  TSR__GEMM_EPI_OPERANDS(float, 32);
   if (direct && !stream)
     for (int i = 0; i < 14; ++i) {
       __builtin_prefetch(c + i * rs_c, 1, 3);
       __builtin_prefetch(c + i * rs_c + 31, 1, 3);
     }
-  const float ab[2] = {direct ? alpha : 1, direct ? beta : 0};
-  float *cp = direct ? c : t;
-  const int64_t rs = (direct ? rs_c : 32) * (int64_t)sizeof(float);
-  const int64_t mode = direct ? tsr__gemm_epi_mode(beta, stream) : TSR__GEMM_EPI_ZERO;
   __asm__ volatile(TSR__ZERO28
                    "test %[k], %[k]\n\t"
                    "jz 2f\n\t"
@@ -180,12 +166,7 @@ tsr__gemm_ukr_avx512_f32_body(int64_t k, float alpha, const float *ap, const flo
                    : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
                    : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
                    : "cc", "memory", TSR__XMM_CLOBBERS);
-  if (direct) return;
-  for (int i = 0; i < 14; ++i)
-    for (int j = 0; j < 32; ++j) {
-      float *cij = c + i * rs_c + j * cs_c;
-      *cij = beta == 0 ? alpha * t[i * 32 + j] : alpha * t[i * 32 + j] + beta * *cij;
-    }
+  TSR__GEMM_EPI_STRIDED(14, 32);
 }
 
 TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f32, float)
