@@ -233,7 +233,9 @@ static void check_all_trans(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint6
                     .m = m,
                     .n = n,
                     .k = k,
-                    .alpha = t == 2 ? -0.75 : t == 1 ? 1.5 : 1.0,
+                    .alpha = t == 2   ? -0.75
+                             : t == 1 ? 1.5
+                                      : 1.0,
                     .beta = t == 0   ? 0.0
                             : t == 1 ? 1.0
                                      : 0.5,

@@ -230,46 +230,43 @@ static inline int64_t tsr__gemm_epi_mode(double beta, bool stream) {
  * 230 -> 247.
  */
 // clang-format off
+#define TSR__GEMM_STR_(x) #x
+#define TSR__GEMM_STR(x) TSR__GEMM_STR_(x)
+/* Pieces of a row: R0, R1 *= alpha; then R0, R1 stored by ST ("vmovu" or "vmovnt") and %[c]
+   advanced to the next row. */
+#define TSR__GEMM_EPI_MUL(SUF, V, AL, R0, R1)                                                      \
+  "vmul" SUF " %%" V AL ", %%" V #R0 ", %%" V #R0 "\n\t"                                           \
+  "vmul" SUF " %%" V AL ", %%" V #R1 ", %%" V #R1 "\n\t"
+#define TSR__GEMM_EPI_STORE(ST, SUF, V, VB, R0, R1)                                                \
+  ST SUF " %%" V #R0 ", (%[c])\n\t"                                                                \
+  ST SUF " %%" V #R1 ", " VB "(%[c])\n\t"                                                          \
+  "add %[rs], %[c]\n\t"
 /* C = alpha*AB (beta == 0: C not read) */
 #define TSR__GEMM_EPI_ROW_ZERO(SUF, V, VB, AL, BE, R0, R1)                                         \
-  "vmul" SUF " %%" V AL ", %%" V #R0 ", %%" V #R0 "\n\t"                                           \
-  "vmul" SUF " %%" V AL ", %%" V #R1 ", %%" V #R1 "\n\t"                                           \
-  "vmovu" SUF " %%" V #R0 ", (%[c])\n\t"                                                           \
-  "vmovu" SUF " %%" V #R1 ", " VB "(%[c])\n\t"                                                     \
-  "add %[rs], %[c]\n\t"
+  TSR__GEMM_EPI_MUL(SUF, V, AL, R0, R1) TSR__GEMM_EPI_STORE("vmovu", SUF, V, VB, R0, R1)
 /* C = alpha*AB + C, one fused op per vector */
 #define TSR__GEMM_EPI_ROW_ONE(SUF, V, VB, AL, BE, R0, R1)                                          \
   "vfmadd213" SUF " (%[c]), %%" V AL ", %%" V #R0 "\n\t"                                           \
   "vfmadd213" SUF " " VB "(%[c]), %%" V AL ", %%" V #R1 "\n\t"                                     \
-  "vmovu" SUF " %%" V #R0 ", (%[c])\n\t"                                                           \
-  "vmovu" SUF " %%" V #R1 ", " VB "(%[c])\n\t"                                                     \
-  "add %[rs], %[c]\n\t"
+  TSR__GEMM_EPI_STORE("vmovu", SUF, V, VB, R0, R1)
 /* C = alpha*AB + beta*C */
 #define TSR__GEMM_EPI_ROW_BETA(SUF, V, VB, AL, BE, R0, R1)                                         \
-  "vmul" SUF " %%" V AL ", %%" V #R0 ", %%" V #R0 "\n\t"                                           \
-  "vmul" SUF " %%" V AL ", %%" V #R1 ", %%" V #R1 "\n\t"                                           \
+  TSR__GEMM_EPI_MUL(SUF, V, AL, R0, R1)                                                            \
   "vfmadd231" SUF " (%[c]), %%" V BE ", %%" V #R0 "\n\t"                                           \
   "vfmadd231" SUF " " VB "(%[c]), %%" V BE ", %%" V #R1 "\n\t"                                     \
-  "vmovu" SUF " %%" V #R0 ", (%[c])\n\t"                                                           \
-  "vmovu" SUF " %%" V #R1 ", " VB "(%[c])\n\t"                                                     \
-  "add %[rs], %[c]\n\t"
+  TSR__GEMM_EPI_STORE("vmovu", SUF, V, VB, R0, R1)
 /* C = alpha*AB, non-temporal stores */
 #define TSR__GEMM_EPI_ROW_STREAM(SUF, V, VB, AL, BE, R0, R1)                                       \
-  "vmul" SUF " %%" V AL ", %%" V #R0 ", %%" V #R0 "\n\t"                                           \
-  "vmul" SUF " %%" V AL ", %%" V #R1 ", %%" V #R1 "\n\t"                                           \
-  "vmovnt" SUF " %%" V #R0 ", (%[c])\n\t"                                                          \
-  "vmovnt" SUF " %%" V #R1 ", " VB "(%[c])\n\t"                                                    \
-  "add %[rs], %[c]\n\t"
-/* Labels 11-13 and 19 are local to the kernel's asm statement; 1, 2, 3 below are
-   TSR__GEMM_EPI_ONE, _BETA and _STREAM. */
+  TSR__GEMM_EPI_MUL(SUF, V, AL, R0, R1) TSR__GEMM_EPI_STORE("vmovnt", SUF, V, VB, R0, R1)
+/* Labels 11-13 and 19 are local to the kernel's asm statement. */
 #define TSR__GEMM_EPILOGUE(ROWS, V, AL, BE, BC, SUF, ES)                                           \
   "vbroadcast" BC " (%[ab]), %%" V AL "\n\t"                                                       \
   "vbroadcast" BC " " ES "(%[ab]), %%" V BE "\n\t"                                                 \
-  "cmp $1, %[mode]\n\t"                                                                            \
+  "cmp $" TSR__GEMM_STR(TSR__GEMM_EPI_ONE) ", %[mode]\n\t"                                         \
   "je 11f\n\t"                                                                                     \
-  "cmp $2, %[mode]\n\t"                                                                            \
+  "cmp $" TSR__GEMM_STR(TSR__GEMM_EPI_BETA) ", %[mode]\n\t"                                        \
   "je 12f\n\t"                                                                                     \
-  "cmp $3, %[mode]\n\t"                                                                            \
+  "cmp $" TSR__GEMM_STR(TSR__GEMM_EPI_STREAM) ", %[mode]\n\t"                                      \
   "je 13f\n\t"                                                                                     \
   ROWS(TSR__GEMM_EPI_ROW_ZERO, SUF) "jmp 19f\n"                                                    \
   "11:\n\t"                                                                                        \
