@@ -250,8 +250,7 @@ static void check_all_trans(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint6
 static const tsr_dtype dtypes[2] = {TSR_F32, TSR_F64};
 
 /* Sizes 1, primes, and just under/at/over MR and NR, in every dimension. */
-static void test_small_shapes(void **state) {
-  (void)state;
+static void check_small_shapes(void) {
   set_threads(2);
   for (int d = 0; d < 2; ++d) {
     const tsr__gemm_kernel *kr = cfg_of(dtypes[d], 2).ker;
@@ -282,9 +281,21 @@ static void test_small_shapes(void **state) {
   }
 }
 
-/* Just under/at/over KC, MC and NC (one large dimension at a time keeps this fast). */
+/* Those shapes through the packed path and (on one thread, where the kernel has one) the
+   small-matrix path. */
+static void test_small_shapes(void **state) {
+  (void)state;
+  tsr__gemm_set_small_mnk(0);
+  check_small_shapes();
+  tsr__gemm_set_small_mnk(-1);
+  check_small_shapes();
+}
+
+/* Just under/at/over KC, MC and NC (one large dimension at a time keeps this fast), through
+   the packed path (the small-matrix path has no cache blocks). */
 static void test_cache_block_edges(void **state) {
   (void)state;
+  tsr__gemm_set_small_mnk(0);
   for (int d = 0; d < 2; ++d) {
     for (int t = 1; t <= 2; ++t) {
       set_threads(t);
@@ -300,6 +311,7 @@ static void test_cache_block_edges(void **state) {
       check_all_trans(dtypes[d], kr->mc + kr->ker->mr + 1, 7, kr->kc + 7, 910);
     }
   }
+  tsr__gemm_set_small_mnk(-1);
 }
 
 /* Large enough to run multi-threaded: square, short-wide (thread grid splits columns) and
@@ -790,6 +802,7 @@ static void test_error_names_caller(void **state) {
    thread grain: ragged edges of every block, 1-3 threads, all transposes. */
 static void test_kernel_overrides(void **state) {
   (void)state;
+  tsr__gemm_set_small_mnk(0); /* the packed path's blocks (test_small_path: the other) */
   for (int d = 0; d < 2; ++d) {
     const tsr__gemm_kernel *ks[8];
     const int nk = tsr__gemm_kernel_list(dtypes[d], ks, 8);
@@ -818,6 +831,75 @@ static void test_kernel_overrides(void **state) {
     }
     tsr__gemm_config_override(dtypes[d], NULL);
   }
+  tsr__gemm_set_small_mnk(-1);
+}
+
+/* The small-matrix path (no packing) of every kernel this CPU runs that has one: every row
+   count of a tile up to 2*MR+3, masked last vectors (n around one and two vectors), k from 1
+   to past L1, all transposes, beta 0 / 1 / 0.5, padded leading dimensions, NaN C with beta 0;
+   and the driver's choice of path. */
+static void test_small_path(void **state) {
+  (void)state;
+  set_threads(1);
+  int tested = 0;
+  for (int d = 0; d < 2; ++d) {
+    const tsr__gemm_kernel *ks[8];
+    const int nk = tsr__gemm_kernel_list(dtypes[d], ks, 8);
+    const char *want = getenv("TSR_CPU_KERNEL");
+    for (int i = 0; i < nk; ++i) {
+      if (want && *want && strcmp(want, "auto") != 0 && strcmp(want, ks[i]->isa) != 0) continue;
+      const tsr__gemm_config def = cfg_of(dtypes[d], 1);
+      const tsr__gemm_config cf = {ks[i], def.kc, def.mc, def.nc, def.grain, "override"};
+      tsr__gemm_config_override(dtypes[d], &cf);
+      const int mr = ks[i]->mr, nr = ks[i]->nr, lanes = nr / 2;
+      tsr__gemm_args probe = {.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1};
+      tsr__gemm_set_small_mnk(INT64_MAX);
+      assert_int_equal(tsr__gemm_small_path(&probe, &cf, 1), ks[i]->small != NULL);
+      if (ks[i]->small == NULL) continue;
+      ++tested;
+      const int64_t ms[] = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 3};
+      const int64_t ns[] = {1, lanes - 1, lanes, lanes + 1, nr - 1, nr, nr + 1, 2 * nr + 5};
+      const int64_t kk[] = {1, 7, 301};
+      for (int a = 0; a < 6; ++a)
+        for (int b = 0; b < 8; ++b)
+          for (int c = 0; c < 3; ++c)
+            check_all_trans(dtypes[d], ms[a], ns[b], kk[c],
+                            9000 + (uint64_t)(i * 1000 + a * 100 + b * 10 + c));
+      for (int t = 0; t < 4; ++t)
+        check((gemm_case){.dtype = dtypes[d],
+                          .ta = t & 1,
+                          .tb = (t >> 1) & 1,
+                          .m = mr + 3,
+                          .n = nr + lanes / 2 + 1,
+                          .k = 17,
+                          .alpha = -1.25,
+                          .beta = 0.0,
+                          .pad_c = 3,
+                          .nan_c = true,
+                          .path = TSR_GEMM_NATIVE},
+              9900 + (uint64_t)t);
+      /* The default rule: op(A) and C within L2, or a single NR-column strip; one thread
+         only. */
+      tsr__gemm_set_small_mnk(-1);
+      const int64_t big = 4096; /* 4096 x 4096 elements of A: 64 MiB f32 */
+      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 100, .n = 100, .k = 100, .alpha = 1};
+      assert_true(tsr__gemm_small_path(&probe, &cf, 1));
+      assert_false(tsr__gemm_small_path(&probe, &cf, 2));
+      probe.m = probe.k = big;
+      assert_false(tsr__gemm_small_path(&probe, &cf, 1));
+      probe.n = nr;
+      assert_true(tsr__gemm_small_path(&probe, &cf, 1));
+      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = big, .n = big, .k = 2, .alpha = 1};
+      assert_false(tsr__gemm_small_path(&probe, &cf, 1)); /* C of 64 MiB */
+      tsr__gemm_set_small_mnk(0);
+      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1};
+      assert_false(tsr__gemm_small_path(&probe, &cf, 1));
+    }
+    tsr__gemm_config_override(dtypes[d], NULL);
+  }
+  tsr__gemm_set_small_mnk(-1);
+  set_threads(2);
+  if (tested == 0) skip();
 }
 
 /* Through the public API: tsr_gemm on zero-copy views (column-major B via strides) and
@@ -892,6 +974,7 @@ int main(void) {
       cmocka_unit_test(test_thread_pool),
       cmocka_unit_test(test_vendor_path),
       cmocka_unit_test(test_kernel_overrides),
+      cmocka_unit_test(test_small_path),
       cmocka_unit_test(test_error_names_caller),
       cmocka_unit_test(test_public_api),
       /* Last: it re-selects the kernel. */

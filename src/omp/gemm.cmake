@@ -6,9 +6,10 @@
 # x86-64 and runs on any CPU. On other architectures the files compile to nothing.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/gemm_ukr_avx2.c
-    PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
+    ${CMAKE_CURRENT_LIST_DIR}/gemm_small_avx2.c PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/gemm_ukr_avx512.c
-    ${CMAKE_CURRENT_LIST_DIR}/gemm_pack_avx512.c PROPERTIES COMPILE_OPTIONS "-mavx512f;-mfma;-mprfchw")
+    ${CMAKE_CURRENT_LIST_DIR}/gemm_pack_avx512.c ${CMAKE_CURRENT_LIST_DIR}/gemm_small_avx512.c
+    PROPERTIES COMPILE_OPTIONS "-mavx512f;-mfma;-mprfchw")
 endif()
 
 # Vendor path (TSR_GEMM_VENDOR on the CPU): a CBLAS, OpenBLAS preferred. It is NOT linked: the

@@ -13,6 +13,8 @@
  *   gemm_wisdom.c    tessera-tune's wisdom file (read, write, validate)
  *   gemm_vendor.c    the vendor CBLAS path (dlopen)
  *   gemm_ukr_*.c     MR x NR register micro-kernels, one file per ISA (own compile flags)
+ *   gemm_small_*.c   small-matrix GEMM without packing, one file per ISA, one source
+ *                    (gemm_small_impl.h)
  *
  * The interface that benchmarks, tessera-tune and tests use is gemm_tune.h (it includes this
  * file). Internal to the CPU backend (not exported).
@@ -85,6 +87,17 @@ typedef void (*tsr__gemm_pack_f64)(int r, int64_t x, int64_t y, const double *sr
    checks tsr__gemm_max_tile() against it). */
 #define TSR__GEMM_MAX_TILE 512
 
+struct tsr__gemm_kernel;
+/*
+ * Small-matrix GEMM without packing (gemm_small_impl.h): the whole call g (trusted arguments,
+ * m, n, k > 0, alpha != 0; beta == 0 does not read C) on the calling thread, with the register
+ * block of ker (MR rows, NR = 2 vectors). op(A) is read in place; op(B) too unless trans_b,
+ * when each NR-column strip is packed with ker's pack_b into bbuf (k * NR elements; unused
+ * otherwise). The driver routes calls below tsr__gemm_small_mnk() here (gemm_driver.c).
+ */
+typedef void (*tsr__gemm_small_fn)(const tsr__gemm_args *g, const struct tsr__gemm_kernel *ker,
+                                   void *bbuf);
+
 /* A registered micro-kernel (BLIS "ukernel" with its register block). */
 typedef struct tsr__gemm_kernel {
   const char *name; /* "avx512-14x16": ISA and MR x NR, no spaces (wisdom files use it) */
@@ -100,6 +113,8 @@ typedef struct tsr__gemm_kernel {
   /* Streaming-store variant of the micro-kernel (contract above), NULL when it has none. */
   tsr__gemm_ukr_f32 ukr_stream_f32;
   tsr__gemm_ukr_f64 ukr_stream_f64;
+  /* Small-matrix GEMM with this register block (contract above), NULL when it has none. */
+  tsr__gemm_small_fn small;
 } tsr__gemm_kernel;
 
 /*
@@ -153,6 +168,11 @@ void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const d
                               double beta, double *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx512_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
                                      double beta, double *c, int64_t rs_c, int64_t cs_c);
+/* Small-matrix GEMM without packing (gemm_small_avx2.c, gemm_small_avx512.c). */
+void tsr__gemm_small_avx2_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *bbuf);
+void tsr__gemm_small_avx2_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *bbuf);
+void tsr__gemm_small_avx512_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *bbuf);
+void tsr__gemm_small_avx512_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *bbuf);
 /* AVX-512 packing (gemm_pack_avx512.c): the transposing cases for MR = 14 and NR = 16/32 in
    registers, everything else through the portable routines. */
 void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,

@@ -1,0 +1,57 @@
+/*
+ * AVX2 small-matrix GEMM without packing (the source is gemm_small_impl.h), compiled with
+ * -mavx2 -mfma (gemm.cmake) and called only after run-time detection (gemm_registry.c).
+ * Register block 6 rows x 2 vectors (the AVX2 micro-kernels' 6x16 f32 / 6x8 f64: 12
+ * accumulators, 2 B vectors and a broadcast in the 16 ymm registers); the last vector of a
+ * strip is masked with vmaskmov, which neither reads nor faults outside the mask. x86-64 only.
+ */
+#include "omp/gemm.h"
+
+#if defined(TSR__GEMM_X86)
+#include <immintrin.h>
+
+/* The first n of 8 (f32) or 4 (f64) lanes as a vmaskmov mask (sign bits). */
+static inline __m256i tsr__sm_mask32(int n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+static inline __m256i tsr__sm_mask64(int n) {
+  return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+
+#define TSR_SM_NAME tsr__gemm_small_avx2_f32
+#define TSR_SM_T float
+#define TSR_SM_V __m256
+#define TSR_SM_L 8
+#define TSR_SM_MR TSR__GEMM_AVX2_MR
+#define TSR_SM_M __m256i
+#define TSR_SM_MASK(n) tsr__sm_mask32(n)
+#define TSR_SM_ZERO() _mm256_setzero_ps()
+#define TSR_SM_SET1(x) _mm256_set1_ps(x)
+#define TSR_SM_LOAD(p) _mm256_loadu_ps(p)
+#define TSR_SM_LOADM(msk, p) _mm256_maskload_ps(p, msk)
+#define TSR_SM_STORE(p, v) _mm256_storeu_ps(p, v)
+#define TSR_SM_STOREM(p, msk, v) _mm256_maskstore_ps(p, msk, v)
+#define TSR_SM_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define TSR_SM_MUL(a, b) _mm256_mul_ps(a, b)
+#define TSR_SM_PACK_B pack_b_f32
+#include "omp/gemm_small_impl.h"
+
+#define TSR_SM_NAME tsr__gemm_small_avx2_f64
+#define TSR_SM_T double
+#define TSR_SM_V __m256d
+#define TSR_SM_L 4
+#define TSR_SM_MR TSR__GEMM_AVX2_MR
+#define TSR_SM_M __m256i
+#define TSR_SM_MASK(n) tsr__sm_mask64(n)
+#define TSR_SM_ZERO() _mm256_setzero_pd()
+#define TSR_SM_SET1(x) _mm256_set1_pd(x)
+#define TSR_SM_LOAD(p) _mm256_loadu_pd(p)
+#define TSR_SM_LOADM(msk, p) _mm256_maskload_pd(p, msk)
+#define TSR_SM_STORE(p, v) _mm256_storeu_pd(p, v)
+#define TSR_SM_STOREM(p, msk, v) _mm256_maskstore_pd(p, msk, v)
+#define TSR_SM_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
+#define TSR_SM_MUL(a, b) _mm256_mul_pd(a, b)
+#define TSR_SM_PACK_B pack_b_f64
+#include "omp/gemm_small_impl.h"
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * AVX-512F small-matrix GEMM without packing (the source is gemm_small_impl.h), compiled with
+ * -mavx512f -mfma (gemm.cmake) and called only after run-time detection (gemm_registry.c).
+ * Register block 14 rows x 2 vectors (the AVX-512 micro-kernels' 14x32 f32 / 14x16 f64); the
+ * last vector of a strip is masked, so edge columns cost no padding and no copy. x86-64 only.
+ */
+#include "omp/gemm.h"
+
+#if defined(TSR__GEMM_X86)
+#include <immintrin.h>
+
+#define TSR_SM_NAME tsr__gemm_small_avx512_f32
+#define TSR_SM_T float
+#define TSR_SM_V __m512
+#define TSR_SM_L 16
+#define TSR_SM_MR TSR__GEMM_AVX512_MR
+#define TSR_SM_M __mmask16
+#define TSR_SM_MASK(n) ((__mmask16)((1u << (n)) - 1u))
+#define TSR_SM_ZERO() _mm512_setzero_ps()
+#define TSR_SM_SET1(x) _mm512_set1_ps(x)
+#define TSR_SM_LOAD(p) _mm512_loadu_ps(p)
+#define TSR_SM_LOADM(msk, p) _mm512_maskz_loadu_ps(msk, p)
+#define TSR_SM_STORE(p, v) _mm512_storeu_ps(p, v)
+#define TSR_SM_STOREM(p, msk, v) _mm512_mask_storeu_ps(p, msk, v)
+#define TSR_SM_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define TSR_SM_MUL(a, b) _mm512_mul_ps(a, b)
+#define TSR_SM_PACK_B pack_b_f32
+#include "omp/gemm_small_impl.h"
+
+#define TSR_SM_NAME tsr__gemm_small_avx512_f64
+#define TSR_SM_T double
+#define TSR_SM_V __m512d
+#define TSR_SM_L 8
+#define TSR_SM_MR TSR__GEMM_AVX512_MR
+#define TSR_SM_M __mmask8
+#define TSR_SM_MASK(n) ((__mmask8)((1u << (n)) - 1u))
+#define TSR_SM_ZERO() _mm512_setzero_pd()
+#define TSR_SM_SET1(x) _mm512_set1_pd(x)
+#define TSR_SM_LOAD(p) _mm512_loadu_pd(p)
+#define TSR_SM_LOADM(msk, p) _mm512_maskz_loadu_pd(msk, p)
+#define TSR_SM_STORE(p, v) _mm512_storeu_pd(p, v)
+#define TSR_SM_STOREM(p, msk, v) _mm512_mask_storeu_pd(p, msk, v)
+#define TSR_SM_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
+#define TSR_SM_MUL(a, b) _mm512_mul_pd(a, b)
+#define TSR_SM_PACK_B pack_b_f64
+#include "omp/gemm_small_impl.h"
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * Small-matrix GEMM without packing, one source for every ISA and dtype (included by
+ * gemm_small_avx512.c and gemm_small_avx2.c, once per dtype, after defining):
+ *
+ *   TSR_SM_NAME          the entry point's name (a tsr__gemm_small_fn, gemm.h)
+ *   TSR_SM_T             element type (float or double)
+ *   TSR_SM_V, TSR_SM_L   vector type and its lanes
+ *   TSR_SM_MR            register rows: the ISA's micro-kernel MR (its NR is 2 * TSR_SM_L)
+ *   TSR_SM_M             lane-mask type; TSR_SM_MASK(n) the first n lanes, 1 <= n <= L
+ *   TSR_SM_ZERO(), TSR_SM_SET1(x), TSR_SM_LOAD(p), TSR_SM_LOADM(msk, p) (lanes outside msk
+ *   read as 0 and never fault), TSR_SM_STORE(p, v), TSR_SM_STOREM(p, msk, v),
+ *   TSR_SM_FMA(a, b, c) = a*b + c, TSR_SM_MUL(a, b)
+ *   TSR_SM_PACK_B        the kernel's op(B) packing member (pack_b_f32 or pack_b_f64)
+ *
+ * Why: below about 100^3 the packed path (gemm_driver.c) spends as long packing op(A) and
+ * op(B), padding edge tiles to the full MR x NR and handing out its tickets as it does
+ * multiplying (sgemm 32^3 at 0.4x, 64^3 at 0.7x OpenBLAS's small-matrix kernels on Zen 5). Here
+ * the register tile reads A and B where they are: each step broadcasts MR elements of op(A)
+ * (any strides) and loads two vectors of a row of op(B) (unit stride; op(B) = B^T is packed one
+ * NR-column strip at a time with the kernel's pack_b), and edge tiles run with exactly their
+ * rows and masked columns instead of a padded tile and a copy. Everything is in L1/L2 at these
+ * sizes, so no cache blocking. The idea is OpenBLAS's "small matrix" kernels (0.3.16+,
+ * SkylakeX); this is our own register tiling, shared with the packed kernels' MR x NR.
+ *
+ * Loop order: NR-column strips of C (op(B)'s strip stays in L1) times MR-row blocks. The k
+ * loop of a tile runs in order p = 0, 1, ..., k-1 with one FMA per element, as the packed
+ * kernels do, so both paths round the same way.
+ */
+#ifndef TSR_SM_NAME
+#error "define TSR_SM_NAME and the TSR_SM_* operations before including gemm_small_impl.h"
+#endif
+
+#define TSR_SM_CAT_(a, b) a##b
+#define TSR_SM_CAT(a, b) TSR_SM_CAT_(a, b)
+#define TSR_SM_TILE TSR_SM_CAT(TSR_SM_NAME, _tile)
+
+/*
+ * C[0:R, 0:cols] = alpha * op(A)[0:R, 0:k] * op(B)[0:k, 0:cols] + beta * C (beta == 0: C not
+ * read). op(A)(i, p) at a[i*rs_a + p*cs_a]; op(B)(p, j) at b[p*ldb + j]; C(i, j) at
+ * c[i*ldc + j]. NV (1 or 2) vectors of columns, the last one masked by mlast. R, NV and the
+ * A stride that is 1 are constants where it is inlined, so the accumulators live in registers.
+ */
+static inline __attribute__((always_inline)) void
+TSR_SM_TILE(const int R, const int NV, int64_t k, const TSR_SM_T *a, int64_t rs_a, int64_t cs_a,
+            const TSR_SM_T *b, int64_t ldb, TSR_SM_M mlast, TSR_SM_T alpha, TSR_SM_T beta,
+            TSR_SM_T *c, int64_t ldc) {
+  TSR_SM_V acc0[TSR_SM_MR], acc1[TSR_SM_MR];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    acc0[r] = TSR_SM_ZERO();
+    acc1[r] = TSR_SM_ZERO();
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    const TSR_SM_T *bp = b + p * ldb;
+    const TSR_SM_V b0 = NV == 2 ? TSR_SM_LOAD(bp) : TSR_SM_LOADM(mlast, bp);
+    const TSR_SM_V b1 = NV == 2 ? TSR_SM_LOADM(mlast, bp + TSR_SM_L) : TSR_SM_ZERO();
+    const TSR_SM_T *ap = a + p * cs_a;
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const TSR_SM_V ar = TSR_SM_SET1(ap[r * rs_a]);
+      acc0[r] = TSR_SM_FMA(ar, b0, acc0[r]);
+      if (NV == 2) acc1[r] = TSR_SM_FMA(ar, b1, acc1[r]);
+    }
+  }
+  const TSR_SM_V va = TSR_SM_SET1(alpha), vb = TSR_SM_SET1(beta);
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r) {
+    TSR_SM_T *cr = c + r * ldc;
+    TSR_SM_V x0 = TSR_SM_MUL(va, acc0[r]), x1 = TSR_SM_MUL(va, acc1[r]);
+    if (NV == 2) {
+      if (beta != 0) {
+        x0 = TSR_SM_FMA(vb, TSR_SM_LOAD(cr), x0);
+        x1 = TSR_SM_FMA(vb, TSR_SM_LOADM(mlast, cr + TSR_SM_L), x1);
+      }
+      TSR_SM_STORE(cr, x0);
+      TSR_SM_STOREM(cr + TSR_SM_L, mlast, x1);
+    } else {
+      if (beta != 0) x0 = TSR_SM_FMA(vb, TSR_SM_LOADM(mlast, cr), x0);
+      TSR_SM_STOREM(cr, mlast, x0);
+    }
+  }
+}
+
+/* One tile of R rows, specialized on NV and on which of op(A)'s strides is 1. */
+#define TSR_SM_TILE_CASE(R)                                                                        \
+  case R:                                                                                          \
+    if (nv == 2) {                                                                                 \
+      if (a_rows_unit)                                                                             \
+        TSR_SM_TILE(R, 2, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc);                     \
+      else                                                                                         \
+        TSR_SM_TILE(R, 2, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc);                     \
+    } else {                                                                                       \
+      if (a_rows_unit)                                                                             \
+        TSR_SM_TILE(R, 1, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc);                     \
+      else                                                                                         \
+        TSR_SM_TILE(R, 1, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc);                     \
+    }                                                                                              \
+    break;
+
+void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *buf) {
+  enum { NR = 2 * TSR_SM_L };
+  const TSR_SM_T *a = g->a, *b = g->b;
+  TSR_SM_T *c = g->c, *bbuf = buf;
+  const int64_t m = g->m, n = g->n, k = g->k, ldc = g->ldc;
+  const TSR_SM_T alpha = (TSR_SM_T)g->alpha, beta = (TSR_SM_T)g->beta;
+  /* op(A)(i, p) at a[i*rs_a + p*cs_a]: A^T has unit-stride rows of op(A)'s columns. */
+  const bool a_rows_unit = g->trans_a;
+  const int64_t rs_a = g->trans_a ? 1 : g->lda, cs_a = g->trans_a ? g->lda : 1;
+  for (int64_t j0 = 0; j0 < n; j0 += NR) {
+    const int64_t cols = n - j0 < NR ? n - j0 : NR;
+    const int nv = cols > TSR_SM_L ? 2 : 1;
+    const TSR_SM_M ml = TSR_SM_MASK((int)(cols - (nv - 1) * TSR_SM_L));
+    const TSR_SM_T *bs;
+    int64_t ldbs;
+    if (g->trans_b) {
+      /* op(B) = B^T: its rows are B's columns, so the strip is packed (one NR micro-panel). */
+      ker->TSR_SM_PACK_B(NR, k, cols, b + j0 * g->ldb, g->ldb, true, bbuf);
+      bs = bbuf;
+      ldbs = NR;
+    } else {
+      bs = b + j0;
+      ldbs = g->ldb;
+    }
+    for (int64_t i0 = 0; i0 < m; i0 += TSR_SM_MR) {
+      const int rows = (int)(m - i0 < TSR_SM_MR ? m - i0 : TSR_SM_MR);
+      const TSR_SM_T *ai = a + i0 * rs_a;
+      TSR_SM_T *ci = c + i0 * ldc + j0;
+      switch (rows) {
+        TSR_SM_TILE_CASE(1)
+        TSR_SM_TILE_CASE(2)
+        TSR_SM_TILE_CASE(3)
+        TSR_SM_TILE_CASE(4)
+        TSR_SM_TILE_CASE(5)
+        TSR_SM_TILE_CASE(6)
+#if TSR_SM_MR > 6
+        TSR_SM_TILE_CASE(7)
+        TSR_SM_TILE_CASE(8)
+        TSR_SM_TILE_CASE(9)
+        TSR_SM_TILE_CASE(10)
+        TSR_SM_TILE_CASE(11)
+        TSR_SM_TILE_CASE(12)
+        TSR_SM_TILE_CASE(13)
+        TSR_SM_TILE_CASE(14)
+#endif
+      default: break;
+      }
+    }
+  }
+}
+
+#if TSR_SM_MR != 6 && TSR_SM_MR != 14
+#error "gemm_small_impl.h has tile cases for MR 6 and 14"
+#endif
+
+#undef TSR_SM_TILE_CASE
+#undef TSR_SM_TILE
+#undef TSR_SM_CAT
+#undef TSR_SM_CAT_
+#undef TSR_SM_NAME
+#undef TSR_SM_T
+#undef TSR_SM_V
+#undef TSR_SM_L
+#undef TSR_SM_MR
+#undef TSR_SM_M
+#undef TSR_SM_MASK
+#undef TSR_SM_ZERO
+#undef TSR_SM_SET1
+#undef TSR_SM_LOAD
+#undef TSR_SM_LOADM
+#undef TSR_SM_STORE
+#undef TSR_SM_STOREM
+#undef TSR_SM_FMA
+#undef TSR_SM_MUL
+#undef TSR_SM_PACK_B
