@@ -854,7 +854,7 @@ static void test_small_path(void **state) {
       const int mr = ks[i]->mr, nr = ks[i]->nr, lanes = nr / 2;
       tsr__gemm_args probe = {.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1};
       tsr__gemm_set_small_mnk(INT64_MAX);
-      assert_int_equal(tsr__gemm_small_path(&probe, &cf, 1), ks[i]->small != NULL);
+      assert_int_equal(tsr__gemm_small_path(&probe, &cf), ks[i]->small != NULL);
       if (ks[i]->small == NULL) continue;
       ++tested;
       const int64_t ms[] = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 3};
@@ -878,22 +878,29 @@ static void test_small_path(void **state) {
                           .nan_c = true,
                           .path = TSR_GEMM_NATIVE},
               9900 + (uint64_t)t);
-      /* The default rule: op(A) and C within L2, or a single NR-column strip; one thread
-         only. */
+      /* On 2 and 3 threads (m*n*k above the serial threshold): units of column chunks, of
+         row chunks, and a deep k. */
+      for (int t = 2; t <= 3; ++t) {
+        set_threads(t);
+        check_all_trans(dtypes[d], 70, 9 * nr + 5, 40, 9950 + (uint64_t)(i * 10 + t));
+        check_all_trans(dtypes[d], 60 * mr + 1, nr + 3, 50, 9960 + (uint64_t)(i * 10 + t));
+        check_all_trans(dtypes[d], 2 * mr + 1, 2 * nr - 1, 2000, 9970 + (uint64_t)(i * 10 + t));
+      }
+      set_threads(1);
+      /* The default rule: op(A) and C within L2, or a single NR-column strip. */
       tsr__gemm_set_small_mnk(-1);
       const int64_t big = 4096; /* 4096 x 4096 elements of A: 64 MiB f32 */
       probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 100, .n = 100, .k = 100, .alpha = 1};
-      assert_true(tsr__gemm_small_path(&probe, &cf, 1));
-      assert_false(tsr__gemm_small_path(&probe, &cf, 2));
+      assert_true(tsr__gemm_small_path(&probe, &cf));
       probe.m = probe.k = big;
-      assert_false(tsr__gemm_small_path(&probe, &cf, 1));
+      assert_false(tsr__gemm_small_path(&probe, &cf));
       probe.n = nr;
-      assert_true(tsr__gemm_small_path(&probe, &cf, 1));
+      assert_true(tsr__gemm_small_path(&probe, &cf));
       probe = (tsr__gemm_args){.dtype = dtypes[d], .m = big, .n = big, .k = 2, .alpha = 1};
-      assert_false(tsr__gemm_small_path(&probe, &cf, 1)); /* C of 64 MiB */
+      assert_false(tsr__gemm_small_path(&probe, &cf)); /* C of 64 MiB */
       tsr__gemm_set_small_mnk(0);
       probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1};
-      assert_false(tsr__gemm_small_path(&probe, &cf, 1));
+      assert_false(tsr__gemm_small_path(&probe, &cf));
     }
     tsr__gemm_config_override(dtypes[d], NULL);
   }

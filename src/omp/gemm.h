@@ -89,11 +89,12 @@ typedef void (*tsr__gemm_pack_f64)(int r, int64_t x, int64_t y, const double *sr
 
 struct tsr__gemm_kernel;
 /*
- * Small-matrix GEMM without packing (gemm_small_impl.h): the whole call g (trusted arguments,
+ * Small-matrix GEMM without packing (gemm_small_impl.h): the call g (trusted arguments,
  * m, n, k > 0, alpha != 0; beta == 0 does not read C) on the calling thread, with the register
  * block of ker (MR rows, NR = 2 vectors). op(A) is read in place; op(B) too unless trans_b,
  * when each NR-column strip is packed with ker's pack_b into bbuf (k * NR elements; unused
- * otherwise). The driver routes calls below tsr__gemm_small_mnk() here (gemm_driver.c).
+ * otherwise). The driver routes small calls here (tsr__gemm_small_path), several threads
+ * each taking column or row chunks of C as sub-problems (gemm_driver.c).
  */
 typedef void (*tsr__gemm_small_fn)(const tsr__gemm_args *g, const struct tsr__gemm_kernel *ker,
                                    void *bbuf);

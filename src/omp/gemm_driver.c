@@ -368,15 +368,15 @@ bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
   return (double)g->m * (double)g->n * (double)es > (double)min;
 }
 
-/* Largest m*n*k that runs through the small-matrix path on one thread; < 0: the default. */
+/* Largest m*n*k that runs through the small-matrix path; < 0: the default rule. */
 static _Atomic int64_t tsr__gemm_small_max = -1;
 
 void tsr__gemm_set_small_mnk(int64_t mnk) {
   atomic_store(&tsr__gemm_small_max, mnk);
 }
 
-bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg, int nt) {
-  if (cfg->ker->small == NULL || nt != 1) return false;
+bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
+  if (cfg->ker->small == NULL) return false;
   const double es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
   const int64_t max = atomic_load(&tsr__gemm_small_max);
   if (max >= 0) return (double)g->m * (double)g->n * (double)g->k <= (double)max;
@@ -390,6 +390,92 @@ bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg, 
   if (g->n <= cfg->ker->nr) return true;
   const double l2 = (double)tsr__cpu_facts_get()->cache[1].size;
   return (double)g->m * (double)g->k * es <= l2 && (double)g->m * (double)g->n * es <= l2;
+}
+
+/* ---------------------------------------------------------------- small path ---------- */
+
+/*
+ * The small-matrix path on nt threads: C split into units, NR-column chunks when C has at least
+ * two strips per thread, else MR-row chunks, handed out by one ticket counter (a thread that
+ * never joins holds nobody: the caller runs what is left). Each unit is a sub-problem for the
+ * kernel's small routine; slot s packs B^T strips into its own part of bbuf.
+ */
+typedef struct tsr__gemm_small_job {
+  const tsr__gemm_args *g;
+  const tsr__gemm_kernel *ker;
+  char *bbuf;
+  size_t bslot;   /* bytes of bbuf per slot */
+  bool by_cols;   /* units are column chunks (else row chunks) */
+  int64_t blocks; /* NR strips or MR row blocks of C */
+  int64_t units;
+  tsr__gemm_sync sy;
+} tsr__gemm_small_job;
+
+static void tsr__gemm_small_unit(const tsr__gemm_small_job *j, int64_t u, int slot) {
+  const tsr__gemm_args *g = j->g;
+  const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
+  const int64_t step = j->by_cols ? j->ker->nr : j->ker->mr, len = j->by_cols ? g->n : g->m;
+  const int64_t lo = j->blocks * u / j->units * step;
+  const int64_t hi = tsr__min64(j->blocks * (u + 1) / j->units * step, len);
+  if (hi <= lo) return;
+  tsr__gemm_args sub = *g;
+  if (j->by_cols) {
+    sub.n = hi - lo;
+    sub.b = (const char *)g->b + (size_t)(g->trans_b ? lo * g->ldb : lo) * es;
+    sub.c = (char *)g->c + (size_t)lo * es;
+  } else {
+    sub.m = hi - lo;
+    sub.a = (const char *)g->a + (size_t)(g->trans_a ? lo : lo * g->lda) * es;
+    sub.c = (char *)g->c + (size_t)(lo * g->ldc) * es;
+  }
+  j->ker->small(&sub, j->ker, j->bbuf + (size_t)slot * j->bslot);
+}
+
+static void tsr__gemm_small_work(void *arg, int slot) {
+  tsr__gemm_small_job *j = arg;
+  tsr__gemm_sync *sy = &j->sy;
+  const int64_t start = tsr__gemm_now_ns();
+  for (int64_t u; (u = atomic_fetch_add(&sy->next, 1)) < j->units;) {
+    tsr__gemm_small_unit(j, u, slot);
+    atomic_fetch_add(&sy->udone, 1);
+  }
+  int64_t waited = 0;
+  if (slot == 0) {
+    const int64_t t0 = tsr__gemm_now_ns();
+    tsr__gemm_wait_at_least(&sy->udone, j->units);
+    waited = tsr__gemm_now_ns() - t0;
+  }
+  const int64_t busy = tsr__gemm_now_ns() - start - waited;
+  if (slot == 0) sy->caller_work_ns = busy;
+  atomic_fetch_add(&sy->work_ns, busy);
+}
+
+static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int nt) {
+  const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
+  const size_t bslot = g->trans_b ? tsr__round_up_sz((size_t)g->k * (size_t)ker->nr * es, 64) : 0;
+  void *bbuf = NULL;
+  if (g->trans_b) TSR_CALL(tsr__gemm_buffer((size_t)nt * bslot, &bbuf));
+  const double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
+  if (nt == 1) {
+    /* What one thread does per flop, for the adaptive thread count (as the packed path). */
+    const bool learn = flops >= 2.0 * TSR__GEMM_SERIAL_MNK;
+    const int64_t t0 = learn ? tsr__gemm_now_ns() : 0;
+    ker->small(g, ker, bbuf);
+    if (learn) tsr__gemm_learn_serial(tsr__gemm_now_ns() - t0, flops);
+    return TSR_OK;
+  }
+  tsr__gemm_small_job job = {.g = g, .ker = ker, .bbuf = bbuf, .bslot = bslot};
+  const int64_t strips = tsr__ceil_div(g->n, ker->nr), rows = tsr__ceil_div(g->m, ker->mr);
+  job.by_cols = strips >= 2 * (int64_t)nt || strips >= rows;
+  job.blocks = job.by_cols ? strips : rows;
+  /* About 4 units per thread (a thread that loses its core holds back a quarter share). */
+  job.units = tsr__min64(job.blocks, 4 * (int64_t)nt);
+  tsr__gemm_sync_init(&job.sy);
+  const int64_t t0 = tsr__gemm_now_ns();
+  tsr__gemm_pool_run(nt, tsr__gemm_small_work, &job);
+  tsr__gemm_learn_parallel(tsr__gemm_now_ns() - t0, job.sy.caller_work_ns,
+                           atomic_load(&job.sy.work_ns), flops);
+  return TSR_OK;
 }
 
 static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
@@ -407,12 +493,7 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   tsr__gemm_config_get(g->dtype, nt, &cfg);
   const tsr__gemm_kernel *ker = cfg.ker;
   const int mr = ker->mr, nr = ker->nr;
-  if (tsr__gemm_small_path(g, &cfg, nt)) {
-    void *bbuf = NULL;
-    if (g->trans_b) TSR_CALL(tsr__gemm_buffer((size_t)g->k * (size_t)nr * es, &bbuf));
-    ker->small(g, ker, bbuf);
-    return TSR_OK;
-  }
+  if (tsr__gemm_small_path(g, &cfg)) return tsr__gemm_small(g, ker, nt);
   /* No more threads than micro-tiles. */
   const int64_t tiles = tsr__ceil_div(g->m, mr) * tsr__ceil_div(g->n, nr);
   if (tiles < nt) nt = (int)tiles;

@@ -75,14 +75,15 @@ void tsr__gemm_set_stream_min_bytes(int64_t bytes);
    written once), C and its rows are 64-byte aligned, and C's m*n elements take more bytes than
    the threshold above. The driver's own decision (gemm_driver.c), exposed for tests. */
 bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
-/* Calls that run on one thread with m*n*k <= mnk go through the kernel's small-matrix path
-   (no packing; gemm.h), where the kernel has one. mnk < 0 (default): the driver's own rule
+/* Calls with m*n*k <= mnk go through the kernel's small-matrix path (no packing; gemm.h),
+   where the kernel has one. mnk < 0 (default): the driver's own rule
    (op(A) fits in L2 or C has one NR-column strip; gemm_driver.c); 0: never, so that tests run
    the packed path on small shapes too; a huge value: always. */
 void tsr__gemm_set_small_mnk(int64_t mnk);
-/* Whether a call g (trusted arguments, alpha != 0, k > 0) run with cfg on nt threads takes
-   the small-matrix path. The driver's own decision, exposed for tests. */
-bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg, int nt);
+/* Whether a call g (trusted arguments, alpha != 0, k > 0) run with cfg takes the
+   small-matrix path (on as many threads as the packed path would use). The driver's own
+   decision, exposed for tests. */
+bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
 /* The pool itself, tsr__gemm_pool_run, is declared in gemm.h (tests call it directly). */
 
 /* ---------------------------------------------------------------- wisdom -------------- */
