@@ -878,6 +878,22 @@ static void test_small_path(void **state) {
                           .nan_c = true,
                           .path = TSR_GEMM_NATIVE},
               9900 + (uint64_t)t);
+      /* B's rows 4 KiB apart: the strips are packed (tsr__gemm_small_pack_b), in place for
+         one row block. */
+      const int64_t ld4k = 4096 / (dtypes[d] == TSR_F32 ? 4 : 8), n4 = 2 * nr + 5;
+      for (int r = 0; r < 2; ++r) {
+        const gemm_case gc = {.dtype = dtypes[d],
+                              .m = r ? 3 * mr + 2 : mr - 1,
+                              .n = n4,
+                              .k = 23,
+                              .alpha = 0.5,
+                              .beta = 1.0,
+                              .pad_b = ld4k - n4,
+                              .path = TSR_GEMM_NATIVE};
+        tsr__gemm_args pa = {.dtype = dtypes[d], .m = gc.m, .n = n4, .k = 23, .ldb = ld4k};
+        assert_int_equal(tsr__gemm_small_pack_b(&pa, mr), r == 1);
+        check(gc, 9980 + (uint64_t)r);
+      }
       /* On 2 and 3 threads (m*n*k above the serial threshold): units of column chunks, of
          row chunks, and a deep k. */
       for (int t = 2; t <= 3; ++t) {

@@ -452,9 +452,10 @@ static void tsr__gemm_small_work(void *arg, int slot) {
 
 static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int nt) {
   const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
-  const size_t bslot = g->trans_b ? tsr__round_up_sz((size_t)g->k * (size_t)ker->nr * es, 64) : 0;
+  const bool pack_b = tsr__gemm_small_pack_b(g, ker->mr);
+  const size_t bslot = pack_b ? tsr__round_up_sz((size_t)g->k * (size_t)ker->nr * es, 64) : 0;
   void *bbuf = NULL;
-  if (g->trans_b) TSR_CALL(tsr__gemm_buffer((size_t)nt * bslot, &bbuf));
+  if (pack_b) TSR_CALL(tsr__gemm_buffer((size_t)nt * bslot, &bbuf));
   const double flops = 2.0 * (double)g->m * (double)g->n * (double)g->k;
   if (nt == 1) {
     /* What one thread does per flop, for the adaptive thread count (as the packed path). */

@@ -106,15 +106,17 @@ void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *buf
   /* op(A)(i, p) at a[i*rs_a + p*cs_a]: A^T has unit-stride rows of op(A)'s columns. */
   const bool a_rows_unit = g->trans_a;
   const int64_t rs_a = g->trans_a ? 1 : g->lda, cs_a = g->trans_a ? g->lda : 1;
+  const bool pack_b = tsr__gemm_small_pack_b(g, TSR_SM_MR);
   for (int64_t j0 = 0; j0 < n; j0 += NR) {
     const int64_t cols = n - j0 < NR ? n - j0 : NR;
     const int nv = cols > TSR_SM_L ? 2 : 1;
     const TSR_SM_M ml = TSR_SM_MASK((int)(cols - (nv - 1) * TSR_SM_L));
     const TSR_SM_T *bs;
     int64_t ldbs;
-    if (g->trans_b) {
-      /* op(B) = B^T: its rows are B's columns, so the strip is packed (one NR micro-panel). */
-      ker->TSR_SM_PACK_B(NR, k, cols, b + j0 * g->ldb, g->ldb, true, bbuf);
+    if (pack_b) {
+      /* One NR micro-panel: B^T's strip, or one whose rows alias in L1 (gemm.h). */
+      ker->TSR_SM_PACK_B(NR, k, cols, b + (g->trans_b ? j0 * g->ldb : j0), g->ldb, g->trans_b,
+                         bbuf);
       bs = bbuf;
       ldbs = NR;
     } else {
