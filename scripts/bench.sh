@@ -60,6 +60,9 @@ else
     run tessera_tune "$BUILD/cpu/tessera-tune"
   fi
   run bench_gemm "$B/bench_gemm" --json "$out/bench_gemm.json"
+  # Small matrices (the small-matrix path: no packing).
+  run bench_gemm_small "$B/bench_gemm" --sizes 32,64,128,256 --no-tall \
+    --json "$out/bench_gemm_small.json"
   # The accumulating calls of SUMMA and PDGEMM (C += A(:, panel) * B(panel, :)): beta = 1.
   run bench_gemm_beta1 "$B/bench_gemm" --beta 1 --sizes 2048 --json "$out/bench_gemm_beta1.json"
   if [ -n "${TSR_BENCH_OPENBLAS_CORETYPE:-}" ]; then

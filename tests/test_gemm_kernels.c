@@ -798,6 +798,13 @@ static void test_error_names_caller(void **state) {
   assert_true(tsr__gemm_max_tile() <= TSR__GEMM_MAX_TILE);
 }
 
+/* Whether this run tests kernel k's ISA (CTest runs the program once per ISA, naming it in
+   TSR_CPU_KERNEL; unset or auto: every one). */
+static bool isa_under_test(const tsr__gemm_kernel *k) {
+  const char *want = getenv("TSR_CPU_KERNEL");
+  return !want || !*want || strcmp(want, "auto") == 0 || strcmp(want, k->isa) == 0;
+}
+
 /* Every kernel this CPU runs, through overrides with small and odd cache blocks and every
    thread grain: ragged edges of every block, 1-3 threads, all transposes. */
 static void test_kernel_overrides(void **state) {
@@ -806,10 +813,8 @@ static void test_kernel_overrides(void **state) {
   for (int d = 0; d < 2; ++d) {
     const tsr__gemm_kernel *ks[8];
     const int nk = tsr__gemm_kernel_list(dtypes[d], ks, 8);
-    const char *want = getenv("TSR_CPU_KERNEL");
     for (int i = 0; i < nk; ++i) {
-      /* The ISA this run tests (CTest runs the program once per ISA). */
-      if (want && *want && strcmp(want, "auto") != 0 && strcmp(want, ks[i]->isa) != 0) continue;
+      if (!isa_under_test(ks[i])) continue;
       const int mr = ks[i]->mr, nr = ks[i]->nr;
       const tsr__gemm_config cfgs[] = {{ks[i], 8, mr, nr, 1, "override"},
                                        {ks[i], 20, 2 * mr, 3 * nr, 2, "override"},
@@ -845,9 +850,8 @@ static void test_small_path(void **state) {
   for (int d = 0; d < 2; ++d) {
     const tsr__gemm_kernel *ks[8];
     const int nk = tsr__gemm_kernel_list(dtypes[d], ks, 8);
-    const char *want = getenv("TSR_CPU_KERNEL");
     for (int i = 0; i < nk; ++i) {
-      if (want && *want && strcmp(want, "auto") != 0 && strcmp(want, ks[i]->isa) != 0) continue;
+      if (!isa_under_test(ks[i])) continue;
       const tsr__gemm_config def = cfg_of(dtypes[d], 1);
       const tsr__gemm_config cf = {ks[i], def.kc, def.mc, def.nc, def.grain, "override"};
       tsr__gemm_config_override(dtypes[d], &cf);
