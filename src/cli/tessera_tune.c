@@ -9,7 +9,8 @@
  * searches, one coordinate at a time from the registry's default: the micro-kernels this CPU
  * can run, then KC, then MC, then NC, then the thread partition (work units per thread), scoring
  * each candidate by the geometric mean GFLOP/s of three problems (512^3, 1536^3 and 2048 x 2048 x
- * 128, row-major, best of three runs each; one thread in process CPU time, several in wall time).
+ * 128, row-major, best of three runs each; one thread in process CPU time, several in wall time),
+ * all through the packed path (the small-matrix path has no blocks to tune).
  * The winner is then timed against the default, interleaved, and kept only when its median is
  * faster. The whole search stays within --seconds (default 50, at most 60); progress goes to
  * stderr.
@@ -327,6 +328,9 @@ int main(int argc, char **argv) {
   }
   snprintf(w.cpu, sizeof w.cpu, "%s", facts->model_name);
   tsr__gemm_set_adaptive(false); /* measure the thread count asked for */
+  /* The blocks and grains tuned here are the packed path's: 512^3 f32 would otherwise take the
+     small-matrix path, where they change nothing. */
+  tsr__gemm_set_small_mnk(0);
   const double start = now_s();
   const int ncombo = (dt_s + dt_d) * nthreads;
   int combo = 0, rc = 0;
