@@ -104,7 +104,7 @@ typedef void (*tsr__gemm_small_fn)(const tsr__gemm_args *g, const struct tsr__ge
    79 -> 93 GFLOP/s with AVX-512, 34 -> 47 with AVX2; at 2 KiB (sgemm, same shape) packing lost
    (230 -> 214). */
 static inline bool tsr__gemm_small_pack_b(const tsr__gemm_args *g, int mr) {
-  const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
+  const size_t es = tsr__dtype_size(g->dtype);
   return g->trans_b || (g->m > mr && ((size_t)g->ldb * es) % 4096 == 0);
 }
 

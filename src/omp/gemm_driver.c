@@ -288,6 +288,23 @@ static inline int64_t tsr__gemm_clock(bool on) {
   return on ? tsr__gemm_now_ns() : 0;
 }
 
+/* The end of a thread's share of a job: the caller (slot 0) waits until `units` units are
+   done (sy->udone); when timed, each thread adds the time since `start` that it did not spend
+   waiting (`waited` so far, plus that wait) to sy->work_ns, the caller also to
+   sy->caller_work_ns, for the adaptive thread count. */
+static void tsr__gemm_job_leave(tsr__gemm_sync *sy, int slot, int64_t units, bool timed,
+                                int64_t start, int64_t waited) {
+  if (slot == 0) {
+    const int64_t t0 = tsr__gemm_clock(timed);
+    tsr__gemm_wait_at_least(&sy->udone, units);
+    waited += tsr__gemm_clock(timed) - t0;
+  }
+  if (!timed) return;
+  const int64_t busy = tsr__gemm_now_ns() - start - waited;
+  if (slot == 0) sy->caller_work_ns = busy;
+  atomic_fetch_add(&sy->work_ns, busy);
+}
+
 /* One call's job, as the pool runs it. */
 typedef struct tsr__gemm_job {
   const tsr__gemm_plan *pl;
@@ -338,16 +355,8 @@ static void tsr__gemm_work(void *arg, int slot) {
       atomic_fetch_add(&sy->udone, 1);
     }
   }
-  if (slot == 0) {
-    /* c is at the last step: ucum[2] counts every unit of the call. */
-    const int64_t t0 = tsr__gemm_clock(timed);
-    tsr__gemm_wait_at_least(&sy->udone, c.ucum[2]);
-    waited += tsr__gemm_clock(timed) - t0;
-  }
-  if (!timed) return;
-  const int64_t busy = tsr__gemm_now_ns() - start - waited;
-  if (slot == 0) sy->caller_work_ns = busy;
-  atomic_fetch_add(&sy->work_ns, busy);
+  /* c is at the last step: ucum[2] counts every unit of the call. */
+  tsr__gemm_job_leave(sy, slot, c.ucum[2], timed, start, waited);
 }
 
 /* Smallest C (bytes) stored with streaming stores; < 0: the last-level cache's size. */
@@ -359,7 +368,7 @@ void tsr__gemm_set_stream_min_bytes(int64_t bytes) {
 
 bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
   const tsr__gemm_kernel *ker = cfg->ker;
-  const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
+  const size_t es = tsr__dtype_size(g->dtype);
   const bool has = g->dtype == TSR_F32 ? ker->ukr_stream_f32 != NULL : ker->ukr_stream_f64 != NULL;
   if (!has || g->beta != 0 || g->k > cfg->kc) return false;
   if (((uintptr_t)g->c & 63) != 0 || ((size_t)g->ldc * es) % 64 != 0) return false;
@@ -377,7 +386,7 @@ void tsr__gemm_set_small_mnk(int64_t mnk) {
 
 bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
   if (cfg->ker->small == NULL) return false;
-  const double es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
+  const double es = (double)tsr__dtype_size(g->dtype);
   const int64_t max = atomic_load(&tsr__gemm_small_max);
   if (max >= 0) return (double)g->m * (double)g->n * (double)g->k <= (double)max;
   /* The small path reads op(A) once per NR-column strip of C and sweeps C strip by strip.
@@ -413,7 +422,7 @@ typedef struct tsr__gemm_small_job {
 
 static void tsr__gemm_small_unit(const tsr__gemm_small_job *j, int64_t u, int slot) {
   const tsr__gemm_args *g = j->g;
-  const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
+  const size_t es = tsr__dtype_size(g->dtype);
   const int64_t step = j->by_cols ? j->ker->nr : j->ker->mr, len = j->by_cols ? g->n : g->m;
   const int64_t lo = j->blocks * u / j->units * step;
   const int64_t hi = tsr__min64(j->blocks * (u + 1) / j->units * step, len);
@@ -439,19 +448,11 @@ static void tsr__gemm_small_work(void *arg, int slot) {
     tsr__gemm_small_unit(j, u, slot);
     atomic_fetch_add(&sy->udone, 1);
   }
-  int64_t waited = 0;
-  if (slot == 0) {
-    const int64_t t0 = tsr__gemm_now_ns();
-    tsr__gemm_wait_at_least(&sy->udone, j->units);
-    waited = tsr__gemm_now_ns() - t0;
-  }
-  const int64_t busy = tsr__gemm_now_ns() - start - waited;
-  if (slot == 0) sy->caller_work_ns = busy;
-  atomic_fetch_add(&sy->work_ns, busy);
+  tsr__gemm_job_leave(sy, slot, j->units, true, start, 0);
 }
 
 static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int nt) {
-  const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
+  const size_t es = tsr__dtype_size(g->dtype);
   const bool pack_b = tsr__gemm_small_pack_b(g, ker->mr);
   const size_t bslot = pack_b ? tsr__round_up_sz((size_t)g->k * (size_t)ker->nr * es, 64) : 0;
   void *bbuf = NULL;
@@ -480,7 +481,7 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
 }
 
 static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
-  const size_t es = g->dtype == TSR_F32 ? sizeof(float) : sizeof(double);
+  const size_t es = tsr__dtype_size(g->dtype);
   int nt = 1;
 #if defined(_OPENMP)
   if (!omp_in_parallel()) nt = omp_get_max_threads();

@@ -29,6 +29,9 @@
 #ifndef TSR_SM_NAME
 #error "define TSR_SM_NAME and the TSR_SM_* operations before including gemm_small_impl.h"
 #endif
+#if TSR_SM_MR != 6 && TSR_SM_MR != 14
+#error "gemm_small_impl.h has tile cases for MR 6 and 14"
+#endif
 
 #define TSR_SM_CAT_(a, b) a##b
 #define TSR_SM_CAT(a, b) TSR_SM_CAT_(a, b)
@@ -149,10 +152,6 @@ void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *buf
     }
   }
 }
-
-#if TSR_SM_MR != 6 && TSR_SM_MR != 14
-#error "gemm_small_impl.h has tile cases for MR 6 and 14"
-#endif
 
 #undef TSR_SM_TILE_CASE
 #undef TSR_SM_TILE
