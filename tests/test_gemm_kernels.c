@@ -23,6 +23,7 @@
 #include "tsr_test.h"
 
 #include "omp/gemm_tune.h"
+#include "omp/omp_internal.h"
 #include "tsr_test_gemm.h"
 
 #if defined(_OPENMP)
@@ -898,6 +899,39 @@ static void test_small_path(void **state) {
         assert_int_equal(tsr__gemm_small_pack_b(&pa, mr), r == 1);
         check(gc, 9980 + (uint64_t)r);
       }
+      /* k blocks (tsr__gemm_small_kblock; in production when op(B) exceeds L2), forced to 7
+         here: several passes over C with beta applied once, B in place with its next strips
+         prefetched, or B^T's strips packed block by block; k short of, at, just past and far
+         past one block. */
+      tsr__gemm_set_small_kblock(7);
+      const int64_t kbs[] = {6, 7, 8, 301};
+      for (int a = 0; a < 6; a += 2)
+        for (int b = 1; b < 8; b += 2)
+          for (int c = 0; c < 4; ++c)
+            check_all_trans(dtypes[d], ms[a], ns[b], kbs[c],
+                            9500 + (uint64_t)(i * 1000 + a * 100 + b * 10 + c));
+      tsr__gemm_set_small_kblock(0);
+      /* The default k block: op(B) past L2, for one row block and for several. */
+      {
+        const int64_t es = dtypes[d] == TSR_F32 ? 4 : 8, nb = 2 * nr + 5;
+        const int64_t kl = (int64_t)tsr__cpu_facts_get()->cache[1].size / (nb * es) + 37;
+        tsr__gemm_args pb = {.dtype = dtypes[d], .m = 1, .n = nb, .k = kl, .ldb = nb};
+        assert_true(tsr__gemm_small_kblock(&pb, mr) < kl);
+        assert_true(tsr__gemm_small_kblock(&pb, mr) >= 1);
+        for (int r = 0; r < 2; ++r) {
+          const int64_t mm = r ? 2 * mr + 1 : 1;
+          const gemm_case gc = {.dtype = dtypes[d],
+                                .m = mm,
+                                .n = nb,
+                                .k = kl,
+                                .alpha = -0.5,
+                                .beta = 0.5,
+                                .pad_b = 1,
+                                .pad_c = 2,
+                                .path = TSR_GEMM_NATIVE};
+          check(gc, 9990 + (uint64_t)r);
+        }
+      }
       /* On 2 and 3 threads (m*n*k above the serial threshold): units of column chunks, of
          row chunks, and a deep k. */
       for (int t = 2; t <= 3; ++t) {
@@ -918,6 +952,25 @@ static void test_small_path(void **state) {
       assert_true(tsr__gemm_small_path(&probe, &cf));
       probe = (tsr__gemm_args){.dtype = dtypes[d], .m = big, .n = big, .k = 2, .alpha = 1};
       assert_false(tsr__gemm_small_path(&probe, &cf)); /* C of 64 MiB */
+      /* op(B) past L2: k blocks, except for several row blocks with B's rows 4 KiB apart
+         (one L1 set), which take op(B) in one block; the small path either way. */
+      {
+        const int64_t es = dtypes[d] == TSR_F32 ? 4 : 8, n4k = 4096 / es;
+        const int64_t kl = (int64_t)tsr__cpu_facts_get()->cache[1].size / 4096 + 64;
+        probe = (tsr__gemm_args){
+            .dtype = dtypes[d], .m = mr + 1, .n = n4k, .k = kl, .ldb = n4k, .alpha = 1};
+        assert_int_equal(tsr__gemm_small_kblock(&probe, mr), kl);
+        assert_true(tsr__gemm_small_path(&probe, &cf));
+        probe.m = mr;
+        assert_true(tsr__gemm_small_kblock(&probe, mr) < kl);
+        probe.m = mr + 1;
+        probe.ldb = n4k + 1;
+        assert_true(tsr__gemm_small_kblock(&probe, mr) < kl);
+        probe.ldb = kl;
+        probe.trans_b = true;
+        assert_true(tsr__gemm_small_kblock(&probe, mr) < kl);
+        assert_true(tsr__gemm_small_path(&probe, &cf));
+      }
       tsr__gemm_set_small_mnk(0);
       probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1};
       assert_false(tsr__gemm_small_path(&probe, &cf));

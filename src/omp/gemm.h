@@ -93,11 +93,13 @@ struct tsr__gemm_kernel;
  * m, n, k > 0, alpha != 0; beta == 0 does not read C) on the calling thread, with the register
  * block of ker (MR rows, NR = 2 vectors). op(A) is read in place; op(B) too unless
  * tsr__gemm_small_pack_b, when each NR-column strip is packed with ker's pack_b into bbuf
- * (k * NR elements; unused otherwise). The driver routes small calls here (tsr__gemm_small_path),
- * several threads each taking column or row chunks of C as sub-problems (gemm_driver.c).
+ * (k * NR elements; unused otherwise). kb (1 <= kb, k or less) is the k block: with kb < k the
+ * call runs as ceil(k / kb) passes over C, each reading kb rows of op(B) (tsr__gemm_small_kblock).
+ * The driver routes small calls here (tsr__gemm_small_path), several threads each taking column
+ * or row chunks of C as sub-problems (gemm_driver.c).
  */
 typedef void (*tsr__gemm_small_fn)(const tsr__gemm_args *g, const struct tsr__gemm_kernel *ker,
-                                   void *bbuf);
+                                   int64_t kb, void *bbuf);
 /* Whether the small path packs op(B)'s NR-column strips: always for B^T; and when several MR-row
    blocks reuse a strip whose rows are a multiple of 4 KiB apart, since those rows fall into one
    L1 set and evict each other. Measured on Zen 5, one thread, dgemm 32x512x32 (ldb 512: 4 KiB):
@@ -179,10 +181,14 @@ void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const d
 void tsr__gemm_ukr_avx512_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
                                      double beta, double *c, int64_t rs_c, int64_t cs_c);
 /* Small-matrix GEMM without packing (gemm_small_avx2.c, gemm_small_avx512.c). */
-void tsr__gemm_small_avx2_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *bbuf);
-void tsr__gemm_small_avx2_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *bbuf);
-void tsr__gemm_small_avx512_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *bbuf);
-void tsr__gemm_small_avx512_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *bbuf);
+void tsr__gemm_small_avx2_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
+                              void *bbuf);
+void tsr__gemm_small_avx2_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
+                              void *bbuf);
+void tsr__gemm_small_avx512_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
+                                void *bbuf);
+void tsr__gemm_small_avx512_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
+                                void *bbuf);
 /* AVX-512 packing (gemm_pack_avx512.c): the transposing cases for MR = 14 and NR = 16/32 in
    registers, everything else through the portable routines. */
 void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,

@@ -377,6 +377,25 @@ bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
   return (double)g->m * (double)g->n * (double)es > (double)min;
 }
 
+static _Atomic int64_t tsr__gemm_small_kb = 0;
+
+void tsr__gemm_set_small_kblock(int64_t kb) {
+  atomic_store(&tsr__gemm_small_kb, kb);
+}
+
+int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
+  int64_t kb = atomic_load(&tsr__gemm_small_kb);
+  if (kb <= 0) {
+    const size_t es = tsr__dtype_size(g->dtype);
+    const double bytes = (double)g->k * (double)g->n * (double)es;
+    if (bytes <= (double)tsr__cpu_facts_get()->cache[1].size) return g->k;
+    /* Several row blocks over B's rows 4 KiB apart: one block (gemm_tune.h). */
+    if (g->m > mr && !g->trans_b && ((size_t)g->ldb * es) % 4096 == 0) return g->k;
+    kb = TSR__GEMM_SMALL_KB;
+  }
+  return tsr__min64(kb, g->k);
+}
+
 /* Largest m*n*k that runs through the small-matrix path; < 0: the default rule. */
 static _Atomic int64_t tsr__gemm_small_max = -1;
 
@@ -437,7 +456,8 @@ static void tsr__gemm_small_unit(const tsr__gemm_small_job *j, int64_t u, int sl
     sub.a = (const char *)g->a + (size_t)(g->trans_a ? lo : lo * g->lda) * es;
     sub.c = (char *)g->c + (size_t)(lo * g->ldc) * es;
   }
-  j->ker->small(&sub, j->ker, j->bbuf + (size_t)slot * j->bslot);
+  j->ker->small(&sub, j->ker, tsr__gemm_small_kblock(&sub, j->ker->mr),
+                j->bbuf + (size_t)slot * j->bslot);
 }
 
 static void tsr__gemm_small_work(void *arg, int slot) {
@@ -462,7 +482,7 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
     /* What one thread does per flop, for the adaptive thread count (as the packed path). */
     const bool learn = flops >= 2.0 * TSR__GEMM_SERIAL_MNK;
     const int64_t t0 = learn ? tsr__gemm_now_ns() : 0;
-    ker->small(g, ker, bbuf);
+    ker->small(g, ker, tsr__gemm_small_kblock(g, ker->mr), bbuf);
     if (learn) tsr__gemm_learn_serial(tsr__gemm_now_ns() - t0, flops);
     return TSR_OK;
   }

@@ -24,7 +24,8 @@
  *
  * Loop order: NR-column strips of C (op(B)'s strip stays in L1) times MR-row blocks. The k
  * loop of a tile runs in order p = 0, 1, ..., k-1 with one FMA per element, as the packed
- * kernels do, so both paths round the same way.
+ * kernels do, so both paths round the same way. An op(B) larger than L2 is taken in k blocks
+ * of kb rows (tsr__gemm_small_kblock, gemm_tune.h), outermost, each a pass over C.
  */
 #ifndef TSR_SM_NAME
 #error "define TSR_SM_NAME and the TSR_SM_* operations before including gemm_small_impl.h"
@@ -33,6 +34,8 @@
 #error "gemm_small_impl.h has tile cases for MR 6 and 14"
 #endif
 
+/* How many NR-column strips ahead the k-blocked loop prefetches B (gemm_tune.h). */
+#define TSR_SM_PF_STRIPS 4
 #define TSR_SM_CAT_(a, b) a##b
 #define TSR_SM_CAT(a, b) TSR_SM_CAT_(a, b)
 #define TSR_SM_TILE TSR_SM_CAT(TSR_SM_NAME, _tile)
@@ -42,11 +45,12 @@
  * read). op(A)(i, p) at a[i*rs_a + p*cs_a]; op(B)(p, j) at b[p*ldb + j]; C(i, j) at
  * c[i*ldc + j]. NV (1 or 2) vectors of columns, the last one masked by mlast. R, NV and the
  * A stride that is 1 are constants where it is inlined, so the accumulators live in registers.
+ * pf: each step also prefetches its row of op(B) TSR_SM_PF_STRIPS strips to the right.
  */
 static inline __attribute__((always_inline)) void
 TSR_SM_TILE(const int R, const int NV, int64_t k, const TSR_SM_T *a, int64_t rs_a, int64_t cs_a,
             const TSR_SM_T *b, int64_t ldb, TSR_SM_M mlast, TSR_SM_T alpha, TSR_SM_T beta,
-            TSR_SM_T *c, int64_t ldc) {
+            TSR_SM_T *c, int64_t ldc, bool pf) {
   TSR_SM_V acc0[TSR_SM_MR], acc1[TSR_SM_MR];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
@@ -55,6 +59,11 @@ TSR_SM_TILE(const int R, const int NV, int64_t k, const TSR_SM_T *a, int64_t rs_
   }
   for (int64_t p = 0; p < k; ++p) {
     const TSR_SM_T *bp = b + p * ldb;
+    if (pf) {
+      /* The same row's lines TSR_SM_PF_STRIPS strips ahead (never faults). */
+      __builtin_prefetch(bp + TSR_SM_PF_STRIPS * 2 * TSR_SM_L, 0, 3);
+      __builtin_prefetch(bp + TSR_SM_PF_STRIPS * 2 * TSR_SM_L + TSR_SM_L, 0, 3);
+    }
     const TSR_SM_V b0 = NV == 2 ? TSR_SM_LOAD(bp) : TSR_SM_LOADM(mlast, bp);
     const TSR_SM_V b1 = NV == 2 ? TSR_SM_LOADM(mlast, bp + TSR_SM_L) : TSR_SM_ZERO();
     const TSR_SM_T *ap = a + p * cs_a;
@@ -89,71 +98,80 @@ TSR_SM_TILE(const int R, const int NV, int64_t k, const TSR_SM_T *a, int64_t rs_
   case R:                                                                                          \
     if (nv == 2) {                                                                                 \
       if (a_rows_unit)                                                                             \
-        TSR_SM_TILE(R, 2, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc);                     \
+        TSR_SM_TILE(R, 2, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                 \
       else                                                                                         \
-        TSR_SM_TILE(R, 2, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc);                     \
+        TSR_SM_TILE(R, 2, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                 \
     } else {                                                                                       \
       if (a_rows_unit)                                                                             \
-        TSR_SM_TILE(R, 1, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc);                     \
+        TSR_SM_TILE(R, 1, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                 \
       else                                                                                         \
-        TSR_SM_TILE(R, 1, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc);                     \
+        TSR_SM_TILE(R, 1, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                 \
     }                                                                                              \
     break;
 
-void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, void *buf) {
+void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb, void *buf) {
   enum { NR = 2 * TSR_SM_L };
-  const TSR_SM_T *a = g->a, *b = g->b;
-  TSR_SM_T *c = g->c, *bbuf = buf;
-  const int64_t m = g->m, n = g->n, k = g->k, ldc = g->ldc;
-  const TSR_SM_T alpha = (TSR_SM_T)g->alpha, beta = (TSR_SM_T)g->beta;
+  const TSR_SM_T alpha = (TSR_SM_T)g->alpha;
   /* op(A)(i, p) at a[i*rs_a + p*cs_a]: A^T has unit-stride rows of op(A)'s columns. */
   const bool a_rows_unit = g->trans_a;
   const int64_t rs_a = g->trans_a ? 1 : g->lda, cs_a = g->trans_a ? g->lda : 1;
   const bool pack_b = tsr__gemm_small_pack_b(g, TSR_SM_MR);
-  for (int64_t j0 = 0; j0 < n; j0 += NR) {
-    const int64_t cols = n - j0 < NR ? n - j0 : NR;
-    const int nv = cols > TSR_SM_L ? 2 : 1;
-    const TSR_SM_M ml = TSR_SM_MASK((int)(cols - (nv - 1) * TSR_SM_L));
-    const TSR_SM_T *bs;
-    int64_t ldbs;
-    if (pack_b) {
-      /* One NR micro-panel: B^T's strip, or one whose rows alias in L1 (gemm.h). */
-      ker->TSR_SM_PACK_B(NR, k, cols, b + (g->trans_b ? j0 * g->ldb : j0), g->ldb, g->trans_b,
-                         bbuf);
-      bs = bbuf;
-      ldbs = NR;
-    } else {
-      bs = b + j0;
-      ldbs = g->ldb;
-    }
-    for (int64_t i0 = 0; i0 < m; i0 += TSR_SM_MR) {
-      const int rows = (int)(m - i0 < TSR_SM_MR ? m - i0 : TSR_SM_MR);
-      const TSR_SM_T *ai = a + i0 * rs_a;
-      TSR_SM_T *ci = c + i0 * ldc + j0;
-      switch (rows) {
-        TSR_SM_TILE_CASE(1)
-        TSR_SM_TILE_CASE(2)
-        TSR_SM_TILE_CASE(3)
-        TSR_SM_TILE_CASE(4)
-        TSR_SM_TILE_CASE(5)
-        TSR_SM_TILE_CASE(6)
+  /* With k blocks (kb < k), B in place is read row block by row block, the next strips'
+     lines of each row prefetched: each row of B is then read front to back. */
+  const bool pf = kb < g->k && !pack_b;
+  const int64_t m = g->m, n = g->n, ldc = g->ldc;
+  TSR_SM_T *c = g->c, *bbuf = buf;
+  for (int64_t p0 = 0; p0 < g->k; p0 += kb) {
+    const int64_t k = g->k - p0 < kb ? g->k - p0 : kb;
+    const TSR_SM_T *a = (const TSR_SM_T *)g->a + p0 * cs_a;
+    const TSR_SM_T *b = (const TSR_SM_T *)g->b + p0 * (g->trans_b ? 1 : g->ldb);
+    const TSR_SM_T beta = p0 == 0 ? (TSR_SM_T)g->beta : 1;
+    for (int64_t j0 = 0; j0 < n; j0 += NR) {
+      const int64_t cols = n - j0 < NR ? n - j0 : NR;
+      const int nv = cols > TSR_SM_L ? 2 : 1;
+      const TSR_SM_M ml = TSR_SM_MASK((int)(cols - (nv - 1) * TSR_SM_L));
+      const TSR_SM_T *bs;
+      int64_t ldbs;
+      if (pack_b) {
+        /* One NR micro-panel: B^T's strip, or one whose rows alias in L1 (gemm.h). */
+        ker->TSR_SM_PACK_B(NR, k, cols, b + (g->trans_b ? j0 * g->ldb : j0), g->ldb, g->trans_b,
+                           bbuf);
+        bs = bbuf;
+        ldbs = NR;
+      } else {
+        bs = b + j0;
+        ldbs = g->ldb;
+      }
+      for (int64_t i0 = 0; i0 < m; i0 += TSR_SM_MR) {
+        const int rows = (int)(m - i0 < TSR_SM_MR ? m - i0 : TSR_SM_MR);
+        const TSR_SM_T *ai = a + i0 * rs_a;
+        TSR_SM_T *ci = c + i0 * ldc + j0;
+        switch (rows) {
+          TSR_SM_TILE_CASE(1)
+          TSR_SM_TILE_CASE(2)
+          TSR_SM_TILE_CASE(3)
+          TSR_SM_TILE_CASE(4)
+          TSR_SM_TILE_CASE(5)
+          TSR_SM_TILE_CASE(6)
 #if TSR_SM_MR > 6
-        TSR_SM_TILE_CASE(7)
-        TSR_SM_TILE_CASE(8)
-        TSR_SM_TILE_CASE(9)
-        TSR_SM_TILE_CASE(10)
-        TSR_SM_TILE_CASE(11)
-        TSR_SM_TILE_CASE(12)
-        TSR_SM_TILE_CASE(13)
-        TSR_SM_TILE_CASE(14)
+          TSR_SM_TILE_CASE(7)
+          TSR_SM_TILE_CASE(8)
+          TSR_SM_TILE_CASE(9)
+          TSR_SM_TILE_CASE(10)
+          TSR_SM_TILE_CASE(11)
+          TSR_SM_TILE_CASE(12)
+          TSR_SM_TILE_CASE(13)
+          TSR_SM_TILE_CASE(14)
 #endif
-      default: break;
+        default: break;
+        }
       }
     }
   }
 }
 
 #undef TSR_SM_TILE_CASE
+#undef TSR_SM_PF_STRIPS
 #undef TSR_SM_TILE
 #undef TSR_SM_CAT
 #undef TSR_SM_CAT_

@@ -84,6 +84,20 @@ void tsr__gemm_set_small_mnk(int64_t mnk);
    small-matrix path (on as many threads as the packed path would use). The driver's own
    decision, exposed for tests. */
 bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
+/* The small path's k block for g (gemm.h), for a register block of mr rows: k when op(B) fits
+   in L2, else TSR__GEMM_SMALL_KB. Read NR columns at a time, row after row, an op(B) from
+   memory touches a new page with each row and defeats the hardware prefetchers; in k blocks,
+   with the lines TSR_SM_PF_STRIPS strips ahead prefetched (gemm_small_impl.h), each row is read
+   front to back. Measured on Zen 5, one thread, sgemm m x 4000 x 4000: m = 1 5.6 -> 16 GFLOP/s,
+   m = 14 33 -> 210, m = 64 76 -> 225 (OpenBLAS 5, 67, 167); 64 beat 16, 32 and 256 from m = 8
+   up. The exception, in one block: several row blocks (m > mr) over B's rows a multiple of
+   4 KiB apart, where a block's rows share one L1 set (sgemm 64 x 4096 x 4096: 139 in blocks,
+   154-166 in one). */
+#define TSR__GEMM_SMALL_KB 64
+int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr);
+/* Overrides that rule: kb >= 1 is every call's k block (tests run several blocks on small
+   matrices), kb <= 0 restores the rule. */
+void tsr__gemm_set_small_kblock(int64_t kb);
 /* The pool itself, tsr__gemm_pool_run, is declared in gemm.h (tests call it directly). */
 
 /* ---------------------------------------------------------------- wisdom -------------- */
