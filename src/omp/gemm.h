@@ -100,6 +100,17 @@ struct tsr__gemm_kernel;
  */
 typedef void (*tsr__gemm_small_fn)(const tsr__gemm_args *g, const struct tsr__gemm_kernel *ker,
                                    int64_t kb, void *bbuf);
+/*
+ * An edge tile of the packed path (gemm_small_impl.h): C[0:mb, 0:nb] = alpha * A_panel * B_panel
+ * + beta * C (beta == 0: C not read), 1 <= mb <= MR, 1 <= nb <= NR, from a packed MR x k
+ * micro-panel of op(A) (element (i, p) at ap[p*MR + i]) and a packed k x NR micro-panel of op(B)
+ * ((p, j) at bp[p*NR + j]); C(i, j) at c[i*ldc + j]. Exactly mb rows and masked columns are
+ * computed: no padded tile, no copy.
+ */
+typedef void (*tsr__gemm_edge_f32)(int mb, int nb, int64_t k, const float *ap, const float *bp,
+                                   float alpha, float beta, float *c, int64_t ldc);
+typedef void (*tsr__gemm_edge_f64)(int mb, int nb, int64_t k, const double *ap, const double *bp,
+                                   double alpha, double beta, double *c, int64_t ldc);
 /* Whether the small path packs op(B)'s NR-column strips: always for B^T; and when several MR-row
    blocks reuse a strip whose rows are a multiple of 4 KiB apart, since those rows fall into one
    L1 set and evict each other. Measured on Zen 5, one thread, dgemm 32x512x32 (ldb 512: 4 KiB):
@@ -127,6 +138,10 @@ typedef struct tsr__gemm_kernel {
   tsr__gemm_ukr_f64 ukr_stream_f64;
   /* Small-matrix GEMM with this register block (contract above), NULL when it has none. */
   tsr__gemm_small_fn small;
+  /* The packed path's edge tiles (contract above), NULL when it has none (the macro-kernel
+     then pads the tile and copies its corner out); the one of the kernel's dtype is set. */
+  tsr__gemm_edge_f32 edge_f32;
+  tsr__gemm_edge_f64 edge_f64;
 } tsr__gemm_kernel;
 
 /*
@@ -189,6 +204,14 @@ void tsr__gemm_small_avx512_f32(const tsr__gemm_args *g, const tsr__gemm_kernel 
                                 void *bbuf);
 void tsr__gemm_small_avx512_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
                                 void *bbuf);
+void tsr__gemm_small_avx2_f32_edge(int mb, int nb, int64_t k, const float *ap, const float *bp,
+                                   float alpha, float beta, float *c, int64_t ldc);
+void tsr__gemm_small_avx2_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
+                                   double alpha, double beta, double *c, int64_t ldc);
+void tsr__gemm_small_avx512_f32_edge(int mb, int nb, int64_t k, const float *ap, const float *bp,
+                                     float alpha, float beta, float *c, int64_t ldc);
+void tsr__gemm_small_avx512_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
+                                     double alpha, double beta, double *c, int64_t ldc);
 /* AVX-512 packing (gemm_pack_avx512.c): the transposing cases for MR = 14 and NR = 16/32 in
    registers, everything else through the portable routines. */
 void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,

@@ -36,21 +36,25 @@ static inline void tsr__gemm_store_fence(void) {
 #define TSR__MACRO_T float
 #define TSR__MACRO_UKR ukr_f32
 #define TSR__MACRO_UKR_STREAM ukr_stream_f32
+#define TSR__MACRO_EDGE edge_f32
 #define TSR__MACRO_NAME tsr__gemm_macro_f32
 #include "omp/gemm_macro_impl.h"
 #undef TSR__MACRO_T
 #undef TSR__MACRO_UKR
 #undef TSR__MACRO_UKR_STREAM
+#undef TSR__MACRO_EDGE
 #undef TSR__MACRO_NAME
 
 #define TSR__MACRO_T double
 #define TSR__MACRO_UKR ukr_f64
 #define TSR__MACRO_UKR_STREAM ukr_stream_f64
+#define TSR__MACRO_EDGE edge_f64
 #define TSR__MACRO_NAME tsr__gemm_macro_f64
 #include "omp/gemm_macro_impl.h"
 #undef TSR__MACRO_T
 #undef TSR__MACRO_UKR
 #undef TSR__MACRO_UKR_STREAM
+#undef TSR__MACRO_EDGE
 #undef TSR__MACRO_NAME
 
 void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf, int64_t ic,

@@ -4,14 +4,16 @@
  *   TSR__MACRO_T     the element type (float, double)
  *   TSR__MACRO_UKR   the kernel's micro-kernel field (ukr_f32, ukr_f64)
  *   TSR__MACRO_UKR_STREAM  its streaming variant's field (ukr_stream_f32, ukr_stream_f64)
+ *   TSR__MACRO_EDGE  its edge-tile field (edge_f32, edge_f64)
  *   TSR__MACRO_NAME  the function to define (tsr__gemm_macro_f32, tsr__gemm_macro_f64)
  * (no include guard: included twice on purpose).
  *
  * jr over the NR micro-panels of B [q0, q1), ir over the MR micro-panels of the packed A
  * block, jr outer for deep k slices and ir outer for shallow ones (TSR__GEMM_ROWWISE_KC,
- * gemm_macro.c). Full tiles go straight to C; edge tiles go through a temporary MR x NR tile (at
- * most TSR__GEMM_MAX_TILE elements, whatever the kernel) so the micro-kernel always writes whole
- * tiles, and only the mb x nb corner is copied out (beta == 0 never reads C). With
+ * gemm_macro.c). Full tiles go straight to C; edge tiles too, through the kernel's edge
+ * function (exactly mb rows, masked columns) where it has one, else through a temporary MR x NR
+ * tile (at most TSR__GEMM_MAX_TILE elements, whatever the kernel) so the micro-kernel always
+ * writes whole tiles, and only the mb x nb corner is copied out (beta == 0 never reads C). With
  * pl->stream_c the full tiles go through the streaming micro-kernel (non-temporal stores,
  * then one SFENCE when the macro-kernel ends, before the unit is counted done).
  */
@@ -38,6 +40,8 @@ static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, const ch
         ker->TSR__MACRO_UKR_STREAM(kcb, alpha, ap + i * kcb, bq, (T)0, c, ldc, 1);                 \
       else                                                                                         \
         ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, beta, c, ldc, 1);                        \
+    } else if (ker->TSR__MACRO_EDGE) {                                                             \
+      ker->TSR__MACRO_EDGE((int)mb, (int)nb, kcb, ap + i * kcb, bq, alpha, beta, c, ldc);          \
     } else {                                                                                       \
       ker->TSR__MACRO_UKR(kcb, alpha, ap + i * kcb, bq, (T)0, t, nr, 1);                           \
       for (int64_t ii = 0; ii < mb; ++ii)                                                          \

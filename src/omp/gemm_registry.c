@@ -35,23 +35,25 @@ static const tsr__gemm_kernel tsr__gemm_kernels[] = {
 #if defined(TSR__GEMM_X86)
     {"avx512-14x32", "avx512", TSR_F32, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F32,
      tsr__gemm_ukr_avx512_f32, NULL, tsr__gemm_pack_a_avx512_f32, tsr__gemm_pack_b_avx512_f32, NULL,
-     NULL, tsr__gemm_ukr_avx512_f32_stream, NULL, tsr__gemm_small_avx512_f32},
+     NULL, tsr__gemm_ukr_avx512_f32_stream, NULL, tsr__gemm_small_avx512_f32,
+     tsr__gemm_small_avx512_f32_edge, NULL},
     {"avx512-14x16", "avx512", TSR_F64, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F64, NULL,
      tsr__gemm_ukr_avx512_f64, NULL, NULL, tsr__gemm_pack_a_avx512_f64, tsr__gemm_pack_b_avx512_f64,
-     NULL, tsr__gemm_ukr_avx512_f64_stream, tsr__gemm_small_avx512_f64},
+     NULL, tsr__gemm_ukr_avx512_f64_stream, tsr__gemm_small_avx512_f64, NULL,
+     tsr__gemm_small_avx512_f64_edge},
     {"avx2-6x16", "avx2", TSR_F32, TSR__GEMM_AVX2_MR, TSR__GEMM_AVX2_NR_F32, tsr__gemm_ukr_avx2_f32,
      NULL, tsr__gemm_pack_a_f32, tsr__gemm_pack_b_f32, NULL, NULL, tsr__gemm_ukr_avx2_f32_stream,
-     NULL, tsr__gemm_small_avx2_f32},
+     NULL, tsr__gemm_small_avx2_f32, tsr__gemm_small_avx2_f32_edge, NULL},
     {"avx2-6x8", "avx2", TSR_F64, TSR__GEMM_AVX2_MR, TSR__GEMM_AVX2_NR_F64, NULL,
      tsr__gemm_ukr_avx2_f64, NULL, NULL, tsr__gemm_pack_a_f64, tsr__gemm_pack_b_f64, NULL,
-     tsr__gemm_ukr_avx2_f64_stream, tsr__gemm_small_avx2_f64},
+     tsr__gemm_ukr_avx2_f64_stream, tsr__gemm_small_avx2_f64, NULL, tsr__gemm_small_avx2_f64_edge},
 #endif
     {"portable-4x8", "portable", TSR_F32, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F32,
      tsr__gemm_ukr_portable_f32, NULL, tsr__gemm_pack_a_f32, tsr__gemm_pack_b_f32, NULL, NULL, NULL,
-     NULL, NULL},
+     NULL, NULL, NULL, NULL},
     {"portable-4x4", "portable", TSR_F64, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F64, NULL,
      tsr__gemm_ukr_portable_f64, NULL, NULL, tsr__gemm_pack_a_f64, tsr__gemm_pack_b_f64, NULL, NULL,
-     NULL},
+     NULL, NULL, NULL},
 };
 enum { TSR__GEMM_NKERNELS = sizeof tsr__gemm_kernels / sizeof tsr__gemm_kernels[0] };
 

@@ -39,6 +39,8 @@
 #define TSR_SM_CAT_(a, b) a##b
 #define TSR_SM_CAT(a, b) TSR_SM_CAT_(a, b)
 #define TSR_SM_TILE TSR_SM_CAT(TSR_SM_NAME, _tile)
+#define TSR_SM_ROWS TSR_SM_CAT(TSR_SM_NAME, _rows)
+#define TSR_SM_EDGE TSR_SM_CAT(TSR_SM_NAME, _edge)
 
 /*
  * C[0:R, 0:cols] = alpha * op(A)[0:R, 0:k] * op(B)[0:k, 0:cols] + beta * C (beta == 0: C not
@@ -109,6 +111,33 @@ TSR_SM_TILE(const int R, const int NV, int64_t k, const TSR_SM_T *a, int64_t rs_
     }                                                                                              \
     break;
 
+/* One tile of `rows` rows (1..MR) and nv vectors of columns, the tile specialized on both and on
+   which of op(A)'s strides is 1 (arguments as TSR_SM_TILE's). */
+static inline __attribute__((always_inline)) void
+TSR_SM_ROWS(int rows, int nv, bool a_rows_unit, int64_t k, const TSR_SM_T *ai, int64_t rs_a,
+            int64_t cs_a, const TSR_SM_T *bs, int64_t ldbs, TSR_SM_M ml, TSR_SM_T alpha,
+            TSR_SM_T beta, TSR_SM_T *ci, int64_t ldc, bool pf) {
+  switch (rows) {
+    TSR_SM_TILE_CASE(1)
+    TSR_SM_TILE_CASE(2)
+    TSR_SM_TILE_CASE(3)
+    TSR_SM_TILE_CASE(4)
+    TSR_SM_TILE_CASE(5)
+    TSR_SM_TILE_CASE(6)
+#if TSR_SM_MR > 6
+    TSR_SM_TILE_CASE(7)
+    TSR_SM_TILE_CASE(8)
+    TSR_SM_TILE_CASE(9)
+    TSR_SM_TILE_CASE(10)
+    TSR_SM_TILE_CASE(11)
+    TSR_SM_TILE_CASE(12)
+    TSR_SM_TILE_CASE(13)
+    TSR_SM_TILE_CASE(14)
+#endif
+  default: break;
+  }
+}
+
 void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb, void *buf) {
   enum { NR = 2 * TSR_SM_L };
   const TSR_SM_T alpha = (TSR_SM_T)g->alpha;
@@ -146,33 +175,28 @@ void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t k
         const int rows = (int)(m - i0 < TSR_SM_MR ? m - i0 : TSR_SM_MR);
         const TSR_SM_T *ai = a + i0 * rs_a;
         TSR_SM_T *ci = c + i0 * ldc + j0;
-        switch (rows) {
-          TSR_SM_TILE_CASE(1)
-          TSR_SM_TILE_CASE(2)
-          TSR_SM_TILE_CASE(3)
-          TSR_SM_TILE_CASE(4)
-          TSR_SM_TILE_CASE(5)
-          TSR_SM_TILE_CASE(6)
-#if TSR_SM_MR > 6
-          TSR_SM_TILE_CASE(7)
-          TSR_SM_TILE_CASE(8)
-          TSR_SM_TILE_CASE(9)
-          TSR_SM_TILE_CASE(10)
-          TSR_SM_TILE_CASE(11)
-          TSR_SM_TILE_CASE(12)
-          TSR_SM_TILE_CASE(13)
-          TSR_SM_TILE_CASE(14)
-#endif
-        default: break;
-        }
+        TSR_SM_ROWS(rows, nv, a_rows_unit, k, ai, rs_a, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc,
+                    pf);
       }
     }
   }
 }
 
+/* The packed path's edge tiles (tsr__gemm_edge_f32/f64, gemm.h): an mb x nb corner of C from an
+   MR-row micro-panel of op(A) (element (i, p) at ap[p*MR + i]) and an NR-column micro-panel of
+   op(B) ((p, j) at bp[p*NR + j]), with exactly mb rows and masked columns, no padded tile. */
+void TSR_SM_EDGE(int mb, int nb, int64_t k, const TSR_SM_T *ap, const TSR_SM_T *bp, TSR_SM_T alpha,
+                 TSR_SM_T beta, TSR_SM_T *c, int64_t ldc) {
+  const int nv = nb > TSR_SM_L ? 2 : 1;
+  TSR_SM_ROWS(mb, nv, true, k, ap, 1, TSR_SM_MR, bp, 2 * TSR_SM_L,
+              TSR_SM_MASK(nb - (nv - 1) * TSR_SM_L), alpha, beta, c, ldc, false);
+}
+
 #undef TSR_SM_TILE_CASE
 #undef TSR_SM_PF_STRIPS
 #undef TSR_SM_TILE
+#undef TSR_SM_ROWS
+#undef TSR_SM_EDGE
 #undef TSR_SM_CAT
 #undef TSR_SM_CAT_
 #undef TSR_SM_NAME
