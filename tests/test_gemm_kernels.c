@@ -913,7 +913,7 @@ static void test_small_path(void **state) {
       tsr__gemm_set_small_kblock(0);
       /* The default k block: op(B) past L2, for one row block and for several. */
       {
-        const int64_t es = dtypes[d] == TSR_F32 ? 4 : 8, nb = 2 * nr + 5;
+        const int64_t es = (int64_t)tsr__dtype_size(dtypes[d]), nb = 2 * nr + 5;
         const int64_t kl = (int64_t)tsr__cpu_facts_get()->cache[1].size / (nb * es) + 37;
         tsr__gemm_args pb = {.dtype = dtypes[d], .m = 1, .n = nb, .k = kl, .ldb = nb};
         assert_true(tsr__gemm_small_kblock(&pb, mr) < kl);
@@ -955,7 +955,7 @@ static void test_small_path(void **state) {
       /* op(B) past L2: k blocks, except for several row blocks with B's rows 4 KiB apart
          (one L1 set), which take op(B) in one block; the small path either way. */
       {
-        const int64_t es = dtypes[d] == TSR_F32 ? 4 : 8, n4k = 4096 / es;
+        const int64_t es = (int64_t)tsr__dtype_size(dtypes[d]), n4k = 4096 / es;
         const int64_t kl = (int64_t)tsr__cpu_facts_get()->cache[1].size / 4096 + 64;
         probe = (tsr__gemm_args){
             .dtype = dtypes[d], .m = mr + 1, .n = n4k, .k = kl, .ldb = n4k, .alpha = 1};

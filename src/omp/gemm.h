@@ -111,14 +111,17 @@ typedef void (*tsr__gemm_edge_f32)(int mb, int nb, int64_t k, const float *ap, c
                                    float alpha, float beta, float *c, int64_t ldc);
 typedef void (*tsr__gemm_edge_f64)(int mb, int nb, int64_t k, const double *ap, const double *bp,
                                    double alpha, double beta, double *c, int64_t ldc);
-/* Whether the small path packs op(B)'s NR-column strips: always for B^T; and when several MR-row
-   blocks reuse a strip whose rows are a multiple of 4 KiB apart, since those rows fall into one
-   L1 set and evict each other. Measured on Zen 5, one thread, dgemm 32x512x32 (ldb 512: 4 KiB):
-   79 -> 93 GFLOP/s with AVX-512, 34 -> 47 with AVX2; at 2 KiB (sgemm, same shape) packing lost
+/* Whether several MR-row blocks (m > mr) reuse strips of B (not B^T) whose rows are a multiple
+   of 4 KiB apart: those rows fall into one L1 set and evict each other. */
+static inline bool tsr__gemm_small_rows_alias(const tsr__gemm_args *g, int mr) {
+  return !g->trans_b && g->m > mr && ((size_t)g->ldb * tsr__dtype_size(g->dtype)) % 4096 == 0;
+}
+/* Whether the small path packs op(B)'s NR-column strips: always for B^T, and when its rows
+   alias (above). Measured on Zen 5, one thread, dgemm 32x512x32 (ldb 512: 4 KiB): 79 -> 93
+   GFLOP/s with AVX-512, 34 -> 47 with AVX2; at 2 KiB (sgemm, same shape) packing lost
    (230 -> 214). */
 static inline bool tsr__gemm_small_pack_b(const tsr__gemm_args *g, int mr) {
-  const size_t es = tsr__dtype_size(g->dtype);
-  return g->trans_b || (g->m > mr && ((size_t)g->ldb * es) % 4096 == 0);
+  return g->trans_b || tsr__gemm_small_rows_alias(g, mr);
 }
 
 /* A registered micro-kernel (BLIS "ukernel" with its register block). */

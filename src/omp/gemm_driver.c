@@ -386,11 +386,10 @@ void tsr__gemm_set_small_kblock(int64_t kb) {
 int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
   int64_t kb = atomic_load(&tsr__gemm_small_kb);
   if (kb <= 0) {
-    const size_t es = tsr__dtype_size(g->dtype);
-    const double bytes = (double)g->k * (double)g->n * (double)es;
+    const double bytes = (double)g->k * (double)g->n * (double)tsr__dtype_size(g->dtype);
     if (bytes <= (double)tsr__cpu_facts_get()->cache[1].size) return g->k;
     /* Several row blocks over B's rows 4 KiB apart: one block (gemm_tune.h). */
-    if (g->m > mr && !g->trans_b && ((size_t)g->ldb * es) % 4096 == 0) return g->k;
+    if (tsr__gemm_small_rows_alias(g, mr)) return g->k;
     kb = TSR__GEMM_SMALL_KB;
   }
   return tsr__min64(kb, g->k);

@@ -1,6 +1,7 @@
 /*
- * AVX2 small-matrix GEMM without packing (the source is gemm_small_impl.h), compiled with
- * -mavx2 -mfma (gemm.cmake) and called only after run-time detection (gemm_registry.c).
+ * AVX2 small-matrix GEMM without packing, and the packed path's edge tiles (the source is
+ * gemm_small_impl.h), compiled with -mavx2 -mfma (gemm.cmake) and called only after run-time
+ * detection (gemm_registry.c).
  * Register block 6 rows x 2 vectors (the AVX2 micro-kernels' 6x16 f32 / 6x8 f64: 12
  * accumulators, 2 B vectors and a broadcast in the 16 ymm registers); the last vector of a
  * strip is masked with vmaskmov, which neither reads nor faults outside the mask. x86-64 only.

@@ -1,6 +1,7 @@
 /*
- * AVX-512F small-matrix GEMM without packing (the source is gemm_small_impl.h), compiled with
- * -mavx512f -mfma (gemm.cmake) and called only after run-time detection (gemm_registry.c).
+ * AVX-512F small-matrix GEMM without packing, and the packed path's edge tiles (the source is
+ * gemm_small_impl.h), compiled with -mavx512f -mfma (gemm.cmake) and called only after run-time
+ * detection (gemm_registry.c).
  * Register block 14 rows x 2 vectors (the AVX-512 micro-kernels' 14x32 f32 / 14x16 f64); the
  * last vector of a strip is masked, so edge columns cost no padding and no copy. x86-64 only.
  */

@@ -2,7 +2,8 @@
  * Small-matrix GEMM without packing, one source for every ISA and dtype (included by
  * gemm_small_avx512.c and gemm_small_avx2.c, once per dtype, after defining):
  *
- *   TSR_SM_NAME          the entry point's name (a tsr__gemm_small_fn, gemm.h)
+ *   TSR_SM_NAME          the entry point's name (a tsr__gemm_small_fn, gemm.h); the packed
+ *                        path's edge tile is TSR_SM_NAME##_edge (a tsr__gemm_edge_f32/f64)
  *   TSR_SM_T             element type (float or double)
  *   TSR_SM_V, TSR_SM_L   vector type and its lanes
  *   TSR_SM_MR            register rows: the ISA's micro-kernel MR (its NR is 2 * TSR_SM_L)
@@ -18,9 +19,10 @@
  * the register tile reads A and B where they are: each step broadcasts MR elements of op(A)
  * (any strides) and loads two vectors of a row of op(B) (unit stride; op(B) = B^T is packed one
  * NR-column strip at a time with the kernel's pack_b), and edge tiles run with exactly their
- * rows and masked columns instead of a padded tile and a copy. Everything is in L1/L2 at these
- * sizes, so no cache blocking. The idea is OpenBLAS's "small matrix" kernels (0.3.16+,
- * SkylakeX); this is our own register tiling, shared with the packed kernels' MR x NR.
+ * rows and masked columns instead of a padded tile and a copy. op(A) and C fit in L2 here, or
+ * C is one strip (tsr__gemm_small_path), so the only cache blocking is of a large op(B) in k.
+ * The idea is OpenBLAS's "small matrix" kernels (0.3.16+, SkylakeX); this is our own register
+ * tiling, shared with the packed kernels' MR x NR.
  *
  * Loop order: NR-column strips of C (op(B)'s strip stays in L1) times MR-row blocks. The k
  * loop of a tile runs in order p = 0, 1, ..., k-1 with one FMA per element, as the packed

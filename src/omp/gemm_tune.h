@@ -77,7 +77,7 @@ void tsr__gemm_set_stream_min_bytes(int64_t bytes);
 bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
 /* Calls with m*n*k <= mnk go through the kernel's small-matrix path (no packing; gemm.h),
    where the kernel has one. mnk < 0 (default): the driver's own rule
-   (op(A) fits in L2 or C has one NR-column strip; gemm_driver.c); 0: never, so that tests run
+   (op(A) and C fit in L2, or C has one NR-column strip; gemm_driver.c); 0: never, so that tests run
    the packed path on small shapes too; a huge value: always. */
 void tsr__gemm_set_small_mnk(int64_t mnk);
 /* Whether a call g (trusted arguments, alpha != 0, k > 0) run with cfg takes the
@@ -88,11 +88,12 @@ bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
    in L2, else TSR__GEMM_SMALL_KB. Read NR columns at a time, row after row, an op(B) from
    memory touches a new page with each row and defeats the hardware prefetchers; in k blocks,
    with the lines TSR_SM_PF_STRIPS strips ahead prefetched (gemm_small_impl.h), each row is read
-   front to back. Measured on Zen 5, one thread, sgemm m x 4000 x 4000: m = 1 5.6 -> 16 GFLOP/s,
-   m = 14 33 -> 210, m = 64 76 -> 225 (OpenBLAS 5, 67, 167); 64 beat 16, 32 and 256 from m = 8
-   up. The exception, in one block: several row blocks (m > mr) over B's rows a multiple of
-   4 KiB apart, where a block's rows share one L1 set (sgemm 64 x 4096 x 4096: 139 in blocks,
-   154-166 in one). */
+   front to back. Measured on Zen 5, one thread, bench_gemm against the small path in one block
+   (GFLOP/s): sgemm 1 x 4096 x 4096 3.1 -> 6.4-11.6, 14 x 4000 x 4000 33 -> 176-215,
+   64 x 4000 x 4000 76-84 -> 218-235 (OpenBLAS 5-6, 64-70, 164-174). A block of 64 rows beat
+   16, 32 and 256 from m = 8 up. The exception, in one block: several row blocks (m > mr) over B's
+   rows a multiple of 4 KiB apart, where a block's rows share one L1 set (sgemm 64 x 4096 x 4096:
+   139 in blocks, 154-166 in one). */
 #define TSR__GEMM_SMALL_KB 64
 int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr);
 /* Overrides that rule: kb >= 1 is every call's k block (tests run several blocks on small
