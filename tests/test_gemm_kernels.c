@@ -9,6 +9,7 @@
  * The kernel under test comes from TSR_CPU_KERNEL (portable, avx2, avx512; CTest runs the
  * program once per value). A kernel the CPU lacks makes the program exit 77 (skipped).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,7 +61,22 @@ typedef struct gemm_case {
   tsr_gemm_path path;
   bool align_c;      /* C starts on a 64-byte boundary (else one element past one) */
   int expect_stream; /* 1: the call must use streaming stores, -1: must not, 0: unchecked */
+  int guard;         /* A, B, C exactly sized, an inaccessible page right after (1) or right
+                        before (2) each: any access outside the matrices faults */
 } gemm_case;
+
+/* Memory of `bytes` bytes with an inaccessible page right after its last byte (at_end) or right
+   before its first; *map and *len describe the whole mapping (for munmap). */
+static char *guarded_alloc(size_t bytes, bool at_end, char **map, size_t *len) {
+  const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+  const size_t body = (bytes + pg - 1) / pg * pg;
+  *len = body + 2 * pg;
+  *map = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(*map != MAP_FAILED);
+  assert_int_equal(mprotect(*map, pg, PROT_NONE), 0);
+  assert_int_equal(mprotect(*map + pg + body, pg, PROT_NONE), 0);
+  return at_end ? *map + pg + body - bytes : *map + pg;
+}
 
 static void store(tsr_dtype dt, void *p, size_t i, double v) {
   if (dt == TSR_F32)
@@ -89,13 +106,27 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
   const int64_t br = gc->tb ? n : k, bc = gc->tb ? k : n;
   const int64_t lda = (ac > 0 ? ac : 1) + gc->pad_a, ldb = (bc > 0 ? bc : 1) + gc->pad_b;
   const int64_t ldc = (n > 0 ? n : 1) + gc->pad_c;
-  const size_t na = (size_t)(ar * lda) + 1, nb = (size_t)(br * ldb) + 1, nc = (size_t)(m * ldc) + 1;
-  double *ha = malloc(na * sizeof *ha), *hb = malloc(nb * sizeof *hb);
-  double *hc = malloc(nc * sizeof *hc), *ref = malloc(nc * sizeof *ref);
-  /* One extra element: C starts one element past a 64-byte boundary, so the kernels' C
-     accesses are unaligned as they may be in user code (unless the case asks for alignment). */
-  char *a = malloc(na * es), *b = malloc(nb * es);
-  char *cbuf = aligned_alloc(64, ((nc + 1) * es + 63) / 64 * 64);
+  /* One extra element (none with guard pages): the matrices need not end where the last row
+     does. */
+  const size_t extra = gc->guard ? 0 : 1;
+  const size_t na = (size_t)(ar * lda) + extra, nb = (size_t)(br * ldb) + extra,
+               nc = (size_t)(m * ldc) + extra;
+  double *ha = malloc((na + 1) * sizeof *ha), *hb = malloc((nb + 1) * sizeof *hb);
+  double *hc = malloc((nc + 1) * sizeof *hc), *ref = malloc((nc + 1) * sizeof *ref);
+  /* C starts one element past a 64-byte boundary, so the kernels' C accesses are unaligned as
+     they may be in user code (unless the case asks for alignment). */
+  char *a, *b, *cbuf, *c, *gmap[3] = {NULL, NULL, NULL};
+  size_t glen[3] = {0, 0, 0};
+  if (gc->guard) {
+    a = guarded_alloc((na ? na : 1) * es, gc->guard == 1, &gmap[0], &glen[0]);
+    b = guarded_alloc((nb ? nb : 1) * es, gc->guard == 1, &gmap[1], &glen[1]);
+    c = cbuf = guarded_alloc((nc ? nc : 1) * es, gc->guard == 1, &gmap[2], &glen[2]);
+  } else {
+    a = malloc(na * es);
+    b = malloc(nb * es);
+    cbuf = aligned_alloc(64, ((nc + 1) * es + 63) / 64 * 64);
+    c = gc->align_c ? cbuf : cbuf + es;
+  }
   assert_non_null(ha);
   assert_non_null(hb);
   assert_non_null(hc);
@@ -103,7 +134,6 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
   assert_non_null(a);
   assert_non_null(b);
   assert_non_null(cbuf);
-  char *c = gc->align_c ? cbuf : cbuf + es;
   tsr_test_fill_random(ha, na, seed);
   tsr_test_fill_random(hb, nb, seed + 1);
   tsr_test_fill_random(hc, nc, seed + 2);
@@ -214,9 +244,14 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
   free(hb);
   free(hc);
   free(ref);
-  free(a);
-  free(b);
-  free(cbuf);
+  if (gc->guard) {
+    for (int i = 0; i < 3; ++i)
+      munmap(gmap[i], glen[i]);
+  } else {
+    free(a);
+    free(b);
+    free(cbuf);
+  }
   return st;
 }
 
@@ -339,6 +374,47 @@ static void test_threaded_shapes(void **state) {
   for (int r = 0; r < 3; ++r)
     check_all_trans(TSR_F32, 150, 70, 300, 1110 + (uint64_t)r);
   tsr__gemm_set_full_team(true);
+}
+
+/* No access outside the matrices: A, B and C exactly sized, with an inaccessible page right
+   after their last element (then right before their first), every transpose, no padding, shapes
+   with partial micro-panels and tiles in every dimension, through the packed path, the small
+   path and its k blocks, on 1 and 2 threads. A masked load or store that covers one lane too
+   many, or a packing loop that reads a full micro-panel past the last row, faults here (in the
+   other tests it lands in the allocation's slack). */
+static void test_guard_pages(void **state) {
+  (void)state;
+  for (int d = 0; d < 2; ++d)
+    for (int t = 1; t <= 2; ++t) {
+      set_threads(t);
+      const tsr__gemm_kernel *kr = cfg_of(dtypes[d], t).ker;
+      const int64_t mr = kr->mr, nr = kr->nr;
+      const int64_t shapes[][3] = {
+          {1, 1, 1},           {mr + 1, nr - 1, 17}, {2 * mr - 1, 3, 29},
+          {3, 2 * nr + 5, 31}, {mr + 5, nr + 7, 70}, {2 * mr + 3, 2 * nr + 1, 300}};
+      for (int path = 0; path < 3; ++path) {
+        /* 0: packed; 1: small, one k block; 2: small, k blocks of 7. */
+        tsr__gemm_set_small_mnk(path == 0 ? 0 : INT64_MAX);
+        tsr__gemm_set_small_kblock(path == 2 ? 7 : 0);
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
+          for (int tr = 0; tr < 4; ++tr)
+            for (int gd = 1; gd <= 2; ++gd) {
+              gemm_case gc = {.dtype = dtypes[d],
+                              .ta = tr & 1,
+                              .tb = tr >> 1,
+                              .m = shapes[i][0],
+                              .n = shapes[i][1],
+                              .k = shapes[i][2],
+                              .alpha = 1.25,
+                              .beta = tr == 1 ? 0.0 : -0.5,
+                              .path = TSR_GEMM_NATIVE,
+                              .guard = gd};
+              check(gc, 1200 + (uint64_t)(i * 16 + (size_t)tr * 4 + (size_t)gd));
+            }
+      }
+    }
+  tsr__gemm_set_small_mnk(-1);
+  tsr__gemm_set_small_kblock(0);
 }
 
 /* Streaming (non-temporal) stores of C (tsr__gemm_stream_c), with the size threshold at 0 so
@@ -1047,6 +1123,7 @@ int main(void) {
       cmocka_unit_test(test_small_shapes),
       cmocka_unit_test(test_cache_block_edges),
       cmocka_unit_test(test_threaded_shapes),
+      cmocka_unit_test(test_guard_pages),
       cmocka_unit_test(test_alpha_beta_special),
       cmocka_unit_test(test_streaming_stores),
       cmocka_unit_test(test_ukr_general_stride),

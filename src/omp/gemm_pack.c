@@ -18,10 +18,10 @@
 #include "omp/gemm.h"
 
 #define TSR__PACK_A(T)                                                                             \
-  for (int64_t i0 = 0; i0 < mc; i0 += mr) {                                                        \
-    const int ib = (int)(mc - i0 < mr ? mc - i0 : mr);                                             \
-    T *dst = ap + i0 * kc;                                                                         \
-    if (!trans) { /* (i,p) at a[i*lda + p]: rows are contiguous */                                 \
+  if (!trans) { /* (i,p) at a[i*lda + p]: rows are contiguous */                                   \
+    for (int64_t i0 = 0; i0 < mc; i0 += mr) {                                                      \
+      const int ib = (int)(mc - i0 < mr ? mc - i0 : mr);                                           \
+      T *dst = ap + i0 * kc;                                                                       \
       for (int i = 0; i < ib; ++i) {                                                               \
         const T *src = a + (i0 + i) * lda;                                                         \
         for (int64_t p = 0; p < kc; ++p)                                                           \
@@ -30,12 +30,16 @@
       for (int i = ib; i < mr; ++i)                                                                \
         for (int64_t p = 0; p < kc; ++p)                                                           \
           dst[p * mr + i] = 0;                                                                     \
-    } else { /* (i,p) at a[p*lda + i]: columns of op(A) are contiguous */                          \
-      for (int64_t p = 0; p < kc; ++p) {                                                           \
-        const T *src = a + p * lda + i0;                                                           \
-        T *d = dst + p * mr;                                                                       \
-        for (int i = 0; i < ib; ++i)                                                               \
-          d[i] = src[i];                                                                           \
+    }                                                                                              \
+  } else { /* (i,p) at a[p*lda + i]: columns of op(A) are contiguous */                            \
+    /* Row p of the storage across every micro-panel, read once (a micro-panel at a time would     \
+       read the block once per panel); each panel's column p is a copy of mr elements. */          \
+    for (int64_t p = 0; p < kc; ++p) {                                                             \
+      const T *src = a + p * lda;                                                                  \
+      for (int64_t i0 = 0; i0 < mc; i0 += mr) {                                                    \
+        const int ib = (int)(mc - i0 < mr ? mc - i0 : mr);                                         \
+        T *d = ap + i0 * kc + p * mr;                                                              \
+        memcpy(d, src + i0, (size_t)ib * sizeof(T));                                               \
         for (int i = ib; i < mr; ++i)                                                              \
           d[i] = 0;                                                                                \
       }                                                                                            \
