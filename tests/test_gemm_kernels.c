@@ -1044,8 +1044,19 @@ static void test_small_path(void **state) {
         assert_true(tsr__gemm_small_kblock(&probe, mr) < kl);
         probe.ldb = kl;
         probe.trans_b = true;
+        probe.trans_a = true;
         assert_true(tsr__gemm_small_kblock(&probe, mr) < kl);
         assert_true(tsr__gemm_small_path(&probe, &cf));
+        /* A * B^T runs as dot products (k >= TSR__GEMM_DOT_MIN_K), in blocks of
+           TSR__GEMM_DOT_KB bytes of a row. */
+        probe.trans_a = false;
+        assert_true(tsr__gemm_small_dot(&probe));
+        assert_false(tsr__gemm_small_pack_b(&probe, mr));
+        probe.k = 3 * TSR__GEMM_DOT_KB / es + 5;
+        assert_int_equal(tsr__gemm_small_kblock(&probe, mr), TSR__GEMM_DOT_KB / es);
+        probe.k = TSR__GEMM_DOT_MIN_K - 1;
+        assert_false(tsr__gemm_small_dot(&probe));
+        assert_true(tsr__gemm_small_pack_b(&probe, mr));
       }
       tsr__gemm_set_small_mnk(0);
       probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1};

@@ -113,15 +113,28 @@ typedef void (*tsr__gemm_edge_f64)(int mb, int nb, int64_t k, const double *ap, 
                                    double alpha, double beta, double *c, int64_t ldc);
 /* Whether several MR-row blocks (m > mr) reuse strips of B (not B^T) whose rows are a multiple
    of 4 KiB apart: those rows fall into one L1 set and evict each other. */
+/* Whether the small path runs A * B^T as dot products along k (gemm_small_impl.h): op(A) = A and
+   op(B) = B^T, both unit-stride along k; k long enough (TSR__GEMM_DOT_MIN_K) that the lane sums
+   at the end of each tile are a small part of it; and few rows (TSR__GEMM_DOT_MAX_M), where
+   transposing B^T into strips is not amortized over many row tiles. Measured on Zen 5, one
+   thread, against the strip path, GFLOP/s: sgemm 1x4096x4096 5.2 -> 19, 16x4096x4096 70 -> 96-106,
+   64x4096x4096 153-165 -> 168-177; dgemm 1x4096x4096 4.6 -> 8.6, 64x2000x2000 93-96 -> 85; with
+   the AVX2 kernels sgemm 16x4096x4096 29 -> 63-67. With more rows the strips win (sgemm
+   300x300x300 222-244 -> 176-189), as they do for short k (AVX2 sgemm 100x100x300 95 -> 76-83). */
+#define TSR__GEMM_DOT_MIN_K 256
+#define TSR__GEMM_DOT_MAX_M 64
+static inline bool tsr__gemm_small_dot(const tsr__gemm_args *g) {
+  return !g->trans_a && g->trans_b && g->k >= TSR__GEMM_DOT_MIN_K && g->m <= TSR__GEMM_DOT_MAX_M;
+}
 static inline bool tsr__gemm_small_rows_alias(const tsr__gemm_args *g, int mr) {
   return !g->trans_b && g->m > mr && ((size_t)g->ldb * tsr__dtype_size(g->dtype)) % 4096 == 0;
 }
-/* Whether the small path packs op(B)'s NR-column strips: always for B^T, and when its rows
-   alias (above). Measured on Zen 5, one thread, dgemm 32x512x32 (ldb 512: 4 KiB): 79 -> 93
-   GFLOP/s with AVX-512, 34 -> 47 with AVX2; at 2 KiB (sgemm, same shape) packing lost
-   (230 -> 214). */
+/* Whether the small path packs op(B)'s NR-column strips: for B^T unless it runs as dot products
+   (above), and when its rows alias. Measured on Zen 5, one thread, dgemm 32x512x32 (ldb 512: 4
+   KiB): 79 -> 93 GFLOP/s with AVX-512, 34 -> 47 with AVX2; at 2 KiB (sgemm, same shape) packing
+   lost (230 -> 214). */
 static inline bool tsr__gemm_small_pack_b(const tsr__gemm_args *g, int mr) {
-  return g->trans_b || tsr__gemm_small_rows_alias(g, mr);
+  return (g->trans_b && !tsr__gemm_small_dot(g)) || tsr__gemm_small_rows_alias(g, mr);
 }
 
 /* A registered micro-kernel (BLIS "ukernel" with its register block). */

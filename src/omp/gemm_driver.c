@@ -385,7 +385,10 @@ void tsr__gemm_set_small_kblock(int64_t kb) {
 
 int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
   int64_t kb = atomic_load(&tsr__gemm_small_kb);
-  if (kb <= 0) {
+  if (kb <= 0 && tsr__gemm_small_dot(g)) {
+    /* Dot products: TSR__GEMM_DOT_KB bytes of each row of A and B a block. */
+    kb = TSR__GEMM_DOT_KB / (int64_t)tsr__dtype_size(g->dtype);
+  } else if (kb <= 0) {
     const double bytes = (double)g->k * (double)g->n * (double)tsr__dtype_size(g->dtype);
     if (bytes <= (double)tsr__cpu_facts_get()->cache[1].size) return g->k;
     /* Several row blocks over B's rows 4 KiB apart: one block (gemm_tune.h). */
@@ -414,7 +417,8 @@ bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) 
      while dgemm 100x100x1000 (op(A) 800 KiB) rose from 90 to 118 and 256^3 from 117 to 131.
      C that the packed path writes with streaming stores stays there. */
   if (tsr__gemm_stream_c(g, cfg)) return false;
-  if (g->n <= cfg->ker->nr) return true;
+  /* Dot products read op(A) and B in k blocks of a few KiB a row, whatever their sizes. */
+  if (g->n <= cfg->ker->nr || tsr__gemm_small_dot(g)) return true;
   const double l2 = (double)tsr__cpu_facts_get()->cache[1].size;
   return (double)g->m * (double)g->k * es <= l2 && (double)g->m * (double)g->n * es <= l2;
 }

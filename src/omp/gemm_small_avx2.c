@@ -18,6 +18,16 @@ static inline __m256i tsr__sm_mask32(int n) {
 static inline __m256i tsr__sm_mask64(int n) {
   return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
 }
+/* Sums of the lanes. */
+static inline float tsr__sm_hsum_ps(__m256 v) {
+  __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+  return _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)));
+}
+static inline double tsr__sm_hsum_pd(__m256d v) {
+  __m128d x = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(x, _mm_unpackhi_pd(x, x)));
+}
 
 #define TSR_SM_NAME tsr__gemm_small_avx2_f32
 #define TSR_SM_T float
@@ -35,6 +45,9 @@ static inline __m256i tsr__sm_mask64(int n) {
 #define TSR_SM_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define TSR_SM_MUL(a, b) _mm256_mul_ps(a, b)
 #define TSR_SM_PACK_B pack_b_f32
+#define TSR_SM_HSUM(v) tsr__sm_hsum_ps(v)
+#define TSR_SM_DI 2
+#define TSR_SM_DJ 4
 #include "omp/gemm_small_impl.h"
 
 #define TSR_SM_NAME tsr__gemm_small_avx2_f64
@@ -53,6 +66,9 @@ static inline __m256i tsr__sm_mask64(int n) {
 #define TSR_SM_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
 #define TSR_SM_MUL(a, b) _mm256_mul_pd(a, b)
 #define TSR_SM_PACK_B pack_b_f64
+#define TSR_SM_HSUM(v) tsr__sm_hsum_pd(v)
+#define TSR_SM_DI 2
+#define TSR_SM_DJ 4
 #include "omp/gemm_small_impl.h"
 
 #endif

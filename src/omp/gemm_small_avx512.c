@@ -26,6 +26,9 @@
 #define TSR_SM_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define TSR_SM_MUL(a, b) _mm512_mul_ps(a, b)
 #define TSR_SM_PACK_B pack_b_f32
+#define TSR_SM_HSUM(v) _mm512_reduce_add_ps(v)
+#define TSR_SM_DI 4
+#define TSR_SM_DJ 6
 #include "omp/gemm_small_impl.h"
 
 #define TSR_SM_NAME tsr__gemm_small_avx512_f64
@@ -44,6 +47,9 @@
 #define TSR_SM_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
 #define TSR_SM_MUL(a, b) _mm512_mul_pd(a, b)
 #define TSR_SM_PACK_B pack_b_f64
+#define TSR_SM_HSUM(v) _mm512_reduce_add_pd(v)
+#define TSR_SM_DI 4
+#define TSR_SM_DJ 6
 #include "omp/gemm_small_impl.h"
 
 #endif

@@ -12,6 +12,8 @@
  *   read as 0 and never fault), TSR_SM_STORE(p, v), TSR_SM_STOREM(p, msk, v),
  *   TSR_SM_FMA(a, b, c) = a*b + c, TSR_SM_MUL(a, b)
  *   TSR_SM_PACK_B        the kernel's op(B) packing member (pack_b_f32 or pack_b_f64)
+ *   TSR_SM_HSUM(v)       the sum of v's lanes (a TSR_SM_T)
+ *   TSR_SM_DI, TSR_SM_DJ the dot-product tile (below): rows of op(A) x rows of B^T
  *
  * Why: below about 100^3 the packed path (gemm_driver.c) spends as long packing op(A) and
  * op(B), padding edge tiles to the full MR x NR and handing out its tickets as it does
@@ -21,6 +23,8 @@
  * NR-column strip at a time with the kernel's pack_b), and edge tiles run with exactly their
  * rows and masked columns instead of a padded tile and a copy. op(A) and C fit in L2 here, or
  * C is one strip (tsr__gemm_small_path), so the only cache blocking is of a large op(B) in k.
+ * A * B^T with few rows and a long k runs as dot products instead (TSR_SM_DOT below): both
+ * operands are then read along k where they lie, and nothing is transposed.
  * The idea is OpenBLAS's "small matrix" kernels (0.3.16+, SkylakeX); this is our own register
  * tiling, shared with the packed kernels' MR x NR.
  *
@@ -140,8 +144,121 @@ TSR_SM_ROWS(int rows, int nv, bool a_rows_unit, int64_t k, const TSR_SM_T *ai, i
   }
 }
 
+/*
+ * A * B^T by dot products (tsr__gemm_small_dot, gemm.h): op(A) = A and op(B) = B^T, both stored
+ * with unit stride along k, so a tile of DI rows of A and DJ rows of B loads vectors along k from
+ * both and keeps DI x DJ vector accumulators, summed across lanes at the end. Nothing is
+ * transposed or packed: each row of B is read once per k block, front to back (the strip path
+ * above must transpose B^T into NR-column strips). op(A) and C rows DI at a time.
+ * C[0:RI, 0:RJ] = alpha * A[0:RI, 0:k] * B[0:RJ, 0:k]^T + beta * C (beta == 0: C not read).
+ */
+#define TSR_SM_DTILE TSR_SM_CAT(TSR_SM_NAME, _dtile)
+#define TSR_SM_DOT TSR_SM_CAT(TSR_SM_NAME, _dot)
+static inline __attribute__((always_inline)) void
+TSR_SM_DTILE(const int RI, const int RJ, int64_t k, const TSR_SM_T *a, int64_t lda,
+             const TSR_SM_T *b, int64_t ldb, TSR_SM_T alpha, TSR_SM_T beta, TSR_SM_T *c,
+             int64_t ldc) {
+  TSR_SM_V acc[TSR_SM_DI * TSR_SM_DJ], av[TSR_SM_DI];
+#pragma GCC unroll 32
+  for (int t = 0; t < RI * RJ; ++t)
+    acc[t] = TSR_SM_ZERO();
+  int64_t p = 0;
+  for (; p + TSR_SM_L <= k; p += TSR_SM_L) {
+#pragma GCC unroll 8
+    for (int r = 0; r < RI; ++r)
+      av[r] = TSR_SM_LOAD(a + r * lda + p);
+#pragma GCC unroll 8
+    for (int j = 0; j < RJ; ++j) {
+      const TSR_SM_V bv = TSR_SM_LOAD(b + j * ldb + p);
+#pragma GCC unroll 8
+      for (int r = 0; r < RI; ++r)
+        acc[r * RJ + j] = TSR_SM_FMA(av[r], bv, acc[r * RJ + j]);
+    }
+  }
+  if (p < k) {
+    const TSR_SM_M ml = TSR_SM_MASK((int)(k - p));
+#pragma GCC unroll 8
+    for (int r = 0; r < RI; ++r)
+      av[r] = TSR_SM_LOADM(ml, a + r * lda + p);
+#pragma GCC unroll 8
+    for (int j = 0; j < RJ; ++j) {
+      const TSR_SM_V bv = TSR_SM_LOADM(ml, b + j * ldb + p);
+#pragma GCC unroll 8
+      for (int r = 0; r < RI; ++r)
+        acc[r * RJ + j] = TSR_SM_FMA(av[r], bv, acc[r * RJ + j]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < RI; ++r)
+#pragma GCC unroll 8
+    for (int j = 0; j < RJ; ++j) {
+      const TSR_SM_T x = alpha * TSR_SM_HSUM(acc[r * RJ + j]);
+      TSR_SM_T *cp = c + r * ldc + j;
+      *cp = beta == 0 ? x : x + beta * *cp;
+    }
+}
+
+#define TSR_SM_DCASE(RI, RJ)                                                                       \
+  case (RI)*8 + (RJ):                                                                              \
+    TSR_SM_DTILE(RI, RJ, k, ai, g->lda, bj, g->ldb, alpha, beta, c + i0 * ldc + j0, ldc);          \
+    break;
+
+static void TSR_SM_DOT(const tsr__gemm_args *g, int64_t kb) {
+  const TSR_SM_T alpha = (TSR_SM_T)g->alpha;
+  const int64_t m = g->m, n = g->n, ldc = g->ldc;
+  TSR_SM_T *c = g->c;
+  for (int64_t p0 = 0; p0 < g->k; p0 += kb) {
+    const int64_t k = g->k - p0 < kb ? g->k - p0 : kb;
+    const TSR_SM_T beta = p0 == 0 ? (TSR_SM_T)g->beta : 1;
+    for (int64_t j0 = 0; j0 < n; j0 += TSR_SM_DJ) {
+      const int rj = (int)(n - j0 < TSR_SM_DJ ? n - j0 : TSR_SM_DJ);
+      const TSR_SM_T *bj = (const TSR_SM_T *)g->b + j0 * g->ldb + p0;
+      for (int64_t i0 = 0; i0 < m; i0 += TSR_SM_DI) {
+        const int ri = (int)(m - i0 < TSR_SM_DI ? m - i0 : TSR_SM_DI);
+        const TSR_SM_T *ai = (const TSR_SM_T *)g->a + i0 * g->lda + p0;
+        switch (ri * 8 + rj) {
+          TSR_SM_DCASE(1, 1)
+          TSR_SM_DCASE(1, 2)
+          TSR_SM_DCASE(1, 3)
+          TSR_SM_DCASE(1, 4)
+          TSR_SM_DCASE(2, 1)
+          TSR_SM_DCASE(2, 2)
+          TSR_SM_DCASE(2, 3)
+          TSR_SM_DCASE(2, 4)
+#if TSR_SM_DJ > 4
+          TSR_SM_DCASE(1, 5)
+          TSR_SM_DCASE(1, 6)
+          TSR_SM_DCASE(2, 5)
+          TSR_SM_DCASE(2, 6)
+#endif
+#if TSR_SM_DI > 2
+          TSR_SM_DCASE(3, 1)
+          TSR_SM_DCASE(3, 2)
+          TSR_SM_DCASE(3, 3)
+          TSR_SM_DCASE(3, 4)
+          TSR_SM_DCASE(3, 5)
+          TSR_SM_DCASE(3, 6)
+          TSR_SM_DCASE(4, 1)
+          TSR_SM_DCASE(4, 2)
+          TSR_SM_DCASE(4, 3)
+          TSR_SM_DCASE(4, 4)
+          TSR_SM_DCASE(4, 5)
+          TSR_SM_DCASE(4, 6)
+#endif
+        default: break;
+        }
+      }
+    }
+  }
+}
+#undef TSR_SM_DCASE
+
 void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb, void *buf) {
   enum { NR = 2 * TSR_SM_L };
+  if (tsr__gemm_small_dot(g)) {
+    TSR_SM_DOT(g, kb);
+    return;
+  }
   const TSR_SM_T alpha = (TSR_SM_T)g->alpha;
   /* op(A)(i, p) at a[i*rs_a + p*cs_a]: A^T has unit-stride rows of op(A)'s columns. */
   const bool a_rows_unit = g->trans_a;
@@ -195,6 +312,11 @@ void TSR_SM_EDGE(int mb, int nb, int64_t k, const TSR_SM_T *ap, const TSR_SM_T *
 }
 
 #undef TSR_SM_TILE_CASE
+#undef TSR_SM_DTILE
+#undef TSR_SM_DOT
+#undef TSR_SM_HSUM
+#undef TSR_SM_DI
+#undef TSR_SM_DJ
 #undef TSR_SM_PF_STRIPS
 #undef TSR_SM_TILE
 #undef TSR_SM_ROWS
