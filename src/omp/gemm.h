@@ -111,8 +111,6 @@ typedef void (*tsr__gemm_edge_f32)(int mb, int nb, int64_t k, const float *ap, c
                                    float alpha, float beta, float *c, int64_t ldc);
 typedef void (*tsr__gemm_edge_f64)(int mb, int nb, int64_t k, const double *ap, const double *bp,
                                    double alpha, double beta, double *c, int64_t ldc);
-/* Whether several MR-row blocks (m > mr) reuse strips of B (not B^T) whose rows are a multiple
-   of 4 KiB apart: those rows fall into one L1 set and evict each other. */
 /* Whether the small path runs A * B^T as dot products along k (gemm_small_impl.h): op(A) = A and
    op(B) = B^T, both unit-stride along k; k long enough (TSR__GEMM_DOT_MIN_K) that the lane sums
    at the end of each tile are a small part of it; and few rows (TSR__GEMM_DOT_MAX_M), where
@@ -126,6 +124,8 @@ typedef void (*tsr__gemm_edge_f64)(int mb, int nb, int64_t k, const double *ap, 
 static inline bool tsr__gemm_small_dot(const tsr__gemm_args *g) {
   return !g->trans_a && g->trans_b && g->k >= TSR__GEMM_DOT_MIN_K && g->m <= TSR__GEMM_DOT_MAX_M;
 }
+/* Whether several MR-row blocks (m > mr) reuse strips of B (not B^T) whose rows are a multiple
+   of 4 KiB apart: those rows fall into one L1 set and evict each other. */
 static inline bool tsr__gemm_small_rows_alias(const tsr__gemm_args *g, int mr) {
   return !g->trans_b && g->m > mr && ((size_t)g->ldb * tsr__dtype_size(g->dtype)) % 4096 == 0;
 }

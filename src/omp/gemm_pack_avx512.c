@@ -116,12 +116,12 @@ static void tsr__pack_at14_f64(int64_t mc, int64_t kc, const double *a, int64_t 
 
 void tsr__gemm_pack_a_avx512_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda,
                                  bool trans, double *ap) {
-  if (trans && mr == 14) {
-    tsr__pack_at14_f64(mc, kc, a, lda, ap);
+  if (mr != 14) {
+    tsr__gemm_pack_a_f64(mr, mc, kc, a, lda, trans, ap);
     return;
   }
-  if (trans || mr != 14) {
-    tsr__gemm_pack_a_f64(mr, mc, kc, a, lda, trans, ap);
+  if (trans) {
+    tsr__pack_at14_f64(mc, kc, a, lda, ap);
     return;
   }
   int64_t i0 = 0;
@@ -226,12 +226,12 @@ static void tsr__pack_at14_f32(int64_t mc, int64_t kc, const float *a, int64_t l
 
 void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
                                  bool trans, float *ap) {
-  if (trans && mr == 14) {
-    tsr__pack_at14_f32(mc, kc, a, lda, ap);
+  if (mr != 14) {
+    tsr__gemm_pack_a_f32(mr, mc, kc, a, lda, trans, ap);
     return;
   }
-  if (trans || mr != 14) {
-    tsr__gemm_pack_a_f32(mr, mc, kc, a, lda, trans, ap);
+  if (trans) {
+    tsr__pack_at14_f32(mc, kc, a, lda, ap);
     return;
   }
   int64_t i0 = 0;

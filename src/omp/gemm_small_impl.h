@@ -39,6 +39,9 @@
 #if TSR_SM_MR != 6 && TSR_SM_MR != 14
 #error "gemm_small_impl.h has tile cases for MR 6 and 14"
 #endif
+#if !((TSR_SM_DI == 2 && TSR_SM_DJ == 4) || (TSR_SM_DI == 4 && TSR_SM_DJ == 6))
+#error "gemm_small_impl.h has dot-product tile cases for 2 x 4 and 4 x 6"
+#endif
 
 /* How many NR-column strips ahead the k-blocked loop prefetches B (gemm_tune.h). */
 #define TSR_SM_PF_STRIPS 4
@@ -225,13 +228,11 @@ static void TSR_SM_DOT(const tsr__gemm_args *g, int64_t kb) {
           TSR_SM_DCASE(2, 2)
           TSR_SM_DCASE(2, 3)
           TSR_SM_DCASE(2, 4)
-#if TSR_SM_DJ > 4
+#if TSR_SM_DI == 4 /* the 4 x 6 tile */
           TSR_SM_DCASE(1, 5)
           TSR_SM_DCASE(1, 6)
           TSR_SM_DCASE(2, 5)
           TSR_SM_DCASE(2, 6)
-#endif
-#if TSR_SM_DI > 2
           TSR_SM_DCASE(3, 1)
           TSR_SM_DCASE(3, 2)
           TSR_SM_DCASE(3, 3)

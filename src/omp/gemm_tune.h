@@ -96,9 +96,7 @@ bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
    139 in blocks, 154-166 in one). */
 #define TSR__GEMM_SMALL_KB 64
 /* The k block of the small path's dot products (A * B^T), in bytes of a row. */
-#ifndef TSR__GEMM_DOT_KB
 #define TSR__GEMM_DOT_KB 4096
-#endif
 int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr);
 /* Overrides that rule: kb >= 1 is every call's k block (tests run several blocks on small
    matrices), kb <= 0 restores the rule. */
