@@ -270,6 +270,65 @@ static inline int64_t tsr__gemm_epi_mode(double beta, bool stream) {
 }
 
 /*
+ * When the x86 micro-kernels fetch C's tile: during the last steps of the k loop, one row per
+ * step (its first and last byte), starting tail steps before the end
+ * (TSR__GEMM_PF_C_TAIL_*), so that the lines arrive a few hundred nanoseconds before the
+ * update needs them. Fetched before the loop instead, the lines were evicted again by the
+ * packed A and B streaming through L1 over a deep k slice; and when C's row stride is a
+ * power of two, its rows share a few L1 and L2 sets, the refetch missed to L3 or memory, and
+ * the update stalled on it. Measured on Zen 5, sgemm 4096^3, one thread: 243-245 -> 254-256
+ * GFLOP/s (C update skipped altogether: 255-256; ldc 4160 instead of 4096: 255-258).
+ * Shallower slices (k < tail) fetch the whole tile before the loop, as the update would
+ * otherwise wait for each line's read-for-ownership (beta == 0 included). Sets *k1 steps
+ * without the fetch, then *k2 steps fetching a row each (%[cpf] advanced by %[rsb]), then *k3
+ * without; returns whether the caller fetches the tile before the loop.
+ */
+static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fetch, int64_t *k1,
+                                        int64_t *k2, int64_t *k3) {
+  *k1 = k;
+  *k2 = *k3 = 0;
+  if (!fetch) return false;
+  if (k < tail) return true;
+  *k1 = k - tail;
+  *k2 = mr;
+  *k3 = tail - mr;
+  return false;
+}
+/* Tail lengths in k steps, about 1400 cycles of FMAs each: 14 cycles a step for the AVX-512
+   14 x 2 block, 6 for the AVX2 6 x 2 block (two FMA pipes). At least MR. */
+#define TSR__GEMM_PF_C_TAIL_AVX512 100
+#define TSR__GEMM_PF_C_TAIL_AVX2 230
+
+/* That k loop as assembly text (labels 1-5 and 2 local to the kernel's asm statement):
+   %[k], %[k2], %[k3] the three counts, STEP one k step, PF the prefetch instruction
+   ("prefetchw", or "prefetcht0" where PREFETCHW may be a no-op), LASTB the byte offset of a C
+   row's last element. Ends at label 2, where the C update follows. */
+// clang-format off
+#define TSR__GEMM_KLOOP(STEP, PF, LASTB)                                                           \
+  "test %[k], %[k]\n\t"                                                                            \
+  "jz 3f\n\t"                                                                                      \
+  ".p2align 5\n"                                                                                   \
+  "1:\n\t" STEP                                                                                    \
+  "dec %[k]\n\t"                                                                                   \
+  "jnz 1b\n"                                                                                       \
+  "3:\n\t"                                                                                         \
+  "test %[k2], %[k2]\n\t"                                                                          \
+  "jz 2f\n"                                                                                        \
+  "4:\n\t" STEP                                                                                    \
+  PF " (%[cpf])\n\t"                                                                               \
+  PF " " LASTB "(%[cpf])\n\t"                                                                      \
+  "add %[rsb], %[cpf]\n\t"                                                                         \
+  "dec %[k2]\n\t"                                                                                  \
+  "jnz 4b\n\t"                                                                                     \
+  "test %[k3], %[k3]\n\t"                                                                          \
+  "jz 2f\n"                                                                                        \
+  "5:\n\t" STEP                                                                                    \
+  "dec %[k3]\n\t"                                                                                  \
+  "jnz 5b\n"                                                                                       \
+  "2:\n\t"
+// clang-format on
+
+/*
  * The operands of that update, declared in a kernel body whose parameters are named k, alpha,
  * ap, bp, beta, c, rs_c, cs_c, stream and which has a stack tile t of MR x NR elements of T:
  * with unit column stride (direct) the assembly updates C itself; otherwise it stores AB into

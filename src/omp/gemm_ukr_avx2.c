@@ -60,6 +60,17 @@
   TSR__ROW(BC, SUF, ES, 4, 8, 9, 14)                                                               \
   TSR__ROW(BC, SUF, ES, 5, 10, 11, 15)
 
+/* One k step of the 6 x 2-vector block: B's two vectors, the A prefetch, 6 rows of FMAs. */
+#define TSR__STEP_F64                                                                              \
+  "vmovapd (%[b]), %%ymm12\n\t"                                                                     \
+  "vmovapd 32(%[b]), %%ymm13\n\t"                                                                   \
+  "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t" TSR__STEP6("sd", "pd", "8") "add $48, %[a]\n\t"         \
+  "add $64, %[b]\n\t"
+#define TSR__STEP_F32                                                                              \
+  "vmovaps (%[b]), %%ymm12\n\t"                                                                     \
+  "vmovaps 32(%[b]), %%ymm13\n\t"                                                                   \
+  "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t" TSR__STEP6("ss", "ps", "4") "add $24, %[a]\n\t"         \
+  "add $64, %[b]\n\t"
 /* The C update after the k loop (gemm.h): alpha, beta in ymm14/15, two 32-byte vectors
    a row. */
 #define TSR__E6(E, SUF, R0, R1) E(SUF, "ymm", "32", "14", "15", R0, R1)
@@ -75,28 +86,22 @@ tsr__gemm_ukr_avx2_f64_body(int64_t k, double alpha, const double *ap, const dou
                             double beta, double *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(32) double t[6 * 8];
   TSR__GEMM_EPI_OPERANDS(double, 8);
-  /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
-  if (direct && !stream)
+  /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines), before
+     or late in the k loop (gemm.h). */
+  int64_t k1, k2, k3;
+  const char *cpf = (const char *)c;
+  const int64_t rsb = rs_c * (int64_t)sizeof(*c);
+  if (tsr__gemm_pf_c_split(k, 6, TSR__GEMM_PF_C_TAIL_AVX2, direct && !stream, &k1, &k2, &k3))
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
-      _mm_prefetch((const char *)(c + i * rs_c + 7), _MM_HINT_T0);
+      _mm_prefetch((const char *)(c + i * rs_c) + 56, _MM_HINT_T0);
     }
   __asm__ volatile(
-      TSR__ZERO12 "test %[k], %[k]\n\t"
-                  "jz 2f\n\t"
-                  ".p2align 5\n"
-                  "1:\n\t"
-                  "vmovapd (%[b]), %%ymm12\n\t"
-                  "vmovapd 32(%[b]), %%ymm13\n\t"
-                  "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t" TSR__STEP6(
-                      "sd", "pd", "8") "add $48, %[a]\n\t"
-                                       "add $64, %[b]\n\t"
-                                       "dec %[k]\n\t"
-                                       "jnz 1b\n"
-                                       "2:\n\t" TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15",
-                                                                   "sd", "pd", "8") "vzeroupper\n\t"
-      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
-      : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
+      TSR__ZERO12 TSR__GEMM_KLOOP(TSR__STEP_F64, "prefetcht0", "56")
+          TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15", "sd", "pd", "8") "vzeroupper\n\t"
+      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),
+        [cpf] "+r"(cpf)
+      : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
       : "cc", "memory", TSR__YMM_CLOBBERS);
   TSR__GEMM_EPI_STRIDED(6, 8);
 }
@@ -110,28 +115,22 @@ tsr__gemm_ukr_avx2_f32_body(int64_t k, float alpha, const float *ap, const float
                             float *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(32) float t[6 * 16];
   TSR__GEMM_EPI_OPERANDS(float, 16);
-  /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines). */
-  if (direct && !stream)
+  /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines), before
+     or late in the k loop (gemm.h). */
+  int64_t k1, k2, k3;
+  const char *cpf = (const char *)c;
+  const int64_t rsb = rs_c * (int64_t)sizeof(*c);
+  if (tsr__gemm_pf_c_split(k, 6, TSR__GEMM_PF_C_TAIL_AVX2, direct && !stream, &k1, &k2, &k3))
     for (int i = 0; i < 6; ++i) {
       _mm_prefetch((const char *)(c + i * rs_c), _MM_HINT_T0);
-      _mm_prefetch((const char *)(c + i * rs_c + 15), _MM_HINT_T0);
+      _mm_prefetch((const char *)(c + i * rs_c) + 60, _MM_HINT_T0);
     }
   __asm__ volatile(
-      TSR__ZERO12 "test %[k], %[k]\n\t"
-                  "jz 2f\n\t"
-                  ".p2align 5\n"
-                  "1:\n\t"
-                  "vmovaps (%[b]), %%ymm12\n\t"
-                  "vmovaps 32(%[b]), %%ymm13\n\t"
-                  "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t" TSR__STEP6(
-                      "ss", "ps", "4") "add $24, %[a]\n\t"
-                                       "add $64, %[b]\n\t"
-                                       "dec %[k]\n\t"
-                                       "jnz 1b\n"
-                                       "2:\n\t" TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15",
-                                                                   "ss", "ps", "4") "vzeroupper\n\t"
-      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
-      : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
+      TSR__ZERO12 TSR__GEMM_KLOOP(TSR__STEP_F32, "prefetcht0", "60")
+          TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15", "ss", "ps", "4") "vzeroupper\n\t"
+      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),
+        [cpf] "+r"(cpf)
+      : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
       : "cc", "memory", TSR__YMM_CLOBBERS);
   TSR__GEMM_EPI_STRIDED(6, 16);
 }

@@ -88,6 +88,18 @@
   TSR__ROW(BC, SUF, ES, 12, 24, 25, 30)                                                            \
   TSR__ROW(BC, SUF, ES, 13, 26, 27, 31)
 
+/* One k step of the 14 x 2-vector block: B's two vectors, the A prefetch, 14 rows of FMAs. */
+#define TSR__STEP_F64                                                                              \
+  "vmovapd (%[b]), %%zmm28\n\t"                                                                     \
+  "vmovapd 64(%[b]), %%zmm29\n\t"                                                                   \
+  "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t"                                                          \
+  "prefetcht0 " TSR__PF_A_F64 "+64(%[a])\n\t" TSR__STEP14("sd", "pd", "8") "add $112, %[a]\n\t"    \
+  "add $128, %[b]\n\t"
+#define TSR__STEP_F32                                                                              \
+  "vmovaps (%[b]), %%zmm28\n\t"                                                                     \
+  "vmovaps 64(%[b]), %%zmm29\n\t"                                                                   \
+  "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t" TSR__STEP14("ss", "ps", "4") "add $56, %[a]\n\t"        \
+  "add $128, %[b]\n\t"
 /* The C update after the k loop (gemm.h): alpha, beta in zmm30/31, two 64-byte vectors
    a row. */
 #define TSR__E14(E, SUF, R0, R1) E(SUF, "zmm", "64", "30", "31", R0, R1)
@@ -108,29 +120,21 @@ tsr__gemm_ukr_avx512_f64_body(int64_t k, double alpha, const double *ap, const d
   TSR__GEMM_EPI_OPERANDS(double, 16);
   /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores
      after the k loop would otherwise wait for each line's read-for-ownership from memory
-     (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 -> 94). */
-  if (direct && !stream)
+     (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 -> 94);
+     before or late in the k loop (gemm.h). */
+  int64_t k1, k2, k3;
+  const char *cpf = (const char *)c;
+  const int64_t rsb = rs_c * (int64_t)sizeof(*c);
+  if (tsr__gemm_pf_c_split(k, 14, TSR__GEMM_PF_C_TAIL_AVX512, direct && !stream, &k1, &k2, &k3))
     for (int i = 0; i < 14; ++i) {
       __builtin_prefetch(c + i * rs_c, 1, 3);
-      __builtin_prefetch(c + i * rs_c + 15, 1, 3);
+      __builtin_prefetch((const char *)(c + i * rs_c) + 120, 1, 3);
     }
-  __asm__ volatile(TSR__ZERO28
-                   "test %[k], %[k]\n\t"
-                   "jz 2f\n\t"
-                   ".p2align 5\n"
-                   "1:\n\t"
-                   "vmovapd (%[b]), %%zmm28\n\t"
-                   "vmovapd 64(%[b]), %%zmm29\n\t"
-                   "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t"
-                   "prefetcht0 " TSR__PF_A_F64 "+64(%[a])\n\t" TSR__STEP14(
-                       "sd", "pd", "8") "add $112, %[a]\n\t"
-                                        "add $128, %[b]\n\t"
-                                        "dec %[k]\n\t"
-                                        "jnz 1b\n"
-                                        "2:\n\t" TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31",
-                                                                    "sd", "pd", "8")
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
-                   : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
+  __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(TSR__STEP_F64, "prefetchw", "120")
+                       TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "sd", "pd", "8")
+                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),
+                     [c] "+r"(cp), [cpf] "+r"(cpf)
+                   : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
                    : "cc", "memory", TSR__XMM_CLOBBERS);
   TSR__GEMM_EPI_STRIDED(14, 16);
 }
@@ -144,27 +148,19 @@ tsr__gemm_ukr_avx512_f32_body(int64_t k, float alpha, const float *ap, const flo
                               float *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(64) float t[14 * 32];
   TSR__GEMM_EPI_OPERANDS(float, 32);
-  if (direct && !stream)
+  int64_t k1, k2, k3;
+  const char *cpf = (const char *)c;
+  const int64_t rsb = rs_c * (int64_t)sizeof(*c);
+  if (tsr__gemm_pf_c_split(k, 14, TSR__GEMM_PF_C_TAIL_AVX512, direct && !stream, &k1, &k2, &k3))
     for (int i = 0; i < 14; ++i) {
       __builtin_prefetch(c + i * rs_c, 1, 3);
-      __builtin_prefetch(c + i * rs_c + 31, 1, 3);
+      __builtin_prefetch((const char *)(c + i * rs_c) + 124, 1, 3);
     }
-  __asm__ volatile(TSR__ZERO28
-                   "test %[k], %[k]\n\t"
-                   "jz 2f\n\t"
-                   ".p2align 5\n"
-                   "1:\n\t"
-                   "vmovaps (%[b]), %%zmm28\n\t"
-                   "vmovaps 64(%[b]), %%zmm29\n\t"
-                   "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t" TSR__STEP14(
-                       "ss", "ps", "4") "add $56, %[a]\n\t"
-                                        "add $128, %[b]\n\t"
-                                        "dec %[k]\n\t"
-                                        "jnz 1b\n"
-                                        "2:\n\t" TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31",
-                                                                    "ss", "ps", "4")
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k), [c] "+r"(cp)
-                   : [rs] "r"(rs), [mode] "r"(mode), [ab] "r"(ab)
+  __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(TSR__STEP_F32, "prefetchw", "124")
+                       TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "ss", "ps", "4")
+                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),
+                     [c] "+r"(cp), [cpf] "+r"(cpf)
+                   : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
                    : "cc", "memory", TSR__XMM_CLOBBERS);
   TSR__GEMM_EPI_STRIDED(14, 32);
 }
