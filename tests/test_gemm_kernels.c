@@ -731,6 +731,74 @@ static void *pool_caller(void *arg) {
 /* The pool: every slot once, the caller alone finishes a job nobody joins, the full team
    joins when asked to wait for it, two callers at once (one runs alone), and a forked child
    starts its own pool. */
+/* The adaptive thread count's rules on a state of the test's own and a clock it sets:
+   serial while the overhead it learned outweighs what threads save; re-probed after 50 ms,
+   then at doubling waits up to max(1 s, 100 x overhead), never longer; one fast probe brings
+   the threads back at once and halves the wait. */
+static void test_adaptive_reprobe(void **state) {
+  (void)state;
+  const int64_t ms = 1000000;
+  const double flops = 1e8;
+  tsr__gemm_adapt s;
+  atomic_init(&s.overhead_ns, 0);
+  atomic_init(&s.overhead_at, 0);
+  atomic_init(&s.fs_per_flop, 0);
+  atomic_init(&s.reprobe_ns, 0);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, 0)); /* nothing learned */
+  /* One thread: 1 ms for 1e8 flops, so two threads would save 0.5 ms. */
+  tsr__gemm_adapt_learn_serial(&s, 1 * ms, flops);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, 0));
+  /* A contended parallel call: 11 ms, of which the caller worked 1 ms (overhead 10 ms). */
+  int64_t t = 1000 * ms;
+  tsr__gemm_adapt_learn_parallel(&s, 11 * ms, 1 * ms, 1 * ms, flops, t);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1 * ms));
+  /* A call large enough that threads save more than twice the overhead still runs on them. */
+  assert_true(tsr__gemm_adapt_parallel(&s, 100 * flops, 2, t + 1 * ms));
+  /* Probes while the contention lasts: after 50, 100, 200, 400, 800 ms, then every 1 s. */
+  const int64_t waits[] = {50, 100, 200, 400, 800, 1000, 1000, 1000};
+  for (size_t i = 0; i < sizeof waits / sizeof waits[0]; ++i) {
+    assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + (waits[i] - 1) * ms));
+    assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + waits[i] * ms));
+    t += waits[i] * ms + 1;
+    assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t)); /* the probe */
+    tsr__gemm_adapt_learn_parallel(&s, 11 * ms, 1 * ms, 1 * ms, flops, t);
+  }
+  /* A higher overhead (40 ms): the waits go on doubling past 1 s, up to 100 x the overhead
+     (a probe then costs ~1%), never beyond. */
+  for (int i = 0; i < 3; ++i)
+    tsr__gemm_adapt_learn_parallel(&s, 41 * ms, 1 * ms, 1 * ms, flops, t);
+  const int64_t at_least[] = {1000, 2000, 3000, 3000};
+  for (size_t i = 0; i < sizeof at_least / sizeof at_least[0]; ++i) {
+    const int64_t ovh = atomic_load(&s.overhead_ns);
+    assert_true(ovh > 30 * ms && ovh < 41 * ms);
+    assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + at_least[i] * ms));
+    t += 100 * ovh + 1;
+    assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t));
+    tsr__gemm_adapt_learn_parallel(&s, 41 * ms, 1 * ms, 1 * ms, flops, t);
+  }
+  /* The overhead falls back (10 ms, too slowly to replace the mean): the wait, 4 s after the
+     doubling, shrinks with it to 100 x the new overhead. */
+  for (int i = 0; i < 3; ++i)
+    tsr__gemm_adapt_learn_parallel(&s, 11 * ms, 1 * ms, 1 * ms, flops, t);
+  const int64_t low = atomic_load(&s.overhead_ns);
+  assert_true(low > 10 * ms && low < 20 * ms);
+  t += 100 * low + 1;
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t));
+  tsr__gemm_adapt_learn_parallel(&s, 11 * ms, 1 * ms, 1 * ms, flops, t);
+  /* The machine has quietened: the probe measures 20 us; threads again at once, and the wait
+     halves: the next contention is re-probed sooner. */
+  const int64_t before = atomic_load(&s.reprobe_ns);
+  assert_true(before > 1000 * ms);
+  tsr__gemm_adapt_learn_parallel(&s, 1 * ms + 20000, 1 * ms, 1 * ms, flops, t);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1));
+  assert_int_equal(atomic_load(&s.reprobe_ns), before / 2);
+  t += 10 * ms;
+  tsr__gemm_adapt_learn_parallel(&s, 11 * ms, 1 * ms, 1 * ms, flops, t);
+  tsr__gemm_adapt_learn_parallel(&s, 11 * ms, 1 * ms, 1 * ms, flops, t);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + before / 2));
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + before / 2 + 1));
+}
+
 static void test_thread_pool(void **state) {
   (void)state;
   pool_job *j = calloc(3, sizeof *j);
@@ -1140,6 +1208,7 @@ int main(void) {
       cmocka_unit_test(test_ukr_general_stride),
       cmocka_unit_test(test_called_from_threads),
       cmocka_unit_test(test_thread_pool),
+      cmocka_unit_test(test_adaptive_reprobe),
       cmocka_unit_test(test_vendor_path),
       cmocka_unit_test(test_kernel_overrides),
       cmocka_unit_test(test_small_path),

@@ -485,11 +485,24 @@ int64_t tsr__gemm_now_ns(void);
 int tsr__gemm_pool_run(int nt, void (*fn)(void *arg, int slot), void *arg);
 
 /* The adaptive thread count (gemm_thread.c): whether a call of `flops` should use nt > 1
-   threads, and what the calls teach it. */
+   threads, and what the calls teach it, on the process's state and clock. */
 bool tsr__gemm_worth_parallel(double flops, int nt);
 void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
                               double flops);
 void tsr__gemm_learn_serial(int64_t ns, double flops);
+
+/* The same rules on a given state and clock (now, in nanoseconds), which is how tests drive
+   them. A zero-initialized state has learned nothing. Times in nanoseconds. */
+typedef struct tsr__gemm_adapt {
+  _Atomic int64_t overhead_ns; /* running mean of a parallel call's overhead; 0: none yet */
+  _Atomic int64_t overhead_at; /* when it was last measured */
+  _Atomic int64_t fs_per_flop; /* one thread's time per flop, femtoseconds */
+  _Atomic int64_t reprobe_ns;  /* how long a high overhead is trusted; 0: the shortest */
+} tsr__gemm_adapt;
+bool tsr__gemm_adapt_parallel(tsr__gemm_adapt *s, double flops, int nt, int64_t now);
+void tsr__gemm_adapt_learn_parallel(tsr__gemm_adapt *s, int64_t region_ns, int64_t caller_work_ns,
+                                    int64_t work_ns, double flops, int64_t now);
+void tsr__gemm_adapt_learn_serial(tsr__gemm_adapt *s, int64_t ns, double flops);
 
 /* The vendor path (gemm_vendor.c). Returns TSR_ERR_UNSUPPORTED when not built/loadable. */
 tsr_status tsr__gemm_vendor(const tsr__gemm_args *g);

@@ -243,26 +243,74 @@ int tsr__gemm_pool_run(int nt, void (*fn)(void *arg, int slot), void *arg) {
  * a unit, and the caller then waits for it (with OpenMP regions, measured: 256^3 dgemm, 2
  * threads, load average 6-9 on 2 cores: 8-50 ms per call instead of 0.4 ms). So each parallel
  * call measures its overhead (its time minus the caller's own busy time: waits for threads
- * that joined, never for one that did not) and each call its time
- * per flop; a call then runs in parallel only when the time threads would save,
- * serial_time * (1 - 1/threads), exceeds twice the recent overhead. A stale estimate (older
- * than max(1 s, 100 x overhead): the probe costs at most ~1%) is re-measured by running in
- * parallel anyway, and one fast measurement is trusted at once, so the library recovers as
- * soon as the machine quietens. Thread count does not change results: every C
- * element is computed by one thread in the same order.
- * Relaxed races between concurrent callers only blur the estimates.
+ * that joined, never for one that did not) and each call its time per flop; a call then runs
+ * in parallel only when the time threads would save, serial_time * (1 - 1/threads), exceeds
+ * twice the recent overhead. Thread count does not change results: every C element is
+ * computed by one thread in the same order. Relaxed races between concurrent callers only blur
+ * the estimates.
+ *
+ * A high overhead is re-measured (a probe: the call runs in parallel anyway) once it is older
+ * than the re-probe wait, and one fast measurement is trusted at once, so the library recovers
+ * when the machine quietens. The wait starts at max(50 ms, 5 x overhead) and doubles with each
+ * probe, up to max(1 s, 100 x overhead), where a probe costs at most ~1% of the time; a
+ * measurement fast enough to replace the mean (the machine has quietened) halves it. Halves,
+ * not resets: on a machine that stays loaded a probe is now and then lucky, the calls after
+ * it run in parallel until a slow one, and a reset would repeat that every 50 ms. Contention
+ * is often brief: another library's threads polling for ~100 ms after its last call (measured:
+ * scipy-openblas32 0.3.34 after sgemm 512^3 calls made Tessera's calls take 5-17 ms instead
+ * of 4.3 on 2 cores), a build finishing. With a fixed 1 s wait Tessera then ran on one thread
+ * for up to a second after the contention ended.
  */
-static _Atomic int64_t tsr__gemm_overhead_ns; /* running mean; 0: not measured yet */
-static _Atomic int64_t tsr__gemm_overhead_at; /* when it was last measured */
-static _Atomic int64_t tsr__gemm_fs_per_flop; /* one thread's time per flop, femtoseconds */
+#define TSR__GEMM_REPROBE_MIN_NS 50000000
+#define TSR__GEMM_REPROBE_MAX_NS 1000000000
+static tsr__gemm_adapt tsr__gemm_adapt_state;
 
 /* Running mean of two; fast_down: a value below a quarter of the mean replaces it (a fast
    parallel run cannot happen by accident on a crowded machine; a slow one can on a quiet
-   machine, for a moment). */
-static void tsr__gemm_learn(_Atomic int64_t *v, int64_t x, bool fast_down) {
+   machine, for a moment). Returns whether x replaced the mean. */
+static bool tsr__gemm_learn(_Atomic int64_t *v, int64_t x, bool fast_down) {
   const int64_t old = atomic_load_explicit(v, memory_order_relaxed);
-  const int64_t upd = old <= 0 || (fast_down && x < old / 4) ? x : (old + x) / 2;
-  atomic_store_explicit(v, upd, memory_order_relaxed);
+  const bool replace = old <= 0 || (fast_down && x < old / 4);
+  atomic_store_explicit(v, replace ? x : (old + x) / 2, memory_order_relaxed);
+  return replace;
+}
+
+static int64_t tsr__gemm_max64(int64_t a, int64_t b) {
+  return a > b ? a : b;
+}
+
+bool tsr__gemm_adapt_parallel(tsr__gemm_adapt *s, double flops, int nt, int64_t now) {
+  const int64_t ovh = atomic_load_explicit(&s->overhead_ns, memory_order_relaxed);
+  const int64_t fs = atomic_load_explicit(&s->fs_per_flop, memory_order_relaxed);
+  if (ovh <= 0 || fs <= 0) return true;
+  const int64_t reprobe = atomic_load_explicit(&s->reprobe_ns, memory_order_relaxed);
+  const double saving_ns = flops * (double)fs * 1e-6 * (1.0 - 1.0 / nt);
+  if (saving_ns > 2.0 * (double)ovh) return true;
+  const int64_t longest = tsr__gemm_max64(TSR__GEMM_REPROBE_MAX_NS, 100 * ovh);
+  int64_t wait = tsr__gemm_max64(reprobe, tsr__gemm_max64(TSR__GEMM_REPROBE_MIN_NS, 5 * ovh));
+  if (wait > longest) wait = longest;
+  if (now - atomic_load_explicit(&s->overhead_at, memory_order_relaxed) <= wait) return false;
+  atomic_store_explicit(&s->reprobe_ns, wait > longest / 2 ? longest : 2 * wait,
+                        memory_order_relaxed);
+  return true;
+}
+
+void tsr__gemm_adapt_learn_parallel(tsr__gemm_adapt *s, int64_t region_ns, int64_t caller_work_ns,
+                                    int64_t work_ns, double flops, int64_t now) {
+  if (work_ns <= 0) return;
+  /* The caller's time not spent working: what the call lost to its threads. */
+  int64_t ovh = region_ns - caller_work_ns;
+  if (ovh < 1000) ovh = 1000;
+  if (tsr__gemm_learn(&s->overhead_ns, ovh, true))
+    atomic_store_explicit(&s->reprobe_ns,
+                          atomic_load_explicit(&s->reprobe_ns, memory_order_relaxed) / 2,
+                          memory_order_relaxed);
+  atomic_store_explicit(&s->overhead_at, now, memory_order_relaxed);
+  tsr__gemm_learn(&s->fs_per_flop, (int64_t)((double)work_ns * 1e6 / flops) + 1, false);
+}
+
+void tsr__gemm_adapt_learn_serial(tsr__gemm_adapt *s, int64_t ns, double flops) {
+  tsr__gemm_learn(&s->fs_per_flop, (int64_t)((double)ns * 1e6 / flops) + 1, false);
 }
 
 static atomic_bool tsr__gemm_adaptive = true;
@@ -273,27 +321,15 @@ void tsr__gemm_set_adaptive(bool on) {
 
 bool tsr__gemm_worth_parallel(double flops, int nt) {
   if (!atomic_load_explicit(&tsr__gemm_adaptive, memory_order_relaxed)) return true;
-  const int64_t ovh = atomic_load_explicit(&tsr__gemm_overhead_ns, memory_order_relaxed);
-  const int64_t fs = atomic_load_explicit(&tsr__gemm_fs_per_flop, memory_order_relaxed);
-  if (ovh <= 0 || fs <= 0) return true;
-  const double saving_ns = flops * (double)fs * 1e-6 * (1.0 - 1.0 / nt);
-  if (saving_ns > 2.0 * (double)ovh) return true;
-  const int64_t age =
-      tsr__gemm_now_ns() - atomic_load_explicit(&tsr__gemm_overhead_at, memory_order_relaxed);
-  return age > 1000000000 && age > 100 * ovh;
+  return tsr__gemm_adapt_parallel(&tsr__gemm_adapt_state, flops, nt, tsr__gemm_now_ns());
 }
 
 void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
                               double flops) {
-  if (work_ns <= 0) return;
-  /* The caller's time not spent working: what the call lost to its threads. */
-  int64_t ovh = region_ns - caller_work_ns;
-  if (ovh < 1000) ovh = 1000;
-  tsr__gemm_learn(&tsr__gemm_overhead_ns, ovh, true);
-  atomic_store_explicit(&tsr__gemm_overhead_at, tsr__gemm_now_ns(), memory_order_relaxed);
-  tsr__gemm_learn(&tsr__gemm_fs_per_flop, (int64_t)((double)work_ns * 1e6 / flops) + 1, false);
+  tsr__gemm_adapt_learn_parallel(&tsr__gemm_adapt_state, region_ns, caller_work_ns, work_ns, flops,
+                                 tsr__gemm_now_ns());
 }
 
 void tsr__gemm_learn_serial(int64_t ns, double flops) {
-  tsr__gemm_learn(&tsr__gemm_fs_per_flop, (int64_t)((double)ns * 1e6 / flops) + 1, false);
+  tsr__gemm_adapt_learn_serial(&tsr__gemm_adapt_state, ns, flops);
 }
