@@ -135,14 +135,19 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
        k <= 256 within the noise. sgemm: 4096^3 with KC 256 / MC 448 228 vs 228-233, kept.
        sgemm MC 112 (A block 448 KiB) rather than 224 (896 KiB, which with the 128 KiB B
        micro-panel filled the L2): 4096^3 0.97-1.00x AVX-512 OpenBLAS vs 0.96-0.98x (one
-       thread, three alternating bench_gemm runs), other cases unchanged. */
+       thread, three alternating bench_gemm runs), other cases unchanged.
+       Since the kernels fetch C's tile late in the k loop (gemm.h, TSR__GEMM_KLOOP), a pass
+       over C costs little for deep slices too, and sgemm takes KC 512: one thread, interleaved
+       in one process, 4096^3 240-244 -> 246-251 GFLOP/s, 2048^3 249 -> 251-253, 1024x4096x4096
+       236 -> 241; two threads 4096^3 481 -> 495; 4096x4096x1024, 1000^3, 768^3 unchanged.
+       dgemm keeps KC 256 (KC 384-512: 4096^3 110 vs 118). */
     {"zen5",
      "AuthenticAMD",
      0x1A,
      0x00,
      0xFF,
      {"avx512-14x32", "avx512-14x16"},
-     {{1024, 112, 2048}, {256, 448, 2048}},
+     {{512, 112, 2048}, {256, 448, 2048}},
      4},
     /* AMD Zen 4 (Genoa, Raphael), family 0x19 models 0x10-0x1F and 0x60-0xAF: AVX-512 on
        256-bit pipes. The f64 blocks were measured on a Genoa EPYC (issue 10: KC 256, MC 224
