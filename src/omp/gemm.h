@@ -294,6 +294,20 @@ static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fe
   *k3 = tail - mr;
   return false;
 }
+/* The kernel-body side of that fetch (a body with parameters k, c, rs_c, stream and `direct`
+   from TSR__GEMM_EPI_OPERANDS): declares the counts k1, k2, k3, the fetch pointer cpf and the
+   row stride in bytes rsb for TSR__GEMM_KLOOP, and fetches the tile before the loop when the
+   slice is shallow. MR rows; TAIL the tail length; LASTB the byte offset of a row's last
+   element; RW 1 to fetch for writing (PREFETCHW), 0 for reading. */
+#define TSR__GEMM_PF_C_SETUP(MR, TAIL, LASTB, RW)                                                  \
+  int64_t k1, k2, k3;                                                                              \
+  const char *cpf = (const char *)c;                                                               \
+  const int64_t rsb = rs_c * (int64_t)sizeof(*c);                                                  \
+  if (tsr__gemm_pf_c_split(k, (MR), (TAIL), direct && !stream, &k1, &k2, &k3))                     \
+    for (int i_ = 0; i_ < (MR); ++i_) {                                                            \
+      __builtin_prefetch(cpf + i_ * rsb, (RW), 3);                                                 \
+      __builtin_prefetch(cpf + i_ * rsb + (LASTB), (RW), 3);                                       \
+    }
 /* Tail lengths in k steps, about 1400 cycles of FMAs each: 14 cycles a step for the AVX-512
    14 x 2 block, 6 for the AVX2 6 x 2 block (two FMA pipes). At least MR. */
 #define TSR__GEMM_PF_C_TAIL_AVX512 100
@@ -302,7 +316,7 @@ static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fe
 /* That k loop as assembly text (labels 1-5 and 2 local to the kernel's asm statement):
    %[k], %[k2], %[k3] the three counts, STEP one k step, PF the prefetch instruction
    ("prefetchw", or "prefetcht0" where PREFETCHW may be a no-op), LASTB the byte offset of a C
-   row's last element. Ends at label 2, where the C update follows. */
+   row's last element (a number). Ends at label 2, where the C update follows. */
 // clang-format off
 #define TSR__GEMM_KLOOP(STEP, PF, LASTB)                                                           \
   "test %[k], %[k]\n\t"                                                                            \
@@ -316,7 +330,7 @@ static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fe
   "jz 2f\n"                                                                                        \
   "4:\n\t" STEP                                                                                    \
   PF " (%[cpf])\n\t"                                                                               \
-  PF " " LASTB "(%[cpf])\n\t"                                                                      \
+  PF " " TSR__GEMM_STR(LASTB) "(%[cpf])\n\t"                                                                      \
   "add %[rsb], %[cpf]\n\t"                                                                         \
   "dec %[k2]\n\t"                                                                                  \
   "jnz 4b\n\t"                                                                                     \

@@ -122,15 +122,8 @@ tsr__gemm_ukr_avx512_f64_body(int64_t k, double alpha, const double *ap, const d
      after the k loop would otherwise wait for each line's read-for-ownership from memory
      (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 -> 94);
      before or late in the k loop (gemm.h). */
-  int64_t k1, k2, k3;
-  const char *cpf = (const char *)c;
-  const int64_t rsb = rs_c * (int64_t)sizeof(*c);
-  if (tsr__gemm_pf_c_split(k, 14, TSR__GEMM_PF_C_TAIL_AVX512, direct && !stream, &k1, &k2, &k3))
-    for (int i = 0; i < 14; ++i) {
-      __builtin_prefetch(c + i * rs_c, 1, 3);
-      __builtin_prefetch((const char *)(c + i * rs_c) + 120, 1, 3);
-    }
-  __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(TSR__STEP_F64, "prefetchw", "120")
+  TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, 120, 1);
+  __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(TSR__STEP_F64, "prefetchw", 120)
                        TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "sd", "pd", "8")
                    : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),
                      [c] "+r"(cp), [cpf] "+r"(cpf)
@@ -148,15 +141,8 @@ tsr__gemm_ukr_avx512_f32_body(int64_t k, float alpha, const float *ap, const flo
                               float *c, int64_t rs_c, int64_t cs_c, bool stream) {
   _Alignas(64) float t[14 * 32];
   TSR__GEMM_EPI_OPERANDS(float, 32);
-  int64_t k1, k2, k3;
-  const char *cpf = (const char *)c;
-  const int64_t rsb = rs_c * (int64_t)sizeof(*c);
-  if (tsr__gemm_pf_c_split(k, 14, TSR__GEMM_PF_C_TAIL_AVX512, direct && !stream, &k1, &k2, &k3))
-    for (int i = 0; i < 14; ++i) {
-      __builtin_prefetch(c + i * rs_c, 1, 3);
-      __builtin_prefetch((const char *)(c + i * rs_c) + 124, 1, 3);
-    }
-  __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(TSR__STEP_F32, "prefetchw", "124")
+  TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, 124, 1);
+  __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(TSR__STEP_F32, "prefetchw", 124)
                        TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "ss", "ps", "4")
                    : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),
                      [c] "+r"(cp), [cpf] "+r"(cpf)
