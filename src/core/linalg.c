@@ -58,8 +58,7 @@ static bool as_row_major(const tsr__mat *x, bool *transposed, int64_t *ld) {
 }
 
 static tsr__view mat_view(const tsr__mat *x, tsr_dtype dtype) {
-  tsr__view v;
-  memset(&v, 0, sizeof v);
+  tsr__view v; /* every field assigned, no memset (tsr__view_of) */
   v.data = x->data;
   v.dtype = dtype;
   v.ndim = 2;
@@ -67,6 +66,8 @@ static tsr__view mat_view(const tsr__mat *x, tsr_dtype dtype) {
   v.shape[1] = x->cols;
   v.strides[0] = x->rs;
   v.strides[1] = x->cs;
+  for (int i = 2; i < TSR_MAX_DIMS; ++i)
+    v.shape[i] = v.strides[i] = 0;
   return v;
 }
 
@@ -208,9 +209,9 @@ done:
   return st;
 }
 
+/* x is 2-D (checked by the callers). */
 static tsr__mat mat_of(const tsr_array *x) {
-  tsr__view v = tsr__view_of(x);
-  tsr__mat m = {(char *)v.data, v.shape[0], v.shape[1], v.strides[0], v.strides[1]};
+  tsr__mat m = {(char *)tsr__array_ptr(x), x->shape[0], x->shape[1], x->strides[0], x->strides[1]};
   return m;
 }
 
