@@ -330,7 +330,7 @@ static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fe
   "jz 2f\n"                                                                                        \
   "4:\n\t" STEP                                                                                    \
   PF " (%[cpf])\n\t"                                                                               \
-  PF " " TSR__GEMM_STR(LASTB) "(%[cpf])\n\t"                                                                      \
+  PF " " TSR__GEMM_STR(LASTB) "(%[cpf])\n\t"                                                       \
   "add %[rsb], %[cpf]\n\t"                                                                         \
   "dec %[k2]\n\t"                                                                                  \
   "jnz 4b\n\t"                                                                                     \
