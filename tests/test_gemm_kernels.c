@@ -728,9 +728,6 @@ static void *pool_caller(void *arg) {
   return (void *)(intptr_t)pool_job_defects(j, ran, 3);
 }
 
-/* The pool: every slot once, the caller alone finishes a job nobody joins, the full team
-   joins when asked to wait for it, two callers at once (one runs alone), and a forked child
-   starts its own pool. */
 /* The adaptive thread count's rules on a state of the test's own and a clock it sets:
    serial while the overhead it learned outweighs what threads save; re-probed after 50 ms,
    then at doubling waits up to max(1 s, 100 x overhead), never longer; one fast probe brings
@@ -799,6 +796,9 @@ static void test_adaptive_reprobe(void **state) {
   assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + before / 2 + 1));
 }
 
+/* The pool: every slot once, the caller alone finishes a job nobody joins, the full team
+   joins when asked to wait for it, two callers at once (one runs alone), and a forked child
+   starts its own pool. */
 static void test_thread_pool(void **state) {
   (void)state;
   pool_job *j = calloc(3, sizeof *j);

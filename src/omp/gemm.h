@@ -111,6 +111,12 @@ typedef void (*tsr__gemm_edge_f32)(int mb, int nb, int64_t k, const float *ap, c
                                    float alpha, float beta, float *c, int64_t ldc);
 typedef void (*tsr__gemm_edge_f64)(int mb, int nb, int64_t k, const double *ap, const double *bp,
                                    double alpha, double beta, double *c, int64_t ldc);
+static inline int64_t tsr__min64(int64_t a, int64_t b) {
+  return a < b ? a : b;
+}
+static inline int64_t tsr__max64(int64_t a, int64_t b) {
+  return a > b ? a : b;
+}
 /* Whether the small path runs A * B^T as dot products along k (gemm_small_impl.h): op(A) = A and
    op(B) = B^T, both unit-stride along k; k long enough (TSR__GEMM_DOT_MIN_K) that the lane sums
    at the end of each tile are a small part of it; and few rows (TSR__GEMM_DOT_MAX_M), where

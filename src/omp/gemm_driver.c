@@ -119,9 +119,6 @@ void tsr__omp_gemm_trim(void) {
 
 /* ---------------------------------------------------------------- helpers ------------- */
 
-static int64_t tsr__min64(int64_t a, int64_t b) {
-  return a < b ? a : b;
-}
 static int64_t tsr__ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
@@ -384,18 +381,16 @@ void tsr__gemm_set_small_kblock(int64_t kb) {
 }
 
 int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
-  int64_t kb = atomic_load(&tsr__gemm_small_kb);
-  if (kb <= 0 && tsr__gemm_small_dot(g)) {
-    /* Dot products: TSR__GEMM_DOT_KB bytes of each row of A and B a block. */
-    kb = TSR__GEMM_DOT_KB / (int64_t)tsr__dtype_size(g->dtype);
-  } else if (kb <= 0) {
-    const double bytes = (double)g->k * (double)g->n * (double)tsr__dtype_size(g->dtype);
-    if (bytes <= (double)tsr__cpu_facts_get()->cache[1].size) return g->k;
-    /* Several row blocks over B's rows 4 KiB apart: one block (gemm_tune.h). */
-    if (tsr__gemm_small_rows_alias(g, mr)) return g->k;
-    kb = TSR__GEMM_SMALL_KB;
-  }
-  return tsr__min64(kb, g->k);
+  const int64_t forced = atomic_load(&tsr__gemm_small_kb);
+  if (forced > 0) return tsr__min64(forced, g->k);
+  const int64_t es = (int64_t)tsr__dtype_size(g->dtype);
+  /* Dot products: TSR__GEMM_DOT_KB bytes of each row of A and B a block. */
+  if (tsr__gemm_small_dot(g)) return tsr__min64(TSR__GEMM_DOT_KB / es, g->k);
+  const double bytes = (double)g->k * (double)g->n * (double)es;
+  if (bytes <= (double)tsr__cpu_facts_get()->cache[1].size) return g->k;
+  /* Several row blocks over B's rows 4 KiB apart: one block (gemm_tune.h). */
+  if (tsr__gemm_small_rows_alias(g, mr)) return g->k;
+  return tsr__min64(TSR__GEMM_SMALL_KB, g->k);
 }
 
 /* Largest m*n*k that runs through the small-matrix path; < 0: the default rule. */

@@ -275,10 +275,6 @@ static bool tsr__gemm_learn(_Atomic int64_t *v, int64_t x, bool fast_down) {
   return replace;
 }
 
-static int64_t tsr__gemm_max64(int64_t a, int64_t b) {
-  return a > b ? a : b;
-}
-
 bool tsr__gemm_adapt_parallel(tsr__gemm_adapt *s, double flops, int nt, int64_t now) {
   const int64_t ovh = atomic_load_explicit(&s->overhead_ns, memory_order_relaxed);
   const int64_t fs = atomic_load_explicit(&s->fs_per_flop, memory_order_relaxed);
@@ -286,8 +282,8 @@ bool tsr__gemm_adapt_parallel(tsr__gemm_adapt *s, double flops, int nt, int64_t 
   const int64_t reprobe = atomic_load_explicit(&s->reprobe_ns, memory_order_relaxed);
   const double saving_ns = flops * (double)fs * 1e-6 * (1.0 - 1.0 / nt);
   if (saving_ns > 2.0 * (double)ovh) return true;
-  const int64_t longest = tsr__gemm_max64(TSR__GEMM_REPROBE_MAX_NS, 100 * ovh);
-  int64_t wait = tsr__gemm_max64(reprobe, tsr__gemm_max64(TSR__GEMM_REPROBE_MIN_NS, 5 * ovh));
+  const int64_t longest = tsr__max64(TSR__GEMM_REPROBE_MAX_NS, 100 * ovh);
+  int64_t wait = tsr__max64(reprobe, tsr__max64(TSR__GEMM_REPROBE_MIN_NS, 5 * ovh));
   if (wait > longest) wait = longest;
   if (now - atomic_load_explicit(&s->overhead_at, memory_order_relaxed) <= wait) return false;
   atomic_store_explicit(&s->reprobe_ns, wait > longest / 2 ? longest : 2 * wait,
