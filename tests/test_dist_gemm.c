@@ -46,8 +46,26 @@ static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int
     print_error("m=%lld n=%lld k=%lld nb=%lld %s ta=%d tb=%d: error %g > %g\n", (long long)m,
                 (long long)n, (long long)k, (long long)nb, tsr_dtype_name(dt), ta, tb, err, tol);
   assert_true(err <= tol);
-  int64_t panels = (k + nb - 1) / nb;
+  /* Steps: one GEMM on a 1 x 1 grid; one block a step on the CPU (and on non-square grids);
+     on a GPU on a square grid blocks of one owner are aggregated to >= 1024 columns. */
+  tsr_grid_props gp;
+  TSR_ASSERT_OK(tsr_grid_info(g, &gp));
+  const int64_t nkb = (k + nb - 1) / nb;
+  int64_t panels = nkb;
+  if (gp.size == 1)
+    panels = nkb > 0 ? 1 : 0;
+  else if (dist_dev.kind != TSR_DEVICE_CPU && gp.nprow == gp.npcol && nb < 1024) {
+    const int64_t group = 1024 / nb, round = group * gp.nprow, full = nkb / round;
+    const int64_t rest = nkb - full * round;
+    panels = full * gp.nprow + (rest < gp.nprow ? rest : gp.nprow);
+  }
   DIST_ASSERT(stats.panels == panels && seen[0] == panels && (panels == 0 || seen[1] == panels));
+  DIST_ASSERT(panels == 0 || (stats.panel_width >= (k < nb ? k : nb) && stats.panel_width <= k));
+  /* The local GEMM calls: one per step on a GPU (chunks of columns on the CPU); a 1 x 1 grid
+     moves no byte between host and device. */
+  if (dist_dev.kind != TSR_DEVICE_CPU) DIST_ASSERT(stats.gemm_calls == (uint64_t)(panels ? panels : 1));
+  if (gp.size == 1) DIST_ASSERT(stats.h2d_bytes == 0 && stats.d2h_bytes == 0 && stats.gemm_calls == 1);
+  DIST_ASSERT(stats.host_syncs_in_loop == 0 || !stats.staging);
   /* In the flat-tree accounting every byte sent is received by exactly one rank. */
   uint64_t bytes[2] = {stats.bytes_sent, stats.bytes_received}, tot[2];
   MPI_Allreduce(bytes, tot, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

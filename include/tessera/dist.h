@@ -274,6 +274,22 @@ typedef struct tsr_dist_stats {
   uint64_t bytes_redistributed; /**< of bytes_received: received outside the panel broadcasts
                                      (2.5D's k-slicing of A and B and its reduction of C, and
                                      the redistribution of transposed operands) */
+  /* Device work of the whole call on this rank (process-wide counters of the library, so
+     work of other threads of the process during the call is included). Zero copies on the
+     CPU. */
+  uint64_t h2d_bytes;          /**< bytes copied host to device */
+  uint64_t h2d_copies;         /**< host-to-device copy operations */
+  uint64_t d2h_bytes;          /**< bytes copied device to host */
+  uint64_t d2h_copies;         /**< device-to-host copy operations */
+  uint64_t host_syncs;         /**< times the host waited for the device's queued work */
+  uint64_t host_syncs_in_loop; /**< of host_syncs: inside the panel loop (0 when staging) */
+  uint64_t copy_waits; /**< times the host waited for a staged panel copy before MPI used it */
+  uint64_t gemm_calls; /**< local GEMM calls (launches on a GPU) */
+  uint64_t gemm_vendor_calls; /**< of gemm_calls: run by the vendor BLAS (cuBLAS, hipBLAS) */
+  int64_t panel_width;        /**< k columns a SUMMA step multiplies (the widest step) */
+  int staging;        /**< 1 when GPU panels went through pinned host buffers (MPI not GPU-aware) */
+  double gpu_seconds; /**< GPU: seconds of the compute stream from the first local GEMM to the
+                           last (events), 0 on the CPU */
 } tsr_dist_stats;
 
 /** Called on every rank after panel `panel` (1-based) of `panels` was multiplied. */
@@ -298,6 +314,10 @@ typedef struct tsr_dist_gemm_options {
   int64_t memory_per_rank;      /**< bytes per rank that 2.5D may allocate beyond A, B and C
                                      (replicas and buffers) when the library chooses c; 0: no
                                      limit */
+  int64_t panel_width; /**< least k columns of a SUMMA step on a square process grid: blocks
+                            of one owner are multiplied together (rounded down to a multiple
+                            of the block size); 0: 1024 on GPUs, one block on the CPU. A 1 x 1
+                            grid always runs one local GEMM. */
 } tsr_dist_gemm_options;
 
 /**
@@ -318,9 +338,16 @@ typedef struct tsr_dist_gemm_options {
  * MPI_Alltoallv (op(A) then has blocks NB_A x MB_A), then multiplied as above: correct for
  * every combination, at the cost of one extra copy of the transposed operand.
  *
+ * Steps: a 1 x 1 grid multiplies its local blocks with one GEMM. On a GPU on a square grid a
+ * step aggregates several blocks of one owner (options->panel_width, default 1024 columns).
+ *
  * GPU local blocks: the panels travel device-to-device when MPI is GPU-aware
- * (tsr_dist_gpu_aware()), else through host buffers (host copies of the local A and B blocks,
- * panels copied to the device before each multiply).
+ * (tsr_dist_gpu_aware()), else through pinned host buffers: a broadcast's root copies only
+ * the panel it sends, the others copy the panel they received to the device, on copy streams
+ * ordered by events, so the host never waits for the GPU's GEMMs inside the panel loop. A
+ * communicator of one rank moves nothing (a 1 x 1 grid copies no byte). Buffers, streams and
+ * events are kept with the grid across calls (freed by tsr_grid_free()). `stats` reports the
+ * copies, host synchronizations and GEMM calls of the call.
  *
  * Requirements: A, B, C on the same grid and of the same dtype; block sizes compatible:
  * op(A)'s row block = C's MB, op(B)'s column block = C's NB, op(A)'s column block = op(B)'s

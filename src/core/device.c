@@ -60,7 +60,7 @@ const char *tsr__device_str(tsr_device dev, char *buf, size_t size) {
 }
 
 /* Devices of a kind that this build and machine have; 0 on any runtime failure. */
-static int tsr__count(const struct tsr__backend_ops *ops, tsr_device_kind kind) {
+static int tsr__kind_count(const struct tsr__backend_ops *ops, tsr_device_kind kind) {
   if (ops == NULL) return 0;
   if (kind == TSR_DEVICE_CPU || ops->device_count == NULL) return 1;
   int n = 0;
@@ -83,7 +83,7 @@ tsr_status tsr__backend_for(const char *fn, tsr_device dev, const struct tsr__ba
     *ops = t;
     return TSR_OK;
   }
-  int n = tsr__count(t, dev.kind);
+  int n = tsr__kind_count(t, dev.kind);
   if (dev.index < 0 || dev.index >= n) {
     const char *why = t->unavailable_reason ? t->unavailable_reason() : NULL;
     if (n == 0 && why != NULL && why[0] != '\0')
@@ -100,7 +100,7 @@ tsr_status tsr__backend_for(const char *fn, tsr_device dev, const struct tsr__ba
 static tsr_device tsr__device_auto(void) {
   static const tsr_device_kind gpus[] = {TSR_DEVICE_CUDA, TSR_DEVICE_HIP};
   for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; ++i)
-    if (tsr__count(tsr__backend_table(gpus[i]), gpus[i]) > 0) return (tsr_device){gpus[i], 0};
+    if (tsr__kind_count(tsr__backend_table(gpus[i]), gpus[i]) > 0) return (tsr_device){gpus[i], 0};
   return TSR_CPU;
 }
 
@@ -176,7 +176,7 @@ tsr_status tsr_device_count(tsr_device_kind kind, int *count) {
   TSR_API_ENTRY();
   TSR_CHECK(count != NULL, TSR_ERR_NULL_POINTER, "count is NULL");
   TSR_CHECK(tsr__kind_valid(kind), TSR_ERR_INVALID_ARGUMENT, "unknown device kind %d", (int)kind);
-  *count = tsr__count(tsr__backend_table(kind), kind);
+  *count = tsr__kind_count(tsr__backend_table(kind), kind);
   return TSR_OK;
 }
 

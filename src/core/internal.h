@@ -312,6 +312,80 @@ typedef struct tsr__gemm_args {
    backend runs native; the GPU backend routes by dtype and shape, src/gpu/gemm.cu). */
 tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_gemm_path *out);
 
+/* ---------------------------------------------------------------- device work ------- */
+
+/*
+ * Process-wide counters of device work, so that a caller (SUMMA's statistics, the tests of
+ * the GPU pipeline) can prove what a step did without a GPU: host<->device copies (bytes and
+ * calls), host synchronizations (the host blocked until the device's queued work was done:
+ * synchronize, a blocking copy, waiting for an event), and local GEMM calls (all devices) of
+ * which the vendor BLAS ran. Backends count their own work (src/gpu/runtime.cu); the core
+ * counts GEMM calls. Relaxed atomics: a reader sees every count of work that completed
+ * before it in its own thread, and counts of other threads' concurrent work too.
+ */
+typedef enum tsr__counter {
+  TSR__COUNT_H2D_BYTES,
+  TSR__COUNT_H2D_COPIES,
+  TSR__COUNT_D2H_BYTES,
+  TSR__COUNT_D2H_COPIES,
+  TSR__COUNT_HOST_SYNCS,
+  TSR__COUNT_GEMM_CALLS,
+  TSR__COUNT_GEMM_VENDOR,
+  TSR__COUNT_N
+} tsr__counter;
+void tsr__count(tsr__counter c, uint64_t n);
+void tsr__counters_read(uint64_t out[TSR__COUNT_N]);
+
+/* Direction of an asynchronous copy (memcpy_2d_async). */
+typedef enum tsr__copy_dir { TSR__COPY_H2D, TSR__COPY_D2H, TSR__COPY_D2D } tsr__copy_dir;
+
+/* The local part of a 2D block-cyclic matrix (ScaLAPACK layout, RSRC = CSRC = 0): global
+   m x n in mb x nb blocks over an nprow x npcol grid; this rank is (myrow, mycol) and holds
+   mloc x nloc elements, column-major with leading dimension lld. */
+typedef struct tsr__bc_block {
+  int64_t m, n, mb, nb;
+  int myrow, mycol, nprow, npcol;
+  int64_t mloc, nloc, lld;
+} tsr__bc_block;
+
+/* Global index of local index l (block size nb, this process p of np): ScaLAPACK's INDXL2G
+   with source 0, inline so that kernels and loops can use it per run of a block. */
+static inline int64_t tsr__bc_l2g(int64_t l, int64_t nb, int p, int np) {
+  return (l / nb * np + p) * nb + l % nb;
+}
+
+/*
+ * Device operations for the layers above the core (src/mpi): each dispatches to the device's
+ * backend table and falls back to what the host does where the backend has no entry (the CPU:
+ * pinned memory is ordinary host memory, streams and events are NULL handles, an event is
+ * always complete, an asynchronous copy is a memcpy). `fn` is only used outside a public call
+ * (see the error rule above). Statuses: TSR_ERR_NO_DEVICE, TSR_ERR_GPU, TSR_ERR_OUT_OF_MEMORY.
+ */
+tsr_status tsr__dev_pinned_alloc(tsr_device dev, size_t bytes, void **ptr);
+void tsr__dev_pinned_free(tsr_device dev, void *ptr);
+tsr_status tsr__dev_stream_create(tsr_device dev, void **stream);
+void tsr__dev_stream_destroy(tsr_device dev, void *stream);
+tsr_status tsr__dev_event_create(tsr_device dev, void **event);
+void tsr__dev_event_destroy(tsr_device dev, void *event);
+tsr_status tsr__dev_event_record(tsr_device dev, void *event, void *stream);
+tsr_status tsr__dev_event_query(tsr_device dev, void *event, int *done);
+tsr_status tsr__dev_event_elapsed(tsr_device dev, void *start, void *stop, double *seconds);
+tsr_status tsr__dev_stream_wait_event(tsr_device dev, void *stream, void *event);
+tsr_status tsr__dev_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, const void *src,
+                                   size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
+                                   void *stream);
+/* Fills a block-cyclic local block in place (see the backend entry rng_block_cyclic). */
+tsr_status tsr__dev_rng_block_cyclic(tsr_array *storage, const tsr__bc_block *l, uint64_t seed,
+                                     double low, double high);
+/* For the column-major rows x cols matrix M at element `offset` of `storage` (leading
+   dimension ld, f32 or f64), in float64 on the device: y1 = op(M) x1 and y2 = |op(M)| x2,
+   op(M) = M or M^T, and *nonfinite = the number of NaN/Inf elements of M. x1, x2 (host,
+   length cols of op(M)), y1, y2 (host, length rows of op(M)) and nonfinite may each be NULL
+   (x1 NULL: no y1; x2 NULL: no y2). Used by Freivalds' check (src/mpi/summa.c). */
+tsr_status tsr__dev_matvec_f64(const tsr_array *storage, int64_t rows, int64_t cols, int64_t ld,
+                               bool trans, const double *x1, const double *x2, double *y1,
+                               double *y2, int64_t *nonfinite);
+
 /* ---------------------------------------------------------------- backends ------------ */
 
 /*
@@ -359,6 +433,40 @@ struct tsr__backend_ops {
   tsr_status (*rng)(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
                     tsr__rng_dist dist, double p0, double p1);
   tsr_status (*gemm)(tsr_device dev, const tsr__gemm_args *args);
+
+  /* ---- Distributed-matrix kernels (optional: NULL -> the core stages through the host and
+     runs the CPU backend's; see tsr__dev_rng_block_cyclic, tsr__dev_matvec_f64). ---- */
+  /* The local block (column-major, l->lld) of a block-cyclic matrix filled with the uniform
+     Philox values of index i * l->n + j for global element (i, j) in [low, high): the same
+     values as tsr_random_uniform of the whole m x n row-major matrix, on every device. */
+  tsr_status (*rng_block_cyclic)(tsr_device dev, void *data, tsr_dtype dtype,
+                                 const tsr__bc_block *l, uint64_t seed, double low, double high);
+  /* See tsr__dev_matvec_f64. */
+  tsr_status (*matvec_f64)(tsr_device dev, const void *data, tsr_dtype dtype, int64_t rows,
+                           int64_t cols, int64_t ld, bool trans, const double *x1,
+                           const double *x2, double *y1, double *y2, int64_t *nonfinite);
+
+  /* ---- Asynchronous devices (optional: NULL on backends whose work is complete when the op
+     returns, the CPU). Streams and events are opaque handles; a NULL stream is the device's
+     own stream, where every other op of the table runs (the compute stream). ---- */
+  tsr_status (*pinned_alloc)(tsr_device dev, size_t bytes, void **ptr);
+  void (*pinned_free)(tsr_device dev, void *ptr);
+  tsr_status (*stream_create)(tsr_device dev, void **stream);
+  void (*stream_destroy)(tsr_device dev, void *stream);
+  tsr_status (*event_create)(tsr_device dev, void **event);
+  void (*event_destroy)(tsr_device dev, void *event);
+  tsr_status (*event_record)(tsr_device dev, void *event, void *stream);
+  /* *done = 1 when the work before the event's last record completed; never blocks. */
+  tsr_status (*event_query)(tsr_device dev, void *event, int *done);
+  /* Seconds between two recorded events; waits for `stop` (a host synchronization). */
+  tsr_status (*event_elapsed)(tsr_device dev, void *start, void *stop, double *seconds);
+  /* Work queued on `stream` after this call waits for the event's last record. */
+  tsr_status (*stream_wait_event)(tsr_device dev, void *stream, void *event);
+  /* rows copies of width bytes (dst + r*dpitch <- src + r*spitch) queued on `stream`; the
+     pointers may be device or pinned host memory (dir says which way). */
+  tsr_status (*memcpy_2d_async)(tsr_device dev, void *dst, size_t dpitch, const void *src,
+                                size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
+                                void *stream);
 };
 
 /* The tables. tsr__gpu_backend exists when TSR_HAVE_CUDA or TSR_HAVE_HIP (one per build). */

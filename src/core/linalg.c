@@ -191,6 +191,7 @@ static tsr_status gemm_mats(const char *fn, const struct tsr__backend_ops *ops, 
     args.trans_b = !oa.trans;
   }
   TSR_CALL_GOTO(st, done, ops->gemm(dev, &args));
+  tsr__count(TSR__COUNT_GEMM_CALLS, 1);
 
   if (c_copied) {
     tsr__view dv = mat_view(c, dtype);

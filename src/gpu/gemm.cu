@@ -570,15 +570,38 @@ tsr_status tsr__gpu_gemm_native(tsr_device dev, const tsr__gemm_args *g) {
 
 /*
  * TSR_GEMM_AUTO on a GPU: the vendor BLAS where it was built and is expected faster, else the
- * native kernels. PROVISIONAL until bench_gpu measures both on the device: f64 goes to the
- * vendor BLAS from 256 in every dimension (on an H100 cuBLAS DGEMM uses the FP64 tensor cores,
- * about twice the SIMT peak the native kernel is bound by); f32 stays native (FP32 without
- * TF32 is SIMT for both). Below 256 the launch and handle costs dominate and native serves.
+ * native kernels. One row per device family: the least m, n and k (all three) from which a
+ * dtype goes to the vendor BLAS (INT64_MAX: never). Rows say where their figures come from;
+ * the last row serves every device without one.
+ *  - NVIDIA sm_90 (H100, driver 580, CUDA 13.0, the runbook of issue 29): at n = 8192 f32
+ *    cuBLAS ran 50 TFLOP/s (FP32 without TF32) and the native kernel about 23 (0.45x); f64
+ *    cuBLAS 57 (FP64 tensor cores) against about 5 native. Below 256 in any dimension the
+ *    launch and handle costs dominate and the native kernel serves (not measured: kept from
+ *    the earlier rule).
+ *  - Others (not measured): the same rule. cuBLAS/hipBLAS are tuned per architecture, the
+ *    native kernel is not, so the vendor library is the safer default until bench_gpu shows
+ *    a shape where the native kernel wins.
  */
-static bool tsr__gpu_gemm_auto_vendor(const tsr__gemm_args *g) {
+typedef struct tsr__gpu_auto_row {
+  int major; /* compute capability major (CUDA); 0: any device */
+  int64_t min_f32, min_f64;
+} tsr__gpu_auto_row;
+
+static const tsr__gpu_auto_row tsr__gpu_auto_rows[] = {
+    {9, 256, 256},
+    {0, 256, 256},
+};
+
+static bool tsr__gpu_gemm_auto_vendor(tsr_device dev, const tsr__gemm_args *g) {
 #if TSR_GPU_VENDOR_BLAS
-  return g->dtype == TSR_F64 && g->m >= 256 && g->n >= 256 && g->k >= 256;
+  const int major = tsr__gpu_props_of(dev.index)->major;
+  const tsr__gpu_auto_row *row = &tsr__gpu_auto_rows[0];
+  while (row->major != 0 && row->major != major)
+    row++;
+  const int64_t least = g->dtype == TSR_F32 ? row->min_f32 : row->min_f64;
+  return g->m >= least && g->n >= least && g->k >= least;
 #else
+  (void)dev;
   (void)g;
   return false;
 #endif
@@ -586,7 +609,7 @@ static bool tsr__gpu_gemm_auto_vendor(const tsr__gemm_args *g) {
 
 tsr_status tsr__gpu_gemm(tsr_device dev, const tsr__gemm_args *args) {
   if (args->path == TSR_GEMM_VENDOR) return tsr__gpu_gemm_vendor(dev, args);
-  if (args->path == TSR_GEMM_AUTO && tsr__gpu_gemm_auto_vendor(args)) {
+  if (args->path == TSR_GEMM_AUTO && tsr__gpu_gemm_auto_vendor(dev, args)) {
     tsr_status st = tsr__gpu_gemm_vendor(dev, args);
     if (st != TSR_ERR_UNSUPPORTED) return st; /* e.g. sizes past a 32-bit vendor API */
   }

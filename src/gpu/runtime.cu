@@ -416,21 +416,25 @@ tsr_status tsr__gpu_trim(tsr_device dev) {
 
 /* cudaMemcpyDefault: the runtime tells device, managed and host pointers apart (UVA). The
    host-side copies wait for the stream, so the caller may reuse or free its buffer. */
-static tsr_status gpu_memcpy_wait(tsr_device dev, void *dst, const void *src, size_t bytes) {
+static tsr_status gpu_memcpy_wait(tsr_device dev, void *dst, const void *src, size_t bytes,
+                                  bool to_device) {
   if (bytes == 0) return TSR_OK;
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
   TSR_GPU_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+  tsr__count(to_device ? TSR__COUNT_H2D_BYTES : TSR__COUNT_D2H_BYTES, bytes);
+  tsr__count(to_device ? TSR__COUNT_H2D_COPIES : TSR__COUNT_D2H_COPIES, 1);
+  tsr__count(TSR__COUNT_HOST_SYNCS, 1);
   TSR_GPU_CALL(cudaStreamSynchronize(s));
   return TSR_OK;
 }
 
 tsr_status tsr__gpu_memcpy_h2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
-  return gpu_memcpy_wait(dev, dst, src, bytes);
+  return gpu_memcpy_wait(dev, dst, src, bytes, true);
 }
 
 tsr_status tsr__gpu_memcpy_d2h(tsr_device dev, void *dst, const void *src, size_t bytes) {
-  return gpu_memcpy_wait(dev, dst, src, bytes);
+  return gpu_memcpy_wait(dev, dst, src, bytes, false);
 }
 
 tsr_status tsr__gpu_memcpy_d2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
@@ -444,7 +448,93 @@ tsr_status tsr__gpu_memcpy_d2d(tsr_device dev, void *dst, const void *src, size_
 tsr_status tsr__gpu_synchronize(tsr_device dev) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
+  tsr__count(TSR__COUNT_HOST_SYNCS, 1);
   TSR_GPU_CALL(cudaStreamSynchronize(s));
+  return TSR_OK;
+}
+
+/* ---------------------------------------------------------------- asynchronous ops ---- */
+
+/* The backend entries for streams, events, pinned memory and 2-D copies (internal.h). A NULL
+   stream handle is the device's own stream (the one every other entry uses). */
+
+tsr_status tsr__gpu_op_pinned_alloc(tsr_device dev, size_t bytes, void **ptr) {
+  cudaStream_t s = NULL;
+  TSR__GPU_BEGIN(dev, s);
+  (void)s;
+  return tsr__gpu_pinned_alloc(bytes, ptr);
+}
+
+void tsr__gpu_op_pinned_free(tsr_device dev, void *ptr) {
+  (void)dev;
+  tsr__gpu_pinned_free(ptr);
+}
+
+tsr_status tsr__gpu_stream_create(tsr_device dev, void **stream) {
+  cudaStream_t s = NULL;
+  TSR__GPU_BEGIN(dev, s);
+  (void)s;
+  cudaStream_t c = NULL;
+  TSR_GPU_CALL(cudaStreamCreateWithFlags(&c, cudaStreamNonBlocking));
+  *stream = (void *)c;
+  return TSR_OK;
+}
+
+void tsr__gpu_stream_destroy(tsr_device dev, void *stream) {
+  (void)dev;
+  if (stream) (void)cudaStreamDestroy((cudaStream_t)stream);
+  (void)cudaGetLastError();
+}
+
+tsr_status tsr__gpu_op_event_create(tsr_device dev, void **event) {
+  return tsr__gpu_event_create(dev, event);
+}
+
+void tsr__gpu_op_event_destroy(tsr_device dev, void *event) {
+  (void)dev;
+  tsr__gpu_event_destroy(event);
+}
+
+tsr_status tsr__gpu_op_event_record(tsr_device dev, void *event, void *stream) {
+  cudaStream_t s = NULL;
+  TSR__GPU_BEGIN(dev, s);
+  TSR_GPU_CALL(cudaEventRecord((cudaEvent_t)event, stream ? (cudaStream_t)stream : s));
+  return TSR_OK;
+}
+
+tsr_status tsr__gpu_op_event_query(tsr_device dev, void *event, int *done) {
+  (void)dev;
+  return tsr__gpu_event_query(event, done);
+}
+
+tsr_status tsr__gpu_op_event_elapsed(tsr_device dev, void *start, void *stop, double *seconds) {
+  (void)dev;
+  tsr__count(TSR__COUNT_HOST_SYNCS, 1);
+  return tsr__gpu_event_elapsed(start, stop, seconds);
+}
+
+tsr_status tsr__gpu_stream_wait_event(tsr_device dev, void *stream, void *event) {
+  cudaStream_t s = NULL;
+  TSR__GPU_BEGIN(dev, s);
+  TSR_GPU_CALL(cudaStreamWaitEvent(stream ? (cudaStream_t)stream : s, (cudaEvent_t)event, 0));
+  return TSR_OK;
+}
+
+tsr_status tsr__gpu_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, const void *src,
+                                    size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
+                                    void *stream) {
+  if (width == 0 || rows == 0) return TSR_OK;
+  cudaStream_t s = NULL;
+  TSR__GPU_BEGIN(dev, s);
+  cudaStream_t q = stream ? (cudaStream_t)stream : s;
+  if (rows == 1 || (dpitch == width && spitch == width))
+    TSR_GPU_CALL(cudaMemcpyAsync(dst, src, width * rows, cudaMemcpyDefault, q));
+  else
+    TSR_GPU_CALL(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault, q));
+  if (dir != TSR__COPY_D2D) {
+    tsr__count(dir == TSR__COPY_H2D ? TSR__COUNT_H2D_BYTES : TSR__COUNT_D2H_BYTES, width * rows);
+    tsr__count(dir == TSR__COPY_H2D ? TSR__COUNT_H2D_COPIES : TSR__COUNT_D2H_COPIES, 1);
+  }
   return TSR_OK;
 }
 

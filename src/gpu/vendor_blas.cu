@@ -114,6 +114,7 @@ tsr_status tsr__gpu_gemm_vendor(tsr_device dev, const tsr__gemm_args *g) {
   }
   if (st != CUBLAS_STATUS_SUCCESS)
     return tsr__gpu_blas_status(st, g->dtype == TSR_F32 ? "cublasSgemm" : "cublasDgemm");
+  tsr__count(TSR__COUNT_GEMM_VENDOR, 1);
   return TSR_OK;
 }
 

@@ -317,41 +317,21 @@ tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host, tsr_la
 
 /* ---------------------------------------------------------------- fills --------------- */
 
-typedef struct fill_rng_ctx {
-  uint64_t seed;
-  double low, high;
-  int64_t n;
-} fill_rng_ctx;
-
-static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *ctx,
-                             const fill_rng_ctx *rng) {
+/* Fills the local block with the user's element function (on the host; staged for a GPU). */
+static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *ctx) {
   const tsr_grid *g = a->grid;
   void *host = NULL;
   bool staged = false;
   TSR_CALL(tsr__dm_host_get(fn, a, false, &host, &staged));
   int64_t mloc = a->mloc, nloc = a->nloc, lld = a->lld;
-#if TSR_HAVE_OPENMP
-#pragma omp parallel for schedule(static) if (mloc * nloc > 65536 && !f)
-#endif
   for (int64_t lj = 0; lj < nloc; lj++) {
-    int64_t j = tsr_indxl2g(lj, a->nb, g->mycol, 0, g->npcol);
+    int64_t j = tsr__bc_l2g(lj, a->nb, g->mycol, g->npcol);
     for (int64_t li = 0; li < mloc; li++) {
-      int64_t i = tsr_indxl2g(li, a->mb, g->myrow, 0, g->nprow);
-      double v;
-      if (rng) {
-        uint64_t idx = (uint64_t)i * (uint64_t)rng->n + (uint64_t)j;
-        if (a->dtype == TSR_F32) {
-          ((float *)host)[li + lj * lld] =
-              tsr__philox_f32(rng->seed, idx, TSR__PHILOX_UNIFORM, rng->low, rng->high);
-          continue;
-        }
-        v = tsr__philox_f64(rng->seed, idx, TSR__PHILOX_UNIFORM, rng->low, rng->high);
-      } else {
-        /* The user's function may call Tessera: its errors name its own calls. */
-        TSR_API_SUSPEND();
-        v = f(i, j, ctx);
-        TSR_API_RESUME();
-      }
+      int64_t i = tsr__bc_l2g(li, a->mb, g->myrow, g->nprow);
+      /* The user's function may call Tessera: its errors name its own calls. */
+      TSR_API_SUSPEND();
+      double v = f(i, j, ctx);
+      TSR_API_RESUME();
       if (a->dtype == TSR_F32)
         ((float *)host)[li + lj * lld] = (float)v;
       else
@@ -369,8 +349,11 @@ tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, do
   if (!isfinite(low) || !isfinite(high) || !(low < high))
     st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "need finite low < high, got [%g, %g)", low,
                         high);
-  fill_rng_ctx rng = {seed, low, high, a->n};
-  if (st == TSR_OK) st = fill_local(fn, a, NULL, NULL, &rng);
+  /* Generated where the local block lives (a GPU kernel, or the CPU's batched Philox). */
+  const tsr_grid *g = a->grid;
+  const tsr__bc_block l = {a->m,     a->n,     a->mb,    a->nb,   g->myrow, g->mycol,
+                           g->nprow, g->npcol, a->mloc, a->nloc, a->lld};
+  if (st == TSR_OK) st = tsr__dev_rng_block_cyclic(a->storage, &l, seed, low, high);
   return tsr__dist_agree(fn, a->grid->comm, st);
 }
 
@@ -378,7 +361,7 @@ tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *c
   TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_fill_fn";
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
-  tsr_status st = f ? fill_local(fn, a, f, ctx, NULL)
+  tsr_status st = f ? fill_local(fn, a, f, ctx)
                     : tsr__set_error(TSR_ERR_NULL_POINTER, fn, "function is NULL");
   return tsr__dist_agree(fn, a->grid->comm, st);
 }

@@ -162,6 +162,7 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
 tsr_status tsr_grid_free(tsr_grid *grid) {
   TSR_API_ENTRY();
   if (!grid) return TSR_OK;
+  tsr__summa_plan_free(grid->summa_plan);
   grid_release_comms(grid);
   free(grid);
   return TSR_OK;

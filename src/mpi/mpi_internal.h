@@ -13,7 +13,12 @@
 struct tsr_grid {
   MPI_Comm comm, row_comm, col_comm;
   int nprow, npcol, myrow, mycol, rank, size;
+  struct tsr__summa_plan *summa_plan; /* SUMMA's buffers, streams and events, kept across
+                                         calls (summa.c); freed with the grid */
 };
+
+/* Frees a grid's SUMMA plan (NULL is a no-op). (summa.c) */
+void tsr__summa_plan_free(struct tsr__summa_plan *plan);
 
 /*
  * The local block lives in `storage`, a 1-D array of max(1, lld * nloc) elements on the

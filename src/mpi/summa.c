@@ -1,23 +1,40 @@
 /*
  * SUMMA (van de Geijn & Watts, "SUMMA: Scalable Universal Matrix Multiplication Algorithm",
  * Concurrency: Practice and Experience 9(4), 1997) over the 2D block-cyclic layout, with the
- * broadcasts of panel k+1 in flight (MPI_Ibcast, two buffers per operand) while panel k is
+ * broadcasts of step s+1 in flight (MPI_Ibcast, two slots per operand) while step s is
  * multiplied by tsr_gemm on the rank's device.
  *
- * On a GPU (the matrices' device), panels travel one of two ways:
- *  - device to device when MPI is GPU-aware (tsr_dist_gpu_aware): A's panel is contiguous in
- *    the column-major local block and is broadcast in place; B's panel (strided rows) is first
- *    packed on the GPU into the slot's buffer (tsr_assign of a strided view), since most
- *    GPU-aware MPIs send a strided MPI_Type_vector from device memory element by element;
- *  - staged through the host otherwise: the roots broadcast from a host mirror of their
- *    local blocks, the others receive into page-locked (pinned) host buffers and copy them to
- *    the device (tsr__gpu_pinned_alloc: pageable memory would be copied twice by the driver).
- * Waiting for the device never blocks MPI: an event is recorded on the device's stream and
- * polled (tsr__gpu_event_query) with MPI_Testall on the next panel's broadcasts in between,
- * since Open MPI progresses non-blocking collectives only inside MPI calls.
- * TSR_DIST_GPU_STAGING=1 forces the staged path, =0 the device-to-device path (for MPI
- * libraries that are GPU-aware without reporting it through MPIX_Query_cuda_support, and for
- * the host emulator of tests/gpu_emu); unset: as tsr_dist_gpu_aware() says.
+ * Steps. A step multiplies a panel of op(A) columns with the matching op(B) rows. On the CPU
+ * a step is one distribution block (the panel width is the block size). On a GPU on a square
+ * process grid a step aggregates up to TSR__SUMMA_GPU_PANEL / kb blocks of one owner
+ * (global blocks b, b + P, b + 2P, ...: consecutive local blocks of the owner for A and for B),
+ * so that each GEMM is wide enough to run at the GPU's speed and C is re-read fewer times.
+ * A 1 x 1 grid is one step: one local GEMM of the whole k.
+ *
+ * Data movement. A rank copies nothing for a communicator of one rank: a 1 x 1 grid moves
+ * no byte, a 1 x Q grid broadcasts only A panels. On a GPU without GPU-aware MPI (staging,
+ * the usual case: Debian's Open MPI is not CUDA-aware), the root of a broadcast copies just
+ * the panel it broadcasts into a pinned host buffer (a 2-D copy packs B's strided rows), the
+ * others receive into pinned host buffers and copy the panel to the device. The copies run on
+ * two copy streams of their own (device to host, host to device), ordered with events:
+ *   root:     D2H(s) on the d2h stream (after the inputs are ready) -> host polls its event,
+ *             testing MPI, then posts the broadcast;
+ *   receiver: broadcast done -> H2D(s) on the h2d stream after the GEMM that last read the
+ *             slot (stream wait) -> the compute stream waits for the H2D -> GEMM(s).
+ * The host never waits for the compute stream inside the panel loop; it waits only for a
+ * staged copy before MPI touches its buffer (stats: copy_waits), and once at the end.
+ * With GPU-aware MPI panels go to MPI in device memory (B's rows packed on the GPU); the host
+ * waits for the GEMM that last read a receive slot before MPI overwrites it (host_syncs_in_loop).
+ * TSR_DIST_GPU_STAGING=1 forces staging, =0 the device-to-device path (for MPIs that are
+ * GPU-aware without saying so through MPIX_Query_cuda_support, and the emulator of tests/gpu_emu).
+ *
+ * The plan. Slot buffers, pinned buffers, streams and events live in a plan attached to the
+ * grid and reused by every call that fits in it (same device and dtype, panels no larger),
+ * so a repeated call allocates nothing; tsr_grid_free releases it.
+ *
+ * Accounting: the call's device copies, host synchronizations and GEMM calls come from the
+ * library's counters (tsr__counters_read) and land in tsr_dist_stats, so tests can assert the
+ * pipeline's model on the GPU emulator and on the CPU.
  */
 #include <float.h>
 #include <limits.h>
@@ -27,9 +44,6 @@
 
 #include "core/philox.h"
 #include "mpi/mpi_internal.h"
-#if TSR_HAVE_CUDA || TSR_HAVE_HIP
-#include "gpu/gpu.h"
-#endif
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
@@ -42,6 +56,10 @@
    tessera-gemm: chunks of 512 columns (0.5 GFLOP) 191 / 170 GFLOP/s on P = 2 / 4, of 2048
    (2.1 GFLOP, one chunk) 186-200 / 178-180. TSR_SUMMA_CHUNK_FLOPS overrides it. */
 #define TSR__SUMMA_CHUNK_FLOPS 2e9
+
+/* Least k columns of a step on a GPU (square grids): K = 256 panel GEMMs run 10-20 % below
+   K = 1024 on an H100 and re-read C four times as often (gpu-job-path.md, issue 29). */
+#define TSR__SUMMA_GPU_PANEL 1024
 
 static double summa_chunk_flops(void) {
   const char *v = getenv("TSR_SUMMA_CHUNK_FLOPS");
@@ -68,165 +86,342 @@ static bool summa_gpu_staging(void) {
   return !tsr_dist_gpu_aware();
 }
 
-/* One of the two panel slots: device buffers for the received panels, host buffers when the
-   panels travel through the host, and the two broadcast requests. */
+#define SUMMA_SLOTS 2
+
+/* One slot: device buffers for received (or, GPU-aware, packed) panels, pinned host buffers
+   when staging, and the events that order their reuse. */
 typedef struct summa_slot {
   tsr_array *a_dev, *b_dev;
   void *a_host, *b_host;
-  MPI_Request req[2];
+  void *ev_d2h;  /* d2h stream: the root's panels are in the host buffers */
+  void *ev_h2d;  /* h2d stream: the received panels are on the device */
+  void *ev_gemm; /* compute stream: the GEMM that read the slot is done */
 } summa_slot;
+
+struct tsr__summa_plan {
+  tsr_device dev;
+  tsr_dtype dtype;
+  int64_t a_cap, b_cap; /* elements of each slot's A and B buffers */
+  bool a_host, b_host;  /* host buffers exist (staging, communicator of more than one rank) */
+  void *d2h, *h2d;      /* copy streams (NULL on the CPU) */
+  void *ev_ready;       /* compute stream: the inputs are complete */
+  void *ev_t0, *ev_t1;  /* compute stream: timing of the panel loop */
+  summa_slot slot[SUMMA_SLOTS];
+};
+
+/* One step: op(A) columns [a_off, a_off + w) of the local block of process column root_a,
+   op(B) rows [b_off, b_off + w) of the local block of process row root_b. */
+typedef struct summa_step {
+  int root_a, root_b;
+  int64_t a_off, b_off, w;
+} summa_step;
 
 typedef struct summa {
   const char *fn;
   const tsr_dmatrix *a, *b;
   tsr_dmatrix *c;
   const tsr_grid *g;
-  int64_t k, kb, panels;
+  int64_t k, kb, group, steps;
   size_t es;
   MPI_Datatype type;
   bool gpu, staging;
-  bool pinned;               /* the slots' host buffers come from tsr__gpu_pinned_alloc */
-  void *event;               /* GPU event polled by summa_device_wait (NULL on the CPU) */
-  const char *a_src, *b_src; /* A's and B's local storage as MPI sees it */
-  void *a_mirror, *b_mirror; /* host copies of A's and B's storage when staging */
-  summa_slot slot[2];
+  struct tsr__summa_plan *plan;
+  MPI_Request req[SUMMA_SLOTS][2];
   tsr_dist_stats *stats;
   double chunk_flops; /* least flops of a local-multiply chunk on the CPU */
 } summa;
 
-static int64_t panel_width(const summa *s, int64_t kk) {
-  int64_t left = s->k - kk * s->kb;
-  return left < s->kb ? left : s->kb;
+void tsr__summa_plan_free(struct tsr__summa_plan *p) {
+  if (!p) return;
+  for (int i = 0; i < SUMMA_SLOTS; i++) {
+    summa_slot *sl = &p->slot[i];
+    tsr_array_release(sl->a_dev);
+    tsr_array_release(sl->b_dev);
+    tsr__dev_pinned_free(p->dev, sl->a_host);
+    tsr__dev_pinned_free(p->dev, sl->b_host);
+    tsr__dev_event_destroy(p->dev, sl->ev_d2h);
+    tsr__dev_event_destroy(p->dev, sl->ev_h2d);
+    tsr__dev_event_destroy(p->dev, sl->ev_gemm);
+  }
+  tsr__dev_event_destroy(p->dev, p->ev_ready);
+  tsr__dev_event_destroy(p->dev, p->ev_t0);
+  tsr__dev_event_destroy(p->dev, p->ev_t1);
+  tsr__dev_stream_destroy(p->dev, p->d2h);
+  tsr__dev_stream_destroy(p->dev, p->h2d);
+  free(p);
 }
 
-/* Waits until the work queued so far on the matrices' GPU is done, testing `pending` (two
-   requests, may be NULL) between polls so that their broadcasts progress. On the CPU there
-   is nothing queued. */
-static tsr_status summa_device_wait(summa *s, MPI_Request *pending) {
-  if (!s->gpu) return TSR_OK;
-#if TSR_HAVE_CUDA || TSR_HAVE_HIP
-  TSR_CALL(tsr__gpu_event_record(s->c->device, s->event));
-  for (;;) {
-    int done = 0;
-    TSR_CALL(tsr__gpu_event_query(s->event, &done));
-    if (done) return TSR_OK;
+/* The grid's plan for this call, made or grown when it does not fit. Local (the caller
+   agrees on the status). */
+static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_host,
+                                 bool b_host) {
+  tsr_grid *g = (tsr_grid *)(uintptr_t)s->g;
+  struct tsr__summa_plan *p = g->summa_plan;
+  const tsr_device dev = s->c->device;
+  if (p && tsr_device_equal(p->dev, dev) && p->dtype == s->c->dtype && p->a_cap >= a_cap &&
+      p->b_cap >= b_cap && (p->a_host || !a_host) && (p->b_host || !b_host)) {
+    s->plan = p;
+    return TSR_OK;
+  }
+  tsr__summa_plan_free(p);
+  g->summa_plan = NULL;
+  p = calloc(1, sizeof *p);
+  if (!p) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, s->fn, "SUMMA plan");
+  p->dev = dev;
+  p->dtype = s->c->dtype;
+  p->a_cap = a_cap;
+  p->b_cap = b_cap;
+  p->a_host = a_host;
+  p->b_host = b_host;
+  const size_t es = s->es;
+  tsr_status st = TSR_OK;
+  for (int i = 0; i < SUMMA_SLOTS && st == TSR_OK; i++) {
+    summa_slot *sl = &p->slot[i];
+    int64_t sa[1] = {a_cap}, sb[1] = {b_cap};
+    st = tsr_empty(1, sa, p->dtype, dev, &sl->a_dev);
+    if (st == TSR_OK) st = tsr_empty(1, sb, p->dtype, dev, &sl->b_dev);
+    if (st == TSR_OK && a_host) st = tsr__dev_pinned_alloc(dev, (size_t)a_cap * es, &sl->a_host);
+    if (st == TSR_OK && b_host) st = tsr__dev_pinned_alloc(dev, (size_t)b_cap * es, &sl->b_host);
+    if (st == TSR_OK) st = tsr__dev_event_create(dev, &sl->ev_d2h);
+    if (st == TSR_OK) st = tsr__dev_event_create(dev, &sl->ev_h2d);
+    if (st == TSR_OK) st = tsr__dev_event_create(dev, &sl->ev_gemm);
+  }
+  if (st == TSR_OK) st = tsr__dev_event_create(dev, &p->ev_ready);
+  if (st == TSR_OK) st = tsr__dev_event_create(dev, &p->ev_t0);
+  if (st == TSR_OK) st = tsr__dev_event_create(dev, &p->ev_t1);
+  if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->d2h);
+  if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->h2d);
+  if (st != TSR_OK) {
+    tsr__summa_plan_free(p);
+    return st;
+  }
+  g->summa_plan = p;
+  s->plan = p;
+  return TSR_OK;
+}
+
+/* Step `st` of the schedule. Blocks are grouped `group` at a time per owner: with L =
+   nprow = npcol (group > 1 only on square grids), round R covers global blocks
+   [R group L, (R+1) group L), and its step c (0 <= c < L) the blocks R group L + c + i L,
+   i < group: consecutive local blocks R group + i of process column and row c. */
+static summa_step summa_step_of(const summa *s, int64_t st) {
+  const tsr_grid *g = s->g;
+  const int64_t nkb = (s->k + s->kb - 1) / s->kb;
+  summa_step r;
+  int64_t b0;
+  if (s->group == 1) {
+    b0 = st;
+  } else {
+    const int64_t L = g->nprow, per_round = s->group * L;
+    /* Steps of a full round: L; the last round may have fewer (blocks that exist only). */
+    const int64_t full = nkb / per_round;
+    int64_t round, c;
+    if (st < full * L) {
+      round = st / L;
+      c = st % L;
+    } else {
+      round = full;
+      c = st - full * L;
+    }
+    b0 = round * per_round + c;
+  }
+  int64_t blocks = 1;
+  if (s->group > 1) {
+    const int64_t L = g->nprow;
+    blocks = (nkb - 1 - b0) / L + 1;
+    if (blocks > s->group) blocks = s->group;
+  }
+  const int64_t last = b0 + (blocks - 1) * (s->group > 1 ? g->nprow : 1);
+  r.root_a = (int)(b0 % g->npcol);
+  r.root_b = (int)(b0 % g->nprow);
+  r.a_off = (b0 / g->npcol) * s->kb;
+  r.b_off = (b0 / g->nprow) * s->kb;
+  const int64_t last_w = s->k - last * s->kb < s->kb ? s->k - last * s->kb : s->kb;
+  r.w = (blocks - 1) * s->kb + last_w;
+  return r;
+}
+
+/* The number of steps (see summa_step_of). */
+static int64_t summa_steps(const summa *s) {
+  const int64_t nkb = (s->k + s->kb - 1) / s->kb;
+  if (s->group == 1) return nkb;
+  const int64_t L = s->g->nprow, per_round = s->group * L;
+  const int64_t full = nkb / per_round, rest = nkb - full * per_round;
+  return full * L + (rest < L ? rest : L);
+}
+
+/* Waits until `event` completed, testing `pending` (two requests, may be NULL) between polls
+   so that their broadcasts progress. `compute` says the event is on the compute stream (a host
+   synchronization) rather than a copy stream. */
+static tsr_status summa_event_wait(summa *s, void *event, MPI_Request *pending, bool compute) {
+  int done = 0;
+  TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
+  if (done) return TSR_OK;
+  if (compute)
+    tsr__count(TSR__COUNT_HOST_SYNCS, 1);
+  else
+    s->stats->copy_waits++;
+  while (!done) {
     if (pending) {
       int flag = 0;
       MPI_Testall(2, pending, &flag, MPI_STATUSES_IGNORE);
     }
+    TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
   }
-#else
-  (void)pending;
-  return tsr_device_synchronize(s->c->device);
-#endif
+  return TSR_OK;
 }
 
-/* Packs B's panel kk (w strided rows of the local block) into the slot's device buffer as a
-   w x nloc column-major matrix (leading dimension w) and waits for it, progressing `pending`. */
-static tsr_status summa_pack_b(summa *s, int64_t kk, summa_slot *slot, MPI_Request *pending) {
+/* Starts the broadcasts of step `st` into slot sl; `pending` are the other slot's requests
+   (progressed while waiting for a staged copy). */
+static tsr_status summa_post(summa *s, int64_t st_i, int sl, MPI_Request *pending) {
   const tsr_grid *g = s->g;
-  int64_t w = panel_width(s, kk), nloc = s->c->nloc;
-  if (nloc == 0 || w == 0) return TSR_OK;
-  int64_t shape[2] = {w, nloc}, src_str[2] = {1, s->b->lld}, dst_str[2] = {1, w};
-  tsr_array *src = NULL, *dst = NULL;
-  tsr_status st =
-      tsr__array_new_view(s->b->storage, 2, shape, src_str, (kk / g->nprow) * s->kb, &src);
-  if (st == TSR_OK) st = tsr__array_new_view(slot->b_dev, 2, shape, dst_str, 0, &dst);
-  if (st == TSR_OK) st = tsr_assign(dst, src);
-  tsr_array_release(src);
-  tsr_array_release(dst);
-  if (st == TSR_OK) st = summa_device_wait(s, pending);
+  struct tsr__summa_plan *p = s->plan;
+  summa_slot *slot = &p->slot[sl];
+  const summa_step step = summa_step_of(s, st_i);
+  const tsr_device dev = s->c->device;
+  const int64_t mloc = s->c->mloc, nloc = s->c->nloc, w = step.w;
+  const int cnt_a = (int)(mloc * w), cnt_b = (int)(w * nloc);
+  const size_t es = s->es;
+  MPI_Request *req = s->req[sl];
+  req[0] = req[1] = MPI_REQUEST_NULL;
+  tsr_status st = TSR_OK;
+  int rc = MPI_SUCCESS;
+  /* A's panel: w whole local columns, contiguous in the column-major local block. */
+  if (g->npcol > 1) {
+    const bool root = g->mycol == step.root_a;
+    void *buf;
+    if (root) {
+      const char *src = (const char *)tsr__array_ptr(s->a->storage) +
+                        (size_t)(step.a_off * s->a->lld) * es;
+      if (s->staging) {
+        /* The slot's host buffer was last sent (complete) or received and copied to the
+           device (the d2h stream waits for that copy). */
+        st = tsr__dev_stream_wait_event(dev, p->d2h, slot->ev_h2d);
+        if (st == TSR_OK)
+          st = tsr__dev_memcpy_2d_async(dev, slot->a_host, 0, src, 0, (size_t)cnt_a * es, 1,
+                                        TSR__COPY_D2H, p->d2h);
+        if (st == TSR_OK) st = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
+        if (st == TSR_OK) st = summa_event_wait(s, slot->ev_d2h, pending, false);
+        buf = slot->a_host;
+      } else {
+        buf = (void *)(uintptr_t)src;
+      }
+      s->stats->bytes_sent += (uint64_t)cnt_a * es * (uint64_t)(g->npcol - 1);
+    } else {
+      if (s->staging) {
+        /* MPI may overwrite the host buffer once its last H2D is done. */
+        st = summa_event_wait(s, slot->ev_h2d, pending, false);
+        buf = slot->a_host;
+      } else {
+        if (s->gpu) st = summa_event_wait(s, slot->ev_gemm, pending, true);
+        buf = tsr__array_ptr(slot->a_dev);
+      }
+      s->stats->bytes_received += (uint64_t)cnt_a * es;
+    }
+    /* After a local failure the (stale) buffer is still sent, so that every rank's broadcast
+       matches; the failure is agreed at the end. */
+    rc = MPI_Ibcast(buf, cnt_a, s->type, step.root_a, g->row_comm, &req[0]);
+    if (rc != MPI_SUCCESS) {
+      req[0] = MPI_REQUEST_NULL;
+      return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (A panel)");
+    }
+  }
+  /* B's panel: w rows of every local column, strided in the local block; sent packed
+     (w x nloc, leading dimension w). */
+  if (g->nprow > 1) {
+    const bool root = g->myrow == step.root_b;
+    const char *src = (const char *)tsr__array_ptr(s->b->storage) + (size_t)step.b_off * es;
+    if (root && s->gpu) {
+      /* Packed by a 2-D copy: to the pinned buffer (staging) or the slot's device buffer. */
+      void *dst = s->staging ? slot->b_host : tsr__array_ptr(slot->b_dev);
+      /* The buffer was last read by MPI (complete), by the slot's H2D (staging) or by its
+         GEMM (GPU-aware): the d2h stream waits for those. */
+      tsr_status s2 =
+          tsr__dev_stream_wait_event(dev, p->d2h, s->staging ? slot->ev_h2d : slot->ev_gemm);
+      if (s2 == TSR_OK)
+        s2 = tsr__dev_memcpy_2d_async(dev, dst, (size_t)w * es, src, (size_t)s->b->lld * es,
+                                      (size_t)w * es, (size_t)nloc,
+                                      s->staging ? TSR__COPY_D2H : TSR__COPY_D2D, p->d2h);
+      if (s2 == TSR_OK) s2 = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
+      if (s2 == TSR_OK) s2 = summa_event_wait(s, slot->ev_d2h, pending, false);
+      if (st == TSR_OK) st = s2;
+      rc = MPI_Ibcast(dst, cnt_b, s->type, step.root_b, g->col_comm, &req[1]);
+      s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
+    } else if (root) {
+#ifdef TSR_SMPI_MODEL
+      /* Modeled run (bench/scale): the same bytes from the root's unused contiguous slot,
+         sparing the simulator SMPI's packing of the vector type for every destination. */
+      (void)src;
+      rc = MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, step.root_b, g->col_comm,
+                      &req[1]);
+#else
+      /* Host memory: MPI packs the rows with a vector type. */
+      MPI_Datatype vec;
+      rc = MPI_Type_vector((int)nloc, (int)w, (int)s->b->lld, s->type, &vec);
+      if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&vec);
+      if (rc == MPI_SUCCESS) {
+        rc = MPI_Ibcast((void *)(uintptr_t)src, nloc > 0 ? 1 : 0, vec, step.root_b, g->col_comm,
+                        &req[1]);
+        MPI_Type_free(&vec); /* freeing is allowed while the operation is pending */
+      }
+#endif
+      s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
+    } else {
+      void *buf;
+      tsr_status s2 = TSR_OK;
+      if (s->staging) {
+        s2 = summa_event_wait(s, slot->ev_h2d, pending, false);
+        buf = slot->b_host;
+      } else {
+        if (s->gpu) s2 = summa_event_wait(s, slot->ev_gemm, pending, true);
+        buf = tsr__array_ptr(slot->b_dev);
+      }
+      if (st == TSR_OK) st = s2;
+      rc = MPI_Ibcast(buf, cnt_b, s->type, step.root_b, g->col_comm, &req[1]);
+      s->stats->bytes_received += (uint64_t)cnt_b * es;
+    }
+    if (rc != MPI_SUCCESS) {
+      req[1] = MPI_REQUEST_NULL;
+      return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (B panel)");
+    }
+  }
   return st;
 }
 
-/* Starts the broadcasts of panel kk into slot sl. */
-static tsr_status summa_post(summa *s, int64_t kk, int sl) {
-  const tsr_grid *g = s->g;
-  summa_slot *slot = &s->slot[sl];
-  int64_t w = panel_width(s, kk);
-  int root_a = (int)(kk % g->npcol), root_b = (int)(kk % g->nprow);
-  int64_t mloc = s->c->mloc, nloc = s->c->nloc;
-  int cnt_a = (int)(mloc * w), cnt_b = (int)(w * nloc);
-  int rc;
-  /* A's panel: w whole local columns, contiguous in the column-major local block. */
-  if (g->mycol == root_a) {
-    const char *p = s->a_src + (size_t)((kk / g->npcol) * s->kb * s->a->lld) * s->es;
-    rc = MPI_Ibcast((void *)(uintptr_t)p, cnt_a, s->type, root_a, g->row_comm, &slot->req[0]);
-    s->stats->bytes_sent += (uint64_t)cnt_a * s->es * (uint64_t)(g->npcol - 1);
-  } else {
-    void *p = s->staging ? slot->a_host : tsr__array_ptr(slot->a_dev);
-    rc = MPI_Ibcast(p, cnt_a, s->type, root_a, g->row_comm, &slot->req[0]);
-    s->stats->bytes_received += (uint64_t)cnt_a * s->es;
-  }
-  if (rc != MPI_SUCCESS) {
-    slot->req[0] = MPI_REQUEST_NULL;
-    return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (A panel)");
-  }
-  /* B's panel: w rows of every local column, strided in the local block; the root sends them
-     with a vector type (from host memory), or packs them on the GPU first (device to device),
-     and the others receive them packed (w x nloc, leading dimension w). */
-  tsr_status pack_st = TSR_OK;
-  if (g->myrow == root_b && s->gpu && !s->staging) {
-    /* After a failed pack the (stale) buffer is still sent, so that every rank's broadcast
-       matches; the failure is agreed at the end. */
-    pack_st = summa_pack_b(s, kk, slot, slot->req);
-    rc =
-        MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, root_b, g->col_comm, &slot->req[1]);
-    s->stats->bytes_sent += (uint64_t)cnt_b * s->es * (uint64_t)(g->nprow - 1);
-  } else if (g->myrow == root_b) {
-    const char *p = s->b_src + (size_t)((kk / g->nprow) * s->kb) * s->es;
-#ifdef TSR_SMPI_MODEL
-    /* Modeled run (bench/scale): the same bytes from the root's unused contiguous slot, sparing
-       the simulator SMPI's packing of the vector type for every destination. */
-    (void)p;
-    rc =
-        MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, root_b, g->col_comm, &slot->req[1]);
-#else
-    MPI_Datatype vec;
-    rc = MPI_Type_vector((int)nloc, (int)w, (int)s->b->lld, s->type, &vec);
-    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&vec);
-    if (rc == MPI_SUCCESS) {
-      rc = MPI_Ibcast((void *)(uintptr_t)p, nloc > 0 ? 1 : 0, vec, root_b, g->col_comm,
-                      &slot->req[1]);
-      MPI_Type_free(&vec); /* freeing is allowed while the operation is pending */
-    }
-#endif
-    s->stats->bytes_sent += (uint64_t)cnt_b * s->es * (uint64_t)(g->nprow - 1);
-  } else {
-    void *p = s->staging ? slot->b_host : tsr__array_ptr(slot->b_dev);
-    rc = MPI_Ibcast(p, cnt_b, s->type, root_b, g->col_comm, &slot->req[1]);
-    s->stats->bytes_received += (uint64_t)cnt_b * s->es;
-  }
-  if (rc != MPI_SUCCESS) {
-    slot->req[1] = MPI_REQUEST_NULL;
-    return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (B panel)");
-  }
-  return pack_st;
-}
-
-/* Multiplies panel kk (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
-   C = alpha * Apanel * Bpanel + beta * C for the first panel. `pending` are the requests of
-   the next panel, tested between column chunks to progress them. */
-static tsr_status summa_multiply(summa *s, int64_t kk, int sl, double alpha, double beta,
+/* Multiplies step `st_i` (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
+   C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the requests of
+   the next step, tested between column chunks (CPU) to progress them. */
+static tsr_status summa_multiply(summa *s, int64_t st_i, int sl, double alpha, double beta,
                                  tsr_gemm_path path, MPI_Request *pending) {
   const tsr_grid *g = s->g;
-  summa_slot *slot = &s->slot[sl];
-  int64_t w = panel_width(s, kk);
-  int64_t mloc = s->c->mloc, nloc = s->c->nloc;
-  bool own_a = g->mycol == (int)(kk % g->npcol), own_b = g->myrow == (int)(kk % g->nprow);
+  struct tsr__summa_plan *p = s->plan;
+  summa_slot *slot = &p->slot[sl];
+  const summa_step step = summa_step_of(s, st_i);
+  const tsr_device dev = s->c->device;
+  const int64_t w = step.w, mloc = s->c->mloc, nloc = s->c->nloc;
+  const bool own_a = g->mycol == step.root_a, own_b = g->myrow == step.root_b;
+  const bool packed_b = !own_b; /* a root reads its own rows in place */
   tsr_status st = TSR_OK;
-  if (s->staging && !own_a)
-    st = tsr__copy_h2d(s->fn, slot->a_dev, 0, slot->a_host, (size_t)(mloc * w) * s->es);
-  if (st == TSR_OK && s->staging && !own_b)
-    st = tsr__copy_h2d(s->fn, slot->b_dev, 0, slot->b_host, (size_t)(w * nloc) * s->es);
-  if (st != TSR_OK) return st;
-
-  int64_t lda = s->a->lld;
-  int64_t ldb = own_b ? s->b->lld : (w > 1 ? w : 1);
+  if (s->staging && (!own_a || !own_b)) {
+    /* Received panels to the device on the h2d stream, after the GEMM that last read the
+       slot; the compute stream then waits for the copies. */
+    st = tsr__dev_stream_wait_event(dev, p->h2d, slot->ev_gemm);
+    if (st == TSR_OK && !own_a)
+      st = tsr__dev_memcpy_2d_async(dev, tsr__array_ptr(slot->a_dev), 0, slot->a_host, 0,
+                                    (size_t)(mloc * w) * s->es, 1, TSR__COPY_H2D, p->h2d);
+    if (st == TSR_OK && !own_b)
+      st = tsr__dev_memcpy_2d_async(dev, tsr__array_ptr(slot->b_dev), 0, slot->b_host, 0,
+                                    (size_t)(w * nloc) * s->es, 1, TSR__COPY_H2D, p->h2d);
+    if (st == TSR_OK) st = tsr__dev_event_record(dev, slot->ev_h2d, p->h2d);
+    if (st == TSR_OK) st = tsr__dev_stream_wait_event(dev, NULL, slot->ev_h2d);
+    if (st != TSR_OK) return st;
+  }
+  const int64_t lda = own_a ? s->a->lld : (mloc > 1 ? mloc : 1);
+  const int64_t ldb = packed_b ? (w > 1 ? w : 1) : s->b->lld;
   const tsr_array *abase = own_a ? s->a->storage : slot->a_dev;
-  const tsr_array *bbase = own_b ? s->b->storage : slot->b_dev;
-  int64_t aoff = own_a ? (kk / g->npcol) * s->kb * lda : 0;
-  int64_t boff = own_b ? (kk / g->nprow) * s->kb : 0;
+  const tsr_array *bbase = packed_b ? slot->b_dev : s->b->storage;
+  const int64_t aoff = own_a ? step.a_off * lda : 0;
+  const int64_t boff = packed_b ? 0 : step.b_off;
   int64_t chunk = nloc > 0 ? nloc : 1;
   if (!s->gpu && pending && mloc > 0 && w > 0) {
     /* At least s->chunk_flops a chunk, in multiples of 256 columns. */
@@ -257,33 +452,7 @@ static tsr_status summa_multiply(summa *s, int64_t kk, int sl, double alpha, dou
     }
     if (nloc == 0) break;
   }
-  return TSR_OK;
-}
-
-/* A host buffer for received panels: pinned when the matrices are on a GPU (the H2D copies
-   then run at full speed, without the driver's bounce buffer), else ordinary. */
-static tsr_status summa_host_alloc(summa *s, size_t bytes, void **out) {
-#if TSR_HAVE_CUDA || TSR_HAVE_HIP
-  if (s->gpu) {
-    s->pinned = true;
-    return tsr__gpu_pinned_alloc(bytes, out);
-  }
-#else
-  (void)s;
-#endif
-  return tsr__host_alloc(bytes, out);
-}
-
-static void summa_host_free(summa *s, void *p) {
-#if TSR_HAVE_CUDA || TSR_HAVE_HIP
-  if (s->pinned) {
-    tsr__gpu_pinned_free(p);
-    return;
-  }
-#else
-  (void)s;
-#endif
-  tsr__host_free(p);
+  return tsr__dev_event_record(dev, slot->ev_gemm, NULL);
 }
 
 static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path path,
@@ -293,7 +462,7 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
   int64_t mloc = s->c->mloc, nloc = s->c->nloc;
   tsr_status st = TSR_OK;
 
-  if (s->panels == 0) {
+  if (s->steps == 0) {
     /* k = 0: C = beta * C, through tsr_gemm with empty operands. */
     tsr_array *av = NULL, *bv = NULL, *cv = NULL;
     int64_t ashape[2] = {mloc, 0}, astr[2] = {1, 1}, bshape[2] = {0, nloc}, bstr[2] = {1, 1};
@@ -307,91 +476,71 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
     return st;
   }
 
-  /* Buffers (allocation failures are agreed on before any broadcast starts). */
-  int64_t asz = s->c->lld * s->kb, bsz = s->kb * (nloc > 0 ? nloc : 1);
-  for (int i = 0; i < 2 && st == TSR_OK; i++) {
-    int64_t sa[1] = {asz}, sb[1] = {bsz};
-    st = tsr_empty(1, sa, s->c->dtype, dev, &s->slot[i].a_dev);
-    if (st == TSR_OK) st = tsr_empty(1, sb, s->c->dtype, dev, &s->slot[i].b_dev);
-    if (st == TSR_OK && s->staging)
-      st = summa_host_alloc(s, (size_t)asz * s->es, &s->slot[i].a_host);
-    if (st == TSR_OK && s->staging)
-      st = summa_host_alloc(s, (size_t)bsz * s->es, &s->slot[i].b_host);
-  }
-#if TSR_HAVE_CUDA || TSR_HAVE_HIP
-  if (st == TSR_OK && s->gpu) st = tsr__gpu_event_create(dev, &s->event);
-#endif
-  if (st == TSR_OK) {
-    if (s->staging) {
-      bool staged;
-      st = tsr__dm_host_get(s->fn, s->a, true, &s->a_mirror, &staged);
-      if (st == TSR_OK) st = tsr__dm_host_get(s->fn, s->b, true, &s->b_mirror, &staged);
-      s->a_src = s->a_mirror;
-      s->b_src = s->b_mirror;
-    } else {
-      s->a_src = tsr__array_ptr(s->a->storage);
-      s->b_src = tsr__array_ptr(s->b->storage);
-    }
-  }
+  /* The plan (allocation failures are agreed on before any broadcast starts). Slot buffers
+     hold the widest step's panels; host buffers exist only where a panel is broadcast to
+     another rank through the host. */
+  const int64_t wmax = s->group * s->kb < s->k ? s->group * s->kb : s->k;
+  /* A rank receives (or packs) A panels only when its process row has several columns, B
+     panels only when its process column has several rows. */
+  const int64_t a_cap = g->npcol > 1 ? (mloc > 1 ? mloc : 1) * wmax : 1;
+  const int64_t b_cap = g->nprow > 1 ? wmax * (nloc > 0 ? nloc : 1) : 1;
+  st = summa_plan_get(s, a_cap, b_cap, s->staging && g->npcol > 1, s->staging && g->nprow > 1);
+  /* The inputs (queued on the compute stream) are complete before a copy stream reads them. */
+  if (st == TSR_OK) st = tsr__dev_event_record(dev, s->plan->ev_ready, NULL);
+  if (st == TSR_OK) st = tsr__dev_stream_wait_event(dev, s->plan->d2h, s->plan->ev_ready);
+  if (st == TSR_OK && s->gpu && !s->staging && g->size > 1)
+    st = summa_event_wait(s, s->plan->ev_ready, NULL, true); /* MPI reads A and B itself */
   TSR_CALL(tsr__dist_agree(s->fn, g->comm, st));
+  struct tsr__summa_plan *p = s->plan;
+  for (int i = 0; i < SUMMA_SLOTS; i++)
+    s->req[i][0] = s->req[i][1] = MPI_REQUEST_NULL;
+  /* Slot events start recorded, so the first waits on them pass. */
+  for (int i = 0; i < SUMMA_SLOTS && st == TSR_OK; i++) {
+    st = tsr__dev_event_record(dev, p->slot[i].ev_gemm, NULL);
+    if (st == TSR_OK) st = tsr__dev_event_record(dev, p->slot[i].ev_h2d, p->h2d);
+  }
+  if (st == TSR_OK) st = tsr__dev_event_record(dev, p->ev_t0, NULL);
 
   /* From here every rank makes every broadcast, even after a local failure (it then only
      skips its multiplies), so no rank waits forever; the outcome is agreed at the end. */
-  for (int i = 0; i < 2; i++)
-    s->slot[i].req[0] = s->slot[i].req[1] = MPI_REQUEST_NULL;
-  if (s->gpu) st = summa_device_wait(s, NULL); /* A and B complete before MPI reads them */
-  tsr_status pst = summa_post(s, 0, 0);
+  uint64_t c0[TSR__COUNT_N], c1[TSR__COUNT_N];
+  tsr__counters_read(c0);
+  tsr_status pst = summa_post(s, 0, 0, NULL);
   if (st == TSR_OK) st = pst;
-  for (int64_t kk = 0; kk < s->panels; kk++) {
-    int sl = (int)(kk & 1);
-    bool next = kk + 1 < s->panels;
+  for (int64_t kk = 0; kk < s->steps; kk++) {
+    int sl = (int)(kk % SUMMA_SLOTS);
+    bool next = kk + 1 < s->steps;
     if (next) {
-      /* The other slot was read by the multiply of panel kk-1: it must be done first (the
-         wait progresses panel kk's broadcasts). */
-      if (s->gpu) {
-        tsr_status s2 = summa_device_wait(s, s->slot[sl].req);
-        if (st == TSR_OK) st = s2;
-      }
-      pst = summa_post(s, kk + 1, 1 - sl);
+      pst = summa_post(s, kk + 1, (sl + 1) % SUMMA_SLOTS, s->req[sl]);
       if (st == TSR_OK) st = pst;
     }
     double t0 = MPI_Wtime();
-    int rc = MPI_Waitall(2, s->slot[sl].req, MPI_STATUSES_IGNORE);
+    int rc = MPI_Waitall(2, s->req[sl], MPI_STATUSES_IGNORE);
     double t1 = MPI_Wtime();
     s->stats->comm_seconds += t1 - t0;
     if (rc != MPI_SUCCESS && st == TSR_OK)
       st = tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Waitall");
     if (st == TSR_OK)
       st = summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path,
-                          next ? s->slot[1 - sl].req : NULL);
+                          next ? s->req[(sl + 1) % SUMMA_SLOTS] : NULL);
     s->stats->compute_seconds += MPI_Wtime() - t1;
     if (opt && opt->progress) {
       TSR_API_SUSPEND(); /* the user's function: its Tessera calls are named after themselves */
-      opt->progress(kk + 1, s->panels, opt->progress_ctx);
+      opt->progress(kk + 1, s->steps, opt->progress_ctx);
       TSR_API_RESUME();
     }
   }
+  tsr__counters_read(c1);
+  s->stats->host_syncs_in_loop = c1[TSR__COUNT_HOST_SYNCS] - c0[TSR__COUNT_HOST_SYNCS];
   if (s->gpu) {
     double t0 = MPI_Wtime();
-    tsr_status s2 = tsr_device_synchronize(dev);
+    tsr_status s2 = tsr__dev_event_record(dev, p->ev_t1, NULL);
+    if (s2 == TSR_OK) s2 = tsr_device_synchronize(dev);
+    if (s2 == TSR_OK) s2 = tsr__dev_event_elapsed(dev, p->ev_t0, p->ev_t1, &s->stats->gpu_seconds);
     s->stats->compute_seconds += MPI_Wtime() - t0;
     if (st == TSR_OK) st = s2;
   }
   return st;
-}
-
-static void summa_free(summa *s) {
-  for (int i = 0; i < 2; i++) {
-    tsr_array_release(s->slot[i].a_dev);
-    tsr_array_release(s->slot[i].b_dev);
-    summa_host_free(s, s->slot[i].a_host);
-    summa_host_free(s, s->slot[i].b_host);
-  }
-#if TSR_HAVE_CUDA || TSR_HAVE_HIP
-  tsr__gpu_event_destroy(s->event);
-#endif
-  if (s->a_mirror) tsr__host_free(s->a_mirror);
-  if (s->b_mirror) tsr__host_free(s->b_mirror);
 }
 
 /* Checks shared by tsr_dist_gemm_ex, tsr_dist_gemm_verify and the 2.5D schedule (local;
@@ -429,6 +578,35 @@ tsr_status tsr__dist_gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, cons
   return TSR_OK;
 }
 
+/* Blocks a step aggregates (see summa_step_of): all of k on a 1 x 1 grid; on a GPU on a
+   square grid as many as make options->panel_width (default TSR__SUMMA_GPU_PANEL) columns,
+   within MPI's int counts; else 1. */
+static int64_t summa_group(const summa *s, const tsr_dist_gemm_options *opt) {
+  const tsr_grid *g = s->g;
+  const int64_t nkb = (s->k + s->kb - 1) / s->kb;
+  if (g->size == 1) return nkb > 0 ? nkb : 1;
+  int64_t want = opt && opt->panel_width > 0 ? opt->panel_width : s->gpu ? TSR__SUMMA_GPU_PANEL : 0;
+  if (g->nprow != g->npcol || want <= s->kb) return 1;
+  int64_t group = want / s->kb;
+  const int64_t lld = s->c->lld, nloc = s->c->nloc > 0 ? s->c->nloc : 1;
+  while (group > 1 && (lld * group * s->kb > INT_MAX || group * s->kb * nloc > INT_MAX))
+    group--;
+  return group;
+}
+
+/* The device work counted since `count0` (tsr__counters_read) into the statistics. */
+static void summa_count_into(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_N]) {
+  uint64_t now[TSR__COUNT_N];
+  tsr__counters_read(now);
+  st->h2d_bytes = now[TSR__COUNT_H2D_BYTES] - count0[TSR__COUNT_H2D_BYTES];
+  st->h2d_copies = now[TSR__COUNT_H2D_COPIES] - count0[TSR__COUNT_H2D_COPIES];
+  st->d2h_bytes = now[TSR__COUNT_D2H_BYTES] - count0[TSR__COUNT_D2H_BYTES];
+  st->d2h_copies = now[TSR__COUNT_D2H_COPIES] - count0[TSR__COUNT_D2H_COPIES];
+  st->host_syncs = now[TSR__COUNT_HOST_SYNCS] - count0[TSR__COUNT_HOST_SYNCS];
+  st->gemm_calls = now[TSR__COUNT_GEMM_CALLS] - count0[TSR__COUNT_GEMM_CALLS];
+  st->gemm_vendor_calls = now[TSR__COUNT_GEMM_VENDOR] - count0[TSR__COUNT_GEMM_VENDOR];
+}
+
 tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
                             const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
                             const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
@@ -437,6 +615,8 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   if (!a || !b || !c)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "A" : !b ? "B" : "C");
   double t_start = MPI_Wtime();
+  uint64_t count0[TSR__COUNT_N];
+  tsr__counters_read(count0);
   tsr_dist_stats local_stats;
   memset(&local_stats, 0, sizeof local_stats);
   tsr_status st = tsr__dist_gemm_check(fn, transa, transb, a, b, c);
@@ -479,17 +659,19 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
     s.g = c->grid;
     s.k = kdim;
     s.kb = kb;
-    s.panels = (kdim + kb - 1) / kb;
     s.es = tsr__dtype_size(c->dtype);
     s.type = tsr__mpi_type(c->dtype);
     s.gpu = c->device.kind != TSR_DEVICE_CPU;
     s.staging = s.gpu && summa_gpu_staging();
+    s.group = summa_group(&s, options);
+    s.steps = summa_steps(&s);
     s.stats = &local_stats;
     s.chunk_flops = summa_chunk_flops();
-    local_stats.panels = s.panels;
+    local_stats.panels = s.steps;
+    local_stats.panel_width = s.group * kb < kdim ? s.group * kb : kdim;
     local_stats.gpu_aware_mpi = s.gpu && !s.staging;
+    local_stats.staging = s.staging;
     st = summa_run(&s, alpha, beta, path, options);
-    summa_free(&s);
     st = tsr__dist_agree(fn, c->grid->comm, st);
   }
   tsr_dmatrix_free(at);
@@ -497,6 +679,7 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   local_stats.algorithm = TSR_DIST_GEMM_SUMMA;
   local_stats.replicas = 1;
   local_stats.total_seconds = MPI_Wtime() - t_start;
+  summa_count_into(&local_stats, count0);
   if (stats) *stats = local_stats;
   return st;
 }
@@ -511,33 +694,40 @@ tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alpha, const
 
 /*
  * y1 = op(M) x1 and y2 = |op(M)| x2 (when x2 is not NULL), x replicated (length cols of
- * op(M)), y replicated (length rows of op(M)), in float64 from the local blocks, summed over
- * all ranks with one MPI_Allreduce.
+ * op(M)), y replicated (length rows of op(M)), in float64 from the local blocks on their
+ * device (tsr__dev_matvec_f64: only the vectors cross to the host), summed over all ranks
+ * with one MPI_Allreduce.
  */
 static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans, const double *x1,
                               const double *x2, double *y1, double *y2) {
   const tsr_grid *g = mat->grid;
-  int64_t rows = trans ? mat->n : mat->m;
-  void *host = NULL;
-  bool staged = false;
-  tsr_status st = tsr__dm_host_get(fn, mat, true, &host, &staged);
+  const int64_t rows = trans ? mat->n : mat->m;
+  /* op(M)'s local rows and columns: M's local columns and rows when transposed. */
+  const int64_t lrows = trans ? mat->nloc : mat->mloc, lcols = trans ? mat->mloc : mat->nloc;
+  const int64_t rb = trans ? mat->nb : mat->mb, cb = trans ? mat->mb : mat->nb;
+  const int prow = trans ? g->mycol : g->myrow, nprow = trans ? g->npcol : g->nprow;
+  const int pcol = trans ? g->myrow : g->mycol, npcol = trans ? g->nprow : g->npcol;
+  const size_t nvec = (size_t)(lcols > lrows ? lcols : lrows) + 1;
   double *part = calloc((size_t)(rows > 0 ? rows : 1) * 2, sizeof *part);
-  if (!part && st == TSR_OK) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "matvec vector");
+  double *lx = malloc(nvec * 4 * sizeof *lx);
+  tsr_status st = part && lx ? TSR_OK
+                             : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "matvec vectors");
   if (st == TSR_OK) {
-    for (int64_t lj = 0; lj < mat->nloc; lj++) {
-      int64_t j = tsr_indxl2g(lj, mat->nb, g->mycol, 0, g->npcol);
-      for (int64_t li = 0; li < mat->mloc; li++) {
-        int64_t i = tsr_indxl2g(li, mat->mb, g->myrow, 0, g->nprow);
-        int64_t e = li + lj * mat->lld;
-        double v =
-            mat->dtype == TSR_F32 ? (double)((const float *)host)[e] : ((const double *)host)[e];
-        int64_t r = trans ? j : i, col = trans ? i : j;
-        part[r] += v * x1[col];
-        if (x2) part[rows + r] += fabs(v) * x2[col];
-      }
+    double *lx1 = lx, *lx2 = lx + nvec, *ly1 = lx + 2 * nvec, *ly2 = lx + 3 * nvec;
+    for (int64_t l = 0; l < lcols; l++) {
+      const int64_t j = tsr__bc_l2g(l, cb, pcol, npcol);
+      lx1[l] = x1[j];
+      lx2[l] = x2 ? x2[j] : 0.0;
+    }
+    st = tsr__dev_matvec_f64(mat->storage, mat->mloc, mat->nloc, mat->lld, trans, lx1,
+                             x2 ? lx2 : NULL, ly1, x2 ? ly2 : NULL, NULL);
+    for (int64_t l = 0; st == TSR_OK && l < lrows; l++) {
+      const int64_t i = tsr__bc_l2g(l, rb, prow, nprow);
+      part[i] = ly1[l];
+      if (x2) part[rows + i] = ly2[l];
     }
   }
-  if (host) tsr__dm_host_done(fn, mat, host, staged, false);
+  free(lx);
   st = tsr__dist_agree(fn, g->comm, st);
   if (st == TSR_OK) {
     double *sum = malloc((size_t)(rows > 0 ? rows : 1) * 2 * sizeof *sum);
@@ -555,21 +745,12 @@ static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans
   return st;
 }
 
-/* NaN/Inf elements of a matrix, summed over all ranks. Collective (agrees). */
+/* NaN/Inf elements of a matrix, counted on its device and summed over all ranks. Collective
+   (agrees). */
 static tsr_status dist_count_nonfinite(const char *fn, const tsr_dmatrix *mat, int64_t *count) {
-  void *host = NULL;
-  bool staged = false;
   int64_t local = 0;
-  tsr_status st = tsr__dm_host_get(fn, mat, true, &host, &staged);
-  if (st == TSR_OK)
-    for (int64_t lj = 0; lj < mat->nloc; lj++)
-      for (int64_t li = 0; li < mat->mloc; li++) {
-        int64_t e = li + lj * mat->lld;
-        double v =
-            mat->dtype == TSR_F32 ? (double)((const float *)host)[e] : ((const double *)host)[e];
-        local += !isfinite(v);
-      }
-  if (host) tsr__dm_host_done(fn, mat, host, staged, false);
+  tsr_status st = tsr__dev_matvec_f64(mat->storage, mat->mloc, mat->nloc, mat->lld, false, NULL,
+                                      NULL, NULL, NULL, &local);
   st = tsr__dist_agree(fn, mat->grid->comm, st);
   if (st != TSR_OK) return st;
   int rc = MPI_Allreduce(&local, count, 1, MPI_INT64_T, MPI_SUM, mat->grid->comm);

@@ -77,6 +77,7 @@ tsr_status tsr__gemm_vendor(const tsr__gemm_args *g) {
   else
     tsr__vendor_dgemm(TSR__CBLAS_ROW_MAJOR, ta, tb, (int)g->m, (int)g->n, (int)g->k, g->alpha, g->a,
                       (int)g->lda, g->b, (int)g->ldb, g->beta, g->c, (int)g->ldc);
+  tsr__count(TSR__COUNT_GEMM_VENDOR, 1);
   return TSR_OK;
 }
 #else

@@ -126,6 +126,13 @@ tsr_status tsr__omp_arange(tsr_device dev, const tsr__view *dst, double start, d
 tsr_status tsr__omp_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src);
 tsr_status tsr__omp_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
                         tsr__rng_dist dist, double p0, double p1);
+/* Block-cyclic local blocks (bc_kernels.c): the rng_block_cyclic and matvec_f64 entries. */
+tsr_status tsr__omp_rng_block_cyclic(tsr_device dev, void *data, tsr_dtype dtype,
+                                     const tsr__bc_block *l, uint64_t seed, double low,
+                                     double high);
+tsr_status tsr__omp_matvec_f64(tsr_device dev, const void *data, tsr_dtype dtype, int64_t rows,
+                               int64_t cols, int64_t ld, bool trans, const double *x1,
+                               const double *x2, double *y1, double *y2, int64_t *nonfinite);
 tsr_status tsr__omp_binary(tsr_device dev, tsr_binary_op op, const tsr__view *out,
                            const tsr__view *a, const tsr__view *b);
 tsr_status tsr__omp_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,

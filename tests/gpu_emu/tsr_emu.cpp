@@ -181,7 +181,16 @@ cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cu
   if (cudaError_t e = fault_point()) return e;
   memmove(d, s, n); return cudaSuccess;
 }
+cudaError_t cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch, size_t width,
+                              size_t rows, cudaMemcpyKind, cudaStream_t) {
+  if (cudaError_t e = fault_point()) return e;
+  for (size_t r = 0; r < rows; r++) memmove((char *)d + r * dpitch, (const char *)s + r * spitch, width);
+  return cudaSuccess;
+}
+/* Every stream runs in issue order at once (work is done when queued), so waits are no-ops. */
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = (cudaStream_t)0x1; return cudaSuccess; }
+cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return fault_point(); }
 cudaError_t cudaStreamSynchronize(cudaStream_t) { return fault_point(); }
 struct tsr_emu_event { double t; };
 cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = new tsr_emu_event{0}; return cudaSuccess; }

@@ -13,6 +13,7 @@
 using std::cos;
 using std::exp;
 using std::fabs;
+using std::isfinite;
 using std::log;
 using std::pow;
 using std::sin;
@@ -101,7 +102,11 @@ cudaError_t cudaMallocHost(void **p, size_t n);
 cudaError_t cudaFree(void *p);
 cudaError_t cudaFreeHost(void *p);
 cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t);
+cudaError_t cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch, size_t width,
+                              size_t rows, cudaMemcpyKind, cudaStream_t);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int);
+cudaError_t cudaStreamDestroy(cudaStream_t);
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned);
 cudaError_t cudaStreamSynchronize(cudaStream_t);
 cudaError_t cudaEventCreate(cudaEvent_t *);
 cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t);

@@ -1,0 +1,177 @@
+/*
+ * Device operations for the layers above the core (internal.h, "device work"): the process's
+ * counters of device work, and the dispatch of streams, events, pinned memory, asynchronous
+ * copies and the distributed-matrix kernels to the device's backend, with the host's
+ * behaviour where a backend has no entry. src/mpi reaches devices only through these, so it
+ * includes no GPU header and has no CUDA/HIP conditionals.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+/* ---------------------------------------------------------------- counters ------------ */
+
+static _Atomic uint64_t tsr__counters[TSR__COUNT_N];
+
+void tsr__count(tsr__counter c, uint64_t n) {
+  if ((unsigned)c < TSR__COUNT_N)
+    atomic_fetch_add_explicit(&tsr__counters[c], n, memory_order_relaxed);
+}
+
+void tsr__counters_read(uint64_t out[TSR__COUNT_N]) {
+  for (int i = 0; i < TSR__COUNT_N; i++)
+    out[i] = atomic_load_explicit(&tsr__counters[i], memory_order_relaxed);
+}
+
+/* ---------------------------------------------------------------- dispatch ------------ */
+
+static const struct tsr__backend_ops *devops_table(tsr_device dev, tsr_status *st) {
+  const struct tsr__backend_ops *ops = NULL;
+  *st = tsr__backend_for(__func__, dev, &ops);
+  return *st == TSR_OK ? ops : NULL;
+}
+
+tsr_status tsr__dev_pinned_alloc(tsr_device dev, size_t bytes, void **ptr) {
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  if (ops->pinned_alloc) return ops->pinned_alloc(dev, bytes, ptr);
+  return tsr__host_alloc(bytes ? bytes : 1, ptr);
+}
+
+void tsr__dev_pinned_free(tsr_device dev, void *ptr) {
+  if (!ptr) return;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (ops && ops->pinned_free)
+    ops->pinned_free(dev, ptr);
+  else
+    tsr__host_free(ptr);
+}
+
+tsr_status tsr__dev_stream_create(tsr_device dev, void **stream) {
+  *stream = NULL;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  return ops->stream_create ? ops->stream_create(dev, stream) : TSR_OK;
+}
+
+void tsr__dev_stream_destroy(tsr_device dev, void *stream) {
+  if (!stream) return;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (ops && ops->stream_destroy) ops->stream_destroy(dev, stream);
+}
+
+tsr_status tsr__dev_event_create(tsr_device dev, void **event) {
+  *event = NULL;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  return ops->event_create ? ops->event_create(dev, event) : TSR_OK;
+}
+
+void tsr__dev_event_destroy(tsr_device dev, void *event) {
+  if (!event) return;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (ops && ops->event_destroy) ops->event_destroy(dev, event);
+}
+
+tsr_status tsr__dev_event_record(tsr_device dev, void *event, void *stream) {
+  if (!event) return TSR_OK;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  return ops->event_record ? ops->event_record(dev, event, stream) : TSR_OK;
+}
+
+tsr_status tsr__dev_event_query(tsr_device dev, void *event, int *done) {
+  *done = 1;
+  if (!event) return TSR_OK;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  return ops->event_query ? ops->event_query(dev, event, done) : TSR_OK;
+}
+
+tsr_status tsr__dev_event_elapsed(tsr_device dev, void *start, void *stop, double *seconds) {
+  *seconds = 0.0;
+  if (!start || !stop) return TSR_OK;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  return ops->event_elapsed ? ops->event_elapsed(dev, start, stop, seconds) : TSR_OK;
+}
+
+tsr_status tsr__dev_stream_wait_event(tsr_device dev, void *stream, void *event) {
+  if (!event) return TSR_OK;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  return ops->stream_wait_event ? ops->stream_wait_event(dev, stream, event) : TSR_OK;
+}
+
+tsr_status tsr__dev_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, const void *src,
+                                   size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
+                                   void *stream) {
+  if (width == 0 || rows == 0) return TSR_OK;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  if (ops->memcpy_2d_async)
+    return ops->memcpy_2d_async(dev, dst, dpitch, src, spitch, width, rows, dir, stream);
+  /* Host memory on both sides: done on return. */
+  for (size_t r = 0; r < rows; r++)
+    memcpy((char *)dst + r * dpitch, (const char *)src + r * spitch, width);
+  return TSR_OK;
+}
+
+/* ---------------------------------------------------------------- dmatrix kernels ----- */
+
+tsr_status tsr__dev_rng_block_cyclic(tsr_array *storage, const tsr__bc_block *l, uint64_t seed,
+                                     double low, double high) {
+  if (l->mloc == 0 || l->nloc == 0) return TSR_OK;
+  tsr_device dev = storage->buffer->device;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  void *data = tsr__array_ptr(storage);
+  if (ops->rng_block_cyclic) return ops->rng_block_cyclic(dev, data, storage->dtype, l, seed, low, high);
+  /* Generated on the host by the CPU backend, then copied (one whole-block copy). */
+  const size_t bytes = (size_t)(l->lld * l->nloc) * tsr__dtype_size(storage->dtype);
+  void *host = NULL;
+  TSR_CALL(tsr__host_alloc(bytes, &host));
+  tsr_device cpu = {TSR_DEVICE_CPU, 0};
+  st = tsr__omp_backend.rng_block_cyclic(cpu, host, storage->dtype, l, seed, low, high);
+  if (st == TSR_OK) st = tsr__copy_h2d(__func__, storage, 0, host, bytes);
+  tsr__host_free(host);
+  return st;
+}
+
+tsr_status tsr__dev_matvec_f64(const tsr_array *storage, int64_t rows, int64_t cols, int64_t ld,
+                               bool trans, const double *x1, const double *x2, double *y1,
+                               double *y2, int64_t *nonfinite) {
+  tsr_device dev = storage->buffer->device;
+  tsr_status st;
+  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  if (!ops) return st;
+  const void *data = tsr__array_ptr(storage);
+  if (ops->matvec_f64)
+    return ops->matvec_f64(dev, data, storage->dtype, rows, cols, ld, trans, x1, x2, y1, y2,
+                           nonfinite);
+  /* Staged through the host for backends without the kernel. */
+  const size_t bytes = (size_t)(ld * cols) * tsr__dtype_size(storage->dtype);
+  void *host = NULL;
+  TSR_CALL(tsr__host_alloc(bytes ? bytes : 1, &host));
+  st = tsr__copy_d2h(__func__, storage, 0, host, bytes);
+  tsr_device cpu = {TSR_DEVICE_CPU, 0};
+  if (st == TSR_OK)
+    st = tsr__omp_backend.matvec_f64(cpu, host, storage->dtype, rows, cols, ld, trans, x1, x2,
+                                     y1, y2, nonfinite);
+  tsr__host_free(host);
+  return st;
+}
