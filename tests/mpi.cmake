@@ -8,7 +8,7 @@ endif()
 set(TSR_MPI_TEST_ENV
   "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mca_base_component_disable_dlclose=1;LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/mpi_lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0")
 
-foreach(t gemm matrix io)
+foreach(t gemm matrix io pipeline)
   add_executable(test_dist_${t} test_dist_${t}.c)
   target_link_libraries(test_dist_${t} PRIVATE tsr_test_common MPI::MPI_C)
   foreach(np 1 2 4)

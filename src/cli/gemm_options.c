@@ -58,7 +58,8 @@ void usage(FILE *f) {
       "                       square (checked before any work, else exit 2); 0 (default)\n"
       "                       lets the library choose within the memory limit\n"
       "  --repeat R           timed runs (default 1); timings are medians\n"
-      "  --warmup W           untimed runs before them (default 0)\n"
+      "  --warmup W           untimed runs before them (default 1 on a GPU: the first\n"
+      "                       run creates the vendor BLAS handle and loads kernels; 0 on CPUs)\n"
       "  --max-memory BYTES, --memory-per-rank BYTES\n"
       "                       memory one rank may use (default: MemAvailable of the node\n"
       "                       divided by its ranks; on a GPU, its memory divided by the\n"
@@ -249,6 +250,7 @@ int parse_options(int argc, char **argv, options *o, char *msg, size_t cap) {
   o->block = DEFAULT_BLOCK;
   o->device = "auto";
   o->repeat = 1;
+  o->warmup = -1; /* auto: 1 on a GPU, 0 on the CPU (step_environment) */
   o->verify = 1;
   o->alpha = 1.0;
   o->beta = 0.0;

@@ -17,8 +17,21 @@ void print_results(const options *o, tsr_dtype dtype, const results *r) {
       "time (s): read %.4f  compute %.4f  communication %.4f  write %.4f  (median of %lld%s)\n",
       r->t_read, r->t_compute, r->t_comm, r->t_write, (long long)o->repeat,
       o->warmup ? ", after warm-up" : "");
-  say(stdout, "local gemm %.4f s; bytes per rank (max): sent %llu, received %llu\n", r->t_local,
-      (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
+  say(stdout, "local multiply (host wall) %.4f s; bytes per rank (max): sent %llu, received %llu\n",
+      r->t_local, (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
+  say(stdout, "steps: %lld of up to %lld k columns; local GEMM calls %llu (vendor BLAS %llu)\n",
+      (long long)r->panels, (long long)r->panel_width, (unsigned long long)r->gemm_calls,
+      (unsigned long long)r->gemm_vendor_calls);
+  if (r->gpu)
+    say(stdout,
+        "gpu: panels %s; per rank (max): H2D %.1f MiB in %llu copies, D2H %.1f MiB in %llu "
+        "copies, host syncs %llu (%llu in the panel loop), copy waits %llu; GPU time %.4f s\n",
+        r->staging ? "staged through pinned host memory (MPI is not GPU-aware)"
+                   : "device to device (GPU-aware MPI)",
+        (double)r->h2d_bytes / 1048576.0, (unsigned long long)r->h2d_copies,
+        (double)r->d2h_bytes / 1048576.0, (unsigned long long)r->d2h_copies,
+        (unsigned long long)r->host_syncs, (unsigned long long)r->host_syncs_in_loop,
+        (unsigned long long)r->copy_waits, r->t_gpu);
   say(stdout, "algorithm: %s, replicas %d; bytes redistributed per rank (max) %llu\n",
       algorithm_name(r->algorithm), r->replicas, (unsigned long long)r->bytes_redistributed);
   say(stdout, "performance: %.2f GFLOP/s\n", r->gflops);
@@ -149,8 +162,24 @@ int write_json(const options *o, const job_info *ji, const results *r, int code)
         (long long)o->warmup);
     put(&b,
         "  \"seconds\": {\"read\": %.6g, \"compute\": %.6g, \"communication\": %.6g, "
-        "\"local_gemm\": %.6g, \"write\": %.6g},\n",
-        r->t_read, r->t_compute, r->t_comm, r->t_local, r->t_write);
+        "\"local_gemm\": %.6g, \"gpu\": %.6g, \"write\": %.6g},\n",
+        r->t_read, r->t_compute, r->t_comm, r->t_local, r->t_gpu, r->t_write);
+    put(&b,
+        "  \"pipeline\": {\"device\": \"%s\", \"staging\": %s, \"steps\": %lld, "
+        "\"panel_width\": %lld, \"gemm_calls\": %llu, \"gemm_vendor_calls\": %llu, "
+        "\"gemm_path\": \"%s\",\n    \"h2d_bytes\": %llu, \"h2d_copies\": %llu, "
+        "\"d2h_bytes\": %llu, \"d2h_copies\": %llu, \"host_syncs\": %llu, "
+        "\"host_syncs_in_loop\": %llu, \"copy_waits\": %llu},\n",
+        r->gpu ? "gpu" : "cpu", r->staging ? "true" : "false", (long long)r->panels,
+        (long long)r->panel_width, (unsigned long long)r->gemm_calls,
+        (unsigned long long)r->gemm_vendor_calls,
+        r->gemm_vendor_calls == 0                ? "native"
+        : r->gemm_vendor_calls == r->gemm_calls ? "vendor"
+                                                 : "mixed",
+        (unsigned long long)r->h2d_bytes, (unsigned long long)r->h2d_copies,
+        (unsigned long long)r->d2h_bytes, (unsigned long long)r->d2h_copies,
+        (unsigned long long)r->host_syncs, (unsigned long long)r->host_syncs_in_loop,
+        (unsigned long long)r->copy_waits);
     put(&b, "  \"gflops\": %.6g,\n", r->gflops);
     put(&b, "  \"bytes_sent_max_rank\": %llu, \"bytes_received_max_rank\": %llu,\n",
         (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);

@@ -145,6 +145,24 @@ static int step_environment(job *j) {
     if (nhip > 0) env->device = (tsr_device){TSR_DEVICE_HIP, env->local_rank % nhip};
   }
   tsr_device_string(env->device, env->device_name, sizeof env->device_name);
+  /* Warm-up by default on a GPU: the first run pays the vendor BLAS handle, module loading
+     and the plan's allocations. The same on every rank (the largest choice). */
+  if (j->o.warmup < 0) {
+    int64_t w = env->device.kind != TSR_DEVICE_CPU ? 1 : 0, wmax = 0;
+    MPI_Allreduce(&w, &wmax, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    j->o.warmup = wmax;
+  }
+  /* One rank per GPU is the layout the job is made for: ranks that share a GPU take turns on
+     it (without MPS), so the job says so. */
+  int ngpu = env->device.kind == TSR_DEVICE_CUDA ? ncuda : env->device.kind == TSR_DEVICE_HIP ? nhip : 0;
+  int over = ngpu > 0 && env->local_size > ngpu, any = 0;
+  MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any && g_rank == 0 && code == 0)
+    say(stderr,
+        "tessera-gemm: note: %d ranks share %d GPU%s on %s; one rank per GPU is the intended "
+        "layout (mpirun -np <GPUs>), or run the NVIDIA MPS daemon so that their kernels can "
+        "overlap\n",
+        env->local_size, ngpu, ngpu == 1 ? "" : "s", env->host);
   return agree(code, j->msg);
 }
 
@@ -447,7 +465,9 @@ static int step_multiply(job *j) {
   double *times = calloc((size_t)o->repeat, sizeof *times);
   double *comms = calloc((size_t)o->repeat, sizeof *comms);
   double *locals = calloc((size_t)o->repeat, sizeof *locals);
-  if ((code = agree(!times || !comms || !locals ? EXIT_RUNTIME : 0, "out of memory"))) goto done;
+  double *gpus = calloc((size_t)o->repeat, sizeof *gpus);
+  if ((code = agree(!times || !comms || !locals || !gpus ? EXIT_RUNTIME : 0, "out of memory")))
+    goto done;
   for (int it = 0; it < runs; it++) {
     progress_ctx pc = {it + 1, runs};
     /* The plan's schedule, so that every run is the same. */
@@ -474,31 +494,56 @@ static int step_multiply(job *j) {
       goto done;
     }
     /* The slowest rank decides the time. */
-    double local[3] = {el, stats.comm_seconds, stats.compute_seconds}, worst[3];
-    MPI_Allreduce(local, worst, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double local[4] = {el, stats.comm_seconds, stats.compute_seconds, stats.gpu_seconds},
+           worst[4];
+    MPI_Allreduce(local, worst, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (it >= o->warmup) {
       times[it - o->warmup] = worst[0];
       comms[it - o->warmup] = worst[1];
       locals[it - o->warmup] = worst[2];
+      gpus[it - o->warmup] = worst[3];
     }
-    uint64_t bytes[3] = {stats.bytes_sent, stats.bytes_received, stats.bytes_redistributed},
-             bmax[3];
-    MPI_Allreduce(bytes, bmax, 3, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-    r->bytes_sent = bmax[0];
-    r->bytes_received = bmax[1];
-    r->bytes_redistributed = bmax[2];
+    uint64_t v[16] = {stats.bytes_sent,
+                      stats.bytes_received,
+                      stats.bytes_redistributed,
+                      stats.h2d_bytes,
+                      stats.h2d_copies,
+                      stats.d2h_bytes,
+                      stats.d2h_copies,
+                      stats.host_syncs,
+                      stats.host_syncs_in_loop,
+                      stats.copy_waits,
+                      stats.gemm_calls,
+                      stats.gemm_vendor_calls,
+                      (uint64_t)stats.panels,
+                      (uint64_t)stats.panel_width,
+                      (uint64_t)stats.staging,
+                      (uint64_t)(j->env.device.kind != TSR_DEVICE_CPU)},
+             vmax[16];
+    MPI_Allreduce(v, vmax, 16, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    r->bytes_sent = vmax[0];
+    r->bytes_received = vmax[1];
+    r->bytes_redistributed = vmax[2];
+    r->h2d_bytes = vmax[3], r->h2d_copies = vmax[4];
+    r->d2h_bytes = vmax[5], r->d2h_copies = vmax[6];
+    r->host_syncs = vmax[7], r->host_syncs_in_loop = vmax[8], r->copy_waits = vmax[9];
+    r->gemm_calls = vmax[10], r->gemm_vendor_calls = vmax[11];
+    r->panels = (int64_t)vmax[12], r->panel_width = (int64_t)vmax[13];
+    r->staging = (int)vmax[14], r->gpu = (int)vmax[15];
     r->algorithm = stats.algorithm;
     r->replicas = stats.replicas;
   }
   r->t_compute = median(times, (int)o->repeat);
   r->t_comm = median(comms, (int)o->repeat);
   r->t_local = median(locals, (int)o->repeat);
+  r->t_gpu = median(gpus, (int)o->repeat);
   double flops = 2.0 * (double)j->ji.m * (double)j->ji.n * (double)j->ji.k;
   r->gflops = r->t_compute > 0 ? flops / r->t_compute * 1e-9 : 0;
 done:
   free(times);
   free(comms);
   free(locals);
+  free(gpus);
   return code;
 }
 
