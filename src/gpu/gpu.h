@@ -1,8 +1,8 @@
 /*
- * Internal C interface of the GPU backend for other layers of the library (the distributed
- * GEMM, the benchmarks): pinned host memory, events on a device's stream, and the stream
- * itself. It is the one internal GPU header those layers include (bench/bench_gpu.c,
- * src/mpi/summa.c); everything else about the GPU goes through the public API. Plain C, no CUDA/HIP
+ * Internal C interface of the GPU backend for the benchmarks (bench/bench_gpu.c): pinned host
+ * memory, events on a device's stream, and the stream itself. The library's own layers
+ * reach these through the backend table (tsr__dev_* in src/core/internal.h), never through
+ * this header. Plain C, no CUDA/HIP
  * headers: the callers are C files. Exists when TSR_HAVE_CUDA or TSR_HAVE_HIP. Not exported from
  * the shared library (link tessera_static, or call from inside the library).
  *

@@ -45,10 +45,6 @@
 #include "core/philox.h"
 #include "mpi/mpi_internal.h"
 
-#if defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h>
-#endif
-
 /* Open MPI progresses a non-blocking broadcast only inside MPI calls, so the local multiply
    runs in column chunks of at least this many flops with an MPI_Testall between them. Each
    chunk packs the A panel again, so chunks must not be small: measured on the 2-core Zen 5 VM,
@@ -66,16 +62,6 @@ static double summa_chunk_flops(void) {
   char *end = NULL;
   const double f = v ? strtod(v, &end) : 0;
   return v && end != v && *end == '\0' && f >= 1 ? f : TSR__SUMMA_CHUNK_FLOPS;
-}
-
-int tsr_dist_gpu_aware(void) {
-#if TSR_HAVE_CUDA && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-  return MPIX_Query_cuda_support() ? 1 : 0;
-#elif TSR_HAVE_HIP && defined(MPIX_ROCM_AWARE_SUPPORT) && MPIX_ROCM_AWARE_SUPPORT
-  return MPIX_Query_rocm_support() ? 1 : 0;
-#else
-  return 0;
-#endif
 }
 
 /* Whether GPU panels travel through the host (see the top; TSR_DIST_GPU_STAGING overrides). */

@@ -15,8 +15,9 @@
 # are reused); WARP: 32 (default) or 64; TEST: gpu_cross (default) or core suite names
 # (reduce, binary, unary, random, transfer, creation, views, matmul, bad_input,
 # kernel_helpers), gpu_fault (a sticky GPU error, injected), dist_gemm (SUMMA with emulated-GPU
-# matrices under mpirun -np 2, both panel paths) or dist_pipeline (SUMMA's counted copies,
-# syncs and GEMM calls under mpirun -np 4, both panel paths).
+# matrices under mpirun -np 2, both panel paths), dist_pipeline (SUMMA's counted copies,
+# syncs and GEMM calls under mpirun -np 4, both panel paths) or job (tessera-gemm --device cuda
+# at -np 1, 2, 4 against NumPy, job.sh).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -54,6 +55,17 @@ mpi=()
 if command -v mpicc >/dev/null 2>&1; then read -r -a mpi <<<"$(mpicc --showme:compile)"; fi
 status=0
 for t in "${tests[@]}"; do
+  if [ "$t" = job ]; then
+    # tessera-gemm itself on emulated GPUs (tests/gpu_emu/job.sh): its products at -np 1, 2, 4.
+    read -r -a libs <<<"$(mpicc --showme:link)"
+    gcc -std=c11 -O1 -g "${mpi[@]}" -I"$root/include" -I"$work/inc" -I"$build/include" \
+      -I"$root/src" -I"$root/bench" "$root"/src/cli/tessera_gemm.c "$root"/src/cli/gemm_options.c \
+      "$root"/src/cli/gemm_guard.c "$root"/src/cli/gemm_report.c -o "$work/tessera-gemm" \
+      "$work/libemu.a" -fopenmp "${libs[@]}" -lstdc++ -lm -lpthread
+    echo "== job (emulated, warp $warp)"
+    TSR_EMU_WARP=$warp bash "$here/job.sh" "$work/tessera-gemm" "$work/job" || status=1
+    continue
+  fi
   case $t in
     gpu_cross) srcs=("$root/tests/test_gpu_cross.c") ;;
     kernel_helpers) srcs=("$root/tests/test_kernel_helpers.c") ;;
