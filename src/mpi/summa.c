@@ -465,7 +465,12 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
   /* The plan (allocation failures are agreed on before any broadcast starts). Slot buffers
      hold the widest step's panels; host buffers exist only where a panel is broadcast to
      another rank through the host. */
-  const int64_t wmax = s->group * s->kb < s->k ? s->group * s->kb : s->k;
+  int64_t wmax = 0;
+  for (int64_t i = 0; i < s->steps; i++) {
+    const int64_t w = summa_step_of(s, i).w;
+    wmax = w > wmax ? w : wmax;
+  }
+  s->stats->panel_width = wmax;
   /* A rank receives (or packs) A panels only when its process row has several columns, B
      panels only when its process column has several rows. */
   const int64_t a_cap = g->npcol > 1 ? (mloc > 1 ? mloc : 1) * wmax : 1;
@@ -654,7 +659,6 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
     s.stats = &local_stats;
     s.chunk_flops = summa_chunk_flops();
     local_stats.panels = s.steps;
-    local_stats.panel_width = s.group * kb < kdim ? s.group * kb : kdim;
     local_stats.gpu_aware_mpi = s.gpu && !s.staging;
     local_stats.staging = s.staging;
     st = summa_run(&s, alpha, beta, path, options);
