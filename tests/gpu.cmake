@@ -73,7 +73,7 @@ if(TSR_HAVE_CUDA)
   find_program(TSR_PYTHON3 python3) # tests/gpu_emu/prep.py
   if(TSR_BASH AND TSR_EMU_CXX AND TSR_PYTHON3)
     foreach(warp 32 64)
-      set(tsr_emu_tests gpu_cross kernel_helpers gpu_fault)
+      set(tsr_emu_tests gpu_cross kernel_helpers gpu_fault gpu_alloc)
       if(TSR_HAVE_MPI AND warp EQUAL 32)
         # SUMMA with emulated-GPU matrices, 2 ranks, staged and device-to-device panels.
         list(APPEND tsr_emu_tests dist_gemm)
@@ -81,10 +81,11 @@ if(TSR_HAVE_CUDA)
       add_test(NAME gpu_emu_warp${warp}
                COMMAND ${TSR_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emu/run.sh ${PROJECT_BINARY_DIR}
                        ${warp} ${tsr_emu_tests})
-      # warp 64 also runs in the sync-debug mode (every launch waits and checks).
+      # warp 64 also runs in the sync-debug mode (every launch waits and checks) and with the
+      # exact-size allocator (TSR_GPU_ALLOC_CACHE=0, the sanitizer runs' mode).
       set(env TSR_EMU_QUICK=1)
       if(warp EQUAL 64)
-        list(APPEND env TSR_GPU_SYNC_DEBUG=1)
+        list(APPEND env TSR_GPU_SYNC_DEBUG=1 TSR_GPU_ALLOC_CACHE=0)
       endif()
       set_tests_properties(gpu_emu_warp${warp} PROPERTIES LABELS gpu-emu TIMEOUT 900
                            ENVIRONMENT "${env}"

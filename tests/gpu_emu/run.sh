@@ -14,7 +14,8 @@
 # CUDA_BUILD_DIR: a built -DTESSERA_ENABLE_CUDA=ON tree (its core/omp objects and config.h
 # are reused); WARP: 32 (default) or 64; TEST: gpu_cross (default) or core suite names
 # (reduce, binary, unary, random, transfer, creation, views, matmul, bad_input,
-# kernel_helpers), gpu_fault (a sticky GPU error, injected), or dist_gemm (SUMMA with emulated-GPU matrices under mpirun -np 2, both
+# kernel_helpers), gpu_fault (a sticky GPU error, injected), gpu_alloc (the allocator's
+# caching and exact-size modes, TSR_GPU_ALLOC_CACHE=1 and 0), or dist_gemm (SUMMA with emulated-GPU matrices under mpirun -np 2, both
 # panel paths).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -57,6 +58,7 @@ for t in "${tests[@]}"; do
     gpu_cross) srcs=("$root/tests/test_gpu_cross.c") ;;
     kernel_helpers) srcs=("$root/tests/test_kernel_helpers.c") ;;
     gpu_fault) srcs=("$root/tests/test_gpu_fault.c") ;;
+    gpu_alloc) srcs=("$root/tests/test_gpu_alloc.c") ;;
     dist_gemm) srcs=("$root/tests/test_dist_gemm.c") ;;
     *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
   esac
@@ -72,6 +74,13 @@ for t in "${tests[@]}"; do
       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
         mpirun -np 2 --oversubscribe -x TSR_EMU_WARP=$warp -x TSR_TEST_DEVICE=cuda \
         -x TSR_DIST_GPU_STAGING=$path "$work/$t" || status=1
+    done
+    continue
+  fi
+  if [ "$t" = gpu_alloc ]; then # the allocator in both modes (cache on, exact sizes)
+    for cache in 1 0; do
+      echo "== $t (emulated, warp $warp, TSR_GPU_ALLOC_CACHE=$cache)"
+      TSR_GPU_ALLOC_CACHE=$cache TSR_EMU_WARP=$warp "$work/$t" || status=1
     done
     continue
   fi
