@@ -47,6 +47,9 @@
 # (or into gpu_session_out/ when OUT is unset); with $OUT set nothing else is written there
 # (the device tool returns at most 8 files), except the nsys report when under 15 MiB.
 # Exit status: 0 when every step passed or was skipped (77), 1 otherwise, 2 on bad usage.
+# Environment: OUT (where the archive goes), TSR_GPU_SESSION_BUDGET (seconds, default 540),
+# TSR_GPU_SESSION_BUILD (build tree, default build/gpu-session; another CUDA tree for a dry
+# run), TSR_JOBS (build parallelism, default nproc).
 #
 # Calls for a 30-minute device budget (a call that finds the machine gone, 30 s after the
 # last, configures and builds again first: its build step's time is in the summary):
@@ -111,6 +114,7 @@ dest=${OUT:-$work}
 build=${TSR_GPU_SESSION_BUILD:-$root/build/gpu-session} # another tree: for dry runs
 [[ $build == /* ]] || build=$root/$build
 jobs=$TSR_JOBS
+phases_run="$*"
 label=$(echo "$*" | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
 archive=gpu_session_${label}.tar.gz
 mkdir -p "$run" "$dest" || exit 1
@@ -151,8 +155,13 @@ step() {
     return 125
   fi
   t0=$(date +%s)
-  timeout -k 10 "$lim" "$@" >"$phase_dir/$name.log" 2>&1
+  # In the background, so that a signal to this script runs its trap at once (bash waits
+  # for a foreground child first); timeout leads its own process group, which the trap ends.
+  timeout -k 10 "$lim" "$@" >"$phase_dir/$name.log" 2>&1 &
+  child=$! child_name=$name child_t0=$t0
+  wait "$child"
   rc=$?
+  child=""
   record "$name" "$rc" $(($(date +%s) - t0))
   pack
   return $rc
@@ -205,16 +214,26 @@ finish() {
   local rc=$? failed
   trap - EXIT
   failed=$(cat "$run"/*/steps.tsv 2>/dev/null | awk -F'\t' '$2 != 0 && $2 != 77' | wc -l)
-  note "end of '$*': $failed step(s) failed or not run; $(($(left) + 0)) s of the budget left"
+  note "end of '$phases_run': $failed step(s) failed or not run; $(($(left) + 0)) s of the budget left"
   pack
   echo "== packed: $dest/$archive ($(du -h "$dest/$archive" 2>/dev/null | cut -f1)); logs in $run"
   [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && exit 0
   exit 1
 }
-trap 'finish "$@"' EXIT
-trap 'note "stopped by SIGTERM"; exit 143' TERM
-trap 'note "stopped by SIGINT"; exit 130' INT
-trap 'note "stopped by SIGHUP"; exit 129' HUP
+# A signal ends the running step (its process group: timeout's) and packs what there is.
+child=""
+stopped() {
+  note "stopped by SIG$1"
+  if [ -n "$child" ]; then
+    kill -TERM -- "-$child" 2>/dev/null
+    record "$child_name" "$2" $(($(date +%s) - child_t0)) "stopped by SIG$1 (its process group ended)"
+  fi
+  exit "$2"
+}
+trap finish EXIT
+trap 'stopped TERM 143' TERM
+trap 'stopped INT 130' INT
+trap 'stopped HUP 129' HUP
 
 # ------------------------------------------------------------------------------ helpers ----
 # Unpacks the carried packages into $deproot (never into /) and points the tools at them.
@@ -302,8 +321,9 @@ ctest_group() {
   log=$phase_dir/ctest_$name.log
   mv "$log" "$dir/ctest.log" 2>/dev/null && ln -sf "$name/ctest.log" "$log"
   cp "$build"/Testing/Temporary/LastTest*.log "$dir/" 2>/dev/null
-  awk -v d="$dir/tests" '/^[0-9]+\/[0-9]+ Testing: /{if (f) close(f); f = d "/" $3 ".log"} f {print > f}' \
-    "$dir"/LastTest*.log 2>/dev/null
+  awk -v d="$dir/tests" 'FNR == 1 { if (f) close(f); f = "" }
+    /^[0-9]+\/[0-9]+ Testing: / { if (f) close(f); f = d "/" $3 ".log" } f { print > f }' \
+    "$dir"/LastTest.log "$dir"/LastTest_*.log 2>/dev/null
   note "  $(grep -E 'tests passed|No tests were found' "$dir/ctest.log" | tail -1)"
   # Tests the stop time left unstarted appear nowhere else: listed here.
   "${indir[@]}" "$build" ctest -N "$@" 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p' |
@@ -511,6 +531,7 @@ for p in "$@"; do
   esac
 done
 set -- "${expanded[@]}"
+phases_run="$*"
 note "gpu_session: phases $*; budget $budget s; commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); host $(uname -n)"
 use_deps
 for phase in "$@"; do
