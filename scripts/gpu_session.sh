@@ -51,11 +51,12 @@
 # TSR_GPU_SESSION_BUILD (build tree, default build/gpu-session; another CUDA tree for a dry
 # run), TSR_JOBS (build parallelism, default nproc).
 #
-# Calls for a 30-minute device budget (a call that finds the machine gone, 30 s after the
-# last, configures and builds again first: its build step's time is in the summary):
-#   run(command="scripts/gpu_session.sh env build test-gpu", carry=[".gpu_debs"], timeout_s=600)
-#   run(command="scripts/gpu_session.sh job", carry=[".gpu_debs"], timeout_s=600)
-#   run(command="scripts/gpu_session.sh test-mpi test-cpu", carry=[".gpu_debs"], timeout_s=600)
+# Calls for a 30-minute device budget, most important first (each call costs its machine's
+# start, 1-2 min, plus up to 9 min; a machine given back, 30 s after a call, takes its build
+# with it, so each call configures and builds again: under 2 min on 2 cores here; the build
+# step's time is in the summary). test-cpu is what CI already runs: only with time to spare.
+#   run(command="scripts/gpu_session.sh env job", carry=[".gpu_debs"], timeout_s=600)
+#   run(command="scripts/gpu_session.sh test-gpu test-mpi", carry=[".gpu_debs"], timeout_s=600)
 #   run(command="scripts/gpu_session.sh sanitize profile", carry=[".gpu_debs"], timeout_s=600)
 # With a shorter timeout_s, set TSR_GPU_SESSION_BUDGET to about timeout_s - 60.
 # Nothing here marks a figure as measured: the outputs are raw material for the closing note.

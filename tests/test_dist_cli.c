@@ -50,9 +50,8 @@ static int run_np(int np, const char *args) {
   snprintf(o, sizeof o, "%s/stdout.txt", dir);
   snprintf(e, sizeof e, "%s/stderr.txt", dir);
   /* Under timeout(1): a hang fails the test (exit 124) instead of blocking CI. */
-  snprintf(cmd, sizeof cmd,
-           "timeout -k 5 100 '%s' -n %d --oversubscribe '%s' %s %s > '%s' 2> '%s'", mpiexec, np,
-           prog, strstr(args, "--device") ? "" : CPU, args, o, e);
+  snprintf(cmd, sizeof cmd, "timeout -k 5 100 '%s' -n %d --oversubscribe '%s' %s %s > '%s' 2> '%s'",
+           mpiexec, np, prog, strstr(args, "--device") ? "" : CPU, args, o, e);
   int rc = system(cmd);
   slurp(o, out_text, sizeof out_text);
   slurp(e, err_text, sizeof err_text);
@@ -139,8 +138,8 @@ static void test_help_and_usage(void **state) {
 /* The C in `cpath` of a random problem (-m m -n n -k k --seed seed, f32, transposes ta/tb)
    against op(A) op(B) in float64, A and B being the Philox matrices the job documents (A from
    seed S, B from seed S+1, uniform [-1, 1)). */
-static void check_random_product(const char *cpath, int64_t m, int64_t n, int64_t k, int ta,
-                                 int tb, uint64_t seed) {
+static void check_random_product(const char *cpath, int64_t m, int64_t n, int64_t k, int ta, int tb,
+                                 uint64_t seed) {
   int64_t shape_a[2] = {ta ? k : m, ta ? m : k}, shape_b[2] = {tb ? n : k, tb ? k : n};
   tsr_array *A = NULL, *B = NULL;
   TSR_ASSERT_OK(tsr_random_uniform(2, shape_a, TSR_F32, TSR_CPU, seed, -1.0, 1.0, &A));
@@ -167,7 +166,7 @@ static void check_random_product(const char *cpath, int64_t m, int64_t n, int64_
 
 /* The device each rank takes, on whatever host runs this (--device is the only thing here that
    differs between a laptop and a GPU node): --device cpu is the CPU on every rank; --device
-   cuda is CUDA GPU (local rank mod the GPUs present) with the right product where the host
+   cuda is a CUDA GPU (local rank mod the GPUs present) with the right product where the host
    has one, else exit 1 naming the missing GPU; --device auto (the default) is the first GPU
    kind present, else the CPU. On a GPU, a problem over its memory is refused with the GPU's
    figures (the CPU's refusal: test_memory_check). */
@@ -177,8 +176,9 @@ static void test_devices(void **state) {
   char args[1024], cpath[300], want[128];
   snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
   for (int d = 0; d < 3; d++) {
-    snprintf(args, sizeof args, "--device %s -m 33 -n 21 -k 17 --seed 9 --block 8 --dtype f32 -o '%s'",
-             kinds[d], cpath);
+    snprintf(args, sizeof args,
+             "--device %s -m 33 -n 21 -k 17 --seed 9 --block 8 --dtype f32 -o '%s'", kinds[d],
+             cpath);
     if (d == 1 && ncuda == 0) {
       expect_failure(args, 1, "--device cuda: no CUDA GPU");
       continue;
@@ -327,8 +327,8 @@ static void test_bad_input(void **state) {
   snprintf(e, sizeof e, "%s/stderr.txt", dir);
   snprintf(cmd, sizeof cmd,
            "'%s' -n 1 '%s' " CPU " -m 8 -n 8 -k 8 : -n 1 '%s' " CPU " -m 9 -n 8 -k 8 > /dev/null "
-           "2> '%s'", mpiexec,
-           prog, prog, e);
+           "2> '%s'",
+           mpiexec, prog, prog, e);
   int rc = system(cmd);
   slurp(e, err_text, sizeof err_text);
   assert_true(WIFEXITED(rc));
@@ -416,8 +416,9 @@ static void test_argv0_spelling(void **state) {
   char cmd[4096], other[1024];
   const char *slash = strrchr(prog, '/');
   snprintf(other, sizeof other, "%.*s/./%s", (int)(slash - prog), prog, slash + 1);
-  snprintf(cmd, sizeof cmd, "'%s' -n 1 '%s' " CPU " -m 8 -n 8 -k 8 : -n 1 '%s' " CPU
-           " -m 8 -n 8 -k 8", mpiexec, prog, other);
+  snprintf(cmd, sizeof cmd,
+           "'%s' -n 1 '%s' " CPU " -m 8 -n 8 -k 8 : -n 1 '%s' " CPU " -m 8 -n 8 -k 8", mpiexec,
+           prog, other);
   int rc = run_shell(cmd);
   if (rc != 0) print_error("%s\n", err_text);
   assert_int_equal(rc, 0);
@@ -983,11 +984,10 @@ int main(int argc, char **argv) {
   }
   const struct CMUnitTest job[] = {
       cmocka_unit_test(test_help_and_usage), cmocka_unit_test(test_devices),
-      cmocka_unit_test(test_random_problem),
-      cmocka_unit_test(test_wine_gram),      cmocka_unit_test(test_bad_input),
-      cmocka_unit_test(test_option_values),  cmocka_unit_test(test_ieee_inputs),
-      cmocka_unit_test(test_memory_check),   cmocka_unit_test(test_alpha_beta),
-      cmocka_unit_test(test_algorithms),
+      cmocka_unit_test(test_random_problem), cmocka_unit_test(test_wine_gram),
+      cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_option_values),
+      cmocka_unit_test(test_ieee_inputs),    cmocka_unit_test(test_memory_check),
+      cmocka_unit_test(test_alpha_beta),     cmocka_unit_test(test_algorithms),
   };
   const struct CMUnitTest faults[] = {
       cmocka_unit_test(test_argv0_spelling),    cmocka_unit_test(test_json_targets),

@@ -105,8 +105,8 @@ static void check_one(int64_t count, tsr_dtype dtype, uint64_t seed) {
 static void test_sizes(void **state) {
   (void)state;
   /* Around each class edge: empty, tiny, 512 B, the 1 MiB small limit, 2 MiB multiples. */
-  const int64_t f32_counts[] = {0,      1,      127,    128,     129,     1000,
-                                262143, 262144, 262145, 524288,  524289,  1000003};
+  const int64_t f32_counts[] = {0,      1,      127,    128,    129,    1000,
+                                262143, 262144, 262145, 524288, 524289, 1000003};
   for (size_t i = 0; i < sizeof f32_counts / sizeof f32_counts[0]; i++)
     check_one(f32_counts[i], TSR_F32, 11 + i);
   const int64_t f64_counts[] = {1, 63, 64, 65, 131073, 786433};
