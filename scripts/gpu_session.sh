@@ -53,8 +53,8 @@
 #
 # Calls for a 30-minute device budget, most important first (each call costs its machine's
 # start, 1-2 min, plus up to 9 min; a machine given back, 30 s after a call, takes its build
-# with it, so each call configures and builds again: under 2 min on 2 cores here; the build
-# step's time is in the summary). test-cpu is what CI already runs: only with time to spare.
+# with it, so each call configures and builds again: 3.5 min on a shared 2-core machine, the
+# build step's time is in the summary). test-cpu is what CI already runs: only with time left.
 #   run(command="scripts/gpu_session.sh env job", carry=[".gpu_debs"], timeout_s=600)
 #   run(command="scripts/gpu_session.sh test-gpu test-mpi", carry=[".gpu_debs"], timeout_s=600)
 #   run(command="scripts/gpu_session.sh sanitize profile", carry=[".gpu_debs"], timeout_s=600)
