@@ -34,8 +34,10 @@ static tsr_device dev;
     TSR_ASSERT_STATUS((expr), (code), (needle));                                                   \
   } while (0)
 
-static const tsr_device no_gpu = {TSR_DEVICE_CUDA, 7};
-static const tsr_device no_hip = {TSR_DEVICE_HIP, 1000};
+/* The first index past the devices present (queried in main: index 7 exists on an 8-GPU
+   node), so the missing-device cases hold on any host and check the bound itself. */
+static tsr_device no_gpu = {TSR_DEVICE_CUDA, 0};
+static tsr_device no_hip = {TSR_DEVICE_HIP, 0};
 static const tsr_device bad_kind = {(tsr_device_kind)42, 0};
 static const tsr_device cpu1 = {TSR_DEVICE_CPU, 1};
 static const tsr_device cpu_neg = {TSR_DEVICE_CPU, -1};
@@ -63,6 +65,13 @@ static void test_devices(void **state) {
   }
   EXPECT(tsr_device_parse("cuda:1000", &d), TSR_ERR_NO_DEVICE);
   EXPECT(tsr_device_parse("hip:1000", &d), TSR_ERR_NO_DEVICE);
+  char name[32], why[48];
+  snprintf(name, sizeof name, "cuda:%d", no_gpu.index);
+  snprintf(why, sizeof why, "no CUDA device %d", no_gpu.index);
+  EXPECT_MSG(tsr_device_parse(name, &d), TSR_ERR_NO_DEVICE, why);
+  snprintf(name, sizeof name, "hip:%d", no_hip.index);
+  snprintf(why, sizeof why, "no HIP device %d", no_hip.index);
+  EXPECT_MSG(tsr_device_parse(name, &d), TSR_ERR_NO_DEVICE, why);
 
   EXPECT(tsr_device_count(TSR_DEVICE_CPU, NULL), TSR_ERR_NULL_POINTER);
   EXPECT(tsr_device_count((tsr_device_kind)42, &n), TSR_ERR_INVALID_ARGUMENT);
@@ -500,6 +509,11 @@ static void test_npy(void **state) {
 
 int main(void) {
   dev = tsr_test_device();
+  if (tsr_device_count(TSR_DEVICE_CUDA, &no_gpu.index) != TSR_OK ||
+      tsr_device_count(TSR_DEVICE_HIP, &no_hip.index) != TSR_OK) {
+    fprintf(stderr, "tsr_device_count: %s\n", tsr_last_error());
+    return 1;
+  }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_devices),  cmocka_unit_test(test_device_env),
       cmocka_unit_test(test_creation), cmocka_unit_test(test_array_functions),

@@ -34,15 +34,24 @@ static void slurp(const char *path, char *buf, size_t cap) {
   fclose(f);
 }
 
-/* Runs `mpiexec -n np tessera-gemm args` (args already shell-quoted); returns the exit code
-   and leaves stdout/stderr in out_text/err_text. */
+/* The job defaults to --device auto, which takes a GPU where there is one: every run here
+   names the CPU unless its arguments name a device (the device cases: test_devices), so the
+   suite checks the same thing on a GPU host as on a laptop. */
+#define CPU "--device cpu"
+
+/* GPUs on this host, as the job will see them (tsr_device_count, read in main). */
+static int ncuda, nhip;
+
+/* Runs `mpiexec -n np tessera-gemm [--device cpu] args` (args already shell-quoted; --device
+   cpu unless args name a device); returns the exit code and leaves stdout/stderr in
+   out_text/err_text. */
 static int run_np(int np, const char *args) {
   char cmd[4096], o[300], e[300];
   snprintf(o, sizeof o, "%s/stdout.txt", dir);
   snprintf(e, sizeof e, "%s/stderr.txt", dir);
   /* Under timeout(1): a hang fails the test (exit 124) instead of blocking CI. */
-  snprintf(cmd, sizeof cmd, "timeout -k 5 100 '%s' -n %d --oversubscribe '%s' %s > '%s' 2> '%s'",
-           mpiexec, np, prog, args, o, e);
+  snprintf(cmd, sizeof cmd, "timeout -k 5 100 '%s' -n %d --oversubscribe '%s' %s %s > '%s' 2> '%s'",
+           mpiexec, np, prog, strstr(args, "--device") ? "" : CPU, args, o, e);
   int rc = system(cmd);
   slurp(o, out_text, sizeof out_text);
   slurp(e, err_text, sizeof err_text);
@@ -123,7 +132,79 @@ static void test_help_and_usage(void **state) {
   expect_failure("-m 5 -n 5", 2, "-k");
   expect_failure("--block 0 -m 4 -n 4 -k 4", 2, "--block");
   expect_failure("-m 4 -n 4 -k 4 --grid 3x1", 2, "grid 3 x 1");
-  expect_failure("-m 4 -n 4 -k 4 --device cuda", 1, "CUDA");
+  expect_failure("-m 4 -n 4 -k 4 --device tpu", 2, "--device");
+}
+
+/* The C in `cpath` of a random problem (-m m -n n -k k --seed seed, f32, transposes ta/tb)
+   against op(A) op(B) in float64, A and B being the Philox matrices the job documents (A from
+   seed S, B from seed S+1, uniform [-1, 1)). */
+static void check_random_product(const char *cpath, int64_t m, int64_t n, int64_t k, int ta, int tb,
+                                 uint64_t seed) {
+  int64_t shape_a[2] = {ta ? k : m, ta ? m : k}, shape_b[2] = {tb ? n : k, tb ? k : n};
+  tsr_array *A = NULL, *B = NULL;
+  TSR_ASSERT_OK(tsr_random_uniform(2, shape_a, TSR_F32, TSR_CPU, seed, -1.0, 1.0, &A));
+  TSR_ASSERT_OK(tsr_random_uniform(2, shape_b, TSR_F32, TSR_CPU, seed + 1, -1.0, 1.0, &B));
+  double *a = tsr_test_read_f64(A), *b = tsr_test_read_f64(B);
+  double *ref = malloc((size_t)(m * n) * sizeof *ref);
+  assert_non_null(ref);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double s = 0;
+      for (int64_t p = 0; p < k; p++)
+        s += (ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
+      ref[i * n + j] = s;
+    }
+  int64_t cm = 0, cn = 0;
+  double *c = load_f64(cpath, &cm, &cn);
+  assert_int_equal(cm, m);
+  assert_int_equal(cn, n);
+  assert_true(tsr_test_rel_error(c, ref, (size_t)(m * n)) <= tsr_test_tol(TSR_F32, k));
+  free(a), free(b), free(c), free(ref);
+  tsr_array_release(A);
+  tsr_array_release(B);
+}
+
+/* The device each rank takes, on whatever host runs this (--device is the only thing here that
+   differs between a laptop and a GPU node): --device cpu is the CPU on every rank; --device
+   cuda is a CUDA GPU (local rank mod the GPUs present) with the right product where the host
+   has one, else exit 1 naming the missing GPU; --device auto (the default) is the first GPU
+   kind present, else the CPU. On a GPU, a problem over its memory is refused with the GPU's
+   figures (the CPU's refusal: test_memory_check). */
+static void test_devices(void **state) {
+  (void)state;
+  const char *kinds[3] = {"cpu", "cuda", "auto"};
+  char args[1024], cpath[300], want[128];
+  snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
+  for (int d = 0; d < 3; d++) {
+    snprintf(args, sizeof args,
+             "--device %s -m 33 -n 21 -k 17 --seed 9 --block 8 --dtype f32 -o '%s'", kinds[d],
+             cpath);
+    if (d == 1 && ncuda == 0) {
+      expect_failure(args, 1, "--device cuda: no CUDA GPU");
+      continue;
+    }
+    int rc = run_np(2, args);
+    if (rc != 0) print_error("%s: exit %d\n%s\n", args, rc, err_text);
+    assert_int_equal(rc, 0);
+    for (int r = 0; r < 2; r++) {
+      if (d == 0 || (d == 2 && ncuda == 0 && nhip == 0))
+        snprintf(want, sizeof want, "rank %d: device cpu on ", r);
+      else if (d == 1 || ncuda > 0)
+        snprintf(want, sizeof want, "rank %d: device cuda:%d on ", r, r % ncuda);
+      else
+        snprintf(want, sizeof want, "rank %d: device hip:%d on ", r, r % nhip);
+      if (!strstr(out_text, want)) print_error("no \"%s\" in\n%s\n", want, out_text);
+      assert_non_null(strstr(out_text, want));
+    }
+    check_random_product(cpath, 33, 21, 17, 0, 0, 9);
+    remove(cpath);
+  }
+  if (ncuda > 0) {
+    /* 32 TB of C: over any GPU's memory, refused before anything is allocated. */
+    expect_failure("--device cuda -m 2000000 -n 2000000 -k 1", 1, "GiB per rank");
+    assert_non_null(strstr(err_text, "its GPU cuda:"));
+    assert_non_null(strstr(err_text, "nothing was allocated"));
+  }
 }
 
 /* Random problem: C must equal op(A) op(B) of the Philox matrices the job documents (A from
@@ -149,27 +230,7 @@ static void test_random_problem(void **state) {
     assert_non_null(strstr(out_text, "Freivalds residual"));
     assert_non_null(strstr(err_text, "panel 3 of 3"));
     assert_true(exists(jpath));
-    int64_t shape_a[2] = {ta ? k : m, ta ? m : k}, shape_b[2] = {tb ? n : k, tb ? k : n};
-    tsr_array *A = NULL, *B = NULL;
-    TSR_ASSERT_OK(tsr_random_uniform(2, shape_a, TSR_F32, TSR_CPU, 5, -1.0, 1.0, &A));
-    TSR_ASSERT_OK(tsr_random_uniform(2, shape_b, TSR_F32, TSR_CPU, 6, -1.0, 1.0, &B));
-    double *a = tsr_test_read_f64(A), *b = tsr_test_read_f64(B);
-    double ref[33 * 21];
-    for (int64_t i = 0; i < m; i++)
-      for (int64_t j = 0; j < n; j++) {
-        double s = 0;
-        for (int64_t p = 0; p < k; p++)
-          s += (ta ? a[p * m + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * n + j]);
-        ref[i * n + j] = s;
-      }
-    int64_t cm = 0, cn = 0;
-    double *c = load_f64(cpath, &cm, &cn);
-    assert_int_equal(cm, m);
-    assert_int_equal(cn, n);
-    assert_true(tsr_test_rel_error(c, ref, (size_t)(m * n)) <= tsr_test_tol(TSR_F32, k));
-    free(a), free(b), free(c);
-    tsr_array_release(A);
-    tsr_array_release(B);
+    check_random_product(cpath, m, n, k, ta, tb, 5);
     remove(cpath);
     remove(jpath);
   }
@@ -265,8 +326,9 @@ static void test_bad_input(void **state) {
   char cmd[4096], e[300];
   snprintf(e, sizeof e, "%s/stderr.txt", dir);
   snprintf(cmd, sizeof cmd,
-           "'%s' -n 1 '%s' -m 8 -n 8 -k 8 : -n 1 '%s' -m 9 -n 8 -k 8 > /dev/null 2> '%s'", mpiexec,
-           prog, prog, e);
+           "'%s' -n 1 '%s' " CPU " -m 8 -n 8 -k 8 : -n 1 '%s' " CPU " -m 9 -n 8 -k 8 > /dev/null "
+           "2> '%s'",
+           mpiexec, prog, prog, e);
   int rc = system(cmd);
   slurp(e, err_text, sizeof err_text);
   assert_true(WIFEXITED(rc));
@@ -354,7 +416,8 @@ static void test_argv0_spelling(void **state) {
   char cmd[4096], other[1024];
   const char *slash = strrchr(prog, '/');
   snprintf(other, sizeof other, "%.*s/./%s", (int)(slash - prog), prog, slash + 1);
-  snprintf(cmd, sizeof cmd, "'%s' -n 1 '%s' -m 8 -n 8 -k 8 : -n 1 '%s' -m 8 -n 8 -k 8", mpiexec,
+  snprintf(cmd, sizeof cmd,
+           "'%s' -n 1 '%s' " CPU " -m 8 -n 8 -k 8 : -n 1 '%s' " CPU " -m 8 -n 8 -k 8", mpiexec,
            prog, other);
   int rc = run_shell(cmd);
   if (rc != 0) print_error("%s\n", err_text);
@@ -401,7 +464,7 @@ static void test_json_targets(void **state) {
     snprintf(o, sizeof o, "%s/stdout.txt", dir);
     snprintf(e, sizeof e, "%s/stderr.txt", dir);
     snprintf(cmd, sizeof cmd,
-             "timeout -k 5 100 '%s' -n 2 --oversubscribe '%s' -a '%s' -b '%s' --json '%s' "
+             "timeout -k 5 100 '%s' -n 2 --oversubscribe '%s' " CPU " -a '%s' -b '%s' --json '%s' "
              "> '%s' 2> '%s'",
              mpiexec, prog, a, b, jpath, o, e);
     int rc = system(cmd);
@@ -427,7 +490,7 @@ static void test_json_targets(void **state) {
   snprintf(jpath, sizeof jpath, "%s/r.json", dir);
   snprintf(args, sizeof args,
            "'%s' -n 2 --oversubscribe --mca btl self,tcp sh -c 'trap \\\"\\\" XFSZ; ulimit -f 1; "
-           "exec %s -a %s -b %s --json %s'",
+           "exec %s " CPU " -a %s -b %s --json %s'",
            mpiexec, prog, a, b, jpath);
   int rc = run_shell(args);
   if (rc != 1) print_error("exit %d\n%s\n", rc, err_text);
@@ -494,7 +557,7 @@ static void test_full_disk(void **state) {
   snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
   snprintf(args, sizeof args,
            "'%s' -n 2 --oversubscribe --mca btl self,tcp sh -c 'trap \\\"\\\" XFSZ; ulimit -f "
-           "1024; exec %s -m 400 -n 400 -k 400 -o %s'",
+           "1024; exec %s " CPU " -m 400 -n 400 -k 400 -o %s'",
            mpiexec, prog, cpath);
   int rc = run_shell(args);
   if (rc != 1) print_error("exit %d\n%s\n", rc, err_text);
@@ -542,7 +605,7 @@ static void test_interrupted_write(void **state) {
   for (int s = 0; s < 3; s++) {
     snprintf(cmd, sizeof cmd,
              "OMPI_MCA_odls_base_sigkill_timeout=10 exec timeout -k 5 100 '%s' -n 2 "
-             "--oversubscribe '%s' -m 4000 -n 4000 -k 1 "
+             "--oversubscribe '%s' " CPU " -m 4000 -n 4000 -k 1 "
              "--no-verify -o '%s' > /dev/null 2>&1",
              mpiexec, prog, cpath);
     pid_t child = fork();
@@ -605,8 +668,8 @@ static void test_per_rank_paths(void **state) {
   assert_int_equal(mkdir(y, 0700), 0);
   assert_int_equal(mkdir(out, 0700), 0);
   snprintf(cmd, sizeof cmd,
-           "'%s' -n 1 --wdir '%s' '%s' -m 40 -n 30 -k 20 -o out/c.npy : -n 1 --wdir '%s' '%s' -m "
-           "40 -n 30 -k 20 -o out/c.npy",
+           "'%s' -n 1 --wdir '%s' '%s' " CPU " -m 40 -n 30 -k 20 -o out/c.npy : -n 1 --wdir '%s' "
+           "'%s' " CPU " -m 40 -n 30 -k 20 -o out/c.npy",
            mpiexec, x, prog, y, prog);
   int rc = run_shell(cmd);
   if (rc != 1) print_error("exit %d\n%s\n", rc, err_text);
@@ -622,8 +685,8 @@ static void test_per_rank_paths(void **state) {
   snprintf(in, sizeof in, "%s/in.npy", x);
   save_matrix(in, v, 20, 20, TSR_F64);
   snprintf(cmd, sizeof cmd,
-           "'%s' -n 1 --wdir '%s' '%s' -a in.npy -b in.npy : -n 1 --wdir '%s' '%s' -a in.npy -b "
-           "in.npy",
+           "'%s' -n 1 --wdir '%s' '%s' " CPU " -a in.npy -b in.npy : -n 1 --wdir '%s' '%s' " CPU
+           " -a in.npy -b in.npy",
            mpiexec, x, prog, y, prog);
   rc = run_shell(cmd);
   if (rc != 1) print_error("exit %d\n%s\n", rc, err_text);
@@ -914,12 +977,17 @@ int main(int argc, char **argv) {
   mpiexec = argv[1];
   prog = argv[2];
   data = argv[3];
+  if (tsr_device_count(TSR_DEVICE_CUDA, &ncuda) != TSR_OK ||
+      tsr_device_count(TSR_DEVICE_HIP, &nhip) != TSR_OK) {
+    fprintf(stderr, "tsr_device_count: %s\n", tsr_last_error());
+    return 1;
+  }
   const struct CMUnitTest job[] = {
-      cmocka_unit_test(test_help_and_usage), cmocka_unit_test(test_random_problem),
-      cmocka_unit_test(test_wine_gram),      cmocka_unit_test(test_bad_input),
-      cmocka_unit_test(test_option_values),  cmocka_unit_test(test_ieee_inputs),
-      cmocka_unit_test(test_memory_check),   cmocka_unit_test(test_alpha_beta),
-      cmocka_unit_test(test_algorithms),
+      cmocka_unit_test(test_help_and_usage), cmocka_unit_test(test_devices),
+      cmocka_unit_test(test_random_problem), cmocka_unit_test(test_wine_gram),
+      cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_option_values),
+      cmocka_unit_test(test_ieee_inputs),    cmocka_unit_test(test_memory_check),
+      cmocka_unit_test(test_alpha_beta),     cmocka_unit_test(test_algorithms),
   };
   const struct CMUnitTest faults[] = {
       cmocka_unit_test(test_argv0_spelling),    cmocka_unit_test(test_json_targets),

@@ -13,7 +13,10 @@
  * once: its next user's work is queued behind them on the same stream. The cache holds at
  * most TSR_GPU_CACHE_LIMIT bytes (environment, in MiB; default a quarter of the device's
  * memory): a block freed beyond it is returned to the driver. When cudaMalloc fails the cache
- * is released (tsr_device_trim) and the allocation retried once.
+ * is released (tsr_device_trim) and the allocation retried once. TSR_GPU_ALLOC_CACHE=0 turns
+ * the cache off for checking tools: every allocation is one cudaMalloc of exactly the bytes
+ * requested (1 for an empty array) and every free one cudaFree, so compute-sanitizer memcheck
+ * sees an access past the end of any buffer (the size classes' rounding would hide it).
  *
  * Sticky errors: after an illegal address or another kernel fault the CUDA context is lost and
  * every later runtime call fails. tsr__gpu_error marks the device unusable with the first
@@ -225,6 +228,37 @@ unsigned tsr__gpu_grid_for(tsr_device dev, int64_t n, int block) {
 
 /* ---------------------------------------------------------------- caching allocator --- */
 
+/* TSR_GPU_ALLOC_CACHE=0: no cache, no size classes (see the top of this file). Read once. */
+static pthread_once_t tsr__gpu_alloc_mode_once = PTHREAD_ONCE_INIT;
+static bool tsr__gpu_alloc_exact_on;
+static void tsr__gpu_alloc_mode_read(void) {
+  const char *v = getenv("TSR_GPU_ALLOC_CACHE");
+  tsr__gpu_alloc_exact_on = v && strcmp(v, "0") == 0;
+}
+
+static bool tsr__gpu_alloc_exact(void) {
+  pthread_once(&tsr__gpu_alloc_mode_once, tsr__gpu_alloc_mode_read);
+  return tsr__gpu_alloc_exact_on;
+}
+
+/* The exact-size mode: one cudaMalloc of the bytes asked for (the caller has made `dev`
+   current). */
+static tsr_status tsr__gpu_exact_alloc(const char *fn, tsr_device dev, size_t bytes, void **ptr) {
+  void *p = NULL;
+  cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
+  if (err == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
+                          "cudaMalloc of %zu bytes on %s:%d failed: %s (device memory %zu "
+                          "bytes; TSR_GPU_ALLOC_CACHE=0: nothing is cached)",
+                          bytes, TSR__GPU_NAME, dev.index, cudaGetErrorString(err),
+                          tsr__gpu_devices[dev.index].prop.totalGlobalMem);
+  }
+  if (err != cudaSuccess) return tsr__gpu_error(err, fn, "cudaMalloc");
+  *ptr = p;
+  return TSR_OK;
+}
+
 /* The size class of a request, 0 when it cannot be represented. */
 static size_t tsr__gpu_size_class(size_t bytes) {
   if (bytes <= TSR__GPU_MIN_BLOCK) return TSR__GPU_MIN_BLOCK;
@@ -269,6 +303,7 @@ static size_t tsr__gpu_reuse_floor(size_t have) {
 
 /* The caller has made `dev` current. */
 static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t bytes, void **ptr) {
+  if (tsr__gpu_alloc_exact()) return tsr__gpu_exact_alloc(fn, dev, bytes, ptr);
   size_t size = tsr__gpu_size_class(bytes);
   if (size == 0)
     return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "%zu bytes cannot be allocated on %s:%d",
@@ -333,6 +368,10 @@ static void free_on_device(int index, void *ptr) {
 }
 
 static void tsr__gpu_cached_free(tsr_device dev, void *ptr, size_t bytes) {
+  if (tsr__gpu_alloc_exact()) {
+    free_on_device(dev.index, ptr);
+    return;
+  }
   size_t size = tsr__gpu_size_class(bytes);
   tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
   pthread_mutex_lock(&d->lock);

@@ -14,10 +14,11 @@
 # CUDA_BUILD_DIR: a built -DTESSERA_ENABLE_CUDA=ON tree (its core/omp objects and config.h
 # are reused); WARP: 32 (default) or 64; TEST: gpu_cross (default) or core suite names
 # (reduce, binary, unary, random, transfer, creation, views, matmul, bad_input,
-# kernel_helpers), gpu_fault (a sticky GPU error, injected), dist_gemm (SUMMA with emulated-GPU
-# matrices under mpirun -np 2, both panel paths), dist_pipeline (SUMMA's counted copies,
-# syncs and GEMM calls under mpirun -np 4, both panel paths) or job (tessera-gemm --device cuda
-# at -np 1, 2, 4 against NumPy, job.sh).
+# kernel_helpers), gpu_fault (a sticky GPU error, injected), gpu_alloc (the allocator's
+# caching and exact-size modes, TSR_GPU_ALLOC_CACHE=1 and 0), dist_gemm (SUMMA with
+# emulated-GPU matrices under mpirun -np 2, both panel paths), dist_pipeline (SUMMA's counted
+# copies, syncs and GEMM calls under mpirun -np 4, both panel paths) or job (tessera-gemm
+# --device cuda at -np 1, 2, 4 against NumPy, job.sh).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -70,6 +71,7 @@ for t in "${tests[@]}"; do
     gpu_cross) srcs=("$root/tests/test_gpu_cross.c") ;;
     kernel_helpers) srcs=("$root/tests/test_kernel_helpers.c") ;;
     gpu_fault) srcs=("$root/tests/test_gpu_fault.c") ;;
+    gpu_alloc) srcs=("$root/tests/test_gpu_alloc.c") ;;
     dist_gemm | dist_pipeline) srcs=("$root/tests/test_$t.c") ;;
     *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
   esac
@@ -90,6 +92,13 @@ for t in "${tests[@]}"; do
     done
     continue ;;
   esac
+  if [ "$t" = gpu_alloc ]; then # the allocator in both modes (cache on, exact sizes)
+    for cache in 1 0; do
+      echo "== $t (emulated, warp $warp, TSR_GPU_ALLOC_CACHE=$cache)"
+      TSR_GPU_ALLOC_CACHE=$cache TSR_EMU_WARP=$warp "$work/$t" || status=1
+    done
+    continue
+  fi
   echo "== $t (emulated, warp $warp)"
   fault=()
   [ "$t" = gpu_fault ] && fault=(TSR_EMU_FAULT_AFTER=5)

@@ -1,6 +1,8 @@
 // Host emulation of the CUDA subset src/gpu uses, for tests/gpu_emu/run.sh (see there).
 #include "tsr_emu.h"
 #include <chrono>
+#include <mutex>
+#include <unordered_map>
 #include <ucontext.h>
 
 thread_local dim3 threadIdx, blockIdx;
@@ -167,15 +169,38 @@ const char *cudaGetErrorString(cudaError_t e) {
 const char *cudaGetErrorName(cudaError_t e) {
   return e == 2 ? "cudaErrorMemoryAllocation" : e == cudaErrorIllegalAddress ? "cudaErrorIllegalAddress" : "cudaError";
 }
-cudaError_t cudaMalloc(void **p, size_t n) {
+static cudaError_t emu_alloc(void **p, size_t n) {
   if (n > total_mem) return cudaErrorMemoryAllocation;
   /* garbage-filled, like real device memory */
   void *q = aligned_alloc(256, (n + 255) / 256 * 256); if (!q) return cudaErrorMemoryAllocation;
   memset(q, 0xA5, n); *p = q; return cudaSuccess;
 }
-cudaError_t cudaMallocManaged(void **p, size_t n, int) { return cudaMalloc(p, n); }
-cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
-cudaError_t cudaFree(void *p) { free(p); return cudaSuccess; }
+/* The device allocations' log (tests/test_gpu_alloc.c reads it through tsr_emu_alloc_stats):
+   the size cudaMalloc was asked for, per live block. */
+static std::mutex alloc_lock;
+static std::unordered_map<void *, size_t> alloc_live;
+static size_t alloc_calls, free_calls, alloc_last, alloc_live_bytes;
+extern "C" void tsr_emu_alloc_stats(size_t out[4]) {
+  std::lock_guard<std::mutex> g(alloc_lock);
+  out[0] = alloc_calls; out[1] = free_calls; out[2] = alloc_last; out[3] = alloc_live_bytes;
+}
+cudaError_t cudaMalloc(void **p, size_t n) {
+  cudaError_t e = emu_alloc(p, n);
+  if (e != cudaSuccess) return e;
+  std::lock_guard<std::mutex> g(alloc_lock);
+  alloc_calls++; alloc_last = n; alloc_live_bytes += n; alloc_live[*p] = n;
+  return cudaSuccess;
+}
+cudaError_t cudaMallocManaged(void **p, size_t n, int) { return emu_alloc(p, n); }
+cudaError_t cudaMallocHost(void **p, size_t n) { return emu_alloc(p, n); }
+cudaError_t cudaFree(void *p) {
+  {
+    std::lock_guard<std::mutex> g(alloc_lock);
+    auto it = alloc_live.find(p);
+    if (it != alloc_live.end()) { free_calls++; alloc_live_bytes -= it->second; alloc_live.erase(it); }
+  }
+  free(p); return cudaSuccess;
+}
 cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
 cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) {
   if (cudaError_t e = fault_point()) return e;
