@@ -81,7 +81,7 @@ if(TSR_HAVE_CUDA)
         # SUMMA with emulated-GPU matrices, staged and device-to-device panels: its products
         # (2 ranks) and its counted data movement (4 ranks: 1x1, 1x4, 2x2, 4x1 grids); the
         # tessera-gemm job itself at -np 1, 2, 4 against NumPy (job.sh).
-        list(APPEND tsr_emu_tests dist_gemm dist_pipeline job)
+        list(APPEND tsr_emu_tests dist_gemm dist_pipeline dist_25d job)
       endif()
       add_test(NAME gpu_emu_warp${warp}
                COMMAND ${TSR_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emu/run.sh ${PROJECT_BINARY_DIR}

@@ -179,7 +179,7 @@ static void test_auto_runs(void **state) {
   tsr_dmatrix *A = dist_matrix_from(g, a, m, k, nb, nb, TSR_F64);
   tsr_dmatrix *B = dist_matrix_from(g, b, k, n, nb, nb, TSR_F64);
   tsr_dmatrix *C = NULL;
-  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, nb, nb, TSR_F64, TSR_CPU, &C));
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, nb, nb, TSR_F64, dist_dev, &C));
   tsr_dist_gemm_options opt;
   memset(&opt, 0, sizeof opt);
   opt.algorithm = TSR_DIST_GEMM_AUTO;

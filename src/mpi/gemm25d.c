@@ -244,6 +244,8 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
                               tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
                               tsr_dist_stats *stats) {
   double t_start = MPI_Wtime();
+  uint64_t count0[TSR__COUNT_N];
+  tsr__counters_read(count0);
   tsr_dist_stats st_all;
   memset(&st_all, 0, sizeof st_all);
   tsr_grid *g = c->grid;
@@ -329,7 +331,7 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
     lo.progress = opt ? opt->progress : NULL;
     lo.progress_ctx = opt ? opt->progress_ctx : NULL;
     lo.algorithm = TSR_DIST_GEMM_SUMMA;
-    st = tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, al, bl, 0.0, cl, &lo, &ls);
+    st = tsr__dist_summa(fn, alpha, al, bl, 0.0, cl, &lo, &ls); /* agreed in the layer */
     st = tsr__dist_agree(fn, g->comm, st);
   }
   tsr_dmatrix_free(al);
@@ -374,7 +376,13 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
   st_all.comm_seconds += ls.comm_seconds;
   st_all.compute_seconds = ls.compute_seconds;
   st_all.panels = ls.panels;
+  st_all.panel_width = ls.panel_width;
   st_all.gpu_aware_mpi = ls.gpu_aware_mpi;
+  st_all.staging = ls.staging;
+  st_all.copy_waits = ls.copy_waits;
+  st_all.host_syncs_in_loop = ls.host_syncs_in_loop;
+  st_all.gpu_seconds = ls.gpu_seconds;
+  tsr__dist_count_since(&st_all, count0); /* the slicing and reduction's copies included */
   st_all.algorithm = TSR_DIST_GEMM_2_5D;
   st_all.replicas = replicas;
   st_all.total_seconds = MPI_Wtime() - t_start;

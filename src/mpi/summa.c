@@ -586,7 +586,7 @@ static int64_t summa_group(const summa *s, const tsr_dist_gemm_options *opt) {
 }
 
 /* The device work counted since `count0` (tsr__counters_read) into the statistics. */
-static void summa_count_into(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_N]) {
+void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_N]) {
   uint64_t now[TSR__COUNT_N];
   tsr__counters_read(now);
   st->h2d_bytes = now[TSR__COUNT_H2D_BYTES] - count0[TSR__COUNT_H2D_BYTES];
@@ -611,9 +611,6 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   tsr_dist_stats local_stats;
   memset(&local_stats, 0, sizeof local_stats);
   tsr_status st = tsr__dist_gemm_check(fn, transa, transb, a, b, c);
-  tsr_gemm_path path = TSR_GEMM_AUTO;
-  if (st == TSR_OK && options) path = options->path;
-  int64_t kdim = transa ? a->m : a->n;
   int64_t kb = transa ? a->mb : a->nb;
   if (st == TSR_OK && ((c->lld * kb > INT_MAX) || kb * c->nloc > INT_MAX))
     st = tsr__set_error(TSR_ERR_OVERFLOW, fn,
@@ -641,36 +638,61 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   local_stats.bytes_redistributed = local_stats.bytes_received;
   st = tsr__dist_agree(fn, c->grid->comm, st);
   if (st == TSR_OK) {
-    summa s;
-    memset(&s, 0, sizeof s);
-    s.fn = fn;
-    s.a = at ? at : a;
-    s.b = bt ? bt : b;
-    s.c = c;
-    s.g = c->grid;
-    s.k = kdim;
-    s.kb = kb;
-    s.es = tsr__dtype_size(c->dtype);
-    s.type = tsr__mpi_type(c->dtype);
-    s.gpu = c->device.kind != TSR_DEVICE_CPU;
-    s.staging = s.gpu && summa_gpu_staging();
-    s.group = summa_group(&s, options);
-    s.steps = summa_steps(&s);
-    s.stats = &local_stats;
-    s.chunk_flops = summa_chunk_flops();
-    local_stats.panels = s.steps;
-    local_stats.gpu_aware_mpi = s.gpu && !s.staging;
-    local_stats.staging = s.staging;
-    st = summa_run(&s, alpha, beta, path, options);
-    st = tsr__dist_agree(fn, c->grid->comm, st);
+    tsr_dist_stats ss;
+    st = tsr__dist_summa(fn, alpha, at ? at : a, bt ? bt : b, beta, c, options, &ss);
+    local_stats.bytes_sent += ss.bytes_sent;
+    local_stats.bytes_received += ss.bytes_received;
+    local_stats.comm_seconds += ss.comm_seconds;
+    local_stats.compute_seconds = ss.compute_seconds;
+    local_stats.panels = ss.panels;
+    local_stats.panel_width = ss.panel_width;
+    local_stats.gpu_aware_mpi = ss.gpu_aware_mpi;
+    local_stats.staging = ss.staging;
+    local_stats.copy_waits = ss.copy_waits;
+    local_stats.host_syncs_in_loop = ss.host_syncs_in_loop;
+    local_stats.gpu_seconds = ss.gpu_seconds;
   }
   tsr_dmatrix_free(at);
   tsr_dmatrix_free(bt);
   local_stats.algorithm = TSR_DIST_GEMM_SUMMA;
   local_stats.replicas = 1;
   local_stats.total_seconds = MPI_Wtime() - t_start;
-  summa_count_into(&local_stats, count0);
+  tsr__dist_count_since(&local_stats, count0); /* the transposes' copies included */
   if (stats) *stats = local_stats;
+  return st;
+}
+
+tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a,
+                           const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
+                           const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
+  uint64_t count0[TSR__COUNT_N];
+  tsr__counters_read(count0);
+  memset(stats, 0, sizeof *stats);
+  summa s;
+  memset(&s, 0, sizeof s);
+  s.fn = fn;
+  s.a = a;
+  s.b = b;
+  s.c = c;
+  s.g = c->grid;
+  s.k = a->n;
+  s.kb = a->nb;
+  s.es = tsr__dtype_size(c->dtype);
+  s.type = tsr__mpi_type(c->dtype);
+  s.gpu = c->device.kind != TSR_DEVICE_CPU;
+  s.staging = s.gpu && summa_gpu_staging();
+  s.group = summa_group(&s, options);
+  s.steps = summa_steps(&s);
+  s.stats = stats;
+  s.chunk_flops = summa_chunk_flops();
+  stats->panels = s.steps;
+  stats->gpu_aware_mpi = s.gpu && !s.staging;
+  stats->staging = s.staging;
+  tsr_status st = summa_run(&s, alpha, beta, options ? options->path : TSR_GEMM_AUTO, options);
+  st = tsr__dist_agree(fn, c->grid->comm, st);
+  stats->algorithm = TSR_DIST_GEMM_SUMMA;
+  stats->replicas = 1;
+  tsr__dist_count_since(stats, count0);
   return st;
 }
 

@@ -72,7 +72,7 @@ for t in "${tests[@]}"; do
     kernel_helpers) srcs=("$root/tests/test_kernel_helpers.c") ;;
     gpu_fault) srcs=("$root/tests/test_gpu_fault.c") ;;
     gpu_alloc) srcs=("$root/tests/test_gpu_alloc.c") ;;
-    dist_gemm | dist_pipeline) srcs=("$root/tests/test_$t.c") ;;
+    dist_gemm | dist_pipeline | dist_25d) srcs=("$root/tests/test_$t.c") ;;
     *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
   esac
   libs=()
@@ -83,7 +83,7 @@ for t in "${tests[@]}"; do
     "${libs[@]}" -lstdc++ -lm -lpthread
   case $t in dist_*)
     np=2
-    [ "$t" = dist_pipeline ] && np=4
+    case $t in dist_pipeline | dist_25d) np=4 ;; esac
     for path in 1 0; do
       echo "== $t (emulated, warp $warp, mpirun -np $np, TSR_DIST_GPU_STAGING=$path)"
       OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
