@@ -291,12 +291,16 @@ void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t k
         bs = b + j0;
         ldbs = g->ldb;
       }
-      for (int64_t i0 = 0; i0 < m; i0 += TSR_SM_MR) {
-        const int rows = (int)(m - i0 < TSR_SM_MR ? m - i0 : TSR_SM_MR);
+      /* Row blocks of near-equal height (16 rows: 8 + 8, not 14 + 2): a short last block
+         has too few independent accumulators to cover the FMA latency. */
+      const int64_t nblk = (m + TSR_SM_MR - 1) / TSR_SM_MR, base = m / nblk, extra = m % nblk;
+      for (int64_t bi = 0, i0 = 0; bi < nblk; ++bi) {
+        const int rows = (int)(base + (bi < extra ? 1 : 0));
         const TSR_SM_T *ai = a + i0 * rs_a;
         TSR_SM_T *ci = c + i0 * ldc + j0;
         TSR_SM_ROWS(rows, nv, a_rows_unit, k, ai, rs_a, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc,
                     pf);
+        i0 += rows;
       }
     }
   }
