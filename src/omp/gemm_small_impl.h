@@ -86,10 +86,13 @@ TSR_SM_TILE(const int R, const int NV, int64_t k, const TSR_SM_T *a, int64_t rs_
     }
   }
   const TSR_SM_V va = TSR_SM_SET1(alpha), vb = TSR_SM_SET1(beta);
+  /* alpha = 1 (the common call) skips the multiply, which would be exact anyway. */
+  const bool scale = alpha != 1;
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     TSR_SM_T *cr = c + r * ldc;
-    TSR_SM_V x0 = TSR_SM_MUL(va, acc0[r]), x1 = TSR_SM_MUL(va, acc1[r]);
+    TSR_SM_V x0 = scale ? TSR_SM_MUL(va, acc0[r]) : acc0[r],
+             x1 = scale ? TSR_SM_MUL(va, acc1[r]) : acc1[r];
     if (NV == 2) {
       if (beta != 0) {
         x0 = TSR_SM_FMA(vb, TSR_SM_LOAD(cr), x0);
