@@ -118,7 +118,10 @@ typedef struct tsr__gemm_uarch {
    Debian OpenBLAS 0.3.21, OpenBLAS 0.3.34 and BLIS 0.9): the AVX2 kernel with model blocks
    ran at 0.80-0.96x (128^3-2048^3); tessera-tune chose the AVX-512 kernel with KC 1024,
    MC 56 on one thread (64^3 0.89x, 128^3 1.05x, 512^3 1.05x, 2048^3 1.03x) and KC 512 on
-   two (128^3 1.08x, 512^3 1.07x, 2048^3 1.02x, 4096x4096x256 1.02x). */
+   two (128^3 1.08x, 512^3 1.07x, 2048^3 1.02x, 4096x4096x256 1.02x). This row against the
+   old one on the same CPU model (bench_gemm, one thread, process-CPU-time ratio to the best
+   anchor, two alternating runs each on a loaded 2-core VM): sgemm 128^3 0.79-0.97 -> 1.00-1.02,
+   512^3 0.78-0.82 -> 1.01-1.05, 2048^3 0.95-0.96 -> 1.05, 4096x4096x256 1.03-1.05 -> 1.05-1.07. */
 #define TSR__GEMM_ZEN4_ROW(lo, hi)                                                                 \
   {                                                                                                \
     "zen4", "AuthenticAMD", 0x19, lo, hi, {"avx512-14x32", "avx512-14x16"},                        \
