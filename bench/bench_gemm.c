@@ -13,13 +13,20 @@
  *                   scipy_), found through $TSR_BENCH_SCIPY_OPENBLAS (the library's path;
  *                   scripts/bench.sh sets it) or the loader's search path
  * --anchors picks a subset. Missing anchors print "absent" and are left out of the ratios.
+ * Tessera runs twice: through its native entry (tsr__omp_gemm, column "tessera") and through
+ * its CBLAS drop-in, libtessera_blas's cblas_sgemm/cblas_dgemm loaded the same way as the
+ * anchors (column "cblas", ratio "ratio_cblas"; absent when the library is not found), which is
+ * what a program or NumPy calling CBLAS meets.
  *
  * Runs are interleaved (each repetition runs every implementation once, in turn), with a pause
  * (--pause-ms) between them so one library's idle spinning threads do not steal a core from
  * the next (250 ms by default: OpenBLAS's idle threads poll for about 100 ms, Tessera's for
  * 100 ms). Calls under 1e10 flop are each preceded by untimed calls of the same implementation
  * for at least 20 ms (every library alike), so the timed call finds that library's threads
- * awake and the cores' clocks up, as in an application that calls GEMM repeatedly; --cold
+ * awake and the cores' clocks up, as in an application that calls GEMM repeatedly. A timed run
+ * of a case under 4e6 flop is a batch of ceil(4e6 / flop) back-to-back calls (16^3: 489), its
+ * time divided by the count, so the clock's own cost (tens of ns) does not swamp calls of a few
+ * hundred ns; --cold
  * times the first call after the pause instead (sporadic calls: how fast sleeping threads wake
  * then depends on the OS and, in a VM, on the hypervisor: 0.05-4 ms on the development VM). Figures
  * are medians over the repetitions; the spread is min..max. GFLOP/s = 2*m*n*k / seconds / 1e9.
@@ -93,6 +100,22 @@ static anchor anchors[] = {
 };
 enum { NANCHORS = sizeof anchors / sizeof anchors[0] };
 
+/* Tessera's own CBLAS (libtessera_blas), loaded like an anchor but not one. */
+#ifndef TSR_BENCH_TESSERA_BLAS
+#define TSR_BENCH_TESSERA_BLAS "libtessera_blas.so"
+#endif
+static sgemm_fn cblas_s;
+static dgemm_fn cblas_d;
+
+static void cblas_load(void) {
+  void *h = dlopen(TSR_BENCH_TESSERA_BLAS, RTLD_NOW | RTLD_LOCAL);
+  if (!h) return;
+  void *s = dlsym(h, "cblas_sgemm"), *d = dlsym(h, "cblas_dgemm");
+  if (!s || !d) return;
+  memcpy(&cblas_s, &s, sizeof s);
+  memcpy(&cblas_d, &d, sizeof d);
+}
+
 static void *sym(void *h, const char *prefix, const char *name) {
   char full[128];
   snprintf(full, sizeof full, "%s%s", prefix, name);
@@ -146,11 +169,19 @@ typedef struct bench_case {
   int64_t m, n, k;
 } bench_case;
 
-/* Implementations: 0 Tessera defaults, 1 Tessera with wisdom, 2.. anchors. */
-enum { IMPL_DEFAULT = 0, IMPL_WISDOM = 1, IMPL_ANCHOR0 = 2, NIMPL = IMPL_ANCHOR0 + NANCHORS };
+/* Implementations: 0 Tessera defaults, 1 Tessera with wisdom, 2 Tessera's CBLAS (defaults),
+   3.. anchors. */
+enum {
+  IMPL_DEFAULT = 0,
+  IMPL_WISDOM = 1,
+  IMPL_CBLAS = 2,
+  IMPL_ANCHOR0 = 3,
+  NIMPL = IMPL_ANCHOR0 + NANCHORS
+};
 static const char *impl_name(int i) {
   return i == IMPL_DEFAULT  ? "tessera"
          : i == IMPL_WISDOM ? "tessera_wisdom"
+         : i == IMPL_CBLAS  ? "tessera_cblas"
                             : anchors[i - IMPL_ANCHOR0].name;
 }
 
@@ -159,6 +190,7 @@ typedef struct bench_ctx {
   bench_case cs;
   void *a, *b, *c;
   double beta;
+  int calls; /* calls per timed run (a batch for small cases) */
 } bench_ctx;
 
 static void pause_ms(int ms) {
@@ -207,41 +239,45 @@ static double cpu_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* One run; returns wall seconds (and process CPU seconds in *cpu), or -1 on failure. */
+/* One run of x->calls calls; returns wall seconds per call (and process CPU seconds per call in
+ *cpu), or -1 on failure. */
 static double run_once(const bench_ctx *x, int impl, double *cpu) {
   const int m = (int)x->cs.m, n = (int)x->cs.n, k = (int)x->cs.k;
+  const tsr__gemm_args g = {.dtype = x->dtype,
+                            .m = m,
+                            .n = n,
+                            .k = k,
+                            .alpha = 1.0,
+                            .beta = x->beta,
+                            .a = x->a,
+                            .lda = k,
+                            .b = x->b,
+                            .ldb = n,
+                            .c = x->c,
+                            .ldc = n,
+                            .path = TSR_GEMM_NATIVE};
+  sgemm_fn sg = impl == IMPL_CBLAS     ? cblas_s
+                : impl >= IMPL_ANCHOR0 ? anchors[impl - IMPL_ANCHOR0].sgemm
+                                       : NULL;
+  dgemm_fn dg = impl == IMPL_CBLAS     ? cblas_d
+                : impl >= IMPL_ANCHOR0 ? anchors[impl - IMPL_ANCHOR0].dgemm
+                                       : NULL;
   const double c0 = cpu_s();
-  double t0 = now_s();
-  if (impl < IMPL_ANCHOR0) {
-    tsr__gemm_args g = {.dtype = x->dtype,
-                        .m = m,
-                        .n = n,
-                        .k = k,
-                        .alpha = 1.0,
-                        .beta = x->beta,
-                        .a = x->a,
-                        .lda = k,
-                        .b = x->b,
-                        .ldb = n,
-                        .c = x->c,
-                        .ldc = n,
-                        .path = TSR_GEMM_NATIVE};
-    if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
-    const double t1 = now_s();
-    *cpu = cpu_s() - c0;
-    return t1 - t0;
-  } else {
-    const anchor *a = &anchors[impl - IMPL_ANCHOR0];
-    if (x->dtype == TSR_F32)
-      a->sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, x->a, k, x->b, n,
-               (float)x->beta, x->c, n);
-    else
-      a->dgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0, x->a, k, x->b, n,
-               x->beta, x->c, n);
+  const double t0 = now_s();
+  for (int i = 0; i < x->calls; ++i) {
+    if (impl < IMPL_CBLAS) {
+      if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
+    } else if (x->dtype == TSR_F32) {
+      sg(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, x->a, k, x->b, n,
+         (float)x->beta, x->c, n);
+    } else {
+      dg(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0, x->a, k, x->b, n, x->beta,
+         x->c, n);
+    }
   }
   const double t1 = now_s();
-  *cpu = cpu_s() - c0;
-  return t1 - t0;
+  *cpu = (cpu_s() - c0) / x->calls;
+  return (t1 - t0) / x->calls;
 }
 
 typedef struct bench_result {
@@ -345,6 +381,8 @@ int main(int argc, char **argv) {
     if (!anchor_list || strstr(anchor_list, anchors[i].name)) anchor_load(&anchors[i]);
     printf("anchor %-15s %s\n", anchors[i].name, anchors[i].present ? anchors[i].info : "absent");
   }
+  cblas_load();
+  printf("tessera_cblas  %s\n", cblas_s ? TSR_BENCH_TESSERA_BLAS : "absent");
   char wstate[700];
   use_wisdom(1);
   tsr__gemm_wisdom_status(wstate, sizeof wstate);
@@ -364,10 +402,12 @@ int main(int argc, char **argv) {
   printf("\nGFLOP/s medians (min..max of tessera); ratio = tessera / best anchor\n");
   printf("%-4s %3s %14s %8s", "dt", "thr", "m x n x k", "tessera");
   if (have_wisdom) printf(" %8s", "wisdom");
+  if (cblas_s) printf(" %8s", "cblas");
   for (int i = 0; i < NANCHORS; ++i)
     if (anchors[i].present) printf(" %15s", anchors[i].name);
   printf(" %13s %7s", "spread", "ratio");
   if (have_wisdom) printf(" %7s", "ratio_w");
+  if (cblas_s) printf(" %7s", "r_cblas");
   printf("\n");
 
   bench_result *res = calloc((size_t)(ndt * nthreads * ncases), sizeof *res);
@@ -378,7 +418,7 @@ int main(int argc, char **argv) {
     const size_t es = dtype == TSR_F32 ? 4 : 8;
     for (int ci = 0; ci < ncases && rc == 0; ++ci) {
       const bench_case cs = cases[ci];
-      bench_ctx x = {.dtype = dtype, .cs = cs, .beta = beta};
+      bench_ctx x = {.dtype = dtype, .cs = cs, .beta = beta, .calls = 1};
       const size_t na = (size_t)(cs.m * cs.k), nb = (size_t)(cs.k * cs.n),
                    nc = (size_t)(cs.m * cs.n);
       x.a = aligned_alloc(64, (na * es + 63) / 64 * 64);
@@ -403,6 +443,7 @@ int main(int argc, char **argv) {
       }
       memset(x.c, 0, nc * es);
       const double flop = 2.0 * (double)cs.m * (double)cs.n * (double)cs.k;
+      if (flop < 4e6) x.calls = (int)ceil(4e6 / flop);
       int reps = reps_opt > 0 ? reps_opt : flop <= 2.0 * 2048 * 2048 * 2048 ? 7 : 3;
       if (reps > 64) reps = 64;
       for (int ti = 0; ti < nthreads && rc == 0; ++ti) {
@@ -411,12 +452,13 @@ int main(int argc, char **argv) {
         int impls[NIMPL], nimpl = 0;
         impls[nimpl++] = IMPL_DEFAULT;
         if (have_wisdom) impls[nimpl++] = IMPL_WISDOM;
+        if (cblas_s) impls[nimpl++] = IMPL_CBLAS;
         for (int i = 0; i < NANCHORS; ++i)
           if (anchors[i].present) impls[nimpl++] = IMPL_ANCHOR0 + i;
         /* Warm-up (caches, packing buffers, thread pools), then interleaved repetitions. */
         for (int r = -1; r < reps && rc == 0; ++r)
           for (int q = 0; q < nimpl && rc == 0; ++q) {
-            if (impls[q] < IMPL_ANCHOR0) use_wisdom(impls[q] == IMPL_WISDOM);
+            if (impls[q] <= IMPL_CBLAS) use_wisdom(impls[q] == IMPL_WISDOM);
             set_threads(impls[q], t);
             double csec = 0;
             /* Warm: untimed calls for at least 20 ms (threads awake, clocks up). */
@@ -426,7 +468,7 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "gemm failed: %s\n", tsr_last_error());
                 rc = 1;
               }
-              warm += w;
+              warm += w * x.calls;
             }
             const double sec = run_once(&x, impls[q], &csec);
             if (sec < 0) {
@@ -463,14 +505,17 @@ int main(int argc, char **argv) {
         printf("%-4s %3d %4lldx%4lldx%4lld %8.1f", br->dtype, t, (long long)cs.m, (long long)cs.n,
                (long long)cs.k, br->med[IMPL_DEFAULT]);
         if (have_wisdom) printf(" %8.1f", br->med[IMPL_WISDOM]);
+        if (cblas_s) printf(" %8.1f", br->med[IMPL_CBLAS]);
         for (int i = 0; i < NANCHORS; ++i)
           if (anchors[i].present) printf(" %15.1f", br->med[IMPL_ANCHOR0 + i]);
         printf(" %6.1f..%-6.1f %7.2f", br->lo[IMPL_DEFAULT], br->hi[IMPL_DEFAULT],
                br->med[IMPL_DEFAULT] / br->best_anchor);
         if (have_wisdom) printf(" %7.2f", br->med[IMPL_WISDOM] / br->best_anchor);
+        if (cblas_s) printf(" %7.2f", br->med[IMPL_CBLAS] / br->best_anchor);
         if (t == 1) {
           printf("   cpu-time ratio %.2f", br->cpu[IMPL_DEFAULT] / br->best_anchor_cpu);
           if (have_wisdom) printf(" / %.2f", br->cpu[IMPL_WISDOM] / br->best_anchor_cpu);
+          if (cblas_s) printf(" / cblas %.2f", br->cpu[IMPL_CBLAS] / br->best_anchor_cpu);
         }
         printf("\n");
         fflush(stdout);
@@ -520,6 +565,8 @@ int main(int argc, char **argv) {
     fprintf(f, ", \"ratio\": %s", json_num(br->med[IMPL_DEFAULT] / br->best_anchor, b[0]));
     if (have_wisdom)
       fprintf(f, ", \"ratio_wisdom\": %s", json_num(br->med[IMPL_WISDOM] / br->best_anchor, b[1]));
+    if (cblas_s)
+      fprintf(f, ", \"ratio_cblas\": %s", json_num(br->med[IMPL_CBLAS] / br->best_anchor, b[1]));
     if (br->threads == 1) {
       fprintf(f, ", \"cpu_time\": {");
       for (int i = 0, first = 1; i < NIMPL; ++i)

@@ -50,3 +50,20 @@ foreach(np 2 4 8)
   set_tests_properties(dist_25d_np${np} PROPERTIES LABELS mpi TIMEOUT 300
                        ENVIRONMENT "${TSR_MPI_TEST_ENV}")
 endforeach()
+
+# Threads per rank (tsr_dist_binding_get): the rule on synthetic counts and this run's counts.
+# Links the static library (the rule is internal) and compiles the test helpers itself.
+add_executable(test_dist_binding test_dist_binding.c common/tsr_test.c)
+target_link_libraries(test_dist_binding PRIVATE tessera_static PkgConfig::CMOCKA MPI::MPI_C m)
+target_include_directories(test_dist_binding PRIVATE ${PROJECT_SOURCE_DIR}/src
+                           ${CMAKE_CURRENT_SOURCE_DIR}/common)
+if(TSR_HAVE_OPENMP)
+  target_link_libraries(test_dist_binding PRIVATE OpenMP::OpenMP_C)
+endif()
+foreach(np 1 2)
+  add_test(NAME dist_binding_np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                   $<TARGET_FILE:test_dist_binding>)
+  set_tests_properties(dist_binding_np${np} PROPERTIES LABELS mpi TIMEOUT 60
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+endforeach()

@@ -880,6 +880,116 @@ static void test_vendor_path(void **state) {
   }
 }
 
+/* ---------------------------------------------------------------- default rule -------- */
+
+/* A CPU for tsr__gemm_choose: vendor, family, model, ISAs, L1/L2/L3 in KiB. */
+static tsr__gemm_cpu fake_cpu(const char *vendor, int family, int model, bool avx2, bool avx512,
+                              int64_t l1k, int64_t l2k, int64_t l3k) {
+  tsr__gemm_cpu c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.vendor, sizeof c.vendor, "%s", vendor);
+  c.family = family;
+  c.model = model;
+  c.avx2 = avx2;
+  c.avx512 = avx512;
+  const int64_t kib[3] = {l1k, l2k, l3k};
+  for (int i = 0; i < 3; ++i)
+    c.cache[i] = (tsr__cpu_cache){kib[i] * 1024, i == 0 ? 8 : 16, 64};
+  return c;
+}
+
+/* Every configuration of a rule choice: the kernel of `isa` for both dtypes and thread counts,
+   and blocks that fit the caches the CPU reported (the B micro-panel, NR x KC, within the L1
+   unless KC sits at its floor of 128; the A block, MC x KC, within half the L2; the B panel,
+   KC x NC, within a quarter of the L3), multiples of the register block. */
+static void assert_rule_fits(const tsr__gemm_cpu *cpu, const tsr__gemm_choice *ch,
+                             const char *isa) {
+  for (int d = 0; d < 2; ++d)
+    for (int t = 0; t < 2; ++t) {
+      const tsr__gemm_config *c = &ch->cfg[d][t];
+      const int64_t s = tsr__dtype_size(dtypes[d]);
+      assert_string_equal(c->ker->isa, isa);
+      assert_int_equal(c->ker->dtype, dtypes[d]);
+      assert_string_equal(c->source, "rule");
+      assert_true(c->kc >= 128 && c->kc <= 512 && c->kc % 8 == 0);
+      if (c->kc > 128) assert_true(c->kc * c->ker->nr * s <= cpu->cache[0].size);
+      assert_true(c->mc % c->ker->mr == 0 && c->mc >= c->ker->mr);
+      if (c->mc > c->ker->mr) assert_true(c->mc * c->kc * s <= cpu->cache[1].size / 2);
+      assert_true(c->nc % c->ker->nr == 0 && c->nc >= c->ker->nr && c->nc <= 4096);
+      if (c->nc > c->ker->nr) assert_true(c->kc * c->nc * s <= cpu->cache[2].size / 4);
+      /* Not far below what fits either: one more KC step, MR rows or NR columns would not. */
+      if (c->kc < 512 && c->kc > 128)
+        assert_true((c->kc + 8) * c->ker->nr * s > cpu->cache[0].size);
+      assert_true((c->mc + c->ker->mr) * c->kc * s > cpu->cache[1].size / 2);
+      assert_memory_equal(&ch->cfg[d][0].kc, &ch->cfg[d][1].kc, 3 * sizeof(int64_t));
+    }
+}
+
+/* The default for CPUs without a measured row (tsr__gemm_choose on CPUs described here, not
+   this machine): the widest ISA for both dtypes, blocks from the reported caches; measured rows
+   keep their figures; TSR_CPU_KERNEL-style requests. */
+static void test_default_rule(void **state) {
+  (void)state;
+  tsr__gemm_choice ch;
+  /* No vector ISA (or a non-x86 build): the portable kernels. */
+  tsr__gemm_cpu plain = fake_cpu("unknown", 0, 0, false, false, 32, 512, 8192);
+  assert_true(tsr__gemm_choose(&plain, NULL, &ch));
+  assert_rule_fits(&plain, &ch, "portable");
+#if defined(TSR__GEMM_X86)
+  /* An unseen AVX-512 CPU (a Skylake-X CPUID, which has no row, and an invented AMD family):
+     the AVX-512 kernels for f32 and f64. */
+  tsr__gemm_cpu skx = fake_cpu("GenuineIntel", 6, 0x55, true, true, 32, 1024, 39424);
+  assert_true(tsr__gemm_choose(&skx, "auto", &ch));
+  assert_rule_fits(&skx, &ch, "avx512");
+  assert_string_equal(ch.uarch, "unknown");
+  assert_string_equal(ch.cfg[0][0].ker->name, "avx512-14x32");
+  assert_int_equal(ch.cfg[1][0].kc, 256); /* 32 KiB / (16 * 8) */
+  assert_int_equal(ch.cfg[1][0].mc, 252); /* 512 KiB / (256 * 8) = 256, rounded to 14 */
+  tsr__gemm_cpu amd = fake_cpu("AuthenticAMD", 0x1B, 0x20, true, true, 48, 2048, 131072);
+  assert_true(tsr__gemm_choose(&amd, "", &ch));
+  assert_rule_fits(&amd, &ch, "avx512");
+  assert_int_equal(ch.cfg[0][0].kc, 384); /* 48 KiB / (32 * 4) */
+  /* The blocks follow the caches, not another CPU's row: a bigger L2 gives a bigger MC. */
+  tsr__gemm_choice small;
+  tsr__gemm_cpu amd_small = amd;
+  amd_small.cache[1].size /= 4;
+  assert_true(tsr__gemm_choose(&amd_small, NULL, &small));
+  assert_rule_fits(&amd_small, &small, "avx512");
+  assert_true(small.cfg[1][0].mc < ch.cfg[1][0].mc);
+  /* An unseen AVX2-only CPU (a Zen 3 CPUID: no measured row): the AVX2 kernels. */
+  tsr__gemm_cpu zen3 = fake_cpu("AuthenticAMD", 0x19, 0x21, true, false, 32, 512, 32768);
+  assert_true(tsr__gemm_choose(&zen3, NULL, &ch));
+  assert_rule_fits(&zen3, &ch, "avx2");
+  assert_string_equal(ch.uarch, "unknown");
+  /* Asking for AVX-512 there: not met, the widest it runs. */
+  assert_false(tsr__gemm_choose(&zen3, "avx512", &ch));
+  assert_rule_fits(&zen3, &ch, "avx2");
+  /* The measured Zen 4 row (issue 31): AVX-512 for f32 with KC 1024 / MC 56 on one thread and
+     KC 512 on several; f64 KC 256 / MC 224 on both. */
+  tsr__gemm_cpu zen4 = fake_cpu("AuthenticAMD", 0x19, 0x11, true, true, 32, 1024, 32768);
+  assert_true(tsr__gemm_choose(&zen4, NULL, &ch));
+  assert_string_equal(ch.uarch, "zen4");
+  assert_string_equal(ch.cfg[0][0].ker->name, "avx512-14x32");
+  assert_string_equal(ch.cfg[0][0].source, "registry");
+  assert_int_equal(ch.cfg[0][0].kc, 1024);
+  assert_int_equal(ch.cfg[0][0].mc, 56);
+  assert_int_equal(ch.cfg[0][1].kc, 512);
+  assert_int_equal(ch.cfg[0][1].mc, 56);
+  assert_string_equal(ch.cfg[1][0].ker->name, "avx512-14x16");
+  assert_int_equal(ch.cfg[1][0].kc, 256);
+  assert_int_equal(ch.cfg[1][1].mc, 224);
+  /* The same CPUID with AVX-512 hidden (a hypervisor): the row does not apply; the rule. */
+  zen4.avx512 = false;
+  assert_true(tsr__gemm_choose(&zen4, NULL, &ch));
+  assert_rule_fits(&zen4, &ch, "avx2");
+  assert_string_equal(ch.uarch, "unknown");
+  /* Another ISA asked for on a measured CPU: the rule's blocks for that ISA's kernel. */
+  zen4.avx512 = true;
+  assert_true(tsr__gemm_choose(&zen4, "avx2", &ch));
+  assert_rule_fits(&zen4, &ch, "avx2");
+#endif
+}
+
 /* Kernel selection: an unknown or unavailable request falls back to the best kernel. */
 static void test_kernel_selection(void **state) {
   (void)state;
@@ -1214,6 +1324,7 @@ int main(void) {
       cmocka_unit_test(test_small_path),
       cmocka_unit_test(test_error_names_caller),
       cmocka_unit_test(test_public_api),
+      cmocka_unit_test(test_default_rule),
       /* Last: it re-selects the kernel. */
       cmocka_unit_test(test_kernel_selection),
   };

@@ -413,6 +413,137 @@ static void test_gemm_aliased_operands(void **state) {
   }
 }
 
+/* A host buffer of rows x cols values (random, rounded to dt) with leading dimension ld
+   (the padding holds NaN, which must never be read), in dt; *compact gets the values. */
+static void *host_matrix(tsr_dtype dt, int64_t rows, int64_t cols, int64_t ld, uint64_t seed,
+                         double **compact) {
+  const size_t es = dt == TSR_F32 ? 4 : 8, cnt = (size_t)(rows > 0 ? rows * ld : 1);
+  void *x = malloc(cnt * es);
+  double *v = malloc((size_t)(rows * cols > 0 ? rows * cols : 1) * sizeof(double));
+  assert_non_null(x);
+  assert_non_null(v);
+  tsr_test_fill_random(v, (size_t)(rows * cols), seed);
+  for (size_t i = 0; i < cnt; ++i) {
+    if (dt == TSR_F32)
+      ((float *)x)[i] = NAN;
+    else
+      ((double *)x)[i] = NAN;
+  }
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) {
+      const size_t at = (size_t)(i * ld + j);
+      if (dt == TSR_F32) {
+        ((float *)x)[at] = (float)v[i * cols + j];
+        v[i * cols + j] = (double)(float)v[i * cols + j];
+      } else {
+        ((double *)x)[at] = v[i * cols + j];
+      }
+    }
+  *compact = v;
+  return x;
+}
+
+/* tsr_gemm_host (the pointer entry of the BLAS drop-in): every transpose, small sizes around
+   the register tiles and one past them, padded leading dimensions (NaN in the padding), alpha
+   and beta, against the float64 reference; C sharing memory with A; and bad arguments. */
+static void test_gemm_host(void **state) {
+  (void)state;
+  static const int64_t mnk[][3] = {{1, 1, 1},   {16, 16, 16}, {15, 17, 9},  {29, 33, 31},
+                                   {64, 3, 70}, {3, 100, 64}, {130, 97, 60}};
+  uint64_t seed = 7000;
+  for (int d = 0; d < 2; d++)
+    for (size_t c = 0; c < sizeof mnk / sizeof mnk[0]; c++)
+      for (int t = 0; t < 4; t++) {
+        const tsr_dtype dt = float_dtypes[d];
+        const tsr_trans ta = (t & 1) ? TSR_TRANS : TSR_NO_TRANS,
+                        tb = (t & 2) ? TSR_TRANS : TSR_NO_TRANS;
+        const int64_t m = mnk[c][0], n = mnk[c][1], k = mnk[c][2];
+        const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+        const int64_t lda = ac + 3, ldb = bc + 1 + (int64_t)c, ldc = n + 2;
+        const double alpha = t == 0 ? 1.0 : -1.25, beta = (c + (size_t)t) % 2 ? 0.5 : 0.0;
+        double *va, *vb, *vc;
+        void *a = host_matrix(dt, ar, ac, lda, seed++, &va);
+        void *b = host_matrix(dt, br, bc, ldb, seed++, &vb);
+        void *cc = host_matrix(dt, m, n, ldc, seed++, &vc);
+        if (beta == 0.0) /* C is not read: NaN in it must not propagate */
+          for (int64_t i = 0; i < m; ++i) {
+            if (dt == TSR_F32)
+              ((float *)cc)[i * ldc] = NAN;
+            else
+              ((double *)cc)[i * ldc] = NAN;
+          }
+        TSR_ASSERT_OK(tsr_gemm_host(dt, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, cc, ldc));
+        double *ref = ref_gemm(ta, tb, alpha, va, vb, beta, vc, m, n, k);
+        double *got = malloc((size_t)(m * n) * sizeof(double));
+        assert_non_null(got);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < n; ++j)
+            got[i * n + j] =
+                dt == TSR_F32 ? (double)((float *)cc)[i * ldc + j] : ((double *)cc)[i * ldc + j];
+        check_rel(got, ref, m * n, dt, k, "tsr_gemm_host");
+        /* The padding of C is untouched (still NaN). */
+        if (ldc > n) {
+          const double pad = dt == TSR_F32 ? (double)((float *)cc)[n] : ((double *)cc)[n];
+          assert_true(isnan(pad));
+        }
+        free(got);
+        free(ref);
+        free(a);
+        free(b);
+        free(cc);
+        free(va);
+        free(vb);
+        free(vc);
+      }
+  /* C is A (square, f64): A is read from a copy taken before C is written. */
+  double *va, *vb;
+  const int64_t q = 37;
+  double *a = host_matrix(TSR_F64, q, q, q, 91, &va);
+  double *b = host_matrix(TSR_F64, q, q, q, 92, &vb);
+  TSR_ASSERT_OK(
+      tsr_gemm_host(TSR_F64, TSR_NO_TRANS, TSR_TRANS, q, q, q, 2.0, a, q, b, q, -1.0, a, q));
+  double *ref = ref_gemm(TSR_NO_TRANS, TSR_TRANS, 2.0, va, vb, -1.0, va, q, q, q);
+  check_rel(a, ref, q * q, TSR_F64, q, "tsr_gemm_host, C is A");
+  free(ref);
+  /* alpha = 0 and k = 0 do not read A and B (NULL allowed); m = 0 does nothing. */
+  TSR_ASSERT_OK(tsr_gemm_host(TSR_F64, TSR_NO_TRANS, TSR_NO_TRANS, q, q, 0, 1.0, NULL, 1, NULL, q,
+                              0.0, b, q));
+  assert_true(b[0] == 0.0 && b[q * q - 1] == 0.0);
+  TSR_ASSERT_OK(tsr_gemm_host(TSR_F32, TSR_NO_TRANS, TSR_NO_TRANS, 0, 5, 5, 1.0, NULL, 5, NULL, 5,
+                              0.0, NULL, 5));
+  /* Bad arguments: a status naming the values, C untouched. */
+  const double keep = a[0];
+  TSR_ASSERT_STATUS(
+      tsr_gemm_host(TSR_I32, TSR_NO_TRANS, TSR_NO_TRANS, q, q, q, 1.0, a, q, b, q, 0.0, a, q),
+      TSR_ERR_DTYPE, "i32");
+  TSR_ASSERT_STATUS(
+      tsr_gemm_host(TSR_F64, (tsr_trans)7, TSR_NO_TRANS, q, q, q, 1.0, a, q, b, q, 0.0, a, q),
+      TSR_ERR_INVALID_ARGUMENT, "transa is 7");
+  TSR_ASSERT_STATUS(
+      tsr_gemm_host(TSR_F64, TSR_NO_TRANS, TSR_NO_TRANS, q, -2, q, 1.0, a, q, b, q, 0.0, a, q),
+      TSR_ERR_INVALID_ARGUMENT, "n = -2");
+  TSR_ASSERT_STATUS(
+      tsr_gemm_host(TSR_F64, TSR_NO_TRANS, TSR_NO_TRANS, q, q, q + 5, 1.0, a, q, b, q, 0.0, a, q),
+      TSR_ERR_INVALID_ARGUMENT, "lda = 37");
+  TSR_ASSERT_STATUS(
+      tsr_gemm_host(TSR_F64, TSR_NO_TRANS, TSR_NO_TRANS, q, q, q, 1.0, a, q, b, q, 0.0, a, q - 1),
+      TSR_ERR_INVALID_ARGUMENT, "ldc = 36");
+  TSR_ASSERT_STATUS(
+      tsr_gemm_host(TSR_F64, TSR_NO_TRANS, TSR_NO_TRANS, q, q, q, 1.0, NULL, q, b, q, 0.0, a, q),
+      TSR_ERR_NULL_POINTER, "a is NULL");
+  TSR_ASSERT_STATUS(
+      tsr_gemm_host(TSR_F64, TSR_NO_TRANS, TSR_NO_TRANS, q, q, q, 1.0, a, q, b, q, 0.0, NULL, q),
+      TSR_ERR_NULL_POINTER, "c is NULL");
+  TSR_ASSERT_STATUS(tsr_gemm_host(TSR_F64, TSR_NO_TRANS, TSR_NO_TRANS, INT64_MAX / 4, 2, 2, 1.0, a,
+                                  2, b, 2, 0.0, a, 4),
+                    TSR_ERR_OVERFLOW, "overflow");
+  assert_true(a[0] == keep);
+  free(a);
+  free(b);
+  free(va);
+  free(vb);
+}
+
 /* beta = 0 never reads C: NaN/Inf in C do not propagate. alpha = 0 and k = 0 never read A and
    B: NaN there does not propagate either. */
 static void test_gemm_beta0_alpha0_k0(void **state) {
@@ -814,6 +945,7 @@ int main(void) {
       cmocka_unit_test(test_gemm_paths),
       cmocka_unit_test(test_concurrent_callers),
       cmocka_unit_test(test_gemm_errors),
+      cmocka_unit_test(test_gemm_host),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,7 +69,7 @@ static void make_wisdom(tsr__gemm_wisdom *w) {
     for (int t = 1; t <= 2; ++t) {
       const tsr_dtype dt = d == 0 ? TSR_F32 : TSR_F64;
       tsr__gemm_config c;
-      tsr__gemm_config_default(dt, &c);
+      tsr__gemm_config_default(dt, t, &c);
       tsr__gemm_wisdom_entry *e = &w->e[w->n++];
       e->dtype = dt;
       e->threads = t;
@@ -144,7 +144,7 @@ static void test_write_read_use(void **state) {
   /* A thread count without an entry runs with the registry's configuration. */
   tsr__gemm_config c, d;
   tsr__gemm_config_get(TSR_F64, 7, &c);
-  tsr__gemm_config_default(TSR_F64, &d);
+  tsr__gemm_config_default(TSR_F64, 7, &d);
   assert_string_not_equal(c.source, "wisdom");
   assert_int_equal(c.kc, d.kc);
   /* Off: defaults. */
@@ -163,7 +163,7 @@ static void test_bad_files_ignored(void **state) {
   (void)state;
   const char *cpu = tsr__cpu_facts_get()->model_name;
   tsr__gemm_config def;
-  tsr__gemm_config_default(TSR_F64, &def);
+  tsr__gemm_config_default(TSR_F64, 1, &def);
   char good_entry[160];
   snprintf(good_entry, sizeof good_entry, "entry f64 1 %s 64 %d %d 2\n", def.ker->name,
            def.ker->mr * 2, def.ker->nr * 2);

@@ -475,6 +475,39 @@ TSR_API tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, doub
                                         const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
                                         tsr_dist_verify_result *result);
 
+/* ---------------------------------------------------------------- threads per rank ---- */
+
+/** A rank's CPU threads and its binding, filled by tsr_dist_binding_get(). Counts are logical
+ *  CPUs (hardware threads). */
+typedef struct tsr_dist_binding {
+  int node_cores;    /**< CPUs of this rank's node the job may use: online CPUs, or the cgroup's
+                          cpuset when smaller */
+  int mask_cores;    /**< CPUs in this rank's affinity mask (sched_getaffinity) */
+  int ranks_on_node; /**< ranks of the communicator on this node (MPI_COMM_TYPE_SHARED) */
+  int per_rank;      /**< node_cores / ranks_on_node (at least 1): the rank's share */
+  int threads;       /**< the threads to run: OMP_NUM_THREADS's (first) value when set, else
+                          min(mask_cores, per_rank); never more than the mask's CPUs unless
+                          OMP_NUM_THREADS asks */
+  int threads_set;   /**< 1 when OMP_NUM_THREADS gave `threads` */
+  int short_mask;    /**< 1 when mask_cores < per_rank: the launcher bound the rank to fewer
+                          CPUs than its share (Open MPI binds each rank to one core when
+                          np <= 2), so cores of the node stay idle */
+  char advice[320];  /**< "" or one sentence: with short_mask, the mask, the share and the
+                          bindings that fix it ('mpirun --bind-to none' or
+                          'mpirun --map-by ppr:R:node:PE=C'); else when OMP_NUM_THREADS exceeds
+                          the mask's CPUs, that the threads share cores */
+} tsr_dist_binding;
+
+/**
+ * Counts this rank's node CPUs, affinity-mask CPUs and fellow ranks on the node in `comm`, and
+ * says how many threads the rank should run and whether its binding leaves cores idle (see
+ * ::tsr_dist_binding). Sets nothing: the caller applies `threads` (e.g. omp_set_num_threads)
+ * and reports `advice`. Collective over `comm` (it splits it by node).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (out); ::TSR_ERR_INVALID_ARGUMENT (comm is
+ *         MPI_COMM_NULL); ::TSR_ERR_MPI (the node split failed).
+ */
+TSR_API tsr_status tsr_dist_binding_get(MPI_Comm comm, tsr_dist_binding *out);
+
 /**
  * 1 when the MPI library can take device pointers of this build's GPUs, asked at run time
  * through Open MPI's extensions: MPIX_Query_cuda_support() in CUDA builds,

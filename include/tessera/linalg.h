@@ -91,6 +91,26 @@ TSR_API tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, co
 TSR_API tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                                const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path);
 
+/**
+ * C = alpha * op(A) * op(B) + beta * C on host memory given by pointers, in the row-major
+ * convention of CBLAS: op(A) is m x k, op(B) is k x n, C is m x n; A is stored as a row-major
+ * (transa ? k x m : m x k) matrix whose rows are lda elements apart, B as a row-major
+ * (transb ? n x k : k x n) matrix with ldb, C with ldc (elements of `dtype`, f32 or f64). A
+ * column-major problem is the row-major C^T = op(B)^T op(A)^T (swap A and B, m and n). Runs the
+ * native CPU kernels (never a vendor BLAS: this is the BLAS drop-in's entry) without building
+ * arrays, for the least cost per call on small matrices. As tsr_gemm(): beta = 0 never reads C,
+ * alpha = 0 or k = 0 never reads A or B (they may then be NULL), and an A or B that shares
+ * memory with C is read from a copy taken before C is written. m = 0 or n = 0 does nothing.
+ * @return ::TSR_OK; ::TSR_ERR_DTYPE (not f32/f64); ::TSR_ERR_INVALID_ARGUMENT (bad transpose
+ *         value, negative size, a leading dimension below its stored row length or 1);
+ *         ::TSR_ERR_NULL_POINTER (c, or a or b when they are read); ::TSR_ERR_OVERFLOW (the
+ *         extents do not fit in 64 bits); ::TSR_ERR_OUT_OF_MEMORY (the GEMM's buffers, or a
+ *         copy of an operand that overlaps C).
+ */
+TSR_API tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m,
+                                 int64_t n, int64_t k, double alpha, const void *a, int64_t lda,
+                                 const void *b, int64_t ldb, double beta, void *c, int64_t ldc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,9 @@
  * gemm_call), handles the cases the reference defines without arithmetic on A and B (quick
  * return, C = beta C), and routes the rest to the CPU or a GPU.
  *
- * The column-major matrices are handed to Tessera as "storage views": the memory of a
+ * On the CPU the column-major problem goes to tsr_gemm_host as the row-major C^T =
+ * op(B)^T op(A)^T on the caller's pointers (no arrays built). For a GPU, the column-major
+ * matrices are handed to Tessera as "storage views": the memory of a
  * column-major r x c matrix X with leading dimension ld is the row-major c x r matrix X^T
  * with row stride ld, which tsr_from_host_view wraps without a copy. In those terms the
  * product is C^T = op(B)^T op(A)^T, i.e. tsr_gemm(opB, opA, alpha, S_B, S_A, beta, S_C).
@@ -185,16 +187,14 @@ static tsr_status make_views(const gemm_call *g, storage_views *v) {
   return st;
 }
 
-/* The native GEMM in place on the caller's memory. The vendor path is excluded: the CPU
-   vendor BLAS could be this very library when it is preloaded. */
+/* The native GEMM in place on the caller's memory, through tsr_gemm_host (no arrays built:
+   the least cost per call): the storage of the column-major problem is the row-major
+   C^T = op(B)^T op(A)^T. tsr_gemm_host never runs a vendor BLAS, which could be this very
+   library when it is preloaded. */
 static tsr_status gemm_cpu(const gemm_call *g) {
-  storage_views v;
-  tsr_status st = make_views(g, &v);
-  if (st != TSR_OK) return st;
-  st = tsr_gemm_ex(g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS, g->alpha,
-                   v.b, v.a, g->beta, v.c, TSR_GEMM_NATIVE);
-  release_views(&v);
-  return st;
+  return tsr_gemm_host(g->dtype, g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS,
+                       g->n, g->m, g->k, g->alpha, g->b, g->ldb, g->a, g->lda, g->beta, g->c,
+                       g->ldc);
 }
 
 /* On a GPU: copy A, B (and C unless beta = 0) over, multiply, copy C back. The caller's C
@@ -235,6 +235,25 @@ static tsr_status gemm_device(const gemm_call *g, tsr_device dev) {
 
 static atomic_flag warned_gpu = ATOMIC_FLAG_INIT, warned_cpu = ATOMIC_FLAG_INIT;
 
+/* Whether this process sees any GPU (counted once; the count does not change while it runs).
+   Without one tsr_blas_route always answers the CPU, so calls skip it and its environment
+   reads. */
+static int any_gpu_count(void) {
+  int cuda = 0, hip = 0;
+  tsr_device_count(TSR_DEVICE_CUDA, &cuda);
+  tsr_device_count(TSR_DEVICE_HIP, &hip);
+  return cuda + hip > 0 ? 1 : 0;
+}
+static bool any_gpu(void) {
+  static atomic_int known = -1;
+  int v = atomic_load_explicit(&known, memory_order_relaxed);
+  if (v < 0) {
+    v = any_gpu_count();
+    atomic_store_explicit(&known, v, memory_order_relaxed);
+  }
+  return v == 1;
+}
+
 static void run(const gemm_call *g) {
   /* The cases the reference BLAS settles without touching A and B. */
   if (g->m == 0 || g->n == 0 || ((g->alpha == 0.0 || g->k == 0) && g->beta == 1.0)) {
@@ -247,7 +266,7 @@ static void run(const gemm_call *g) {
     return;
   }
   tsr_device dev;
-  if (tsr_blas_route(g->m, g->n, g->k, &dev) == TSR_OK && dev.kind != TSR_DEVICE_CPU) {
+  if (any_gpu() && tsr_blas_route(g->m, g->n, g->k, &dev) == TSR_OK && dev.kind != TSR_DEVICE_CPU) {
     if (gemm_device(g, dev) == TSR_OK) {
       count(&n_gpu);
       return;

@@ -102,6 +102,8 @@ typedef struct job_info {
   int64_t m, n, k;
   int nprow, npcol;
   const char *devices; /* g_size entries of 64 chars (rank 0), or NULL */
+  const char *advice;  /* g_size binding advices of advice_len chars ("" when none), or NULL */
+  int advice_len;
 } job_info;
 
 /* The --algorithm spelling of a tsr_dist_algorithm: "summa", "2.5d" or "auto". */

@@ -158,6 +158,11 @@ int write_json(const options *o, const job_info *ji, const results *r, int code)
       put(&b, "%s", i ? ", " : "");
       put_string(&b, ji->devices + i * 64);
     }
+    put(&b, "],\n  \"binding_advice\": [");
+    for (int i = 0; ji->advice && i < g_size; i++) {
+      put(&b, "%s", i ? ", " : "");
+      put_string(&b, ji->advice + (size_t)i * (size_t)ji->advice_len);
+    }
     put(&b, "],\n  \"repeat\": %lld, \"warmup\": %lld,\n", (long long)o->repeat,
         (long long)o->warmup);
     put(&b,

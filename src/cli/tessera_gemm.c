@@ -33,6 +33,7 @@ int g_rank = 0, g_size = 1;
 
 typedef struct rank_env {
   int local_rank, local_size, threads;
+  tsr_dist_binding bind; /* threads per rank and the binding advice (tsr_dist_binding_get) */
   tsr_device device;
   char device_name[64];
   char host[64];
@@ -50,6 +51,7 @@ typedef struct job {
   int64_t memory_per_rank; /* opt.memory_per_rank: what the job leaves free (0: no limit) */
   int replicas;            /* the c tsr_dist_gemm_choose gave (1: SUMMA) */
   char *devices;
+  char *advice; /* g_size binding advices of sizeof(tsr_dist_binding.advice) chars (rank 0) */
   char msg[1024];
 } job;
 
@@ -113,11 +115,11 @@ static int step_environment(job *j) {
   MPI_Comm_size(node, &env->local_size);
   MPI_Comm_free(&node);
   env->threads = 1;
+  /* Threads: the library's rule (OMP_NUM_THREADS, else the rank's share of the node within its
+     affinity mask) and, when mpirun's binding leaves cores idle, the advice the report prints. */
+  if (tsr_dist_binding_get(MPI_COMM_WORLD, &env->bind) != TSR_OK) env->bind.advice[0] = '\0';
 #if TSR_HAVE_OPENMP
-  if (!getenv("OMP_NUM_THREADS")) {
-    int t = omp_get_num_procs() / (env->local_size > 0 ? env->local_size : 1);
-    omp_set_num_threads(t > 0 ? t : 1);
-  }
+  if (!getenv("OMP_NUM_THREADS") && env->bind.threads > 0) omp_set_num_threads(env->bind.threads);
   env->threads = omp_get_max_threads();
 #endif
   if (gethostname(env->host, sizeof env->host) != 0) snprintf(env->host, sizeof env->host, "?");
@@ -424,6 +426,11 @@ static void step_describe(job *j) {
   snprintf(mine, sizeof mine, "%.30s %.20s %dt", j->env.device_name, j->env.host, j->env.threads);
   MPI_Gather(mine, 64, MPI_CHAR, j->devices, 64, MPI_CHAR, 0, MPI_COMM_WORLD);
   j->ji.devices = j->devices;
+  const int alen = (int)sizeof j->env.bind.advice;
+  if (g_rank == 0) j->advice = calloc((size_t)g_size, (size_t)alen);
+  MPI_Gather(j->env.bind.advice, alen, MPI_CHAR, j->advice, alen, MPI_CHAR, 0, MPI_COMM_WORLD);
+  j->ji.advice = j->advice;
+  j->ji.advice_len = alen;
   say(stdout, "tessera-gemm %s: C = %s%s * %s%s, m=%lld n=%lld k=%lld, %s, %s input\n",
       TSR_VERSION_STRING, o->alpha != 1.0 ? "alpha * " : "", o->transa ? "A^T" : "A",
       o->transb ? "B^T" : "B", o->beta != 0.0 ? " + beta * C" : "", (long long)ji->m,
@@ -441,6 +448,8 @@ static void step_describe(job *j) {
     if (sscanf(j->devices + i * 64, "%63s %63s %dt", dname, host, &th) == 3)
       say(stdout, "rank %d: device %s on %s, %d thread%s (process row %d, column %d)\n", i, dname,
           host, th, th == 1 ? "" : "s", i / j->gi.npcol, i % j->gi.npcol);
+    if (j->advice && j->advice[(size_t)i * sizeof j->env.bind.advice])
+      say(stdout, "rank %d: threads: %s\n", i, j->advice + (size_t)i * sizeof j->env.bind.advice);
   }
 }
 
@@ -721,6 +730,7 @@ done:
   free(j->r.peak_rss);
   free(j->r.mem_needed);
   free(j->devices);
+  free(j->advice);
   tsr_dmatrix_free(j->A);
   tsr_dmatrix_free(j->B);
   tsr_dmatrix_free(j->C);

@@ -11,6 +11,7 @@
  * This is what lets the MPI layer hand over its column-major (ScaLAPACK) local blocks and
  * the BLAS drop-in its column-major user matrices without a copy.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,6 +317,113 @@ static tsr_status gemm_entry(const char *fn, tsr_trans transa, tsr_trans transb,
 done:
   tsr_array_release(a_copy);
   tsr_array_release(b_copy);
+  return st;
+}
+
+/* ---------------------------------------------------------------- host pointers ------- */
+
+/* Bytes spanned by a row-major rows x cols matrix with leading dimension ld (rows, cols >= 1);
+   false on overflow. */
+static bool host_span(int64_t rows, int64_t cols, int64_t ld, int64_t es, int64_t *bytes) {
+  int64_t e;
+  if (!tsr__mul_overflow_i64(rows - 1, ld, &e) || !tsr__add_overflow_i64(e, cols, &e)) return false;
+  return tsr__mul_overflow_i64(e, es, bytes);
+}
+
+static bool spans_meet(const void *x, int64_t xb, const void *y, int64_t yb) {
+  const uintptr_t a = (uintptr_t)x, b = (uintptr_t)y;
+  return a < b + (uintptr_t)yb && b < a + (uintptr_t)xb;
+}
+
+/* A contiguous (ld = cols) copy of the rows x cols matrix x (ld), or NULL. */
+static void *host_copy(const void *x, int64_t rows, int64_t cols, int64_t ld, int64_t es) {
+  /* rows * cols * es <= the span, which fits (host_span). */
+  char *t = malloc((size_t)(rows * cols * es));
+  if (t)
+    for (int64_t i = 0; i < rows; ++i)
+      memcpy(t + i * cols * es, (const char *)x + i * ld * es, (size_t)(cols * es));
+  return t;
+}
+
+tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m, int64_t n,
+                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                         int64_t ldb, double beta, void *c, int64_t ldc) {
+  TSR_API_ENTRY();
+  const char *fn = __func__;
+  if (dtype != TSR_F32 && dtype != TSR_F64)
+    return tsr__set_error(TSR_ERR_DTYPE, fn, "dtype is %s; the GEMM needs f32 or f64",
+                          tsr_dtype_name(dtype));
+  if ((transa != TSR_NO_TRANS && transa != TSR_TRANS) ||
+      (transb != TSR_NO_TRANS && transb != TSR_TRANS))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "transa is %d and transb is %d; each must be TSR_NO_TRANS (0) or "
+                          "TSR_TRANS (1)",
+                          (int)transa, (int)transb);
+  if (m < 0 || n < 0 || k < 0)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "negative size: m = %lld, n = %lld, k = %lld", (long long)m, (long long)n,
+                          (long long)k);
+  const bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
+  /* Stored shapes: A is (ta ? k x m : m x k), B is (tb ? n x k : k x n), row-major. */
+  const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+  if (lda < max1(ac) || ldb < max1(bc) || ldc < max1(n))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "leading dimensions lda = %lld, ldb = %lld, ldc = %lld; they must be at "
+                          "least %lld, %lld and %lld (the stored rows' lengths, and 1)",
+                          (long long)lda, (long long)ldb, (long long)ldc, (long long)max1(ac),
+                          (long long)max1(bc), (long long)max1(n));
+  if (m == 0 || n == 0) return TSR_OK;
+  if (!c) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "c is NULL");
+  const bool reads_ab = alpha != 0.0 && k > 0;
+  if (reads_ab && (!a || !b))
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "a" : "b");
+  const int64_t es = tsr__dtype_size(dtype);
+  int64_t abytes = 0, bbytes = 0, cbytes = 0;
+  if (!host_span(m, n, ldc, es, &cbytes) ||
+      (reads_ab && (!host_span(ar, ac, lda, es, &abytes) || !host_span(br, bc, ldb, es, &bbytes))))
+    return tsr__set_error(TSR_ERR_OVERFLOW, fn,
+                          "the matrices' extents overflow: m = %lld, n = %lld, k = %lld, lda = "
+                          "%lld, ldb = %lld, ldc = %lld",
+                          (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb,
+                          (long long)ldc);
+  const struct tsr__backend_ops *ops;
+  TSR_CALL(tsr__backend_for(fn, TSR_CPU, &ops));
+  tsr__gemm_args g = {.dtype = dtype,
+                      .trans_a = ta,
+                      .trans_b = tb,
+                      .m = m,
+                      .n = n,
+                      .k = k,
+                      .alpha = alpha,
+                      .beta = beta,
+                      .a = a,
+                      .lda = lda,
+                      .b = b,
+                      .ldb = ldb,
+                      .c = c,
+                      .ldc = ldc,
+                      .path = TSR_GEMM_NATIVE};
+  /* As tsr_gemm: an operand sharing memory with C is read from a copy taken first. */
+  void *a_copy = NULL, *b_copy = NULL;
+  if (reads_ab && spans_meet(a, abytes, c, cbytes)) {
+    if (!(a_copy = host_copy(a, ar, ac, lda, es)))
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "no memory for a copy of a (%lld bytes)",
+                            (long long)(ar * ac * es));
+    g.a = a_copy;
+    g.lda = ac;
+  }
+  if (reads_ab && spans_meet(b, bbytes, c, cbytes)) {
+    if (!(b_copy = host_copy(b, br, bc, ldb, es))) {
+      free(a_copy);
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "no memory for a copy of b (%lld bytes)",
+                            (long long)(br * bc * es));
+    }
+    g.b = b_copy;
+    g.ldb = bc;
+  }
+  const tsr_status st = ops->gemm(TSR_CPU, &g);
+  free(a_copy);
+  free(b_copy);
   return st;
 }
 

@@ -51,6 +51,12 @@ tsr_status tsr__dist_same(const char *fn, MPI_Comm comm, const int64_t *vals, in
 /* Records TSR_ERR_MPI (or `code`) with MPI's text for error code `rc`. */
 tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *what);
 
+/* The decision of tsr_dist_binding_get (binding.c) from its counts: the node's CPUs, the
+   rank's affinity-mask CPUs, the ranks on the node and OMP_NUM_THREADS's value (0: unset).
+   Counts below 1 are taken as 1, and a mask larger than the node as the node. */
+void tsr__dist_binding_rule(int node_cores, int mask_cores, int ranks_on_node, int env_threads,
+                            tsr_dist_binding *out);
+
 /* The MPI datatype of a float dtype. */
 MPI_Datatype tsr__mpi_type(tsr_dtype dtype);
 

@@ -174,7 +174,7 @@ typedef struct tsr__gemm_config {
   const tsr__gemm_kernel *ker;
   int64_t kc, mc, nc;
   int grain; /* thread partition: work units (row blocks x column chunks) per thread, 1..16 */
-  const char *source; /* "registry", "model", "wisdom", "TSR_CPU_GEMM_BLOCKS", "override" */
+  const char *source; /* "registry", "rule", "wisdom", "TSR_CPU_GEMM_BLOCKS", "override" */
 } tsr__gemm_config;
 
 /* The configuration for a call of dtype (TSR_F32/TSR_F64) on nt threads (gemm_registry.c).

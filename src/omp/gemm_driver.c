@@ -500,13 +500,12 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
 
 static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   const size_t es = tsr__dtype_size(g->dtype);
-  int nt = 1;
-#if defined(_OPENMP)
-  if (!omp_in_parallel()) nt = omp_get_max_threads();
-#endif
   /* m*n*k without overflow: the core checked each size, the product may still be huge. */
   const double mnk = (double)g->m * (double)g->n * (double)g->k;
-  if (mnk < TSR__GEMM_SERIAL_MNK) nt = 1;
+  int nt = 1; /* below TSR__GEMM_SERIAL_MNK without asking OpenMP (per-call cost) */
+#if defined(_OPENMP)
+  if (mnk >= TSR__GEMM_SERIAL_MNK && !omp_in_parallel()) nt = omp_get_max_threads();
+#endif
   const double flops = 2.0 * mnk;
   if (nt > 1 && !tsr__gemm_worth_parallel(flops, nt)) nt = 1;
   tsr__gemm_config cfg;

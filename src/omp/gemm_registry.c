@@ -7,13 +7,17 @@
  *  1. an override installed by tessera-tune or a benchmark (tsr__gemm_config_override);
  *  2. the wisdom file's entry for this CPU model, dtype and thread count (gemm_wisdom.c),
  *     unless TSR_CPU_KERNEL asks for another ISA;
- *  3. the registry's entry for this microarchitecture;
- *  4. for a CPU the registry does not know, or an ISA forced with TSR_CPU_KERNEL that is not
- *     the registry's choice: the best kernel of that ISA with blocks from the analytical model
- *     of Low, Igual, Smith and Quintana-Orti, "Analytical Modeling Is Enough for
- *     High-Performance BLIS", ACM TOMS 43(2), 2016, on this machine's cache geometry.
+ *  3. the registry's row for this microarchitecture: rows exist only for CPUs the blocks were
+ *     measured on (a row may give other blocks for calls on several threads);
+ *  4. the rule for a CPU with no measured row, or an ISA forced with TSR_CPU_KERNEL that is
+ *     not the row's (tsr__gemm_rule_blocks): the widest-ISA kernel this CPU and build run, for
+ *     both dtypes, with cache blocks derived from the cache sizes the CPU reports (cpuinfo.c),
+ *     never copied from another CPU's row.
  * TSR_CPU_GEMM_BLOCKS="kc,mc,nc" then replaces the cache blocks of 2-4 (tuning by hand; each
  * value rounded down to the register block, 0 keeps the chosen one).
+ *
+ * The choice itself is a pure function of the CPU's identity, ISAs and caches
+ * (tsr__gemm_choose), so tests run it on CPUs they do not have.
  *
  * TSR_CPU_KERNEL = auto (default) | portable | avx2 | avx512. An ISA that the CPU or this
  * build lacks is not an error: the best available kernel runs instead (a binary must keep
@@ -87,34 +91,42 @@ int tsr__gemm_kernel_list(tsr_dtype dtype, const tsr__gemm_kernel **out, int max
   return n;
 }
 
-/* The first (best) available kernel of an ISA for dtype, or NULL. */
-static const tsr__gemm_kernel *tsr__gemm_kernel_of_isa(const char *isa, tsr_dtype dtype) {
-  if (!tsr__gemm_isa_available(isa)) return NULL;
-  for (int i = 0; i < TSR__GEMM_NKERNELS; ++i) {
-    const tsr__gemm_kernel *k = &tsr__gemm_kernels[i];
-    if (k->dtype == dtype && strcmp(k->isa, isa) == 0) return k;
-  }
-  return NULL;
-}
-
 /* ---------------------------------------------------------------- microarchitectures -- */
 
 /*
  * The registry. A row matches the CPUID vendor, displayed family and a model range, and
- * applies only when its kernels' ISA is available (a hypervisor may hide AVX-512). Blocks of
- * 0 mean "the analytical model's value". Provenance of each row's blocks is given beside it:
- * "measured" rows were timed against the anchors on that CPU; the others follow the vendor's
- * published tuning (BLIS config/<arch>) or the model, and await a machine to measure on
- * (tessera-tune measures them on any machine).
+ * applies only when its kernels' ISA is available (a hypervisor may hide AVX-512). Only CPUs
+ * whose kernels and blocks were measured against the anchors have a row, with the
+ * measurements beside it; every other CPU gets the rule below (tsr__gemm_rule_blocks).
+ * blocks_mt, where not all 0, are the blocks of calls on several threads. A block of 0 takes
+ * the rule's value.
  */
 typedef struct tsr__gemm_uarch {
   const char *name;   /* "zen5" */
   const char *vendor; /* CPUID vendor string */
   int family, model_lo, model_hi;
-  const char *kernel[2]; /* f32, f64 */
-  int64_t blocks[2][3];  /* f32, f64: kc, mc, nc */
-  int grain;             /* work units per thread */
+  const char *kernel[2];   /* f32, f64 */
+  int64_t blocks[2][3];    /* f32, f64: kc, mc, nc (one thread) */
+  int64_t blocks_mt[2][3]; /* f32, f64: kc, mc, nc on several threads (all 0: blocks) */
+  int grain;               /* work units per thread */
 } tsr__gemm_uarch;
+
+/* The measured Zen 4 row (Genoa, family 0x19 model 0x11; Raphael, Phoenix and Bergamo share the
+   core: models 0x10-0x1F, 0x60-0xAF): AVX-512 on 256-bit pipes, 32 KiB 8-way L1d, 1 MiB L2,
+   32 MiB L3. f64 (issue 10): KC 256, MC 224 gave 0.92x the anchors against 0.77x with the
+   analytical model's KC 104. f32 (issue 31, the CBLAS drop-in, best of 3, against the best of
+   Debian OpenBLAS 0.3.21, OpenBLAS 0.3.34 and BLIS 0.9): the AVX2 kernel with model blocks
+   ran at 0.80-0.96x (128^3-2048^3); tessera-tune chose the AVX-512 kernel with KC 1024,
+   MC 56 on one thread (64^3 0.89x, 128^3 1.05x, 512^3 1.05x, 2048^3 1.03x) and KC 512 on
+   two (128^3 1.08x, 512^3 1.07x, 2048^3 1.02x, 4096x4096x256 1.02x). This row against the
+   old one on the same CPU model (bench_gemm, one thread, process-CPU-time ratio to the best
+   anchor, two alternating runs each on a loaded 2-core VM): sgemm 128^3 0.79-0.97 -> 1.00-1.02,
+   512^3 0.78-0.82 -> 1.01-1.05, 2048^3 0.95-0.96 -> 1.05, 4096x4096x256 1.03-1.05 -> 1.05-1.07. */
+#define TSR__GEMM_ZEN4_ROW(lo, hi)                                                                 \
+  {                                                                                                \
+    "zen4", "AuthenticAMD", 0x19, lo, hi, {"avx512-14x32", "avx512-14x16"},                        \
+        {{1024, 56, 4096}, {256, 224, 4096}}, {{512, 56, 4096}, {0, 0, 0}}, 4                      \
+  }
 
 static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
     /* AMD Zen 5 (Turin, Granite Ridge), family 0x1A: full-width 512-bit FMA pipes, 48 KiB
@@ -148,48 +160,13 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
      0xFF,
      {"avx512-14x32", "avx512-14x16"},
      {{512, 112, 2048}, {256, 448, 2048}},
-     4},
-    /* AMD Zen 4 (Genoa, Raphael), family 0x19 models 0x10-0x1F and 0x60-0xAF: AVX-512 on
-       256-bit pipes. The f64 blocks were measured on a Genoa EPYC (issue 10: KC 256, MC 224
-       gave 0.92x the anchors against 0.77x with the model's); the AVX2 kernel matched the
-       anchors for f32 there. */
-    {"zen4",
-     "AuthenticAMD",
-     0x19,
-     0x10,
-     0x1F,
-     {"avx2-6x16", "avx512-14x16"},
-     {{0, 0, 0}, {256, 224, 4096}},
-     4},
-    {"zen4",
-     "AuthenticAMD",
-     0x19,
-     0x60,
-     0xAF,
-     {"avx2-6x16", "avx512-14x16"},
-     {{0, 0, 0}, {256, 224, 4096}},
-     4},
-    /* AMD Zen 3 (family 0x19, other models) and Zen / Zen 2 (0x17): AVX2, 32 KiB L1d,
-       512 KiB L2; model blocks. */
-    {"zen3",
-     "AuthenticAMD",
-     0x19,
-     0x00,
-     0xFF,
-     {"avx2-6x16", "avx2-6x8"},
      {{0, 0, 0}, {0, 0, 0}},
      4},
-    {"zen2",
-     "AuthenticAMD",
-     0x17,
-     0x00,
-     0xFF,
-     {"avx2-6x16", "avx2-6x8"},
-     {{0, 0, 0}, {0, 0, 0}},
-     4},
-    /* Intel Sapphire Rapids / Emerald Rapids / Granite Rapids (family 6, models 0x8F, 0xCF,
-       0xAD, 0xAE): measured on Sapphire Rapids (the earlier tuning: MC = 4*MR beat the
-       model's 1302/2114 rows, 49 -> 53-55 GFLOP/s dgemm 2048^3, 96 -> 111 sgemm). */
+    TSR__GEMM_ZEN4_ROW(0x10, 0x1F),
+    TSR__GEMM_ZEN4_ROW(0x60, 0xAF),
+    /* Intel Sapphire Rapids (family 6, model 0x8F) and Emerald Rapids (0xCF, the same core and
+       2 MiB L2): measured on Sapphire Rapids (MC = 4*MR beat the analytical model's 1302/2114
+       rows, 49 -> 53-55 GFLOP/s dgemm 2048^3, 96 -> 111 sgemm). */
     {"spr",
      "GenuineIntel",
      6,
@@ -197,6 +174,7 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
      0x8F,
      {"avx512-14x32", "avx512-14x16"},
      {{216, 56, 4096}, {176, 56, 4096}},
+     {{0, 0, 0}, {0, 0, 0}},
      4},
     {"spr",
      "GenuineIntel",
@@ -205,82 +183,45 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
      0xCF,
      {"avx512-14x32", "avx512-14x16"},
      {{216, 56, 4096}, {176, 56, 4096}},
-     4},
-    {"spr",
-     "GenuineIntel",
-     6,
-     0xAD,
-     0xAE,
-     {"avx512-14x32", "avx512-14x16"},
-     {{216, 56, 4096}, {176, 56, 4096}},
-     4},
-    /* Intel Ice Lake server/client (0x6A, 0x6C, 0x7D, 0x7E): 48 KiB L1d; SPR's short MC. */
-    {"icl",
-     "GenuineIntel",
-     6,
-     0x6A,
-     0x6C,
-     {"avx512-14x32", "avx512-14x16"},
-     {{0, 56, 0}, {0, 56, 0}},
-     4},
-    {"icl",
-     "GenuineIntel",
-     6,
-     0x7D,
-     0x7E,
-     {"avx512-14x32", "avx512-14x16"},
-     {{0, 56, 0}, {0, 56, 0}},
-     4},
-    /* Intel Skylake-X / Cascade Lake / Cooper Lake (0x55): 32 KiB L1d, 1 MiB L2. */
-    {"skx",
-     "GenuineIntel",
-     6,
-     0x55,
-     0x55,
-     {"avx512-14x32", "avx512-14x16"},
-     {{0, 56, 0}, {0, 56, 0}},
+     {{0, 0, 0}, {0, 0, 0}},
      4},
 };
 enum { TSR__GEMM_NUARCHS = sizeof tsr__gemm_uarchs / sizeof tsr__gemm_uarchs[0] };
 
-/* ---------------------------------------------------------------- the model ----------- */
+/* ---------------------------------------------------------------- the rule ------------ */
 
 static int64_t tsr__round_down(int64_t x, int64_t m) {
   return x / m * m;
 }
 
 /*
- * Low et al. 2016 (S = element size):
- *  - KC: one B micro-panel (KC x NR) stays in L1 while the A micro-panels (MR x KC) stream
- *    through it from L2. With W1 ways of N1*L bytes, A gets C_A = floor((W1 - 1) / (1 +
- *    NR/MR)) ways and KC = C_A * N1 * L / (MR * S).
- *  - MC: the packed A block (MC x KC) lives in L2 next to one B micro-panel:
- *    MC = (W2 - 1 - ceil(KC*NR*S / (N2*L))) * N2 * L / (KC * S).
- *  - NC: the packed B panel (KC x NC) lives in L3 beside the A blocks:
- *    NC = (W3 - 1 - ceil(MC*KC*S / (N3*L))) * N3 * L / (KC * S), capped at 4096 because the
- *    L3 is shared with other processes and a larger panel only saves re-packing of A.
+ * Cache blocks for a CPU without a measured row, from the sizes of its caches (S = element
+ * size; NR x KC is the packed B micro-panel, MR x KC an A micro-panel):
+ *  - KC: the B micro-panel fills the L1 data cache, KC = L1 / (NR * S), a multiple of 8 in
+ *    [128, 512]. The measured rows all run a B micro-panel of 0.5-4x the L1 (Zen 4/5 f64
+ *    KC 256, Zen 5 f32 512, Zen 4 f32 512-1024): streaming it from L2 costs the x86 kernels
+ *    little, fewer passes over C save more, and the analytical model of Low et al. (ACM TOMS
+ *    43(2), 2016), which keeps A's and B's micro-panels together in L1, gave KC 104 for f64
+ *    on Zen 4 at 0.77x the anchors.
+ *  - MC: the packed A block (MC x KC) takes half of the L2, MC = L2 / (2 * KC * S), a
+ *    multiple of MR (at least MR): the other half holds the B micro-panel and C's tiles.
+ *  - NC: the packed B panel (KC x NC) takes a quarter of the L3 (shared with the other
+ *    cores), NC = L3 / (4 * KC * S), a multiple of NR in [NR, 4096].
+ * On this rule an unseen Zen 4 gets f64 KC 256 / MC 252 (its measured row: 256 / 224) and
+ * f32 on the AVX-512 kernel KC 256 / MC 504, which ran within the noise of the measured
+ * 1024 / 56 (sgemm 1024^3 and 2048^3, one thread, CPU-time ratio to OpenBLAS 1.04-1.08 vs
+ * 1.04-1.15; the AVX2 kernel 0.95-1.01). Reported sizes of 0 fall back to cpuinfo.c's
+ * defaults before they reach here.
  */
-static void tsr__gemm_model(const tsr__gemm_kernel *k, int64_t blk[3]) {
-  const tsr__cpu_facts *f = tsr__cpu_facts_get();
-  const tsr__cpu_cache *l1 = &f->cache[0], *l2 = &f->cache[1], *l3 = &f->cache[2];
-  const int64_t s = k->dtype == TSR_F32 ? 4 : 8, mr = k->mr, nr = k->nr;
-  const int64_t way1 = l1->size / l1->ways;
-  int64_t ca = (l1->ways - 1) * mr / (mr + nr);
-  if (ca < 1) ca = 1;
-  int64_t kc = tsr__round_down(ca * way1 / (mr * s), 8);
-  if (kc < 64) kc = 64;
-  if (kc > 1024) kc = 1024;
-  const int64_t way2 = l2->size / l2->ways;
-  const int64_t cb2 = (kc * nr * s + way2 - 1) / way2;
-  int64_t ca2 = l2->ways - 1 - cb2;
-  if (ca2 < 1) ca2 = 1;
-  int64_t mc = tsr__round_down(ca2 * way2 / (kc * s), mr);
+void tsr__gemm_rule_blocks(const tsr__gemm_kernel *k, const tsr__cpu_cache cache[3],
+                           int64_t blk[3]) {
+  const int64_t s = tsr__dtype_size(k->dtype), mr = k->mr, nr = k->nr;
+  int64_t kc = tsr__round_down(cache[0].size / (nr * s), 8);
+  if (kc < 128) kc = 128;
+  if (kc > 512) kc = 512;
+  int64_t mc = tsr__round_down(cache[1].size / (2 * kc * s), mr);
   if (mc < mr) mc = mr;
-  const int64_t way3 = l3->size / l3->ways;
-  const int64_t ca3 = (mc * kc * s + way3 - 1) / way3;
-  int64_t cb3 = l3->ways - 1 - ca3;
-  if (cb3 < 1) cb3 = 1;
-  int64_t nc = cb3 * way3 / (kc * s);
+  int64_t nc = cache[2].size / (4 * kc * s);
   if (nc > 4096) nc = 4096;
   nc = tsr__round_down(nc, nr);
   if (nc < nr) nc = nr;
@@ -306,10 +247,91 @@ void tsr__gemm_blocks_fix(const tsr__gemm_kernel *k, int64_t *kc, int64_t *mc, i
 
 /* ---------------------------------------------------------------- selection ----------- */
 
-/* The registry's (or the model's) configuration per dtype, and the environment's requests;
-   fixed at the first call (tsr__gemm_registry_reload re-reads them). */
-static tsr__gemm_config tsr__gemm_defaults[2];
-static const tsr__gemm_uarch *tsr__gemm_uarch_sel;
+/* The registered kernel of an ISA for dtype (the first, best one), when cpu runs that ISA. */
+static const tsr__gemm_kernel *tsr__gemm_kernel_for(const tsr__gemm_cpu *cpu, const char *isa,
+                                                    tsr_dtype dtype) {
+  const bool ok = strcmp(isa, "portable") == 0 || (strcmp(isa, "avx2") == 0 && cpu->avx2) ||
+                  (strcmp(isa, "avx512") == 0 && cpu->avx512);
+  if (!ok) return NULL;
+  for (int i = 0; i < TSR__GEMM_NKERNELS; ++i) {
+    const tsr__gemm_kernel *k = &tsr__gemm_kernels[i];
+    if (k->dtype == dtype && strcmp(k->isa, isa) == 0) return k;
+  }
+  return NULL;
+}
+
+static const tsr__gemm_uarch *tsr__gemm_uarch_match(const tsr__gemm_cpu *cpu) {
+  for (int i = 0; i < TSR__GEMM_NUARCHS; ++i) {
+    const tsr__gemm_uarch *u = &tsr__gemm_uarchs[i];
+    if (strcmp(u->vendor, cpu->vendor) != 0 || u->family != cpu->family ||
+        cpu->model < u->model_lo || cpu->model > u->model_hi)
+      continue;
+    bool ok = true;
+    for (int d = 0; d < 2; ++d) {
+      const tsr_dtype dt = d == 0 ? TSR_F32 : TSR_F64;
+      const tsr__gemm_kernel *k = tsr__gemm_kernel_find(u->kernel[d], dt);
+      if (!k || tsr__gemm_kernel_for(cpu, k->isa, dt) == NULL) ok = false;
+    }
+    if (ok) return u;
+  }
+  return NULL;
+}
+
+bool tsr__gemm_choose(const tsr__gemm_cpu *cpu, const char *want, tsr__gemm_choice *out) {
+  if (!want || strcmp(want, "auto") == 0) want = "";
+  const tsr__gemm_uarch *u = tsr__gemm_uarch_match(cpu);
+  bool met = true;
+  out->uarch = u ? u->name : "unknown";
+  for (int d = 0; d < 2; ++d) {
+    const tsr_dtype dtype = d == 0 ? TSR_F32 : TSR_F64;
+    const tsr__gemm_kernel *k = u ? tsr__gemm_kernel_find(u->kernel[d], dtype) : NULL;
+    if (want[0] && k && strcmp(k->isa, want) != 0) k = NULL; /* another ISA was asked for */
+    const bool row = k != NULL;
+    if (!row) {
+      if (want[0]) k = tsr__gemm_kernel_for(cpu, want, dtype);
+      if (want[0] && !k) met = false;
+      /* The widest ISA this CPU runs. */
+      for (const char *const *isa = (const char *const[]){"avx512", "avx2", "portable", NULL};
+           !k && *isa; ++isa)
+        k = tsr__gemm_kernel_for(cpu, *isa, dtype);
+    }
+    int64_t rule[3];
+    tsr__gemm_rule_blocks(k, cpu->cache, rule);
+    for (int t = 0; t < 2; ++t) {
+      int64_t blk[3] = {0, 0, 0};
+      if (row) {
+        const int64_t *mt = u->blocks_mt[d];
+        memcpy(blk, t == 1 && (mt[0] || mt[1] || mt[2]) ? mt : u->blocks[d], sizeof blk);
+      }
+      for (int i = 0; i < 3; ++i)
+        if (blk[i] <= 0) blk[i] = rule[i];
+      int grain = row ? u->grain : 4;
+      tsr__gemm_blocks_fix(k, &blk[0], &blk[1], &blk[2], &grain);
+      out->cfg[d][t] = (tsr__gemm_config){.ker = k,
+                                          .kc = blk[0],
+                                          .mc = blk[1],
+                                          .nc = blk[2],
+                                          .grain = grain,
+                                          .source = row ? "registry" : "rule"};
+    }
+  }
+  return met;
+}
+
+/* This machine as tsr__gemm_choose sees it. */
+static void tsr__gemm_host(tsr__gemm_cpu *cpu) {
+  const tsr__cpu_facts *f = tsr__cpu_facts_get();
+  snprintf(cpu->vendor, sizeof cpu->vendor, "%s", f->vendor);
+  cpu->family = f->family;
+  cpu->model = f->model;
+  cpu->avx2 = tsr__gemm_isa_available("avx2");
+  cpu->avx512 = tsr__gemm_isa_available("avx512");
+  memcpy(cpu->cache, f->cache, sizeof cpu->cache);
+}
+
+/* The registry's (or the rule's) configuration per dtype and 1 / several threads, and the
+   environment's requests; fixed at the first call (tsr__gemm_registry_reload re-reads them). */
+static tsr__gemm_choice tsr__gemm_defaults;
 static char tsr__gemm_isa_want[16];     /* TSR_CPU_KERNEL ("" = auto) */
 static int64_t tsr__gemm_env_blocks[3]; /* TSR_CPU_GEMM_BLOCKS (0 = keep) */
 static bool tsr__gemm_env_met = true;
@@ -323,23 +345,6 @@ static int tsr__dt_index(tsr_dtype dtype) {
   return dtype == TSR_F32 ? 0 : 1;
 }
 
-static const tsr__gemm_uarch *tsr__gemm_uarch_match(void) {
-  const tsr__cpu_facts *f = tsr__cpu_facts_get();
-  for (int i = 0; i < TSR__GEMM_NUARCHS; ++i) {
-    const tsr__gemm_uarch *u = &tsr__gemm_uarchs[i];
-    if (strcmp(u->vendor, f->vendor) != 0 || u->family != f->family || f->model < u->model_lo ||
-        f->model > u->model_hi)
-      continue;
-    bool ok = true;
-    for (int d = 0; d < 2; ++d) {
-      const tsr__gemm_kernel *k = tsr__gemm_kernel_find(u->kernel[d], d == 0 ? TSR_F32 : TSR_F64);
-      if (!k || !tsr__gemm_isa_available(k->isa)) ok = false;
-    }
-    if (ok) return u;
-  }
-  return NULL;
-}
-
 static void tsr__gemm_registry_load(void) {
   const char *want = getenv("TSR_CPU_KERNEL");
   if (!want || strcmp(want, "auto") == 0) want = "";
@@ -349,36 +354,9 @@ static void tsr__gemm_registry_load(void) {
   if (!env || sscanf(env, "%lld,%lld,%lld", &b[0], &b[1], &b[2]) != 3) b[0] = b[1] = b[2] = 0;
   for (int i = 0; i < 3; ++i)
     tsr__gemm_env_blocks[i] = b[i] > 0 ? (int64_t)b[i] : 0;
-  tsr__gemm_uarch_sel = tsr__gemm_uarch_match();
-  tsr__gemm_env_met = true;
-  for (int d = 0; d < 2; ++d) {
-    const tsr_dtype dtype = d == 0 ? TSR_F32 : TSR_F64;
-    tsr__gemm_config *c = &tsr__gemm_defaults[d];
-    const tsr__gemm_kernel *k = NULL;
-    const char *source = "model";
-    int64_t blk[3] = {0, 0, 0};
-    const tsr__gemm_uarch *u = tsr__gemm_uarch_sel;
-    if (u) k = tsr__gemm_kernel_find(u->kernel[d], dtype);
-    if (want[0] && k && strcmp(k->isa, want) != 0) k = NULL; /* another ISA was asked for */
-    if (k) {
-      source = "registry";
-      memcpy(blk, u->blocks[d], sizeof blk);
-    } else {
-      if (want[0]) k = tsr__gemm_kernel_of_isa(want, dtype);
-      if (want[0] && !k) tsr__gemm_env_met = false;
-      for (const char *const *isa = (const char *const[]){"avx512", "avx2", "portable", NULL};
-           !k && *isa; ++isa)
-        k = tsr__gemm_kernel_of_isa(*isa, dtype);
-    }
-    int64_t model[3];
-    tsr__gemm_model(k, model);
-    for (int i = 0; i < 3; ++i)
-      if (blk[i] <= 0) blk[i] = model[i];
-    int grain = u && source[0] == 'r' ? u->grain : 4;
-    tsr__gemm_blocks_fix(k, &blk[0], &blk[1], &blk[2], &grain);
-    *c = (tsr__gemm_config){
-        .ker = k, .kc = blk[0], .mc = blk[1], .nc = blk[2], .grain = grain, .source = source};
-  }
+  tsr__gemm_cpu cpu;
+  tsr__gemm_host(&cpu);
+  tsr__gemm_env_met = tsr__gemm_choose(&cpu, want, &tsr__gemm_defaults);
 }
 
 static void tsr__gemm_once_fn(void) {
@@ -397,12 +375,12 @@ bool tsr__gemm_registry_reload(void) {
 
 const char *tsr__gemm_uarch_name(void) {
   pthread_once(&tsr__gemm_once, tsr__gemm_once_fn);
-  return tsr__gemm_uarch_sel ? tsr__gemm_uarch_sel->name : "unknown";
+  return tsr__gemm_defaults.uarch;
 }
 
-void tsr__gemm_config_default(tsr_dtype dtype, tsr__gemm_config *out) {
+void tsr__gemm_config_default(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
   pthread_once(&tsr__gemm_once, tsr__gemm_once_fn);
-  *out = tsr__gemm_defaults[tsr__dt_index(dtype)];
+  *out = tsr__gemm_defaults.cfg[tsr__dt_index(dtype)][nt > 1];
 }
 
 void tsr__gemm_config_override(tsr_dtype dtype, const tsr__gemm_config *cfg) {
@@ -423,7 +401,7 @@ void tsr__gemm_config_get(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
     *out = tsr__gemm_override[d];
     return;
   }
-  *out = tsr__gemm_defaults[d];
+  *out = tsr__gemm_defaults.cfg[d][nt > 1];
   tsr__gemm_config w;
   if (tsr__gemm_wisdom_lookup(dtype, nt, &w) &&
       (!tsr__gemm_isa_want[0] || strcmp(w.ker->isa, tsr__gemm_isa_want) == 0)) {
@@ -443,7 +421,7 @@ void tsr__gemm_config_get(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
 const char *tsr__omp_gemm_kernel_name(tsr_dtype dtype) {
   if (dtype != TSR_F32 && dtype != TSR_F64) return "none";
   pthread_once(&tsr__gemm_once, tsr__gemm_once_fn);
-  return tsr__gemm_defaults[tsr__dt_index(dtype)].ker->isa;
+  return tsr__gemm_defaults.cfg[tsr__dt_index(dtype)][0].ker->isa;
 }
 
 int tsr__gemm_max_tile(void) {

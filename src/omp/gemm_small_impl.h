@@ -86,10 +86,13 @@ TSR_SM_TILE(const int R, const int NV, int64_t k, const TSR_SM_T *a, int64_t rs_
     }
   }
   const TSR_SM_V va = TSR_SM_SET1(alpha), vb = TSR_SM_SET1(beta);
+  /* alpha = 1 (the common call) skips the multiply, which would be exact anyway. */
+  const bool scale = alpha != 1;
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     TSR_SM_T *cr = c + r * ldc;
-    TSR_SM_V x0 = TSR_SM_MUL(va, acc0[r]), x1 = TSR_SM_MUL(va, acc1[r]);
+    TSR_SM_V x0 = scale ? TSR_SM_MUL(va, acc0[r]) : acc0[r],
+             x1 = scale ? TSR_SM_MUL(va, acc1[r]) : acc1[r];
     if (NV == 2) {
       if (beta != 0) {
         x0 = TSR_SM_FMA(vb, TSR_SM_LOAD(cr), x0);
@@ -291,12 +294,16 @@ void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t k
         bs = b + j0;
         ldbs = g->ldb;
       }
-      for (int64_t i0 = 0; i0 < m; i0 += TSR_SM_MR) {
-        const int rows = (int)(m - i0 < TSR_SM_MR ? m - i0 : TSR_SM_MR);
+      /* Row blocks of near-equal height (16 rows: 8 + 8, not 14 + 2): a short last block
+         has too few independent accumulators to cover the FMA latency. */
+      const int64_t nblk = (m + TSR_SM_MR - 1) / TSR_SM_MR, base = m / nblk, extra = m % nblk;
+      for (int64_t bi = 0, i0 = 0; bi < nblk; ++bi) {
+        const int rows = (int)(base + (bi < extra ? 1 : 0));
         const TSR_SM_T *ai = a + i0 * rs_a;
         TSR_SM_T *ci = c + i0 * ldc + j0;
         TSR_SM_ROWS(rows, nv, a_rows_unit, k, ai, rs_a, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc,
                     pf);
+        i0 += rows;
       }
     }
   }

@@ -11,6 +11,7 @@
 #define TSR_OMP_GEMM_TUNE_H
 
 #include "omp/gemm.h"
+#include "omp/omp_internal.h" /* tsr__cpu_cache */
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,9 +32,45 @@ int tsr__gemm_kernel_list(tsr_dtype dtype, const tsr__gemm_kernel **out, int max
 /* The registry's name for this CPU's microarchitecture ("zen5", "spr", ...; "unknown"). */
 const char *tsr__gemm_uarch_name(void);
 
-/* The configuration without wisdom or overrides: the registry's (or the model's) kernel and
-   blocks for dtype, after TSR_CPU_KERNEL. */
-void tsr__gemm_config_default(tsr_dtype dtype, tsr__gemm_config *out);
+/* The configuration without wisdom or overrides: the registry's (or the rule's) kernel and
+   blocks for dtype on nt threads (rows may differ for nt = 1 and nt > 1), after
+   TSR_CPU_KERNEL. */
+void tsr__gemm_config_default(tsr_dtype dtype, int nt, tsr__gemm_config *out);
+
+/* What the selection reads of a CPU (gemm_registry.c): the host's come from cpuinfo.c and
+   tsr__gemm_isa_available; tests describe CPUs they do not have. */
+typedef struct tsr__gemm_cpu {
+  char vendor[13];         /* CPUID vendor ("AuthenticAMD", "GenuineIntel", "unknown") */
+  int family, model;       /* CPUID displayed family and model */
+  bool avx2, avx512;       /* the ISAs this CPU and build run (portable always) */
+  tsr__cpu_cache cache[3]; /* L1 data, L2, L3 as the CPU reports them (per core for L1/L2) */
+} tsr__gemm_cpu;
+
+/* The registry's choice for one CPU: its row's name ("zen4"; "unknown" without a measured
+   row) and the configuration per dtype (0 f32, 1 f64) for one thread [0] and several [1];
+   source "registry" (the row) or "rule" (the rule below). */
+typedef struct tsr__gemm_choice {
+  const char *uarch;
+  tsr__gemm_config cfg[2][2];
+} tsr__gemm_choice;
+
+/*
+ * The default configuration of cpu (no wisdom, overrides or TSR_CPU_GEMM_BLOCKS): the
+ * measured registry row matching its vendor, family and model whose kernels it runs; else,
+ * or for a dtype whose row kernel is not of the ISA `want` asks for ("portable", "avx2",
+ * "avx512"; NULL, "" or "auto": none), the kernel of `want` if cpu runs it, else the widest
+ * ISA's kernel cpu runs (avx512, avx2, portable), for both dtypes, with the blocks of
+ * tsr__gemm_rule_blocks on cpu->cache. Returns false when `want` named an ISA cpu does not
+ * run (the widest one is chosen instead).
+ */
+bool tsr__gemm_choose(const tsr__gemm_cpu *cpu, const char *want, tsr__gemm_choice *out);
+
+/* The rule's cache blocks for kernel k on caches L1, L2, L3 (bytes): kc = L1 / (NR * S) in
+   [128, 512], a multiple of 8; mc = L2 / (2 * kc * S), a multiple of MR, >= MR; nc =
+   L3 / (4 * kc * S), a multiple of NR in [NR, 4096] (S = element size). See gemm_registry.c for
+   the measurements behind it. */
+void tsr__gemm_rule_blocks(const tsr__gemm_kernel *k, const tsr__cpu_cache cache[3],
+                           int64_t blk[3]);
 
 /* Installs cfg as the configuration of every call of dtype (cfg->ker must be a kernel of that
    dtype; blocks are rounded to its register block); NULL removes the override. For

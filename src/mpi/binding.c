@@ -1,0 +1,120 @@
+/* A rank's thread count and whether mpirun's CPU binding gives its threads cores
+   (tsr_dist_binding_get): the counts come from the OS and MPI, the decision from
+   tsr__dist_binding_rule, which tests feed synthetic counts. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpi/mpi_internal.h"
+
+void tsr__dist_binding_rule(int node_cores, int mask_cores, int ranks_on_node, int env_threads,
+                            tsr_dist_binding *out) {
+  memset(out, 0, sizeof *out);
+  if (node_cores < 1) node_cores = 1;
+  if (mask_cores < 1) mask_cores = 1;
+  if (mask_cores > node_cores) node_cores = mask_cores;
+  if (ranks_on_node < 1) ranks_on_node = 1;
+  out->node_cores = node_cores;
+  out->mask_cores = mask_cores;
+  out->ranks_on_node = ranks_on_node;
+  out->per_rank = node_cores / ranks_on_node > 0 ? node_cores / ranks_on_node : 1;
+  out->threads_set = env_threads > 0;
+  out->threads = env_threads > 0              ? env_threads
+                 : mask_cores < out->per_rank ? mask_cores
+                                              : out->per_rank;
+  out->short_mask = mask_cores < out->per_rank;
+  if (out->short_mask)
+    snprintf(out->advice, sizeof out->advice,
+             "this rank's affinity mask holds %d of the %d cores per rank (%d cores, %d rank%s on "
+             "the node); start with 'mpirun --bind-to none' or 'mpirun --map-by "
+             "ppr:%d:node:PE=%d'",
+             mask_cores, out->per_rank, node_cores, ranks_on_node, ranks_on_node == 1 ? "" : "s",
+             ranks_on_node, out->per_rank);
+  else if (env_threads > mask_cores)
+    snprintf(out->advice, sizeof out->advice,
+             "OMP_NUM_THREADS=%d exceeds the %d core%s of this rank's affinity mask (threads "
+             "share cores)",
+             env_threads, mask_cores, mask_cores == 1 ? "" : "s");
+}
+
+/* Number of CPUs in a Linux CPU list ("0-3,8,10-11"); 0 when it does not parse. */
+static int tsr__cpulist_count(const char *s) {
+  int n = 0;
+  while (*s && *s != '\n') {
+    char *end = NULL;
+    const long a = strtol(s, &end, 10);
+    if (end == s || a < 0) return 0;
+    long b = a;
+    s = end;
+    if (*s == '-') {
+      b = strtol(s + 1, &end, 10);
+      if (end == s + 1 || b < a) return 0;
+      s = end;
+    }
+    n += (int)(b - a + 1);
+    if (*s == ',') ++s;
+  }
+  return n;
+}
+
+/* The node's cores this job may use: the online CPUs, or fewer when the cgroup's cpuset (a
+   container, a batch system's allocation) says so. */
+static int tsr__node_cores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) n = 1;
+  static const char *const sets[] = {"/sys/fs/cgroup/cpuset.cpus.effective",
+                                     "/sys/fs/cgroup/cpuset/cpuset.effective_cpus"};
+  for (size_t i = 0; i < sizeof sets / sizeof sets[0]; ++i) {
+    FILE *f = fopen(sets[i], "r");
+    if (!f) continue;
+    char line[4096];
+    const int c = fgets(line, sizeof line, f) ? tsr__cpulist_count(line) : 0;
+    fclose(f);
+    if (c > 0 && c < n) n = c;
+    if (c > 0) break;
+  }
+  return (int)n;
+}
+
+static int tsr__mask_cores(int node_cores) {
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+#endif
+  return node_cores;
+}
+
+/* OMP_NUM_THREADS's first value ("8" or "8,2"), or 0 when unset or not a positive number. */
+static int tsr__env_threads(void) {
+  const char *v = getenv("OMP_NUM_THREADS");
+  if (!v) return 0;
+  char *end = NULL;
+  const long t = strtol(v, &end, 10);
+  if (end == v || t < 1 || t > 1 << 20 || (*end != '\0' && *end != ',')) return 0;
+  return (int)t;
+}
+
+tsr_status tsr_dist_binding_get(MPI_Comm comm, tsr_dist_binding *out) {
+  TSR_API_ENTRY();
+  if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dist_binding_get", "out is NULL");
+  if (comm == MPI_COMM_NULL)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, "tsr_dist_binding_get",
+                          "comm is MPI_COMM_NULL");
+  MPI_Comm node = MPI_COMM_NULL;
+  int rank = 0, size = 1;
+  int rc = MPI_Comm_rank(comm, &rank);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(node, &size);
+  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error("tsr_dist_binding_get", TSR_ERR_MPI, rc,
+                          "MPI_Comm_split_type (ranks on the node)");
+  const int node_cores = tsr__node_cores();
+  tsr__dist_binding_rule(node_cores, tsr__mask_cores(node_cores), size, tsr__env_threads(), out);
+  return TSR_OK;
+}
