@@ -311,12 +311,12 @@ int main(int argc, char **argv) {
   if (out) {
     if (snprintf(path, sizeof path, "%s", out) >= (int)sizeof path) return usage(argv[0]);
   } else if (tsr__gemm_wisdom_path(path, sizeof path) != TSR_OK) {
-    fprintf(stderr, "tessera-tune: %s\n", tsr_last_error());
+    fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
   /* The destination before any measuring: a device, FIFO or link is refused now, not 50 s on. */
   if (tsr__gemm_wisdom_check_path("tessera-tune", path) != TSR_OK) {
-    fprintf(stderr, "tessera-tune: %s\n", tsr_last_error());
+    fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
   const tsr__cpu_facts *facts = tsr__cpu_facts_get();
@@ -406,7 +406,7 @@ int main(int argc, char **argv) {
   if (rc) return rc;
   int total = 0;
   if (tsr__gemm_wisdom_update("tessera-tune", path, &w, &total) != TSR_OK) {
-    fprintf(stderr, "tessera-tune: %s\n", tsr_last_error());
+    fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
   printf("wrote %s (%d entries) in %.1f s\n", path, total, now_s() - start);
