@@ -143,10 +143,16 @@ static tsr_status open_regular(const char *fn, const char *path, int flags, mode
   *fd_out = -1;
   const char *sp = *what ? " " : "";
   int fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
-  if (fd < 0)
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s%s%s: %s", what, sp, path,
-                          strerror(errno));
   struct stat sb;
+  if (fd < 0) {
+    /* ENXIO: a FIFO without a reader opened for writing; ELOOP: a link under O_NOFOLLOW;
+       EISDIR: a directory opened for writing. */
+    int e = errno;
+    if ((e == ENXIO || e == ELOOP || e == EISDIR) && lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+      return tsr__set_error(TSR_ERR_IO, fn, "%s%s%s is not a regular file (%s)", what, sp, path,
+                            file_kind(sb.st_mode));
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s%s%s: %s", what, sp, path, strerror(e));
+  }
   if (fstat(fd, &sb) != 0) {
     int e = errno;
     close(fd);

@@ -278,7 +278,7 @@ static void tsr__wisdom_load(void) {
     tsr__wisdom_warn("no such file");
   } else if (tsr__gemm_wisdom_read("wisdom", path, &tsr__wisdom) != TSR_OK) {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "ignored: %.620s", tsr_last_error());
-    tsr__wisdom_warn(tsr_last_error());
+    tsr__wisdom_warn(tsr__last_error_detail());
   } else {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "used: %.560s (%d entries)", path,
              tsr__wisdom.n);
