@@ -31,6 +31,7 @@
 #include <omp.h>
 #endif
 
+#include "bench_out.h"
 #include "bench_util.h"
 
 /* OpenBLAS, BLACS and ScaLAPACK entry points (no public C headers ship with Debian's
@@ -239,11 +240,12 @@ static int row_parse(const char *line, row *r) {
                 &r->recv_mb, &r->model_mb, &r->max_diff) == 11;
 }
 
-static void write_json(const char *path, const row *rows, int nrows) {
-  FILE *f = fopen(path, "w");
+static int write_json(const char *path, const row *rows, int nrows) {
+  bench_out out;
+  FILE *f = bench_out_open(&out);
   if (!f) {
-    fprintf(stderr, "cannot write %s\n", path);
-    return;
+    fprintf(stderr, "bench_dist_gemm: cannot write %s: out of memory\n", path);
+    return 1;
   }
   fprintf(f, "{\n  \"benchmark\": \"dist_gemm\",\n  \"anchor\": \"ScaLAPACK PDGEMM (OpenBLAS, 1 "
              "thread per rank)\",\n  \"ceiling\": \"OpenBLAS dgemm, 1 process, 2 threads\",\n"
@@ -254,8 +256,9 @@ static void write_json(const char *path, const row *rows, int nrows) {
     fprintf(f, "%s\n", i + 1 < nrows ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
-  fclose(f);
+  if (bench_out_close(&out, "bench_dist_gemm", path) != 0) return 1;
   printf("wrote %s\n", path);
+  return 0;
 }
 
 int main(int argc, char **argv) {
@@ -298,8 +301,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     print_table(rows, nrows);
-    write_json(json, rows, nrows);
-    return 0;
+    return write_json(json, rows, nrows);
   }
 
   MPI_Init(&argc, &argv);
@@ -322,19 +324,23 @@ int main(int argc, char **argv) {
               rows[nrows - 1].tessera, rows[nrows - 1].scalapack, rows[nrows - 1].ceiling);
     }
   }
+  int rc = 0;
   if (rank_ == 0) {
     print_table(rows, nrows);
-    write_json(json, rows, nrows);
-    if (rows_path) {
+    rc = write_json(json, rows, nrows);
+    if (rows_path) { /* appended to by several runs (bench/run_dist_gemm.sh): checked */
       FILE *f = fopen(rows_path, "a");
       for (int i = 0; f && i < nrows; i++) {
         row_json(f, &rows[i]);
         fputc('\n', f);
       }
-      if (f) fclose(f);
+      if (!f || ferror(f) || fclose(f) != 0) {
+        fprintf(stderr, "bench_dist_gemm: cannot append to %s\n", rows_path);
+        rc = 1;
+      }
     }
   }
   tsr_grid_free(grid);
   MPI_Finalize();
-  return 0;
+  return rc;
 }

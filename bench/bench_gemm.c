@@ -56,6 +56,7 @@
 
 #include <omp.h>
 
+#include "bench_out.h"
 #include "bench_util.h"
 #include "omp/gemm_tune.h"
 #include "tessera.h"
@@ -526,9 +527,10 @@ int main(int argc, char **argv) {
     }
   }
 
-  FILE *f = fopen(json, "w");
+  bench_out out;
+  FILE *f = bench_out_open(&out);
   if (!f) {
-    fprintf(stderr, "cannot write %s\n", json);
+    fprintf(stderr, "bench_gemm: cannot write %s: out of memory\n", json);
     free(res);
     return 1;
   }
@@ -586,10 +588,8 @@ int main(int argc, char **argv) {
     fprintf(f, "}}%s\n", r + 1 < nres ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
-  if (ferror(f)) ok = 0;
-  if (fclose(f) != 0) ok = 0;
+  if (bench_out_close(&out, "bench_gemm", json) != 0) ok = 0;
   if (!ok) {
-    fprintf(stderr, "cannot write %s\n", json);
     rc = 1;
   } else {
     printf("\nwrote %s\n", json);

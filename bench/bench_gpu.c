@@ -34,6 +34,7 @@
 #include "gpu/gpu.h"
 #include "tessera.h"
 
+#include "bench_out.h"
 #include "bench_util.h"
 
 #define MAX_REPS 51
@@ -362,9 +363,10 @@ static void bench_vs_cpu(int reps) {
 }
 
 static void write_json(const char *path, const tsr_device_props *p, int reps) {
-  FILE *f = fopen(path, "w");
+  bench_out out;
+  FILE *f = bench_out_open(&out);
   if (!f) {
-    fprintf(stderr, "bench_gpu: cannot write %s\n", path);
+    fprintf(stderr, "bench_gpu: cannot write %s: out of memory\n", path);
     exit(1);
   }
   fprintf(f, "{\n  \"benchmark\": \"gpu\",\n  \"device\": \"%s\",\n  \"arch\": \"%s\",\n", p->name,
@@ -383,7 +385,7 @@ static void write_json(const char *path, const tsr_device_props *p, int reps) {
     fprintf(f, "}%s\n", i + 1 < nrows ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
-  fclose(f);
+  if (bench_out_close(&out, "bench_gpu", path) != 0) exit(1);
 }
 
 int main(int argc, char **argv) {

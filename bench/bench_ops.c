@@ -30,6 +30,7 @@
 #include "core/internal.h"
 #include "tessera.h"
 
+#include "bench_out.h"
 #include "bench_util.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -225,9 +226,10 @@ int main(int argc, char **argv) {
       printf("%8.2f  %s\n", res[i].ratio, res[i].anchor);
   }
 
-  FILE *f = fopen(json, "w");
+  bench_out out;
+  FILE *f = bench_out_open(&out);
   if (f == NULL) {
-    fprintf(stderr, "bench_ops: cannot write %s\n", json);
+    fprintf(stderr, "bench_ops: cannot write %s: out of memory\n", json);
     return 1;
   }
   fprintf(f,
@@ -243,7 +245,7 @@ int main(int argc, char **argv) {
     fprintf(f, "}%s\n", i + 1 < nres ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
-  fclose(f);
+  if (bench_out_close(&out, "bench_ops", json) != 0) return 1;
   printf("wrote %s (checksum %llu)\n", json, (unsigned long long)sink);
 
   tsr_array_release(x1);

@@ -36,4 +36,9 @@ if(TARGET tessera-tune)
      && TSR_WISDOM=$d/w $<TARGET_FILE:tessera-tune> --show | grep -q '^wisdom: ignored: .*another CPU' \
      && ! $<TARGET_FILE:tessera-tune> --seconds 99 --out $d/x 2>/dev/null; rc=$?; rm -rf $d; exit $rc")
   set_tests_properties(gemm_tune_cli PROPERTIES LABELS cpu)
+  # Its destination (devices, FIFOs, links refused before tuning), --dtypes, a FIFO as
+  # TSR_WISDOM, and four concurrent tuners merging into one file (issue 30).
+  add_test(NAME gemm_tune_targets
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tune/tune_targets.sh $<TARGET_FILE:tessera-tune>)
+  set_tests_properties(gemm_tune_targets PROPERTIES LABELS cpu TIMEOUT 300 PROCESSORS 2)
 endif()

@@ -50,11 +50,12 @@ if(TSR_HAVE_CUDA OR TSR_HAVE_HIP)
           list(APPEND env TSR_DIST_GPU_STAGING=1)
         endif()
         add_test(NAME dist_gemm_${tsr_gpu_label}_${path}_np${np}
-                 COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
-                         $<TARGET_FILE:test_dist_gemm>)
+                 COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                         --oversubscribe $<TARGET_FILE:test_dist_gemm>)
         set_tests_properties(dist_gemm_${tsr_gpu_label}_${path}_np${np} PROPERTIES
                              LABELS "${tsr_gpu_label};mpi" TIMEOUT 300 SKIP_RETURN_CODE 77
-                             ENVIRONMENT "${env}")
+                             ENVIRONMENT "${env}" PROCESSORS ${np}
+                             RESOURCE_LOCK ${TSR_MPI_LOCK})
       endforeach()
     endforeach()
   endfunction()

@@ -7,16 +7,25 @@ endif()
 # slow unwinder is needed because Open MPI's libraries have no frame pointers.
 set(TSR_MPI_TEST_ENV
   "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_mca_base_component_disable_dlclose=1;LSAN_OPTIONS=suppressions=${CMAKE_CURRENT_SOURCE_DIR}/mpi_lsan.supp:print_suppressions=0:fast_unwind_on_malloc=0")
+# Under load (other MPI jobs, `ctest -j`), Open MPI can fail to start a job at all. Every MPI
+# test therefore (1) declares its rank count as PROCESSORS, so that `ctest -j N` never runs
+# more ranks than N at once (a test wanting more than N runs alone), (2) holds the
+# RESOURCE_LOCK tessera_mpi, so that this suite starts one MPI job at a time, and (3) runs
+# through tests/mpi_run.sh, which says "MPI launcher failed (not a test failure of Tessera)"
+# when the launcher, not the test, failed, and retries such a run once.
+set(TSR_MPI_RUN sh ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh)
+set(TSR_MPI_LOCK tessera_mpi)
 
 foreach(t gemm matrix io pipeline)
   add_executable(test_dist_${t} test_dist_${t}.c)
   target_link_libraries(test_dist_${t} PRIVATE tsr_test_common MPI::MPI_C)
   foreach(np 1 2 4)
     add_test(NAME dist_${t}_np${np}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
-                     $<TARGET_FILE:test_dist_${t}>)
+             COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                     --oversubscribe $<TARGET_FILE:test_dist_${t}>)
     set_tests_properties(dist_${t}_np${np} PROPERTIES LABELS mpi TIMEOUT 120
-                         ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+                         ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
+                         RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
 endforeach()
 
@@ -33,10 +42,12 @@ if(TARGET tessera-gemm)
       set(name dist_cli_faults)
     endif()
     add_test(NAME ${name}
-             COMMAND test_dist_cli ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:tessera-gemm>
-                     ${PROJECT_SOURCE_DIR}/data ${group})
+             COMMAND ${TSR_MPI_RUN} $<TARGET_FILE:test_dist_cli> ${MPIEXEC_EXECUTABLE}
+                     $<TARGET_FILE:tessera-gemm> ${PROJECT_SOURCE_DIR}/data ${group})
+    # Its jobs run one at a time, mostly on 2 ranks (some on 4).
     set_tests_properties(${name} PROPERTIES LABELS mpi TIMEOUT 600
-                         ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+                         ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS 2
+                         RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
 endif()
 
@@ -45,10 +56,11 @@ add_executable(test_dist_25d test_dist_25d.c)
 target_link_libraries(test_dist_25d PRIVATE tsr_test_common MPI::MPI_C)
 foreach(np 2 4 8)
   add_test(NAME dist_25d_np${np}
-           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
-                   $<TARGET_FILE:test_dist_25d>)
+           COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                   --oversubscribe $<TARGET_FILE:test_dist_25d>)
   set_tests_properties(dist_25d_np${np} PROPERTIES LABELS mpi TIMEOUT 300
-                       ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
+                       RESOURCE_LOCK ${TSR_MPI_LOCK})
 endforeach()
 
 # Threads per rank (tsr_dist_binding_get): the rule on synthetic counts and this run's counts.

@@ -25,11 +25,21 @@ if(TSR_SCALAPACK_LIBRARY)
   set_target_properties(test_scalapack PROPERTIES ENABLE_EXPORTS ON)
   foreach(np 1 2 4)
     add_test(NAME scalapack_pdgemm_np${np}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
-                     $<TARGET_FILE:test_scalapack>)
+             COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                     --oversubscribe $<TARGET_FILE:test_scalapack>)
     set_tests_properties(scalapack_pdgemm_np${np} PROPERTIES LABELS "mpi;scalapack" TIMEOUT 180
-                         ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+                         ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
+                         RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
+  # TSR_SCALAPACK_REPORT naming a FIFO, a directory or a symbolic link: the products are
+  # computed, the processes exit (the report is opened without blocking), no line is written
+  # and stderr says why; a regular file gets one line per process (issue 30).
+  add_test(NAME scalapack_report_targets
+           COMMAND ${TSR_MPI_RUN} sh ${CMAKE_CURRENT_SOURCE_DIR}/scalapack/report_targets.sh
+                   ${MPIEXEC_EXECUTABLE} $<TARGET_FILE:test_scalapack>)
+  set_tests_properties(scalapack_report_targets PROPERTIES LABELS "mpi;scalapack" TIMEOUT 300
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS 2
+                       RESOURCE_LOCK ${TSR_MPI_LOCK})
 endif()
 
 # The testers are not instrumented: under the sanitizers they are left out (as for the BLAS
@@ -39,7 +49,7 @@ if(TESSERA_ENABLE_SANITIZERS)
 endif()
 set(TSR_SCALAPACK_TESTER_DIR "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/scalapack/openmpi-tests"
     CACHE PATH "Directory of ScaLAPACK's testers (Debian package scalapack-mpi-test)")
-set(tsr_sp_run sh ${CMAKE_CURRENT_SOURCE_DIR}/scalapack/run_tester.sh)
+set(tsr_sp_run ${TSR_MPI_RUN} sh ${CMAKE_CURRENT_SOURCE_DIR}/scalapack/run_tester.sh)
 set(tsr_sp_env "${TSR_MPI_TEST_ENV};OPENBLAS_NUM_THREADS=1")
 foreach(prec d s)
   string(TOUPPER ${prec} P)
@@ -51,7 +61,8 @@ foreach(prec d s)
                      P${P}BLAS3TST.dat P${P}GEMM 4 $<TARGET_FILE:tessera_scalapack>
                      ${MPIEXEC_EXECUTABLE})
     set_tests_properties(${name} PROPERTIES LABELS "mpi;scalapack" SKIP_RETURN_CODE 77
-                         TIMEOUT 300 ENVIRONMENT "${tsr_sp_env}")
+                         TIMEOUT 300 ENVIRONMENT "${tsr_sp_env}" PROCESSORS 4
+                         RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
 endforeach()
 foreach(entry "xdlu|LU.dat|${TSR_SCALAPACK_TESTER_DIR}/LU.dat"
@@ -66,5 +77,6 @@ foreach(entry "xdlu|LU.dat|${TSR_SCALAPACK_TESTER_DIR}/LU.dat"
            COMMAND ${tsr_sp_run} lapack ${TSR_SCALAPACK_TESTER_DIR}/${tester} ${input} ${datname}
                    - 4 $<TARGET_FILE:tessera_scalapack> ${MPIEXEC_EXECUTABLE})
   set_tests_properties(scalapack_${tester} PROPERTIES LABELS "mpi;scalapack" SKIP_RETURN_CODE 77
-                       TIMEOUT 300 ENVIRONMENT "${tsr_sp_env}")
+                       TIMEOUT 300 ENVIRONMENT "${tsr_sp_env}" PROCESSORS 4
+                       RESOURCE_LOCK ${TSR_MPI_LOCK})
 endforeach()

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* mkdtemp, mount */
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
@@ -877,6 +878,104 @@ static void test_alpha_beta(void **state) {
   remove(a), remove(b), remove(c);
 }
 
+/* Issue 30 through the job: products that underflow verify and match a float64 reference
+   (f32 inputs scaled by 1e-22, f32 alpha = 1e-40, f64 alpha = 1e-310), a subnormal --alpha is
+   accepted and one that rounds to 0 refused, the JSON report of a non-UTF-8 path is valid JSON
+   (the byte as \ufffd), a huge refused shape has no undefined arithmetic on the way (UBSan
+   reports would show in stderr), and TSR_WISDOM naming a FIFO neither hangs the job nor stays
+   silent (one warning line per process at most, with the reason). */
+static void test_issue30_job(void **state) {
+  (void)state;
+  const int64_t m = 24, n = 18, k = 20;
+  char a[300], b[300], cpath[300], c0[300], jpath[300], args[2048], check[2048];
+  snprintf(a, sizeof a, "%s/ua.npy", dir);
+  snprintf(b, sizeof b, "%s/ub.npy", dir);
+  snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
+  snprintf(c0, sizeof c0, "%s/c\xff.npy", dir);
+  snprintf(jpath, sizeof jpath, "%s/u.json", dir);
+  double *va = random_values(m * k, 61), *vb = random_values(k * n, 62);
+  static const struct {
+    tsr_dtype dt;
+    double scale, alpha;
+    const char *alpha_arg;
+  } cases[] = {{TSR_F32, 1e-22, 1.0, "1"}, {TSR_F32, 1.0, 1e-40, "1e-40"},
+               {TSR_F64, 1.0, 1e-310, "1e-310"}, {TSR_F64, 1e-160, 1.0, "1"}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    tsr_dtype dt = cases[c].dt;
+    double *sa = malloc((size_t)(m * k) * sizeof *sa), *sb = malloc((size_t)(k * n) * sizeof *sb);
+    for (int64_t i = 0; i < m * k; i++)
+      sa[i] = dt == TSR_F32 ? (double)(float)(va[i] * cases[c].scale) : va[i] * cases[c].scale;
+    for (int64_t i = 0; i < k * n; i++)
+      sb[i] = dt == TSR_F32 ? (double)(float)(vb[i] * cases[c].scale) : vb[i] * cases[c].scale;
+    save_matrix(a, sa, m, k, dt);
+    save_matrix(b, sb, k, n, dt);
+    snprintf(args, sizeof args, "-a '%s' -b '%s' --alpha %s --block 4 -o '%s'", a, b,
+             cases[c].alpha_arg, cpath);
+    int rc = run(args);
+    if (rc != 0) print_error("case %zu: exit %d\n%s\n%s\n", c, rc, out_text, err_text);
+    assert_int_equal(rc, 0);
+    assert_null(strstr(err_text, "runtime error"));
+    double *ref = reference_gemm(sa, sb, NULL, cases[c].alpha, 0.0, m, n, k);
+    int64_t cm = 0, cn = 0;
+    double *got = load_f64(cpath, &cm, &cn);
+    assert_true(cm == m && cn == n);
+    /* Per element: the rounding of k + 3 operations plus, for each, an absolute loss of at
+       most the smallest normal number where the result underflows. */
+    double eps = dt == TSR_F32 ? FLT_EPSILON : DBL_EPSILON, lam = dt == TSR_F32 ? FLT_MIN : DBL_MIN;
+    int64_t nonzero = 0;
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++) {
+        double mag = 0;
+        for (int64_t p = 0; p < k; p++)
+          mag += fabs(sa[i * k + p] * sb[p * n + j]);
+        double bound = (double)(k + 3) * (eps * fabs(cases[c].alpha) * mag + lam);
+        if (!(fabs(got[i * n + j] - ref[i * n + j]) <= bound))
+          fail_msg("case %zu (%d): C[%lld,%lld] = %g, reference %g, bound %g", c, (int)c,
+                   (long long)i, (long long)j, got[i * n + j], ref[i * n + j], bound);
+        nonzero += got[i * n + j] != 0.0;
+      }
+    assert_true(nonzero > m * n / 2); /* underflowed, not flushed to nothing */
+    free(got), free(ref), free(sa), free(sb);
+    remove(cpath);
+  }
+  /* A subnormal alpha on random inputs; one below the smallest subnormal is refused. */
+  assert_int_equal(run("-m 30 -n 20 -k 25 --dtype f32 --alpha 1e-40 --block 8"), 0);
+  assert_int_equal(run("-m 30 -n 20 -k 25 --dtype f64 --alpha 1e-310 --beta 1e-320 --block 8"), 0);
+  expect_failure("-m 8 -n 8 -k 8 --alpha 1e-400", 2, "below the smallest double");
+  /* A non-UTF-8 byte in a path: the JSON report parses, the byte is U+FFFD. */
+  double *vc = random_values(m * n, 63);
+  save_matrix(a, va, m, k, TSR_F64);
+  save_matrix(b, vb, k, n, TSR_F64);
+  save_matrix(c0, vc, m, n, TSR_F64);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' -c '%s' --beta 0.5 --json '%s'", a, b, c0, jpath);
+  assert_int_equal(run(args), 0);
+  snprintf(check, sizeof check,
+           "python3 -c \"import json,sys; d=json.load(open(sys.argv[1], encoding='utf-8', "
+           "errors='strict')); assert d['c'].endswith('/c\\ufffd.npy'), d['c']\" '%s'",
+           jpath);
+  assert_int_equal(system(check), 0);
+  remove(jpath), remove(c0);
+  /* 10^12 x 10^12: refused for memory, its need saturated, no signed overflow on the way. */
+  assert_int_equal(run("-m 1000000000000 -n 1000000000000 -k 1"), 1);
+  assert_non_null(strstr(err_text, "needs about"));
+  assert_null(strstr(err_text, "runtime error"));
+  /* TSR_WISDOM naming a FIFO: the job runs (under timeout), correct, and says why. */
+  char fifo[300];
+  snprintf(fifo, sizeof fifo, "%s/wisdom.fifo", dir);
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  setenv("TSR_WISDOM", fifo, 1);
+  int rc = run("-m 64 -n 48 -k 40 --block 8");
+  unsetenv("TSR_WISDOM");
+  if (rc != 0) print_error("TSR_WISDOM=FIFO: exit %d\n%s\n", rc, err_text);
+  assert_int_equal(rc, 0);
+  int warned = count(err_text, "is ignored (");
+  assert_true(warned >= 1 && warned <= 2);
+  assert_non_null(strstr(err_text, "a FIFO"));
+  remove(fifo);
+  free(va), free(vb), free(vc);
+  remove(a), remove(b);
+}
+
 /* --algorithm summa|2.5d|auto and --replicas (issue 15): the product against a float64
    reference on 4 ranks (c = 4: 1 x 1 x 4 layers; c = 0: the library's choice), the schedule
    in the text and JSON reports, the 2.5D replicas in the memory estimate, and the refusals. */
@@ -988,6 +1087,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_option_values),
       cmocka_unit_test(test_ieee_inputs),    cmocka_unit_test(test_memory_check),
       cmocka_unit_test(test_alpha_beta),     cmocka_unit_test(test_algorithms),
+      cmocka_unit_test(test_issue30_job),
   };
   const struct CMUnitTest faults[] = {
       cmocka_unit_test(test_argv0_spelling),    cmocka_unit_test(test_json_targets),

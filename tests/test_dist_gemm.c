@@ -171,6 +171,56 @@ static void test_verify_detects_error(void **state) {
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
 
+/* Products that underflow (issue 30, finding 4): f32 alpha = 1e-40 (subnormal results), f32
+   inputs scaled by 1e-22 (subnormal products), and the f64 counterparts (alpha = 1e-310, inputs
+   scaled by 1e-160) pass Freivalds' check, while the same products made wrong (computed with
+   alpha times `wrong`, far beyond the underflow allowance) still fail it. */
+static void test_verify_underflow(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  const int64_t m = 40, n = 30, k = 20, nb = 8;
+  static const struct {
+    tsr_dtype dt;
+    double alpha, scale, wrong;
+  } cases[] = {{TSR_F32, 1e-40, 1.0, 1e10},   {TSR_F32, 1.0, 1e-22, 1e12},
+               {TSR_F64, 1e-310, 1.0, 1e10},  {TSR_F64, 1.0, 1e-160, 1e16},
+               {TSR_F32, -3e-39, 1e-3, 1e10}, {TSR_F64, 2.0, 1e-155, 1e16}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    tsr_dtype dt = cases[c].dt;
+    double *a = dist_random(m, k, dt, 40 + c), *b = dist_random(k, n, dt, 50 + c);
+    for (int64_t i = 0; i < m * k; i++)
+      a[i] = dt == TSR_F32 ? (double)(float)(a[i] * cases[c].scale) : a[i] * cases[c].scale;
+    for (int64_t i = 0; i < k * n; i++)
+      b[i] = dt == TSR_F32 ? (double)(float)(b[i] * cases[c].scale) : b[i] * cases[c].scale;
+    tsr_dmatrix *A = dist_matrix_from(g, a, m, k, nb, nb, dt);
+    tsr_dmatrix *B = dist_matrix_from(g, b, k, n, nb, nb, dt), *C = NULL, *W = NULL;
+    TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, nb, nb, dt, dist_dev, &C));
+    TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, nb, nb, dt, dist_dev, &W));
+    TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha, A, B, 0.0, C));
+    TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha * cases[c].wrong, A,
+                                B, 0.0, W));
+    tsr_dist_verify_result vr, vw;
+    TSR_ASSERT_OK(
+        tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha, A, B, 0.0, NULL, C, 5, &vr));
+    TSR_ASSERT_OK(
+        tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha, A, B, 0.0, NULL, W, 5, &vw));
+    if (vr.verdict != TSR_VERIFY_PASSED || vw.verdict != TSR_VERIFY_FAILED)
+      print_error("case %zu (%s alpha %g scale %g): right %d (residual %g), wrong %d (residual "
+                  "%g), tolerance %g\n",
+                  c, tsr_dtype_name(dt), cases[c].alpha, cases[c].scale, (int)vr.verdict,
+                  vr.residual, (int)vw.verdict, vw.residual, vr.tolerance);
+    assert_int_equal(vr.verdict, TSR_VERIFY_PASSED);
+    assert_true(vr.residual <= vr.tolerance);
+    assert_int_equal(vr.rows_checked, m);
+    assert_int_equal(vw.verdict, TSR_VERIFY_FAILED);
+    assert_true(vw.residual > 10 * vw.tolerance);
+    tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C), tsr_dmatrix_free(W);
+    free(a), free(b);
+  }
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
 /* Deterministic fills for the IEEE cases: a smooth random-looking value, with specials placed
    by the context. */
 typedef struct special_fill {
@@ -345,8 +395,8 @@ static void test_bad_arguments(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gemm_all_grids),       cmocka_unit_test(test_rectangular_blocks),
-    cmocka_unit_test(test_verify_detects_error), cmocka_unit_test(test_verify_ieee_specials),
-    cmocka_unit_test(test_bad_arguments),
+    cmocka_unit_test(test_verify_detects_error), cmocka_unit_test(test_verify_underflow),
+    cmocka_unit_test(test_verify_ieee_specials), cmocka_unit_test(test_bad_arguments),
 };
 
 DIST_TEST_MAIN(tests)

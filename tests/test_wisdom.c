@@ -4,12 +4,21 @@
  * float64 reference), and ignored, never fatal, when corrupt, truncated, of another version,
  * from another CPU, naming a kernel that does not exist, or missing. Also the path rules
  * (TSR_WISDOM, XDG_CACHE_HOME, HOME) and a write that cannot succeed.
+ * Issue 30: a FIFO, device or directory as the wisdom file is refused without blocking, and
+ * as a destination refused, never replaced (a symbolic link too); four processes merging into
+ * one file under its lock keep every entry; an ignored file named by TSR_WISDOM gives one
+ * warning line per process (a fresh process: this program re-run with --child).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tsr_test.h"
@@ -301,8 +310,181 @@ static void test_write_errors(void **state) {
   assert_int_not_equal(access(path, F_OK), 0);
 }
 
-int main(void) {
-  /* Start from no wisdom whatever the user's cache holds. */
+/* Waits for pid at most `seconds`; kills it and fails the test when it is still running. */
+static int wait_exit(pid_t pid, double seconds, const char *what) {
+  struct timespec nap = {0, 10 * 1000 * 1000};
+  for (double t = 0; t < seconds; t += 0.01) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    nanosleep(&nap, NULL);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  fail_msg("%s: still running after %.0f s (blocked?)", what, seconds);
+  return -1;
+}
+
+/* Not regular files: read without blocking and refused (TSR_ERR_IO naming the kind); as
+   destinations refused and left as they were. A forked reader is timed so that a blocking
+   open fails the test instead of hanging it. */
+static void test_special_files(void **state) {
+  (void)state;
+  char fifo[320], dir[320], link[320], target[320];
+  path_in_tmp(fifo, sizeof fifo, "fifo");
+  path_in_tmp(dir, sizeof dir, "adir");
+  path_in_tmp(link, sizeof link, "link");
+  path_in_tmp(target, sizeof target, "target");
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  assert_int_equal(mkdir(dir, 0755), 0);
+  write_text(target, "not wisdom\n");
+  assert_int_equal(symlink(target, link), 0);
+  struct {
+    const char *path, *kind;
+  } reads[] = {{fifo, "FIFO"}, {dir, "directory"}, {"/dev/null", "character device"}};
+  for (size_t i = 0; i < sizeof reads / sizeof reads[0]; ++i) {
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+      tsr__gemm_wisdom w;
+      tsr_status st = tsr__gemm_wisdom_read("test", reads[i].path, &w);
+      _exit(st == TSR_ERR_IO && strstr(tsr_last_error(), reads[i].kind) ? 0 : 1);
+    }
+    assert_int_equal(wait_exit(pid, 10, reads[i].path), 0);
+  }
+  tsr__gemm_wisdom w;
+  make_wisdom(&w);
+  ASSERT_FAILS(tsr__gemm_wisdom_write("test", fifo, &w), TSR_ERR_IO, "a FIFO");
+  ASSERT_FAILS(tsr__gemm_wisdom_write("test", link, &w), TSR_ERR_IO, "symbolic link");
+  ASSERT_FAILS(tsr__gemm_wisdom_write("test", dir, &w), TSR_ERR_IO, "directory");
+  ASSERT_FAILS(tsr__gemm_wisdom_update("test", link, &w, NULL), TSR_ERR_IO, "symbolic link");
+  ASSERT_FAILS(tsr__gemm_wisdom_check_path("test", fifo), TSR_ERR_IO, "a FIFO");
+  ASSERT_FAILS(tsr__gemm_wisdom_check_path("test", "/dev/null"), TSR_ERR_IO, "character device");
+  struct stat sb;
+  assert_int_equal(lstat(fifo, &sb), 0);
+  assert_true(S_ISFIFO(sb.st_mode));
+  assert_int_equal(lstat(link, &sb), 0);
+  assert_true(S_ISLNK(sb.st_mode));
+  assert_int_equal(stat("/dev/null", &sb), 0);
+  assert_true(S_ISCHR(sb.st_mode));
+  char buf[64] = "";
+  FILE *f = fopen(target, "r");
+  assert_non_null(f);
+  assert_non_null(fgets(buf, sizeof buf, f));
+  fclose(f);
+  assert_string_equal(buf, "not wisdom\n");
+}
+
+/* Four processes merge their entries into one file at once, 25 times each: under the lock
+   none is lost, and the file always parses. */
+static void test_concurrent_update(void **state) {
+  (void)state;
+  char path[320];
+  path_in_tmp(path, sizeof path, "shared");
+  tsr__gemm_config def;
+  tsr__gemm_config_default(TSR_F64, &def);
+  pid_t pids[4];
+  for (int p = 0; p < 4; ++p) {
+    pids[p] = fork();
+    assert_true(pids[p] >= 0);
+    if (pids[p] == 0) {
+      int bad = 0;
+      for (int round = 0; round < 25 && !bad; ++round) {
+        tsr__gemm_wisdom w;
+        memset(&w, 0, sizeof w);
+        snprintf(w.cpu, sizeof w.cpu, "%s", tsr__cpu_facts_get()->model_name);
+        tsr__gemm_wisdom_entry *e = &w.e[w.n++];
+        *e = (tsr__gemm_wisdom_entry){.dtype = TSR_F64, .threads = p + 1, .kc = 64 + 8 * round,
+                                      .mc = def.ker->mr * 2, .nc = def.ker->nr * 2, .grain = 1};
+        snprintf(e->kernel, sizeof e->kernel, "%s", def.ker->name);
+        bad = tsr__gemm_wisdom_update("test", path, &w, NULL) != TSR_OK;
+        tsr__gemm_wisdom r;
+        bad = bad || tsr__gemm_wisdom_read("test", path, &r) != TSR_OK;
+      }
+      _exit(bad);
+    }
+  }
+  for (int p = 0; p < 4; ++p)
+    assert_int_equal(wait_exit(pids[p], 120, "writer"), 0);
+  tsr__gemm_wisdom r;
+  TSR_ASSERT_OK(tsr__gemm_wisdom_read("test", path, &r));
+  assert_int_equal(r.n, 4);
+  for (int t = 1; t <= 4; ++t) {
+    int found = 0;
+    for (int i = 0; i < r.n; ++i)
+      found += r.e[i].threads == t && r.e[i].kc == 64 + 8 * 24;
+    assert_int_equal(found, 1);
+  }
+}
+
+/* The child of test_warning: GEMMs (correct) with TSR_WISDOM as set by the parent. */
+static int warn_child(void) {
+  tsr__gemm_set_adaptive(false);
+  int ok = 1;
+  for (int i = 0; i < 3; ++i) {
+    ok = ok && tsr_test_native_gemm_ok(TSR_F64, 33, 29, 70, 300 + (uint64_t)i, 400);
+    tsr__gemm_wisdom_reload();
+  }
+  return ok ? 0 : 1;
+}
+
+/* Runs this program as a warn_child with TSR_WISDOM=path (TSR_WISDOM_WARN=quiet when not
+   NULL); returns the lines of its stderr that carry the warning, its text in err. */
+static int warnings_of(const char *path, const char *quiet, char *err, size_t cap) {
+  char errpath[320];
+  path_in_tmp(errpath, sizeof errpath, "child.err");
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, 2) < 0) _exit(99);
+    setenv("TSR_WISDOM", path, 1);
+    if (quiet) setenv("TSR_WISDOM_WARN", quiet, 1);
+    else unsetenv("TSR_WISDOM_WARN");
+    execl("/proc/self/exe", "test_wisdom", "--child", (char *)NULL);
+    _exit(98);
+  }
+  assert_int_equal(wait_exit(pid, 60, path), 0);
+  FILE *f = fopen(errpath, "r");
+  assert_non_null(f);
+  size_t n = fread(err, 1, cap - 1, f);
+  err[n] = '\0';
+  fclose(f);
+  int lines = 0;
+  for (const char *p = err; (p = strstr(p, "is ignored (")); p++)
+    lines++;
+  return lines;
+}
+
+/* An ignored file named by TSR_WISDOM: exactly one line per process, with the reason, and the
+   GEMMs correct; none for a valid file or with TSR_WISDOM_WARN=0. */
+static void test_warning(void **state) {
+  (void)state;
+  const char *cpu = tsr__cpu_facts_get()->model_name;
+  char path[320], fifo[320], err[4096], text[400];
+  path_in_tmp(path, sizeof path, "corrupt");
+  write_text(path, "tessera-wisdom 1\ncpu Some Other CPU 9000\n");
+  assert_int_equal(warnings_of(path, NULL, err, sizeof err), 1);
+  assert_non_null(strstr(err, "another CPU"));
+  assert_non_null(strstr(err, path));
+  assert_int_equal(warnings_of(path, "0", err, sizeof err), 0);
+  path_in_tmp(fifo, sizeof fifo, "wfifo");
+  assert_int_equal(mkfifo(fifo, 0644), 0);
+  assert_int_equal(warnings_of(fifo, NULL, err, sizeof err), 1);
+  assert_non_null(strstr(err, "FIFO"));
+  path_in_tmp(path, sizeof path, "absent");
+  assert_int_equal(warnings_of(path, NULL, err, sizeof err), 1);
+  assert_non_null(strstr(err, "no such file"));
+  path_in_tmp(path, sizeof path, "valid");
+  snprintf(text, sizeof text, "tessera-wisdom 1\ncpu %s\n", cpu);
+  write_text(path, text);
+  assert_int_equal(warnings_of(path, NULL, err, sizeof err), 0);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--child") == 0) return warn_child();
+  /* Start from no wisdom whatever the user's cache holds (and no warning about it). */
+  setenv("TSR_WISDOM_WARN", "0", 1);
   setenv("TSR_WISDOM", "/nonexistent/tessera-test-wisdom", 1);
   tsr__gemm_set_adaptive(false);
   const struct CMUnitTest tests[] = {
@@ -310,6 +492,9 @@ int main(void) {
       cmocka_unit_test(test_bad_files_ignored),
       cmocka_unit_test(test_path_rules),
       cmocka_unit_test(test_write_errors),
+      cmocka_unit_test(test_special_files),
+      cmocka_unit_test(test_concurrent_update),
+      cmocka_unit_test(test_warning),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -452,10 +452,15 @@ TSR_API tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int
  * w = alpha * op(A) (op(B) x) + beta * C0 x are computed in float64 with distributed
  * matrix-vector products and compared row by row against the rounding-error scale
  * s = |alpha| |op(A)| (|op(B)| |x|) + |beta| |C0| |x|:
- *   residual = max_i |y_i - w_i| / s_i  (rows with s_i = 0 use the absolute difference).
+ *   residual = max_i |y_i - w_i| / (s_i + u / tolerance)  (0 / 0 reads as 0).
  * The tolerance is (k + 3) * eps(C's dtype) + 2 * (k + n + 3) * eps(f64), a rigorous bound of
  * the GEMM and matrix-vector rounding errors (residuals are typically far below); a wrong
  * element of C shows up as a residual of the order of its error over its row's scale.
+ * u covers results that underflow (subnormal, or flushed to zero under FTZ/DAZ), which the
+ * relative bound does not: u = ((k max(1,|alpha|) + 3) lam + ((n + k) max(1,|alpha|) + 3)
+ * DBL_MIN) * sum_j |x_j|, lam the smallest normal number of C's dtype (FLT_MIN, DBL_MIN): an
+ * operation with a result below lam loses at most lam. Products whose rows are all far below
+ * k * lam (f32 alpha = 1e-40) therefore pass when right and fail only when wrong by more than u.
  *
  * IEEE special values (the rule): NaN/Inf elements of A, B (and C0 when beta != 0) are
  * counted; when there are any, nothing is verified (::TSR_VERIFY_UNVERIFIED). With finite

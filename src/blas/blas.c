@@ -328,18 +328,27 @@ static gemm_call make_call(tsr_dtype dtype, char transa, char transb, int m, int
 
 /* ---------------------------------------------------------------- Fortran BLAS -------- */
 
+/* ALPHA and BETA are read where the reference xGEMM reads them: after the argument checks,
+   and not for M = 0 or N = 0 (its quick return reads neither). A NULL one there, where the
+   reference would crash, is reported as an illegal argument (position 6 or 11). */
 static void fortran_gemm(tsr_dtype dtype, const char *srname, const char *transa,
-                         const char *transb, const int *m, const int *n, const int *k, double alpha,
-                         const void *a, const int *lda, const void *b, const int *ldb, double beta,
-                         void *c, const int *ldc) {
+                         const char *transb, const int *m, const int *n, const int *k,
+                         const void *alpha, const void *a, const int *lda, const void *b,
+                         const int *ldb, const void *beta, void *c, const int *ldc) {
   int info = gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+  if (info == 0 && *m != 0 && *n != 0) info = !alpha ? 6 : !beta ? 11 : 0;
   if (info != 0) {
     count(&n_errors);
     tsr__blas_xerbla(srname, info);
     return;
   }
-  gemm_call g =
-      make_call(dtype, *transa, *transb, *m, *n, *k, alpha, a, *lda, b, *ldb, beta, c, *ldc);
+  if (*m == 0 || *n == 0) {
+    count(&n_trivial);
+    return;
+  }
+  double al = dtype == TSR_F64 ? *(const double *)alpha : (double)*(const float *)alpha;
+  double be = dtype == TSR_F64 ? *(const double *)beta : (double)*(const float *)beta;
+  gemm_call g = make_call(dtype, *transa, *transb, *m, *n, *k, al, a, *lda, b, *ldb, be, c, *ldc);
   run(&g);
 }
 
@@ -347,14 +356,14 @@ void dgemm_(const char *transa, const char *transb, const int *m, const int *n, 
             const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
             const double *beta, double *c, const int *ldc) {
   count(&n_dgemm);
-  fortran_gemm(TSR_F64, "DGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c, ldc);
+  fortran_gemm(TSR_F64, "DGEMM ", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
             const float *beta, float *c, const int *ldc) {
   count(&n_sgemm);
-  fortran_gemm(TSR_F32, "SGEMM ", transa, transb, m, n, k, *alpha, a, lda, b, ldb, *beta, c, ldc);
+  fortran_gemm(TSR_F32, "SGEMM ", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /* ---------------------------------------------------------------- CBLAS --------------- */

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -200,8 +201,17 @@ static int set_value(const opt_def *d, const char *name, const char *val, option
     char *end = NULL;
     errno = 0;
     double x = strtod(val, &end);
-    if (!*val || errno || *end || !isfinite(x)) {
+    /* ERANGE with a finite result is underflow: a subnormal (1e-310) is a finite number and
+       accepted; a value that rounds to zero (1e-400) is refused rather than read as 0. */
+    int underflow = errno == ERANGE && isfinite(x) && fabs(x) <= DBL_MIN;
+    if (!*val || (errno && !underflow) || *end || !isfinite(x)) {
       snprintf(msg, cap, "bad value '%.200s' for %s: expected a finite number", val, name);
+      return 0;
+    }
+    if (underflow && x == 0.0) {
+      snprintf(msg, cap,
+               "bad value '%.200s' for %s: below the smallest double (%g), it would be 0", val,
+               name, 4.9406564584124654e-324);
       return 0;
     }
     *(double *)(base + d->field) = x;

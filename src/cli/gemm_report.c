@@ -97,20 +97,43 @@ static void put(strbuf *b, const char *fmt, ...) {
   }
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped (RFC 8259). */
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no surrogates,
+   at most U+10FFFF), or 0 when the bytes there are not one. */
+static int utf8_len(const unsigned char *p) {
+  if (p[0] < 0x80) return 1;
+  int n = p[0] >= 0xC2 && p[0] <= 0xDF ? 2 : p[0] >= 0xE0 && p[0] <= 0xEF ? 3
+        : p[0] >= 0xF0 && p[0] <= 0xF4                                   ? 4
+                                                                         : 0;
+  for (int i = 1; i < n; i++)
+    if ((p[i] & 0xC0) != 0x80) return 0; /* also stops at the terminating NUL */
+  if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0;
+  if (n == 4 && ((p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] >= 0x90))) return 0;
+  return n;
+}
+
+/* A JSON string (RFC 8259): quotes, backslashes and control characters escaped; well-formed
+   UTF-8 copied; each byte that is not part of well-formed UTF-8 (a path is any bytes, -c
+   $'c\xff.npy') written as \uFFFD, the replacement character, so the report is valid JSON
+   (the byte itself cannot be represented in a JSON string). */
 static void put_string(strbuf *b, const char *s) {
   if (!s) {
     put(b, "null");
     return;
   }
   put(b, "\"");
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\')
-      put(b, "\\%c", *p);
-    else if (*p < 0x20 || *p == 0x7f)
-      put(b, "\\u%04x", *p);
-    else
-      put(b, "%c", *p);
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    int n = utf8_len(p);
+    if (n == 0) {
+      put(b, "\\ufffd");
+      p++;
+    } else if (*p == '"' || *p == '\\') {
+      put(b, "\\%c", *p++);
+    } else if (*p < 0x20 || *p == 0x7f) {
+      put(b, "\\u%04x", *p++);
+    } else {
+      put(b, "%.*s", n, (const char *)p);
+      p += n;
+    }
   }
   put(b, "\"");
 }

@@ -248,6 +248,11 @@ static int step_shapes(job *j) {
 
 /* ---------------------------------------------------------------- step: memory -------- */
 
+/* x bytes as int64_t, INT64_MAX when x reaches it (memory_need counts in double). */
+static int64_t bytes_sat(double x) {
+  return x >= 9223372036854775807.0 ? INT64_MAX : (int64_t)x;
+}
+
 /* This rank's peak need in bytes: the local blocks of A, B, C (and C0 when beta != 0), plus
    the largest of what each phase adds: reading (a row-major staging copy of a block),
    SUMMA (transposed copies of A/B, two panel buffers of each operand), writing (a row-major
@@ -258,31 +263,36 @@ static int64_t memory_need(const job *j, int64_t extra25d, int64_t *fixed) {
   const options *o = &j->o;
   const job_info *ji = &j->ji;
   int P = j->gi.nprow, Q = j->gi.npcol, r = j->gi.myrow, c = j->gi.mycol;
-  int64_t nb = o->block, es = ji->dtype == TSR_F32 ? 4 : 8;
-#define LOCAL(rows, cols) (tsr_numroc((rows), nb, r, 0, P) * tsr_numroc((cols), nb, c, 0, Q))
-  int64_t a = LOCAL(j->ar, j->ac), b = LOCAL(j->br, j->bc), cc = LOCAL(ji->m, ji->n);
-  int64_t at = o->transa ? LOCAL(j->ac, j->ar) : 0, bt = o->transb ? LOCAL(j->bc, j->br) : 0;
+  int64_t nb = o->block;
+  /* In double: the element counts of shapes that are refused (-m 1e12 -n 1e12 is 10^24
+     elements) do not fit int64_t; double is exact below 2^53 and saturates above. */
+  double es = ji->dtype == TSR_F32 ? 4 : 8;
+#define LOCAL(rows, cols) \
+  ((double)tsr_numroc((rows), nb, r, 0, P) * (double)tsr_numroc((cols), nb, c, 0, Q))
+  double a = LOCAL(j->ar, j->ac), b = LOCAL(j->br, j->bc), cc = LOCAL(ji->m, ji->n);
+  double at = o->transa ? LOCAL(j->ac, j->ar) : 0, bt = o->transb ? LOCAL(j->bc, j->br) : 0;
 #undef LOCAL
-  int64_t cmloc = tsr_numroc(ji->m, nb, r, 0, P), cnloc = tsr_numroc(ji->n, nb, c, 0, Q);
-  int64_t base = a + b + cc + (o->beta != 0.0 ? cc : 0);
-  int64_t read = a > b ? a : b;
+  double cmloc = (double)tsr_numroc(ji->m, nb, r, 0, P),
+         cnloc = (double)tsr_numroc(ji->n, nb, c, 0, Q);
+  double base = a + b + cc + (o->beta != 0.0 ? cc : 0);
+  double read = a > b ? a : b;
   if (cc > read && o->beta != 0.0) read = cc;
-  int64_t summa = at + bt + 2 * (cmloc * nb + nb * (cnloc > 0 ? cnloc : 1));
-  int64_t write = o->out_path ? cc : 0;
-  int64_t serial = 0;
+  double summa = at + bt + 2 * (cmloc * (double)nb + (double)nb * (cnloc > 0 ? cnloc : 1));
+  double write = o->out_path ? cc : 0;
+  double serial = 0;
   if (o->verify && g_rank == 0 &&
       (double)ji->m * (double)ji->n * (double)ji->k <= (double)SERIAL_CHECK_LIMIT)
-    serial = ji->m * ji->k + ji->k * ji->n + ji->m * ji->n * (o->beta != 0.0 ? 2 : 1);
-  int64_t phase = read;
+    serial = (double)ji->m * (double)ji->k + (double)ji->k * (double)ji->n +
+             (double)ji->m * (double)ji->n * (o->beta != 0.0 ? 2 : 1);
+  double phase = read;
   if (write > phase) phase = write;
   if (serial > phase) phase = serial;
-  int64_t vectors = 16 * (ji->m + ji->n + ji->k + 3) * 8;
-  *fixed = (base + phase) * es + vectors + MEMORY_OVERHEAD;
-  int64_t multiply = extra25d > 0 ? extra25d : summa * es;
-  int64_t other = phase * es;
+  double vectors = 16.0 * ((double)ji->m + (double)ji->n + (double)ji->k + 3) * 8;
+  *fixed = bytes_sat((base + phase) * es + vectors + (double)MEMORY_OVERHEAD);
+  double multiply = extra25d > 0 ? (double)extra25d : summa * es;
+  double other = phase * es;
   if (multiply < other) multiply = other;
-  if (multiply > INT64_MAX - base * es - vectors - MEMORY_OVERHEAD) return INT64_MAX;
-  return base * es + multiply + vectors + MEMORY_OVERHEAD;
+  return bytes_sat(base * es + multiply + vectors + (double)MEMORY_OVERHEAD);
 }
 
 /* Device memory per rank for a GPU run: the GPU's memory over the node's ranks sharing it. */
@@ -564,6 +574,13 @@ done:
 /* Rank 0: alpha op(A) op(B) + beta C0 in float64 from the gathered (column-major) matrices,
    compared elementwise with C against the rounding scale; elements whose scale reaches the
    dtype's overflow threshold are skipped and counted. Returns the worst error / scale. */
+/* The serial comparison's tolerance: the rounding of k + 3 operations in the dtype and in
+   float64. */
+static double serial_tolerance(const job_info *ji) {
+  double eps = ji->dtype == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  return (double)(ji->k + 3) * eps + (double)(ji->k + 3) * (DBL_EPSILON / 2);
+}
+
 static double serial_check(const job *j, const void *a, const void *b, const void *c0,
                            const void *c, int64_t *skipped) {
   const options *o = &j->o;
@@ -574,6 +591,13 @@ static double serial_check(const job *j, const void *a, const void *b, const voi
   big /= 1.0 + j->r.check.tolerance;
   double worst = 0.0;
   *skipped = 0;
+  /* Results that underflow (subnormal or flushed to zero) lose up to the smallest normal
+     number lam per operation, which the relative bound does not cover: an element's
+     allowance is (k max(1, |alpha|) + 3) lam, and as much with DBL_MIN for this float64 sum
+     (the reasoning of tsr_dist_gemm_verify, src/mpi/summa.c); compared as
+     diff <= tol * (scale + under). */
+  double sa = fmax(1.0, fabs(o->alpha)), lam = dt == TSR_F32 ? (double)FLT_MIN : DBL_MIN;
+  double under = ((double)k * sa + 3.0) * (lam + DBL_MIN) / serial_tolerance(&j->ji);
   for (int64_t jj = 0; jj < n; jj++)
     for (int64_t i = 0; i < m; i++) {
       double sum = 0.0, scale = 0.0;
@@ -595,7 +619,7 @@ static double serial_check(const job *j, const void *a, const void *b, const voi
         continue;
       }
       double diff = fabs(VAL(dt, c, i + jj * m) - sum);
-      double r = scale > 0 ? diff / scale : diff;
+      double r = scale + under > 0 ? diff / (scale + under) : diff;
       if (!(r <= worst)) worst = r; /* NaN propagates */
     }
   return worst;
@@ -643,8 +667,7 @@ static int step_verify(job *j) {
   r->serial_err = v[0];
   r->serial_skipped = (int64_t)v[1];
   r->serial_done = 1;
-  double eps = ji->dtype == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
-  r->serial_tol = (double)(ji->k + 3) * eps + (double)(ji->k + 3) * (DBL_EPSILON / 2);
+  r->serial_tol = serial_tolerance(ji);
   r->passed = r->passed && r->serial_err <= r->serial_tol;
   return 0;
 }

@@ -16,8 +16,14 @@
  * stderr.
  *
  * The wisdom file is $TSR_WISDOM, else $XDG_CACHE_HOME/tessera/wisdom, else
- * ~/.cache/tessera/wisdom (--out overrides); entries for other thread counts already in a
- * valid file for this CPU are kept. --show prints the CPU, the file, whether the library
+ * ~/.cache/tessera/wisdom (--out overrides). It is checked before any measuring: it must be a
+ * regular file or a new name in a writable directory; a character device, FIFO, socket,
+ * directory or symbolic link is refused (exit 1, nothing tuned), never replaced: for a
+ * symbolic link, name its target. The file is written through the library's checked write
+ * path (a temporary beside it, synced, renamed) and merged under a lock (PATH.lock, left
+ * beside it): the entries in the file at the time of writing for other (dtype, threads) pairs
+ * are kept, so concurrent tuners keep each other's entries. --dtypes takes a comma-separated
+ * list of s (or f32) and d (or f64). --show prints the CPU, the file, whether the library
  * uses it (or why it ignores it) and the configuration every (dtype, threads) runs with.
  * Exit status: 0 on success, 1 on a failure (message on stderr), 2 on bad usage.
  */
@@ -252,7 +258,10 @@ int main(int argc, char **argv) {
   const char *out = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(o, "--show") == 0) return show();
+    if (strcmp(o, "--show") == 0) {
+      tsr__gemm_wisdom_set_warn(false); /* it prints the reason itself */
+      return show();
+    }
     if (strcmp(o, "--seconds") == 0 && v) {
       char *end = NULL;
       seconds = strtod(v, &end);
@@ -269,8 +278,23 @@ int main(int argc, char **argv) {
       }
       ++i;
     } else if (strcmp(o, "--dtypes") == 0 && v) {
-      dt_s = strchr(v, 's') != NULL;
-      dt_d = strchr(v, 'd') != NULL;
+      dt_s = dt_d = 0;
+      for (const char *t = v;; ++t) {
+        const size_t len = strcspn(t, ",");
+        if ((len == 1 && *t == 's') || (len == 3 && strncmp(t, "f32", 3) == 0))
+          dt_s = 1;
+        else if ((len == 1 && *t == 'd') || (len == 3 && strncmp(t, "f64", 3) == 0))
+          dt_d = 1;
+        else {
+          fprintf(stderr,
+                  "tessera-tune: bad value '%s' for --dtypes: expected a comma-separated list "
+                  "of s (f32) and d (f64)\n",
+                  v);
+          return usage(argv[0]);
+        }
+        t += len;
+        if (!*t) break;
+      }
       ++i;
     } else if (strcmp(o, "--out") == 0 && v) {
       out = v;
@@ -287,7 +311,12 @@ int main(int argc, char **argv) {
   if (out) {
     if (snprintf(path, sizeof path, "%s", out) >= (int)sizeof path) return usage(argv[0]);
   } else if (tsr__gemm_wisdom_path(path, sizeof path) != TSR_OK) {
-    fprintf(stderr, "tessera-tune: %s\n", tsr_last_error());
+    fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
+    return 1;
+  }
+  /* The destination before any measuring: a device, FIFO or link is refused now, not 50 s on. */
+  if (tsr__gemm_wisdom_check_path("tessera-tune", path) != TSR_OK) {
+    fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
   const tsr__cpu_facts *facts = tsr__cpu_facts_get();
@@ -312,20 +341,9 @@ int main(int argc, char **argv) {
     free(c);
     return 1;
   }
+  /* This run's entries; the file's others are merged in at the end, under its lock. */
   tsr__gemm_wisdom w;
   memset(&w, 0, sizeof w);
-  /* Keep a valid file's entries for (dtype, threads) pairs not tuned now. */
-  tsr__gemm_wisdom old;
-  if (tsr__gemm_wisdom_read("tessera-tune", path, &old) == TSR_OK) {
-    for (int i = 0; i < old.n; ++i) {
-      bool retuned = false;
-      for (int t = 0; t < nthreads; ++t)
-        retuned = retuned ||
-                  (old.e[i].threads == threads[t] &&
-                   ((old.e[i].dtype == TSR_F32 && dt_s) || (old.e[i].dtype == TSR_F64 && dt_d)));
-      if (!retuned) w.e[w.n++] = old.e[i];
-    }
-  }
   snprintf(w.cpu, sizeof w.cpu, "%s", facts->model_name);
   tsr__gemm_set_adaptive(false); /* measure the thread count asked for */
   /* The blocks and grains tuned here are the packed path's: 512^3 f32 would otherwise take the
@@ -386,10 +404,11 @@ int main(int argc, char **argv) {
   free(b);
   free(c);
   if (rc) return rc;
-  if (tsr__gemm_wisdom_write("tessera-tune", path, &w) != TSR_OK) {
-    fprintf(stderr, "tessera-tune: %s\n", tsr_last_error());
+  int total = 0;
+  if (tsr__gemm_wisdom_update("tessera-tune", path, &w, &total) != TSR_OK) {
+    fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
-  printf("wrote %s (%d entries) in %.1f s\n", path, w.n, now_s() - start);
+  printf("wrote %s (%d entries) in %.1f s\n", path, total, now_s() - start);
   return 0;
 }

@@ -12,7 +12,12 @@
  *    for its byte count, fsync()ed, closed, the target checked again, then rename()d; the
  *    directory is synced after the rename;
  *  - inputs are opened with O_NONBLOCK and must be regular files (fstat) before a byte is read,
- *    so a FIFO or a device is refused instead of blocking.
+ *    so a FIFO or a device is refused instead of blocking;
+ *  - a file that several processes append to (TSR_SCALAPACK_REPORT) is opened the same way,
+ *    without blocking and only when it is a regular file or a new name, and each record is
+ *    one checked write();
+ *  - a read-merge-write of a shared file (the wisdom file) holds an exclusive flock() on a lock
+ *    file beside it, PATH.lock, taken with a bounded wait (tsr__lock_beside).
  * A temporary left by a killed process (SIGKILL, power loss) matches `.*.tessera-tmp.*`.
  */
 #define _GNU_SOURCE /* fallocate */
@@ -24,8 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -45,6 +52,17 @@ void tsr__byteswap(void *data, int64_t n, size_t itemsize) {
       p[lo] = p[hi];
       p[hi] = t;
     }
+}
+
+/* What a non-regular file is, for messages. */
+static const char *file_kind(mode_t mode) {
+  return S_ISDIR(mode)    ? "a directory"
+         : S_ISFIFO(mode) ? "a FIFO"
+         : S_ISCHR(mode)  ? "a character device"
+         : S_ISBLK(mode)  ? "a block device"
+         : S_ISSOCK(mode) ? "a socket"
+         : S_ISLNK(mode)  ? "a symbolic link"
+                          : "not a plain file";
 }
 
 /* Splits path into its directory (into dir, "." when none) and returns the last component. */
@@ -95,14 +113,9 @@ tsr_status tsr__check_output(const char *fn, const char *path) {
   TSR_CALL(tsr__temp_path(fn, path, 0, 0, tmp, sizeof tmp)); /* empty, too long, "dir/" */
   struct stat sb;
   if (lstat(path, &sb) == 0) {
-    const char *kind = S_ISDIR(sb.st_mode)    ? "a directory"
-                       : S_ISLNK(sb.st_mode)  ? "a symbolic link (name its target instead)"
-                       : S_ISFIFO(sb.st_mode) ? "a FIFO"
-                       : S_ISCHR(sb.st_mode)  ? "a character device"
-                       : S_ISBLK(sb.st_mode)  ? "a block device"
-                       : S_ISSOCK(sb.st_mode) ? "a socket"
-                       : S_ISREG(sb.st_mode)  ? NULL
-                                              : "not a regular file";
+    const char *kind = S_ISREG(sb.st_mode)   ? NULL
+                       : S_ISLNK(sb.st_mode) ? "a symbolic link (name its target instead)"
+                                             : file_kind(sb.st_mode);
     if (kind)
       return tsr__set_error(TSR_ERR_IO, fn,
                             "output '%s' is %s; only a regular file or a new name is replaced",
@@ -123,31 +136,96 @@ tsr_status tsr__check_output(const char *fn, const char *path) {
   return TSR_OK;
 }
 
-tsr_status tsr__open_input(const char *fn, const char *path, int *fd_out, uint64_t *size) {
+/* open() with O_NONBLOCK, then fstat: fails unless the descriptor is a regular file, else
+   clears O_NONBLOCK. `what` names the file in messages ("wisdom file", "" for none). */
+static tsr_status open_regular(const char *fn, const char *path, int flags, mode_t mode,
+                               const char *what, int *fd_out, uint64_t *size) {
   *fd_out = -1;
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", path, strerror(errno));
+  const char *sp = *what ? " " : "";
+  int fd = open(path, flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, mode);
   struct stat sb;
+  if (fd < 0) {
+    /* ENXIO: a FIFO without a reader opened for writing; ELOOP: a link under O_NOFOLLOW;
+       EISDIR: a directory opened for writing. */
+    int e = errno;
+    if ((e == ENXIO || e == ELOOP || e == EISDIR) && lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+      return tsr__set_error(TSR_ERR_IO, fn, "%s%s%s is not a regular file (%s)", what, sp, path,
+                            file_kind(sb.st_mode));
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s%s%s: %s", what, sp, path, strerror(e));
+  }
   if (fstat(fd, &sb) != 0) {
     int e = errno;
     close(fd);
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot stat %s: %s", path, strerror(e));
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot stat %s%s%s: %s", what, sp, path, strerror(e));
   }
   if (!S_ISREG(sb.st_mode)) {
     close(fd);
-    return tsr__set_error(TSR_ERR_IO, fn, "%s is not a regular file (%s)", path,
-                          S_ISDIR(sb.st_mode)    ? "a directory"
-                          : S_ISFIFO(sb.st_mode) ? "a FIFO"
-                          : S_ISCHR(sb.st_mode)  ? "a character device"
-                          : S_ISBLK(sb.st_mode)  ? "a block device"
-                                                 : "not a plain file");
+    return tsr__set_error(TSR_ERR_IO, fn, "%s%s%s is not a regular file (%s)", what, sp, path,
+                          file_kind(sb.st_mode));
   }
-  /* Regular files never block; clear the flag so reads behave as usual. */
-  int flags = fcntl(fd, F_GETFL);
-  if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  /* Regular files never block; clear the flag so reads and writes behave as usual. */
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
   *fd_out = fd;
-  *size = (uint64_t)sb.st_size;
+  if (size) *size = (uint64_t)sb.st_size;
   return TSR_OK;
+}
+
+tsr_status tsr__open_input(const char *fn, const char *path, int *fd_out, uint64_t *size) {
+  return open_regular(fn, path, O_RDONLY, 0, "", fd_out, size);
+}
+
+tsr_status tsr__open_input_file(const char *fn, const char *path, const char *what, FILE **fp) {
+  *fp = NULL;
+  int fd = -1;
+  TSR_CALL(open_regular(fn, path, O_RDONLY, 0, what, &fd, NULL));
+  FILE *f = fdopen(fd, "r");
+  if (!f) {
+    int e = errno;
+    close(fd);
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s %s: %s", what, path, strerror(e));
+  }
+  *fp = f;
+  return TSR_OK;
+}
+
+tsr_status tsr__open_append(const char *fn, const char *path, const char *what, int *fd) {
+  /* O_NOFOLLOW: like every output, a symbolic link is refused (name its target instead). */
+  return open_regular(fn, path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0644, what, fd, NULL);
+}
+
+tsr_status tsr__lock_beside(const char *fn, const char *path, double wait_s, int *fd_out) {
+  *fd_out = -1;
+  char lock[PATH_MAX + 8];
+  if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the lock file name for '%.200s' is "
+                                                        "longer than PATH_MAX (%d)",
+                          path, PATH_MAX);
+  int fd = -1;
+  TSR_CALL(open_regular(fn, lock, O_RDWR | O_CREAT | O_NOFOLLOW, 0644, "lock file", &fd, NULL));
+  struct timespec t0, now, nap = {0, 20 * 1000 * 1000};
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (;;) {
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) break;
+    int e = errno;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double waited = (double)(now.tv_sec - t0.tv_sec) + 1e-9 * (double)(now.tv_nsec - t0.tv_nsec);
+    if ((e != EWOULDBLOCK && e != EINTR) || waited >= wait_s) {
+      close(fd);
+      return tsr__set_error(TSR_ERR_IO, fn, "cannot lock %s: %s", lock,
+                            e == EWOULDBLOCK ? "another process has held it for too long"
+                                             : strerror(e));
+    }
+    nanosleep(&nap, NULL);
+  }
+  *fd_out = fd;
+  return TSR_OK;
+}
+
+void tsr__unlock(int fd) {
+  if (fd < 0) return;
+  (void)flock(fd, LOCK_UN);
+  close(fd);
 }
 
 tsr_status tsr__write_all(const char *fn, const char *path, int fd, const void *data, size_t n) {
@@ -167,7 +245,7 @@ tsr_status tsr__write_all(const char *fn, const char *path, int fd, const void *
 
 tsr_status tsr__reserve_space(const char *fn, const char *path, uint64_t bytes) {
   if (bytes == 0) return TSR_OK;
-  int fd = open(path, O_WRONLY | O_NOCTTY);
+  int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", path, strerror(errno));
   tsr_status st = TSR_OK;
 #if defined(__linux__)
@@ -188,7 +266,7 @@ tsr_status tsr__reserve_space(const char *fn, const char *path, uint64_t bytes) 
 static void sync_parent(const char *path) {
   char dir[PATH_MAX];
   split_dir(path, dir, sizeof dir);
-  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
   (void)fsync(fd);
   close(fd);
@@ -214,7 +292,7 @@ tsr_status tsr__save_file(const char *fn, const char *path, const void *const *p
   char tmp[PATH_MAX + 64];
   TSR_CALL(tsr__temp_path(fn, path, (long)getpid(), atomic_fetch_add(&sequence, 1u) + 1u, tmp,
                           sizeof tmp));
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY, 0666);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
   if (fd < 0)
     return tsr__set_error(TSR_ERR_IO, fn, "cannot create %s (temporary file for %s): %s", tmp, path,
                           strerror(errno));

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h> /* FILE: tsr__open_input_file */
 
 /* Not tessera.h: dist.h would pull mpi.h into every file, CUDA ones included. */
 #include "tessera/array.h"
@@ -154,6 +155,17 @@ tsr_status tsr__check_output(const char *fn, const char *path);
 /* Opens an input without blocking (O_NONBLOCK), refuses anything but a regular file, then
    clears O_NONBLOCK. *fd is -1 on failure; *size is the file's size. */
 tsr_status tsr__open_input(const char *fn, const char *path, int *fd, uint64_t *size);
+/* tsr__open_input as a stdio stream ("r"); `what` names the file in messages ("wisdom file"). */
+tsr_status tsr__open_input_file(const char *fn, const char *path, const char *what, FILE **fp);
+/* Opens (creating, mode 0644) a file to append records to, without blocking and only when it
+   is a regular file or a new name (a FIFO, device, directory or symbolic link is TSR_ERR_IO);
+   *fd is -1 on failure. Appends of one write() each do not interleave between processes. */
+tsr_status tsr__open_append(const char *fn, const char *path, const char *what, int *fd);
+/* Takes an exclusive flock() on PATH.lock (created beside path, mode 0644, left in place),
+   waiting at most wait_s seconds for another holder; TSR_ERR_IO when it cannot be created or
+   is not a regular file, or the wait ran out. Release with tsr__unlock(*fd). */
+tsr_status tsr__lock_beside(const char *fn, const char *path, double wait_s, int *fd);
+void tsr__unlock(int fd);
 /* write() until all n bytes are written; a short or failed write is TSR_ERR_IO. */
 tsr_status tsr__write_all(const char *fn, const char *path, int fd, const void *data, size_t n);
 /* Reserves the disk blocks of the first `bytes` bytes of an existing file (Linux fallocate), so

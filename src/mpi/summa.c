@@ -769,6 +769,29 @@ static tsr_status dist_count_nonfinite(const char *fn, const tsr_dmatrix *mat, i
   return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Allreduce");
 }
 
+/*
+ * The absolute part of the verification bound of one row, for results that underflow. The
+ * relative bound (k + 3) eps |alpha| |op(A)| |op(B)| |x| (+ beta's terms) holds only while
+ * every operation's result is normal. An operation whose result is below the dtype's smallest
+ * normal number lam loses up to lam in absolute terms: < lam * eps with gradual underflow
+ * (IEEE's default, which Tessera's kernels keep), < lam when the hardware flushes to zero
+ * (FTZ/DAZ, e.g. a caller built with -ffast-math). One element of C takes k multiply-adds
+ * (their losses scaled by |alpha| when alpha is applied after the sum, by 1 when it is folded
+ * into an operand first: max(1, |alpha|) covers both), the alpha and beta multiplies and the
+ * final addition: at most (k max(1, |alpha|) + 3) lam. Row i of C x then differs by at most
+ * that times sum_j |x_j|, and the float64 products of the check itself (n + k along a row,
+ * scaled likewise, and 3 more) add the same with lam = DBL_MIN. So results of f32 alpha = 1e-40 or inputs scaled by 1e-22
+ * (subnormal or flushed) verify, while a product wrong by more than this allowance still fails.
+ */
+static double verify_underflow_allowance(tsr_dtype dtype, int64_t n, int64_t k, double alpha,
+                                         const double *xa) {
+  double lam = dtype == TSR_F32 ? (double)FLT_MIN : DBL_MIN, scale = fmax(1.0, fabs(alpha));
+  double xsum = 0.0;
+  for (int64_t j = 0; j < n; j++)
+    xsum += xa[j];
+  return (((double)k * scale + 3.0) * lam + ((double)(n + k) * scale + 3.0) * DBL_MIN) * xsum;
+}
+
 tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha,
                                 const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
                                 const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
@@ -855,6 +878,9 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
     double big = (c->dtype == TSR_F32 ? (double)FLT_MAX : DBL_MAX) / (1.0 + result->tolerance);
     double worst = 0.0;
     bool failed = false;
+    /* A row passes when diff <= tolerance * s + under; the residual is diff / (s + under /
+       tolerance), so "residual <= tolerance" states the same. */
+    double under = verify_underflow_allowance(c->dtype, n, k, alpha, xa) / result->tolerance;
     for (int64_t i = 0; i < m; i++) {
       if (!(t[i] < big)) { /* may overflow (t is Inf or NaN in float64 too): not checked */
         result->rows_unverified++;
@@ -862,7 +888,7 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
       }
       result->rows_checked++;
       double diff = fabs(y[i] - w[i]);
-      double r = s[i] > 0.0 ? diff / s[i] : diff;
+      double r = s[i] + under > 0.0 ? diff / (s[i] + under) : diff;
       if (!isfinite(r)) { /* NaN/Inf in a row of C that cannot overflow: a wrong product */
         failed = true;
         worst = INFINITY;

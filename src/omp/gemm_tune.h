@@ -192,19 +192,53 @@ tsr_status tsr__gemm_wisdom_path(char *path, size_t size);
 tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wisdom *w);
 
 /*
- * Writes w to path (creating the parent directory, one level), through a temporary file in the
- * same directory renamed over path once complete, so a reader never sees a partial file.
- * Returns TSR_OK; TSR_ERR_IO (cannot create, write, flush or rename; the temporary file is
- * removed); TSR_ERR_INVALID_ARGUMENT (an entry that would not read back).
+ * Writes w to path (creating the parent directory, one level) through the library's checked
+ * write path (tsr__save_file, core/fileio.c): path must be a regular file or a new name (a
+ * symbolic link, FIFO, device, socket or directory is refused, never replaced), the text goes
+ * to a temporary file beside it, every write checked, synced and renamed over path, so a
+ * reader never sees a partial file. Returns TSR_OK; TSR_ERR_IO (a destination that is not a
+ * regular file, cannot create, write, sync or rename; the temporary file is removed);
+ * TSR_ERR_INVALID_ARGUMENT (an entry that would not read back).
  */
 tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__gemm_wisdom *w);
+
+/* Seconds a writer waits for the lock of a wisdom file (PATH.lock) held by another. */
+#define TSR__GEMM_WISDOM_LOCK_WAIT 30.0
+
+/*
+ * Checks, before any measuring, that path can be written as a wisdom file: creates its parent
+ * directory (one level), applies tsr__check_output (a regular file or a new name in a
+ * writable directory) and takes and drops its lock (PATH.lock can be created). Returns TSR_OK,
+ * TSR_ERR_IO or TSR_ERR_INVALID_ARGUMENT with the reason.
+ */
+tsr_status tsr__gemm_wisdom_check_path(const char *fn, const char *path);
+
+/*
+ * Merges fresh entries into the wisdom file at path: under an exclusive lock on PATH.lock
+ * (tsr__lock_beside, waiting at most TSR__GEMM_WISDOM_LOCK_WAIT s), reads the file as it is
+ * now, keeps its entries for (dtype, threads) pairs that fresh does not have, adds fresh's
+ * (fresh->cpu names the CPU) and writes the result with tsr__gemm_wisdom_write; a missing,
+ * invalid or foreign file is replaced. Concurrent tuners therefore keep each other's entries.
+ * *total (may be NULL) receives the number of entries written. Returns TSR_OK; TSR_ERR_IO
+ * (lock or write failed); TSR_ERR_INVALID_ARGUMENT (more than TSR__GEMM_WISDOM_MAX entries,
+ * an invalid entry); TSR_ERR_OUT_OF_MEMORY.
+ */
+tsr_status tsr__gemm_wisdom_update(const char *fn, const char *path, const tsr__gemm_wisdom *fresh,
+                                   int *total);
 
 /*
  * The library's use of wisdom: loaded on the first GEMM (tsr__gemm_wisdom_lookup) from
  * tsr__gemm_wisdom_path(). lookup returns true and the configuration when the loaded wisdom
  * has an entry for (dtype, nt). status writes what happened ("used: PATH (N entries)",
  * "ignored: REASON", "none: no file at PATH", "disabled").
+ * The one exception to "the library never prints": when the user named the file with
+ * TSR_WISDOM and it is ignored (missing, not a regular file, unreadable, malformed, another
+ * CPU's), the load writes one line to stderr, once per process, with the reason
+ * ("tessera: warning: TSR_WISDOM=PATH is ignored (REASON); ..."). The default path (under
+ * XDG_CACHE_HOME or HOME) is never reported. TSR_WISDOM_WARN=0 silences the line, as does
+ * tsr__gemm_wisdom_set_warn(false) (tessera-tune --show, which prints the reason itself).
  */
+void tsr__gemm_wisdom_set_warn(bool on);
 bool tsr__gemm_wisdom_lookup(tsr_dtype dtype, int nt, tsr__gemm_config *out);
 void tsr__gemm_wisdom_status(char *buf, size_t size);
 /* Turns the use of wisdom off or on (benchmarks: with and without) and re-reads the file. */

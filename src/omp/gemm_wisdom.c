@@ -1,7 +1,9 @@
 /*
  * The wisdom file of the CPU GEMM (format and rules in gemm_tune.h): tessera-tune writes it,
  * the library reads it once, on the first GEMM, and ignores it (with the reason kept for
- * tessera-tune --show) when it is unreadable, malformed, stale or from another CPU.
+ * tessera-tune --show) when it is unreadable, malformed, stale or from another CPU. When
+ * TSR_WISDOM names the file, an ignored file is also reported on stderr, once per process
+ * (see tsr__gemm_wisdom_lookup in gemm_tune.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -48,9 +50,9 @@ static const char *tsr__wisdom_entry_problem(const tsr__gemm_wisdom_entry *e) {
 
 tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wisdom *w) {
   memset(w, 0, sizeof *w);
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot open wisdom file %s: %s", path, strerror(errno));
+  /* Without blocking, and only a regular file: a FIFO or a device is refused, not waited on. */
+  FILE *f = NULL;
+  TSR_CALL(tsr__open_input_file(fn, path, "wisdom file", &f));
   char line[512];
   int lineno = 0, version = -1;
   bool have_cpu = false;
@@ -126,14 +128,8 @@ tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wis
   return TSR_OK;
 }
 
-tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__gemm_wisdom *w) {
-  for (int i = 0; i < w->n; ++i) {
-    const char *why = tsr__wisdom_entry_problem(&w->e[i]);
-    if (why) return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "wisdom entry %d: %s", i, why);
-  }
-  if (strchr(w->cpu, '\n'))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the CPU name contains a newline");
-  /* The parent directory, one level (~/.cache/tessera under an existing ~/.cache). */
+/* Creates the parent directory of path, one level (~/.cache/tessera under ~/.cache). */
+static tsr_status wisdom_mkdir(const char *fn, const char *path) {
   char dir[4096];
   if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the wisdom path is too long");
@@ -143,42 +139,85 @@ tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__g
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
       return tsr__set_error(TSR_ERR_IO, fn, "cannot create directory %s: %s", dir, strerror(errno));
   }
-  char tmp[4160];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the wisdom path is too long");
-  const int fd = mkstemp(tmp);
-  if (fd < 0)
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot create a temporary file beside %s: %s", path,
-                          strerror(errno));
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    close(fd);
-    unlink(tmp);
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", tmp, strerror(errno));
-  }
-  bool ok = fprintf(f,
-                    "tessera-wisdom %d\n# written by tessera-tune; the library ignores this file "
-                    "on another CPU model\ncpu %s\n",
-                    TSR__GEMM_WISDOM_VERSION, w->cpu) > 0;
-  for (int i = 0; ok && i < w->n; ++i) {
-    const tsr__gemm_wisdom_entry *e = &w->e[i];
-    ok = fprintf(f, "entry %s %d %s %lld %lld %lld %d\n", e->dtype == TSR_F32 ? "f32" : "f64",
-                 e->threads, e->kernel, (long long)e->kc, (long long)e->mc, (long long)e->nc,
-                 e->grain) > 0;
-  }
-  ok = ok && fflush(f) == 0 && fsync(fileno(f)) == 0;
-  const int err = errno;
-  ok = fclose(f) == 0 && ok;
-  if (!ok) {
-    unlink(tmp);
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot write %s: %s", tmp, strerror(err));
-  }
-  if (rename(tmp, path) != 0) {
-    const int e2 = errno;
-    unlink(tmp);
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot rename %s to %s: %s", tmp, path, strerror(e2));
-  }
   return TSR_OK;
+}
+
+tsr_status tsr__gemm_wisdom_check_path(const char *fn, const char *path) {
+  TSR_CALL(wisdom_mkdir(fn, path));
+  TSR_CALL(tsr__check_output(fn, path));
+  int lock = -1;
+  TSR_CALL(tsr__lock_beside(fn, path, TSR__GEMM_WISDOM_LOCK_WAIT, &lock));
+  tsr__unlock(lock);
+  return TSR_OK;
+}
+
+tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__gemm_wisdom *w) {
+  for (int i = 0; i < w->n; ++i) {
+    const char *why = tsr__wisdom_entry_problem(&w->e[i]);
+    if (why) return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "wisdom entry %d: %s", i, why);
+  }
+  if (strchr(w->cpu, '\n'))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the CPU name contains a newline");
+  TSR_CALL(wisdom_mkdir(fn, path));
+  /* The text, then the library's one checked write path (fileio.c): destination checked, a
+     temporary beside it, every write checked, fsync, rename. */
+  char text[256 + 128 + TSR__GEMM_WISDOM_MAX * 160];
+  size_t len = 0;
+  int n = snprintf(text, sizeof text,
+                   "tessera-wisdom %d\n# written by tessera-tune; the library ignores this file "
+                   "on another CPU model\ncpu %s\n",
+                   TSR__GEMM_WISDOM_VERSION, w->cpu);
+  for (int i = 0; n > 0 && (len += (size_t)n) < sizeof text && i < w->n; ++i) {
+    const tsr__gemm_wisdom_entry *e = &w->e[i];
+    n = snprintf(text + len, sizeof text - len, "entry %s %d %s %lld %lld %lld %d\n",
+                 e->dtype == TSR_F32 ? "f32" : "f64", e->threads, e->kernel, (long long)e->kc,
+                 (long long)e->mc, (long long)e->nc, e->grain);
+  }
+  if (n < 0 || len >= sizeof text)
+    return tsr__set_error(TSR_ERR_INTERNAL, fn, "the wisdom text does not fit %zu bytes",
+                          sizeof text);
+  const void *parts[1] = {text};
+  return tsr__save_file(fn, path, parts, &len, 1);
+}
+
+tsr_status tsr__gemm_wisdom_update(const char *fn, const char *path, const tsr__gemm_wisdom *fresh,
+                                   int *total) {
+  int lock = -1;
+  TSR_CALL(wisdom_mkdir(fn, path));
+  TSR_CALL(tsr__lock_beside(fn, path, TSR__GEMM_WISDOM_LOCK_WAIT, &lock));
+  /* Under the lock: what the file holds now (another tuner may have written it since this one
+     started), less the (dtype, threads) pairs measured again, plus the fresh entries. A file
+     that is missing, invalid or from another CPU is replaced. */
+  tsr__gemm_wisdom *old = malloc(sizeof *old), *out = malloc(sizeof *out);
+  tsr_status st = TSR_OK;
+  if (!old || !out) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "wisdom tables");
+  if (st == TSR_OK) {
+    *out = *fresh;
+    out->n = 0;
+    if (access(path, F_OK) == 0 && tsr__gemm_wisdom_read(fn, path, old) == TSR_OK) {
+      for (int i = 0; i < old->n && st == TSR_OK; ++i) {
+        bool again = false;
+        for (int j = 0; j < fresh->n; ++j)
+          again = again || (old->e[i].dtype == fresh->e[j].dtype &&
+                            old->e[i].threads == fresh->e[j].threads);
+        if (!again) out->e[out->n++] = old->e[i];
+      }
+    }
+    tsr_clear_error();
+    for (int j = 0; j < fresh->n && st == TSR_OK; ++j) {
+      if (out->n >= TSR__GEMM_WISDOM_MAX)
+        st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                            "%s would hold more than %d entries", path, TSR__GEMM_WISDOM_MAX);
+      else
+        out->e[out->n++] = fresh->e[j];
+    }
+  }
+  if (st == TSR_OK) st = tsr__gemm_wisdom_write(fn, path, out);
+  if (st == TSR_OK && total) *total = out->n;
+  free(old);
+  free(out);
+  tsr__unlock(lock);
+  return st;
 }
 
 /* ---------------------------------------------------------------- the library's use --- */
@@ -189,6 +228,24 @@ static atomic_bool tsr__wisdom_off;
 static char tsr__wisdom_state[640] = "none";
 static pthread_once_t tsr__wisdom_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t tsr__wisdom_lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool tsr__wisdom_warned, tsr__wisdom_quiet;
+
+/* The one line on stderr when TSR_WISDOM names a file that is ignored (once per process;
+   TSR_WISDOM_WARN=0 or tsr__gemm_wisdom_set_warn(false) silences it). */
+static void tsr__wisdom_warn(const char *why) {
+  const char *named = getenv("TSR_WISDOM"), *sw = getenv("TSR_WISDOM_WARN");
+  if (!named || !*named || atomic_load(&tsr__wisdom_quiet) || (sw && strcmp(sw, "0") == 0))
+    return;
+  if (atomic_exchange(&tsr__wisdom_warned, true)) return;
+  fprintf(stderr,
+          "tessera: warning: TSR_WISDOM=%s is ignored (%s); the built-in GEMM configurations "
+          "apply (TSR_WISDOM_WARN=0 silences this)\n",
+          named, why);
+}
+
+void tsr__gemm_wisdom_set_warn(bool on) {
+  atomic_store(&tsr__wisdom_quiet, !on);
+}
 
 /* Puts back a last-error message saved before (tsr_last_error is "fn: message"). */
 static void tsr__restore_error(const char *saved) {
@@ -218,8 +275,10 @@ static void tsr__wisdom_load(void) {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: %.620s", tsr_last_error());
   } else if (access(path, F_OK) != 0) {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: no file at %.560s", path);
+    tsr__wisdom_warn("no such file");
   } else if (tsr__gemm_wisdom_read("wisdom", path, &tsr__wisdom) != TSR_OK) {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "ignored: %.620s", tsr_last_error());
+    tsr__wisdom_warn(tsr__last_error_detail());
   } else {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "used: %.560s (%d entries)", path,
              tsr__wisdom.n);

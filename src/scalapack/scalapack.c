@@ -78,7 +78,9 @@ tsr_status tsr_scalapack_reset_stats(void) {
 }
 
 /* TSR_SCALAPACK_REPORT=FILE: one JSON line per process, appended with a single write() on
-   an O_APPEND descriptor so that the lines of concurrent processes do not interleave. */
+   an O_APPEND descriptor so that the lines of concurrent processes do not interleave. The file
+   must be a regular file or a new name (tsr__open_append): anything else is reported on stderr
+   and no line is written. */
 __attribute__((destructor)) static void report_at_exit(void) {
   const char *path = getenv("TSR_SCALAPACK_REPORT");
   if (path == NULL || *path == '\0') return;
@@ -98,13 +100,15 @@ __attribute__((destructor)) static void report_at_exit(void) {
                      (unsigned long long)s.redistribute, (unsigned long long)s.failed, s.seconds,
                      (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received);
   if (len <= 0 || (size_t)len >= sizeof line) return;
-  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
-  if (fd < 0) {
-    fprintf(stderr, "tessera_scalapack: cannot open TSR_SCALAPACK_REPORT file %s\n", path);
+  /* Without blocking, and only a regular file or a new name: a FIFO with no reader would
+     keep the process from exiting, a device or a link is not a report. */
+  int fd = -1;
+  if (tsr__open_append("TSR_SCALAPACK_REPORT", path, "report file", &fd) != TSR_OK) {
+    fprintf(stderr, "tessera_scalapack: no report written: %s\n", tsr_last_error());
     return;
   }
-  if (write(fd, line, (size_t)len) != (ssize_t)len)
-    fprintf(stderr, "tessera_scalapack: short write to %s\n", path);
+  if (tsr__write_all("TSR_SCALAPACK_REPORT", path, fd, line, (size_t)len) != TSR_OK)
+    fprintf(stderr, "tessera_scalapack: %s\n", tsr_last_error());
   if (close(fd) != 0) fprintf(stderr, "tessera_scalapack: cannot close %s\n", path);
 }
 
@@ -548,10 +552,18 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* *p as a double (p points to a float for PSGEMM). */
+static double scalar(tsr_dtype dtype, const void *p) {
+  return dtype == TSR_F64 ? *(const double *)p : (double)*(const float *)p;
+}
+
+/* ALPHA and BETA are read where the reference PDGEMM reads them: after the argument checks,
+   and not at all for M = 0 or N = 0 (its quick return). A NULL one there, where the reference
+   would crash, is reported as an illegal value of its argument (INFO -6 or -15). */
 static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const char *transb,
-                  const int *m, const int *n, const int *k, double alpha, const void *a,
+                  const int *m, const int *n, const int *k, const void *alpha_p, const void *a,
                   const int *ia, const int *ja, const int *desca, const void *b, const int *ib,
-                  const int *jb, const int *descb, double beta, void *c, const int *ic,
+                  const int *jb, const int *descb, const void *beta_p, void *c, const int *ic,
                   const int *jc, const int *descc) {
   double t0 = now();
   int mpi_up = 0;
@@ -588,6 +600,17 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
     else
       chkmat(&gp, ctxt, *n, 4, *k, 5, bi, bj, &db, 14, &info);
     chkmat(&gp, ctxt, *m, 3, *n, 4, ci, cj, &dc, 19, &info);
+  }
+  double alpha = 0.0, beta = 0.0;
+  if (info == 0 && *m != 0 && *n != 0) {
+    if (alpha_p == NULL)
+      info = -6;
+    else if (beta_p == NULL)
+      info = -15;
+    else {
+      alpha = scalar(dtype, alpha_p);
+      beta = scalar(dtype, beta_p);
+    }
   }
   if (info != 0) {
     add(&n_errors, 1);
@@ -652,8 +675,8 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
              double *c, const int *ic, const int *jc, const int *descc) {
   add(&n_pdgemm, 1);
-  pgemm(TSR_F64, "PDGEMM", transa, transb, m, n, k, *alpha, a, ia, ja, desca, b, ib, jb, descb,
-        *beta, c, ic, jc, descc);
+  pgemm(TSR_F64, "PDGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
+        beta, c, ic, jc, descc);
 }
 
 void psgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
@@ -661,6 +684,6 @@ void psgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
              float *c, const int *ic, const int *jc, const int *descc) {
   add(&n_psgemm, 1);
-  pgemm(TSR_F32, "PSGEMM", transa, transb, m, n, k, (double)*alpha, a, ia, ja, desca, b, ib, jb,
-        descb, (double)*beta, c, ic, jc, descc);
+  pgemm(TSR_F32, "PSGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
+        beta, c, ic, jc, descc);
 }

@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,6 +420,50 @@ static void test_fortran_error_exits(void **state) {
   assert_true(fc[0] == 5 && fc[1] == 6 && fc[2] == 7 && fc[3] == 8);
 }
 
+/* NULL ALPHA/BETA (issue 30): the arguments are checked first, in the reference's order (every
+   bad call above reports the same position), M = 0 or N = 0 returns quietly without reading
+   them, and where the reference would read a NULL scalar, its position (6, 11) is reported
+   instead of a crash; C is never touched. */
+static void test_fortran_null_scalars(void **state) {
+  (void)state;
+  double a[4] = {1, 2, 3, 4}, c[4] = {5, 6, 7, 8}, one = 1.0;
+  float fa[4] = {1, 2, 3, 4}, fc[4] = {5, 6, 7, 8}, fone = 1.0f;
+  for (size_t i = 0; i < sizeof fortran_bad / sizeof fortran_bad[0]; ++i) {
+    const bad_call *x = &fortran_bad[i];
+    reset_xerbla();
+    dgemm_(&x->ta, &x->tb, &x->m, &x->n, &x->k, NULL, a, &x->lda, a, &x->ldb, NULL, c, &x->ldc);
+    assert_int_equal(xerbla_calls, 1);
+    assert_int_equal(xerbla_info, x->info);
+    reset_xerbla();
+    sgemm_(&x->ta, &x->tb, &x->m, &x->n, &x->k, NULL, fa, &x->lda, fa, &x->ldb, NULL, fc,
+           &x->ldc);
+    assert_int_equal(xerbla_calls, 1);
+    assert_int_equal(xerbla_info, x->info);
+  }
+  const int zero = 0, two = 2, k = 2, ld = 2;
+  const struct {
+    const int *m, *n;
+    bool null_alpha, null_beta;
+    int info; /* 0: quiet return */
+  } cases[] = {{&zero, &two, true, true, 0},  {&two, &zero, true, true, 0},
+               {&zero, &zero, true, true, 0}, {&two, &two, true, false, 6},
+               {&two, &two, false, true, 11}, {&two, &two, true, true, 6}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    reset_xerbla();
+    dgemm_("N", "N", cases[i].m, cases[i].n, &k, cases[i].null_alpha ? NULL : &one, a, &ld, a, &ld,
+           cases[i].null_beta ? NULL : &one, c, &ld);
+    assert_int_equal(xerbla_calls, cases[i].info ? 1 : 0);
+    assert_int_equal(xerbla_info, cases[i].info);
+    reset_xerbla();
+    sgemm_("N", "N", cases[i].m, cases[i].n, &k, cases[i].null_alpha ? NULL : &fone, fa, &ld, fa,
+           &ld, cases[i].null_beta ? NULL : &fone, fc, &ld);
+    assert_int_equal(xerbla_calls, cases[i].info ? 1 : 0);
+    assert_int_equal(xerbla_info, cases[i].info);
+  }
+  assert_true(c[0] == 5 && c[1] == 6 && c[2] == 7 && c[3] == 8);
+  assert_true(fc[0] == 5 && fc[1] == 6 && fc[2] == 7 && fc[3] == 8);
+}
+
 /* CBLAS positions as the caller sees them (layout is parameter 1), for both layouts. */
 typedef struct bad_cblas {
   int layout, ta, tb;
@@ -576,6 +621,7 @@ int main(void) {
       cmocka_unit_test(test_cblas_sgemm),
       cmocka_unit_test(test_special_cases),
       cmocka_unit_test(test_fortran_error_exits),
+      cmocka_unit_test(test_fortran_null_scalars),
       cmocka_unit_test(test_cblas_error_exits),
       cmocka_unit_test(test_stats),
       cmocka_unit_test(test_route),

@@ -488,6 +488,48 @@ static void test_errors(void **state) {
       assert_int_equal(s1.errors, s0.errors + 1);
       for (int e = 0; e < 16; e++)
         assert_true(c[e] == 5.0);
+      /* The same with NULL ALPHA and BETA (issue 30): the arguments are checked before the
+         scalars are read, so the same code, not a crash. */
+      last_info = 0;
+      pdgemm_(bad[i].ta, "N", bad[i].m, &four, &four, NULL, a, bad[i].ia, &one, da, b, &one, &one,
+              d9, NULL, c, bad[i].ic, &one, dc);
+      assert_int_equal(last_info, bad[i].want);
+    }
+    /* NULL ALPHA/BETA where the reference reads no scalar (M = 0, N = 0: quick return) is
+       quiet; LLD_A = 1 is still -1011; where it would read one, its position (-6, -15). */
+    {
+      int zero = 0, dl[9] = {1, ctxt, 4, 4, 2, 2, 0, 0, 1};
+      tsr_scalapack_stats s0, s1;
+      tsr_scalapack_get_stats(&s0);
+      last_info = 0;
+      pdgemm_("N", "N", &zero, &four, &four, NULL, a, &one, &one, d9, b, &one, &one, d9, NULL, c,
+              &one, &one, d11);
+      pdgemm_("N", "N", &four, &zero, &four, NULL, a, &one, &one, d9, b, &one, &one, d9, NULL, c,
+              &one, &one, d11);
+      psgemm_("N", "N", &zero, &four, &four, NULL, (float *)a, &one, &one, d9, (float *)b, &one,
+              &one, d9, NULL, (float *)c, &one, &one, d11);
+      tsr_scalapack_get_stats(&s1);
+      assert_int_equal(last_info, 0);
+      assert_int_equal(s1.errors, s0.errors);
+      assert_int_equal(s1.quick, s0.quick + 3);
+      pdgemm_("N", "N", &four, &four, &four, NULL, a, &one, &one, dl, b, &one, &one, d9, NULL, c,
+              &one, &one, d11);
+      assert_int_equal(last_info, -1011);
+      last_info = 0;
+      pdgemm_("N", "N", &four, &four, &four, NULL, a, &one, &one, d9, b, &one, &one, d9, &beta, c,
+              &one, &one, d11);
+      assert_int_equal(last_info, -6);
+      last_info = 0;
+      pdgemm_("N", "N", &four, &four, &four, &alpha, a, &one, &one, d9, b, &one, &one, d9, NULL, c,
+              &one, &one, d11);
+      assert_int_equal(last_info, -15);
+      last_info = 0;
+      psgemm_("N", "N", &four, &four, &four, NULL, (float *)a, &one, &one, d9, (float *)b, &one,
+              &one, d9, NULL, (float *)c, &one, &one, d11);
+      assert_int_equal(last_info, -6);
+      assert_string_equal(last_rout, "PSGEMM");
+      for (int e = 0; e < 16; e++)
+        assert_true(c[e] == 5.0);
     }
     /* A context that is not a grid: entry CTXT of DESCA. */
     int dbad[9] = {1, -12345, 4, 4, 2, 2, 0, 0, 4};
