@@ -382,7 +382,7 @@ static void test_concurrent_update(void **state) {
   char path[320];
   path_in_tmp(path, sizeof path, "shared");
   tsr__gemm_config def;
-  tsr__gemm_config_default(TSR_F64, &def);
+  tsr__gemm_config_default(TSR_F64, 1, &def);
   pid_t pids[4];
   for (int p = 0; p < 4; ++p) {
     pids[p] = fork();

@@ -183,7 +183,7 @@ tsr_status tsr_device_count(tsr_device_kind kind, int *count) {
 tsr_status tsr_device_get_props(tsr_device device, tsr_device_props *props) {
   TSR_API_ENTRY();
   TSR_CHECK(props != NULL, TSR_ERR_NULL_POINTER, "props is NULL");
-  const struct tsr__backend_ops *ops;
+  const struct tsr__backend_ops *ops = NULL;
   TSR_CALL(tsr__backend_for(__func__, device, &ops));
   tsr_device_props p;
   memset(&p, 0, sizeof p);
