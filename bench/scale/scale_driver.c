@@ -136,7 +136,7 @@ int main(int argc, char **argv) {
     if (rank == 0) fprintf(stderr, "tsr_scale_driver: %s\n", tsr_last_error());
     rc = 1;
   } else {
-    qsort(times, (size_t)repeat, sizeof *times, bench_cmp_double);
+    qsort(times, (size_t)repeat, sizeof *times, cmp_double);
     double med = times[repeat / 2];
     /* words: elements of f64 received per rank */
     double w[3] = {(double)s.bytes_received / 8.0,

@@ -19,7 +19,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "bench_util.h" /* median() */
+#include "timing.h" /* median() */
 #include "gemm_cli.h"
 #if TSR_HAVE_OPENMP
 #include <omp.h>

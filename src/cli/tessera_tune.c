@@ -35,7 +35,7 @@
 
 #include <omp.h>
 
-#include "bench_util.h"
+#include "timing.h"
 #include "omp/gemm_tune.h"
 #include "omp/omp_internal.h"
 #include "tessera.h"
@@ -195,8 +195,8 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
       sw[pairs] = score(t, &best, 1);
       ++pairs;
     }
-    qsort(sb, (size_t)pairs, sizeof *sb, bench_cmp_double);
-    qsort(sw, (size_t)pairs, sizeof *sw, bench_cmp_double);
+    qsort(sb, (size_t)pairs, sizeof *sb, cmp_double);
+    qsort(sw, (size_t)pairs, sizeof *sw, cmp_double);
     describe(d, sizeof d, &best);
     if (pairs > 0) {
       fprintf(stderr, "tessera-tune: confirm %s: %.1f vs default %.1f GFLOP/s (medians of %d)\n", d,

@@ -4,8 +4,7 @@
 if(TSR_HAVE_OPENMP)
   add_executable(tessera-tune ${CMAKE_CURRENT_LIST_DIR}/tessera_tune.c)
   target_link_libraries(tessera-tune PRIVATE tessera_static OpenMP::OpenMP_C m)
-  target_include_directories(tessera-tune PRIVATE ${PROJECT_SOURCE_DIR}/src
-                             ${PROJECT_SOURCE_DIR}/bench) # bench_util.h: now_s(), bench_cmp_double
+  target_include_directories(tessera-tune PRIVATE ${PROJECT_SOURCE_DIR}/src)
   target_compile_definitions(tessera-tune PRIVATE _POSIX_C_SOURCE=200809L)
   target_compile_options(tessera-tune PRIVATE -Wall -Wextra -Wpedantic)
   install(TARGETS tessera-tune RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -60,7 +60,7 @@ for t in "${tests[@]}"; do
     # tessera-gemm itself on emulated GPUs (tests/gpu_emu/job.sh): its products at -np 1, 2, 4.
     read -r -a libs <<<"$(mpicc --showme:link)"
     gcc -std=c11 -O1 -g "${mpi[@]}" -I"$root/include" -I"$work/inc" -I"$build/include" \
-      -I"$root/src" -I"$root/bench" "$root"/src/cli/tessera_gemm.c "$root"/src/cli/gemm_options.c \
+      -I"$root/src" "$root"/src/cli/tessera_gemm.c "$root"/src/cli/gemm_options.c \
       "$root"/src/cli/gemm_guard.c "$root"/src/cli/gemm_report.c -o "$work/tessera-gemm" \
       "$work/libemu.a" -fopenmp "${libs[@]}" -lstdc++ -lm -lpthread
     echo "== job (emulated, warp $warp)"
