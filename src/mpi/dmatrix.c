@@ -368,110 +368,41 @@ tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *c
 
 /* ---------------------------------------------------------------- transpose ----------- */
 
-/*
- * At(i, p) = A(p, i). Every rank sends each of its elements to the owner of the transposed
- * position with one MPI_Alltoallv. No indices travel: a sender walks its block column by
- * column (A's global column i ascending, then row p ascending), and a receiver walks its block
- * of At row by row (i ascending, then p ascending) taking the next value from the owner of
- * A(p, i): for any pair of ranks both walks visit the shared elements in the same order.
- */
+/* The layout of a's local array `host` for the block-cyclic exchange, on a prow x pcol grid. */
+tsr__bc_matrix tsr__dm_layout(const tsr_dmatrix *a, void *host, int prow, int pcol) {
+  tsr__bc_matrix l;
+  l.row = (tsr__bc_dim){0, a->mb, a->mb, 0, prow};
+  l.col = (tsr__bc_dim){0, a->nb, a->nb, 0, pcol};
+  l.data = host;
+  l.lld = a->lld;
+  return l;
+}
+
+/* At(i, p) = A(p, i) through the one block-cyclic exchange (tsr__bc_redistribute, as
+   p?gemr2d), staged through the host for device matrices. */
 tsr_status tsr__dm_transpose(const char *fn, const tsr_dmatrix *a, tsr_dmatrix **out,
                              uint64_t *sent, uint64_t *received) {
   tsr_grid *g = a->grid;
-  const int P = g->nprow, Q = g->npcol, size = g->size;
-  size_t es = tsr__dtype_size(a->dtype);
-  MPI_Datatype type = tsr__mpi_type(a->dtype);
   tsr_dmatrix *t = NULL;
   void *src = NULL, *dst = NULL;
   bool src_staged = false, dst_staged = false;
-  char *sendbuf = NULL, *recvbuf = NULL;
-  int *counts = NULL;
+  uint64_t s0 = 0, r0 = 0;
   tsr_status st = tsr__dm_create(fn, g, a->n, a->m, a->nb, a->mb, a->dtype, a->device, &t);
   if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &src, &src_staged);
   if (st == TSR_OK) st = tsr__dm_host_get(fn, t, false, &dst, &dst_staged);
-  int64_t nsend = a->mloc * a->nloc, nrecv = t ? t->mloc * t->nloc : 0;
-  if (st == TSR_OK && (nsend > INT_MAX || nrecv > INT_MAX))
-    st = tsr__set_error(TSR_ERR_OVERFLOW, fn, "local block over INT_MAX elements");
-  if (st == TSR_OK) st = tsr__host_alloc((size_t)(nsend > 0 ? nsend : 1) * es, (void **)&sendbuf);
-  if (st == TSR_OK) st = tsr__host_alloc((size_t)(nrecv > 0 ? nrecv : 1) * es, (void **)&recvbuf);
-  if (st == TSR_OK) {
-    counts = calloc((size_t)size * 6, sizeof *counts);
-    if (!counts) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "alltoallv counts");
-  }
   st = tsr__dist_agree(fn, g->comm, st);
-  if (st != TSR_OK) goto done;
-  {
-    int *scount = counts, *sdispl = counts + size, *rcount = counts + 2 * size,
-        *rdispl = counts + 3 * size, *cur = counts + 4 * size;
-    /* Destination of A(p, i): At(i, p) lives on process row owner(i, nb) and column
-       owner(p, mb). */
-    for (int64_t lj = 0; lj < a->nloc; lj++) {
-      int64_t i = tsr_indxl2g(lj, a->nb, g->mycol, 0, Q);
-      int drow = tsr_indxg2p(i, a->nb, 0, P);
-      for (int64_t li = 0; li < a->mloc; li++) {
-        int64_t p = tsr_indxl2g(li, a->mb, g->myrow, 0, P);
-        scount[drow * Q + tsr_indxg2p(p, a->mb, 0, Q)]++;
-      }
-    }
-    for (int64_t li = 0; li < t->mloc; li++) {
-      int64_t i = tsr_indxl2g(li, t->mb, g->myrow, 0, P);
-      int scol = tsr_indxg2p(i, a->nb, 0, Q);
-      for (int64_t lj = 0; lj < t->nloc; lj++) {
-        int64_t p = tsr_indxl2g(lj, t->nb, g->mycol, 0, Q);
-        rcount[tsr_indxg2p(p, a->mb, 0, P) * Q + scol]++;
-      }
-    }
-    for (int r = 0, s = 0, q = 0; r < size; r++) {
-      sdispl[r] = s;
-      rdispl[r] = q;
-      s += scount[r];
-      q += rcount[r];
-      if (r != g->rank) {
-        if (sent) *sent += (uint64_t)scount[r] * es;
-        if (received) *received += (uint64_t)rcount[r] * es;
-      }
-    }
-    for (int r = 0; r < size; r++)
-      cur[r] = sdispl[r];
-    for (int64_t lj = 0; lj < a->nloc; lj++) {
-      int64_t i = tsr_indxl2g(lj, a->nb, g->mycol, 0, Q);
-      int drow = tsr_indxg2p(i, a->nb, 0, P);
-      for (int64_t li = 0; li < a->mloc; li++) {
-        int64_t p = tsr_indxl2g(li, a->mb, g->myrow, 0, P);
-        int d = drow * Q + tsr_indxg2p(p, a->mb, 0, Q);
-        memcpy(sendbuf + (size_t)cur[d]++ * es, (char *)src + (size_t)(li + lj * a->lld) * es, es);
-      }
-    }
-    int rc = MPI_Alltoallv(sendbuf, scount, sdispl, type, recvbuf, rcount, rdispl, type, g->comm);
-    if (rc != MPI_SUCCESS) {
-      st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Alltoallv");
-    } else {
-      for (int r = 0; r < size; r++)
-        cur[r] = rdispl[r];
-      for (int64_t li = 0; li < t->mloc; li++) {
-        int64_t i = tsr_indxl2g(li, t->mb, g->myrow, 0, P);
-        int scol = tsr_indxg2p(i, a->nb, 0, Q);
-        for (int64_t lj = 0; lj < t->nloc; lj++) {
-          int64_t p = tsr_indxl2g(lj, t->nb, g->mycol, 0, Q);
-          int s = tsr_indxg2p(p, a->mb, 0, P) * Q + scol;
-          memcpy((char *)dst + (size_t)(li + lj * t->lld) * es, recvbuf + (size_t)cur[s]++ * es,
-                 es);
-        }
-      }
-    }
+  if (st == TSR_OK) {
+    const tsr__bc_matrix sl = tsr__dm_layout(a, src, g->nprow, g->npcol);
+    const tsr__bc_matrix dl = tsr__dm_layout(t, dst, g->nprow, g->npcol);
+    st = tsr__bc_redistribute(fn, g, a->dtype, t->m, t->n, &sl, true, &dl, &s0, &r0);
   }
-done:
-  if (src) {
-    tsr_status s2 = tsr__dm_host_done(fn, a, src, src_staged, false);
-    if (st == TSR_OK) st = s2;
-  }
+  if (src) tsr__dm_host_done(fn, a, src, src_staged, false);
   if (dst) {
     tsr_status s2 = tsr__dm_host_done(fn, t, dst, dst_staged, st == TSR_OK);
     if (st == TSR_OK) st = s2;
   }
-  tsr__host_free(sendbuf);
-  tsr__host_free(recvbuf);
-  free(counts);
+  if (sent) *sent += s0;
+  if (received) *received += r0;
   if (st != TSR_OK) {
     tsr_dmatrix_free(t);
     t = NULL;

@@ -50,18 +50,6 @@ static int64_t layer_k(int64_t k, int64_t kb, int c, int l) {
   return sum;
 }
 
-/* ------------------------------------------------------------------ layouts ------------ */
-
-/* The standard layout of a grid matrix (its own local storage `host`), for tsr__bc_redistribute. */
-static tsr__bc_matrix layout_of(const tsr_dmatrix *x, void *host, int prow, int pcol) {
-  tsr__bc_matrix l;
-  l.row = (tsr__bc_dim){0, x->mb, x->mb, 0, prow};
-  l.col = (tsr__bc_dim){0, x->nb, x->nb, 0, pcol};
-  l.data = host;
-  l.lld = x->lld;
-  return l;
-}
-
 /* ------------------------------------------------------------------ choice ------------- */
 
 typedef struct gemm_dims {
@@ -290,8 +278,8 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
         pb[v * q + r] = (v % replicas) * q * q + (v / replicas) * q + r; /* cq x q */
       }
     tsr__bc_procs gpa = {q, cq, pa}, gpb = {cq, q, pb};
-    tsr__bc_matrix sa = layout_of(a, a_host, g->nprow, g->npcol),
-                   sb = layout_of(b, b_host, g->nprow, g->npcol), da, db;
+    tsr__bc_matrix sa = tsr__dm_layout(a, a_host, g->nprow, g->npcol),
+                   sb = tsr__dm_layout(b, b_host, g->nprow, g->npcol), da, db;
     da.row = (tsr__bc_dim){0, a_mb, a_mb, 0, q};
     da.col = (tsr__bc_dim){0, kb, kb, 0, cq};
     da.data = al_host;
@@ -346,12 +334,12 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
   if (st == TSR_OK) {
     scale_local(c, c_host, beta);
     /* One accumulating redistribution per layer, from its q x q grid onto C's. */
-    tsr__bc_matrix dc = layout_of(c, c_host, g->nprow, g->npcol);
+    tsr__bc_matrix dc = tsr__dm_layout(c, c_host, g->nprow, g->npcol);
     for (int l = 0; l < replicas && st == TSR_OK; l++) {
       for (int r = 0; r < q * q; r++)
         procs[r] = l * q * q + r;
       tsr__bc_procs gl = {q, q, procs};
-      tsr__bc_matrix sl = layout_of(cl, l == layer ? cl_host : NULL, q, q);
+      tsr__bc_matrix sl = tsr__dm_layout(cl, l == layer ? cl_host : NULL, q, q);
       st = tsr__bc_redistribute_ex(fn, g, c->dtype, c->m, c->n, &sl, &gl, false, &dc, NULL,
                                    xflags | TSR__BC_ACCUMULATE, &st_all.bytes_sent,
                                    &st_all.bytes_received);

@@ -78,7 +78,7 @@ tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, 
                           int64_t nb, tsr_dtype dtype, tsr_device device, tsr_dmatrix **out);
 
 /* A new matrix holding the transpose of `a`, with blocks nb x mb, on the same grid and device
-   (MPI_Alltoallv redistribution). Not agreed: callers agree. Adds the bytes moved to *sent and
+   (tsr__bc_redistribute with transpose). Collective; agreed. Adds the bytes moved to *sent and
    *received when not NULL. */
 tsr_status tsr__dm_transpose(const char *fn, const tsr_dmatrix *a, tsr_dmatrix **out,
                              uint64_t *sent, uint64_t *received);
@@ -104,6 +104,10 @@ typedef struct tsr__bc_matrix {
   void *data;
   int64_t lld;
 } tsr__bc_matrix;
+
+/* The layout of a's local array `host` (a's storage or a host copy of it) for the exchange
+   below, as a whole matrix on a prow x pcol grid. (dmatrix.c) */
+tsr__bc_matrix tsr__dm_layout(const tsr_dmatrix *a, void *host, int prow, int pcol);
 
 /* Process (0..nprocs-1, or -1 when replicated) owning submatrix index i of dimension d. */
 int tsr__bc_owner(const tsr__bc_dim *d, int64_t i);
