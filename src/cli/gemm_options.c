@@ -15,14 +15,6 @@
 
 #include "gemm_cli.h"
 
-void say(FILE *f, const char *fmt, ...) {
-  if (g_rank != 0) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(f, fmt, ap);
-  va_end(ap);
-}
-
 void usage(FILE *f) {
   say(f,
       "usage: tessera-gemm [options]\n"

@@ -25,8 +25,6 @@
 #include <omp.h>
 #endif
 
-int g_rank = 0, g_size = 1;
-
 /* Memory the estimate adds to the matrices and buffers it counts: MPI, the GEMM packing
    buffers, the program itself. */
 #define MEMORY_OVERHEAD (INT64_C(96) << 20)
@@ -54,24 +52,6 @@ typedef struct job {
   char *advice; /* g_size binding advices of sizeof(tsr_dist_binding.advice) chars (rank 0) */
   char msg[1024];
 } job;
-
-/* ---------------------------------------------------------------- agreement ----------- */
-
-int agree(int code, const char *msg) {
-  int worst = 0;
-  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (worst == 0) return 0;
-  int mine = code == worst ? g_rank : g_size, first = g_size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  char buf[1200];
-  memset(buf, 0, sizeof buf);
-  if (g_rank == first) snprintf(buf, sizeof buf, "%s", msg ? msg : "");
-  MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, first, MPI_COMM_WORLD);
-  buf[sizeof buf - 1] = '\0';
-  say(stderr, "tessera-gemm: error: %s\n", buf);
-  if (worst == EXIT_USAGE) say(stderr, "try 'tessera-gemm --help'\n");
-  return worst;
-}
 
 /* Exit code for a library status (the library already agreed across ranks). */
 static int lib_fail(tsr_status st, int code) {

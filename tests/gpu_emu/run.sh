@@ -61,7 +61,7 @@ for t in "${tests[@]}"; do
     read -r -a libs <<<"$(mpicc --showme:link)"
     gcc -std=c11 -O1 -g "${mpi[@]}" -I"$root/include" -I"$work/inc" -I"$build/include" \
       -I"$root/src" "$root"/src/cli/tessera_gemm.c "$root"/src/cli/gemm_options.c \
-      "$root"/src/cli/gemm_guard.c "$root"/src/cli/gemm_report.c -o "$work/tessera-gemm" \
+      "$root"/src/cli/gemm_guard.c "$root"/src/cli/gemm_report.c "$root"/src/cli/gemm_common.c -o "$work/tessera-gemm" \
       "$work/libemu.a" -fopenmp "${libs[@]}" -lstdc++ -lm -lpthread
     echo "== job (emulated, warp $warp)"
     TSR_EMU_WARP=$warp bash "$here/job.sh" "$work/tessera-gemm" "$work/job" || status=1
