@@ -76,7 +76,8 @@ if(TSR_HAVE_CUDA)
       set(tsr_emu_tests gpu_cross kernel_helpers gpu_fault)
       if(TSR_HAVE_MPI AND warp EQUAL 32)
         # SUMMA with emulated-GPU matrices, 2 ranks, staged and device-to-device panels.
-        list(APPEND tsr_emu_tests dist_gemm)
+        # The pipelined panel broadcast from emulated device buffers, 3 ranks.
+        list(APPEND tsr_emu_tests dist_gemm dist_bcast)
       endif()
       add_test(NAME gpu_emu_warp${warp}
                COMMAND ${TSR_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emu/run.sh ${PROJECT_BINARY_DIR}

@@ -14,8 +14,8 @@
 # CUDA_BUILD_DIR: a built -DTESSERA_ENABLE_CUDA=ON tree (its core/omp objects and config.h
 # are reused); WARP: 32 (default) or 64; TEST: gpu_cross (default) or core suite names
 # (reduce, binary, unary, random, transfer, creation, views, matmul, bad_input,
-# kernel_helpers), gpu_fault (a sticky GPU error, injected), or dist_gemm (SUMMA with emulated-GPU matrices under mpirun -np 2, both
-# panel paths).
+# kernel_helpers), gpu_fault (a sticky GPU error, injected), dist_gemm (SUMMA with emulated-GPU matrices under mpirun -np 2, both
+# panel paths), or dist_bcast (the pipelined broadcast from emulated device buffers, -np 3).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -58,10 +58,11 @@ for t in "${tests[@]}"; do
     kernel_helpers) srcs=("$root/tests/test_kernel_helpers.c") ;;
     gpu_fault) srcs=("$root/tests/test_gpu_fault.c") ;;
     dist_gemm) srcs=("$root/tests/test_dist_gemm.c") ;;
+    dist_bcast) srcs=("$root/tests/test_dist_bcast.c") ;;
     *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
   esac
   libs=()
-  if [ "$t" = dist_gemm ]; then read -r -a libs <<<"$(mpicc --showme:link)"; fi
+  case $t in dist_*) read -r -a libs <<<"$(mpicc --showme:link)" ;; esac
   gcc -std=c11 -O1 -g -D_POSIX_C_SOURCE=200809L "${mpi[@]}" -I"$root/include" -I"$work/inc" \
     -I"$build/include" -I"$root/src" -I"$root/tests/common" -I"$root/tests" "${srcs[@]}" \
     "$root/tests/common/tsr_test.c" -o "$work/$t" "$work/libemu.a" -fopenmp -lcmocka \
@@ -73,6 +74,14 @@ for t in "${tests[@]}"; do
         mpirun -np 2 --oversubscribe -x TSR_EMU_WARP=$warp -x TSR_TEST_DEVICE=cuda \
         -x TSR_DIST_GPU_STAGING=$path "$work/$t" || status=1
     done
+    continue
+  fi
+  if [ "$t" = dist_bcast ]; then
+    # The pipelined broadcast from emulated device buffers (pointers only reach MPI), 3 ranks.
+    echo "== $t (emulated device buffers, mpirun -np 3)"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
+      mpirun -np 3 --oversubscribe -x TSR_EMU_WARP=$warp -x TSR_TEST_DEVICE=cuda "$work/$t" ||
+      status=1
     continue
   fi
   echo "== $t (emulated, warp $warp)"
