@@ -3,10 +3,12 @@
    of the segment, smaller than one segment, one-element segments past the request window,
    count 0), checked bitwise against the root's random data and for untouched memory past the
    count; row and column broadcasts of a process grid in flight at once (two per communicator,
-   as SUMMA's two slots); the AUTO rule; bad arguments; an MPI error in flight (a truncated
+   as SUMMA's two slots; tested together, or waited for one pair while the other moves); the
+   AUTO rule; bad arguments; an MPI error in flight (a truncated
    segment) that must give TSR_ERR_MPI on the rank that saw it and no hang anywhere; the
    options' bcast field. Buffers live on TSR_TEST_DEVICE (the GPU emulator runs this program
    with emulated device buffers, tests/gpu_emu/run.sh). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "mpi/mpi_internal.h"
 #include "test_dist_util.h"
 
@@ -115,8 +117,17 @@ static void test_row_and_column_in_flight(void **state) {
         pops[i] = &ops[i];
       }
       int done = 0;
-      while (!done)
-        TSR_ASSERT_OK(tsr__bcast_testall(4, pops, &done));
+      if (d == 0) {
+        while (!done)
+          TSR_ASSERT_OK(tsr__bcast_testall(4, pops, &done));
+      } else {
+        /* SUMMA's wait: this panel's pair while the next panel's pair keeps moving. */
+        TSR_ASSERT_OK(tsr__bcast_wait_while(2, pops, 4, pops));
+        int first = 0;
+        TSR_ASSERT_OK(tsr__bcast_testall(2, pops, &first));
+        assert_int_equal(first, 1);
+        TSR_ASSERT_OK(tsr__bcast_waitall(2, pops + 2));
+      }
       for (int i = 0; i < 4; i++) {
         DIST_ASSERT(buffer_ok(buf[i], count[i], dt, seeds[i], own[i]));
         tsr_array_release(buf[i]);
@@ -138,12 +149,25 @@ static void test_auto_rule(void **state) {
   assert_int_equal(tsr__bcast_choose(1 * MiB, 256, 0), TSR_DIST_BCAST_TREE);
   assert_int_equal(tsr__bcast_choose(64 * MiB, 256, 0), TSR_DIST_BCAST_RING);
   assert_int_equal(tsr__bcast_choose(8 * MiB, 256, 64 * 1024), TSR_DIST_BCAST_TREE);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 256, 16 * 1024), TSR_DIST_BCAST_RING);
+  /* N >= (s - 2 - log2 s)(S + 32 KiB): 246 * 48 KiB = 11.5 MiB at s = 256, S = 16 KiB */
+  assert_int_equal(tsr__bcast_choose(11 * MiB, 256, 16 * 1024), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(12 * MiB, 256, 16 * 1024), TSR_DIST_BCAST_RING);
+  /* A platform with a larger latency-bandwidth product (SimGrid's fat tree): trees longer. */
+  setenv("TSR_BCAST_ALPHA_BETA", "1200000", 1);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 16, 0), TSR_DIST_BCAST_RING);
+  assert_true(tsr__bcast_segment_bytes(8 * MiB, 16) > 800 * 1024);
+  setenv("TSR_BCAST_ALPHA_BETA", "not a number", 1); /* ignored: the default */
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0), TSR_DIST_BCAST_RING);
+  unsetenv("TSR_BCAST_ALPHA_BETA");
   for (int s = 1; s <= 4096; s *= 4)
     for (int64_t b = 1; b <= 256 * MiB; b *= 8) {
       int64_t seg = tsr__bcast_segment_bytes(b, s);
-      assert_true(seg >= 16 * 1024 && seg <= MiB && seg % 4096 == 0);
+      assert_true(seg >= 16 * 1024 && seg % 4096 == 0);
+      /* one message for two ranks; else at most 4 MiB */
+      assert_true(s <= 2 ? seg >= b : seg <= 4 * MiB);
     }
+  assert_int_equal(tsr__bcast_segment_bytes(5 * MiB + 1, 2), 5 * MiB + 4096);
   /* Larger panels, larger segments; more ranks, smaller ones. */
   assert_true(tsr__bcast_segment_bytes(64 * MiB, 16) > tsr__bcast_segment_bytes(4 * MiB, 16));
   assert_true(tsr__bcast_segment_bytes(8 * MiB, 256) < tsr__bcast_segment_bytes(8 * MiB, 8));

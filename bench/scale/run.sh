@@ -56,14 +56,14 @@ REAL_BUILD=${TSR_SCALE_REAL_BUILD:-$ROOT/build/scale-real}
 tsr_log "building the modeled driver ($SMPI_BUILD)"
 CC=smpicc CXX=smpicxx cmake -S "$HERE" -B "$SMPI_BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DTSR_SCALE_MODEL=ON >"$out/cmake-smpi.log" 2>&1 || { cat "$out/cmake-smpi.log"; exit 1; }
-cmake --build "$SMPI_BUILD" --target tsr_scale_driver -j "${TSR_JOBS:-2}" >"$out/build-smpi.log" 2>&1 ||
+cmake --build "$SMPI_BUILD" --target tsr_scale_driver tsr_bench_bcast -j "${TSR_JOBS:-2}" >"$out/build-smpi.log" 2>&1 ||
   { tail -40 "$out/build-smpi.log"; exit 1; }
 SIMDRV=$SMPI_BUILD/tsr_scale_driver
 if [ $calibrate -eq 1 ]; then
   tsr_log "building the real driver ($REAL_BUILD)"
   cmake -S "$HERE" -B "$REAL_BUILD" -DCMAKE_BUILD_TYPE=Release -DTSR_SCALE_MODEL=OFF \
     >"$out/cmake-real.log" 2>&1 || { cat "$out/cmake-real.log"; exit 1; }
-  cmake --build "$REAL_BUILD" --target tsr_scale_driver -j "${TSR_JOBS:-2}" \
+  cmake --build "$REAL_BUILD" --target tsr_scale_driver tsr_bench_bcast -j "${TSR_JOBS:-2}" \
     >"$out/build-real.log" 2>&1 || { tail -40 "$out/build-real.log"; exit 1; }
 fi
 REALDRV=$REAL_BUILD/tsr_scale_driver

@@ -301,9 +301,12 @@ typedef enum tsr_dist_algorithm {
  * directly.
  *
  * ::TSR_DIST_BCAST_AUTO (0, the default of zero-initialized options) chooses per broadcast
- * from the panel's bytes and the communicator's size s: MPI_Ibcast when s <= 2 or the panel is
- * under 64 KiB; else the ring when its segment count is at least s - 2 log2(s) (the ring's
- * s - 1 pipeline stages then cost less than the tree's halved bandwidth), else the tree.
+ * from the panel's bytes N and the communicator's size s: MPI_Ibcast when s <= 2 or N < 64
+ * KiB; else the ring when N >= (s - 2 - log2 s) (S + alpha beta), S the segment size, else the
+ * tree (the ring then costs N / beta + (s - 2) (alpha + S / beta), the tree about
+ * 2 N / beta + log2(s) (alpha + S / beta)). Segments: S = sqrt(N alpha beta / (s - 2)) in
+ * [16 KiB, 4 MiB]. alpha beta, the fabric's latency times its bandwidth, is taken as 32 KiB
+ * (1.3 us at 25 GB/s), or from the environment variable TSR_BCAST_ALPHA_BETA (bytes).
  *
  * Status: the option is checked and stored; the SUMMA and 2.5D schedules still broadcast with
  * MPI_Ibcast whatever it says (the pipelined broadcast is being integrated into them).

@@ -7,37 +7,54 @@
  * cut into segments of S bytes reaches the last of s ranks of a ring after (s - 2 + N / S)
  * segment times instead of the (s - 1) N / beta that a flat tree costs its root.
  *
- * Cost model (alpha the per-message latency, beta the link bandwidth, t = alpha + S / beta):
- *   ring:  (s - 2 + N/S) t, each rank sends and receives N once;
- *   tree:  about 2 (log2(s) - 1 + N/S) t: each inner rank sends every segment twice through
- *          its one link, so it moves half as fast as the ring but fills in log2(s) steps.
- * The ring wins once its segment count N/S reaches about s - 2 log2(s) (equating the two),
- * which is AUTO's rule between the pipelined forms. Below 64 KiB a segment-sized message gains
- * nothing from pipelining, and with s <= 2 there is nothing to pipeline: MPI_Ibcast then.
- * The segment size minimizing the ring's time is S* = sqrt(N alpha beta / (s - 2)); the
- * default uses alpha beta = 32 KiB (1.3 us at 25 GB/s, about the fabric of the scaling study;
- * the calibration on this machine is in docs/scaling.md), clamped to [16 KiB, 1 MiB].
+ * Cost model (alpha the per-message latency, beta the link bandwidth, N the bytes, S the segment
+ * size, s the ranks):
+ *   ring:  N / beta + (s - 2) (alpha + S / beta): every rank sends and receives N once, the
+ *          last segment leaves the root after N / beta and needs s - 2 more hops;
+ *   tree:  about 2 N / beta + log2(s) (alpha + S / beta): an inner rank sends every segment to
+ *          its two children through its one link, so the panel moves at half speed, but the
+ *          pipeline fills in log2(s) steps.
+ * The ring wins when N / beta > (s - 2 - log2 s)(alpha + S / beta), i.e.
+ *   N >= (s - 2 - log2 s) (S + alpha beta),
+ * AUTO's rule between the pipelined forms. Below 64 KiB a pipeline gains nothing, and with
+ * s <= 2 there is nothing to pipeline: MPI_Ibcast then. The segment size minimizing the ring's
+ * time is S* = sqrt(N alpha beta / (s - 2)), clamped to [16 KiB, 4 MiB] in multiples of 4 KiB.
+ * alpha beta is 32 KiB (1.3 us at 25 GB/s, an InfiniBand/Slingshot-class fabric; this
+ * machine's shared memory measures ~5-25 KiB), or TSR_BCAST_ALPHA_BETA bytes: SimGrid's SMPI
+ * model of the study's fat tree charges large messages ~11.6x the route latency (its default
+ * latency factors), ~1.2 MB, and its sweep (docs/scaling.md) is where the rule was checked.
  */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi/mpi_internal.h"
 
 #define BCAST_MPI_BELOW (64 * 1024) /* AUTO: MPI_Ibcast under this many bytes */
-#define BCAST_ALPHA_BETA 32768.0    /* latency x bandwidth product (bytes) of the default S */
+#define BCAST_ALPHA_BETA 32768.0    /* default latency x bandwidth product (bytes) */
 #define BCAST_SEG_MIN (16 * 1024)
-#define BCAST_SEG_MAX (1024 * 1024)
+#define BCAST_SEG_MAX (4 * 1024 * 1024)
 #define BCAST_TAG_MAX 32767
 
 static double log2i(int s) {
   return log2((double)(s > 1 ? s : 1));
 }
 
+/* alpha beta in bytes: TSR_BCAST_ALPHA_BETA when a positive number, else the default. */
+static double alpha_beta(void) {
+  const char *v = getenv("TSR_BCAST_ALPHA_BETA");
+  char *end = NULL;
+  double x = v ? strtod(v, &end) : 0;
+  return v && end != v && *end == '\0' && x > 0 && x < 1e12 ? x : BCAST_ALPHA_BETA;
+}
+
 int64_t tsr__bcast_segment_bytes(int64_t bytes, int size) {
+  /* One hop (or none) forwards nothing: one message, as MPI_Ibcast sends. */
+  if (size <= 2) return bytes > BCAST_SEG_MIN ? (bytes + 4095) / 4096 * 4096 : BCAST_SEG_MIN;
   double stages = size > 3 ? (double)(size - 2) : 1.0;
-  double s = sqrt((double)(bytes > 0 ? bytes : 1) * BCAST_ALPHA_BETA / stages);
+  double s = sqrt((double)(bytes > 0 ? bytes : 1) * alpha_beta() / stages);
   if (s < BCAST_SEG_MIN) s = BCAST_SEG_MIN;
   if (s > BCAST_SEG_MAX) s = BCAST_SEG_MAX;
   return (int64_t)s / 4096 * 4096;
@@ -46,8 +63,9 @@ int64_t tsr__bcast_segment_bytes(int64_t bytes, int size) {
 tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes) {
   if (size <= 2 || bytes < BCAST_MPI_BELOW) return TSR_DIST_BCAST_MPI;
   if (segment_bytes <= 0) segment_bytes = tsr__bcast_segment_bytes(bytes, size);
-  double nseg = ceil((double)bytes / (double)segment_bytes);
-  return nseg >= (double)size - 2.0 * log2i(size) ? TSR_DIST_BCAST_RING : TSR_DIST_BCAST_TREE;
+  double stages = (double)size - 2.0 - log2i(size);
+  return (double)bytes >= stages * ((double)segment_bytes + alpha_beta()) ? TSR_DIST_BCAST_RING
+                                                                          : TSR_DIST_BCAST_TREE;
 }
 
 /* Elements of segment i. */
@@ -179,6 +197,15 @@ tsr_status tsr__bcast_test(tsr__bcast *op, int *done) {
   }
   int rc, flag = 0;
   if (op->algo == TSR_DIST_BCAST_MPI) {
+#ifdef TSR_SMPI_MODEL
+    /* SimGrid's SMPI (3.32) progresses a non-blocking collective in MPI_Test only by injecting
+       simulated time (smpi/test, 100 us a call), and never with smpi/test:0, which the study
+       sets for the point-to-point pipelines: in the modeled build only the waits (MPI_Waitany)
+       complete it. */
+    if (op->mreq == MPI_REQUEST_NULL) op->done = 1; /* completed by a wait */
+    if (done) *done = op->done;
+    return op->status;
+#endif
     rc = MPI_Test(&op->mreq, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
       fail(op, rc, "MPI_Ibcast (test)");
@@ -286,12 +313,86 @@ tsr_status tsr__bcast_testall(int n, tsr__bcast *const *ops, int *done) {
   return first;
 }
 
-tsr_status tsr__bcast_waitall(int n, tsr__bcast *const *ops) {
+/* Blocks in MPI_Waitany until one of the pending requests of the ops completes (a segment
+   arrived or left): no spinning (Open MPI progresses inside Waitany; under SimGrid's SMPI a
+   spinning MPI_Test loop would charge its injected test time instead). An error completes the
+   request and is recorded on its op. n <= BCAST_WAIT_OPS. */
+#define BCAST_WAIT_OPS 16
+static void wait_any(int n, tsr__bcast *const *ops) {
+  MPI_Request req[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1)];
+  MPI_Request *where[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1)];
+  tsr__bcast *owner[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1)];
+  int cnt = 0;
+  for (int i = 0; i < n; i++) {
+    tsr__bcast *op = ops[i];
+    if (!op || op->done) continue;
+    MPI_Request *all[3 * TSR__BCAST_WINDOW + 1];
+    int na = 0;
+    all[na++] = &op->mreq;
+    for (int w = 0; w < TSR__BCAST_WINDOW; w++) {
+      all[na++] = &op->rreq[w];
+      all[na++] = &op->sreq[0][w];
+      all[na++] = &op->sreq[1][w];
+    }
+    for (int j = 0; j < na; j++)
+      if (*all[j] != MPI_REQUEST_NULL) {
+        req[cnt] = *all[j];
+        where[cnt] = all[j];
+        owner[cnt++] = op;
+      }
+  }
+  if (cnt == 0) return;
+  int idx = MPI_UNDEFINED;
+  int rc = MPI_Waitany(cnt, req, &idx, MPI_STATUS_IGNORE);
+  if (idx >= 0 && idx < cnt) {
+    /* Completed (MPI_Waitany freed it): the op's own test sees a null request, i.e. done. */
+    *where[idx] = MPI_REQUEST_NULL;
+    if (rc != MPI_SUCCESS) {
+      const tsr__bcast *op = owner[idx];
+      const MPI_Request *q = where[idx];
+      fail(owner[idx], rc,
+           q == &op->mreq                                      ? "MPI_Ibcast (wait)"
+           : q >= op->rreq && q < op->rreq + TSR__BCAST_WINDOW ? "MPI_Irecv (broadcast segment)"
+                                                               : "MPI_Isend (broadcast segment)");
+    }
+  } else if (rc != MPI_SUCCESS) {
+    for (int i = 0; i < n; i++)
+      if (ops[i] && !ops[i]->done) {
+        fail(ops[i], rc, "MPI_Waitany (broadcast)");
+        tsr__bcast_abandon(ops[i]);
+      }
+  }
+}
+
+tsr_status tsr__bcast_wait_while(int n, tsr__bcast *const *ops, int n_also,
+                                 tsr__bcast *const *also) {
+  tsr__bcast *all[BCAST_WAIT_OPS];
+  int na = 0;
+  bool complete = true; /* all distinct ops fit in `all` */
+  for (int i = 0; i < n + n_also; i++) {
+    tsr__bcast *op = i < n ? ops[i] : also[i - n];
+    bool seen = !op;
+    for (int j = 0; j < na && !seen; j++)
+      seen = all[j] == op; /* a request must appear once in MPI_Waitany's array */
+    if (seen) continue;
+    if (na == BCAST_WAIT_OPS) {
+      complete = false;
+      break;
+    }
+    all[na++] = op;
+  }
   for (;;) {
-    int done = 0;
+    int done = 0, ignored = 0;
+    if (n_also > 0) tsr__bcast_testall(n_also, also, &ignored); /* their errors stay theirs */
     tsr_status st = tsr__bcast_testall(n, ops, &done);
     if (done) return st;
+    /* More ops than wait_any takes: spin on the tests. */
+    if (complete) wait_any(na, all);
   }
+}
+
+tsr_status tsr__bcast_waitall(int n, tsr__bcast *const *ops) {
+  return tsr__bcast_wait_while(n, ops, 0, NULL);
 }
 
 tsr_status tsr__bcast_wait(tsr__bcast *op) {

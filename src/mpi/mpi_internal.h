@@ -160,6 +160,15 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
 tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_array *b, double beta,
                                 tsr_array *c, tsr_gemm_path path);
 
+/* The GPU node of the SimGrid study (smpi_model.c; in every build, reading the environment):
+   tsr__dist_model_gpu: 1 when TSR_SMPI_GPU=1 (modeled local GEMMs are then charged
+   tsr__dist_model_gemm_seconds instead of flops at the host speed); the modeled seconds of an
+   m x n x k GEMM of elements of es bytes on an H100 (rate per shape, see smpi_model.c); the
+   seconds of staging `bytes` through PCIe (0 unless TSR_SMPI_GPU_STAGING=1). */
+int tsr__dist_model_gpu(void);
+double tsr__dist_model_gemm_seconds(double m, double n, double k, size_t es);
+double tsr__dist_model_staging_seconds(double bytes);
+
 /* 1 in a TSR_SMPI_MODEL build: local data movement is charged, not done (smpi_model.c). */
 int tsr__dist_modeled(void);
 
@@ -235,12 +244,15 @@ typedef struct tsr__bcast {
   uint64_t bytes_sent, bytes_received; /* payload this rank sent / received so far */
 } tsr__bcast;
 
-/* The algorithm AUTO picks for `bytes` to `size` ranks in segments of `segment_bytes`:
-   MPI when size <= 2 or bytes < 64 KiB, RING when its segments number at least
-   size - 2 log2(size), else TREE (the rule of ::tsr_dist_bcast, derived in bcast.c). */
+/* The algorithm AUTO picks for `bytes` to `size` ranks in segments of `segment_bytes` (0: the
+   default): MPI when size <= 2 or bytes < 64 KiB; RING when
+   bytes >= (size - 2 - log2 size) (segment + alpha beta); else TREE. alpha beta (latency x
+   bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the cost model is in bcast.c). */
 tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes);
 
-/* The default segment size for `bytes` to `size` ranks (segment_bytes = 0): see bcast.c. */
+/* The default segment size for `bytes` to `size` ranks (segment_bytes = 0): the ring's optimum
+   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 4 MiB], multiples of 4 KiB; the whole buffer
+   (at least 16 KiB) when size <= 2. */
 int64_t tsr__bcast_segment_bytes(int64_t bytes, int size);
 
 /* Starts the broadcast (posts what can be posted). Local: no agreement. */
@@ -261,6 +273,14 @@ tsr_status tsr__bcast_wait(tsr__bcast *op);
 
 /* tsr__bcast_wait on n ops together (progressing all of them while waiting). */
 tsr_status tsr__bcast_waitall(int n, tsr__bcast *const *ops);
+
+/* Waits until ops[0..n) complete while also progressing also[0..n_also) (the broadcasts of
+   later panels, not waited for: a ring must keep forwarding them). Blocks in MPI_Waitany on
+   the pending requests of all of them (no spinning) when n + n_also <= 16, else tests in a
+   loop. Returns the first error of `ops`; errors of `also` stay in those ops (their own
+   test/wait returns them). NULL entries and completed ops are skipped. */
+tsr_status tsr__bcast_wait_while(int n, tsr__bcast *const *ops, int n_also,
+                                 tsr__bcast *const *also);
 
 /* Abandons an op that is still in flight (after a local error elsewhere): cancels and
    completes its receives, releases its sends (MPI_Request_free). No-op when complete. */
