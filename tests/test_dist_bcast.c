@@ -164,8 +164,8 @@ static void test_auto_rule(void **state) {
     for (int64_t b = 1; b <= 256 * MiB; b *= 8) {
       int64_t seg = tsr__bcast_segment_bytes(b, s);
       assert_true(seg >= 16 * 1024 && seg % 4096 == 0);
-      /* one message for two ranks; else at most 4 MiB */
-      assert_true(s <= 2 ? seg >= b : seg <= 4 * MiB);
+      /* one message for two ranks; else at most 1 MiB */
+      assert_true(s <= 2 ? seg >= b : seg <= MiB);
     }
   assert_int_equal(tsr__bcast_segment_bytes(5 * MiB + 1, 2), 5 * MiB + 4096);
   /* Larger panels, larger segments; more ranks, smaller ones. */

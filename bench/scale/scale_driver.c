@@ -119,7 +119,7 @@ static tsr_status skeleton(tsr_grid *g, long long m, long long n, long long k, l
       smpi_execute_flops(2.0 * (double)mloc * (double)nloc * (double)w);
     int slices = (int)(t / 100e-6) + 1;
     for (int i = 0; i < slices && t > 0; i++) {
-      smpi_execute(t / slices);
+      tsr__dist_model_charge(t / slices);
       int all = 0;
       tsr__bcast_testall(2 * S, live, &all);
     }

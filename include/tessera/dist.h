@@ -305,7 +305,7 @@ typedef enum tsr_dist_algorithm {
  * KiB; else the ring when N >= (s - 2 - log2 s) (S + alpha beta), S the segment size, else the
  * tree (the ring then costs N / beta + (s - 2) (alpha + S / beta), the tree about
  * 2 N / beta + log2(s) (alpha + S / beta)). Segments: S = sqrt(N alpha beta / (s - 2)) in
- * [16 KiB, 4 MiB]. alpha beta, the fabric's latency times its bandwidth, is taken as 32 KiB
+ * [16 KiB, 1 MiB]. alpha beta, the fabric's latency times its bandwidth, is taken as 32 KiB
  * (1.3 us at 25 GB/s), or from the environment variable TSR_BCAST_ALPHA_BETA (bytes).
  *
  * Status: the option is checked and stored; the SUMMA and 2.5D schedules still broadcast with

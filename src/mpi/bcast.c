@@ -18,7 +18,9 @@
  *   N >= (s - 2 - log2 s) (S + alpha beta),
  * AUTO's rule between the pipelined forms. Below 64 KiB a pipeline gains nothing, and with
  * s <= 2 there is nothing to pipeline: MPI_Ibcast then. The segment size minimizing the ring's
- * time is S* = sqrt(N alpha beta / (s - 2)), clamped to [16 KiB, 4 MiB] in multiples of 4 KiB.
+ * time is S* = sqrt(N alpha beta / (s - 2)), clamped to [16 KiB, 1 MiB] in multiples of 4 KiB
+ * (larger segments lose in SimGrid's model, whose single flows are window-limited: 32 MiB to 4
+ * ranks took 4.4 ms in 4 MiB segments, 2.4 ms in 1 MiB, 2.1 ms in 256 KiB).
  * alpha beta is 32 KiB (1.3 us at 25 GB/s, an InfiniBand/Slingshot-class fabric; this
  * machine's shared memory measures ~5-25 KiB), or TSR_BCAST_ALPHA_BETA bytes: SimGrid's SMPI
  * model of the study's fat tree charges large messages ~11.6x the route latency (its default
@@ -35,7 +37,7 @@
 #define BCAST_MPI_BELOW (64 * 1024) /* AUTO: MPI_Ibcast under this many bytes */
 #define BCAST_ALPHA_BETA 32768.0    /* default latency x bandwidth product (bytes) */
 #define BCAST_SEG_MIN (16 * 1024)
-#define BCAST_SEG_MAX (4 * 1024 * 1024)
+#define BCAST_SEG_MAX (1024 * 1024)
 #define BCAST_TAG_MAX 32767
 
 static double log2i(int s) {

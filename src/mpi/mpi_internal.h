@@ -168,6 +168,8 @@ tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_arra
 int tsr__dist_model_gpu(void);
 double tsr__dist_model_gemm_seconds(double m, double n, double k, size_t es);
 double tsr__dist_model_staging_seconds(double bytes);
+/* Charges `seconds` of compute to this rank's simulated host (TSR_SMPI_MODEL; no-op else). */
+void tsr__dist_model_charge(double seconds);
 
 /* 1 in a TSR_SMPI_MODEL build: local data movement is charged, not done (smpi_model.c). */
 int tsr__dist_modeled(void);
@@ -251,7 +253,7 @@ typedef struct tsr__bcast {
 tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes);
 
 /* The default segment size for `bytes` to `size` ranks (segment_bytes = 0): the ring's optimum
-   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 4 MiB], multiples of 4 KiB; the whole buffer
+   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; the whole buffer
    (at least 16 KiB) when size <= 2. */
 int64_t tsr__bcast_segment_bytes(int64_t bytes, int size);
 

@@ -20,7 +20,15 @@
 #include "mpi/mpi_internal.h"
 
 #ifdef TSR_SMPI_MODEL
+#include <simgrid/host.h>
 #include <smpi/smpi.h>
+
+/* Charges `seconds` of compute to this rank's simulated host. (smpi_execute(seconds) would
+   convert them to flops at smpi/host-speed, the speed of the machine that benchmarks real code,
+   20 kflop/s by default, and then run those flops at the simulated host's speed: ~0 time.) */
+static void model_seconds(double seconds) {
+  if (seconds > 0) smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
+}
 #endif
 
 int tsr__dist_modeled(void) {
@@ -53,6 +61,14 @@ double tsr__dist_model_gemm_seconds(double m, double n, double k, size_t es) {
   return 2.0 * m * n * k / (peak * eff) + env_positive("TSR_SMPI_GPU_LAUNCH", 10e-6);
 }
 
+void tsr__dist_model_charge(double seconds) {
+#ifdef TSR_SMPI_MODEL
+  model_seconds(seconds);
+#else
+  (void)seconds;
+#endif
+}
+
 double tsr__dist_model_staging_seconds(double bytes) {
   const char *s = getenv("TSR_SMPI_GPU_STAGING");
   if (!s || strcmp(s, "1") != 0 || bytes <= 0) return 0;
@@ -75,7 +91,7 @@ tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_arra
     size_t es = tsr__dtype_size(a->dtype);
     double t = tsr__dist_model_staging_seconds((m * k + k * n) * (double)es) +
                tsr__dist_model_gemm_seconds(m, n, k, es);
-    if (t > 0) smpi_execute(t);
+    model_seconds(t);
   } else if (flops > 0) {
     smpi_execute_flops(flops);
   }
@@ -93,7 +109,7 @@ void tsr__dist_model_copy(double bytes) {
     bw = s ? atof(s) : 0;
     if (!(bw > 0)) bw = 10e9;
   }
-  if (bytes > 0) smpi_execute(bytes / bw);
+  if (bytes > 0) model_seconds(bytes / bw);
 #else
   (void)bytes;
 #endif
