@@ -9,11 +9,12 @@
 # simulated on the fat tree for P = 4 ... 256 (its 8 MiB row at P = 256 is the issue's micro
 # target); gpu = the GPU-node study (H100 model of src/mpi/smpi_model.c, TSR_SMPI_GPU=1):
 # weak scaling n_local = 16384 and 32768, strong scaling n = 131072, SUMMA (the library's, on
-# MPI_Ibcast), 2.5D c = 4 (and c = 2 where P/2 is a square), and SUMMA's panel loop on the
+# MPI_Ibcast), 2.5D c = 4 and 2 (only with TSR_SCALE_GPU_25D_MAXP: memory), and SUMMA's panel loop on the
 # pipelined broadcast (tsr_scale_driver --skeleton, until the library's SUMMA uses it), with
 # one rank's time line. Sections of docs/scaling.md whose part did not run are kept as they
 # were. TSR_SCALE_GPU_PS (default "16 64 256") lists the GPU study's P, TSR_SCALE_GPU_25D_MAXP
-# (64) the largest P of its 2.5D runs, TSR_SCALE_GPU_PANELS (8) the panels of k.
+# (0: none; they need more memory than 23 GB) the largest P of its 2.5D runs,
+# TSR_SCALE_GPU_PANELS (8) the panels of k.
 #
 # 1. builds bench/scale twice: with smpicc in modeled-compute mode (build/scale-smpi) and with
 #    mpicc computing for real (build/scale-real);
@@ -276,7 +277,10 @@ if part gpu; then
     done
   else
     GPU_PS=${TSR_SCALE_GPU_PS:-16 64 256}
-    MAX25=${TSR_SCALE_GPU_25D_MAXP:-64} # 2.5D above this P: too slow for 2 shared cores
+    # 2.5D at GPU sizes: its modeled build allocates the replicated C and the layers' buffers
+    # for real (SMPI folds only SMPI_SHARED_MALLOC), and P = 16, n = 65536 was killed by the
+    # OOM killer at 23 GB here: off unless TSR_SCALE_GPU_25D_MAXP names the largest P.
+    MAX25=${TSR_SCALE_GPU_25D_MAXP:-0}
     for nl in 16384 32768; do
       tsr_log "GPU nodes, weak scaling, n_local = $nl, k = $PANELS panels of 2048"
       for P in $GPU_PS; do
@@ -313,8 +317,10 @@ if part gpu; then
         -n 131072 -k $((PANELS * 1024)) --block 1024 --algorithm 2.5d --replicas 4
     done
     n=$(python3 -c "print(int(16384 * 32 ** 0.5))")
-    gsim "study=gpu-weak,node=gpu,nl=16384,bcast=mpi,sched=library" fattree 32 $GPU -m "$n" -n "$n" \
-      -k $((PANELS * 2048)) --block 2048 --algorithm 2.5d --replicas 2
+    if [ "$MAX25" -ge 32 ]; then
+      gsim "study=gpu-weak,node=gpu,nl=16384,bcast=mpi,sched=library" fattree 32 $GPU -m "$n" -n "$n" \
+        -k $((PANELS * 2048)) --block 2048 --algorithm 2.5d --replicas 2
+    fi
   fi
 fi
 
