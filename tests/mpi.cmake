@@ -79,3 +79,16 @@ foreach(np 1 2)
   set_tests_properties(dist_binding_np${np} PROPERTIES LABELS mpi TIMEOUT 60
                        ENVIRONMENT "${TSR_MPI_TEST_ENV}")
 endforeach()
+
+# The pipelined panel broadcast (src/mpi/bcast.c, internal: linked statically): every
+# algorithm and root at 1, 2, 3, 4 and 6 ranks (tests/test_dist_bcast.c).
+add_executable(test_dist_bcast test_dist_bcast.c common/tsr_test.c)
+target_link_libraries(test_dist_bcast PRIVATE tessera_static PkgConfig::CMOCKA MPI::MPI_C m)
+target_include_directories(test_dist_bcast PRIVATE ${PROJECT_SOURCE_DIR}/src common)
+foreach(np 1 2 3 4 6)
+  add_test(NAME dist_bcast_np${np}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} --oversubscribe
+                   $<TARGET_FILE:test_dist_bcast>)
+  set_tests_properties(dist_bcast_np${np} PROPERTIES LABELS mpi TIMEOUT 300
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}")
+endforeach()

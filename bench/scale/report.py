@@ -2,6 +2,11 @@
 """Turns the scaling study's results (bench/scale/run.sh) into JSON, PNG plots and a page.
 
     report.py RESULTS.jsonl OUTDIR [--calibration CAL.jsonl] [--doc docs/scaling.md]
+              [--bcast-sim SIM.jsonl] [--bcast-real REAL.jsonl] [--timeline TL.jsonl]
+              [--parts cpu,bcast,gpu]
+
+The page's sections of parts that did not run (--parts) are kept from the existing page
+(between its <!-- NAME --> markers).
 
 Efficiency is the simulated rate per rank over the node rate of the platform (every flop of
 the local GEMMs is charged at that rate, so 1 means communication cost nothing). Words are
@@ -150,6 +155,241 @@ def plots(rows, outdir, prefix):
     return files
 
 
+def jsonl(path):
+    if not path or not os.path.exists(path):
+        return []
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def schedule(r):
+    """The name of a run's schedule in the GPU tables."""
+    if r.get("algorithm") == "summa-skeleton":
+        return "skeleton/%s" % r.get("bcast", "?")
+    return "2.5d c=%d" % r["replicas"] if r["ran"] == "2.5d" else "summa"
+
+
+def labels(s):
+    out = {}
+    for kv in s.split(","):
+        k, _, v = kv.partition("=")
+        out[k] = v
+    return out
+
+
+def bcast_groups(rows):
+    """{(P, bytes): {algo: row}} of the broadcast benchmark's lines."""
+    g = {}
+    for r in rows:
+        g.setdefault((r["P"], r["bytes"]), {})[r["algo"]] = r
+    return dict(sorted(g.items()))
+
+
+def bcast_tables(real, sim):
+    def ms(r):
+        if r is None:
+            return ""
+        if r.get("rounds", 1) > 1:
+            return "%.3g [%.3g–%.3g]" % (1e3 * r["median_s"], 1e3 * r["min_s"], 1e3 * r["max_s"])
+        return "%.3g" % (1e3 * r["median_s"])
+
+    def ratio(a, b):
+        return "%.2f" % (a["median_s"] / b["median_s"]) if a and b else ""
+
+    out = {}
+    for name, rows in (("BCASTREAL", real), ("BCASTSIM", sim)):
+        if not rows:
+            out[name] = None
+            continue
+        lines = []
+        for (P, b), g in bcast_groups(rows).items():
+            auto = g.get("auto")
+            lines.append({"P": P, "MiB": "%.3g" % (b / 2**20), "mpi": ms(g.get("mpi")),
+                          "ring": ms(g.get("ring")), "tree": ms(g.get("tree")),
+                          "auto": (ms(auto) + " (%s)" % auto["ran"]) if auto else "",
+                          "mpi/ring": ratio(g.get("mpi"), g.get("ring")),
+                          "mpi/tree": ratio(g.get("mpi"), g.get("tree")),
+                          "mpi/auto": ratio(g.get("mpi"), auto)})
+        keys = ["P", "MiB", "mpi", "ring", "tree", "auto", "mpi/ring", "mpi/tree", "mpi/auto"]
+        heads = ["P", "MiB", "MPI_Ibcast ms", "ring ms", "tree ms", "auto ms (ran)",
+                 "MPI / ring", "MPI / tree", "MPI / auto"]
+        if name == "BCASTREAL":
+            heads[2:6] = [h.replace(" ms", " ms median [min–max]") for h in heads[2:6]]
+        out[name] = table(lines, keys, heads) + (
+            "\n\nRatios > 1: the pipelined form is faster. %s" % (
+                "Median, minimum and maximum over %d rounds; a round's time is the slowest rank's mean over its repetitions (~20 ms of broadcasting). Load average 13-16 from other jobs on the 2 cores during these runs." % rows[0]["rounds"]
+                if name == "BCASTREAL" else "Segments: the default S of each size (column "
+                "`segment` of the JSON)."))
+    return out
+
+
+def gpu_rows(rows, study):
+    return sorted((r for r in rows if r.get("study") == study), key=lambda r: (
+        int(r.get("nl", 0) or 0), r["P"], schedule(r)))
+
+
+def gpu_table(rows):
+    keys = [lambda r: r.get("nl", ""), "P", "grid", "m", "n", "k", schedule,
+            lambda r: "%.4g" % r["seconds"], lambda r: "%.1f %%" % (100 * r["efficiency"]),
+            lambda r: "%.4g" % r["words_mean"], lambda r: "%.4g" % r["words_bound"],
+            lambda r: "%.2f" % (r["words_mean"] / r["words_bound"]) if r["words_bound"] else ""]
+    heads = ["n_local", "P", "grid", "m", "n", "k", "schedule", "simulated s", "efficiency",
+             "words/rank", "lower bound", "words / bound"]
+    return table(rows, keys, heads)
+
+
+def timeline_table(tl):
+    out = []
+    for t in tl:
+        w, c = sum(t["wait"]), sum(t["compute"])
+        out.append({"run": t["name"], "P": t["P"], "rank": t["rank"],
+                    "panels": t["panels"], "wait": "%.4g" % w, "compute": "%.4g" % c,
+                    "share": "%.0f %%" % (100 * w / (w + c) if w + c > 0 else 0),
+                    "first": "%.4g" % t["wait"][0],
+                    "steady": "%.4g" % (statistics.median(t["wait"][1:]) if len(t["wait"]) > 1
+                                        else 0)})
+    return table(out, ["run", "P", "rank", "panels", "wait", "compute", "share", "first",
+                       "steady"],
+                 ["run", "P", "rank", "panels", "waiting s", "multiplying s", "waiting share",
+                  "first panel's wait s", "median wait per later panel s"])
+
+
+def name_timelines(tl, rows):
+    """Names each time line after its run (tags sched= and bcast= of its label)."""
+    for t in tl:
+        lab = labels(t["label"])
+        t["name"] = ("skeleton/" + lab.get("bcast", "?")) if lab.get("sched") == "skeleton" \
+            else "summa (library)"
+    return tl
+
+
+def targets(bsim, breal, rows):
+    out = []
+    g = bcast_groups(bsim)
+    m = g.get((256, 8388608), {})
+    if m.get("mpi") and (m.get("ring") or m.get("auto")):
+        for a in ("ring", "tree", "auto"):
+            if m.get(a):
+                x = m["mpi"]["median_s"] / m[a]["median_s"]
+                out.append({"target": "pipelined broadcast >= 1.5x the flat MPI_Ibcast model, "
+                            "P = 256, 8 MiB", "result": "%s%s: %.1fx (%.3g vs %.3g ms)" % (
+                                a, " (%s)" % m[a]["ran"] if a == "auto" else "", x,
+                                1e3 * m[a]["median_s"], 1e3 * m["mpi"]["median_s"]),
+                            "met": "yes" if x >= 1.5 else "no"})
+    for (P, b), gg in bcast_groups(breal).items():
+        mp, au = gg.get("mpi"), gg.get("auto")
+        for a in ("auto", "ring"):
+            x = gg.get(a)
+            if not mp or not x:
+                continue
+            within = x["median_s"] <= mp["max_s"] or x["median_s"] <= mp["median_s"]
+            out.append({"target": "no slower than MPI_Ibcast within noise, %d ranks, %.3g MiB"
+                        % (P, b / 2**20), "result": "%s%s median %.3g ms vs %.3g ms [%.3g–%.3g]" % (
+                            a, " (%s)" % x["ran"] if a == "auto" else "", 1e3 * x["median_s"],
+                            1e3 * mp["median_s"], 1e3 * mp["min_s"], 1e3 * mp["max_s"]),
+                        "met": "yes" if within else "no"})
+        del au
+    weak = [r for r in rows if r.get("study") == "gpu-weak" and str(r.get("nl")) == "16384"]
+    if weak:
+        Pmax = max(r["P"] for r in weak)
+        best = max((r for r in weak if r["P"] == Pmax), key=lambda r: r["efficiency"])
+        out.append({"target": "weak scaling >= 80 % at n_local = 16384 f64, best schedule "
+                    "(issue: P = 1024)", "result": "P = %d (largest simulated): %s %.1f %%" % (
+                        Pmax, schedule(best), 100 * best["efficiency"]),
+                    "met": ("yes" if best["efficiency"] >= 0.8 else "no") +
+                    ("" if Pmax >= 1024 else " (P = 1024 not simulated)")})
+    return table(out, ["target", "result", "met"], ["target", "result", "met"]) if out else None
+
+
+def gpu_plots(rows, tl, bsim, outdir):
+    try:
+        import matplotlib
+    except ImportError:
+        return []
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    files = []
+    weak = gpu_rows(rows, "gpu-weak")
+    if weak:
+        nls = sorted({int(r["nl"]) for r in weak})
+        fig, axes = plt.subplots(1, len(nls), figsize=(6.4 * len(nls), 4.2), squeeze=False)
+        for ax, nl in zip(axes[0], nls):
+            for sch in sorted({schedule(r) for r in weak}):
+                pts = sorted((r["P"], r["efficiency"]) for r in weak
+                             if int(r["nl"]) == nl and schedule(r) == sch)
+                if pts:
+                    ax.plot([p for p, _ in pts], [e for _, e in pts], marker="o", label=sch)
+            ax.set_xscale("log", base=2)
+            ax.set_ylim(0, 1.05)
+            ax.axhline(0.8, color="grey", lw=0.5)
+            ax.set_xlabel("P (H100 model per rank, fat tree 200 Gb/s)")
+            ax.set_ylabel("efficiency (rate / 57 TFLOP/s)")
+            ax.set_title("GPU weak scaling, %d x %d f64 per rank" % (nl, nl))
+            ax.legend(fontsize=7)
+        f = os.path.join(outdir, "gpu_weak_efficiency.png")
+        fig.tight_layout()
+        fig.savefig(f, dpi=110)
+        plt.close(fig)
+        files.append(f)
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        nl = nls[0]
+        for sch in sorted({schedule(r) for r in weak}):
+            pts = sorted((r["P"], r["words_mean"]) for r in weak
+                         if int(r["nl"]) == nl and schedule(r) == sch)
+            ax.plot([p for p, _ in pts], [w for _, w in pts], marker="o", label=sch)
+        pts = sorted({(r["P"], r["words_bound"]) for r in weak if int(r["nl"]) == nl and
+                      r["ran"] == "summa"})
+        ax.plot([p for p, _ in pts], [w for _, w in pts], "k:", label="lower bound")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("P")
+        ax.set_ylabel("f64 words received per rank")
+        ax.set_title("GPU weak scaling, n_local = %d: words per rank" % nl)
+        ax.legend(fontsize=7)
+        f = os.path.join(outdir, "gpu_words.png")
+        fig.tight_layout()
+        fig.savefig(f, dpi=110)
+        plt.close(fig)
+        files.append(f)
+    if tl:
+        fig, axes = plt.subplots(len(tl), 1, figsize=(7.5, 2.0 * len(tl)), squeeze=False,
+                                 sharex=True)
+        for ax, t in zip(axes[:, 0], tl):
+            x = list(range(1, t["panels"] + 1))
+            ax.bar(x, t["compute"], color="tab:blue", label="multiply")
+            ax.bar(x, t["wait"], bottom=t["compute"], color="tab:red", label="wait for panel")
+            ax.set_ylabel("s")
+            ax.set_title("%s, P = %d, rank %d" % (t.get("name", t["label"]), t["P"], t["rank"]),
+                         fontsize=9)
+        axes[0, 0].legend(fontsize=7)
+        axes[-1, 0].set_xlabel("panel")
+        f = os.path.join(outdir, "gpu_timeline.png")
+        fig.tight_layout()
+        fig.savefig(f, dpi=110)
+        plt.close(fig)
+        files.append(f)
+    if bsim:
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        for a in ("mpi", "ring", "tree", "auto"):
+            pts = sorted((r["P"], r["median_s"]) for r in bsim
+                         if r["algo"] == a and r["bytes"] == 8388608)
+            if pts:
+                ax.plot([p for p, _ in pts], [1e3 * t for _, t in pts], marker="o",
+                        ls=":" if a == "auto" else "-",
+                        label={"mpi": "MPI_Ibcast (SMPI: flat)"}.get(a, a))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("ranks")
+        ax.set_ylabel("ms")
+        ax.set_title("8 MiB broadcast, simulated fat tree (200 Gb/s)")
+        ax.legend(fontsize=7)
+        f = os.path.join(outdir, "bcast_sim.png")
+        fig.tight_layout()
+        fig.savefig(f, dpi=110)
+        plt.close(fig)
+        files.append(f)
+    return files
+
+
 def table(rows, keys, heads):
     out = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for r in rows:
@@ -164,15 +404,28 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("--calibration")
     ap.add_argument("--doc")
+    ap.add_argument("--bcast-sim")
+    ap.add_argument("--bcast-real")
+    ap.add_argument("--timeline")
+    ap.add_argument("--parts", default="cpu,bcast,gpu")
     ap.add_argument("--check-smoke", action="store_true",
                     help="fail unless the smoke study ran whole and its numbers are sane")
     a = ap.parse_args()
     rows = load(a.results)
     cal, rates, ping = calibration(a.calibration, rows) if a.calibration else ([], {}, {})
+    bsim, breal = jsonl(a.bcast_sim), jsonl(a.bcast_real)
+    tl = name_timelines(jsonl(a.timeline), rows)
     with open(os.path.join(a.outdir, "results.json"), "w") as f:
         json.dump({"benchmark": "scale", "results": rows, "calibration": cal,
-                   "calibration_rates_gflops": rates}, f, indent=1)
-    files = plots(rows, a.outdir, "")
+                   "calibration_rates_gflops": rates, "bcast_simulated": bsim,
+                   "bcast_real": breal, "timelines": tl}, f, indent=1)
+    files = plots(rows, a.outdir, "") + gpu_plots(rows, tl, bsim, a.outdir)
+    for name, text in bcast_tables(breal, bsim).items():
+        if text:
+            print(text)
+    t = targets(bsim, breal, rows)
+    if t:
+        print(t)
     study = [r for r in rows if r.get("study") != "validation"]
     print(table(study, ["study", "node", "topology", "P", "grid", "m", "n", "k", "ran",
                         "replicas", lambda r: "%.4g" % r["seconds"],
@@ -185,18 +438,30 @@ def main():
               "error %+.1f %%" % (c["P"], c["real_median_s"], c["runs"], c["real_min_s"],
                                   c["real_max_s"], c["simulated_s"], 100 * c["error"]))
     if a.doc:
-        write_doc(a.doc, rows, cal, rates, ping, files)
+        write_doc(a.doc, rows, cal, rates, ping, files, bsim, breal, tl, a.parts.split(","))
     if a.check_smoke:
-        return check_smoke(rows)
+        return check_smoke(rows, bsim)
     return 0
 
 
-def check_smoke(rows):
-    """The smoke study (run.sh --smoke): every run there, efficiencies in (0.5, 1], and at
-    P = 16 the 2.5D panel broadcasts (c = 4 on 2 x 2 x 4) at most 1/sqrt(4) of SUMMA's words."""
+def check_smoke(rows, bsim):
+    """The smoke study (run.sh --smoke): every run there, CPU efficiencies in (0.5, 1], at
+    P = 16 the 2.5D panel broadcasts (c = 4 on 2 x 2 x 4) at most 1/sqrt(4) of SUMMA's words;
+    the simulated 8 MiB broadcast to 16 ranks: tree and auto >= 1.5x faster than the flat
+    MPI_Ibcast (the ring of 16 is not, on SimGrid's fat tree); the GPU skeleton: the pipelined broadcast (auto) at least as efficient as
+    MPI_Ibcast, moving the same words."""
     bad = []
-    if len(rows) != 7:
-        bad.append("%d runs instead of 7" % len(rows))
+    if len(rows) != 9:
+        bad.append("%d runs instead of 9" % len(rows))
+    g = bcast_groups(bsim).get((16, 8388608), {})
+    for a in ("tree", "auto"):
+        if not g.get("mpi") or not g.get(a) or g["mpi"]["median_s"] < 1.5 * g[a]["median_s"]:
+            bad.append("simulated 8 MiB broadcast to 16 ranks: %s not 1.5x the flat MPI_Ibcast" % a)
+    sk = {r.get("bcast"): r for r in rows if r.get("algorithm") == "summa-skeleton"}
+    if set(sk) != {"mpi", "auto"} or sk["auto"]["efficiency"] < sk["mpi"]["efficiency"] or \
+            sk["auto"]["words_mean"] != sk["mpi"]["words_mean"]:
+        bad.append("GPU skeleton: auto broadcast not >= MPI_Ibcast's efficiency with equal words")
+    rows = [r for r in rows if r.get("node") == "cpu"]
     for r in rows:
         if not 0.5 < r["efficiency"] <= 1.0 + 1e-9:
             bad.append("efficiency %.3f at P=%d %s" % (r["efficiency"], r["P"], r["ran"]))
@@ -213,7 +478,7 @@ def check_smoke(rows):
     return 1 if bad else 0
 
 
-def write_doc(path, rows, cal, rates, ping, files):
+def write_doc(path, rows, cal, rates, ping, files, bsim, breal, tl, parts):
     import shutil
     imgdir = os.path.join(os.path.dirname(path), "scaling")
     os.makedirs(imgdir, exist_ok=True)
@@ -239,7 +504,17 @@ def write_doc(path, rows, cal, rates, ping, files):
                 lambda r: "%.4g" % r["words_bound"]]
     res_heads = ["P", "grid", "m", "n", "k", "schedule", "c", "simulated s", "efficiency",
                  "words/rank", "panel words/rank", "lower bound"]
+    bt = bcast_tables(breal, bsim)
+    weak, strong = gpu_rows(rows, "gpu-weak"), gpu_rows(rows, "gpu-strong")
+    panels = sorted({r["k"] // r["block"] for r in weak + strong})
     sections = {
+        "BCASTREAL": bt["BCASTREAL"], "BCASTSIM": bt["BCASTSIM"],
+        "GPUWEAK": gpu_table(weak) if weak else None,
+        "GPUSTRONG": gpu_table(strong) if strong else None,
+        "TIMELINE": timeline_table(tl) + "\n\n![gpu_timeline.png](scaling/gpu_timeline.png)"
+        if tl else None,
+        "TARGETS": targets(bsim, breal, rows),
+        "PANELS": "/".join(str(p) for p in panels) if panels else "16",
         "CPU": model.group(1) if model else "unknown",
         "CALIBRATION": table(cal, ["P", "grid", "n", "runs", lambda c: "%.3f" % c["real_median_s"],
                                    lambda c: "%.3f .. %.3f" % (c["real_min_s"], c["real_max_s"]),
@@ -255,14 +530,30 @@ def write_doc(path, rows, cal, rates, ping, files):
                           for b, r in sorted(ping.items())) or "(not measured)",
         "STRONG": table(sel("strong"), res_keys, res_heads),
         "WEAK": table(sel("weak"), res_keys, res_heads),
-        "GPU": table(sel("strong", "gpu"), res_keys, res_heads),
+        "GPU40": table(sel("strong", "gpu"), res_keys, res_heads),
         "TALL": table(sel("tall-k") + sel("tall-m"), res_keys, res_heads),
         "DRAGONFLY": table(sel("strong", "cpu", "dragonfly"), res_keys, res_heads),
-        "PLOTS": "\n\n".join("![%s](%s)" % (os.path.basename(i), i) for i in imgs),
+        "PLOTS": "\n\n".join("![%s](scaling/%s)" % (i, i) for i in sorted(
+            f for f in os.listdir(imgdir) if f.endswith(".png"))),
     }
+    # Sections of parts that did not run keep the page's last numbers.
+    cpu_sections = ("CPUCAL", "STRONG", "WEAK", "GPU40", "TALL", "DRAGONFLY")
+    skipped = set()
+    if "cpu" not in parts:
+        skipped.update(cpu_sections)
+    for k in ("BCASTREAL", "BCASTSIM", "GPUWEAK", "GPUSTRONG", "TIMELINE", "TARGETS"):
+        if sections[k] is None:
+            skipped.add(k)
+            sections[k] = "(not run)"
+    old = open(path).read() if os.path.exists(path) else ""
     text = tmpl
     for k, v in sections.items():
         text = text.replace("@%s@" % k, v)
+    for k in skipped:
+        pat = re.compile(r"<!-- %s -->\n.*?<!-- /%s -->" % (k, k), re.S)
+        keep = pat.search(old)
+        if keep:
+            text = pat.sub(lambda _m: keep.group(0), text)
     with open(path, "w") as f:
         f.write(text)
 

@@ -1,7 +1,20 @@
 #!/usr/bin/env bash
 # The SimGrid/SMPI scaling study of tsr_dist_gemm (SUMMA and 2.5D), in one command:
 #
-#   bench/scale/run.sh [--smoke] [--out DIR] [--rate FLOPS] [--no-calibrate]
+#   bench/scale/run.sh [--smoke] [--out DIR] [--rate FLOPS] [--no-calibrate] [--parts LIST]
+#
+# --parts: a comma-separated subset of cpu,bcast,gpu (default all): cpu = steps 2-3 below (CPU
+# node rate); bcast = the pipelined broadcast (src/mpi/bcast.c) timed against MPI_Ibcast with
+# real mpirun on 2 and 4 ranks here (bench/bench_bcast.c; skipped with --no-calibrate) and
+# simulated on the fat tree for P = 4 ... 256 (its 8 MiB row at P = 256 is the issue's micro
+# target); gpu = the GPU-node study (H100 model of src/mpi/smpi_model.c, TSR_SMPI_GPU=1):
+# weak scaling n_local = 16384 and 32768, strong scaling n = 131072, SUMMA (the library's, on
+# MPI_Ibcast), 2.5D c = 4 and 2 (only with TSR_SCALE_GPU_25D_MAXP: memory), and SUMMA's panel loop on the
+# pipelined broadcast (tsr_scale_driver --skeleton, until the library's SUMMA uses it), with
+# one rank's time line. Sections of docs/scaling.md whose part did not run are kept as they
+# were. TSR_SCALE_GPU_PS (default "16 64 256") lists the GPU study's P, TSR_SCALE_GPU_25D_MAXP
+# (0: none; they need more memory than 23 GB) the largest P of its 2.5D runs,
+# TSR_SCALE_GPU_PANELS (8) the panels of k.
 #
 # 1. builds bench/scale twice: with smpicc in modeled-compute mode (build/scale-smpi) and with
 #    mpicc computing for real (build/scale-real);
@@ -21,14 +34,15 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 source "$ROOT/scripts/common.sh"
-smoke=0 out="" rate="" calibrate=1
+smoke=0 out="" rate="" calibrate=1 parts=cpu,bcast,gpu
 while [ $# -gt 0 ]; do
   case "$1" in
+    --parts) parts=$2; shift 2 ;;
     --smoke) smoke=1; calibrate=0; shift ;;
     --out) out=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --no-calibrate) calibrate=0; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -56,20 +70,26 @@ REAL_BUILD=${TSR_SCALE_REAL_BUILD:-$ROOT/build/scale-real}
 tsr_log "building the modeled driver ($SMPI_BUILD)"
 CC=smpicc CXX=smpicxx cmake -S "$HERE" -B "$SMPI_BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DTSR_SCALE_MODEL=ON >"$out/cmake-smpi.log" 2>&1 || { cat "$out/cmake-smpi.log"; exit 1; }
-cmake --build "$SMPI_BUILD" --target tsr_scale_driver -j "${TSR_JOBS:-2}" >"$out/build-smpi.log" 2>&1 ||
+cmake --build "$SMPI_BUILD" --target tsr_scale_driver tsr_bench_bcast -j "${TSR_JOBS:-2}" >"$out/build-smpi.log" 2>&1 ||
   { tail -40 "$out/build-smpi.log"; exit 1; }
 SIMDRV=$SMPI_BUILD/tsr_scale_driver
 if [ $calibrate -eq 1 ]; then
   tsr_log "building the real driver ($REAL_BUILD)"
   cmake -S "$HERE" -B "$REAL_BUILD" -DCMAKE_BUILD_TYPE=Release -DTSR_SCALE_MODEL=OFF \
     >"$out/cmake-real.log" 2>&1 || { cat "$out/cmake-real.log"; exit 1; }
-  cmake --build "$REAL_BUILD" --target tsr_scale_driver -j "${TSR_JOBS:-2}" \
+  cmake --build "$REAL_BUILD" --target tsr_scale_driver tsr_bench_bcast -j "${TSR_JOBS:-2}" \
     >"$out/build-real.log" 2>&1 || { tail -40 "$out/build-real.log"; exit 1; }
 fi
 REALDRV=$REAL_BUILD/tsr_scale_driver
 
+part() { case ",$parts," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 RESULTS=$out/results.jsonl
 : >"$RESULTS"
+BCAST_SIM=$out/bcast-sim.jsonl
+BCAST_REAL=$out/bcast-real.jsonl
+TIMELINE=$out/timeline.jsonl
+part bcast && : >"$BCAST_SIM"
+part gpu && : >"$TIMELINE"
 # The smoke test always simulates; the full study resumes from DIR/done.txt.
 [ $smoke -eq 1 ] && rm -f "$out/done.txt"
 PLAT=$out/platforms
@@ -95,7 +115,7 @@ sim() {
   line=$(smpirun -np "$P" -platform "$xml" -hostfile "$hosts" --log=root.thres:critical \
     --cfg=smpi/simulate-computation:no --cfg=smpi/shared-malloc:global \
     --cfg=smpi/shared-malloc-blocksize:67108864 --cfg=smpi/privatization:no \
-    --cfg=smpi/tmpdir:/dev/shm "$SIMDRV" --label "$tags,topology=$topo,speed=$speed" "$@" \
+    --cfg=smpi/tmpdir:/dev/shm ${SIM_CFG:-} "$SIMDRV" --label "$tags,topology=$topo,speed=$speed" "$@" \
     2>>"$out/smpi.log" | grep '^{' | tail -1) || true
   if [ -z "$line" ]; then
     echo "run.sh: simulation failed: $tags $topo P=$P $*" >&2
@@ -117,7 +137,7 @@ EOF
 
 # ---------------------------------------------------------------- calibration ----------
 export OMP_NUM_THREADS=1
-if [ $calibrate -eq 1 ]; then
+if [ $calibrate -eq 1 ] && part cpu; then
   tsr_log "calibration on this machine ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs))"
   CAL=$out/calibration.jsonl
   N=${TSR_SCALE_CAL_N:-3072}
@@ -168,7 +188,7 @@ if [ $smoke -eq 1 ]; then
       --algorithm auto
   done
   sim "study=strong,node=cpu" dragonfly 16 "$rate" -m 4096 -n 4096 -k 4096 --block 256
-elif [ "${TSR_SCALE_STUDY:-1}" = 1 ]; then
+elif [ "${TSR_SCALE_STUDY:-1}" = 1 ] && part cpu; then
   NODE_GPU=${TSR_SCALE_GPU_RATE:-40Tf}
   tsr_log "strong scaling, n = 65536, fat tree, node rate $rate"
   # 2.5D from P = 64: below, its replicated partial C (c n^2 / P per rank) and its messages
@@ -207,8 +227,106 @@ elif [ "${TSR_SCALE_STUDY:-1}" = 1 ]; then
     --algorithm 2.5d --replicas 4
 fi
 
+# ---------------------------------------------------------------- broadcasts -----------
+# bsim P SIZES ALGOS: the broadcast benchmark simulated on the fat tree (no compute; SMPI's
+# injected MPI_Test time off: the pipelines poll); alpha beta of that platform (see bcast.c).
+bsim() {
+  local P=$1 xml=$PLAT/fattree-$1-bcast.xml hosts=$PLAT/fattree-$1.hosts
+  [ -f "$xml" ] || python3 "$HERE/make_platform.py" fattree "$P" "$xml" "$hosts"
+  TSR_BCAST_ALPHA_BETA=${TSR_SCALE_ALPHA_BETA:-1200000} smpirun -np "$P" -platform "$xml" \
+    -hostfile "$hosts" --log=root.thres:critical --cfg=smpi/simulate-computation:no \
+    --cfg=smpi/shared-malloc:global --cfg=smpi/privatization:no --cfg=smpi/test:0 \
+    --cfg=smpi/tmpdir:/dev/shm "$SMPI_BUILD/tsr_bench_bcast" --rounds 1 --sizes "$2" \
+    --algos "$3" 2>>"$out/smpi.log" | grep '^{' | tee -a "$BCAST_SIM" |
+    python3 -c 'import json,sys
+for l in sys.stdin:
+    d = json.loads(l)
+    print("  bcast P=%-4d %9d B %-4s (%s) %.4g s" % (d["P"], d["bytes"], d["algo"], d["ran"], d["median_s"]))'
+}
+if part bcast; then
+  if [ $calibrate -eq 1 ]; then
+    tsr_log "broadcasts on this machine: MPI_Ibcast, ring, tree, auto (real mpirun, 2 and 4 ranks)"
+    : >"$BCAST_REAL"
+    for P in 2 4; do
+      mpirun -n "$P" --oversubscribe "$REAL_BUILD/tsr_bench_bcast" --rounds "${TSR_SCALE_BCAST_ROUNDS:-9}" \
+        --json "$BCAST_REAL" >/dev/null
+    done
+  fi
+  tsr_log "broadcasts simulated on the fat tree"
+  if [ $smoke -eq 1 ]; then
+    bsim 16 8388608 mpi,ring,tree,auto
+  else
+    for P in 4 16 64; do bsim "$P" 1048576,8388608,67108864 mpi,ring,tree,auto; done
+    bsim 256 1048576,8388608 mpi,ring,tree,auto
+  fi
+fi
+
+# ---------------------------------------------------------------- GPU nodes ------------
+# The H100 model (smpi_model.c), one GEMM call per panel (no CPU chunking), the fabric's
+# alpha beta for the pipelined broadcast; the skeleton polls without SMPI's injected test time.
+gsim() { TSR_SMPI_GPU=1 TSR_SUMMA_CHUNK_FLOPS=1e30 \
+  TSR_BCAST_ALPHA_BETA=${TSR_SCALE_ALPHA_BETA:-1200000} sim "$@"; }
+if part gpu; then
+  GPU=57Tf # efficiency = rate / 57 TFLOP/s (the model's f64 rate at large shapes)
+  PANELS=${TSR_SCALE_GPU_PANELS:-8}
+  if [ $smoke -eq 1 ]; then
+    tsr_log "GPU nodes, smoke (P = 16, n_local = 4096)"
+    for b in mpi auto; do
+      SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=4096,bcast=$b,sched=skeleton" fattree 16 $GPU \
+        -m 16384 -n 16384 -k 8192 --block 1024 --skeleton 1 --bcast $b --timeline "$TIMELINE"
+    done
+  else
+    GPU_PS=${TSR_SCALE_GPU_PS:-16 64 256}
+    # 2.5D at GPU sizes: its modeled build allocates the replicated C and the layers' buffers
+    # for real (SMPI folds only SMPI_SHARED_MALLOC), and P = 16, n = 65536 was killed by the
+    # OOM killer at 23 GB here: off unless TSR_SCALE_GPU_25D_MAXP names the largest P.
+    MAX25=${TSR_SCALE_GPU_25D_MAXP:-0}
+    for nl in 16384 32768; do
+      tsr_log "GPU nodes, weak scaling, n_local = $nl, k = $PANELS panels of 2048"
+      for P in $GPU_PS; do
+        n=$(python3 -c "import math; print($nl * math.isqrt($P))")
+        k=$((PANELS * 2048))
+        tl=()
+        # one rank's time line at the largest P, n_local = 16384
+        [ "$P" = "${GPU_PS##* }" ] && [ "$nl" = 16384 ] && tl=(--timeline "$TIMELINE")
+        gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=mpi,sched=library" fattree "$P" $GPU \
+          -m "$n" -n "$n" -k "$k" --block 2048 "${tl[@]}"
+        for b in mpi auto; do
+          SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=$b,sched=skeleton" \
+            fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 2048 --skeleton 1 --bcast $b "${tl[@]}"
+        done
+      done
+    done
+    tsr_log "GPU nodes, strong scaling, n = 131072, k = $PANELS panels of 1024"
+    for P in $GPU_PS; do
+      k=$((PANELS * 1024))
+      gsim "study=gpu-strong,node=gpu,bcast=mpi,sched=library" fattree "$P" $GPU -m 131072 \
+        -n 131072 -k "$k" --block 1024
+      for b in mpi auto; do
+        SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-strong,node=gpu,bcast=$b,sched=skeleton" \
+          fattree "$P" $GPU -m 131072 -n 131072 -k "$k" --block 1024 --skeleton 1 --bcast $b
+      done
+    done
+    tsr_log "GPU nodes, 2.5D (c = 4, and c = 2 at P = 32 = 2 * 4^2), P <= $MAX25"
+    for P in $GPU_PS; do
+      [ "$P" -le "$MAX25" ] || continue
+      n=$(python3 -c "import math; print(16384 * math.isqrt($P))")
+      gsim "study=gpu-weak,node=gpu,nl=16384,bcast=mpi,sched=library" fattree "$P" $GPU -m "$n" \
+        -n "$n" -k $((PANELS * 2048)) --block 2048 --algorithm 2.5d --replicas 4
+      gsim "study=gpu-strong,node=gpu,bcast=mpi,sched=library" fattree "$P" $GPU -m 131072 \
+        -n 131072 -k $((PANELS * 1024)) --block 1024 --algorithm 2.5d --replicas 4
+    done
+    n=$(python3 -c "print(int(16384 * 32 ** 0.5))")
+    if [ "$MAX25" -ge 32 ]; then
+      gsim "study=gpu-weak,node=gpu,nl=16384,bcast=mpi,sched=library" fattree 32 $GPU -m "$n" -n "$n" \
+        -k $((PANELS * 2048)) --block 2048 --algorithm 2.5d --replicas 2
+    fi
+  fi
+fi
+
 tsr_log "report"
-args=("$RESULTS" "$out")
+args=("$RESULTS" "$out" --bcast-sim "$BCAST_SIM" --timeline "$TIMELINE" --parts "$parts")
+[ -s "$BCAST_REAL" ] && part bcast && [ $calibrate -eq 1 ] && args+=(--bcast-real "$BCAST_REAL")
 [ -f "$out/calibration.jsonl" ] && [ $calibrate -eq 1 ] && args+=(--calibration "$out/calibration.jsonl")
 if [ $smoke -eq 0 ]; then
   args+=(--doc "$ROOT/docs/scaling.md")

@@ -303,6 +303,37 @@ typedef enum tsr_dist_algorithm {
                                 tsr_dist_gemm_choose()) */
 } tsr_dist_algorithm;
 
+/**
+ * How the panels of the distributed schedules are broadcast along process rows and columns
+ * (tsr_dist_gemm_options::bcast, `tessera-gemm --bcast`).
+ *
+ * ::TSR_DIST_BCAST_RING and ::TSR_DIST_BCAST_TREE are Tessera's own pipelined broadcasts on
+ * point-to-point messages (src/mpi/bcast.c): the panel is cut into segments that are forwarded
+ * as soon as they arrive, along a ring (rank root+1 receives from the root, root+2 from root+1,
+ * ...) or a binary tree rooted at the root, as HPL's "long" broadcasts and ScaLAPACK's
+ * topologies do. A ring of s ranks moves a panel of N bytes in about (s - 2 + N / S)
+ * segment times (S the segment size) with each rank sending the panel once; a flat tree costs
+ * the root (s - 1) N. They pass only pointers to MPI, so a GPU-aware MPI moves device panels
+ * directly.
+ *
+ * ::TSR_DIST_BCAST_AUTO (0, the default of zero-initialized options) chooses per broadcast
+ * from the panel's bytes N and the communicator's size s: MPI_Ibcast when s <= 2 or N < 64
+ * KiB; else the ring when N >= (s - 2 - log2 s) (S + alpha beta), S the segment size, else the
+ * tree (the ring then costs N / beta + (s - 2) (alpha + S / beta), the tree about
+ * 2 N / beta + log2(s) (alpha + S / beta)). Segments: S = sqrt(N alpha beta / (s - 2)) in
+ * [16 KiB, 1 MiB]. alpha beta, the fabric's latency times its bandwidth, is taken as 32 KiB
+ * (1.3 us at 25 GB/s), or from the environment variable TSR_BCAST_ALPHA_BETA (bytes).
+ *
+ * Status: the option is checked and stored; the SUMMA and 2.5D schedules still broadcast with
+ * MPI_Ibcast whatever it says (the pipelined broadcast is being integrated into them).
+ */
+typedef enum tsr_dist_bcast {
+  TSR_DIST_BCAST_AUTO = 0, /**< chosen per broadcast by size and communicator (see above) */
+  TSR_DIST_BCAST_MPI = 1,  /**< MPI_Ibcast: the MPI library's own algorithm */
+  TSR_DIST_BCAST_RING = 2, /**< pipelined ring of segments */
+  TSR_DIST_BCAST_TREE = 3  /**< pipelined binary tree of segments */
+} tsr_dist_bcast;
+
 /** Options of tsr_dist_gemm_ex(); zero-initialize for the defaults. */
 typedef struct tsr_dist_gemm_options {
   tsr_gemm_path path;            /**< local GEMM implementation (::TSR_GEMM_AUTO default) */
@@ -318,6 +349,8 @@ typedef struct tsr_dist_gemm_options {
                             of one owner are multiplied together (rounded down to a multiple
                             of the block size); 0: 1024 on GPUs, one block on the CPU. A 1 x 1
                             grid always runs one local GEMM. */
+  tsr_dist_bcast bcast;         /**< panel broadcast (::TSR_DIST_BCAST_AUTO default); not yet
+                                     honoured by the schedules, see ::tsr_dist_bcast */
 } tsr_dist_gemm_options;
 
 /**
@@ -365,8 +398,8 @@ TSR_API tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alph
 /**
  * As tsr_dist_gemm(), with options (may be NULL) and this rank's measurements written to
  * `stats` (may be NULL). Same statuses, and ::TSR_ERR_INVALID_ARGUMENT for a bad
- * `options->algorithm`, negative `replicas` or `memory_per_rank`, or replicas c that do not
- * divide P into c layers of sqrt(P/c) x sqrt(P/c) ranks.
+ * `options->algorithm` or `options->bcast`, negative `replicas` or `memory_per_rank`, or replicas c
+ * that do not divide P into c layers of sqrt(P/c) x sqrt(P/c) ranks.
  *
  * With `options->algorithm` = ::TSR_DIST_GEMM_2_5D and c > 1 replicas this is the 2.5D
  * algorithm (E. Solomonik and J. Demmel, "Communication-optimal parallel 2.5D matrix

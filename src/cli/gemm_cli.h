@@ -48,6 +48,7 @@ typedef struct options {
   int algorithm;      /* tsr_dist_algorithm: 0 summa, 1 2.5d, 2 auto (the table's order) */
   int64_t replicas;   /* --replicas c for 2.5d; 0: the library chooses */
   int replicas_given;
+  int bcast; /* tsr_dist_bcast: 0 auto, 1 mpi, 2 ring, 3 tree (the table's order) */
 } options;
 
 extern int g_rank, g_size;

@@ -47,6 +47,10 @@ void usage(FILE *f) {
       "                       (Solomonik & Demmel 2011) with c replicas on c layers of\n"
       "                       sqrt(P/c) x sqrt(P/c) ranks; auto: the one that moves the\n"
       "                       fewest words per rank within the memory limit\n"
+      "  --bcast B            auto|mpi|ring|tree (default auto): how panels are broadcast:\n"
+      "                       MPI_Ibcast, or Tessera's pipelined ring or binary tree of\n"
+      "                       segments; auto picks by panel size and ranks (checked and\n"
+      "                       recorded; the schedules do not use it yet: MPI_Ibcast)\n"
       "  --replicas C         c for 2.5d: c divides the ranks and ranks/c is a perfect\n"
       "                       square (checked before any work, else exit 2); 0 (default)\n"
       "                       lets the library choose within the memory limit\n"
@@ -134,6 +138,7 @@ static const opt_def table[] = {
     {"--repeat", NULL, OPT_INT, OFF(repeat), NOGIVEN, 1, 1000000, 0, NULL},
     {"--warmup", NULL, OPT_INT, OFF(warmup), NOGIVEN, 0, 1000000, 0, NULL},
     {"--algorithm", NULL, OPT_CHOICE, OFF(algorithm), NOGIVEN, 0, 0, 0, "summa|2.5d|auto"},
+    {"--bcast", NULL, OPT_CHOICE, OFF(bcast), NOGIVEN, 0, 0, 0, "auto|mpi|ring|tree"},
     {"--replicas", NULL, OPT_INT, OFF(replicas), (ptrdiff_t)OFF(replicas_given), 0, 1 << 20, 0,
      NULL},
     {"--max-memory", "--memory-per-rank", OPT_INT, OFF(max_memory), NOGIVEN, 1, INT64_MAX, 0, NULL},
@@ -142,6 +147,9 @@ static const opt_def table[] = {
     {"--progress", NULL, OPT_FLAG, OFF(progress), NOGIVEN, 0, 0, 1, NULL},
 };
 #undef OFF
+_Static_assert(TSR_DIST_BCAST_AUTO == 0 && TSR_DIST_BCAST_MPI == 1 && TSR_DIST_BCAST_RING == 2 &&
+                   TSR_DIST_BCAST_TREE == 3,
+               "--bcast's choices are in tsr_dist_bcast's order");
 
 /* Whole-string decimal integer in [lo, hi]; overflow is an error. */
 static int parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {

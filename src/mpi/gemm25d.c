@@ -122,6 +122,9 @@ static tsr_status options_check(const char *fn, const tsr_dist_gemm_options *opt
   if (opt->algorithm != TSR_DIST_GEMM_SUMMA && opt->algorithm != TSR_DIST_GEMM_2_5D &&
       opt->algorithm != TSR_DIST_GEMM_AUTO)
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "bad algorithm %d", (int)opt->algorithm);
+  if (opt->bcast != TSR_DIST_BCAST_AUTO && opt->bcast != TSR_DIST_BCAST_MPI &&
+      opt->bcast != TSR_DIST_BCAST_RING && opt->bcast != TSR_DIST_BCAST_TREE)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "bad bcast %d", (int)opt->bcast);
   if (opt->replicas < 0 || opt->memory_per_rank < 0)
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
                           "negative replicas (%d) or memory_per_rank (%lld)", opt->replicas,
@@ -148,11 +151,11 @@ tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, cons
   *replicas = 1;
   if (st == TSR_OK) st = options_check(fn, opt);
   if (st == TSR_OK) {
-    int64_t v[3] = {opt ? (int64_t)opt->algorithm : 0, opt ? opt->replicas : 0,
-                    opt ? opt->memory_per_rank : 0};
+    int64_t v[4] = {opt ? (int64_t)opt->algorithm : 0, opt ? opt->replicas : 0,
+                    opt ? opt->memory_per_rank : 0, opt ? (int64_t)opt->bcast : 0};
     st = tsr__dist_agree(fn, c->grid->comm, st);
     if (st != TSR_OK) return st;
-    st = tsr__dist_same(fn, c->grid->comm, v, 3, "algorithm, replicas, memory_per_rank");
+    st = tsr__dist_same(fn, c->grid->comm, v, 4, "algorithm, replicas, memory_per_rank, bcast");
     if (st != TSR_OK) return st;
     gemm_dims d;
     dims_of(ta, a, c, &d);

@@ -187,11 +187,132 @@ void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_
 tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_array *b, double beta,
                                 tsr_array *c, tsr_gemm_path path);
 
+/* The GPU node of the SimGrid study (smpi_model.c; in every build, reading the environment):
+   tsr__dist_model_gpu: 1 when TSR_SMPI_GPU=1 (modeled local GEMMs are then charged
+   tsr__dist_model_gemm_seconds instead of flops at the host speed); the modeled seconds of an
+   m x n x k GEMM of elements of es bytes on an H100 (rate per shape, see smpi_model.c); the
+   seconds of staging `bytes` through PCIe (0 unless TSR_SMPI_GPU_STAGING=1). */
+int tsr__dist_model_gpu(void);
+double tsr__dist_model_gemm_seconds(double m, double n, double k, size_t es);
+double tsr__dist_model_staging_seconds(double bytes);
+/* Charges `seconds` of compute to this rank's simulated host (TSR_SMPI_MODEL; no-op else). */
+void tsr__dist_model_charge(double seconds);
+
 /* 1 in a TSR_SMPI_MODEL build: local data movement is charged, not done (smpi_model.c). */
 int tsr__dist_modeled(void);
 
 /* Charges the time of copying `bytes` in local memory in a TSR_SMPI_MODEL build (at
    TSR_SMPI_MEMORY_BW bytes/s, default 10e9); no-op otherwise. (smpi_model.c) */
 void tsr__dist_model_copy(double bytes);
+
+/* ------------------------------------------------ pipelined panel broadcast (bcast.c) -- */
+
+/*
+ * A non-blocking broadcast of `count` elements of a basic MPI type (contiguous buffer) from
+ * `root` to every rank of `comm`, progressed by its caller (tsr__bcast_test / _testall /
+ * _wait). The storage is the caller's (one struct per broadcast in flight; no allocation).
+ *
+ * algo (resolved once in tsr__bcast_start, identically on every rank):
+ *   TSR_DIST_BCAST_MPI:  MPI_Ibcast (the MPI library's algorithm; a drop-in for it);
+ *   TSR_DIST_BCAST_RING: the buffer in segments of segment_bytes, relative rank r = (rank -
+ *     root) mod size receives every segment from r - 1 and forwards it to r + 1;
+ *   TSR_DIST_BCAST_TREE: the same segments down a binary tree (r receives from (r - 1) / 2,
+ *     forwards to 2r + 1 and 2r + 2);
+ *   TSR_DIST_BCAST_AUTO: tsr__bcast_choose(count * element size, size, segment size).
+ * A segment is forwarded by the first test/wait call after it arrived: the pipeline moves as
+ * often as the caller tests (Open MPI also progresses its own requests only inside MPI calls).
+ * At most TSR__BCAST_WINDOW receives and TSR__BCAST_WINDOW sends per child are in flight.
+ *
+ * Every rank must pass the same count, type, root, algo, segment_bytes and tag (tags are not
+ * checked: a mismatch is a wrong broadcast or a hang, as with MPI_Ibcast). Broadcasts in
+ * flight at once on one communicator need distinct tags in [0, 32767]; a tag may be reused
+ * once this rank's previous broadcast with it completed (SUMMA: its two slots, tags 0 and 1,
+ * one per communicator). MPI_Ibcast ignores the tag (MPI orders collectives itself).
+ *
+ * segment_bytes: 0 for the default (tsr__bcast_segment_bytes); rounded down to a multiple of
+ * the element size, at least one element. The buffer may be device memory when the MPI is
+ * GPU-aware for point-to-point (only pointers reach MPI: the broadcast never reads it), else
+ * host memory (pinned for GPU staging). It must stay untouched until the broadcast completed.
+ *
+ * Errors (the op is then complete, *done = 1, and later calls return the same status): bad
+ * arguments TSR_ERR_INVALID_ARGUMENT / TSR_ERR_OVERFLOW (count over INT_MAX for MPI_Ibcast) /
+ * TSR_ERR_NULL_POINTER, before any message; an MPI call that fails gives TSR_ERR_MPI through
+ * tsr__mpi_error (the communicator needs MPI_ERRORS_RETURN, as the grid's have). A segment that
+ * arrives with an error (e.g. truncated) is still forwarded, so that the rest of the pipeline
+ * completes with undefined data instead of hanging; the caller agrees on the outcome
+ * (tsr__dist_agree), as SUMMA does. Limits: when posting a send or a receive fails, or a peer
+ * dies, the ranks below it in the ring/tree wait in tsr__bcast_wait until the MPI aborts the
+ * job (Open MPI's default for a dead peer) -- there is no timeout; after an error this rank's
+ * pending receives are cancelled and completed, its pending sends released with
+ * MPI_Request_free (the buffer must stay allocated until the communicator is freed).
+ *
+ * fn: the public function that is running (error messages name it).
+ */
+#define TSR__BCAST_WINDOW 8
+
+typedef struct tsr__bcast {
+  const char *fn;
+  char *buf;
+  MPI_Datatype type;
+  MPI_Comm comm;
+  size_t es;     /* bytes of one element */
+  int64_t count; /* elements */
+  int64_t seg;   /* elements of a segment (the last one may be shorter) */
+  int64_t nseg;  /* segments (0 when count is 0) */
+  int root, rank, size, tag;
+  tsr_dist_bcast algo; /* resolved: MPI, RING or TREE */
+  int parent;          /* -1 at the root */
+  int nchild, child[2];
+  int64_t recv_posted, recv_done;         /* segments whose receive was posted / completed */
+  int64_t sent[2], send_done[2];          /* per child: sends posted / completed */
+  MPI_Request rreq[TSR__BCAST_WINDOW];    /* receive of segment i in rreq[i % W] */
+  MPI_Request sreq[2][TSR__BCAST_WINDOW]; /* send of segment i to child c in sreq[c][i % W] */
+  MPI_Request mreq;                       /* MPI_Ibcast */
+  tsr_status status;                      /* TSR_OK, or the first error */
+  int done;
+  uint64_t bytes_sent, bytes_received; /* payload this rank sent / received so far */
+} tsr__bcast;
+
+/* The algorithm AUTO picks for `bytes` to `size` ranks in segments of `segment_bytes` (0: the
+   default): MPI when size <= 2 or bytes < 64 KiB; RING when
+   bytes >= (size - 2 - log2 size) (segment + alpha beta); else TREE. alpha beta (latency x
+   bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the cost model is in bcast.c). */
+tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes);
+
+/* The default segment size for `bytes` to `size` ranks (segment_bytes = 0): the ring's optimum
+   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; the whole buffer
+   (at least 16 KiB) when size <= 2. */
+int64_t tsr__bcast_segment_bytes(int64_t bytes, int size);
+
+/* Starts the broadcast (posts what can be posted). Local: no agreement. */
+tsr_status tsr__bcast_start(const char *fn, tsr__bcast *op, void *buf, int64_t count,
+                            MPI_Datatype type, int root, MPI_Comm comm, tsr_dist_bcast algo,
+                            int64_t segment_bytes, int tag);
+
+/* Progresses without blocking: completes arrived segments, posts their forwards and the next
+   receives. *done = 1 when this rank's part is complete (buffer received, sends finished). */
+tsr_status tsr__bcast_test(tsr__bcast *op, int *done);
+
+/* tsr__bcast_test on n ops (NULL entries and completed ops are skipped), as MPI_Testall:
+ *done = 1 when all are complete. Returns the first error of the ops (all are progressed). */
+tsr_status tsr__bcast_testall(int n, tsr__bcast *const *ops, int *done);
+
+/* Tests until complete (spins on MPI_Test-like calls; the only blocking call). */
+tsr_status tsr__bcast_wait(tsr__bcast *op);
+
+/* tsr__bcast_wait on n ops together (progressing all of them while waiting). */
+tsr_status tsr__bcast_waitall(int n, tsr__bcast *const *ops);
+
+/* Waits until ops[0..n) complete while also progressing also[0..n_also) (the broadcasts of
+   later panels, not waited for: a ring must keep forwarding them). Blocks in MPI_Waitany on
+   the pending requests of all of them (no spinning) when n + n_also <= 16, else tests in a
+   loop. Returns the first error of `ops`; errors of `also` stay in those ops (their own
+   test/wait returns them). NULL entries and completed ops are skipped. */
+tsr_status tsr__bcast_wait_while(int n, tsr__bcast *const *ops, int n_also,
+                                 tsr__bcast *const *also);
+
+/* Abandons an op that is still in flight (after a local error elsewhere): cancels and
+   completes its receives, releases its sends (MPI_Request_free). No-op when complete. */
+void tsr__bcast_abandon(tsr__bcast *op);
 
 #endif /* TSR_MPI_INTERNAL_H */

@@ -17,8 +17,9 @@
 # kernel_helpers), gpu_fault (a sticky GPU error, injected), gpu_alloc (the allocator's
 # caching and exact-size modes, TSR_GPU_ALLOC_CACHE=1 and 0), dist_gemm (SUMMA with
 # emulated-GPU matrices under mpirun -np 2, both panel paths), dist_pipeline (SUMMA's counted
-# copies, syncs and GEMM calls under mpirun -np 4, both panel paths) or job (tessera-gemm
-# --device cuda at -np 1, 2, 4 against NumPy, job.sh).
+# copies, syncs and GEMM calls under mpirun -np 4, both panel paths), dist_25d (-np 4),
+# dist_bcast (the pipelined broadcast from emulated device buffers, -np 3) or job
+# (tessera-gemm --device cuda at -np 1, 2, 4 against NumPy, job.sh).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -72,7 +73,7 @@ for t in "${tests[@]}"; do
     kernel_helpers) srcs=("$root/tests/test_kernel_helpers.c") ;;
     gpu_fault) srcs=("$root/tests/test_gpu_fault.c") ;;
     gpu_alloc) srcs=("$root/tests/test_gpu_alloc.c") ;;
-    dist_gemm | dist_pipeline | dist_25d) srcs=("$root/tests/test_$t.c") ;;
+    dist_gemm | dist_pipeline | dist_25d | dist_bcast) srcs=("$root/tests/test_$t.c") ;;
     *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
   esac
   libs=()
@@ -81,6 +82,14 @@ for t in "${tests[@]}"; do
     -I"$build/include" -I"$root/src" -I"$root/tests/common" -I"$root/tests" "${srcs[@]}" \
     "$root/tests/common/tsr_test.c" -o "$work/$t" "$work/libemu.a" -fopenmp -lcmocka \
     "${libs[@]}" -lstdc++ -lm -lpthread
+  if [ "$t" = dist_bcast ]; then
+    # The pipelined broadcast from emulated device buffers (pointers only reach MPI), 3 ranks.
+    echo "== $t (emulated device buffers, mpirun -np 3)"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 \
+      mpirun -np 3 --oversubscribe -x TSR_EMU_WARP=$warp -x TSR_TEST_DEVICE=cuda "$work/$t" ||
+      status=1
+    continue
+  fi
   case $t in dist_*)
     np=2
     case $t in dist_pipeline | dist_25d) np=4 ;; esac

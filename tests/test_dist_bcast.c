@@ -1,0 +1,300 @@
+/* The pipelined panel broadcast (src/mpi/bcast.c, tsr__bcast_*): every algorithm (MPI_Ibcast,
+   ring, tree, auto) from every root, f32 and f64, ragged segment counts (count not a multiple
+   of the segment, smaller than one segment, one-element segments past the request window,
+   count 0), checked bitwise against the root's random data and for untouched memory past the
+   count; row and column broadcasts of a process grid in flight at once (two per communicator,
+   as SUMMA's two slots; tested together, or waited for one pair while the other moves); the
+   AUTO rule; bad arguments; an MPI error in flight (a truncated
+   segment) that must give TSR_ERR_MPI on the rank that saw it and no hang anywhere; the
+   options' bcast field. Buffers live on TSR_TEST_DEVICE (the GPU emulator runs this program
+   with emulated device buffers, tests/gpu_emu/run.sh). */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "mpi/mpi_internal.h"
+#include "test_dist_util.h"
+
+static const tsr_dist_bcast algos[] = {TSR_DIST_BCAST_MPI, TSR_DIST_BCAST_RING, TSR_DIST_BCAST_TREE,
+                                       TSR_DIST_BCAST_AUTO};
+
+typedef struct bcast_case {
+  int64_t count, segment_bytes;
+} bcast_case;
+
+/* count not a multiple of the segment; smaller than a segment; 0; an exact multiple;
+   one-element segments (f64; two for f32), more than the request window; the default
+   segment on a buffer big enough for AUTO to pick a pipelined form at 3+ ranks. */
+static const bcast_case cases[] = {{1000, 256},  {5, 4096}, {0, 64},
+                                   {4096, 1024}, {77, 8},   {70001, 0}};
+
+/* A buffer of count + 1 elements on dist_dev holding the values x (as the dtype). */
+static tsr_array *device_buffer(const double *x, int64_t count, tsr_dtype dt) {
+  int64_t n = count + 1;
+  return tsr_test_array_from_f64(1, &n, dt, dist_dev, x);
+}
+
+/* The rank's buffer after a broadcast from root: elements 0..count-1 equal the root's values
+   (seed `seed`, read from the device), element `count` is still this rank's own value. */
+static int buffer_ok(const tsr_array *buf, int64_t count, tsr_dtype dt, uint64_t seed,
+                     uint64_t own_seed) {
+  double *got = tsr_test_read_f64(buf);
+  double *want = dist_random(1, count + 1, dt, seed);
+  double *own = dist_random(1, count + 1, dt, own_seed);
+  int ok = memcmp(got, want, (size_t)count * sizeof *got) == 0 &&
+           memcmp(&got[count], &own[count], sizeof *got) == 0;
+  free(got), free(want), free(own);
+  return ok;
+}
+
+static void run_one(MPI_Comm comm, int root, tsr_dist_bcast algo, tsr_dtype dt,
+                    const bcast_case *cs, uint64_t seed) {
+  int rank, size;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  /* Every rank starts from its own random data; the root's (seed) must arrive. */
+  uint64_t own_seed = rank == root ? seed : seed + 1000 + (uint64_t)rank;
+  double *x = dist_random(1, cs->count + 1, dt, own_seed);
+  tsr_array *buf = device_buffer(x, cs->count, dt);
+  tsr__bcast op;
+  tsr_status st = tsr__bcast_start("test", &op, tsr__array_ptr(buf), cs->count, tsr__mpi_type(dt),
+                                   root, comm, algo, cs->segment_bytes, 0);
+  if (st == TSR_OK) st = tsr__bcast_wait(&op);
+  int ok = st == TSR_OK && buffer_ok(buf, cs->count, dt, seed, own_seed);
+  if (!ok)
+    print_error("rank %d: algo %d root %d %s count %lld segment %lld: %s\n", rank, (int)algo, root,
+                tsr_dtype_name(dt), (long long)cs->count, (long long)cs->segment_bytes,
+                st == TSR_OK ? "wrong data" : tsr_last_error());
+  DIST_ASSERT(ok);
+  /* The payload: every non-root rank received the buffer once, and the ranks sent in all
+     exactly what was received (the MPI form counts a flat tree, as tsr_dist_stats does). */
+  uint64_t bytes = (uint64_t)cs->count * tsr__dtype_size(dt);
+  DIST_ASSERT(op.bytes_received == (rank == root ? 0 : bytes));
+  uint64_t b[2] = {op.bytes_sent, op.bytes_received}, tot[2];
+  MPI_Allreduce(b, tot, 2, MPI_UINT64_T, MPI_SUM, comm);
+  DIST_ASSERT(tot[0] == tot[1] && tot[1] == bytes * (uint64_t)(size - 1));
+  /* A pipelined form resolved from AUTO matches the rule. */
+  if (algo == TSR_DIST_BCAST_AUTO)
+    DIST_ASSERT(op.algo == tsr__bcast_choose((int64_t)bytes, size, cs->segment_bytes));
+  tsr_array_release(buf);
+  free(x);
+}
+
+static void test_every_algorithm_root_dtype(void **state) {
+  (void)state;
+  uint64_t seed = 1;
+  for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
+    for (int root = 0; root < dist_size; root++)
+      for (int d = 0; d < 2; d++)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+          run_one(MPI_COMM_WORLD, root, algos[a], d ? TSR_F64 : TSR_F32, &cases[c], seed++);
+}
+
+/* Row and column broadcasts of a grid at once, two per communicator (tags 0 and 1, roots
+   differing as consecutive SUMMA panels do), progressed together with tsr__bcast_testall. */
+static void test_row_and_column_in_flight(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++)
+    for (int d = 0; d < 2; d++) {
+      tsr_dtype dt = d ? TSR_F64 : TSR_F32;
+      const int64_t count[4] = {3001, 2999, 1500, 17};
+      MPI_Comm comms[4] = {g->row_comm, g->row_comm, g->col_comm, g->col_comm};
+      int roots[4] = {0, 1 % g->npcol, g->nprow - 1, 0},
+          me[4] = {g->mycol, g->mycol, g->myrow, g->myrow};
+      uint64_t seeds[4], own[4];
+      tsr_array *buf[4];
+      tsr__bcast ops[4], *pops[4];
+      for (int i = 0; i < 4; i++) {
+        /* The seed of the root of this row (column) broadcast, the same on its members. */
+        int line = i < 2 ? g->myrow : g->mycol;
+        seeds[i] = 100 * (uint64_t)(a + 1) + 10 * (uint64_t)i + (uint64_t)d + 1000 * (uint64_t)line;
+        own[i] = me[i] == roots[i] ? seeds[i] : seeds[i] + 7 + (uint64_t)g->rank * 131;
+        double *x = dist_random(1, count[i] + 1, dt, own[i]);
+        buf[i] = device_buffer(x, count[i], dt);
+        free(x);
+        TSR_ASSERT_OK(tsr__bcast_start("test", &ops[i], tsr__array_ptr(buf[i]), count[i],
+                                       tsr__mpi_type(dt), roots[i], comms[i], algos[a], 1024,
+                                       i & 1));
+        pops[i] = &ops[i];
+      }
+      int done = 0;
+      if (d == 0) {
+        while (!done)
+          TSR_ASSERT_OK(tsr__bcast_testall(4, pops, &done));
+      } else {
+        /* SUMMA's wait: this panel's pair while the next panel's pair keeps moving. */
+        TSR_ASSERT_OK(tsr__bcast_wait_while(2, pops, 4, pops));
+        int first = 0;
+        TSR_ASSERT_OK(tsr__bcast_testall(2, pops, &first));
+        assert_int_equal(first, 1);
+        TSR_ASSERT_OK(tsr__bcast_waitall(2, pops + 2));
+      }
+      for (int i = 0; i < 4; i++) {
+        DIST_ASSERT(buffer_ok(buf[i], count[i], dt, seeds[i], own[i]));
+        tsr_array_release(buf[i]);
+      }
+    }
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+/* The AUTO rule of tsr_dist_bcast and the default segment. */
+static void test_auto_rule(void **state) {
+  (void)state;
+  const int64_t MiB = 1 << 20;
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 1, 0), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(32 * 1024, 64, 0), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 4, 0), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0), TSR_DIST_BCAST_RING);
+  /* 256 ranks: the ring needs >= 256 - 16 segments; 1 MiB in 16 KiB segments is 64: tree. */
+  assert_int_equal(tsr__bcast_choose(1 * MiB, 256, 0), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 256, 0), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 256, 64 * 1024), TSR_DIST_BCAST_TREE);
+  /* N >= (s - 2 - log2 s)(S + 32 KiB): 246 * 48 KiB = 11.5 MiB at s = 256, S = 16 KiB */
+  assert_int_equal(tsr__bcast_choose(11 * MiB, 256, 16 * 1024), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(12 * MiB, 256, 16 * 1024), TSR_DIST_BCAST_RING);
+  /* A platform with a larger latency-bandwidth product (SimGrid's fat tree): trees longer. */
+  setenv("TSR_BCAST_ALPHA_BETA", "1200000", 1);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 16, 0), TSR_DIST_BCAST_RING);
+  assert_true(tsr__bcast_segment_bytes(8 * MiB, 16) > 800 * 1024);
+  setenv("TSR_BCAST_ALPHA_BETA", "not a number", 1); /* ignored: the default */
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0), TSR_DIST_BCAST_RING);
+  unsetenv("TSR_BCAST_ALPHA_BETA");
+  for (int s = 1; s <= 4096; s *= 4)
+    for (int64_t b = 1; b <= 256 * MiB; b *= 8) {
+      int64_t seg = tsr__bcast_segment_bytes(b, s);
+      assert_true(seg >= 16 * 1024 && seg % 4096 == 0);
+      /* one message for two ranks; else at most 1 MiB */
+      assert_true(s <= 2 ? seg >= b : seg <= MiB);
+    }
+  assert_int_equal(tsr__bcast_segment_bytes(5 * MiB + 1, 2), 5 * MiB + 4096);
+  /* Larger panels, larger segments; more ranks, smaller ones. */
+  assert_true(tsr__bcast_segment_bytes(64 * MiB, 16) > tsr__bcast_segment_bytes(4 * MiB, 16));
+  assert_true(tsr__bcast_segment_bytes(8 * MiB, 256) < tsr__bcast_segment_bytes(8 * MiB, 8));
+}
+
+static void test_bad_arguments(void **state) {
+  (void)state;
+  double x[4] = {1, 2, 3, 4};
+  tsr__bcast op;
+  int done = 0;
+  assert_int_equal(tsr__bcast_start("f", &op, x, 4, MPI_DOUBLE, dist_size, MPI_COMM_WORLD,
+                                    TSR_DIST_BCAST_RING, 0, 0),
+                   TSR_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(tsr_last_error(), "root"));
+  /* A failed start is a complete op that keeps its status. */
+  assert_int_equal(tsr__bcast_test(&op, &done), TSR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(done, 1);
+  assert_int_equal(tsr__bcast_wait(&op), TSR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(
+      tsr__bcast_start("f", &op, x, -1, MPI_DOUBLE, 0, MPI_COMM_WORLD, TSR_DIST_BCAST_TREE, 0, 0),
+      TSR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(
+      tsr__bcast_start("f", &op, x, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD, TSR_DIST_BCAST_TREE, -8, 0),
+      TSR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(tsr__bcast_start("f", &op, x, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD,
+                                    TSR_DIST_BCAST_TREE, 0, 40000),
+                   TSR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(
+      tsr__bcast_start("f", &op, x, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD, (tsr_dist_bcast)9, 0, 0),
+      TSR_ERR_INVALID_ARGUMENT);
+  assert_int_equal(
+      tsr__bcast_start("f", &op, NULL, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD, TSR_DIST_BCAST_RING, 0, 0),
+      TSR_ERR_NULL_POINTER);
+  assert_int_equal(
+      tsr__bcast_start("f", NULL, x, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD, TSR_DIST_BCAST_RING, 0, 0),
+      TSR_ERR_NULL_POINTER);
+  /* An MPI error before any message: the null communicator (errors returned, not fatal). */
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  assert_int_equal(
+      tsr__bcast_start("f", &op, x, 4, MPI_DOUBLE, 0, MPI_COMM_NULL, TSR_DIST_BCAST_RING, 0, 0),
+      TSR_ERR_MPI);
+  assert_non_null(strstr(tsr_last_error(), "MPI_Comm_size"));
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+  /* The overflow of MPI_Ibcast's int count is refused before any message. */
+  assert_int_equal(tsr__bcast_start("f", &op, x, (int64_t)INT32_MAX + 1, MPI_DOUBLE, 0,
+                                    MPI_COMM_WORLD, TSR_DIST_BCAST_MPI, 0, 0),
+                   TSR_ERR_OVERFLOW);
+}
+
+/* An MPI error in flight: one rank posts its broadcast one element short, so its last segment
+   arrives truncated (MPI_ERR_TRUNCATE). That rank gets TSR_ERR_MPI naming the receive; it
+   still forwards, so every other rank completes (no hang), with the right data above it. */
+static void test_truncated_segment(void **state) {
+  (void)state;
+  if (dist_size < 2) skip();
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  const tsr_dist_bcast pipelined[2] = {TSR_DIST_BCAST_RING, TSR_DIST_BCAST_TREE};
+  for (int a = 0; a < 2; a++)
+    for (int root = 0; root < dist_size; root++) {
+      int r = (dist_rank - root + dist_size) % dist_size;
+      int shorted = r == 1; /* the first rank below the root (an inner rank from 3 ranks) */
+      int64_t count = 20, mine = shorted ? count - 1 : count;
+      double x[21];
+      for (int i = 0; i < 21; i++)
+        x[i] = dist_rank == root ? i + 0.5 : -1.0;
+      tsr__bcast op;
+      tsr_status st = tsr__bcast_start("test_truncated", &op, x, mine, MPI_DOUBLE, root, comm,
+                                       pipelined[a], 8 * sizeof(double), 0);
+      if (st == TSR_OK) st = tsr__bcast_wait(&op);
+      if (shorted) {
+        assert_int_equal(st, TSR_ERR_MPI);
+        assert_non_null(strstr(tsr_last_error(), "MPI_Irecv"));
+        assert_non_null(strstr(tsr_last_error(), "test_truncated"));
+      } else {
+        TSR_ASSERT_OK(st);
+        /* Ranks not below the short one (the root, and the tree's other subtree) got it all. */
+        int q = r;
+        if (pipelined[a] == TSR_DIST_BCAST_RING)
+          q = r > 1 ? 1 : 0;
+        else
+          while (q > 1)
+            q = (q - 1) / 2; /* up the binary tree to the root's child (1 or 2) */
+        bool below = r > 1 && q == 1;
+        if (!below)
+          for (int i = 0; i < 20; i++)
+            assert_true(x[i] == i + 0.5);
+      }
+      MPI_Barrier(comm);
+    }
+  MPI_Comm_free(&comm);
+}
+
+/* tsr_dist_gemm_options::bcast: checked (a bad value is every rank's error) and every valid
+   value gives the right product. */
+static void test_gemm_option(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  dist_gemm_problem pr = dist_gemm_problem_make(g, 23, 19, 31, 4, TSR_F64, 0, 0, 1.0, 0.0, 9);
+  tsr_dist_gemm_options opt;
+  memset(&opt, 0, sizeof opt);
+  opt.bcast = (tsr_dist_bcast)7;
+  assert_int_equal(
+      tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, pr.A, pr.B, 0.0, pr.C, &opt, NULL),
+      TSR_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(tsr_last_error(), "bcast"));
+  for (size_t a = 0; a < sizeof algos / sizeof algos[0]; a++) {
+    opt.bcast = algos[a];
+    TSR_ASSERT_OK(
+        tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, pr.A, pr.B, 0.0, pr.C, &opt, NULL));
+    assert_true(dist_rel_error(pr.C, pr.ref) <= tsr_test_tol(TSR_F64, 31));
+  }
+  dist_gemm_problem_free(&pr);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_every_algorithm_root_dtype),
+    cmocka_unit_test(test_row_and_column_in_flight),
+    cmocka_unit_test(test_auto_rule),
+    cmocka_unit_test(test_bad_arguments),
+    cmocka_unit_test(test_truncated_segment),
+    cmocka_unit_test(test_gemm_option),
+};
+
+DIST_TEST_MAIN(tests)
