@@ -123,6 +123,38 @@ static void test_panel_width(void **state) {
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
 
+/* SUMMA on each panel broadcast (MPI_Ibcast, the pipelined ring and tree, AUTO) on every grid
+   of the rank count: the same product, and a ring or tree with segments smaller than a panel
+   (TSR_BCAST_ALPHA_BETA small makes AUTO pick them even for these panels). */
+static void test_bcast_algorithms(void **state) {
+  (void)state;
+  const tsr_dist_bcast algos[] = {TSR_DIST_BCAST_MPI, TSR_DIST_BCAST_RING, TSR_DIST_BCAST_TREE,
+                                  TSR_DIST_BCAST_AUTO};
+  for (int gi = 0; gi < DIST_NGRIDS; gi++) {
+    if (!dist_grid_fits(gi)) continue;
+    tsr_grid *g = NULL;
+    TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, dist_grids[gi][0], dist_grids[gi][1], &g));
+    for (int a = 0; a < 4; a++) {
+      const tsr_dtype dt = a % 2 ? TSR_F32 : TSR_F64;
+      const int64_t m = 300, n = 260, k = 170, nb = 40; /* panels of 48-96 KiB */
+      dist_gemm_problem pr = dist_gemm_problem_make(g, m, n, k, nb, dt, 0, 0, 0.5, 2.0, 40 + a);
+      tsr_dist_gemm_options opt;
+      memset(&opt, 0, sizeof opt);
+      opt.bcast = algos[a];
+      tsr_dist_stats s;
+      TSR_ASSERT_OK(
+          tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 0.5, pr.A, pr.B, 2.0, pr.C, &opt, &s));
+      const double err = dist_rel_error(pr.C, pr.ref);
+      if (err > tsr_test_tol(dt, k))
+        print_error("bcast %d grid %dx%d: error %g\n", (int)algos[a], dist_grids[gi][0],
+                    dist_grids[gi][1], err);
+      assert_true(err <= tsr_test_tol(dt, k));
+      dist_gemm_problem_free(&pr);
+    }
+    TSR_ASSERT_OK(tsr_grid_free(g));
+  }
+}
+
 /* The random fill gives element (i, j) the Philox value of index i * n + j on every device and
    grid: gathered from the test device on this grid, from the CPU on a 1 x 1 grid, and
    tsr_random_uniform of the whole matrix on the CPU agree bit for bit. */
@@ -170,6 +202,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_counts_one_by_one),
     cmocka_unit_test(test_counts_grids),
     cmocka_unit_test(test_panel_width),
+    cmocka_unit_test(test_bcast_algorithms),
     cmocka_unit_test(test_fill_bits),
 };
 

@@ -324,8 +324,9 @@ typedef enum tsr_dist_algorithm {
  * [16 KiB, 1 MiB]. alpha beta, the fabric's latency times its bandwidth, is taken as 32 KiB
  * (1.3 us at 25 GB/s), or from the environment variable TSR_BCAST_ALPHA_BETA (bytes).
  *
- * Status: the option is checked and stored; the SUMMA and 2.5D schedules still broadcast with
- * MPI_Ibcast whatever it says (the pipelined broadcast is being integrated into them).
+ * SUMMA (and the layers of 2.5D) broadcast every A and B panel this way. With GPU panels in
+ * device memory (a GPU-aware MPI) AUTO never picks MPI_Ibcast, which Open MPI's GPU support
+ * does not cover: the tree serves where AUTO would.
  */
 typedef enum tsr_dist_bcast {
   TSR_DIST_BCAST_AUTO = 0, /**< chosen per broadcast by size and communicator (see above) */
@@ -349,8 +350,8 @@ typedef struct tsr_dist_gemm_options {
                             of one owner are multiplied together (rounded down to a multiple
                             of the block size); 0: 1024 on GPUs, one block on the CPU. A 1 x 1
                             grid always runs one local GEMM. */
-  tsr_dist_bcast bcast;         /**< panel broadcast (::TSR_DIST_BCAST_AUTO default); not yet
-                                     honoured by the schedules, see ::tsr_dist_bcast */
+  tsr_dist_bcast bcast;         /**< panel broadcast (::TSR_DIST_BCAST_AUTO default), see
+                                     ::tsr_dist_bcast */
 } tsr_dist_gemm_options;
 
 /**

@@ -389,6 +389,7 @@ static tsr_dist_gemm_options gemm_options(const job *j) {
   opt.algorithm = (tsr_dist_algorithm)j->o.algorithm;
   opt.replicas = (int)j->o.replicas;
   opt.memory_per_rank = j->memory_per_rank;
+  opt.bcast = (tsr_dist_bcast)j->o.bcast;
   return opt;
 }
 

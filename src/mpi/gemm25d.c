@@ -322,6 +322,8 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
     lo.progress = opt ? opt->progress : NULL;
     lo.progress_ctx = opt ? opt->progress_ctx : NULL;
     lo.algorithm = TSR_DIST_GEMM_SUMMA;
+    lo.bcast = opt ? opt->bcast : TSR_DIST_BCAST_AUTO;
+    lo.panel_width = opt ? opt->panel_width : 0;
     st = tsr__dist_summa(fn, alpha, al, bl, 0.0, cl, &lo, &ls); /* agreed in the layer */
     st = tsr__dist_agree(fn, g->comm, st);
   }

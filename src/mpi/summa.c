@@ -110,7 +110,9 @@ typedef struct summa {
   MPI_Datatype type;
   bool gpu, staging;
   struct tsr__summa_plan *plan;
-  MPI_Request req[SUMMA_SLOTS][2];
+  tsr_dist_bcast bcast; /* options->bcast (AUTO: chosen per broadcast, bcast.c) */
+  tsr__bcast op[SUMMA_SLOTS][2];     /* A and B broadcasts of the step in each slot */
+  tsr__bcast *active[SUMMA_SLOTS][2]; /* the started ones (NULL: none, e.g. a 1-rank row) */
   tsr_dist_stats *stats;
   double chunk_flops; /* least flops of a local-multiply chunk on the CPU */
 } summa;
@@ -237,7 +239,8 @@ static int64_t summa_steps(const summa *s) {
 /* Waits until `event` completed, testing `pending` (two requests, may be NULL) between polls
    so that their broadcasts progress. `compute` says the event is on the compute stream (a host
    synchronization) rather than a copy stream. */
-static tsr_status summa_event_wait(summa *s, void *event, MPI_Request *pending, bool compute) {
+static tsr_status summa_event_wait(summa *s, void *event, tsr__bcast *const *pending,
+                                   bool compute) {
   int done = 0;
   TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
   if (done) return TSR_OK;
@@ -248,7 +251,7 @@ static tsr_status summa_event_wait(summa *s, void *event, MPI_Request *pending, 
   while (!done) {
     if (pending) {
       int flag = 0;
-      MPI_Testall(2, pending, &flag, MPI_STATUSES_IGNORE);
+      (void)tsr__bcast_testall(2, pending, &flag); /* errors stay in the ops */
     }
     TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
   }
@@ -257,7 +260,17 @@ static tsr_status summa_event_wait(summa *s, void *event, MPI_Request *pending, 
 
 /* Starts the broadcasts of step `st` into slot sl; `pending` are the other slot's requests
    (progressed while waiting for a staged copy). */
-static tsr_status summa_post(summa *s, int64_t st_i, int sl, MPI_Request *pending) {
+/* The broadcast algorithm for a panel of `bytes` on `comm` of `size` ranks: options->bcast;
+   AUTO is decided here when the panel is in device memory, where Open MPI's GPU support does
+   not cover MPI_Ibcast: Tessera's own point-to-point broadcast then (the tree for what AUTO
+   would give MPI_Ibcast). */
+static tsr_dist_bcast summa_bcast_algo(const summa *s, int64_t bytes, int size) {
+  if (s->bcast != TSR_DIST_BCAST_AUTO || !s->gpu || s->staging) return s->bcast;
+  const tsr_dist_bcast a = tsr__bcast_choose(bytes, size, 0);
+  return a == TSR_DIST_BCAST_MPI ? TSR_DIST_BCAST_TREE : a;
+}
+
+static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
@@ -266,10 +279,8 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, MPI_Request *pendin
   const int64_t mloc = s->c->mloc, nloc = s->c->nloc, w = step.w;
   const int cnt_a = (int)(mloc * w), cnt_b = (int)(w * nloc);
   const size_t es = s->es;
-  MPI_Request *req = s->req[sl];
-  req[0] = req[1] = MPI_REQUEST_NULL;
+  s->active[sl][0] = s->active[sl][1] = NULL;
   tsr_status st = TSR_OK;
-  int rc = MPI_SUCCESS;
   /* A's panel: w whole local columns, contiguous in the column-major local block. */
   if (g->npcol > 1) {
     const bool root = g->mycol == step.root_a;
@@ -303,18 +314,20 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, MPI_Request *pendin
       s->stats->bytes_received += (uint64_t)cnt_a * es;
     }
     /* After a local failure the (stale) buffer is still sent, so that every rank's broadcast
-       matches; the failure is agreed at the end. */
-    rc = MPI_Ibcast(buf, cnt_a, s->type, step.root_a, g->row_comm, &req[0]);
-    if (rc != MPI_SUCCESS) {
-      req[0] = MPI_REQUEST_NULL;
-      return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (A panel)");
-    }
+       matches; the failure is agreed at the end. Tag: the slot (two steps in flight). */
+    tsr_status s2 = tsr__bcast_start(s->fn, &s->op[sl][0], buf, cnt_a, s->type, step.root_a,
+                                     g->row_comm,
+                                     summa_bcast_algo(s, (int64_t)cnt_a * (int64_t)es, g->npcol),
+                                     0, sl);
+    s->active[sl][0] = &s->op[sl][0];
+    if (st == TSR_OK) st = s2;
   }
   /* B's panel: w rows of every local column, strided in the local block; sent packed
      (w x nloc, leading dimension w). */
   if (g->nprow > 1) {
     const bool root = g->myrow == step.root_b;
     const char *src = (const char *)tsr__array_ptr(s->b->storage) + (size_t)step.b_off * es;
+    void *buf = NULL;
     if (root && s->gpu) {
       /* Packed by a 2-D copy: to the pinned buffer (staging) or the slot's device buffer. */
       void *dst = s->staging ? slot->b_host : tsr__array_ptr(slot->b_dev);
@@ -329,29 +342,23 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, MPI_Request *pendin
       if (s2 == TSR_OK) s2 = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
       if (s2 == TSR_OK) s2 = summa_event_wait(s, slot->ev_d2h, pending, false);
       if (st == TSR_OK) st = s2;
-      rc = MPI_Ibcast(dst, cnt_b, s->type, step.root_b, g->col_comm, &req[1]);
+      buf = dst;
       s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
     } else if (root) {
-#ifdef TSR_SMPI_MODEL
-      /* Modeled run (bench/scale): the same bytes from the root's unused contiguous slot,
-         sparing the simulator SMPI's packing of the vector type for every destination. */
-      (void)src;
-      rc = MPI_Ibcast(tsr__array_ptr(slot->b_dev), cnt_b, s->type, step.root_b, g->col_comm,
-                      &req[1]);
-#else
-      /* Host memory: MPI packs the rows with a vector type. */
-      MPI_Datatype vec;
-      rc = MPI_Type_vector((int)nloc, (int)w, (int)s->b->lld, s->type, &vec);
-      if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&vec);
-      if (rc == MPI_SUCCESS) {
-        rc = MPI_Ibcast((void *)(uintptr_t)src, nloc > 0 ? 1 : 0, vec, step.root_b, g->col_comm,
-                        &req[1]);
-        MPI_Type_free(&vec); /* freeing is allowed while the operation is pending */
+      /* Host memory: the rows packed into the slot's buffer (the broadcast sends contiguous
+         segments); the buffer's last use, step st - 2, is complete. In a modeled run
+         (bench/scale) the copy is charged, not made. */
+      buf = tsr__array_ptr(slot->b_dev);
+      if (tsr__dist_modeled())
+        tsr__dist_model_copy((double)cnt_b * (double)es);
+      else {
+        tsr_status s2 = tsr__dev_memcpy_2d_async(dev, buf, (size_t)w * es, src,
+                                                 (size_t)s->b->lld * es, (size_t)w * es,
+                                                 (size_t)nloc, TSR__COPY_D2D, NULL);
+        if (st == TSR_OK) st = s2;
       }
-#endif
       s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
     } else {
-      void *buf;
       tsr_status s2 = TSR_OK;
       if (s->staging) {
         s2 = summa_event_wait(s, slot->ev_h2d, pending, false);
@@ -361,13 +368,14 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, MPI_Request *pendin
         buf = tsr__array_ptr(slot->b_dev);
       }
       if (st == TSR_OK) st = s2;
-      rc = MPI_Ibcast(buf, cnt_b, s->type, step.root_b, g->col_comm, &req[1]);
       s->stats->bytes_received += (uint64_t)cnt_b * es;
     }
-    if (rc != MPI_SUCCESS) {
-      req[1] = MPI_REQUEST_NULL;
-      return tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Ibcast (B panel)");
-    }
+    tsr_status s3 = tsr__bcast_start(s->fn, &s->op[sl][1], buf, cnt_b, s->type, step.root_b,
+                                     g->col_comm,
+                                     summa_bcast_algo(s, (int64_t)cnt_b * (int64_t)es, g->nprow),
+                                     0, sl);
+    s->active[sl][1] = &s->op[sl][1];
+    if (st == TSR_OK) st = s3;
   }
   return st;
 }
@@ -376,7 +384,7 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, MPI_Request *pendin
    C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the requests of
    the next step, tested between column chunks (CPU) to progress them. */
 static tsr_status summa_multiply(summa *s, int64_t st_i, int sl, double alpha, double beta,
-                                 tsr_gemm_path path, MPI_Request *pending) {
+                                 tsr_gemm_path path, tsr__bcast *const *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
@@ -432,7 +440,7 @@ static tsr_status summa_multiply(summa *s, int64_t st_i, int sl, double alpha, d
     if (st != TSR_OK) return st;
     if (pending) {
       int done = 0;
-      MPI_Testall(2, pending, &done, MPI_STATUSES_IGNORE);
+      (void)tsr__bcast_testall(2, pending, &done); /* errors stay in the ops */
     }
     if (nloc == 0) break;
   }
@@ -482,7 +490,7 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
   TSR_CALL(tsr__dist_agree(s->fn, g->comm, st));
   struct tsr__summa_plan *p = s->plan;
   for (int i = 0; i < SUMMA_SLOTS; i++)
-    s->req[i][0] = s->req[i][1] = MPI_REQUEST_NULL;
+    s->active[i][0] = s->active[i][1] = NULL;
   /* Slot events start recorded, so the first waits on them pass. */
   for (int i = 0; i < SUMMA_SLOTS && st == TSR_OK; i++) {
     st = tsr__dev_event_record(dev, p->slot[i].ev_gemm, NULL);
@@ -499,19 +507,20 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
   for (int64_t kk = 0; kk < s->steps; kk++) {
     int sl = (int)(kk % SUMMA_SLOTS);
     bool next = kk + 1 < s->steps;
+    const int nx = (sl + 1) % SUMMA_SLOTS;
     if (next) {
-      pst = summa_post(s, kk + 1, (sl + 1) % SUMMA_SLOTS, s->req[sl]);
+      pst = summa_post(s, kk + 1, nx, s->active[sl]);
       if (st == TSR_OK) st = pst;
     }
+    /* Step kk's broadcasts, progressing step kk+1's (a ring forwards only when tested). */
     double t0 = MPI_Wtime();
-    int rc = MPI_Waitall(2, s->req[sl], MPI_STATUSES_IGNORE);
+    tsr_status wst = tsr__bcast_wait_while(2, s->active[sl], next ? 2 : 0, s->active[nx]);
     double t1 = MPI_Wtime();
     s->stats->comm_seconds += t1 - t0;
-    if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(s->fn, TSR_ERR_MPI, rc, "MPI_Waitall");
+    if (st == TSR_OK) st = wst;
     if (st == TSR_OK)
       st = summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path,
-                          next ? s->req[(sl + 1) % SUMMA_SLOTS] : NULL);
+                          next ? s->active[nx] : NULL);
     s->stats->compute_seconds += MPI_Wtime() - t1;
     if (opt && opt->progress) {
       TSR_API_SUSPEND(); /* the user's function: its Tessera calls are named after themselves */
@@ -567,6 +576,7 @@ tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a,
   s.type = tsr__mpi_type(c->dtype);
   s.gpu = c->device.kind != TSR_DEVICE_CPU;
   s.staging = s.gpu && summa_gpu_staging();
+  s.bcast = options ? options->bcast : TSR_DIST_BCAST_AUTO;
   s.group = summa_group(&s, options);
   s.steps = summa_steps(&s);
   s.stats = stats;
