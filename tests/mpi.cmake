@@ -23,7 +23,7 @@ foreach(t gemm matrix io pipeline)
     add_test(NAME dist_${t}_np${np}
              COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
                      --oversubscribe $<TARGET_FILE:test_dist_${t}>)
-    set_tests_properties(dist_${t}_np${np} PROPERTIES LABELS mpi TIMEOUT 120
+    set_tests_properties(dist_${t}_np${np} PROPERTIES LABELS mpi TIMEOUT 300
                          ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
                          RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
