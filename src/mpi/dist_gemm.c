@@ -58,6 +58,20 @@ void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_
   st->gemm_vendor_calls = now[TSR__COUNT_GEMM_VENDOR] - count0[TSR__COUNT_GEMM_VENDOR];
 }
 
+void tsr__dist_stats_add_summa(tsr_dist_stats *st, const tsr_dist_stats *summa) {
+  st->bytes_sent += summa->bytes_sent;
+  st->bytes_received += summa->bytes_received;
+  st->comm_seconds += summa->comm_seconds;
+  st->compute_seconds = summa->compute_seconds;
+  st->panels = summa->panels;
+  st->panel_width = summa->panel_width;
+  st->gpu_aware_mpi = summa->gpu_aware_mpi;
+  st->staging = summa->staging;
+  st->copy_waits = summa->copy_waits;
+  st->host_syncs_in_loop = summa->host_syncs_in_loop;
+  st->gpu_seconds = summa->gpu_seconds;
+}
+
 tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
                             const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
                             const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
@@ -100,17 +114,7 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   if (st == TSR_OK) {
     tsr_dist_stats ss;
     st = tsr__dist_summa(fn, alpha, at ? at : a, bt ? bt : b, beta, c, options, &ss);
-    local_stats.bytes_sent += ss.bytes_sent;
-    local_stats.bytes_received += ss.bytes_received;
-    local_stats.comm_seconds += ss.comm_seconds;
-    local_stats.compute_seconds = ss.compute_seconds;
-    local_stats.panels = ss.panels;
-    local_stats.panel_width = ss.panel_width;
-    local_stats.gpu_aware_mpi = ss.gpu_aware_mpi;
-    local_stats.staging = ss.staging;
-    local_stats.copy_waits = ss.copy_waits;
-    local_stats.host_syncs_in_loop = ss.host_syncs_in_loop;
-    local_stats.gpu_seconds = ss.gpu_seconds;
+    tsr__dist_stats_add_summa(&local_stats, &ss);
   }
   tsr_dmatrix_free(at);
   tsr_dmatrix_free(bt);

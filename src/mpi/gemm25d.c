@@ -364,17 +364,7 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
   if (st == TSR_OK) st = s2;
   if (lcomm != MPI_COMM_NULL) MPI_Comm_free(&lcomm);
   st_all.bytes_redistributed = st_all.bytes_received;
-  st_all.bytes_sent += ls.bytes_sent;
-  st_all.bytes_received += ls.bytes_received;
-  st_all.comm_seconds += ls.comm_seconds;
-  st_all.compute_seconds = ls.compute_seconds;
-  st_all.panels = ls.panels;
-  st_all.panel_width = ls.panel_width;
-  st_all.gpu_aware_mpi = ls.gpu_aware_mpi;
-  st_all.staging = ls.staging;
-  st_all.copy_waits = ls.copy_waits;
-  st_all.host_syncs_in_loop = ls.host_syncs_in_loop;
-  st_all.gpu_seconds = ls.gpu_seconds;
+  tsr__dist_stats_add_summa(&st_all, &ls);
   tsr__dist_count_since(&st_all, count0); /* the slicing and reduction's copies included */
   st_all.algorithm = TSR_DIST_GEMM_2_5D;
   st_all.replicas = replicas;

@@ -182,6 +182,10 @@ tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a,
    gemm_vendor_calls) to what the library's counters counted since count0 (tsr__counters_read). */
 void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_N]);
 
+/* Adds the figures of a SUMMA run (tsr__dist_summa's stats) to a schedule's statistics: bytes
+   and communication seconds summed, the rest taken over (the dispatcher and 2.5D). */
+void tsr__dist_stats_add_summa(tsr_dist_stats *st, const tsr_dist_stats *summa);
+
 /* The local GEMM of the distributed schedules: tsr_gemm_ex, or in a TSR_SMPI_MODEL build (the
    SimGrid study, bench/scale) smpi_execute_flops(2 m n k) without computing. (smpi_model.c) */
 tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_array *b, double beta,
