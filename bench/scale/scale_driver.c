@@ -254,7 +254,7 @@ int main(int argc, char **argv) {
         write_timeline(tl_file, label, size, rank, panels, tl_wait, tl_comp))
       rc = 1;
     if (!rc && rank == 0) {
-      qsort(times, (size_t)repeat, sizeof *times, bench_cmp_double);
+      qsort(times, (size_t)repeat, sizeof *times, cmp_double);
       double med = times[repeat / 2];
       printf("{\"label\": \"%s\", \"P\": %d, \"grid\": \"%dx%d\", \"m\": %lld, \"n\": %lld, "
              "\"k\": %lld, \"block\": %lld, \"algorithm\": \"summa-skeleton\", \"ran\": "
