@@ -898,8 +898,10 @@ static void test_issue30_job(void **state) {
     tsr_dtype dt;
     double scale, alpha;
     const char *alpha_arg;
-  } cases[] = {{TSR_F32, 1e-22, 1.0, "1"}, {TSR_F32, 1.0, 1e-40, "1e-40"},
-               {TSR_F64, 1.0, 1e-310, "1e-310"}, {TSR_F64, 1e-160, 1.0, "1"}};
+  } cases[] = {{TSR_F32, 1e-22, 1.0, "1"},
+               {TSR_F32, 1.0, 1e-40, "1e-40"},
+               {TSR_F64, 1.0, 1e-310, "1e-310"},
+               {TSR_F64, 1e-160, 1.0, "1"}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     tsr_dtype dt = cases[c].dt;
     double *sa = malloc((size_t)(m * k) * sizeof *sa), *sb = malloc((size_t)(k * n) * sizeof *sb);

@@ -68,7 +68,8 @@ static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int
   const int c_empty = cp.local_rows == 0 || cp.local_cols == 0;
   if (dist_dev.kind != TSR_DEVICE_CPU)
     DIST_ASSERT(stats.gemm_calls == (c_empty ? 0 : (uint64_t)(panels ? panels : 1)));
-  if (gp.size == 1) DIST_ASSERT(stats.h2d_bytes == 0 && stats.d2h_bytes == 0 && stats.gemm_calls == 1);
+  if (gp.size == 1)
+    DIST_ASSERT(stats.h2d_bytes == 0 && stats.d2h_bytes == 0 && stats.gemm_calls == 1);
   DIST_ASSERT(stats.host_syncs_in_loop == 0 || !stats.staging);
   /* In the flat-tree accounting every byte sent is received by exactly one rank. */
   uint64_t bytes[2] = {stats.bytes_sent, stats.bytes_received}, tot[2];
@@ -198,13 +199,13 @@ static void test_verify_underflow(void **state) {
     TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, nb, nb, dt, dist_dev, &C));
     TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, nb, nb, dt, dist_dev, &W));
     TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha, A, B, 0.0, C));
-    TSR_ASSERT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha * cases[c].wrong, A,
-                                B, 0.0, W));
+    TSR_ASSERT_OK(
+        tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha * cases[c].wrong, A, B, 0.0, W));
     tsr_dist_verify_result vr, vw;
-    TSR_ASSERT_OK(
-        tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha, A, B, 0.0, NULL, C, 5, &vr));
-    TSR_ASSERT_OK(
-        tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha, A, B, 0.0, NULL, W, 5, &vw));
+    TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha, A, B, 0.0, NULL,
+                                       C, 5, &vr));
+    TSR_ASSERT_OK(tsr_dist_gemm_verify(TSR_NO_TRANS, TSR_NO_TRANS, cases[c].alpha, A, B, 0.0, NULL,
+                                       W, 5, &vw));
     if (vr.verdict != TSR_VERIFY_PASSED || vw.verdict != TSR_VERIFY_FAILED)
       print_error("case %zu (%s alpha %g scale %g): right %d (residual %g), wrong %d (residual "
                   "%g), tolerance %g\n",

@@ -27,8 +27,8 @@ static void check_grid(tsr_grid *g, int64_t m, int64_t n, int64_t k, int64_t nb,
   dist_gemm_problem pr = dist_gemm_problem_make(g, m, n, k, nb, dt, 0, 0, 1.5, 0.0, seed);
   tsr_dist_stats st[2];
   for (int rep = 0; rep < 2; rep++) /* the second call reuses the plan */
-    TSR_ASSERT_OK(tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.5, pr.A, pr.B, 0.0, pr.C, NULL,
-                                   &st[rep]));
+    TSR_ASSERT_OK(
+        tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.5, pr.A, pr.B, 0.0, pr.C, NULL, &st[rep]));
   const double err = dist_rel_error(pr.C, pr.ref);
   assert_true(err <= tsr_test_tol(dt, k));
   tsr_dmatrix_props cp;
@@ -52,9 +52,8 @@ static void check_grid(tsr_grid *g, int64_t m, int64_t n, int64_t k, int64_t nb,
     const tsr_dist_stats *s = &st[rep];
     if (s->d2h_bytes != d2h || s->h2d_bytes != h2d)
       print_error("rank %d grid %dx%d: d2h %llu (model %llu), h2d %llu (model %llu)\n", gp.rank,
-                  gp.nprow, gp.npcol, (unsigned long long)s->d2h_bytes,
-                  (unsigned long long)d2h, (unsigned long long)s->h2d_bytes,
-                  (unsigned long long)h2d);
+                  gp.nprow, gp.npcol, (unsigned long long)s->d2h_bytes, (unsigned long long)d2h,
+                  (unsigned long long)s->h2d_bytes, (unsigned long long)h2d);
     DIST_ASSERT(s->d2h_bytes == d2h && s->h2d_bytes == h2d);
     DIST_ASSERT(s->staging == staged);
     /* No host synchronization inside the panel loop on the staged path (and on the CPU). */
@@ -199,10 +198,8 @@ static void test_fill_bits(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_counts_one_by_one),
-    cmocka_unit_test(test_counts_grids),
-    cmocka_unit_test(test_panel_width),
-    cmocka_unit_test(test_bcast_algorithms),
+    cmocka_unit_test(test_counts_one_by_one), cmocka_unit_test(test_counts_grids),
+    cmocka_unit_test(test_panel_width),       cmocka_unit_test(test_bcast_algorithms),
     cmocka_unit_test(test_fill_bits),
 };
 

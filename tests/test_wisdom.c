@@ -394,8 +394,12 @@ static void test_concurrent_update(void **state) {
         memset(&w, 0, sizeof w);
         snprintf(w.cpu, sizeof w.cpu, "%s", tsr__cpu_facts_get()->model_name);
         tsr__gemm_wisdom_entry *e = &w.e[w.n++];
-        *e = (tsr__gemm_wisdom_entry){.dtype = TSR_F64, .threads = p + 1, .kc = 64 + 8 * round,
-                                      .mc = def.ker->mr * 2, .nc = def.ker->nr * 2, .grain = 1};
+        *e = (tsr__gemm_wisdom_entry){.dtype = TSR_F64,
+                                      .threads = p + 1,
+                                      .kc = 64 + 8 * round,
+                                      .mc = def.ker->mr * 2,
+                                      .nc = def.ker->nr * 2,
+                                      .grain = 1};
         snprintf(e->kernel, sizeof e->kernel, "%s", def.ker->name);
         bad = tsr__gemm_wisdom_update("test", path, &w, NULL) != TSR_OK;
         tsr__gemm_wisdom r;
@@ -439,8 +443,10 @@ static int warnings_of(const char *path, const char *quiet, char *err, size_t ca
     int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0 || dup2(fd, 2) < 0) _exit(99);
     setenv("TSR_WISDOM", path, 1);
-    if (quiet) setenv("TSR_WISDOM_WARN", quiet, 1);
-    else unsetenv("TSR_WISDOM_WARN");
+    if (quiet)
+      setenv("TSR_WISDOM_WARN", quiet, 1);
+    else
+      unsetenv("TSR_WISDOM_WARN");
     execl("/proc/self/exe", "test_wisdom", "--child", (char *)NULL);
     _exit(98);
   }
@@ -488,12 +494,9 @@ int main(int argc, char **argv) {
   setenv("TSR_WISDOM", "/nonexistent/tessera-test-wisdom", 1);
   tsr__gemm_set_adaptive(false);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_write_read_use),
-      cmocka_unit_test(test_bad_files_ignored),
-      cmocka_unit_test(test_path_rules),
-      cmocka_unit_test(test_write_errors),
-      cmocka_unit_test(test_special_files),
-      cmocka_unit_test(test_concurrent_update),
+      cmocka_unit_test(test_write_read_use), cmocka_unit_test(test_bad_files_ignored),
+      cmocka_unit_test(test_path_rules),     cmocka_unit_test(test_write_errors),
+      cmocka_unit_test(test_special_files),  cmocka_unit_test(test_concurrent_update),
       cmocka_unit_test(test_warning),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -346,12 +346,12 @@ typedef struct tsr_dist_gemm_options {
   int64_t memory_per_rank;      /**< bytes per rank that 2.5D may allocate beyond A, B and C
                                      (replicas and buffers) when the library chooses c; 0: no
                                      limit */
-  int64_t panel_width; /**< least k columns of a SUMMA step on a square process grid: blocks
-                            of one owner are multiplied together (rounded down to a multiple
-                            of the block size); 0: 1024 on GPUs, one block on the CPU. A 1 x 1
-                            grid always runs one local GEMM. */
-  tsr_dist_bcast bcast;         /**< panel broadcast (::TSR_DIST_BCAST_AUTO default), see
-                                     ::tsr_dist_bcast */
+  int64_t panel_width;  /**< least k columns of a SUMMA step on a square process grid: blocks
+                             of one owner are multiplied together (rounded down to a multiple
+                             of the block size); 0: 1024 on GPUs, one block on the CPU. A 1 x 1
+                             grid always runs one local GEMM. */
+  tsr_dist_bcast bcast; /**< panel broadcast (::TSR_DIST_BCAST_AUTO default), see
+                             ::tsr_dist_bcast */
 } tsr_dist_gemm_options;
 
 /**

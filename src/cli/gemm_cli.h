@@ -89,13 +89,13 @@ typedef struct results {
   uint64_t bytes_sent, bytes_received, bytes_redistributed;
   int algorithm, replicas; /* the schedule that ran (tsr_dist_stats) */
   /* Device work of the last timed run, maximum over the ranks (tsr_dist_stats). */
-  uint64_t h2d_bytes, h2d_copies, d2h_bytes, d2h_copies, host_syncs, host_syncs_in_loop,
-      copy_waits, gemm_calls, gemm_vendor_calls;
+  uint64_t h2d_bytes, h2d_copies, d2h_bytes, d2h_copies, host_syncs, host_syncs_in_loop, copy_waits,
+      gemm_calls, gemm_vendor_calls;
   int64_t panels, panel_width;
-  int staging, gpu; /* staging: any rank staged GPU panels through the host; gpu: on a GPU */
-  double t_gpu;     /* GPU seconds of the panel loop (events), median over runs, max rank */
-  int64_t *peak_rss;       /* per rank, bytes (rank 0) */
-  int64_t *mem_needed;     /* per rank, bytes (rank 0) */
+  int staging, gpu;    /* staging: any rank staged GPU panels through the host; gpu: on a GPU */
+  double t_gpu;        /* GPU seconds of the panel loop (events), median over runs, max rank */
+  int64_t *peak_rss;   /* per rank, bytes (rank 0) */
+  int64_t *mem_needed; /* per rank, bytes (rank 0) */
 } results;
 
 typedef struct job_info {

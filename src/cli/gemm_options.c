@@ -208,9 +208,8 @@ static int set_value(const opt_def *d, const char *name, const char *val, option
       return 0;
     }
     if (underflow && x == 0.0) {
-      snprintf(msg, cap,
-               "bad value '%.200s' for %s: below the smallest double (%g), it would be 0", val,
-               name, 4.9406564584124654e-324);
+      snprintf(msg, cap, "bad value '%.200s' for %s: below the smallest double (%g), it would be 0",
+               val, name, 4.9406564584124654e-324);
       return 0;
     }
     *(double *)(base + d->field) = x;

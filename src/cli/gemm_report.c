@@ -101,9 +101,10 @@ static void put(strbuf *b, const char *fmt, ...) {
    at most U+10FFFF), or 0 when the bytes there are not one. */
 static int utf8_len(const unsigned char *p) {
   if (p[0] < 0x80) return 1;
-  int n = p[0] >= 0xC2 && p[0] <= 0xDF ? 2 : p[0] >= 0xE0 && p[0] <= 0xEF ? 3
-        : p[0] >= 0xF0 && p[0] <= 0xF4                                   ? 4
-                                                                         : 0;
+  int n = p[0] >= 0xC2 && p[0] <= 0xDF   ? 2
+          : p[0] >= 0xE0 && p[0] <= 0xEF ? 3
+          : p[0] >= 0xF0 && p[0] <= 0xF4 ? 4
+                                         : 0;
   for (int i = 1; i < n; i++)
     if ((p[i] & 0xC0) != 0x80) return 0; /* also stops at the terminating NUL */
   if (n == 3 && ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] >= 0xA0))) return 0;
@@ -201,9 +202,9 @@ int write_json(const options *o, const job_info *ji, const results *r, int code)
         r->gpu ? "gpu" : "cpu", r->staging ? "true" : "false", (long long)r->panels,
         (long long)r->panel_width, (unsigned long long)r->gemm_calls,
         (unsigned long long)r->gemm_vendor_calls,
-        r->gemm_vendor_calls == 0                ? "native"
+        r->gemm_vendor_calls == 0               ? "native"
         : r->gemm_vendor_calls == r->gemm_calls ? "vendor"
-                                                 : "mixed",
+                                                : "mixed",
         (unsigned long long)r->h2d_bytes, (unsigned long long)r->h2d_copies,
         (unsigned long long)r->d2h_bytes, (unsigned long long)r->d2h_copies,
         (unsigned long long)r->host_syncs, (unsigned long long)r->host_syncs_in_loop,

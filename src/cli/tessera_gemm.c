@@ -136,7 +136,9 @@ static int step_environment(job *j) {
   }
   /* One rank per GPU is the layout the job is made for: ranks that share a GPU take turns on
      it (without MPS), so the job says so. */
-  int ngpu = env->device.kind == TSR_DEVICE_CUDA ? ncuda : env->device.kind == TSR_DEVICE_HIP ? nhip : 0;
+  int ngpu = env->device.kind == TSR_DEVICE_CUDA  ? ncuda
+             : env->device.kind == TSR_DEVICE_HIP ? nhip
+                                                  : 0;
   int over = ngpu > 0 && env->local_size > ngpu, any = 0;
   MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (any && g_rank == 0 && code == 0)
@@ -247,7 +249,7 @@ static int64_t memory_need(const job *j, int64_t extra25d, int64_t *fixed) {
   /* In double: the element counts of shapes that are refused (-m 1e12 -n 1e12 is 10^24
      elements) do not fit int64_t; double is exact below 2^53 and saturates above. */
   double es = ji->dtype == TSR_F32 ? 4 : 8;
-#define LOCAL(rows, cols) \
+#define LOCAL(rows, cols)                                                                          \
   ((double)tsr_numroc((rows), nb, r, 0, P) * (double)tsr_numroc((cols), nb, c, 0, Q))
   double a = LOCAL(j->ar, j->ac), b = LOCAL(j->br, j->bc), cc = LOCAL(ji->m, ji->n);
   double at = o->transa ? LOCAL(j->ac, j->ar) : 0, bt = o->transb ? LOCAL(j->bc, j->br) : 0;
@@ -494,8 +496,7 @@ static int step_multiply(job *j) {
       goto done;
     }
     /* The slowest rank decides the time. */
-    double local[4] = {el, stats.comm_seconds, stats.compute_seconds, stats.gpu_seconds},
-           worst[4];
+    double local[4] = {el, stats.comm_seconds, stats.compute_seconds, stats.gpu_seconds}, worst[4];
     MPI_Allreduce(local, worst, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (it >= o->warmup) {
       times[it - o->warmup] = worst[0];
@@ -503,22 +504,14 @@ static int step_multiply(job *j) {
       locals[it - o->warmup] = worst[2];
       gpus[it - o->warmup] = worst[3];
     }
-    uint64_t v[16] = {stats.bytes_sent,
-                      stats.bytes_received,
-                      stats.bytes_redistributed,
-                      stats.h2d_bytes,
-                      stats.h2d_copies,
-                      stats.d2h_bytes,
-                      stats.d2h_copies,
-                      stats.host_syncs,
-                      stats.host_syncs_in_loop,
-                      stats.copy_waits,
-                      stats.gemm_calls,
-                      stats.gemm_vendor_calls,
-                      (uint64_t)stats.panels,
-                      (uint64_t)stats.panel_width,
-                      (uint64_t)stats.staging,
-                      (uint64_t)(j->env.device.kind != TSR_DEVICE_CPU)},
+    uint64_t v[16] = {stats.bytes_sent,          stats.bytes_received,
+                      stats.bytes_redistributed, stats.h2d_bytes,
+                      stats.h2d_copies,          stats.d2h_bytes,
+                      stats.d2h_copies,          stats.host_syncs,
+                      stats.host_syncs_in_loop,  stats.copy_waits,
+                      stats.gemm_calls,          stats.gemm_vendor_calls,
+                      (uint64_t)stats.panels,    (uint64_t)stats.panel_width,
+                      (uint64_t)stats.staging,   (uint64_t)(j->env.device.kind != TSR_DEVICE_CPU)},
              vmax[16];
     MPI_Allreduce(v, vmax, 16, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     r->bytes_sent = vmax[0];

@@ -116,8 +116,8 @@ tsr_status tsr__dev_stream_wait_event(tsr_device dev, void *stream, void *event)
 }
 
 tsr_status tsr__dev_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, const void *src,
-                                   size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
-                                   void *stream) {
+                                    size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
+                                    void *stream) {
   if (width == 0 || rows == 0) return TSR_OK;
   tsr_status st;
   const struct tsr__backend_ops *ops = devops_table(dev, &st);
@@ -140,7 +140,8 @@ tsr_status tsr__dev_rng_block_cyclic(tsr_array *storage, const tsr__bc_block *l,
   const struct tsr__backend_ops *ops = devops_table(dev, &st);
   if (!ops) return st;
   void *data = tsr__array_ptr(storage);
-  if (ops->rng_block_cyclic) return ops->rng_block_cyclic(dev, data, storage->dtype, l, seed, low, high);
+  if (ops->rng_block_cyclic)
+    return ops->rng_block_cyclic(dev, data, storage->dtype, l, seed, low, high);
   /* Generated on the host by the CPU backend, then copied (one whole-block copy). */
   const size_t bytes = (size_t)(l->lld * l->nloc) * tsr__dtype_size(storage->dtype);
   void *host = NULL;
@@ -170,8 +171,8 @@ tsr_status tsr__dev_matvec_f64(const tsr_array *storage, int64_t rows, int64_t c
   st = tsr__copy_d2h(__func__, storage, 0, host, bytes);
   tsr_device cpu = {TSR_DEVICE_CPU, 0};
   if (st == TSR_OK)
-    st = tsr__omp_backend.matvec_f64(cpu, host, storage->dtype, rows, cols, ld, trans, x1, x2,
-                                     y1, y2, nonfinite);
+    st = tsr__omp_backend.matvec_f64(cpu, host, storage->dtype, rows, cols, ld, trans, x1, x2, y1,
+                                     y2, nonfinite);
   tsr__host_free(host);
   return st;
 }

@@ -198,8 +198,9 @@ tsr_status tsr__lock_beside(const char *fn, const char *path, double wait_s, int
   *fd_out = -1;
   char lock[PATH_MAX + 8];
   if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the lock file name for '%.200s' is "
-                                                        "longer than PATH_MAX (%d)",
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+                          "the lock file name for '%.200s' is "
+                          "longer than PATH_MAX (%d)",
                           path, PATH_MAX);
   int fd = -1;
   TSR_CALL(open_regular(fn, lock, O_RDWR | O_CREAT | O_NOFOLLOW, 0644, "lock file", &fd, NULL));

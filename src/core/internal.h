@@ -384,8 +384,8 @@ tsr_status tsr__dev_event_query(tsr_device dev, void *event, int *done);
 tsr_status tsr__dev_event_elapsed(tsr_device dev, void *start, void *stop, double *seconds);
 tsr_status tsr__dev_stream_wait_event(tsr_device dev, void *stream, void *event);
 tsr_status tsr__dev_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, const void *src,
-                                   size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
-                                   void *stream);
+                                    size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
+                                    void *stream);
 /* Fills a block-cyclic local block in place (see the backend entry rng_block_cyclic). */
 tsr_status tsr__dev_rng_block_cyclic(tsr_array *storage, const tsr__bc_block *l, uint64_t seed,
                                      double low, double high);
@@ -455,8 +455,8 @@ struct tsr__backend_ops {
                                  const tsr__bc_block *l, uint64_t seed, double low, double high);
   /* See tsr__dev_matvec_f64. */
   tsr_status (*matvec_f64)(tsr_device dev, const void *data, tsr_dtype dtype, int64_t rows,
-                           int64_t cols, int64_t ld, bool trans, const double *x1,
-                           const double *x2, double *y1, double *y2, int64_t *nonfinite);
+                           int64_t cols, int64_t ld, bool trans, const double *x1, const double *x2,
+                           double *y1, double *y2, int64_t *nonfinite);
 
   /* ---- Asynchronous devices (optional: NULL on backends whose work is complete when the op
      returns, the CPU). Streams and events are opaque handles; a NULL stream is the device's

@@ -46,7 +46,8 @@ tsr_status tsr__gpu_rng_block_cyclic(tsr_device dev, void *data, tsr_dtype dtype
   if (total == 0) return TSR_OK;
   const unsigned grid = tsr__gpu_grid_for(dev, total, TSR__GPU_BLOCK);
   if (dtype == TSR_F32)
-    tsr__gpu_bc_rng_kernel<float><<<grid, TSR__GPU_BLOCK, 0, s>>>((float *)data, *l, seed, low, high);
+    tsr__gpu_bc_rng_kernel<float>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((float *)data, *l, seed, low, high);
   else if (dtype == TSR_F64)
     tsr__gpu_bc_rng_kernel<double>
         <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)data, *l, seed, low, high);
@@ -130,8 +131,8 @@ __global__ void tsr__gpu_matvec_t_kernel(const T *m, int64_t rows, int64_t cols,
 template <typename T>
 static tsr_status tsr__gpu_matvec_launch(tsr_device dev, cudaStream_t s, const T *m, int64_t rows,
                                          int64_t cols, int64_t ld, bool trans, const double *x1,
-                                         const double *x2, double *out, double *part,
-                                         int chunks, int64_t chunk_cols) {
+                                         const double *x2, double *out, double *part, int chunks,
+                                         int64_t chunk_cols) {
   if (trans) {
     const unsigned grid = tsr__gpu_grid_for(dev, cols * TSR__GPU_BLOCK, TSR__GPU_BLOCK);
     tsr__gpu_matvec_t_kernel<T><<<grid, TSR__GPU_BLOCK, 0, s>>>(m, rows, cols, ld, x1, x2, out);
@@ -178,19 +179,17 @@ tsr_status tsr__gpu_matvec_f64(tsr_device dev, const void *data, tsr_dtype dtype
   const size_t bytes = (2 * n_x + n_out + n_part) * sizeof(double);
   double *scratch = NULL;
   TSR_CALL(tsr__gpu_scratch_alloc(dev, bytes, (void **)&scratch));
-  double *dx1 = scratch, *dx2 = scratch + n_x, *dout = scratch + 2 * n_x,
-         *dpart = dout + n_out;
+  double *dx1 = scratch, *dx2 = scratch + n_x, *dout = scratch + 2 * n_x, *dpart = dout + n_out;
   double *host = (double *)malloc(n_out * sizeof(double));
-  tsr_status st = host ? TSR_OK
-                       : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
-                                        "%zu result values", n_out);
+  tsr_status st =
+      host ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%zu result values", n_out);
   if (st == TSR_OK && x1) st = tsr__gpu_memcpy_h2d(dev, dx1, x1, n_x * sizeof(double));
   if (st == TSR_OK && x2) st = tsr__gpu_memcpy_h2d(dev, dx2, x2, n_x * sizeof(double));
   if (st == TSR_OK) {
     if (dtype == TSR_F32)
       st = tsr__gpu_matvec_launch<float>(dev, s, (const float *)data, rows, cols, ld, trans,
-                                         x1 ? dx1 : NULL, x2 ? dx2 : NULL, dout, dpart,
-                                         (int)chunks, chunk_cols);
+                                         x1 ? dx1 : NULL, x2 ? dx2 : NULL, dout, dpart, (int)chunks,
+                                         chunk_cols);
     else
       st = tsr__gpu_matvec_launch<double>(dev, s, (const double *)data, rows, cols, ld, trans,
                                           x1 ? dx1 : NULL, x2 ? dx2 : NULL, dout, dpart,

@@ -351,7 +351,7 @@ tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, do
                         high);
   /* Generated where the local block lives (a GPU kernel, or the CPU's batched Philox). */
   const tsr_grid *g = a->grid;
-  const tsr__bc_block l = {a->m,     a->n,     a->mb,    a->nb,   g->myrow, g->mycol,
+  const tsr__bc_block l = {a->m,     a->n,     a->mb,   a->nb,   g->myrow, g->mycol,
                            g->nprow, g->npcol, a->mloc, a->nloc, a->lld};
   if (st == TSR_OK) st = tsr__dev_rng_block_cyclic(a->storage, &l, seed, low, high);
   return tsr__dist_agree(fn, a->grid->comm, st);
@@ -361,8 +361,8 @@ tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *c
   TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_fill_fn";
   if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
-  tsr_status st = f ? fill_local(fn, a, f, ctx)
-                    : tsr__set_error(TSR_ERR_NULL_POINTER, fn, "function is NULL");
+  tsr_status st =
+      f ? fill_local(fn, a, f, ctx) : tsr__set_error(TSR_ERR_NULL_POINTER, fn, "function is NULL");
   return tsr__dist_agree(fn, a->grid->comm, st);
 }
 

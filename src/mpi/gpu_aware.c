@@ -19,4 +19,3 @@ int tsr_dist_gpu_aware(void) {
   return 0;
 #endif
 }
-

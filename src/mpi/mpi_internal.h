@@ -174,9 +174,9 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
    checks): C = alpha A B + beta C, untransposed, A's column block = B's row block. Collective
    over c's grid; agrees on the outcome; fills *stats (SUMMA's figures and the device work of
    the call). The 2.5D layers call it directly, so nothing is checked or agreed twice. */
-tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a,
-                           const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
-                           const tsr_dist_gemm_options *options, tsr_dist_stats *stats);
+tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a, const tsr_dmatrix *b,
+                           double beta, tsr_dmatrix *c, const tsr_dist_gemm_options *options,
+                           tsr_dist_stats *stats);
 
 /* Sets the device-work members of *st (h2d/d2h bytes and copies, host_syncs, gemm_calls,
    gemm_vendor_calls) to what the library's counters counted since count0 (tsr__counters_read). */

@@ -110,8 +110,8 @@ typedef struct summa {
   MPI_Datatype type;
   bool gpu, staging;
   struct tsr__summa_plan *plan;
-  tsr_dist_bcast bcast; /* options->bcast (AUTO: chosen per broadcast, bcast.c) */
-  tsr__bcast op[SUMMA_SLOTS][2];     /* A and B broadcasts of the step in each slot */
+  tsr_dist_bcast bcast;               /* options->bcast (AUTO: chosen per broadcast, bcast.c) */
+  tsr__bcast op[SUMMA_SLOTS][2];      /* A and B broadcasts of the step in each slot */
   tsr__bcast *active[SUMMA_SLOTS][2]; /* the started ones (NULL: none, e.g. a 1-rank row) */
   tsr_dist_stats *stats;
   double chunk_flops; /* least flops of a local-multiply chunk on the CPU */
@@ -139,8 +139,7 @@ void tsr__summa_plan_free(struct tsr__summa_plan *p) {
 
 /* The grid's plan for this call, made or grown when it does not fit. Local (the caller
    agrees on the status). */
-static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_host,
-                                 bool b_host) {
+static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_host, bool b_host) {
   tsr_grid *g = (tsr_grid *)(uintptr_t)s->g;
   struct tsr__summa_plan *p = g->summa_plan;
   const tsr_device dev = s->c->device;
@@ -286,8 +285,8 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
     const bool root = g->mycol == step.root_a;
     void *buf;
     if (root) {
-      const char *src = (const char *)tsr__array_ptr(s->a->storage) +
-                        (size_t)(step.a_off * s->a->lld) * es;
+      const char *src =
+          (const char *)tsr__array_ptr(s->a->storage) + (size_t)(step.a_off * s->a->lld) * es;
       if (s->staging) {
         /* The slot's host buffer was last sent (complete) or received and copied to the
            device (the d2h stream waits for that copy). */
@@ -315,10 +314,9 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
     }
     /* After a local failure the (stale) buffer is still sent, so that every rank's broadcast
        matches; the failure is agreed at the end. Tag: the slot (two steps in flight). */
-    tsr_status s2 = tsr__bcast_start(s->fn, &s->op[sl][0], buf, cnt_a, s->type, step.root_a,
-                                     g->row_comm,
-                                     summa_bcast_algo(s, (int64_t)cnt_a * (int64_t)es, g->npcol),
-                                     0, sl);
+    tsr_status s2 =
+        tsr__bcast_start(s->fn, &s->op[sl][0], buf, cnt_a, s->type, step.root_a, g->row_comm,
+                         summa_bcast_algo(s, (int64_t)cnt_a * (int64_t)es, g->npcol), 0, sl);
     s->active[sl][0] = &s->op[sl][0];
     if (st == TSR_OK) st = s2;
   }
@@ -352,9 +350,9 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
       if (tsr__dist_modeled())
         tsr__dist_model_copy((double)cnt_b * (double)es);
       else {
-        tsr_status s2 = tsr__dev_memcpy_2d_async(dev, buf, (size_t)w * es, src,
-                                                 (size_t)s->b->lld * es, (size_t)w * es,
-                                                 (size_t)nloc, TSR__COPY_D2D, NULL);
+        tsr_status s2 =
+            tsr__dev_memcpy_2d_async(dev, buf, (size_t)w * es, src, (size_t)s->b->lld * es,
+                                     (size_t)w * es, (size_t)nloc, TSR__COPY_D2D, NULL);
         if (st == TSR_OK) st = s2;
       }
       s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
@@ -370,10 +368,9 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
       if (st == TSR_OK) st = s2;
       s->stats->bytes_received += (uint64_t)cnt_b * es;
     }
-    tsr_status s3 = tsr__bcast_start(s->fn, &s->op[sl][1], buf, cnt_b, s->type, step.root_b,
-                                     g->col_comm,
-                                     summa_bcast_algo(s, (int64_t)cnt_b * (int64_t)es, g->nprow),
-                                     0, sl);
+    tsr_status s3 =
+        tsr__bcast_start(s->fn, &s->op[sl][1], buf, cnt_b, s->type, step.root_b, g->col_comm,
+                         summa_bcast_algo(s, (int64_t)cnt_b * (int64_t)es, g->nprow), 0, sl);
     s->active[sl][1] = &s->op[sl][1];
     if (st == TSR_OK) st = s3;
   }
@@ -519,8 +516,8 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
     s->stats->comm_seconds += t1 - t0;
     if (st == TSR_OK) st = wst;
     if (st == TSR_OK)
-      st = summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path,
-                          next ? s->active[nx] : NULL);
+      st =
+          summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path, next ? s->active[nx] : NULL);
     s->stats->compute_seconds += MPI_Wtime() - t1;
     if (opt && opt->progress) {
       TSR_API_SUSPEND(); /* the user's function: its Tessera calls are named after themselves */
@@ -557,9 +554,9 @@ static int64_t summa_group(const summa *s, const tsr_dist_gemm_options *opt) {
   return group;
 }
 
-tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a,
-                           const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
-                           const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
+tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a, const tsr_dmatrix *b,
+                           double beta, tsr_dmatrix *c, const tsr_dist_gemm_options *options,
+                           tsr_dist_stats *stats) {
   uint64_t count0[TSR__COUNT_N];
   tsr__counters_read(count0);
   memset(stats, 0, sizeof *stats);

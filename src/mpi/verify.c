@@ -29,8 +29,7 @@ static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans
   const size_t nvec = (size_t)(lcols > lrows ? lcols : lrows) + 1;
   double *part = calloc((size_t)(rows > 0 ? rows : 1) * 2, sizeof *part);
   double *lx = malloc(nvec * 4 * sizeof *lx);
-  tsr_status st = part && lx ? TSR_OK
-                             : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "matvec vectors");
+  tsr_status st = part && lx ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "matvec vectors");
   if (st == TSR_OK) {
     double *lx1 = lx, *lx2 = lx + nvec, *ly1 = lx + 2 * nvec, *ly2 = lx + 3 * nvec;
     for (int64_t l = 0; l < lcols; l++) {
@@ -87,8 +86,9 @@ static tsr_status dist_count_nonfinite(const char *fn, const tsr_dmatrix *mat, i
  * into an operand first: max(1, |alpha|) covers both), the alpha and beta multiplies and the
  * final addition: at most (k max(1, |alpha|) + 3) lam. Row i of C x then differs by at most
  * that times sum_j |x_j|, and the float64 products of the check itself (n + k along a row,
- * scaled likewise, and 3 more) add the same with lam = DBL_MIN. So results of f32 alpha = 1e-40 or inputs scaled by 1e-22
- * (subnormal or flushed) verify, while a product wrong by more than this allowance still fails.
+ * scaled likewise, and 3 more) add the same with lam = DBL_MIN. So results of f32 alpha = 1e-40 or
+ * inputs scaled by 1e-22 (subnormal or flushed) verify, while a product wrong by more than this
+ * allowance still fails.
  */
 static double verify_underflow_allowance(tsr_dtype dtype, int64_t n, int64_t k, double alpha,
                                          const double *xa) {

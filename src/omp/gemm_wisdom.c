@@ -206,8 +206,8 @@ tsr_status tsr__gemm_wisdom_update(const char *fn, const char *path, const tsr__
     tsr_clear_error();
     for (int j = 0; j < fresh->n && st == TSR_OK; ++j) {
       if (out->n >= TSR__GEMM_WISDOM_MAX)
-        st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
-                            "%s would hold more than %d entries", path, TSR__GEMM_WISDOM_MAX);
+        st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "%s would hold more than %d entries",
+                            path, TSR__GEMM_WISDOM_MAX);
       else
         out->e[out->n++] = fresh->e[j];
     }
@@ -234,8 +234,7 @@ static atomic_bool tsr__wisdom_warned, tsr__wisdom_quiet;
    TSR_WISDOM_WARN=0 or tsr__gemm_wisdom_set_warn(false) silences it). */
 static void tsr__wisdom_warn(const char *why) {
   const char *named = getenv("TSR_WISDOM"), *sw = getenv("TSR_WISDOM_WARN");
-  if (!named || !*named || atomic_load(&tsr__wisdom_quiet) || (sw && strcmp(sw, "0") == 0))
-    return;
+  if (!named || !*named || atomic_load(&tsr__wisdom_quiet) || (sw && strcmp(sw, "0") == 0)) return;
   if (atomic_exchange(&tsr__wisdom_warned, true)) return;
   fprintf(stderr,
           "tessera: warning: TSR_WISDOM=%s is ignored (%s); the built-in GEMM configurations "

@@ -675,8 +675,8 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
              double *c, const int *ic, const int *jc, const int *descc) {
   add(&n_pdgemm, 1);
-  pgemm(TSR_F64, "PDGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
-        beta, c, ic, jc, descc);
+  pgemm(TSR_F64, "PDGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta,
+        c, ic, jc, descc);
 }
 
 void psgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
@@ -684,6 +684,6 @@ void psgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
              float *c, const int *ic, const int *jc, const int *descc) {
   add(&n_psgemm, 1);
-  pgemm(TSR_F32, "PSGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
-        beta, c, ic, jc, descc);
+  pgemm(TSR_F32, "PSGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta,
+        c, ic, jc, descc);
 }

@@ -435,8 +435,7 @@ static void test_fortran_null_scalars(void **state) {
     assert_int_equal(xerbla_calls, 1);
     assert_int_equal(xerbla_info, x->info);
     reset_xerbla();
-    sgemm_(&x->ta, &x->tb, &x->m, &x->n, &x->k, NULL, fa, &x->lda, fa, &x->ldb, NULL, fc,
-           &x->ldc);
+    sgemm_(&x->ta, &x->tb, &x->m, &x->n, &x->k, NULL, fa, &x->lda, fa, &x->ldb, NULL, fc, &x->ldc);
     assert_int_equal(xerbla_calls, 1);
     assert_int_equal(xerbla_info, x->info);
   }

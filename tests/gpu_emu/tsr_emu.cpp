@@ -36,7 +36,9 @@ static void wait_as(int state) {
   swapcontext(&fibers[cur].ctx, &scheduler);
 }
 
-void __syncthreads() { wait_as(AT_BLOCK_BARRIER); }
+void __syncthreads() {
+  wait_as(AT_BLOCK_BARRIER);
+}
 
 static uint64_t shfl_bits(uint64_t v, unsigned delta, int width) {
   int lane = cur % warpSize, w = cur / warpSize;
@@ -67,7 +69,8 @@ static void run_block(unsigned nt) {
     for (unsigned t = 0; t < nt; t++) {
       if (fibers[t].state != RUNNABLE) continue;
       cur = (int)t;
-      threadIdx = dim3(t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y));
+      threadIdx =
+          dim3(t % blockDim.x, (t / blockDim.x) % blockDim.y, t / (blockDim.x * blockDim.y));
       swapcontext(&scheduler, &fibers[t].ctx);
     }
     unsigned done = 0, at_block = 0;
@@ -79,14 +82,17 @@ static void run_block(unsigned nt) {
     if (done == nt) return;
     for (unsigned w = 0; w < nt / (unsigned)warpSize; w++) {
       bool all = true;
-      for (int l = 0; l < warpSize; l++) all = all && fibers[w * warpSize + l].state == AT_WARP_BARRIER;
+      for (int l = 0; l < warpSize; l++)
+        all = all && fibers[w * warpSize + l].state == AT_WARP_BARRIER;
       if (all) {
-        for (int l = 0; l < warpSize; l++) fibers[w * warpSize + l].state = RUNNABLE;
+        for (int l = 0; l < warpSize; l++)
+          fibers[w * warpSize + l].state = RUNNABLE;
         released = true;
       }
     }
     if (!released && at_block == nt) {
-      for (unsigned t = 0; t < nt; t++) fibers[t].state = RUNNABLE;
+      for (unsigned t = 0; t < nt; t++)
+        fibers[t].state = RUNNABLE;
       released = true;
     }
     if (!released) {
@@ -137,16 +143,31 @@ void tsr_emu_launch(dim3 grid, dim3 block, std::function<void()> body) {
 }
 
 static const size_t total_mem = (size_t)4 << 30;
-cudaError_t cudaGetDeviceCount(int *n) { *n = 1; return cudaSuccess; }
+cudaError_t cudaGetDeviceCount(int *n) {
+  *n = 1;
+  return cudaSuccess;
+}
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int) {
-  memset(p, 0, sizeof *p); snprintf(p->name, sizeof p->name, "emulated GPU");
-  p->major = 9; p->minor = 0; p->totalGlobalMem = total_mem;
-  const char *w = getenv("TSR_EMU_WARP"); p->warpSize = w ? atoi(w) : 32;
-  p->multiProcessorCount = tsr_emu_sms; p->concurrentManagedAccess = 1; return cudaSuccess;
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, "emulated GPU");
+  p->major = 9;
+  p->minor = 0;
+  p->totalGlobalMem = total_mem;
+  const char *w = getenv("TSR_EMU_WARP");
+  p->warpSize = w ? atoi(w) : 32;
+  p->multiProcessorCount = tsr_emu_sms;
+  p->concurrentManagedAccess = 1;
+  return cudaSuccess;
 }
 static int current_device = 0;
-cudaError_t cudaSetDevice(int d) { current_device = d; return cudaSuccess; }
-cudaError_t cudaGetDevice(int *d) { *d = current_device; return cudaSuccess; }
+cudaError_t cudaSetDevice(int d) {
+  current_device = d;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int *d) {
+  *d = current_device;
+  return cudaSuccess;
+}
 /* Fault injection (tests/test_gpu_fault.c): with TSR_EMU_FAULT_AFTER=N the N-th
    synchronizing call (stream or event synchronize, copy, event query) reports an illegal
    address, and from then on every call does, as a lost CUDA context would. */
@@ -161,19 +182,30 @@ static cudaError_t fault_point() {
   if (countdown > 0 && --countdown == 0) sticky_error = (cudaError_t)cudaErrorIllegalAddress;
   return sticky_error;
 }
-cudaError_t cudaGetLastError() { return sticky_error; }
-cudaError_t cudaPeekAtLastError() { return sticky_error; }
+cudaError_t cudaGetLastError() {
+  return sticky_error;
+}
+cudaError_t cudaPeekAtLastError() {
+  return sticky_error;
+}
 const char *cudaGetErrorString(cudaError_t e) {
-  return e == 2 ? "out of memory" : e == cudaErrorIllegalAddress ? "an illegal memory access was encountered" : "error";
+  return e == 2                         ? "out of memory"
+         : e == cudaErrorIllegalAddress ? "an illegal memory access was encountered"
+                                        : "error";
 }
 const char *cudaGetErrorName(cudaError_t e) {
-  return e == 2 ? "cudaErrorMemoryAllocation" : e == cudaErrorIllegalAddress ? "cudaErrorIllegalAddress" : "cudaError";
+  return e == 2                         ? "cudaErrorMemoryAllocation"
+         : e == cudaErrorIllegalAddress ? "cudaErrorIllegalAddress"
+                                        : "cudaError";
 }
 static cudaError_t emu_alloc(void **p, size_t n) {
   if (n > total_mem) return cudaErrorMemoryAllocation;
   /* garbage-filled, like real device memory */
-  void *q = aligned_alloc(256, (n + 255) / 256 * 256); if (!q) return cudaErrorMemoryAllocation;
-  memset(q, 0xA5, n); *p = q; return cudaSuccess;
+  void *q = aligned_alloc(256, (n + 255) / 256 * 256);
+  if (!q) return cudaErrorMemoryAllocation;
+  memset(q, 0xA5, n);
+  *p = q;
+  return cudaSuccess;
 }
 /* The device allocations' log (tests/test_gpu_alloc.c reads it through tsr_emu_alloc_stats):
    the size cudaMalloc was asked for, per live block. */
@@ -182,45 +214,92 @@ static std::unordered_map<void *, size_t> alloc_live;
 static size_t alloc_calls, free_calls, alloc_last, alloc_live_bytes;
 extern "C" void tsr_emu_alloc_stats(size_t out[4]) {
   std::lock_guard<std::mutex> g(alloc_lock);
-  out[0] = alloc_calls; out[1] = free_calls; out[2] = alloc_last; out[3] = alloc_live_bytes;
+  out[0] = alloc_calls;
+  out[1] = free_calls;
+  out[2] = alloc_last;
+  out[3] = alloc_live_bytes;
 }
 cudaError_t cudaMalloc(void **p, size_t n) {
   cudaError_t e = emu_alloc(p, n);
   if (e != cudaSuccess) return e;
   std::lock_guard<std::mutex> g(alloc_lock);
-  alloc_calls++; alloc_last = n; alloc_live_bytes += n; alloc_live[*p] = n;
+  alloc_calls++;
+  alloc_last = n;
+  alloc_live_bytes += n;
+  alloc_live[*p] = n;
   return cudaSuccess;
 }
-cudaError_t cudaMallocManaged(void **p, size_t n, int) { return emu_alloc(p, n); }
-cudaError_t cudaMallocHost(void **p, size_t n) { return emu_alloc(p, n); }
+cudaError_t cudaMallocManaged(void **p, size_t n, int) {
+  return emu_alloc(p, n);
+}
+cudaError_t cudaMallocHost(void **p, size_t n) {
+  return emu_alloc(p, n);
+}
 cudaError_t cudaFree(void *p) {
   {
     std::lock_guard<std::mutex> g(alloc_lock);
     auto it = alloc_live.find(p);
-    if (it != alloc_live.end()) { free_calls++; alloc_live_bytes -= it->second; alloc_live.erase(it); }
+    if (it != alloc_live.end()) {
+      free_calls++;
+      alloc_live_bytes -= it->second;
+      alloc_live.erase(it);
+    }
   }
-  free(p); return cudaSuccess;
+  free(p);
+  return cudaSuccess;
 }
-cudaError_t cudaFreeHost(void *p) { free(p); return cudaSuccess; }
+cudaError_t cudaFreeHost(void *p) {
+  free(p);
+  return cudaSuccess;
+}
 cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) {
   if (cudaError_t e = fault_point()) return e;
-  memmove(d, s, n); return cudaSuccess;
+  memmove(d, s, n);
+  return cudaSuccess;
 }
 cudaError_t cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch, size_t width,
                               size_t rows, cudaMemcpyKind, cudaStream_t) {
   if (cudaError_t e = fault_point()) return e;
-  for (size_t r = 0; r < rows; r++) memmove((char *)d + r * dpitch, (const char *)s + r * spitch, width);
+  for (size_t r = 0; r < rows; r++)
+    memmove((char *)d + r * dpitch, (const char *)s + r * spitch, width);
   return cudaSuccess;
 }
 /* Every stream runs in issue order at once (work is done when queued), so waits are no-ops. */
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) { *s = (cudaStream_t)0x1; return cudaSuccess; }
-cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) { return fault_point(); }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return fault_point(); }
-struct tsr_emu_event { double t; };
-cudaError_t cudaEventCreate(cudaEvent_t *e) { *e = new tsr_emu_event{0}; return cudaSuccess; }
-cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) { e->t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); return cudaSuccess; }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return fault_point(); }
-cudaError_t cudaEventQuery(cudaEvent_t) { return fault_point(); }
-cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = (float)((b->t - a->t) * 1e3); return cudaSuccess; }
-cudaError_t cudaEventDestroy(cudaEvent_t e) { delete e; return cudaSuccess; }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, int) {
+  *s = (cudaStream_t)0x1;
+  return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t) {
+  return cudaSuccess;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) {
+  return fault_point();
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return fault_point();
+}
+struct tsr_emu_event {
+  double t;
+};
+cudaError_t cudaEventCreate(cudaEvent_t *e) {
+  *e = new tsr_emu_event{0};
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
+  e->t = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  return fault_point();
+}
+cudaError_t cudaEventQuery(cudaEvent_t) {
+  return fault_point();
+}
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) {
+  *ms = (float)((b->t - a->t) * 1e3);
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  delete e;
+  return cudaSuccess;
+}
