@@ -16,7 +16,8 @@ set(TESSERA_INSTALL_TARGETS tessera tessera_static)
 if(TARGET tessera_blas)
   list(APPEND TESSERA_INSTALL_TARGETS tessera_blas)
 endif()
-# The ScaLAPACK drop-in, exported as Tessera::scalapack (self-contained: no RPATH needed).
+# The ScaLAPACK drop-in, exported as Tessera::scalapack (needs libtessera beside it: RUNPATH
+# $ORIGIN, set below).
 if(TARGET tessera_scalapack)
   list(APPEND TESSERA_INSTALL_TARGETS tessera_scalapack)
 endif()
@@ -28,9 +29,11 @@ file(RELATIVE_PATH TSR_BIN_TO_LIB ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_F
 if(TARGET tessera-gemm)
   set_target_properties(tessera-gemm PROPERTIES INSTALL_RPATH "$ORIGIN/${TSR_BIN_TO_LIB}")
 endif()
-if(TARGET tessera_blas)
-  set_target_properties(tessera_blas PROPERTIES INSTALL_RPATH "$ORIGIN")
-endif()
+foreach(t tessera_blas tessera_scalapack)
+  if(TARGET ${t})
+    set_target_properties(${t} PROPERTIES INSTALL_RPATH "$ORIGIN")
+  endif()
+endforeach()
 install(TARGETS ${TESSERA_INSTALL_TARGETS} EXPORT TesseraTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -7,3 +7,10 @@ if(NOT TESSERA_ENABLE_SANITIZERS)
                    ${CMAKE_CURRENT_SOURCE_DIR}/install/consumer ${CMAKE_CURRENT_BINARY_DIR}/install-consumer)
   set_tests_properties(install_consumer PROPERTIES LABELS "cpu;install" RUN_SERIAL TRUE)
 endif()
+
+# What the shared libraries export: the public API, the drop-ins' versioned internal interface
+# (src/core/dropin.h) and nothing else; the drop-ins depend on libtessera.so (one runtime).
+add_test(NAME library_exports
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/exports.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}
+                 ${PROJECT_VERSION})
+set_tests_properties(library_exports PROPERTIES LABELS "cpu;install")

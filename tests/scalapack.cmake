@@ -31,6 +31,17 @@ if(TSR_SCALAPACK_LIBRARY)
                          ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
                          RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
+  # One runtime per process (issue 32): tsr_*, pdgemm_ and dgemm_ in one program share
+  # libtessera.so's thread pool, error state, wisdom cache and environment reader.
+  add_executable(test_one_runtime scalapack/test_one_runtime.c)
+  target_link_libraries(test_one_runtime PRIVATE tessera_scalapack tessera_blas tessera
+                        ${TSR_SCALAPACK_LIBRARY} MPI::MPI_C m)
+  add_test(NAME scalapack_one_runtime
+           COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 1
+                   --oversubscribe $<TARGET_FILE:test_one_runtime>)
+  set_tests_properties(scalapack_one_runtime PROPERTIES LABELS "mpi;scalapack" TIMEOUT 180
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV};OMP_NUM_THREADS=3;TSR_WISDOM=/nonexistent/tessera-one-runtime-wisdom;TSR_SCALAPACK_PATH=sideways;TSR_WISDOM_WARN=1"
+                       PROCESSORS 1 RESOURCE_LOCK ${TSR_MPI_LOCK})
   # TSR_SCALAPACK_REPORT naming a FIFO, a directory or a symbolic link: the products are
   # computed, the processes exit (the report is opened without blocking), no line is written
   # and stderr says why; a regular file gets one line per process (issue 30).

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "blas/blas_internal.h"
+#include "core/env.h" /* the drop-ins' interface (core/dropin.h) */
 #include "tessera/array.h"
 #include "tessera/blas.h"
 #include "tessera/device.h"
@@ -64,8 +65,7 @@ tsr_status tsr_blas_reset_stats(void) {
 /* TSR_BLAS_VERBOSE: one line at exit, so that a user (or a test) can see that a preloaded
    library really served the calls, and where. */
 __attribute__((destructor)) static void report_at_exit(void) {
-  const char *v = getenv("TSR_BLAS_VERBOSE");
-  if (v == NULL || *v == '\0' || strcmp(v, "0") == 0) return;
+  if (!tsr__env_flag(TSR__ENV_BLAS_VERBOSE)) return;
   fprintf(stderr,
           "tessera_blas: calls: sgemm_ %llu, dgemm_ %llu, cblas_sgemm %llu, cblas_dgemm %llu; "
           "errors %llu, trivial %llu, cpu %llu, gpu %llu, fallback %llu\n",
@@ -82,12 +82,7 @@ static void warn_once(atomic_flag *flag, const char *what) {
 /* ---------------------------------------------------------------- routing ------------- */
 
 static double gpu_min_flops(void) {
-  const char *e = getenv("TSR_BLAS_GPU_MIN_FLOPS");
-  if (e == NULL || *e == '\0') return TSR_BLAS_GPU_MIN_FLOPS_DEFAULT;
-  char *end = NULL;
-  double v = strtod(e, &end);
-  if (end == e || *end != '\0' || !(v >= 0.0)) return TSR_BLAS_GPU_MIN_FLOPS_DEFAULT;
-  return v;
+  return tsr__env_number(TSR__ENV_BLAS_GPU_MIN_FLOPS); /* TSR_BLAS_GPU_MIN_FLOPS_DEFAULT */
 }
 
 tsr_status tsr_blas_route(int64_t m, int64_t n, int64_t k, tsr_device *device) {

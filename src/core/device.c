@@ -157,7 +157,7 @@ tsr_status tsr_device_parse(const char *text, tsr_device *device) {
 tsr_status tsr_device_default(tsr_device *device) {
   TSR_API_ENTRY();
   TSR_CHECK(device != NULL, TSR_ERR_NULL_POINTER, "device is NULL");
-  const char *env = getenv("TSR_DEVICE");
+  const char *env = tsr__env_text(TSR__ENV_DEVICE);
   tsr_device d = TSR_CPU;
   bool is_auto = true;
   if (env != NULL && env[0] != '\0')

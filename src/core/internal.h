@@ -28,6 +28,9 @@
 #include "tessera/ops.h"
 #include "tessera/status.h"
 
+#include "core/dropin.h" /* what the drop-ins may call */
+#include "core/env.h"    /* the one environment reader */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -493,6 +496,9 @@ tsr_status tsr__backend_for(const char *fn, tsr_device dev, const struct tsr__ba
 
 /* Formats a device as "cpu", "cuda:0", "hip:1" into buf (for messages); returns buf. */
 const char *tsr__device_str(tsr_device dev, char *buf, size_t size);
+
+/* The drop-ins' internal interface (core/dropin.h): exported, versioned. */
+TSR__DROPIN_CORE(TSR__DROPIN_EXPORT)
 
 #ifdef __cplusplus
 }

@@ -226,17 +226,11 @@ tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_g
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
                           "gemm path %d is not TSR_GEMM_AUTO, TSR_GEMM_NATIVE or TSR_GEMM_VENDOR",
                           (int)requested);
-  const char *env = getenv("TSR_GEMM");
-  if (!env || !*env || strcmp(env, "auto") == 0) {
-    *out = TSR_GEMM_AUTO; /* the backend chooses per call (tsr__gemm_args.path) */
-  } else if (strcmp(env, "native") == 0) {
-    *out = TSR_GEMM_NATIVE;
-  } else if (strcmp(env, "vendor") == 0) {
-    *out = TSR_GEMM_VENDOR;
-  } else {
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
-                          "TSR_GEMM is '%s', expected 'auto', 'native' or 'vendor'", env);
-  }
+  static const tsr_gemm_path paths[] = {TSR_GEMM_AUTO, TSR_GEMM_NATIVE, TSR_GEMM_VENDOR};
+  *out = TSR_GEMM_AUTO;
+  const int i = tsr__env_choice(TSR__ENV_GEMM); /* "auto|native|vendor" */
+  if (i < 0) return TSR_ERR_INVALID_ARGUMENT;     /* the reader set the message */
+  *out = paths[i]; /* auto: the backend chooses per call (tsr__gemm_args.path) */
   return TSR_OK;
 }
 
@@ -291,7 +285,7 @@ static tsr_status gemm_entry(const char *fn, tsr_trans transa, tsr_trans transb,
       ((c->shape[0] > 1 && c->strides[0] == 0) || (c->shape[1] > 1 && c->strides[1] == 0)))
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
                           "c is a broadcast view (stride 0): its elements overlap");
-  tsr_gemm_path resolved;
+  tsr_gemm_path resolved = TSR_GEMM_AUTO;
   TSR_CALL(tsr__gemm_resolve_path(fn, path, &resolved));
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(fn, c->buffer->device, &ops));

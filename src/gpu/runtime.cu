@@ -100,8 +100,7 @@ tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call) {
 static pthread_once_t tsr__gpu_debug_once = PTHREAD_ONCE_INIT;
 static bool tsr__gpu_debug_on;
 static void tsr__gpu_debug_read(void) {
-  const char *v = getenv("TSR_GPU_SYNC_DEBUG");
-  tsr__gpu_debug_on = v && *v && strcmp(v, "0") != 0;
+  tsr__gpu_debug_on = tsr__env_flag(TSR__ENV_GPU_SYNC_DEBUG);
 }
 
 static bool tsr__gpu_sync_debug(void) {
@@ -133,9 +132,8 @@ static void tsr__gpu_discover(void) {
     n = 0;
   }
   if (n > TSR__GPU_MAX_DEVICES) n = TSR__GPU_MAX_DEVICES;
-  size_t limit_mib = 0;
-  const char *limit = getenv("TSR_GPU_CACHE_LIMIT");
-  if (limit && *limit) limit_mib = (size_t)strtoull(limit, NULL, 10);
+  const double limit = tsr__env_number(TSR__ENV_GPU_CACHE_LIMIT); /* MiB; NaN when unset */
+  const size_t limit_mib = limit >= 0 ? (size_t)limit : 0;
   for (int i = 0; i < n; i++) {
     pthread_mutex_init(&tsr__gpu_devices[i].lock, NULL);
     err = cudaGetDeviceProperties(&tsr__gpu_devices[i].prop, i);
@@ -232,8 +230,7 @@ unsigned tsr__gpu_grid_for(tsr_device dev, int64_t n, int block) {
 static pthread_once_t tsr__gpu_alloc_mode_once = PTHREAD_ONCE_INIT;
 static bool tsr__gpu_alloc_exact_on;
 static void tsr__gpu_alloc_mode_read(void) {
-  const char *v = getenv("TSR_GPU_ALLOC_CACHE");
-  tsr__gpu_alloc_exact_on = v && strcmp(v, "0") == 0;
+  tsr__gpu_alloc_exact_on = !tsr__env_flag(TSR__ENV_GPU_ALLOC_CACHE);
 }
 
 static bool tsr__gpu_alloc_exact(void) {

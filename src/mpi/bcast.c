@@ -46,10 +46,7 @@ static double log2i(int s) {
 
 /* alpha beta in bytes: TSR_BCAST_ALPHA_BETA when a positive number, else the default. */
 static double alpha_beta(void) {
-  const char *v = getenv("TSR_BCAST_ALPHA_BETA");
-  char *end = NULL;
-  double x = v ? strtod(v, &end) : 0;
-  return v && end != v && *end == '\0' && x > 0 && x < 1e12 ? x : BCAST_ALPHA_BETA;
+  return tsr__env_number(TSR__ENV_BCAST_ALPHA_BETA); /* default BCAST_ALPHA_BETA */
 }
 
 int64_t tsr__bcast_segment_bytes(int64_t bytes, int size) {

@@ -319,4 +319,7 @@ tsr_status tsr__bcast_wait_while(int n, tsr__bcast *const *ops, int n_also,
    completes its receives, releases its sends (MPI_Request_free). No-op when complete. */
 void tsr__bcast_abandon(tsr__bcast *op);
 
+/* The drop-ins' internal interface (core/dropin.h): exported, versioned. */
+TSR__DROPIN_MPI(TSR__DROPIN_EXPORT)
+
 #endif /* TSR_MPI_INTERNAL_H */

@@ -39,26 +39,17 @@ int tsr__dist_modeled(void) {
 #endif
 }
 
-/* A number from the environment, or `dflt` when unset or not a positive number. */
-static double env_positive(const char *name, double dflt) {
-  const char *s = getenv(name);
-  char *end = NULL;
-  double v = s ? strtod(s, &end) : 0;
-  return s && end != s && *end == '\0' && v > 0 ? v : dflt;
-}
-
 int tsr__dist_model_gpu(void) {
-  const char *s = getenv("TSR_SMPI_GPU");
-  return s && strcmp(s, "1") == 0;
+  return tsr__env_flag(TSR__ENV_SMPI_GPU);
 }
 
 double tsr__dist_model_gemm_seconds(double m, double n, double k, size_t es) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
   const double peak =
-      es == 4 ? env_positive("TSR_SMPI_GPU_F32", 50e12) : env_positive("TSR_SMPI_GPU_F64", 57e12);
-  const double h = env_positive("TSR_SMPI_GPU_HALF", 64);
+      tsr__env_number(es == 4 ? TSR__ENV_SMPI_GPU_F32 : TSR__ENV_SMPI_GPU_F64);
+  const double h = tsr__env_number(TSR__ENV_SMPI_GPU_HALF);
   const double eff = m / (m + h) * (n / (n + h)) * (k / (k + h));
-  return 2.0 * m * n * k / (peak * eff) + env_positive("TSR_SMPI_GPU_LAUNCH", 10e-6);
+  return 2.0 * m * n * k / (peak * eff) + tsr__env_number(TSR__ENV_SMPI_GPU_LAUNCH);
 }
 
 void tsr__dist_model_charge(double seconds) {
@@ -70,9 +61,8 @@ void tsr__dist_model_charge(double seconds) {
 }
 
 double tsr__dist_model_staging_seconds(double bytes) {
-  const char *s = getenv("TSR_SMPI_GPU_STAGING");
-  if (!s || strcmp(s, "1") != 0 || bytes <= 0) return 0;
-  return bytes / env_positive("TSR_SMPI_PCIE_BW", 50e9);
+  if (!tsr__env_flag(TSR__ENV_SMPI_GPU_STAGING) || bytes <= 0) return 0;
+  return bytes / tsr__env_number(TSR__ENV_SMPI_PCIE_BW);
 }
 
 tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_array *b, double beta,
@@ -104,11 +94,7 @@ tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_arra
 void tsr__dist_model_copy(double bytes) {
 #ifdef TSR_SMPI_MODEL
   static double bw = 0;
-  if (bw <= 0) {
-    const char *s = getenv("TSR_SMPI_MEMORY_BW");
-    bw = s ? atof(s) : 0;
-    if (!(bw > 0)) bw = 10e9;
-  }
+  if (bw <= 0) bw = tsr__env_number(TSR__ENV_SMPI_MEMORY_BW);
   if (bytes > 0) model_seconds(bytes / bw);
 #else
   (void)bytes;

@@ -56,18 +56,13 @@
 #define TSR__SUMMA_GPU_PANEL 1024
 
 static double summa_chunk_flops(void) {
-  const char *v = getenv("TSR_SUMMA_CHUNK_FLOPS");
-  char *end = NULL;
-  const double f = v ? strtod(v, &end) : 0;
-  return v && end != v && *end == '\0' && f >= 1 ? f : TSR__SUMMA_CHUNK_FLOPS;
+  return tsr__env_number(TSR__ENV_SUMMA_CHUNK_FLOPS); /* default TSR__SUMMA_CHUNK_FLOPS */
 }
 
 /* Whether GPU panels travel through the host (see the top; TSR_DIST_GPU_STAGING overrides). */
 static bool summa_gpu_staging(void) {
-  const char *v = getenv("TSR_DIST_GPU_STAGING");
-  if (v && strcmp(v, "1") == 0) return true;
-  if (v && strcmp(v, "0") == 0) return false;
-  return !tsr_dist_gpu_aware();
+  const int v = tsr__env_choice(TSR__ENV_DIST_GPU_STAGING); /* "auto|0|1" */
+  return v == 0 ? !tsr_dist_gpu_aware() : v == 2;
 }
 
 #define SUMMA_SLOTS 2

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "omp/gemm_tune.h"
 #include "omp/omp_internal.h"
@@ -346,14 +347,13 @@ static int tsr__dt_index(tsr_dtype dtype) {
 }
 
 static void tsr__gemm_registry_load(void) {
-  const char *want = getenv("TSR_CPU_KERNEL");
-  if (!want || strcmp(want, "auto") == 0) want = "";
+  static const char *const isa[] = {"", "portable", "avx2", "avx512"}; /* TSR_CPU_KERNEL's values */
+  const int i = tsr__env_choice(TSR__ENV_CPU_KERNEL); /* warns on a name that is no ISA */
+  const char *raw = tsr__env_text(TSR__ENV_CPU_KERNEL);
+  /* A bad name still goes to tsr__gemm_choose, which falls back and reports it (false). */
+  const char *want = i > 0 ? isa[i] : raw && strcasecmp(raw, "auto") != 0 ? raw : "";
   snprintf(tsr__gemm_isa_want, sizeof tsr__gemm_isa_want, "%s", want);
-  long long b[3] = {0, 0, 0};
-  const char *env = getenv("TSR_CPU_GEMM_BLOCKS");
-  if (!env || sscanf(env, "%lld,%lld,%lld", &b[0], &b[1], &b[2]) != 3) b[0] = b[1] = b[2] = 0;
-  for (int i = 0; i < 3; ++i)
-    tsr__gemm_env_blocks[i] = b[i] > 0 ? (int64_t)b[i] : 0;
+  tsr__env_blocks(TSR__ENV_CPU_GEMM_BLOCKS, tsr__gemm_env_blocks); /* 0 keeps a value */
   tsr__gemm_cpu cpu;
   tsr__gemm_host(&cpu);
   tsr__gemm_env_met = tsr__gemm_choose(&cpu, want, &tsr__gemm_defaults);

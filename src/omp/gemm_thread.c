@@ -117,10 +117,8 @@ static void tsr__pool_atfork_child(void) {
 }
 
 static void tsr__pool_init(void) {
-  const char *w = getenv("OMP_WAIT_POLICY");
-  tsr__pool_spin_ns = TSR__POOL_SPIN_DEFAULT_NS;
-  if (w && strcasecmp(w, "passive") == 0) tsr__pool_spin_ns = 0;
-  if (w && strcasecmp(w, "active") == 0) tsr__pool_spin_ns = INT64_MAX;
+  const int policy = tsr__env_choice(TSR__ENV_OMP_WAIT_POLICY); /* "passive|active", unset -1 */
+  tsr__pool_spin_ns = policy == 0 ? 0 : policy == 1 ? INT64_MAX : TSR__POOL_SPIN_DEFAULT_NS;
   pthread_atfork(NULL, NULL, tsr__pool_atfork_child);
 }
 

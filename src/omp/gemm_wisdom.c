@@ -18,7 +18,7 @@
 #include "omp/omp_internal.h"
 
 tsr_status tsr__gemm_wisdom_path(char *path, size_t size) {
-  const char *w = getenv("TSR_WISDOM"), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+  const char *w = tsr__env_text(TSR__ENV_WISDOM), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
   int n;
   if (w && *w)
     n = snprintf(path, size, "%s", w);
@@ -233,8 +233,8 @@ static atomic_bool tsr__wisdom_warned, tsr__wisdom_quiet;
 /* The one line on stderr when TSR_WISDOM names a file that is ignored (once per process;
    TSR_WISDOM_WARN=0 or tsr__gemm_wisdom_set_warn(false) silences it). */
 static void tsr__wisdom_warn(const char *why) {
-  const char *named = getenv("TSR_WISDOM"), *sw = getenv("TSR_WISDOM_WARN");
-  if (!named || !*named || atomic_load(&tsr__wisdom_quiet) || (sw && strcmp(sw, "0") == 0)) return;
+  const char *named = tsr__env_text(TSR__ENV_WISDOM);
+  if (!named || atomic_load(&tsr__wisdom_quiet) || !tsr__env_flag(TSR__ENV_WISDOM_WARN)) return;
   if (atomic_exchange(&tsr__wisdom_warned, true)) return;
   fprintf(stderr,
           "tessera: warning: TSR_WISDOM=%s is ignored (%s); the built-in GEMM configurations "

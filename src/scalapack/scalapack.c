@@ -82,8 +82,8 @@ tsr_status tsr_scalapack_reset_stats(void) {
    must be a regular file or a new name (tsr__open_append): anything else is reported on stderr
    and no line is written. */
 __attribute__((destructor)) static void report_at_exit(void) {
-  const char *path = getenv("TSR_SCALAPACK_REPORT");
-  if (path == NULL || *path == '\0') return;
+  const char *path = tsr__env_text(TSR__ENV_SCALAPACK_REPORT);
+  if (path == NULL) return;
   tsr_scalapack_stats s;
   tsr_scalapack_get_stats(&s);
   char line[640];
@@ -447,8 +447,7 @@ static int64_t default_block(const pgemm_call *p) {
 }
 
 static bool force_redistribute(void) {
-  const char *e = getenv("TSR_SCALAPACK_PATH");
-  return e != NULL && strcmp(e, "redistribute") == 0;
+  return tsr__env_choice(TSR__ENV_SCALAPACK_PATH) == 1; /* "auto|redistribute" */
 }
 
 /*

@@ -10,6 +10,15 @@ libdir=$(ls -d "$work"/prefix/lib*/ | head -n 1)
 test -f "$libdir/cmake/Tessera/TesseraConfig.cmake"
 test -f "$libdir/pkgconfig/tessera.pc"
 readelf -d "$libdir/libtessera.so" | grep -q 'SONAME.*libtessera\.so\.0'
+# The drop-ins depend on the installed libtessera (one runtime per process) and find it beside
+# them without LD_LIBRARY_PATH (RUNPATH $ORIGIN), also when preloaded into another program.
+for dropin in libtessera_blas.so libtessera_scalapack.so; do
+  [ -f "$libdir/$dropin" ] || continue
+  readelf -d "$libdir/$dropin" | grep -q 'NEEDED.*\[libtessera\.so\.0\]'
+  readelf -d "$libdir/$dropin" | grep -q 'R.*PATH.*\[\$ORIGIN\]'
+  env -u LD_LIBRARY_PATH ldd "$libdir/$dropin" | grep -q "libtessera\.so\.0 => $libdir/\?libtessera\.so\.0"
+  env -u LD_LIBRARY_PATH LD_PRELOAD="$libdir/$dropin" true
+done
 
 cmake -S "$src" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/cmake-build" >/dev/null

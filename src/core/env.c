@@ -1,0 +1,143 @@
+/* The one environment reader and its table (core/env.h). */
+#include "core/env.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/internal.h"
+
+#define NUM(name, def, lo, hi, what) {name, TSR__ENV_NUMBER, "a number", def, lo, hi, false, what}
+#define FLAG(name, def, what) {name, TSR__ENV_CHOICE, "0|1", def, 0, 0, false, what}
+
+static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
+    [TSR__ENV_DEVICE] = {"TSR_DEVICE", TSR__ENV_TEXT, "auto, cpu, cuda, cuda:N, hip or hip:N", "auto",
+                         0, 0, true, "the device of tsr_device_default()"},
+    [TSR__ENV_GEMM] = {"TSR_GEMM", TSR__ENV_CHOICE, "auto|native|vendor", "auto", 0, 0, true,
+                       "the GEMM implementation of TSR_GEMM_AUTO calls"},
+    [TSR__ENV_GPU_SYNC_DEBUG] = FLAG("TSR_GPU_SYNC_DEBUG", "0", "every GPU kernel launch waits and checks"),
+    [TSR__ENV_GPU_CACHE_LIMIT] = NUM("TSR_GPU_CACHE_LIMIT", "", 0, 1e12,
+                                     "MiB the GPU caching allocator keeps (unset: a quarter of the device)"),
+    [TSR__ENV_GPU_ALLOC_CACHE] = FLAG("TSR_GPU_ALLOC_CACHE", "1", "0: no GPU caching allocator"),
+    [TSR__ENV_SUMMA_CHUNK_FLOPS] = NUM("TSR_SUMMA_CHUNK_FLOPS", "2e9", 1, 1e18,
+                                       "least flops of a SUMMA CPU chunk between MPI progress calls"),
+    [TSR__ENV_DIST_GPU_STAGING] = {"TSR_DIST_GPU_STAGING", TSR__ENV_CHOICE, "auto|0|1", "auto", 0, 0,
+                                   false, "SUMMA's GPU panels through host buffers (1) or not (0)"},
+    [TSR__ENV_BCAST_ALPHA_BETA] = NUM("TSR_BCAST_ALPHA_BETA", "32768", 1, 1e12,
+                                      "latency x bandwidth (bytes) of the pipelined broadcast's model"),
+    [TSR__ENV_CPU_KERNEL] = {"TSR_CPU_KERNEL", TSR__ENV_CHOICE, "auto|portable|avx2|avx512", "auto", 0,
+                             0, false, "the CPU GEMM micro-kernel ISA"},
+    [TSR__ENV_CPU_GEMM_BLOCKS] = {"TSR_CPU_GEMM_BLOCKS", TSR__ENV_BLOCKS, "kc,mc,nc (integers >= 0)", "",
+                                  0, 0, false, "the CPU GEMM cache blocks"},
+    [TSR__ENV_WISDOM] = {"TSR_WISDOM", TSR__ENV_TEXT, "a path", "", 0, 0, false,
+                         "the CPU GEMM wisdom file"},
+    [TSR__ENV_WISDOM_WARN] = FLAG("TSR_WISDOM_WARN", "1", "0: no warning for an ignored TSR_WISDOM file"),
+    [TSR__ENV_BLAS_GPU_MIN_FLOPS] = NUM("TSR_BLAS_GPU_MIN_FLOPS", "1e9", 0, HUGE_VAL,
+                                        "BLAS drop-in: smallest GEMM (2mnk flops) sent to the GPU"),
+    [TSR__ENV_BLAS_VERBOSE] = FLAG("TSR_BLAS_VERBOSE", "0", "BLAS drop-in: one line of counts at exit"),
+    [TSR__ENV_SCALAPACK_PATH] = {"TSR_SCALAPACK_PATH", TSR__ENV_CHOICE, "auto|redistribute", "auto", 0,
+                                 0, false, "ScaLAPACK drop-in: force the redistributing path"},
+    [TSR__ENV_SCALAPACK_REPORT] = {"TSR_SCALAPACK_REPORT", TSR__ENV_TEXT, "a path", "", 0, 0, false,
+                                   "ScaLAPACK drop-in: one JSON line per process at exit"},
+    [TSR__ENV_SMPI_GPU] = FLAG("TSR_SMPI_GPU", "0", "SimGrid model: local GEMMs as an H100"),
+    [TSR__ENV_SMPI_GPU_F32] = NUM("TSR_SMPI_GPU_F32", "50e12", 1e-30, HUGE_VAL,
+                                  "SimGrid model: f32 GEMM peak (flop/s)"),
+    [TSR__ENV_SMPI_GPU_F64] = NUM("TSR_SMPI_GPU_F64", "57e12", 1e-30, HUGE_VAL,
+                                  "SimGrid model: f64 GEMM peak (flop/s)"),
+    [TSR__ENV_SMPI_GPU_HALF] = NUM("TSR_SMPI_GPU_HALF", "64", 1e-30, HUGE_VAL,
+                                   "SimGrid model: dimension at half efficiency"),
+    [TSR__ENV_SMPI_GPU_LAUNCH] = NUM("TSR_SMPI_GPU_LAUNCH", "10e-6", 1e-30, HUGE_VAL,
+                                     "SimGrid model: seconds per GEMM launch"),
+    [TSR__ENV_SMPI_GPU_STAGING] = FLAG("TSR_SMPI_GPU_STAGING", "0",
+                                       "SimGrid model: charge staged panels' copies"),
+    [TSR__ENV_SMPI_PCIE_BW] = NUM("TSR_SMPI_PCIE_BW", "50e9", 1e-30, HUGE_VAL,
+                                  "SimGrid model: host-device bytes/s"),
+    [TSR__ENV_SMPI_MEMORY_BW] = NUM("TSR_SMPI_MEMORY_BW", "10e9", 1e-30, HUGE_VAL,
+                                    "SimGrid model: memory bytes/s of local copies"),
+    [TSR__ENV_OMP_WAIT_POLICY] = {"OMP_WAIT_POLICY", TSR__ENV_CHOICE, "passive|active", "", 0, 0, false,
+                                  "how idle CPU GEMM pool threads wait"},
+};
+
+static atomic_bool tsr__env_warned[TSR__ENV_COUNT];
+
+const tsr__env_var *tsr__env_table(void) {
+  return tsr__env_vars;
+}
+
+const char *tsr__env_text(tsr__env_id id) {
+  const char *v = getenv(tsr__env_vars[id].name);
+  return v && *v ? v : NULL;
+}
+
+/* The one warning of a bad value (once per variable and process). */
+static void tsr__env_warn(tsr__env_id id, const char *value) {
+  const tsr__env_var *e = &tsr__env_vars[id];
+  if (atomic_exchange(&tsr__env_warned[id], true)) return;
+  fprintf(stderr, "tessera: warning: %s=\"%.64s\" is not %s%s; the default %s is used\n", e->name,
+          value, e->kind == TSR__ENV_CHOICE ? "one of " : "", e->values,
+          *e->def ? e->def : "(unset)");
+}
+
+/* Index of text in the "a|b|c" list, or -1. */
+static int tsr__env_index(const char *values, const char *text) {
+  size_t len = strlen(text);
+  int i = 0;
+  for (const char *p = values;; ++i) {
+    const char *bar = strchr(p, '|');
+    size_t n = bar ? (size_t)(bar - p) : strlen(p);
+    if (n == len && strncasecmp(p, text, n) == 0) return i;
+    if (!bar) return -1;
+    p = bar + 1;
+  }
+}
+
+int tsr__env_choice(tsr__env_id id) {
+  const tsr__env_var *e = &tsr__env_vars[id];
+  const int dflt = *e->def ? tsr__env_index(e->values, e->def) : -1;
+  const char *v = tsr__env_text(id);
+  if (!v) return dflt;
+  const int i = tsr__env_index(e->values, v);
+  if (i >= 0) return i;
+  if (e->error) {
+    tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "%s=\"%.64s\" is not one of %s", e->name, v,
+                   e->values);
+    return -2;
+  }
+  tsr__env_warn(id, v);
+  return dflt;
+}
+
+bool tsr__env_flag(tsr__env_id id) {
+  return tsr__env_choice(id) == 1;
+}
+
+double tsr__env_number(tsr__env_id id) {
+  const tsr__env_var *e = &tsr__env_vars[id];
+  const double dflt = *e->def ? strtod(e->def, NULL) : NAN;
+  const char *v = tsr__env_text(id);
+  if (!v) return dflt;
+  char *end = NULL;
+  const double x = strtod(v, &end);
+  if (end != v && *end == '\0' && x >= e->min && x <= e->max) return x;
+  tsr__env_warn(id, v);
+  return dflt;
+}
+
+bool tsr__env_blocks(tsr__env_id id, int64_t out[3]) {
+  out[0] = out[1] = out[2] = 0;
+  const char *v = tsr__env_text(id);
+  if (!v) return false;
+  long long b[3];
+  int used = 0;
+  if (sscanf(v, "%lld,%lld,%lld%n", &b[0], &b[1], &b[2], &used) == 3 && v[used] == '\0' &&
+      b[0] >= 0 && b[1] >= 0 && b[2] >= 0) {
+    for (int i = 0; i < 3; ++i)
+      out[i] = (int64_t)b[i];
+    return true;
+  }
+  tsr__env_warn(id, v);
+  return false;
+}
