@@ -9,3 +9,11 @@ endforeach()
 # The thread-locality test of the last error and the concurrent-callers test start threads.
 target_link_libraries(core_status PRIVATE Threads::Threads)
 target_link_libraries(core_matmul PRIVATE Threads::Threads)
+
+# The one environment reader (src/core/env.c): its table against the README's, no other
+# reader of TSR_* in src/, bad values (internal functions: the static library).
+add_executable(test_env test_env.c)
+target_link_libraries(test_env PRIVATE tsr_test_common tessera_static)
+target_include_directories(test_env PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME test_env COMMAND test_env ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/src)
+set_tests_properties(test_env PROPERTIES LABELS "cpu")

@@ -72,13 +72,21 @@ const char *tsr__env_text(tsr__env_id id) {
   return v && *v ? v : NULL;
 }
 
-/* The one warning of a bad value (once per variable and process). */
+/* The one warning of a bad value (once per variable and process): the variable, the value,
+   what is accepted and the default used. */
 static void tsr__env_warn(tsr__env_id id, const char *value) {
   const tsr__env_var *e = &tsr__env_vars[id];
   if (atomic_exchange(&tsr__env_warned[id], true)) return;
-  fprintf(stderr, "tessera: warning: %s=\"%.64s\" is not %s%s; the default %s is used\n", e->name,
-          value, e->kind == TSR__ENV_CHOICE ? "one of " : "", e->values,
-          *e->def ? e->def : "(unset)");
+  char accepted[128];
+  if (e->kind == TSR__ENV_NUMBER && isinf(e->max))
+    snprintf(accepted, sizeof accepted, "a number >= %g", e->min);
+  else if (e->kind == TSR__ENV_NUMBER)
+    snprintf(accepted, sizeof accepted, "a number in [%g, %g]", e->min, e->max);
+  else
+    snprintf(accepted, sizeof accepted, "%s%s", e->kind == TSR__ENV_CHOICE ? "one of " : "",
+             e->values);
+  fprintf(stderr, "tessera: warning: %s=\"%.64s\" is not %s; the default %s is used\n", e->name,
+          value, accepted, *e->def ? e->def : "(unset)");
 }
 
 /* Index of text in the "a|b|c" list, or -1. */

@@ -1,0 +1,268 @@
+/*
+ * The one environment reader (src/core/env.c):
+ *  - its table and the README's table of environment variables name the same variables with
+ *    the same defaults (and, for choices, the same values): every row of the table is in the
+ *    README, every TSR_* row of the README is in the table;
+ *  - no source file in src/ reads a TSR_* variable with getenv() outside the reader;
+ *  - the reader: choices (without case), numbers in range, blocks; a bad value keeps the
+ *    default with one warning on stderr (once per variable) naming the variable, the value and
+ *    the default; a bad value of an `error` row fails with TSR_ERR_INVALID_ARGUMENT naming them.
+ * Arguments: the README and the src/ folder (ctest passes them).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/internal.h"
+
+static const char *readme_path, *src_path;
+
+/* One README row: name, values cell, default cell. */
+typedef struct row {
+  char name[64], values[512], def[64];
+} row;
+
+static int readme_rows(row *rows, int max) {
+  FILE *f = fopen(readme_path, "r");
+  assert_non_null(f);
+  char line[8192];
+  int n = 0, in_table = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "| variable | values | default | effect |", 40) == 0) {
+      in_table = 1;
+      continue;
+    }
+    if (!in_table) continue;
+    if (line[0] != '|') break;
+    if (strncmp(line, "| ---", 5) == 0) continue;
+    /* | `NAME` | values | default | effect | */
+    char *cells[4] = {0};
+    char *p = line + 1;
+    for (int c = 0; c < 4 && p; c++) {
+      char *bar = strstr(p, " | ");
+      if (c < 3 && !bar) break;
+      if (bar) *bar = '\0';
+      cells[c] = p;
+      p = bar ? bar + 3 : NULL;
+    }
+    assert_non_null(cells[2]);
+    assert_true(n < max);
+    row *r = &rows[n++];
+    assert_int_equal(sscanf(cells[0], " `%63[A-Z0-9_]`", r->name), 1);
+    snprintf(r->values, sizeof r->values, "%s", cells[1]);
+    snprintf(r->def, sizeof r->def, "%s", cells[2]);
+  }
+  fclose(f);
+  return n;
+}
+
+/* The README's spelling of a default: `value`, or "unset". */
+static void readme_default(const tsr__env_var *e, char *buf, size_t size) {
+  if (*e->def)
+    snprintf(buf, size, "`%s`", e->def);
+  else
+    snprintf(buf, size, "unset");
+}
+
+static void test_readme_matches_table(void **state) {
+  (void)state;
+  row rows[64];
+  const int n = readme_rows(rows, 64);
+  assert_true(n >= TSR__ENV_COUNT);
+  const tsr__env_var *t = tsr__env_table();
+  for (int i = 0; i < TSR__ENV_COUNT; i++) {
+    int found = -1;
+    for (int j = 0; j < n; j++)
+      if (strcmp(rows[j].name, t[i].name) == 0) found = j;
+    if (found < 0) fail_msg("%s is in src/core/env.c's table but not in the README", t[i].name);
+    char def[64];
+    readme_default(&t[i], def, sizeof def);
+    if (strcmp(rows[found].def, def) != 0)
+      fail_msg("%s: default %s in the README, %s in src/core/env.c", t[i].name, rows[found].def, def);
+    if (t[i].kind == TSR__ENV_CHOICE) { /* every choice appears as `choice` in the values cell */
+      char values[128], *save = NULL;
+      snprintf(values, sizeof values, "%s", t[i].values);
+      for (char *v = strtok_r(values, "|", &save); v; v = strtok_r(NULL, "|", &save)) {
+        char quoted[64];
+        snprintf(quoted, sizeof quoted, "`%s`", v);
+        if (!strstr(rows[found].values, quoted))
+          fail_msg("%s: the README's values (%s) lack %s", t[i].name, rows[found].values, quoted);
+      }
+    }
+  }
+  for (int j = 0; j < n; j++) {
+    if (strncmp(rows[j].name, "TSR_", 4) != 0) continue;
+    int found = 0;
+    for (int i = 0; i < TSR__ENV_COUNT; i++)
+      found |= strcmp(rows[j].name, t[i].name) == 0;
+    if (!found) fail_msg("%s is in the README but not in src/core/env.c's table", rows[j].name);
+  }
+}
+
+/* Every getenv("TSR_...") in src/ is the reader's (the reader itself takes names from its
+   table, so its getenv has no literal). */
+static void scan_dir(const char *dir, int *hits) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (e->d_type == DT_DIR) {
+      scan_dir(path, hits);
+      continue;
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) continue;
+    char line[4096];
+    int ln = 0;
+    while (fgets(line, sizeof line, f)) {
+      ++ln;
+      if (strstr(line, "getenv(\"TSR_") || strstr(line, "getenv(\"OMP_WAIT_POLICY")) {
+        print_error("%s:%d reads a variable of the table without the reader: %s", path, ln, line);
+        ++*hits;
+      }
+    }
+    fclose(f);
+  }
+  closedir(d);
+}
+
+static void test_no_other_reader(void **state) {
+  (void)state;
+  int hits = 0;
+  scan_dir(src_path, &hits);
+  assert_int_equal(hits, 0);
+}
+
+/* stderr into a temporary file while `body` runs; returns the text (static buffer). */
+static FILE *capture_begin(int *saved) {
+  fflush(stderr);
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  *saved = dup(STDERR_FILENO);
+  assert_true(*saved >= 0);
+  assert_true(dup2(fileno(f), STDERR_FILENO) >= 0);
+  return f;
+}
+
+static const char *capture_end(FILE *f, int saved) {
+  static char text[4096];
+  fflush(stderr);
+  assert_true(dup2(saved, STDERR_FILENO) >= 0);
+  close(saved);
+  rewind(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  text[n] = '\0';
+  fclose(f);
+  return text;
+}
+
+static int occurrences(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle))
+    ++n;
+  return n;
+}
+
+static void test_reader(void **state) {
+  (void)state;
+  /* Choices: index, case, default when unset. */
+  unsetenv("TSR_SCALAPACK_PATH");
+  assert_int_equal(tsr__env_choice(TSR__ENV_SCALAPACK_PATH), 0);
+  setenv("TSR_SCALAPACK_PATH", "Redistribute", 1);
+  assert_int_equal(tsr__env_choice(TSR__ENV_SCALAPACK_PATH), 1);
+  unsetenv("OMP_WAIT_POLICY");
+  assert_int_equal(tsr__env_choice(TSR__ENV_OMP_WAIT_POLICY), -1);
+  setenv("TSR_DIST_GPU_STAGING", "", 1); /* empty is unset */
+  assert_int_equal(tsr__env_choice(TSR__ENV_DIST_GPU_STAGING), 0);
+  assert_null(tsr__env_text(TSR__ENV_DIST_GPU_STAGING));
+  unsetenv("TSR_DIST_GPU_STAGING");
+  /* Flags. */
+  setenv("TSR_BLAS_VERBOSE", "1", 1);
+  assert_true(tsr__env_flag(TSR__ENV_BLAS_VERBOSE));
+  unsetenv("TSR_BLAS_VERBOSE");
+  assert_false(tsr__env_flag(TSR__ENV_BLAS_VERBOSE));
+  assert_true(tsr__env_flag(TSR__ENV_WISDOM_WARN)); /* default 1 */
+  /* Numbers: value, default, NaN for an unset "" default. */
+  setenv("TSR_SUMMA_CHUNK_FLOPS", "1.5e7", 1);
+  assert_true(tsr__env_number(TSR__ENV_SUMMA_CHUNK_FLOPS) == 1.5e7);
+  unsetenv("TSR_SUMMA_CHUNK_FLOPS");
+  assert_true(tsr__env_number(TSR__ENV_SUMMA_CHUNK_FLOPS) == 2e9);
+  unsetenv("TSR_GPU_CACHE_LIMIT");
+  assert_true(isnan(tsr__env_number(TSR__ENV_GPU_CACHE_LIMIT)));
+  /* Blocks. */
+  int64_t b[3];
+  setenv("TSR_CPU_GEMM_BLOCKS", "512,0,2048", 1);
+  assert_true(tsr__env_blocks(TSR__ENV_CPU_GEMM_BLOCKS, b));
+  assert_true(b[0] == 512 && b[1] == 0 && b[2] == 2048);
+  unsetenv("TSR_CPU_GEMM_BLOCKS");
+  assert_false(tsr__env_blocks(TSR__ENV_CPU_GEMM_BLOCKS, b));
+}
+
+static void test_bad_values(void **state) {
+  (void)state;
+  int saved;
+  FILE *f = capture_begin(&saved);
+  /* A number out of range or not a number: default, one warning for two reads. */
+  setenv("TSR_BCAST_ALPHA_BETA", "-3", 1);
+  const double x1 = tsr__env_number(TSR__ENV_BCAST_ALPHA_BETA);
+  setenv("TSR_BCAST_ALPHA_BETA", "lots", 1);
+  const double x2 = tsr__env_number(TSR__ENV_BCAST_ALPHA_BETA);
+  unsetenv("TSR_BCAST_ALPHA_BETA");
+  /* A choice that is none of the values. */
+  setenv("TSR_GPU_ALLOC_CACHE", "off", 1);
+  const int c = tsr__env_choice(TSR__ENV_GPU_ALLOC_CACHE);
+  unsetenv("TSR_GPU_ALLOC_CACHE");
+  /* Blocks with a fourth field. */
+  int64_t b[3];
+  setenv("TSR_CPU_GEMM_BLOCKS", "1,2,3,4", 1);
+  const bool ok = tsr__env_blocks(TSR__ENV_CPU_GEMM_BLOCKS, b);
+  unsetenv("TSR_CPU_GEMM_BLOCKS");
+  const char *text = capture_end(f, saved);
+  assert_true(x1 == 32768 && x2 == 32768);
+  assert_int_equal(c, 1);
+  assert_false(ok);
+  assert_true(b[0] == 0 && b[1] == 0 && b[2] == 0);
+  assert_int_equal(occurrences(text, "TSR_BCAST_ALPHA_BETA="), 1);
+  assert_non_null(strstr(text, "TSR_BCAST_ALPHA_BETA=\"-3\" is not a number in [1, 1e+12]; the default 32768 is used"));
+  assert_non_null(strstr(text, "TSR_GPU_ALLOC_CACHE=\"off\" is not one of 0|1; the default 1 is used"));
+  assert_non_null(strstr(text, "TSR_CPU_GEMM_BLOCKS=\"1,2,3,4\" is not kc,mc,nc"));
+  assert_int_equal(occurrences(text, "tessera: warning: "), 3);
+
+  /* An error row: a status and a message naming the variable and the value; no warning. */
+  f = capture_begin(&saved);
+  setenv("TSR_GEMM", "fastest", 1);
+  const int g = tsr__env_choice(TSR__ENV_GEMM);
+  unsetenv("TSR_GEMM");
+  text = capture_end(f, saved);
+  assert_int_equal(g, -2);
+  assert_string_equal(text, "");
+  assert_non_null(strstr(tsr_last_error(), "TSR_GEMM=\"fastest\" is not one of auto|native|vendor"));
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s README.md SRC_DIR\n", argv[0]);
+    return 2;
+  }
+  readme_path = argv[1];
+  src_path = argv[2];
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_readme_matches_table),
+      cmocka_unit_test(test_no_other_reader),
+      cmocka_unit_test(test_reader),
+      cmocka_unit_test(test_bad_values),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
