@@ -131,6 +131,12 @@ tsr_status tsr__shape_check(const char *fn, int ndim, const int64_t *shape, tsr_
    Returns TSR_ERR_OUT_OF_MEMORY with the byte count in the message. */
 tsr_status tsr__host_alloc(size_t bytes, void **ptr);
 void tsr__host_free(void *ptr);
+/* The build's variant below them (libuv style: one file per variant, chosen by core.cmake,
+   no #if in the callers): alloc_system.c (aligned_alloc/free) or, in the SimGrid model
+   build (-DTSR_SMPI_MODEL), alloc_smpi.c. `bytes` is a multiple of `align`, never 0; the
+   block returns NULL when out of memory; release takes what block returned. */
+void *tsr__host_block(size_t align, size_t bytes);
+void tsr__host_block_release(void *ptr);
 
 /* ---------------------------------------------------------------- files (fileio.c) ---- */
 
