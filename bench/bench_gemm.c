@@ -218,9 +218,11 @@ static const char *json_num(double v, char *buf) {
   return buf;
 }
 
-/* Selects the configuration Tessera runs with: defaults (wisdom off) or wisdom. */
+/* The tuning of Tessera's calls (passed with each call): defaults (wisdom off) or wisdom. */
+static tsr__gemm_tuning tuning = TSR__GEMM_TUNING_DEFAULT;
+
 static void use_wisdom(int on) {
-  tsr__gemm_wisdom_enable(on != 0);
+  tuning.no_wisdom = on == 0;
 }
 
 static void set_threads(int impl, int t) {
@@ -256,7 +258,8 @@ static double run_once(const bench_ctx *x, int impl, double *cpu) {
                             .ldb = n,
                             .c = x->c,
                             .ldc = n,
-                            .path = TSR_GEMM_NATIVE};
+                            .path = TSR_GEMM_NATIVE,
+                            .tuning = &tuning};
   sgemm_fn sg = impl == IMPL_CBLAS     ? cblas_s
                 : impl >= IMPL_ANCHOR0 ? anchors[impl - IMPL_ANCHOR0].sgemm
                                        : NULL;
@@ -293,7 +296,7 @@ typedef struct bench_result {
 
 static void print_config(FILE *out, tsr_dtype dt, int t, int json) {
   tsr__gemm_config c;
-  tsr__gemm_config_get(dt, t, &c);
+  tsr__gemm_config_get(dt, t, &tuning, &c);
   if (json)
     fprintf(out,
             "{\"dtype\": \"%s\", \"threads\": %d, \"kernel\": \"%s\", \"kc\": %lld, \"mc\": %lld, "

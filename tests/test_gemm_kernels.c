@@ -32,6 +32,12 @@
 #include <omp.h>
 #endif
 
+/* This program's tuning of the CPU GEMM, passed with every call it makes through the backend
+   entry (tsr__gemm_args.tuning) and to the configuration and pool queries; main() asks for
+   the thread count set (no adaptive count) and full teams, so the multi-threaded orderings
+   run whatever the machine's load. */
+static tsr__gemm_tuning tuning = TSR__GEMM_TUNING_DEFAULT;
+
 static void set_threads(int t) {
 #if defined(_OPENMP)
   omp_set_num_threads(t);
@@ -43,7 +49,7 @@ static void set_threads(int t) {
 /* The configuration (kernel and blocks) a call of dt on t threads runs with. */
 static tsr__gemm_config cfg_of(tsr_dtype dt, int t) {
   tsr__gemm_config c;
-  tsr__gemm_config_get(dt, t, &c);
+  tsr__gemm_config_get(dt, t, &tuning, &c);
   return c;
 }
 
@@ -190,7 +196,8 @@ static tsr_status run_case(const gemm_case *gc, uint64_t seed) {
                          .ldb = ldb,
                          .c = c,
                          .ldc = ldc,
-                         .path = gc->path};
+                         .path = gc->path,
+                         .tuning = &tuning};
   if (gc->expect_stream != 0) {
     int nt = 1;
 #if defined(_OPENMP)
@@ -321,9 +328,9 @@ static void check_small_shapes(void) {
    small-matrix path. */
 static void test_small_shapes(void **state) {
   (void)state;
-  tsr__gemm_set_small_mnk(0);
+  tuning.small_mnk = 0;
   check_small_shapes();
-  tsr__gemm_set_small_mnk(-1);
+  tuning.small_mnk = -1;
   check_small_shapes();
 }
 
@@ -331,7 +338,7 @@ static void test_small_shapes(void **state) {
    the packed path (the small-matrix path has no cache blocks). */
 static void test_cache_block_edges(void **state) {
   (void)state;
-  tsr__gemm_set_small_mnk(0);
+  tuning.small_mnk = 0;
   for (int d = 0; d < 2; ++d) {
     for (int t = 1; t <= 2; ++t) {
       set_threads(t);
@@ -347,7 +354,7 @@ static void test_cache_block_edges(void **state) {
       check_all_trans(dtypes[d], kr->mc + kr->ker->mr + 1, 7, kr->kc + 7, 910);
     }
   }
-  tsr__gemm_set_small_mnk(-1);
+  tuning.small_mnk = -1;
 }
 
 /* Large enough to run multi-threaded: square, short-wide (thread grid splits columns) and
@@ -365,15 +372,15 @@ static void test_threaded_shapes(void **state) {
   /* With the adaptive thread count and the pool's usual hand-out (the defaults) too: each
      call may run on one thread or more, pool threads joining at any point. */
   set_threads(2);
-  tsr__gemm_set_adaptive(true);
-  tsr__gemm_set_full_team(false);
+  tuning.fixed_threads = false;
+  tuning.full_team = false;
   for (int r = 0; r < 3; ++r)
     check_all_trans(TSR_F64, 97, 101, 103, 1100 + (uint64_t)r);
   set_threads(3);
-  tsr__gemm_set_adaptive(false);
+  tuning.fixed_threads = true;
   for (int r = 0; r < 3; ++r)
     check_all_trans(TSR_F32, 150, 70, 300, 1110 + (uint64_t)r);
-  tsr__gemm_set_full_team(true);
+  tuning.full_team = true;
 }
 
 /* No access outside the matrices: A, B and C exactly sized, with an inaccessible page right
@@ -394,8 +401,8 @@ static void test_guard_pages(void **state) {
           {3, 2 * nr + 5, 31}, {mr + 5, nr + 7, 70}, {2 * mr + 3, 2 * nr + 1, 300}};
       for (int path = 0; path < 3; ++path) {
         /* 0: packed; 1: small, one k block; 2: small, k blocks of 7. */
-        tsr__gemm_set_small_mnk(path == 0 ? 0 : INT64_MAX);
-        tsr__gemm_set_small_kblock(path == 2 ? 7 : 0);
+        tuning.small_mnk = path == 0 ? 0 : INT64_MAX;
+        tuning.small_kblock = path == 2 ? 7 : 0;
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
           for (int tr = 0; tr < 4; ++tr)
             for (int gd = 1; gd <= 2; ++gd) {
@@ -413,8 +420,8 @@ static void test_guard_pages(void **state) {
             }
       }
     }
-  tsr__gemm_set_small_mnk(-1);
-  tsr__gemm_set_small_kblock(0);
+  tuning.small_mnk = -1;
+  tuning.small_kblock = 0;
 }
 
 /* Streaming (non-temporal) stores of C (tsr__gemm_stream_c), with the size threshold at 0 so
@@ -422,7 +429,7 @@ static void test_guard_pages(void **state) {
    starting as NaN (never read); and the cases that must not stream. */
 static void test_streaming_stores(void **state) {
   (void)state;
-  tsr__gemm_set_stream_min_bytes(0);
+  tuning.stream_min_bytes = 0;
   for (int d = 0; d < 2; ++d) {
     const tsr_dtype dt = dtypes[d];
     const int64_t line = dt == TSR_F32 ? 16 : 8; /* elements per 64 bytes */
@@ -483,7 +490,7 @@ static void test_streaming_stores(void **state) {
     }
   }
   /* The default threshold (the last-level cache): a small C is not streamed. */
-  tsr__gemm_set_stream_min_bytes(-1);
+  tuning.stream_min_bytes = -1;
   set_threads(2);
   check((gemm_case){.dtype = TSR_F32,
                     .m = 64,
@@ -683,7 +690,7 @@ static void test_called_from_threads(void **state) {
   for (int i = 0; i < 4; ++i)
     /* cmocka's asserts are not thread-safe: compare here, assert after. */
     failures +=
-        !tsr_test_native_gemm_ok(TSR_F64, 70 + i, 65, 80, 4000 + (uint64_t)i, 4100 + (uint64_t)i);
+        !tsr_test_native_gemm_ok(TSR_F64, 70 + i, 65, 80, 4000 + (uint64_t)i, 4100 + (uint64_t)i, &tuning);
   assert_int_equal(failures, 0);
 }
 
@@ -724,7 +731,7 @@ static int pool_job_defects(pool_job *j, int ran, int nt) {
 
 static void *pool_caller(void *arg) {
   pool_job *j = arg;
-  const int ran = tsr__gemm_pool_run(3, pool_job_fn, j);
+  const int ran = tsr__gemm_pool_run(3, &tuning, pool_job_fn, j);
   return (void *)(intptr_t)pool_job_defects(j, ran, 3);
 }
 
@@ -804,20 +811,20 @@ static void test_thread_pool(void **state) {
   pool_job *j = calloc(3, sizeof *j);
   assert_non_null(j);
   /* One thread: the caller, slot 0. */
-  assert_int_equal(tsr__gemm_pool_run(1, pool_job_fn, &j[0]), 1);
+  assert_int_equal(tsr__gemm_pool_run(1, &tuning, pool_job_fn, &j[0]), 1);
   assert_int_equal(pool_job_defects(&j[0], 1, 1), 0);
   /* Full team of 4 (pool threads are started on demand). */
   memset(j, 0, sizeof *j);
   j[0].sleep_us = 2;
-  tsr__gemm_set_full_team(true);
-  int ran = tsr__gemm_pool_run(4, pool_job_fn, &j[0]);
+  tuning.full_team = true;
+  int ran = tsr__gemm_pool_run(4, &tuning, pool_job_fn, &j[0]);
   assert_int_equal(ran, 4);
   assert_int_equal(pool_job_defects(&j[0], ran, 4), 0);
   /* Without waiting: whoever joins, every ticket exactly once. */
-  tsr__gemm_set_full_team(false);
+  tuning.full_team = false;
   for (int r = 0; r < 20; ++r) {
     memset(j, 0, sizeof *j);
-    ran = tsr__gemm_pool_run(1 + r % 4, pool_job_fn, &j[0]);
+    ran = tsr__gemm_pool_run(1 + r % 4, &tuning, pool_job_fn, &j[0]);
     assert_int_equal(pool_job_defects(&j[0], ran, 1 + r % 4), 0);
   }
   /* Two callers at once. */
@@ -836,19 +843,19 @@ static void test_thread_pool(void **state) {
   const pid_t pid = fork();
   assert_true(pid >= 0);
   if (pid == 0) {
-    tsr__gemm_set_full_team(true);
+    tuning.full_team = true;
     memset(&j[2], 0, sizeof j[2]);
-    const int r = tsr__gemm_pool_run(3, pool_job_fn, &j[2]);
+    const int r = tsr__gemm_pool_run(3, &tuning, pool_job_fn, &j[2]);
     int bad = r != 3 || pool_job_defects(&j[2], r, 3) != 0;
     set_threads(2);
-    bad += !tsr_test_native_gemm_ok(TSR_F64, 150, 140, 130, 4200, 4300);
+    bad += !tsr_test_native_gemm_ok(TSR_F64, 150, 140, 130, 4200, 4300, &tuning);
     _exit(bad ? 1 : 0);
   }
   int st = 0;
   assert_int_equal(waitpid(pid, &st, 0), pid);
   assert_true(WIFEXITED(st));
   assert_int_equal(WEXITSTATUS(st), 0);
-  tsr__gemm_set_full_team(true);
+  tuning.full_team = true;
   free(j);
 }
 
@@ -1064,7 +1071,7 @@ static bool isa_under_test(const tsr__gemm_kernel *k) {
    thread grain: ragged edges of every block, 1-3 threads, all transposes. */
 static void test_kernel_overrides(void **state) {
   (void)state;
-  tsr__gemm_set_small_mnk(0); /* the packed path's blocks (test_small_path: the other) */
+  tuning.small_mnk = 0; /* the packed path's blocks (test_small_path: the other) */
   for (int d = 0; d < 2; ++d) {
     const tsr__gemm_kernel *ks[8];
     const int nk = tsr__gemm_kernel_list(dtypes[d], ks, 8);
@@ -1075,9 +1082,13 @@ static void test_kernel_overrides(void **state) {
                                        {ks[i], 20, 2 * mr, 3 * nr, 2, "override"},
                                        {ks[i], 96, 5 * mr, 7 * nr, 8, "override"}};
       for (int c = 0; c < 3; ++c) {
-        tsr__gemm_config_override(dtypes[d], &cfgs[c]);
+        tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = &cfgs[c];
         const tsr__gemm_config got = cfg_of(dtypes[d], 2);
         assert_ptr_equal(got.ker, ks[i]);
+        /* Per call: a call without this tuning keeps the library's configuration. */
+        tsr__gemm_config lib;
+        tsr__gemm_config_get(dtypes[d], 2, NULL, &lib);
+        assert_string_not_equal(lib.source, "override");
         assert_int_equal(got.kc, cfgs[c].kc);
         assert_int_equal(got.grain, cfgs[c].grain);
         for (int t = 1; t <= 3; ++t) {
@@ -1089,9 +1100,9 @@ static void test_kernel_overrides(void **state) {
         }
       }
     }
-    tsr__gemm_config_override(dtypes[d], NULL);
+    tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = NULL;
   }
-  tsr__gemm_set_small_mnk(-1);
+  tuning.small_mnk = -1;
 }
 
 /* The small-matrix path (no packing) of every kernel this CPU runs that has one: every row
@@ -1109,10 +1120,11 @@ static void test_small_path(void **state) {
       if (!isa_under_test(ks[i])) continue;
       const tsr__gemm_config def = cfg_of(dtypes[d], 1);
       const tsr__gemm_config cf = {ks[i], def.kc, def.mc, def.nc, def.grain, "override"};
-      tsr__gemm_config_override(dtypes[d], &cf);
+      tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = &cf;
       const int mr = ks[i]->mr, nr = ks[i]->nr, lanes = nr / 2;
-      tsr__gemm_args probe = {.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1};
-      tsr__gemm_set_small_mnk(INT64_MAX);
+      tsr__gemm_args probe = {
+          .dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1, .tuning = &tuning};
+      tuning.small_mnk = INT64_MAX;
       assert_int_equal(tsr__gemm_small_path(&probe, &cf), ks[i]->small != NULL);
       if (ks[i]->small == NULL) continue;
       ++tested;
@@ -1149,7 +1161,8 @@ static void test_small_path(void **state) {
                               .beta = 1.0,
                               .pad_b = ld4k - n4,
                               .path = TSR_GEMM_NATIVE};
-        tsr__gemm_args pa = {.dtype = dtypes[d], .m = gc.m, .n = n4, .k = 23, .ldb = ld4k};
+        tsr__gemm_args pa = {
+            .dtype = dtypes[d], .m = gc.m, .n = n4, .k = 23, .ldb = ld4k, .tuning = &tuning};
         assert_int_equal(tsr__gemm_small_pack_b(&pa, mr), r == 1);
         check(gc, 9980 + (uint64_t)r);
       }
@@ -1157,19 +1170,20 @@ static void test_small_path(void **state) {
          here: several passes over C with beta applied once, B in place with its next strips
          prefetched, or B^T's strips packed block by block; k short of, at, just past and far
          past one block. */
-      tsr__gemm_set_small_kblock(7);
+      tuning.small_kblock = 7;
       const int64_t kbs[] = {6, 7, 8, 301};
       for (int a = 0; a < 6; a += 2)
         for (int b = 1; b < 8; b += 2)
           for (int c = 0; c < 4; ++c)
             check_all_trans(dtypes[d], ms[a], ns[b], kbs[c],
                             9500 + (uint64_t)(i * 1000 + a * 100 + b * 10 + c));
-      tsr__gemm_set_small_kblock(0);
+      tuning.small_kblock = 0;
       /* The default k block: op(B) past L2, for one row block and for several. */
       {
         const int64_t es = (int64_t)tsr__dtype_size(dtypes[d]), nb = 2 * nr + 5;
         const int64_t kl = (int64_t)tsr__cpu_facts_get()->cache[1].size / (nb * es) + 37;
-        tsr__gemm_args pb = {.dtype = dtypes[d], .m = 1, .n = nb, .k = kl, .ldb = nb};
+        tsr__gemm_args pb = {
+            .dtype = dtypes[d], .m = 1, .n = nb, .k = kl, .ldb = nb, .tuning = &tuning};
         assert_true(tsr__gemm_small_kblock(&pb, mr) < kl);
         assert_true(tsr__gemm_small_kblock(&pb, mr) >= 1);
         for (int r = 0; r < 2; ++r) {
@@ -1196,15 +1210,15 @@ static void test_small_path(void **state) {
       }
       set_threads(1);
       /* The default rule: op(A) and C within L2, or a single NR-column strip. */
-      tsr__gemm_set_small_mnk(-1);
+      tuning.small_mnk = -1;
       const int64_t big = 4096; /* 4096 x 4096 elements of A: 64 MiB f32 */
-      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 100, .n = 100, .k = 100, .alpha = 1};
+      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 100, .n = 100, .k = 100, .alpha = 1, .tuning = &tuning};
       assert_true(tsr__gemm_small_path(&probe, &cf));
       probe.m = probe.k = big;
       assert_false(tsr__gemm_small_path(&probe, &cf));
       probe.n = nr;
       assert_true(tsr__gemm_small_path(&probe, &cf));
-      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = big, .n = big, .k = 2, .alpha = 1};
+      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = big, .n = big, .k = 2, .alpha = 1, .tuning = &tuning};
       assert_false(tsr__gemm_small_path(&probe, &cf)); /* C of 64 MiB */
       /* op(B) past L2: k blocks, except for several row blocks with B's rows 4 KiB apart
          (one L1 set), which take op(B) in one block; the small path either way. */
@@ -1212,7 +1226,7 @@ static void test_small_path(void **state) {
         const int64_t es = (int64_t)tsr__dtype_size(dtypes[d]), n4k = 4096 / es;
         const int64_t kl = (int64_t)tsr__cpu_facts_get()->cache[1].size / 4096 + 64;
         probe = (tsr__gemm_args){
-            .dtype = dtypes[d], .m = mr + 1, .n = n4k, .k = kl, .ldb = n4k, .alpha = 1};
+            .dtype = dtypes[d], .m = mr + 1, .n = n4k, .k = kl, .ldb = n4k, .alpha = 1, .tuning = &tuning};
         assert_int_equal(tsr__gemm_small_kblock(&probe, mr), kl);
         assert_true(tsr__gemm_small_path(&probe, &cf));
         probe.m = mr;
@@ -1236,13 +1250,13 @@ static void test_small_path(void **state) {
         assert_false(tsr__gemm_small_dot(&probe));
         assert_true(tsr__gemm_small_pack_b(&probe, mr));
       }
-      tsr__gemm_set_small_mnk(0);
-      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1};
+      tuning.small_mnk = 0;
+      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1, .tuning = &tuning};
       assert_false(tsr__gemm_small_path(&probe, &cf));
     }
-    tsr__gemm_config_override(dtypes[d], NULL);
+    tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = NULL;
   }
-  tsr__gemm_set_small_mnk(-1);
+  tuning.small_mnk = -1;
   set_threads(2);
   if (tested == 0) skip();
 }
@@ -1299,8 +1313,8 @@ int main(void) {
     }
   }
   /* Exercise the threaded paths whatever the machine's load: every call on all its threads. */
-  tsr__gemm_set_adaptive(false);
-  tsr__gemm_set_full_team(true);
+  tuning.fixed_threads = true;
+  tuning.full_team = true;
   for (int d = 0; d < 2; ++d)
     for (int t = 1; t <= 2; ++t) {
       const tsr__gemm_config c = cfg_of(dtypes[d], t);

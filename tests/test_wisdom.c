@@ -33,6 +33,9 @@
 
 static char tmpdir[256];
 
+/* This program's GEMMs run on the thread count set (no adaptive count), passed with each call. */
+static const tsr__gemm_tuning tuning = {.fixed_threads = true, .stream_min_bytes = -1, .small_mnk = -1};
+
 /* A failing status and a message containing needle. The wisdom functions are internal and
    name the program that calls them (tessera-tune) through their fn argument, so the suite's
    TSR_ASSERT_STATUS rule (the message starts with the called function's name) does not apply. */
@@ -92,7 +95,7 @@ static void make_wisdom(tsr__gemm_wisdom *w) {
 
 /* C = A*B through tsr__omp_gemm against a float64 reference. */
 static void check_gemm(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint64_t seed) {
-  assert_true(tsr_test_native_gemm_ok(dt, m, n, k, seed, seed + 1));
+  assert_true(tsr_test_native_gemm_ok(dt, m, n, k, seed, seed + 1, &tuning));
 }
 
 static void use_file(const char *path) {
@@ -138,7 +141,7 @@ static void test_write_read_use(void **state) {
   assert_state_starts("used:");
   for (int i = 0; i < w.n; ++i) {
     tsr__gemm_config c;
-    tsr__gemm_config_get(w.e[i].dtype, w.e[i].threads, &c);
+    tsr__gemm_config_get(w.e[i].dtype, w.e[i].threads, NULL, &c);
     assert_string_equal(c.source, "wisdom");
     assert_string_equal(c.ker->name, w.e[i].kernel);
     assert_int_equal(c.kc, w.e[i].kc);
@@ -152,18 +155,15 @@ static void test_write_read_use(void **state) {
   }
   /* A thread count without an entry runs with the registry's configuration. */
   tsr__gemm_config c, d;
-  tsr__gemm_config_get(TSR_F64, 7, &c);
+  tsr__gemm_config_get(TSR_F64, 7, NULL, &c);
   tsr__gemm_config_default(TSR_F64, 7, &d);
   assert_string_not_equal(c.source, "wisdom");
   assert_int_equal(c.kc, d.kc);
-  /* Off: defaults. */
-  tsr__gemm_wisdom_enable(false);
-  tsr__gemm_config_get(TSR_F64, 1, &c);
+  /* A call whose tuning says no_wisdom: defaults, while other calls keep the wisdom. */
+  const tsr__gemm_tuning off = {.no_wisdom = true, .stream_min_bytes = -1, .small_mnk = -1};
+  tsr__gemm_config_get(TSR_F64, 1, &off, &c);
   assert_string_not_equal(c.source, "wisdom");
-  assert_state_starts("disabled");
-  tsr__gemm_wisdom_enable(true);
-  tsr__gemm_config_get(TSR_F64, 1, &c);
-  assert_string_equal(c.source, "wisdom");
+  tsr__gemm_config_get(TSR_F64, 1, NULL, &c);
 }
 
 /* Each bad file is rejected by the reader with the right status and ignored by the library,
@@ -245,7 +245,7 @@ static void test_bad_files_ignored(void **state) {
     use_file(path);
     assert_state_starts("ignored:");
     tsr__gemm_config c;
-    tsr__gemm_config_get(TSR_F64, 1, &c);
+    tsr__gemm_config_get(TSR_F64, 1, NULL, &c);
     assert_string_not_equal(c.source, "wisdom");
     assert_int_equal(c.kc, def.kc);
 #if defined(_OPENMP)
@@ -423,10 +423,9 @@ static void test_concurrent_update(void **state) {
 
 /* The child of test_warning: GEMMs (correct) with TSR_WISDOM as set by the parent. */
 static int warn_child(void) {
-  tsr__gemm_set_adaptive(false);
   int ok = 1;
   for (int i = 0; i < 3; ++i) {
-    ok = ok && tsr_test_native_gemm_ok(TSR_F64, 33, 29, 70, 300 + (uint64_t)i, 400);
+    ok = ok && tsr_test_native_gemm_ok(TSR_F64, 33, 29, 70, 300 + (uint64_t)i, 400, &tuning);
     tsr__gemm_wisdom_reload();
   }
   return ok ? 0 : 1;
@@ -492,7 +491,6 @@ int main(int argc, char **argv) {
   /* Start from no wisdom whatever the user's cache holds (and no warning about it). */
   setenv("TSR_WISDOM_WARN", "0", 1);
   setenv("TSR_WISDOM", "/nonexistent/tessera-test-wisdom", 1);
-  tsr__gemm_set_adaptive(false);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_write_read_use), cmocka_unit_test(test_bad_files_ignored),
       cmocka_unit_test(test_path_rules),     cmocka_unit_test(test_write_errors),

@@ -36,8 +36,9 @@
 #include <omp.h>
 
 #include "timing.h"
+/* The one internal interface it uses: the CPU GEMM's tuning interface (the tuning object,
+   the registry's configurations and kernels, the wisdom file, the host CPU's facts). */
 #include "omp/gemm_tune.h"
-#include "omp/omp_internal.h"
 #include "tessera.h"
 
 typedef struct problem {
@@ -57,12 +58,16 @@ typedef struct tuner {
   tsr_dtype dtype;
   int nt;
   void *a, *b, *c;
+  /* Passed with every measured call: the candidate configuration, the thread count asked for
+     (no adaptive count), the packed path (512^3 f32 would otherwise take the small-matrix
+     path, where blocks and grains change nothing), no wisdom. */
+  tsr__gemm_tuning tuning;
   double deadline; /* now_s() value at which to stop searching */
   double end;      /* ... and at which to stop confirming (the end of this share) */
   int evals;
 } tuner;
 
-/* Seconds of one run of problem p under the installed override, or -1. One thread is timed
+/* Seconds of one run of problem p under t's tuning, or -1. One thread is timed
    in process CPU time, which other processes' preemptions do not inflate (a shared machine);
    several threads in wall time (their waits for each other are part of the cost). */
 static double run_problem(const tuner *t, const problem *p) {
@@ -78,7 +83,8 @@ static double run_problem(const tuner *t, const problem *p) {
                       .ldb = p->n,
                       .c = t->c,
                       .ldc = p->n,
-                      .path = TSR_GEMM_NATIVE};
+                      .path = TSR_GEMM_NATIVE,
+                      .tuning = &t->tuning};
   const clockid_t id = t->nt == 1 ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
   const double t0 = clock_s(id);
   if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
@@ -87,18 +93,23 @@ static double run_problem(const tuner *t, const problem *p) {
 
 /* Score of cfg: geometric mean GFLOP/s over the problems, best of `reps` runs each. */
 static double score(tuner *t, const tsr__gemm_config *cfg, int reps) {
-  tsr__gemm_config_override(t->dtype, cfg);
+  const int d = t->dtype == TSR_F32 ? 0 : 1;
+  t->tuning.config[d] = cfg;
   double logsum = 0;
   for (int i = 0; i < NPROB; ++i) {
     double best = INFINITY;
-    for (int r = 0; r < reps; ++r) {
+    for (int r = 0; r < reps && best >= 0; ++r) {
       const double s = run_problem(t, &problems[i]);
-      if (s < 0) return -1;
-      if (s < best) best = s;
+      best = s < 0 ? -1 : s < best ? s : best;
+    }
+    if (best < 0) {
+      t->tuning.config[d] = NULL;
+      return -1;
     }
     const double flop = 2.0 * (double)problems[i].m * (double)problems[i].n * (double)problems[i].k;
     logsum += log(flop / best * 1e-9);
   }
+  t->tuning.config[d] = NULL;
   t->evals++;
   return exp(logsum / NPROB);
 }
@@ -126,10 +137,8 @@ static bool try_candidate(tuner *t, tsr__gemm_config *best, double *best_score,
 
 /* The coordinate search for one (dtype, threads); returns the configuration to keep. */
 static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
-  tsr__gemm_config base;
-  tsr__gemm_config_override(t->dtype, NULL);
-  tsr__gemm_wisdom_enable(false);
-  tsr__gemm_config_get(t->dtype, t->nt, &base);
+  tsr__gemm_config base; /* the library's choice without wisdom (t->tuning.no_wisdom) */
+  tsr__gemm_config_get(t->dtype, t->nt, &t->tuning, &base);
   base.source = "registry";
   tsr__gemm_config best = base;
   double best_score = score(t, &base, 3);
@@ -209,13 +218,12 @@ static tsr_status tune_one(tuner *t, tsr__gemm_config *out, bool *improved) {
     }
   }
   *out = *improved ? best : base;
-  tsr__gemm_config_override(t->dtype, NULL);
   return TSR_OK;
 }
 
 static void show_config(tsr_dtype dt, int nt) {
   tsr__gemm_config c;
-  tsr__gemm_config_get(dt, nt, &c);
+  tsr__gemm_config_get(dt, nt, NULL, &c); /* what a library call gets */
   char d[160];
   describe(d, sizeof d, &c);
   printf("  %s, %d thread(s): %s (%s)\n", tsr_dtype_name(dt), nt, d, c.source);
@@ -252,163 +260,234 @@ static int usage(const char *argv0) {
   return 2;
 }
 
-int main(int argc, char **argv) {
-  double seconds = 50;
-  int threads[8], nthreads = 0, dt_s = 1, dt_d = 1;
-  const char *out = NULL;
+/* What the command line asks for. */
+typedef struct options {
+  double seconds;
+  int threads[8], nthreads;
+  bool dtype[2]; /* f32, f64 */
+  const char *out;
+} options;
+
+/* The --dtypes list into o->dtype; false (with a message) on a bad entry. */
+static bool parse_dtypes(const char *v, options *o) {
+  o->dtype[0] = o->dtype[1] = false;
+  for (const char *t = v;; ++t) {
+    const size_t len = strcspn(t, ",");
+    if ((len == 1 && *t == 's') || (len == 3 && strncmp(t, "f32", 3) == 0)) {
+      o->dtype[0] = true;
+    } else if ((len == 1 && *t == 'd') || (len == 3 && strncmp(t, "f64", 3) == 0)) {
+      o->dtype[1] = true;
+    } else {
+      fprintf(stderr,
+              "tessera-tune: bad value '%s' for --dtypes: expected a comma-separated list "
+              "of s (f32) and d (f64)\n",
+              v);
+      return false;
+    }
+    t += len;
+    if (!*t) return true;
+  }
+}
+
+/* The --threads list into o->threads; false on a bad entry. */
+static bool parse_threads(const char *v, options *o) {
+  for (const char *s = v; *s && o->nthreads < 8;) {
+    char *end = NULL;
+    const long x = strtol(s, &end, 10);
+    if (end == s || x < 1 || x > 1024) return false;
+    o->threads[o->nthreads++] = (int)x;
+    if (*end && *end != ',') return false;
+    s = *end == ',' ? end + 1 : end;
+  }
+  return true;
+}
+
+/* Step 1: the options. Returns -1 to go on, else the exit status (--show ran, or bad usage). */
+static int parse_options(int argc, char **argv, options *o) {
+  *o = (options){.seconds = 50, .dtype = {true, true}};
   for (int i = 1; i < argc; ++i) {
-    const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(o, "--show") == 0) {
+    const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(opt, "--show") == 0) {
       tsr__gemm_wisdom_set_warn(false); /* it prints the reason itself */
       return show();
     }
-    if (strcmp(o, "--seconds") == 0 && v) {
+    bool ok = v != NULL;
+    if (ok && strcmp(opt, "--seconds") == 0) {
       char *end = NULL;
-      seconds = strtod(v, &end);
-      if (end == v || *end || !(seconds > 0) || seconds > 60) return usage(argv[0]);
-      ++i;
-    } else if (strcmp(o, "--threads") == 0 && v) {
-      for (const char *s = v; *s && nthreads < 8;) {
-        char *end = NULL;
-        const long x = strtol(s, &end, 10);
-        if (end == s || x < 1 || x > 1024) return usage(argv[0]);
-        threads[nthreads++] = (int)x;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return usage(argv[0]);
-      }
-      ++i;
-    } else if (strcmp(o, "--dtypes") == 0 && v) {
-      dt_s = dt_d = 0;
-      for (const char *t = v;; ++t) {
-        const size_t len = strcspn(t, ",");
-        if ((len == 1 && *t == 's') || (len == 3 && strncmp(t, "f32", 3) == 0))
-          dt_s = 1;
-        else if ((len == 1 && *t == 'd') || (len == 3 && strncmp(t, "f64", 3) == 0))
-          dt_d = 1;
-        else {
-          fprintf(stderr,
-                  "tessera-tune: bad value '%s' for --dtypes: expected a comma-separated list "
-                  "of s (f32) and d (f64)\n",
-                  v);
-          return usage(argv[0]);
-        }
-        t += len;
-        if (!*t) break;
-      }
-      ++i;
-    } else if (strcmp(o, "--out") == 0 && v) {
-      out = v;
-      ++i;
+      o->seconds = strtod(v, &end);
+      ok = end != v && !*end && o->seconds > 0 && o->seconds <= 60;
+    } else if (ok && strcmp(opt, "--threads") == 0) {
+      ok = parse_threads(v, o);
+    } else if (ok && strcmp(opt, "--dtypes") == 0) {
+      ok = parse_dtypes(v, o);
+    } else if (ok && strcmp(opt, "--out") == 0) {
+      o->out = v;
     } else {
-      return usage(argv[0]);
+      ok = false;
     }
+    if (!ok) return usage(argv[0]);
+    ++i;
   }
-  if (nthreads == 0) {
-    threads[nthreads++] = 1;
-    if (omp_get_max_threads() > 1) threads[nthreads++] = omp_get_max_threads();
+  if (o->nthreads == 0) {
+    o->threads[o->nthreads++] = 1;
+    if (omp_get_max_threads() > 1) o->threads[o->nthreads++] = omp_get_max_threads();
   }
-  char path[4096];
-  if (out) {
-    if (snprintf(path, sizeof path, "%s", out) >= (int)sizeof path) return usage(argv[0]);
-  } else if (tsr__gemm_wisdom_path(path, sizeof path) != TSR_OK) {
+  return -1;
+}
+
+/* Step 2: the wisdom file to write, checked before any measuring (a device, FIFO or link is
+   refused now, not 50 s on). False with the message on stderr. */
+static bool wisdom_target(const options *o, char *path, size_t size) {
+  if (o->out) {
+    if (snprintf(path, size, "%s", o->out) >= (int)size) {
+      fprintf(stderr, "tessera-tune: --out: the path is longer than %zu bytes\n", size - 1);
+      return false;
+    }
+  } else if (tsr__gemm_wisdom_path(path, size) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
-    return 1;
+    return false;
   }
-  /* The destination before any measuring: a device, FIFO or link is refused now, not 50 s on. */
   if (tsr__gemm_wisdom_check_path("tessera-tune", path) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
-    return 1;
+    return false;
   }
-  const tsr__cpu_facts *facts = tsr__cpu_facts_get();
-  fprintf(stderr, "tessera-tune: %s (registry: %s), up to %.0f s, writing %s\n", facts->model_name,
-          tsr__gemm_uarch_name(), seconds, path);
+  return true;
+}
 
-  /* Operands for the largest problem, random in [-1, 1]. */
-  size_t na = 0, nb = 0, nc = 0;
+/* The measured problems' operands, sized for the largest of each. */
+typedef struct operands {
+  double *a, *b, *c;
+  size_t na, nb;
+} operands;
+
+/* Step 3: allocates them. False (nothing held) when out of memory. */
+static bool operands_alloc(operands *ops) {
+  size_t nc = 0;
+  ops->na = ops->nb = 0;
   for (int i = 0; i < NPROB; ++i) {
     const size_t a = (size_t)(problems[i].m * problems[i].k),
                  b = (size_t)(problems[i].k * problems[i].n),
                  c = (size_t)(problems[i].m * problems[i].n);
-    na = a > na ? a : na;
-    nb = b > nb ? b : nb;
+    ops->na = a > ops->na ? a : ops->na;
+    ops->nb = b > ops->nb ? b : ops->nb;
     nc = c > nc ? c : nc;
   }
-  double *a = malloc(na * 8), *b = malloc(nb * 8), *c = malloc(nc * 8);
-  if (!a || !b || !c) {
-    fprintf(stderr, "tessera-tune: out of memory\n");
-    free(a);
-    free(b);
-    free(c);
-    return 1;
+  ops->a = malloc(ops->na * 8);
+  ops->b = malloc(ops->nb * 8);
+  ops->c = malloc(nc * 8);
+  if (ops->a && ops->b && ops->c) return true;
+  fprintf(stderr, "tessera-tune: out of memory\n");
+  free(ops->a);
+  free(ops->b);
+  free(ops->c);
+  return false;
+}
+
+/* A and B random in [-1, 1] in dtype dt (the same values on every run). */
+static void operands_fill(operands *ops, tsr_dtype dt) {
+  unsigned long long s = 2024;
+  for (size_t i = 0; i < ops->na + ops->nb; ++i) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double v = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
+    double *x = i < ops->na ? ops->a : ops->b;
+    const size_t j = i < ops->na ? i : i - ops->na;
+    if (dt == TSR_F32)
+      ((float *)x)[j] = (float)v;
+    else
+      x[j] = v;
   }
-  /* This run's entries; the file's others are merged in at the end, under its lock. */
-  tsr__gemm_wisdom w;
-  memset(&w, 0, sizeof w);
-  snprintf(w.cpu, sizeof w.cpu, "%s", facts->model_name);
-  tsr__gemm_set_adaptive(false); /* measure the thread count asked for */
-  /* The blocks and grains tuned here are the packed path's: 512^3 f32 would otherwise take the
-     small-matrix path, where they change nothing. */
-  tsr__gemm_set_small_mnk(0);
-  const double start = now_s();
-  const int ncombo = (dt_s + dt_d) * nthreads;
-  int combo = 0, rc = 0;
-  for (int d = 0; d < 2 && rc == 0; ++d) {
+}
+
+/* Adds the configuration kept for (dt, nt) to w and prints it. False when w is full. */
+static bool record(tsr__gemm_wisdom *w, tsr_dtype dt, int nt, const tsr__gemm_config *best,
+                   bool improved, int evals, double since) {
+  if (w->n >= TSR__GEMM_WISDOM_MAX) {
+    fprintf(stderr, "tessera-tune: more than %d entries\n", TSR__GEMM_WISDOM_MAX);
+    return false;
+  }
+  tsr__gemm_wisdom_entry *e = &w->e[w->n++];
+  *e = (tsr__gemm_wisdom_entry){.dtype = dt,
+                                .threads = nt,
+                                .kc = best->kc,
+                                .mc = best->mc,
+                                .nc = best->nc,
+                                .grain = best->grain};
+  snprintf(e->kernel, sizeof e->kernel, "%s", best->ker->name);
+  char desc[160];
+  describe(desc, sizeof desc, best);
+  printf("%s %d thread(s): %s%s (%d candidates, %.1f s so far)\n", tsr_dtype_name(dt), nt, desc,
+         improved ? "" : " (the default: nothing measured faster)", evals, now_s() - since);
+  fflush(stdout);
+  return true;
+}
+
+/* Step 4: tunes every (dtype, threads) asked for, each in an equal share of the time left, into
+   w. Returns the exit status. */
+static int tune_all(const options *o, operands *ops, tsr__gemm_wisdom *w, double start) {
+  const int ncombo = ((int)o->dtype[0] + (int)o->dtype[1]) * o->nthreads;
+  int combo = 0;
+  for (int d = 0; d < 2; ++d) {
     const tsr_dtype dt = d == 0 ? TSR_F32 : TSR_F64;
-    if ((dt == TSR_F32 && !dt_s) || (dt == TSR_F64 && !dt_d)) continue;
-    unsigned long long s = 2024;
-    for (size_t i = 0; i < na + nb; ++i) {
-      s = s * 6364136223846793005ULL + 1442695040888963407ULL;
-      const double v = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
-      if (dt == TSR_F32)
-        ((float *)(i < na ? (void *)a : (void *)b))[i < na ? i : i - na] = (float)v;
-      else
-        (i < na ? a : b)[i < na ? i : i - na] = v;
-    }
-    for (int ti = 0; ti < nthreads && rc == 0; ++ti, ++combo) {
-      omp_set_num_threads(threads[ti]);
+    if (!o->dtype[d]) continue;
+    operands_fill(ops, dt);
+    for (int ti = 0; ti < o->nthreads; ++ti, ++combo) {
+      omp_set_num_threads(o->threads[ti]);
       /* An equal share of what is left (the confirmation runs inside it too). */
-      const double left = seconds - (now_s() - start);
-      tuner t = {.dtype = dt, .nt = threads[ti], .a = a, .b = b, .c = c};
+      const double left = o->seconds - (now_s() - start);
       const double share = left > 0 ? left / (ncombo - combo) : 0;
-      t.deadline = now_s() + 0.6 * share;
-      t.end = now_s() + share;
+      tuner t = {.dtype = dt,
+                 .nt = o->threads[ti],
+                 .a = ops->a,
+                 .b = ops->b,
+                 .c = ops->c,
+                 .tuning = TSR__GEMM_TUNING_DEFAULT,
+                 .deadline = now_s() + 0.6 * share,
+                 .end = now_s() + share};
+      t.tuning.fixed_threads = true;
+      t.tuning.small_mnk = 0;
+      t.tuning.no_wisdom = true;
       tsr__gemm_config best;
       bool improved = false;
       if (tune_one(&t, &best, &improved) != TSR_OK) {
         fprintf(stderr, "tessera-tune: a GEMM failed: %s\n", tsr_last_error());
-        rc = 1;
-        break;
+        return 1;
       }
-      if (w.n >= TSR__GEMM_WISDOM_MAX) {
-        fprintf(stderr, "tessera-tune: more than %d entries\n", TSR__GEMM_WISDOM_MAX);
-        rc = 1;
-        break;
-      }
-      tsr__gemm_wisdom_entry *e = &w.e[w.n++];
-      *e = (tsr__gemm_wisdom_entry){.dtype = dt,
-                                    .threads = threads[ti],
-                                    .kc = best.kc,
-                                    .mc = best.mc,
-                                    .nc = best.nc,
-                                    .grain = best.grain};
-      snprintf(e->kernel, sizeof e->kernel, "%s", best.ker->name);
-      char desc[160];
-      describe(desc, sizeof desc, &best);
-      printf("%s %d thread(s): %s%s (%d candidates, %.1f s so far)\n", tsr_dtype_name(dt),
-             threads[ti], desc, improved ? "" : " (the default: nothing measured faster)", t.evals,
-             now_s() - start);
-      fflush(stdout);
+      if (!record(w, dt, o->threads[ti], &best, improved, t.evals, start)) return 1;
     }
   }
-  free(a);
-  free(b);
-  free(c);
-  if (rc) return rc;
+  return 0;
+}
+
+/* Step 5: merges w into the file at path, under its lock. Returns the exit status. */
+static int write_wisdom(const char *path, const tsr__gemm_wisdom *w, double start) {
   int total = 0;
-  if (tsr__gemm_wisdom_update("tessera-tune", path, &w, &total) != TSR_OK) {
+  if (tsr__gemm_wisdom_update("tessera-tune", path, w, &total) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
   printf("wrote %s (%d entries) in %.1f s\n", path, total, now_s() - start);
   return 0;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  const int done = parse_options(argc, argv, &o);
+  if (done >= 0) return done;
+  char path[4096];
+  if (!wisdom_target(&o, path, sizeof path)) return 1;
+  const tsr__cpu_facts *facts = tsr__cpu_facts_get();
+  fprintf(stderr, "tessera-tune: %s (registry: %s), up to %.0f s, writing %s\n", facts->model_name,
+          tsr__gemm_uarch_name(), o.seconds, path);
+  operands ops;
+  if (!operands_alloc(&ops)) return 1;
+  /* This run's entries; the file's others are merged in at the end, under its lock. */
+  tsr__gemm_wisdom w;
+  memset(&w, 0, sizeof w);
+  snprintf(w.cpu, sizeof w.cpu, "%s", facts->model_name);
+  const double start = now_s();
+  const int rc = tune_all(&o, &ops, &w, start);
+  free(ops.a);
+  free(ops.b);
+  free(ops.c);
+  return rc ? rc : write_wisdom(path, &w, start);
 }

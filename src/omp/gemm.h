@@ -177,9 +177,12 @@ typedef struct tsr__gemm_config {
   const char *source; /* "registry", "rule", "wisdom", "TSR_CPU_GEMM_BLOCKS", "override" */
 } tsr__gemm_config;
 
-/* The configuration for a call of dtype (TSR_F32/TSR_F64) on nt threads (gemm_registry.c).
-   Never fails for f32/f64 (the portable kernel always exists). */
-void tsr__gemm_config_get(tsr_dtype dtype, int nt, tsr__gemm_config *out);
+/* The configuration for a call of dtype (TSR_F32/TSR_F64) on nt threads (gemm_registry.c),
+   under the call's tuning t (omp/gemm_tune.h; NULL: none). Never fails for f32/f64 (the
+   portable kernel always exists). */
+struct tsr__gemm_tuning;
+void tsr__gemm_config_get(tsr_dtype dtype, int nt, const struct tsr__gemm_tuning *t,
+                          tsr__gemm_config *out);
 
 /* Packing (gemm_pack.c). Pack the mc x kc block of op(A) starting at (i0, p0) into MR-row
    micro-panels, zero-padded to a multiple of MR; and the kc x nc block of op(B) starting at
@@ -500,13 +503,16 @@ int64_t tsr__gemm_now_ns(void);
  * whole job when the caller runs it alone (the GEMM's tickets do), and pool_run returns once
  * fn(arg, 0) has returned and every thread that joined has left. One job at a time: a call
  * made while another thread's job runs is run by its caller alone. Returns the number of
- * threads that ran fn (1 .. nt).
+ * threads that ran fn (1 .. nt). With t->full_team (omp/gemm_tune.h) the caller first waits
+ * for its pool threads to join (tests).
  */
-int tsr__gemm_pool_run(int nt, void (*fn)(void *arg, int slot), void *arg);
+int tsr__gemm_pool_run(int nt, const struct tsr__gemm_tuning *t, void (*fn)(void *arg, int slot),
+                       void *arg);
 
 /* The adaptive thread count (gemm_thread.c): whether a call of `flops` should use nt > 1
-   threads, and what the calls teach it, on the process's state and clock. */
-bool tsr__gemm_worth_parallel(double flops, int nt);
+   threads (always with t->fixed_threads), and what the calls teach it, on the process's state
+   and clock. */
+bool tsr__gemm_worth_parallel(const struct tsr__gemm_tuning *t, double flops, int nt);
 void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
                               double flops);
 void tsr__gemm_learn_serial(int64_t ns, double flops);

@@ -356,32 +356,19 @@ static void tsr__gemm_work(void *arg, int slot) {
   tsr__gemm_job_leave(sy, slot, c.ucum[2], timed, start, waited);
 }
 
-/* Smallest C (bytes) stored with streaming stores; < 0: the last-level cache's size. */
-static _Atomic int64_t tsr__gemm_stream_min = -1;
-
-void tsr__gemm_set_stream_min_bytes(int64_t bytes) {
-  atomic_store(&tsr__gemm_stream_min, bytes);
-}
-
 bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
   const tsr__gemm_kernel *ker = cfg->ker;
   const size_t es = tsr__dtype_size(g->dtype);
   const bool has = g->dtype == TSR_F32 ? ker->ukr_stream_f32 != NULL : ker->ukr_stream_f64 != NULL;
   if (!has || g->beta != 0 || g->k > cfg->kc) return false;
   if (((uintptr_t)g->c & 63) != 0 || ((size_t)g->ldc * es) % 64 != 0) return false;
-  int64_t min = atomic_load(&tsr__gemm_stream_min);
+  int64_t min = tsr__gemm_tuning_of(g)->stream_min_bytes;
   if (min < 0) min = tsr__cpu_facts_get()->cache[2].size;
   return (double)g->m * (double)g->n * (double)es > (double)min;
 }
 
-static _Atomic int64_t tsr__gemm_small_kb = 0;
-
-void tsr__gemm_set_small_kblock(int64_t kb) {
-  atomic_store(&tsr__gemm_small_kb, kb);
-}
-
 int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
-  const int64_t forced = atomic_load(&tsr__gemm_small_kb);
+  const int64_t forced = tsr__gemm_tuning_of(g)->small_kblock;
   if (forced > 0) return tsr__min64(forced, g->k);
   const int64_t es = (int64_t)tsr__dtype_size(g->dtype);
   /* Dot products: TSR__GEMM_DOT_KB bytes of each row of A and B a block. */
@@ -393,17 +380,10 @@ int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
   return tsr__min64(TSR__GEMM_SMALL_KB, g->k);
 }
 
-/* Largest m*n*k that runs through the small-matrix path; < 0: the default rule. */
-static _Atomic int64_t tsr__gemm_small_max = -1;
-
-void tsr__gemm_set_small_mnk(int64_t mnk) {
-  atomic_store(&tsr__gemm_small_max, mnk);
-}
-
 bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
   if (cfg->ker->small == NULL) return false;
   const double es = (double)tsr__dtype_size(g->dtype);
-  const int64_t max = atomic_load(&tsr__gemm_small_max);
+  const int64_t max = tsr__gemm_tuning_of(g)->small_mnk;
   if (max >= 0) return (double)g->m * (double)g->n * (double)g->k <= (double)max;
   /* The small path reads op(A) once per NR-column strip of C and sweeps C strip by strip.
      With one strip, each is read once. With several, op(A) and C must both fit in L2.
@@ -492,7 +472,7 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
   job.units = tsr__min64(job.blocks, 4 * (int64_t)nt);
   tsr__gemm_sync_init(&job.sy);
   const int64_t t0 = tsr__gemm_now_ns();
-  tsr__gemm_pool_run(nt, tsr__gemm_small_work, &job);
+  tsr__gemm_pool_run(nt, g->tuning, tsr__gemm_small_work, &job);
   tsr__gemm_learn_parallel(tsr__gemm_now_ns() - t0, job.sy.caller_work_ns,
                            atomic_load(&job.sy.work_ns), flops);
   return TSR_OK;
@@ -507,9 +487,9 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   if (mnk >= TSR__GEMM_SERIAL_MNK && !omp_in_parallel()) nt = omp_get_max_threads();
 #endif
   const double flops = 2.0 * mnk;
-  if (nt > 1 && !tsr__gemm_worth_parallel(flops, nt)) nt = 1;
+  if (nt > 1 && !tsr__gemm_worth_parallel(g->tuning, flops, nt)) nt = 1;
   tsr__gemm_config cfg;
-  tsr__gemm_config_get(g->dtype, nt, &cfg);
+  tsr__gemm_config_get(g->dtype, nt, g->tuning, &cfg);
   const tsr__gemm_kernel *ker = cfg.ker;
   const int mr = ker->mr, nr = ker->nr;
   if (tsr__gemm_small_path(g, &cfg)) return tsr__gemm_small(g, ker, nt);
@@ -561,7 +541,7 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   tsr__gemm_sync_init(&job.sy);
   const bool learn = mnk >= TSR__GEMM_SERIAL_MNK;
   const int64_t t0 = learn ? tsr__gemm_now_ns() : 0;
-  tsr__gemm_pool_run(nt, tsr__gemm_work, &job);
+  tsr__gemm_pool_run(nt, pl.g->tuning, tsr__gemm_work, &job);
   if (learn) {
     const int64_t region = tsr__gemm_now_ns() - t0;
     if (nt > 1)

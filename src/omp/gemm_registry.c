@@ -4,9 +4,10 @@
  * kernel and the cache blocks (KC, MC, NC) that suit each, and the configuration of a call.
  *
  * A call's configuration, first match wins:
- *  1. an override installed by tessera-tune or a benchmark (tsr__gemm_config_override);
+ *  1. the call's own configuration, from its tuning object (tsr__gemm_tuning.config:
+ *     tessera-tune, benchmarks, tests);
  *  2. the wisdom file's entry for this CPU model, dtype and thread count (gemm_wisdom.c),
- *     unless TSR_CPU_KERNEL asks for another ISA;
+ *     unless TSR_CPU_KERNEL asks for another ISA or the call's tuning says no_wisdom;
  *  3. the registry's row for this microarchitecture: rows exist only for CPUs the blocks were
  *     measured on (a row may give other blocks for calls on several threads);
  *  4. the rule for a CPU with no measured row, or an ISA forced with TSR_CPU_KERNEL that is
@@ -338,10 +339,6 @@ static int64_t tsr__gemm_env_blocks[3]; /* TSR_CPU_GEMM_BLOCKS (0 = keep) */
 static bool tsr__gemm_env_met = true;
 static pthread_once_t tsr__gemm_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t tsr__gemm_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Overrides (tessera-tune, benchmarks): per dtype; ker NULL = none. */
-static tsr__gemm_config tsr__gemm_override[2];
-static atomic_bool tsr__gemm_have_override[2];
-
 static int tsr__dt_index(tsr_dtype dtype) {
   return dtype == TSR_F32 ? 0 : 1;
 }
@@ -383,27 +380,20 @@ void tsr__gemm_config_default(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
   *out = tsr__gemm_defaults.cfg[tsr__dt_index(dtype)][nt > 1];
 }
 
-void tsr__gemm_config_override(tsr_dtype dtype, const tsr__gemm_config *cfg) {
-  const int d = tsr__dt_index(dtype);
-  atomic_store(&tsr__gemm_have_override[d], false);
-  if (!cfg || !cfg->ker || cfg->ker->dtype != dtype) return;
-  tsr__gemm_config c = *cfg;
-  tsr__gemm_blocks_fix(c.ker, &c.kc, &c.mc, &c.nc, &c.grain);
-  c.source = "override";
-  tsr__gemm_override[d] = c;
-  atomic_store(&tsr__gemm_have_override[d], true);
-}
-
-void tsr__gemm_config_get(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
+void tsr__gemm_config_get(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
+                          tsr__gemm_config *out) {
   pthread_once(&tsr__gemm_once, tsr__gemm_once_fn);
   const int d = tsr__dt_index(dtype);
-  if (atomic_load(&tsr__gemm_have_override[d])) {
-    *out = tsr__gemm_override[d];
+  const tsr__gemm_config *own = t ? t->config[d] : NULL;
+  if (own && own->ker && own->ker->dtype == dtype) { /* the call's own configuration */
+    *out = *own;
+    tsr__gemm_blocks_fix(out->ker, &out->kc, &out->mc, &out->nc, &out->grain);
+    out->source = "override";
     return;
   }
   *out = tsr__gemm_defaults.cfg[d][nt > 1];
   tsr__gemm_config w;
-  if (tsr__gemm_wisdom_lookup(dtype, nt, &w) &&
+  if (!(t && t->no_wisdom) && tsr__gemm_wisdom_lookup(dtype, nt, &w) &&
       (!tsr__gemm_isa_want[0] || strcmp(w.ker->isa, tsr__gemm_isa_want) == 0)) {
     tsr__gemm_blocks_fix(w.ker, &w.kc, &w.mc, &w.nc, &w.grain);
     *out = w;

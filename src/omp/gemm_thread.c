@@ -194,13 +194,8 @@ static void tsr__pool_grow(int want) {
   pthread_attr_destroy(&attr);
 }
 
-static atomic_bool tsr__pool_full_team;
-
-void tsr__gemm_set_full_team(bool on) {
-  atomic_store(&tsr__pool_full_team, on);
-}
-
-int tsr__gemm_pool_run(int nt, void (*fn)(void *arg, int slot), void *arg) {
+int tsr__gemm_pool_run(int nt, const tsr__gemm_tuning *t, void (*fn)(void *arg, int slot),
+                       void *arg) {
   if (nt > 1) pthread_once(&tsr__pool_once, tsr__pool_init);
   if (nt <= 1 || pthread_mutex_trylock(&tsr__pool.run_lock) != 0) {
     fn(arg, 0);
@@ -219,7 +214,7 @@ int tsr__gemm_pool_run(int nt, void (*fn)(void *arg, int slot), void *arg) {
     pthread_cond_broadcast(&tsr__pool.wake);
     pthread_mutex_unlock(&tsr__pool.sleep_lock);
   }
-  if (atomic_load(&tsr__pool_full_team)) {
+  if (t && t->full_team) {
     /* Tests: let every pool thread join first (at most 2 s), so several threads run. */
     const int64_t until = tsr__gemm_now_ns() + 2000000000;
     while ((int)(atomic_load(&tsr__pool.state) & TSR__POOL_JOINED) < max_join &&
@@ -307,14 +302,8 @@ void tsr__gemm_adapt_learn_serial(tsr__gemm_adapt *s, int64_t ns, double flops) 
   tsr__gemm_learn(&s->fs_per_flop, (int64_t)((double)ns * 1e6 / flops) + 1, false);
 }
 
-static atomic_bool tsr__gemm_adaptive = true;
-
-void tsr__gemm_set_adaptive(bool on) {
-  atomic_store(&tsr__gemm_adaptive, on);
-}
-
-bool tsr__gemm_worth_parallel(double flops, int nt) {
-  if (!atomic_load_explicit(&tsr__gemm_adaptive, memory_order_relaxed)) return true;
+bool tsr__gemm_worth_parallel(const tsr__gemm_tuning *t, double flops, int nt) {
+  if (t && t->fixed_threads) return true;
   return tsr__gemm_adapt_parallel(&tsr__gemm_adapt_state, flops, nt, tsr__gemm_now_ns());
 }
 

@@ -17,6 +17,54 @@
 extern "C" {
 #endif
 
+/* ---------------------------------------------------------------- tuning -------------- */
+
+/*
+ * A call's tuning (BLIS's runtime object, rntm_t): what a test, a benchmark or tessera-tune
+ * changes for its own calls, passed in with each call (tsr__gemm_args.tuning) instead of
+ * process-wide switches, so that concurrent callers and the library's own calls (the core,
+ * the drop-ins) never see another caller's settings. NULL, or TSR__GEMM_TUNING_DEFAULT: the
+ * library's own choices.
+ */
+typedef struct tsr__gemm_tuning {
+  /* Per dtype (0 f32, 1 f64): run with this configuration (its kernel must be of that dtype;
+     blocks are clamped by tsr__gemm_blocks_fix, source "override") instead of the registry's,
+     the wisdom's or TSR_CPU_GEMM_BLOCKS'. NULL: the library's. */
+  const tsr__gemm_config *config[2];
+  /* The configuration without the wisdom file (benchmarks: with and without; tessera-tune
+     while it measures). */
+  bool no_wisdom;
+  /* Always omp_get_max_threads() threads above the fixed size threshold, not the adaptive
+     count (gemm_thread.c: a call runs multi-threaded only when the measured overhead of recent
+     parallel calls is small against the time it saves): tests and tessera-tune, to run the
+     thread count asked for. */
+  bool fixed_threads;
+  /* The caller first waits (at most 2 s) until every pool thread it asked for has joined, so
+     that tests run the multi-threaded orderings whatever the machine's scheduling (else the
+     caller starts at once and pool threads join while work remains). */
+  bool full_team;
+  /* C of more than this many bytes that is written once (beta == 0, k within one KC slice,
+     rows 64-byte aligned) is stored with the kernel's streaming (non-temporal) micro-kernel;
+     < 0: the last-level cache's size. Tests set 0 to run the streaming path on small C. */
+  int64_t stream_min_bytes;
+  /* Calls with m*n*k <= small_mnk go through the kernel's small-matrix path (no packing;
+     gemm.h), where the kernel has one; < 0: the driver's own rule; 0: never (the packed path
+     on small shapes too); a huge value: always. */
+  int64_t small_mnk;
+  /* >= 1: the small path's k block (tests run several blocks on small matrices); <= 0: the
+     rule of tsr__gemm_small_kblock. */
+  int64_t small_kblock;
+} tsr__gemm_tuning;
+
+/* The library's own choices, as an initializer: tsr__gemm_tuning t = TSR__GEMM_TUNING_DEFAULT; */
+#define TSR__GEMM_TUNING_DEFAULT {.stream_min_bytes = -1, .small_mnk = -1, .small_kblock = 0}
+
+/* g's tuning, or the library's defaults when it has none. */
+static inline const tsr__gemm_tuning *tsr__gemm_tuning_of(const tsr__gemm_args *g) {
+  static const tsr__gemm_tuning dflt = TSR__GEMM_TUNING_DEFAULT;
+  return g->tuning ? g->tuning : &dflt;
+}
+
 /* ---------------------------------------------------------------- registry ------------ */
 
 /* Whether the CPU and this build support an ISA name ("portable", "avx2", "avx512"). */
@@ -72,14 +120,9 @@ bool tsr__gemm_choose(const tsr__gemm_cpu *cpu, const char *want, tsr__gemm_choi
 void tsr__gemm_rule_blocks(const tsr__gemm_kernel *k, const tsr__cpu_cache cache[3],
                            int64_t blk[3]);
 
-/* Installs cfg as the configuration of every call of dtype (cfg->ker must be a kernel of that
-   dtype; blocks are rounded to its register block); NULL removes the override. For
-   tessera-tune and benchmarks: not safe while GEMMs run on other threads. */
-void tsr__gemm_config_override(tsr_dtype dtype, const tsr__gemm_config *cfg);
-
 /* Clamps blocks and grain to the registry's bounds (KC in [8, 4096], a multiple of 4; MC and NC
    in [MR, 65536] and [NR, 65536], multiples of k's MR and NR; grain in [1, 16], else 4): what
-   tsr__gemm_config_override applies, so tessera-tune records the configuration that runs. */
+   a call's own configuration (tsr__gemm_tuning.config) gets, so tessera-tune records the configuration that runs. */
 void tsr__gemm_blocks_fix(const tsr__gemm_kernel *k, int64_t *kc, int64_t *mc, int64_t *nc,
                           int *grain);
 
@@ -91,35 +134,15 @@ bool tsr__gemm_registry_reload(void);
 /* Largest MR*NR of the registered kernels (must not exceed TSR__GEMM_MAX_TILE). */
 int tsr__gemm_max_tile(void);
 
-/* On (default): a call runs multi-threaded only when the measured overhead of recent
-   parallel calls (the caller's waits for its pool threads) is small against the time it
-   saves (gemm_thread.c). Off: always use
-   omp_get_max_threads() above the fixed size threshold (tests, to exercise the threaded
-   paths deterministically). */
-void tsr__gemm_set_adaptive(bool on);
-
-/* Off (default): a call's caller starts at once and the GEMM's pool threads join while work
-   remains (gemm_thread.c). On: the caller first waits (at most 2 s) until every pool thread
-   it asked for has joined, so that tests run the multi-threaded orderings whatever the
-   machine's scheduling. */
-void tsr__gemm_set_full_team(bool on);
-/* C of more than `bytes` bytes that is written once (beta == 0, k within one KC slice, rows
-   64-byte aligned) is stored with the kernel's streaming (non-temporal) micro-kernel. bytes < 0
-   (default): the last-level cache's size. Tests set 0 to run the streaming path on small C. */
-void tsr__gemm_set_stream_min_bytes(int64_t bytes);
 /* Whether a call g (trusted arguments, alpha != 0, k > 0) run with cfg stores the full tiles
    of C with cfg->ker's streaming micro-kernel: the kernel has one, beta == 0 and k <= KC (C is
    written once), C and its rows are 64-byte aligned, and C's m*n elements take more bytes than
-   the threshold above. The driver's own decision (gemm_driver.c), exposed for tests. */
+   g's tuning's stream_min_bytes. The driver's own decision (gemm_driver.c), exposed for tests. */
 bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
-/* Calls with m*n*k <= mnk go through the kernel's small-matrix path (no packing; gemm.h),
-   where the kernel has one. mnk < 0 (default): the driver's own rule
-   (op(A) and C fit in L2, or C has one NR-column strip; gemm_driver.c); 0: never, so that tests run
-   the packed path on small shapes too; a huge value: always. */
-void tsr__gemm_set_small_mnk(int64_t mnk);
 /* Whether a call g (trusted arguments, alpha != 0, k > 0) run with cfg takes the
-   small-matrix path (on as many threads as the packed path would use). The driver's own
-   decision, exposed for tests. */
+   small-matrix path (on as many threads as the packed path would use): g's tuning's
+   small_mnk, else the driver's rule (op(A) and C fit in L2, or C has one NR-column strip;
+   gemm_driver.c). The driver's own decision, exposed for tests. */
 bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
 /* The small path's k block for g (gemm.h), for a register block of mr rows: k when op(B) fits
    in L2, else TSR__GEMM_SMALL_KB. Read NR columns at a time, row after row, an op(B) from
@@ -135,9 +158,6 @@ bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
 /* The k block of the small path's dot products (A * B^T), in bytes of a row. */
 #define TSR__GEMM_DOT_KB 4096
 int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr);
-/* Overrides that rule: kb >= 1 is every call's k block (tests run several blocks on small
-   matrices), kb <= 0 restores the rule. */
-void tsr__gemm_set_small_kblock(int64_t kb);
 /* The pool itself, tsr__gemm_pool_run, is declared in gemm.h (tests call it directly). */
 
 /* ---------------------------------------------------------------- wisdom -------------- */
@@ -241,8 +261,6 @@ tsr_status tsr__gemm_wisdom_update(const char *fn, const char *path, const tsr__
 void tsr__gemm_wisdom_set_warn(bool on);
 bool tsr__gemm_wisdom_lookup(tsr_dtype dtype, int nt, tsr__gemm_config *out);
 void tsr__gemm_wisdom_status(char *buf, size_t size);
-/* Turns the use of wisdom off or on (benchmarks: with and without) and re-reads the file. */
-void tsr__gemm_wisdom_enable(bool on);
 /* Re-reads the wisdom file (after tessera-tune wrote it, or TSR_WISDOM changed). */
 void tsr__gemm_wisdom_reload(void);
 

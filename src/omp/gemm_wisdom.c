@@ -224,7 +224,6 @@ tsr_status tsr__gemm_wisdom_update(const char *fn, const char *path, const tsr__
 
 static tsr__gemm_wisdom tsr__wisdom;
 static atomic_bool tsr__wisdom_valid;
-static atomic_bool tsr__wisdom_off;
 static char tsr__wisdom_state[640] = "none";
 static pthread_once_t tsr__wisdom_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t tsr__wisdom_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -260,10 +259,6 @@ static void tsr__restore_error(const char *saved) {
 
 static void tsr__wisdom_load(void) {
   atomic_store(&tsr__wisdom_valid, false);
-  if (atomic_load(&tsr__wisdom_off)) {
-    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "disabled");
-    return;
-  }
   char path[4096];
   /* Reading wisdom must not leave a message behind for the user's next failing call, and its
      own messages (kept for tessera-tune --show) name the wisdom file, not the user's call. */
@@ -318,7 +313,3 @@ void tsr__gemm_wisdom_reload(void) {
   pthread_mutex_unlock(&tsr__wisdom_lock);
 }
 
-void tsr__gemm_wisdom_enable(bool on) {
-  atomic_store(&tsr__wisdom_off, !on);
-  tsr__gemm_wisdom_reload();
-}

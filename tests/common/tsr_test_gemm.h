@@ -2,7 +2,7 @@
  * One check of the CPU backend's GEMM for the tests that link the static library (it calls
  * the internal tsr__omp_gemm): C = A*B, row-major, no transposes, alpha 1, beta 0, A (m x k)
  * and B (k x n) random from two seeds, in dtype dt (f32 or f64), against the float64
- * reference of the same rounded inputs. Returns true when the status is TSR_OK and the
+ * reference of the same rounded inputs, with the call's tuning (NULL: the library's). Returns true when the status is TSR_OK and the
  * relative error is within tsr_test_tol(dt, k). No cmocka asserts, so threads and forked
  * children may call it; include after tsr_test.h and omp/gemm_tune.h.
  */
@@ -14,7 +14,8 @@
 #include <stdlib.h>
 
 static inline bool tsr_test_native_gemm_ok(tsr_dtype dt, int64_t m, int64_t n, int64_t k,
-                                           uint64_t seed_a, uint64_t seed_b) {
+                                           uint64_t seed_a, uint64_t seed_b,
+                                           const tsr__gemm_tuning *tuning) {
   const size_t ma = (size_t)(m * k), mb = (size_t)(k * n), mc = (size_t)(m * n);
   double *a = malloc(sizeof(double) * ma), *b = malloc(sizeof(double) * mb);
   double *r = malloc(sizeof(double) * mc), *got = malloc(sizeof(double) * mc);
@@ -49,7 +50,8 @@ static inline bool tsr_test_native_gemm_ok(tsr_dtype dt, int64_t m, int64_t n, i
                         .ldb = n,
                         .c = tc,
                         .ldc = n,
-                        .path = TSR_GEMM_NATIVE};
+                        .path = TSR_GEMM_NATIVE,
+                        .tuning = tuning};
     ok = tsr__omp_gemm(TSR_CPU, &g) == TSR_OK;
     if (ok) {
       for (size_t i = 0; i < mc; ++i)
