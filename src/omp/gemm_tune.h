@@ -5,7 +5,10 @@
  * include it link the static library, tessera_static.
  *
  * Including this header is enough: it brings tsr__gemm_args and tsr__omp_gemm (the CPU
- * backend's GEMM entry, core/internal.h and omp/gemm.h) with it.
+ * backend's GEMM entry, core/internal.h and omp/gemm.h) and the host CPU's facts
+ * (tsr__cpu_facts_get, omp/omp_internal.h) with it; tessera-tune includes nothing else
+ * internal. A caller's settings travel with its calls (tsr__gemm_tuning below), never as
+ * process-wide switches.
  */
 #ifndef TSR_OMP_GEMM_TUNE_H
 #define TSR_OMP_GEMM_TUNE_H
@@ -250,7 +253,7 @@ tsr_status tsr__gemm_wisdom_update(const char *fn, const char *path, const tsr__
  * The library's use of wisdom: loaded on the first GEMM (tsr__gemm_wisdom_lookup) from
  * tsr__gemm_wisdom_path(). lookup returns true and the configuration when the loaded wisdom
  * has an entry for (dtype, nt). status writes what happened ("used: PATH (N entries)",
- * "ignored: REASON", "none: no file at PATH", "disabled").
+ * "ignored: REASON", "none: no file at PATH"; a call's tuning can skip it: no_wisdom).
  * The one exception to "the library never prints": when the user named the file with
  * TSR_WISDOM and it is ignored (missing, not a regular file, unreadable, malformed, another
  * CPU's), the load writes one line to stderr, once per process, with the reason
