@@ -132,8 +132,8 @@ static void tsr__gpu_discover(void) {
     n = 0;
   }
   if (n > TSR__GPU_MAX_DEVICES) n = TSR__GPU_MAX_DEVICES;
-  const double limit = tsr__env_number(TSR__ENV_GPU_CACHE_LIMIT); /* MiB; NaN when unset */
-  const size_t limit_mib = limit >= 0 ? (size_t)limit : 0;
+  /* MiB; NaN when unset: a quarter of the device. */
+  const double limit = tsr__env_number(TSR__ENV_GPU_CACHE_LIMIT);
   for (int i = 0; i < n; i++) {
     pthread_mutex_init(&tsr__gpu_devices[i].lock, NULL);
     err = cudaGetDeviceProperties(&tsr__gpu_devices[i].prop, i);
@@ -146,7 +146,7 @@ static void tsr__gpu_discover(void) {
       break;
     }
     tsr__gpu_devices[i].cache_limit =
-        limit && *limit ? limit_mib << 20 : tsr__gpu_devices[i].prop.totalGlobalMem / 4;
+        limit >= 0 ? (size_t)limit << 20 : tsr__gpu_devices[i].prop.totalGlobalMem / 4;
   }
   tsr__gpu_count = n;
 }
