@@ -87,7 +87,8 @@ static void test_readme_matches_table(void **state) {
     char def[64];
     readme_default(&t[i], def, sizeof def);
     if (strcmp(rows[found].def, def) != 0)
-      fail_msg("%s: default %s in the README, %s in src/core/env.c", t[i].name, rows[found].def, def);
+      fail_msg("%s: default %s in the README, %s in src/core/env.c", t[i].name, rows[found].def,
+               def);
     if (t[i].kind == TSR__ENV_CHOICE) { /* every choice appears as `choice` in the values cell */
       char values[128], *save = NULL;
       snprintf(values, sizeof values, "%s", t[i].values);
@@ -235,8 +236,11 @@ static void test_bad_values(void **state) {
   assert_false(ok);
   assert_true(b[0] == 0 && b[1] == 0 && b[2] == 0);
   assert_int_equal(occurrences(text, "TSR_BCAST_ALPHA_BETA="), 1);
-  assert_non_null(strstr(text, "TSR_BCAST_ALPHA_BETA=\"-3\" is not a number in [1, 1e+12]; the default 32768 is used"));
-  assert_non_null(strstr(text, "TSR_GPU_ALLOC_CACHE=\"off\" is not one of 0|1; the default 1 is used"));
+  assert_non_null(strstr(
+      text,
+      "TSR_BCAST_ALPHA_BETA=\"-3\" is not a number in [1, 1e+12]; the default 32768 is used"));
+  assert_non_null(
+      strstr(text, "TSR_GPU_ALLOC_CACHE=\"off\" is not one of 0|1; the default 1 is used"));
   assert_non_null(strstr(text, "TSR_CPU_GEMM_BLOCKS=\"1,2,3,4\" is not kc,mc,nc"));
   assert_int_equal(occurrences(text, "tessera: warning: "), 3);
 
@@ -248,7 +252,8 @@ static void test_bad_values(void **state) {
   text = capture_end(f, saved);
   assert_int_equal(g, -2);
   assert_string_equal(text, "");
-  assert_non_null(strstr(tsr_last_error(), "TSR_GEMM=\"fastest\" is not one of auto|native|vendor"));
+  assert_non_null(
+      strstr(tsr_last_error(), "TSR_GEMM=\"fastest\" is not one of auto|native|vendor"));
 }
 
 int main(int argc, char **argv) {

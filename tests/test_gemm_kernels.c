@@ -689,8 +689,8 @@ static void test_called_from_threads(void **state) {
 #endif
   for (int i = 0; i < 4; ++i)
     /* cmocka's asserts are not thread-safe: compare here, assert after. */
-    failures +=
-        !tsr_test_native_gemm_ok(TSR_F64, 70 + i, 65, 80, 4000 + (uint64_t)i, 4100 + (uint64_t)i, &tuning);
+    failures += !tsr_test_native_gemm_ok(TSR_F64, 70 + i, 65, 80, 4000 + (uint64_t)i,
+                                         4100 + (uint64_t)i, &tuning);
   assert_int_equal(failures, 0);
 }
 
@@ -1212,21 +1212,28 @@ static void test_small_path(void **state) {
       /* The default rule: op(A) and C within L2, or a single NR-column strip. */
       tuning.small_mnk = -1;
       const int64_t big = 4096; /* 4096 x 4096 elements of A: 64 MiB f32 */
-      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 100, .n = 100, .k = 100, .alpha = 1, .tuning = &tuning};
+      probe = (tsr__gemm_args){
+          .dtype = dtypes[d], .m = 100, .n = 100, .k = 100, .alpha = 1, .tuning = &tuning};
       assert_true(tsr__gemm_small_path(&probe, &cf));
       probe.m = probe.k = big;
       assert_false(tsr__gemm_small_path(&probe, &cf));
       probe.n = nr;
       assert_true(tsr__gemm_small_path(&probe, &cf));
-      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = big, .n = big, .k = 2, .alpha = 1, .tuning = &tuning};
+      probe = (tsr__gemm_args){
+          .dtype = dtypes[d], .m = big, .n = big, .k = 2, .alpha = 1, .tuning = &tuning};
       assert_false(tsr__gemm_small_path(&probe, &cf)); /* C of 64 MiB */
       /* op(B) past L2: k blocks, except for several row blocks with B's rows 4 KiB apart
          (one L1 set), which take op(B) in one block; the small path either way. */
       {
         const int64_t es = (int64_t)tsr__dtype_size(dtypes[d]), n4k = 4096 / es;
         const int64_t kl = (int64_t)tsr__cpu_facts_get()->cache[1].size / 4096 + 64;
-        probe = (tsr__gemm_args){
-            .dtype = dtypes[d], .m = mr + 1, .n = n4k, .k = kl, .ldb = n4k, .alpha = 1, .tuning = &tuning};
+        probe = (tsr__gemm_args){.dtype = dtypes[d],
+                                 .m = mr + 1,
+                                 .n = n4k,
+                                 .k = kl,
+                                 .ldb = n4k,
+                                 .alpha = 1,
+                                 .tuning = &tuning};
         assert_int_equal(tsr__gemm_small_kblock(&probe, mr), kl);
         assert_true(tsr__gemm_small_path(&probe, &cf));
         probe.m = mr;
@@ -1251,7 +1258,8 @@ static void test_small_path(void **state) {
         assert_true(tsr__gemm_small_pack_b(&probe, mr));
       }
       tuning.small_mnk = 0;
-      probe = (tsr__gemm_args){.dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1, .tuning = &tuning};
+      probe = (tsr__gemm_args){
+          .dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1, .tuning = &tuning};
       assert_false(tsr__gemm_small_path(&probe, &cf));
     }
     tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = NULL;

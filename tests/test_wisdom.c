@@ -34,7 +34,8 @@
 static char tmpdir[256];
 
 /* This program's GEMMs run on the thread count set (no adaptive count), passed with each call. */
-static const tsr__gemm_tuning tuning = {.fixed_threads = true, .stream_min_bytes = -1, .small_mnk = -1};
+static const tsr__gemm_tuning tuning = {
+    .fixed_threads = true, .stream_min_bytes = -1, .small_mnk = -1};
 
 /* A failing status and a message containing needle. The wisdom functions are internal and
    name the program that calls them (tessera-tune) through their fn argument, so the suite's

@@ -45,7 +45,8 @@
 /* Gives an already declared function default visibility (the version script then puts it in
    the TESSERA_INTERNAL node). C only: the definitions are C, and the drop-ins are C. */
 #if !defined(__cplusplus) && defined(__GNUC__)
-#define TSR__DROPIN_EXPORT(name) extern __typeof__(name) name __attribute__((visibility("default")));
+#define TSR__DROPIN_EXPORT(name)                                                                   \
+  extern __typeof__(name) name __attribute__((visibility("default")));
 #else
 #define TSR__DROPIN_EXPORT(name)
 #endif

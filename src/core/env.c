@@ -10,55 +10,65 @@
 
 #include "core/internal.h"
 
-#define NUM(name, def, lo, hi, what) {name, TSR__ENV_NUMBER, "a number", def, lo, hi, false, what}
-#define FLAG(name, def, what) {name, TSR__ENV_CHOICE, "0|1", def, 0, 0, false, what}
+#define NUM(name, def, lo, hi, what)                                                               \
+  { name, TSR__ENV_NUMBER, "a number", def, lo, hi, false, what }
+#define FLAG(name, def, what)                                                                      \
+  { name, TSR__ENV_CHOICE, "0|1", def, 0, 0, false, what }
 
 static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
-    [TSR__ENV_DEVICE] = {"TSR_DEVICE", TSR__ENV_TEXT, "auto, cpu, cuda, cuda:N, hip or hip:N", "auto",
-                         0, 0, true, "the device of tsr_device_default()"},
+    [TSR__ENV_DEVICE] = {"TSR_DEVICE", TSR__ENV_TEXT, "auto, cpu, cuda, cuda:N, hip or hip:N",
+                         "auto", 0, 0, true, "the device of tsr_device_default()"},
     [TSR__ENV_GEMM] = {"TSR_GEMM", TSR__ENV_CHOICE, "auto|native|vendor", "auto", 0, 0, true,
                        "the GEMM implementation of TSR_GEMM_AUTO calls"},
-    [TSR__ENV_GPU_SYNC_DEBUG] = FLAG("TSR_GPU_SYNC_DEBUG", "0", "every GPU kernel launch waits and checks"),
-    [TSR__ENV_GPU_CACHE_LIMIT] = NUM("TSR_GPU_CACHE_LIMIT", "", 0, 1e12,
-                                     "MiB the GPU caching allocator keeps (unset: a quarter of the device)"),
+    [TSR__ENV_GPU_SYNC_DEBUG] =
+        FLAG("TSR_GPU_SYNC_DEBUG", "0", "every GPU kernel launch waits and checks"),
+    [TSR__ENV_GPU_CACHE_LIMIT] =
+        NUM("TSR_GPU_CACHE_LIMIT", "", 0, 1e12,
+            "MiB the GPU caching allocator keeps (unset: a quarter of the device)"),
     [TSR__ENV_GPU_ALLOC_CACHE] = FLAG("TSR_GPU_ALLOC_CACHE", "1", "0: no GPU caching allocator"),
-    [TSR__ENV_SUMMA_CHUNK_FLOPS] = NUM("TSR_SUMMA_CHUNK_FLOPS", "2e9", 1, 1e18,
-                                       "least flops of a SUMMA CPU chunk between MPI progress calls"),
-    [TSR__ENV_DIST_GPU_STAGING] = {"TSR_DIST_GPU_STAGING", TSR__ENV_CHOICE, "auto|0|1", "auto", 0, 0,
-                                   false, "SUMMA's GPU panels through host buffers (1) or not (0)"},
-    [TSR__ENV_BCAST_ALPHA_BETA] = NUM("TSR_BCAST_ALPHA_BETA", "32768", 1, 1e12,
-                                      "latency x bandwidth (bytes) of the pipelined broadcast's model"),
-    [TSR__ENV_CPU_KERNEL] = {"TSR_CPU_KERNEL", TSR__ENV_CHOICE, "auto|portable|avx2|avx512", "auto", 0,
-                             0, false, "the CPU GEMM micro-kernel ISA"},
-    [TSR__ENV_CPU_GEMM_BLOCKS] = {"TSR_CPU_GEMM_BLOCKS", TSR__ENV_BLOCKS, "kc,mc,nc (integers >= 0)", "",
-                                  0, 0, false, "the CPU GEMM cache blocks"},
+    [TSR__ENV_SUMMA_CHUNK_FLOPS] =
+        NUM("TSR_SUMMA_CHUNK_FLOPS", "2e9", 1, 1e18,
+            "least flops of a SUMMA CPU chunk between MPI progress calls"),
+    [TSR__ENV_DIST_GPU_STAGING] = {"TSR_DIST_GPU_STAGING", TSR__ENV_CHOICE, "auto|0|1", "auto", 0,
+                                   0, false,
+                                   "SUMMA's GPU panels through host buffers (1) or not (0)"},
+    [TSR__ENV_BCAST_ALPHA_BETA] =
+        NUM("TSR_BCAST_ALPHA_BETA", "32768", 1, 1e12,
+            "latency x bandwidth (bytes) of the pipelined broadcast's model"),
+    [TSR__ENV_CPU_KERNEL] = {"TSR_CPU_KERNEL", TSR__ENV_CHOICE, "auto|portable|avx2|avx512", "auto",
+                             0, 0, false, "the CPU GEMM micro-kernel ISA"},
+    [TSR__ENV_CPU_GEMM_BLOCKS] = {"TSR_CPU_GEMM_BLOCKS", TSR__ENV_BLOCKS,
+                                  "kc,mc,nc (integers >= 0)", "", 0, 0, false,
+                                  "the CPU GEMM cache blocks"},
     [TSR__ENV_WISDOM] = {"TSR_WISDOM", TSR__ENV_TEXT, "a path", "", 0, 0, false,
                          "the CPU GEMM wisdom file"},
-    [TSR__ENV_WISDOM_WARN] = FLAG("TSR_WISDOM_WARN", "1", "0: no warning for an ignored TSR_WISDOM file"),
+    [TSR__ENV_WISDOM_WARN] =
+        FLAG("TSR_WISDOM_WARN", "1", "0: no warning for an ignored TSR_WISDOM file"),
     [TSR__ENV_BLAS_GPU_MIN_FLOPS] = NUM("TSR_BLAS_GPU_MIN_FLOPS", "1e9", 0, HUGE_VAL,
                                         "BLAS drop-in: smallest GEMM (2mnk flops) sent to the GPU"),
-    [TSR__ENV_BLAS_VERBOSE] = FLAG("TSR_BLAS_VERBOSE", "0", "BLAS drop-in: one line of counts at exit"),
-    [TSR__ENV_SCALAPACK_PATH] = {"TSR_SCALAPACK_PATH", TSR__ENV_CHOICE, "auto|redistribute", "auto", 0,
-                                 0, false, "ScaLAPACK drop-in: force the redistributing path"},
+    [TSR__ENV_BLAS_VERBOSE] =
+        FLAG("TSR_BLAS_VERBOSE", "0", "BLAS drop-in: one line of counts at exit"),
+    [TSR__ENV_SCALAPACK_PATH] = {"TSR_SCALAPACK_PATH", TSR__ENV_CHOICE, "auto|redistribute", "auto",
+                                 0, 0, false, "ScaLAPACK drop-in: force the redistributing path"},
     [TSR__ENV_SCALAPACK_REPORT] = {"TSR_SCALAPACK_REPORT", TSR__ENV_TEXT, "a path", "", 0, 0, false,
                                    "ScaLAPACK drop-in: one JSON line per process at exit"},
     [TSR__ENV_SMPI_GPU] = FLAG("TSR_SMPI_GPU", "0", "SimGrid model: local GEMMs as an H100"),
-    [TSR__ENV_SMPI_GPU_F32] = NUM("TSR_SMPI_GPU_F32", "50e12", 1e-30, HUGE_VAL,
-                                  "SimGrid model: f32 GEMM peak (flop/s)"),
-    [TSR__ENV_SMPI_GPU_F64] = NUM("TSR_SMPI_GPU_F64", "57e12", 1e-30, HUGE_VAL,
-                                  "SimGrid model: f64 GEMM peak (flop/s)"),
+    [TSR__ENV_SMPI_GPU_F32] =
+        NUM("TSR_SMPI_GPU_F32", "50e12", 1e-30, HUGE_VAL, "SimGrid model: f32 GEMM peak (flop/s)"),
+    [TSR__ENV_SMPI_GPU_F64] =
+        NUM("TSR_SMPI_GPU_F64", "57e12", 1e-30, HUGE_VAL, "SimGrid model: f64 GEMM peak (flop/s)"),
     [TSR__ENV_SMPI_GPU_HALF] = NUM("TSR_SMPI_GPU_HALF", "64", 1e-30, HUGE_VAL,
                                    "SimGrid model: dimension at half efficiency"),
     [TSR__ENV_SMPI_GPU_LAUNCH] = NUM("TSR_SMPI_GPU_LAUNCH", "10e-6", 1e-30, HUGE_VAL,
                                      "SimGrid model: seconds per GEMM launch"),
-    [TSR__ENV_SMPI_GPU_STAGING] = FLAG("TSR_SMPI_GPU_STAGING", "0",
-                                       "SimGrid model: charge staged panels' copies"),
-    [TSR__ENV_SMPI_PCIE_BW] = NUM("TSR_SMPI_PCIE_BW", "50e9", 1e-30, HUGE_VAL,
-                                  "SimGrid model: host-device bytes/s"),
+    [TSR__ENV_SMPI_GPU_STAGING] =
+        FLAG("TSR_SMPI_GPU_STAGING", "0", "SimGrid model: charge staged panels' copies"),
+    [TSR__ENV_SMPI_PCIE_BW] =
+        NUM("TSR_SMPI_PCIE_BW", "50e9", 1e-30, HUGE_VAL, "SimGrid model: host-device bytes/s"),
     [TSR__ENV_SMPI_MEMORY_BW] = NUM("TSR_SMPI_MEMORY_BW", "10e9", 1e-30, HUGE_VAL,
                                     "SimGrid model: memory bytes/s of local copies"),
-    [TSR__ENV_OMP_WAIT_POLICY] = {"OMP_WAIT_POLICY", TSR__ENV_CHOICE, "passive|active", "", 0, 0, false,
-                                  "how idle CPU GEMM pool threads wait"},
+    [TSR__ENV_OMP_WAIT_POLICY] = {"OMP_WAIT_POLICY", TSR__ENV_CHOICE, "passive|active", "", 0, 0,
+                                  false, "how idle CPU GEMM pool threads wait"},
 };
 
 static atomic_bool tsr__env_warned[TSR__ENV_COUNT];

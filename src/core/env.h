@@ -58,7 +58,8 @@ typedef enum tsr__env_id {
 } tsr__env_id;
 
 typedef enum tsr__env_kind {
-  TSR__ENV_CHOICE, /* one of `values` ("a|b|c", compared without case); the reader gives its index */
+  TSR__ENV_CHOICE, /* one of `values` ("a|b|c", compared without case); the reader gives its index
+                    */
   TSR__ENV_NUMBER, /* a decimal or exponent number in [min, max] */
   TSR__ENV_BLOCKS, /* three integers >= 0, "kc,mc,nc" */
   TSR__ENV_TEXT    /* any non-empty text (a path, a device name checked by its reader) */
@@ -71,9 +72,9 @@ typedef struct tsr__env_var {
   tsr__env_kind kind;
   const char *values; /* CHOICE: "a|b|c"; else a description of what is accepted */
   const char *def;
-  double min, max;    /* NUMBER */
-  bool error;         /* a bad value fails the read (else: warning, default kept) */
-  const char *what;   /* what it does, one line */
+  double min, max;  /* NUMBER */
+  bool error;       /* a bad value fails the read (else: warning, default kept) */
+  const char *what; /* what it does, one line */
 } tsr__env_var;
 
 /* The table (TSR__ENV_COUNT rows, indexed by tsr__env_id). */

@@ -229,7 +229,7 @@ tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_g
   static const tsr_gemm_path paths[] = {TSR_GEMM_AUTO, TSR_GEMM_NATIVE, TSR_GEMM_VENDOR};
   *out = TSR_GEMM_AUTO;
   const int i = tsr__env_choice(TSR__ENV_GEMM); /* "auto|native|vendor" */
-  if (i < 0) return TSR_ERR_INVALID_ARGUMENT;     /* the reader set the message */
+  if (i < 0) return TSR_ERR_INVALID_ARGUMENT;   /* the reader set the message */
   *out = paths[i]; /* auto: the backend chooses per call (tsr__gemm_args.path) */
   return TSR_OK;
 }

@@ -45,8 +45,7 @@ int tsr__dist_model_gpu(void) {
 
 double tsr__dist_model_gemm_seconds(double m, double n, double k, size_t es) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
-  const double peak =
-      tsr__env_number(es == 4 ? TSR__ENV_SMPI_GPU_F32 : TSR__ENV_SMPI_GPU_F64);
+  const double peak = tsr__env_number(es == 4 ? TSR__ENV_SMPI_GPU_F32 : TSR__ENV_SMPI_GPU_F64);
   const double h = tsr__env_number(TSR__ENV_SMPI_GPU_HALF);
   const double eff = m / (m + h) * (n / (n + h)) * (k / (k + h));
   return 2.0 * m * n * k / (peak * eff) + tsr__env_number(TSR__ENV_SMPI_GPU_LAUNCH);

@@ -60,7 +60,8 @@ typedef struct tsr__gemm_tuning {
 } tsr__gemm_tuning;
 
 /* The library's own choices, as an initializer: tsr__gemm_tuning t = TSR__GEMM_TUNING_DEFAULT; */
-#define TSR__GEMM_TUNING_DEFAULT {.stream_min_bytes = -1, .small_mnk = -1, .small_kblock = 0}
+#define TSR__GEMM_TUNING_DEFAULT                                                                   \
+  { .stream_min_bytes = -1, .small_mnk = -1, .small_kblock = 0 }
 
 /* g's tuning, or the library's defaults when it has none. */
 static inline const tsr__gemm_tuning *tsr__gemm_tuning_of(const tsr__gemm_args *g) {
@@ -125,7 +126,8 @@ void tsr__gemm_rule_blocks(const tsr__gemm_kernel *k, const tsr__cpu_cache cache
 
 /* Clamps blocks and grain to the registry's bounds (KC in [8, 4096], a multiple of 4; MC and NC
    in [MR, 65536] and [NR, 65536], multiples of k's MR and NR; grain in [1, 16], else 4): what
-   a call's own configuration (tsr__gemm_tuning.config) gets, so tessera-tune records the configuration that runs. */
+   a call's own configuration (tsr__gemm_tuning.config) gets, so tessera-tune records the
+   configuration that runs. */
 void tsr__gemm_blocks_fix(const tsr__gemm_kernel *k, int64_t *kc, int64_t *mc, int64_t *nc,
                           int *grain);
 

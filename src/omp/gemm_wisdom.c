@@ -18,7 +18,8 @@
 #include "omp/omp_internal.h"
 
 tsr_status tsr__gemm_wisdom_path(char *path, size_t size) {
-  const char *w = tsr__env_text(TSR__ENV_WISDOM), *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+  const char *w = tsr__env_text(TSR__ENV_WISDOM), *x = getenv("XDG_CACHE_HOME"),
+             *h = getenv("HOME");
   int n;
   if (w && *w)
     n = snprintf(path, size, "%s", w);
@@ -312,4 +313,3 @@ void tsr__gemm_wisdom_reload(void) {
   tsr__wisdom_load();
   pthread_mutex_unlock(&tsr__wisdom_lock);
 }
-

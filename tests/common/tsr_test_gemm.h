@@ -2,9 +2,10 @@
  * One check of the CPU backend's GEMM for the tests that link the static library (it calls
  * the internal tsr__omp_gemm): C = A*B, row-major, no transposes, alpha 1, beta 0, A (m x k)
  * and B (k x n) random from two seeds, in dtype dt (f32 or f64), against the float64
- * reference of the same rounded inputs, with the call's tuning (NULL: the library's). Returns true when the status is TSR_OK and the
- * relative error is within tsr_test_tol(dt, k). No cmocka asserts, so threads and forked
- * children may call it; include after tsr_test.h and omp/gemm_tune.h.
+ * reference of the same rounded inputs, with the call's tuning (NULL: the library's). Returns true
+ * when the status is TSR_OK and the relative error is within tsr_test_tol(dt, k). No cmocka
+ * asserts, so threads and forked children may call it; include after tsr_test.h and
+ * omp/gemm_tune.h.
  */
 #ifndef TSR_TEST_GEMM_H
 #define TSR_TEST_GEMM_H

@@ -117,8 +117,7 @@ int main(int argc, char **argv) {
   CHECK(tsr_gemm_host(TSR_F64, TSR_NO_TRANS, TSR_NO_TRANS, N, N, N, 1.0, b, N, a, N, 0.0, c, N) ==
             TSR_OK,
         "tsr_gemm_host: %s", tsr_last_error());
-  CHECK(max_diff(c, ref) < tol, "tsr_gemm_host differs from the reference by %g",
-        max_diff(c, ref));
+  CHECK(max_diff(c, ref) < tol, "tsr_gemm_host differs from the reference by %g", max_diff(c, ref));
   const int pool = thread_count();
   /* The check below means something only if the first GEMM did start pool threads. */
   CHECK(pool >= before + 2, "tsr_gemm_host started %d threads (OMP_NUM_THREADS=3: expected 2)",
