@@ -34,6 +34,15 @@ endforeach()
 if(TARGET tessera-gemm)
   add_executable(test_dist_cli test_dist_cli.c)
   target_link_libraries(test_dist_cli PRIVATE tsr_test_common)
+  # The LD_PRELOAD shim that counts the job's opens of its inputs (test_opens_once); plain C,
+  # not instrumented (it is preloaded ahead of the sanitizer runtime).
+  add_library(tsr_open_count MODULE open_count.c)
+  target_compile_options(tsr_open_count PRIVATE -fno-sanitize=all)
+  target_link_options(tsr_open_count PRIVATE -fno-sanitize=all)
+  target_link_libraries(tsr_open_count PRIVATE ${CMAKE_DL_LIBS})
+  add_dependencies(test_dist_cli tsr_open_count)
+  target_compile_definitions(test_dist_cli
+                             PRIVATE TSR_OPEN_COUNT_SHIM="$<TARGET_FILE:tsr_open_count>")
   # Two groups run in parallel: the job's results and options, and the faults (full disk,
   # signals, FIFOs, device nodes, per-rank folders, long names).
   foreach(group job faults)
