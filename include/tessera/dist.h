@@ -85,6 +85,31 @@ TSR_API tsr_status tsr_grid_free(tsr_grid *grid);
 /** Describes a grid (local, not collective). @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
 TSR_API tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_props *info);
 
+/* ---------------------------------------------------------------- agreement ----------- */
+
+/** Longest message (bytes, terminator included) tsr_dist_agree() carries from a failing rank. */
+#define TSR_DIST_AGREE_MSG 1024
+
+/**
+ * Agreement of every rank of `comm` on the outcome of a step, the rule every collective
+ * Tessera call follows before it goes on (so a failure on one rank fails every rank instead
+ * of leaving the others waiting): each rank passes its own `*code` (0: success, any other
+ * value: the caller's failure code, e.g. a ::tsr_status or an exit code) and its message; when
+ * any rank failed, every rank returns with `*code` and `msg` set to those of the
+ * **lowest-numbered failing rank**, with " (rank r)" appended when some ranks succeeded (when
+ * every rank failed the message is rank 0's as it is). When no rank failed, `*code` stays 0 and
+ * `msg` is left alone. The message travels truncated to TSR_DIST_AGREE_MSG - 1 bytes and is
+ * written into `msg` truncated to cap - 1 bytes (always terminated). Collective over `comm`
+ * (every rank must call it, with any cap).
+ * @param[in,out] code this rank's code in; the agreed code out.
+ * @param[in,out] msg this rank's message in (read only when *code != 0; NULL then means "");
+ *                the agreed message out when some rank failed (not written when msg is NULL).
+ * @return ::TSR_OK (the agreement took place, whatever the codes); ::TSR_ERR_NULL_POINTER
+ *         (code is NULL; no communication, so every rank must pass the same); ::TSR_ERR_MPI
+ *         (an invalid communicator, or MPI_Allreduce / MPI_Bcast failed: *code is unchanged).
+ */
+TSR_API tsr_status tsr_dist_agree(MPI_Comm comm, int *code, char *msg, size_t cap);
+
 /* ---------------------------------------------------------------- index helpers ------- */
 
 /**

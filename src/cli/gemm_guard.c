@@ -68,11 +68,6 @@ int check_paths(const options *o, char *msg, size_t cap) {
   int code = 0;
   /* The output: every rank opens it with MPI-IO, so every rank checks it. */
   if (o->out_path) code = check_target("-o", o->out_path, o, msg, cap);
-  if (code && g_rank != 0) {
-    char mine[1024];
-    snprintf(mine, sizeof mine, "%s (rank %d)", msg, g_rank);
-    snprintf(msg, cap, "%s", mine);
-  }
   if ((code = agree(code, msg))) return code;
   /* The JSON report: rank 0 writes it. */
   if (g_rank == 0 && o->json_path) {

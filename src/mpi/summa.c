@@ -117,7 +117,7 @@ typedef struct summa {
   double chunk_flops; /* least flops of a local-multiply chunk on the CPU */
 } summa;
 
-void tsr__summa_plan_free(struct tsr__summa_plan *p) {
+static void summa_plan_free(struct tsr__summa_plan *p) {
   if (!p) return;
   for (int i = 0; i < SUMMA_SLOTS; i++) {
     summa_slot *sl = &p->slot[i];
@@ -148,7 +148,7 @@ static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_
     s->plan = p;
     return TSR_OK;
   }
-  tsr__summa_plan_free(p);
+  summa_plan_free(p);
   g->summa_plan = NULL;
   p = calloc(1, sizeof *p);
   if (!p) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, s->fn, "SUMMA plan");
@@ -177,10 +177,11 @@ static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_
   if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->d2h);
   if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->h2d);
   if (st != TSR_OK) {
-    tsr__summa_plan_free(p);
+    summa_plan_free(p);
     return st;
   }
   g->summa_plan = p;
+  g->summa_plan_free = summa_plan_free;
   s->plan = p;
   return TSR_OK;
 }
