@@ -29,6 +29,19 @@ foreach(t gemm matrix io pipeline)
   endforeach()
 endforeach()
 
+# Transposed operands through the one block-cyclic exchange on every grid of 1 to 6 ranks
+# (odd and prime counts included).
+add_executable(test_dist_transpose test_dist_transpose.c)
+target_link_libraries(test_dist_transpose PRIVATE tsr_test_common MPI::MPI_C)
+foreach(np 1 2 3 4 5 6)
+  add_test(NAME dist_transpose_np${np}
+           COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                   --oversubscribe $<TARGET_FILE:test_dist_transpose>)
+  set_tests_properties(dist_transpose_np${np} PROPERTIES LABELS mpi TIMEOUT 300
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
+                       RESOURCE_LOCK ${TSR_MPI_LOCK})
+endforeach()
+
 # The tessera-gemm job, driven from a serial program that starts mpiexec: exit codes,
 # messages and leftover files for good and bad input.
 if(TARGET tessera-gemm)

@@ -293,6 +293,152 @@ tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, in
   return st;
 }
 
+/* The state of one collective write, shared by its steps. */
+typedef struct npy_writer {
+  const char *fn, *path;
+  const tsr_dmatrix *a;
+  int fortran_order;
+  char tmpname[PATH_MAX + 64]; /* the temporary file beside `path` */
+  char header[4096];           /* rank 0's header */
+  size_t hlen;                 /* its length (every rank) */
+  uint64_t total;              /* bytes of the whole file */
+  int64_t count;               /* local elements */
+  void *local, *buf;           /* the local block on the host; its row-major / swapped copy */
+  bool staged, created;        /* created: rank 0 removes the temporary on failure */
+  MPI_File fh;
+  MPI_Datatype ftype;
+} npy_writer;
+
+/* Step 1: the temporary name (rank 0's pid and write count), rank 0's header, the local block
+   on the host in the file's order and byte order, the darray view. Agreed. */
+static tsr_status npy_write_prepare(npy_writer *w) {
+  const char *fn = w->fn;
+  const tsr_dmatrix *a = w->a;
+  tsr_grid *g = a->grid;
+  /* The temporary name carries rank 0's pid, so two jobs writing one path do not collide. */
+  long long pid = (long long)getpid();
+  int rc = MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, g->comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  size_t es = tsr__dtype_size(a->dtype);
+  /* The sequence number tells apart two writes of one job whose names share their first
+     TSR__TEMP_NAME_KEEP bytes; rank 0's count is used. */
+  static atomic_uint sequence;
+  unsigned seq = atomic_fetch_add(&sequence, 1u);
+  rc = MPI_Bcast(&seq, 1, MPI_UNSIGNED, 0, g->comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  tsr_status st = tsr__temp_path(fn, w->path, (long)pid, seq, w->tmpname, sizeof w->tmpname);
+  if (st == TSR_OK) st = check_mpiio_name(fn, w->tmpname, w->path);
+  if (st == TSR_OK && g->rank == 0) {
+    int64_t shape[2] = {a->m, a->n};
+    st = tsr_npy_format_header(a->dtype, w->fortran_order, 2, shape, w->header, sizeof w->header,
+                               &w->hlen);
+  }
+  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &w->local, &w->staged);
+  /* The column-major local block is the Fortran-order darray piece as it is; C order needs
+     it row-major. A big-endian host also writes a swapped copy (files are little-endian). */
+  if (st == TSR_OK && (!w->fortran_order || tsr__host_big_endian())) {
+    st = tsr__host_alloc((size_t)w->count * es, &w->buf);
+    if (st == TSR_OK) {
+      if (w->fortran_order)
+        memcpy(w->buf, w->local, (size_t)w->count * es);
+      else
+        cm_to_rm(w->local, w->buf, a->mloc, a->nloc, es);
+      if (tsr__host_big_endian()) tsr__byteswap(w->buf, w->count, es);
+    }
+  }
+  if (st == TSR_OK && a->m > 0 && a->n > 0) st = make_darray(fn, a, w->fortran_order, &w->ftype);
+  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
+  unsigned long long hl = w->hlen;
+  rc = MPI_Bcast(&hl, 1, MPI_UNSIGNED_LONG_LONG, 0, g->comm);
+  w->hlen = (size_t)hl;
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  w->total = (uint64_t)w->hlen + (uint64_t)(a->m * a->n) * es;
+  return TSR_OK;
+}
+
+/* Step 2: the temporary file, created by every rank, its whole size reserved by rank 0 (a full
+   disk fails here, on every rank, before any data). Agreed; on failure the file is closed. */
+static tsr_status npy_write_create(npy_writer *w) {
+  tsr_grid *g = w->a->grid;
+  if (g->rank == 0) unlink(w->tmpname); /* a stale file of a crashed job with the same pid */
+  MPI_Barrier(g->comm);
+  w->created = true;
+  tsr_status st = TSR_OK;
+  int rc =
+      MPI_File_open(g->comm, w->tmpname, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &w->fh);
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    st = tsr__set_error(TSR_ERR_IO, w->fn, "cannot create '%s' (temporary file for '%s'): %s",
+                        w->tmpname, w->path, text);
+    w->fh = MPI_FILE_NULL;
+  }
+  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(w->fn, w->tmpname, w->total);
+  st = tsr__dist_agree(w->fn, g->comm, st);
+  if (st != TSR_OK && w->fh != MPI_FILE_NULL) MPI_File_close(&w->fh);
+  return st;
+}
+
+/* Step 3: rank 0's header, every rank's blocks through the darray view, sync and close. Every
+   byte count is checked: some MPI-IO drivers return success on a short write (a full disk).
+   Every rank makes every collective call, failed or not. Agreed. */
+static tsr_status npy_write_data(npy_writer *w) {
+  const char *fn = w->fn;
+  const tsr_dmatrix *a = w->a;
+  tsr_grid *g = a->grid;
+  tsr_status st = TSR_OK;
+  int got = 0, rc;
+  if (g->rank == 0) {
+    MPI_Status status;
+    rc = MPI_File_write_at(w->fh, 0, w->header, (int)w->hlen, MPI_BYTE, &status);
+    if (rc != MPI_SUCCESS)
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_at (header)");
+    else if (!full_count(&status, MPI_BYTE, (int)w->hlen, &got))
+      st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short write of the header, %d of %zu bytes",
+                          w->path, got, w->hlen);
+  }
+  if (a->m > 0 && a->n > 0) {
+    MPI_Datatype etype = tsr__mpi_type(a->dtype);
+    rc = MPI_File_set_view(w->fh, (MPI_Offset)w->hlen, etype, w->ftype, "native", MPI_INFO_NULL);
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+    MPI_Status status;
+    rc = MPI_File_write_all(w->fh, w->buf ? w->buf : w->local, (int)w->count, etype, &status);
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_all");
+    else if (st == TSR_OK && !full_count(&status, etype, (int)w->count, &got))
+      st = tsr__set_error(TSR_ERR_IO, fn,
+                          "'%s': short write, %d of %lld elements (disk full or file size limit?)",
+                          w->path, got, (long long)w->count);
+  }
+  rc = MPI_File_sync(w->fh);
+  if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_sync");
+  rc = MPI_File_close(&w->fh);
+  if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_close");
+  return tsr__dist_agree(fn, g->comm, st);
+}
+
+/* Step 4, rank 0: the size the file must have (a write that was silently dropped shows here),
+   then the rename onto `path`. Agreed. */
+static tsr_status npy_write_commit(npy_writer *w) {
+  tsr_grid *g = w->a->grid;
+  tsr_status st = TSR_OK;
+  if (g->rank == 0) {
+    uint64_t size = 0;
+    int fd = -1;
+    st = tsr__open_input(w->fn, w->tmpname, &fd, &size);
+    if (fd >= 0) close(fd);
+    if (st == TSR_OK && size != w->total)
+      st = tsr__set_error(TSR_ERR_IO, w->fn,
+                          "'%s': the written file has %llu bytes, expected %llu (disk full?)",
+                          w->path, (unsigned long long)size, (unsigned long long)w->total);
+    if (st == TSR_OK) st = tsr__commit_temp(w->fn, w->tmpname, w->path);
+    if (st == TSR_OK) w->created = false;
+  }
+  return tsr__dist_agree(w->fn, g->comm, st);
+}
+
 tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int fortran_order) {
   TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_write_npy";
@@ -308,128 +454,21 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
   if (st == TSR_OK) st = tsr__check_output(fn, path);
   TSR_CALL(tsr__dist_agree(fn, g->comm, st));
 
-  /* The temporary name carries rank 0's pid, so two jobs writing one path do not collide. */
-  long long pid = (long long)getpid();
-  int rc = MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, g->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-  char tmpname[PATH_MAX + 64];
-  char header[4096];
-  size_t hlen = 0;
-  size_t es = tsr__dtype_size(a->dtype);
-  int64_t count = a->mloc * a->nloc;
-  void *local = NULL, *buf = NULL;
-  bool staged = false, created = false;
-  MPI_File fh = MPI_FILE_NULL;
-  MPI_Datatype ftype = MPI_DATATYPE_NULL;
-  /* The sequence number tells apart two writes of one job whose names share their first
-     TSR__TEMP_NAME_KEEP bytes; rank 0's count is used. */
-  static atomic_uint sequence;
-  unsigned seq = atomic_fetch_add(&sequence, 1u);
-  rc = MPI_Bcast(&seq, 1, MPI_UNSIGNED, 0, g->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-  st = tsr__temp_path(fn, path, (long)pid, seq, tmpname, sizeof tmpname);
-  if (st == TSR_OK) st = check_mpiio_name(fn, tmpname, path);
-  if (st == TSR_OK && g->rank == 0) {
-    int64_t shape[2] = {a->m, a->n};
-    st = tsr_npy_format_header(a->dtype, fortran_order, 2, shape, header, sizeof header, &hlen);
-  }
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &local, &staged);
-  /* The column-major local block is the Fortran-order darray piece as it is; C order needs
-     it row-major. A big-endian host also writes a swapped copy (files are little-endian). */
-  if (st == TSR_OK && (!fortran_order || tsr__host_big_endian())) {
-    st = tsr__host_alloc((size_t)count * es, &buf);
-    if (st == TSR_OK) {
-      if (fortran_order)
-        memcpy(buf, local, (size_t)count * es);
-      else
-        cm_to_rm(local, buf, a->mloc, a->nloc, es);
-      if (tsr__host_big_endian()) tsr__byteswap(buf, count, es);
-    }
-  }
-  if (st == TSR_OK && a->m > 0 && a->n > 0) st = make_darray(fn, a, fortran_order, &ftype);
-  st = tsr__dist_agree(fn, g->comm, st);
-  if (st != TSR_OK) goto done;
-  unsigned long long hl = hlen;
-  rc = MPI_Bcast(&hl, 1, MPI_UNSIGNED_LONG_LONG, 0, g->comm);
-  hlen = (size_t)hl;
-  if (rc != MPI_SUCCESS) {
-    st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-    goto done;
-  }
-
-  if (g->rank == 0) unlink(tmpname); /* a stale file of a crashed job with the same pid */
-  MPI_Barrier(g->comm);
-  created = true; /* from here on, rank 0 removes the temporary on failure */
-  rc = MPI_File_open(g->comm, tmpname, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-  if (rc != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    MPI_Error_string(rc, text, &len);
-    st = tsr__set_error(TSR_ERR_IO, fn, "cannot create '%s' (temporary file for '%s'): %s", tmpname,
-                        path, text);
-    fh = MPI_FILE_NULL;
-  }
-  /* Space for the whole file, before any data: a full disk fails here, on every rank. */
-  uint64_t total = (uint64_t)hlen + (uint64_t)(a->m * a->n) * es;
-  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(fn, tmpname, total);
-  st = tsr__dist_agree(fn, g->comm, st);
-  if (st != TSR_OK) {
-    if (fh != MPI_FILE_NULL) MPI_File_close(&fh);
-    goto done;
-  }
-  {
-    /* Every byte count is checked: some MPI-IO drivers return success on a short write
-       (a full disk). Every rank makes every collective call, failed or not. */
-    int got = 0;
-    if (g->rank == 0 && st == TSR_OK) {
-      MPI_Status status;
-      rc = MPI_File_write_at(fh, 0, header, (int)hlen, MPI_BYTE, &status);
-      if (rc != MPI_SUCCESS)
-        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_at (header)");
-      else if (!full_count(&status, MPI_BYTE, (int)hlen, &got))
-        st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short write of the header, %d of %zu bytes",
-                            path, got, hlen);
-    }
-    if (a->m > 0 && a->n > 0) {
-      MPI_Datatype etype = tsr__mpi_type(a->dtype);
-      rc = MPI_File_set_view(fh, (MPI_Offset)hlen, etype, ftype, "native", MPI_INFO_NULL);
-      if (rc != MPI_SUCCESS && st == TSR_OK)
-        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
-      MPI_Status status;
-      rc = MPI_File_write_all(fh, buf ? buf : local, (int)count, etype, &status);
-      if (rc != MPI_SUCCESS && st == TSR_OK)
-        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_all");
-      else if (st == TSR_OK && !full_count(&status, etype, (int)count, &got))
-        st =
-            tsr__set_error(TSR_ERR_IO, fn,
-                           "'%s': short write, %d of %lld elements (disk full or file size limit?)",
-                           path, got, (long long)count);
-    }
-    rc = MPI_File_sync(fh);
-    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_sync");
-    rc = MPI_File_close(&fh);
-    if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_close");
-  }
-  st = tsr__dist_agree(fn, g->comm, st);
-  if (st == TSR_OK && g->rank == 0) {
-    /* The size the file must have: a write that was silently dropped shows here. */
-    uint64_t want = total, size = 0;
-    int fd = -1;
-    st = tsr__open_input(fn, tmpname, &fd, &size);
-    if (fd >= 0) close(fd);
-    if (st == TSR_OK && size != want)
-      st = tsr__set_error(TSR_ERR_IO, fn,
-                          "'%s': the written file has %llu bytes, expected %llu (disk full?)", path,
-                          (unsigned long long)size, (unsigned long long)want);
-    if (st == TSR_OK) st = tsr__commit_temp(fn, tmpname, path);
-    if (st == TSR_OK) created = false;
-  }
-  st = tsr__dist_agree(fn, g->comm, st);
-done:
-  if (st != TSR_OK && created && g->rank == 0) unlink(tmpname);
-  if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
-  if (local) tsr__dm_host_done(fn, a, local, staged, false);
-  tsr__host_free(buf);
+  npy_writer *w = calloc(1, sizeof *w);
+  st = w ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate the writer");
+  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
+  w->fn = fn, w->path = path, w->a = a, w->fortran_order = fortran_order;
+  w->count = a->mloc * a->nloc;
+  w->fh = MPI_FILE_NULL;
+  w->ftype = MPI_DATATYPE_NULL;
+  st = npy_write_prepare(w);
+  if (st == TSR_OK) st = npy_write_create(w);
+  if (st == TSR_OK) st = npy_write_data(w);
+  if (st == TSR_OK) st = npy_write_commit(w);
+  if (st != TSR_OK && w->created && g->rank == 0) unlink(w->tmpname);
+  if (w->ftype != MPI_DATATYPE_NULL) MPI_Type_free(&w->ftype);
+  if (w->local) tsr__dm_host_done(fn, a, w->local, w->staged, false);
+  tsr__host_free(w->buf);
+  free(w);
   return st;
 }
