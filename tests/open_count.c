@@ -72,7 +72,8 @@ __attribute__((destructor)) static void report(void) {
     n += snprintf(line + n, sizeof line - (size_t)n, " %ld", counts[i]);
   line[n++] = '\n';
   /* The real open: this file is not counted (and not a target). */
-  int (*real_open)(const char *, int, ...) = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+  int (*real_open)(const char *, int, ...) =
+      (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
   int fd = real_open ? real_open(out, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : -1;
   if (fd < 0) return;
   if (write(fd, line, (size_t)n) != n) { /* the test then finds the line missing */
@@ -92,7 +93,7 @@ __attribute__((destructor)) static void report(void) {
   } while (0)
 
 #define WRAP_OPEN(name)                                                                            \
-  EXPORT int name(const char *path, int flags, ...) {                                                     \
+  EXPORT int name(const char *path, int flags, ...) {                                              \
     mode_t mode = 0;                                                                               \
     MODE_ARG(flags, mode);                                                                         \
     static int (*real)(const char *, int, ...);                                                    \
@@ -105,7 +106,7 @@ WRAP_OPEN(open)
 WRAP_OPEN(open64)
 
 #define WRAP_OPENAT(name)                                                                          \
-  EXPORT int name(int dirfd, const char *path, int flags, ...) {                                          \
+  EXPORT int name(int dirfd, const char *path, int flags, ...) {                                   \
     mode_t mode = 0;                                                                               \
     MODE_ARG(flags, mode);                                                                         \
     static int (*real)(int, const char *, int, ...);                                               \
@@ -118,7 +119,7 @@ WRAP_OPENAT(openat)
 WRAP_OPENAT(openat64)
 
 #define WRAP_OPEN2(name)                                                                           \
-  EXPORT int name(const char *path, int flags) {                                                          \
+  EXPORT int name(const char *path, int flags) {                                                   \
     static int (*real)(const char *, int);                                                         \
     if (!real) real = (int (*)(const char *, int))dlsym(RTLD_NEXT, #name);                         \
     int fd = real(path, flags);                                                                    \
@@ -129,7 +130,7 @@ WRAP_OPEN2(__open_2)
 WRAP_OPEN2(__open64_2)
 
 #define WRAP_OPENAT2(name)                                                                         \
-  EXPORT int name(int dirfd, const char *path, int flags) {                                               \
+  EXPORT int name(int dirfd, const char *path, int flags) {                                        \
     static int (*real)(int, const char *, int);                                                    \
     if (!real) real = (int (*)(int, const char *, int))dlsym(RTLD_NEXT, #name);                    \
     int fd = real(dirfd, path, flags);                                                             \
@@ -140,7 +141,7 @@ WRAP_OPENAT2(__openat_2)
 WRAP_OPENAT2(__openat64_2)
 
 #define WRAP_FOPEN(name)                                                                           \
-  EXPORT FILE *name(const char *path, const char *mode) {                                                 \
+  EXPORT FILE *name(const char *path, const char *mode) {                                          \
     static FILE *(*real)(const char *, const char *);                                              \
     if (!real) real = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, #name);            \
     FILE *f = real(path, mode);                                                                    \

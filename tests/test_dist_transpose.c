@@ -32,10 +32,10 @@ static void run(tsr_grid *g, const tcase *cs, tsr_dtype dt, int ta, int tb, uint
   assert_non_null(ref);
   tsr_test_ref_gemm_into(ta, tb, m, n, k, alpha, a, b, beta, c0, ref);
   /* Stored shapes and blocks: op(A) is m x k in mb x kb blocks, op(B) k x n in kb x nb. */
-  tsr_dmatrix *A = ta ? from_host(g, a, k, m, cs->kb, cs->mb, dt)
-                      : from_host(g, a, m, k, cs->mb, cs->kb, dt);
-  tsr_dmatrix *B = tb ? from_host(g, b, n, k, cs->nb, cs->kb, dt)
-                      : from_host(g, b, k, n, cs->kb, cs->nb, dt);
+  tsr_dmatrix *A =
+      ta ? from_host(g, a, k, m, cs->kb, cs->mb, dt) : from_host(g, a, m, k, cs->mb, cs->kb, dt);
+  tsr_dmatrix *B =
+      tb ? from_host(g, b, n, k, cs->nb, cs->kb, dt) : from_host(g, b, k, n, cs->kb, cs->nb, dt);
   tsr_dmatrix *C = from_host(g, c0, m, n, cs->mb, cs->nb, dt);
   tsr_dist_stats stats;
   TSR_ASSERT_OK(tsr_dist_gemm_ex(ta ? TSR_TRANS : TSR_NO_TRANS, tb ? TSR_TRANS : TSR_NO_TRANS,

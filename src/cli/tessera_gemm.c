@@ -44,7 +44,7 @@ typedef struct job {
   tsr_grid_props gi;
   tsr_dmatrix *A, *B, *C, *C0;
   tsr_dmatrix_npy *fa, *fb, *fc; /* the input files, open from step_shapes to step_load */
-  int64_t ar, ac, br, bc; /* stored shapes of A and B */
+  int64_t ar, ac, br, bc;        /* stored shapes of A and B */
   job_info ji;
   results r;
   int64_t memory_per_rank; /* opt.memory_per_rank: what the job leaves free (0: no limit) */

@@ -251,7 +251,7 @@ static tsr_status g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, const 
   int *pa = L->procs, *pb = L->procs + (size_t)cq * q;
   for (int r = 0; r < q; r++)
     for (int v = 0; v < cq; v++) {
-      pa[r * cq + v] = (v % replicas) * q * q + r * q + v / replicas; /* q x cq: (layer row, v) */
+      pa[r * cq + v] = (v % replicas) * q * q + r * q + v / replicas;  /* q x cq: (layer row, v) */
       pb[v * q + r] = (v % replicas) * q * q + (v / replicas) * q + r; /* cq x q */
     }
   tsr__bc_procs gpa = {q, cq, pa}, gpb = {cq, q, pb};
@@ -267,8 +267,8 @@ static tsr_status g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, const 
   db.lld = L->bl->lld;
   const tsr_dmatrix *c = L->al; /* dtype and m of the product */
   tsr_status st =
-      tsr__bc_redistribute_ex(L->fn, g, c->dtype, c->m, L->k, &sa, NULL, ta == TSR_TRANS, &da,
-                              &gpa, L->xflags, &L->st.bytes_sent, &L->st.bytes_received);
+      tsr__bc_redistribute_ex(L->fn, g, c->dtype, c->m, L->k, &sa, NULL, ta == TSR_TRANS, &da, &gpa,
+                              L->xflags, &L->st.bytes_sent, &L->st.bytes_received);
   if (st == TSR_OK)
     st = tsr__bc_redistribute_ex(L->fn, g, c->dtype, L->k, L->bl->n, &sb, NULL, tb == TSR_TRANS,
                                  &db, &gpb, L->xflags, &L->st.bytes_sent, &L->st.bytes_received);

@@ -158,8 +158,10 @@ tsr_status tsr_dmatrix_npy_open(tsr_grid *grid, const char *path, tsr_dmatrix_np
   if (st == TSR_OK) {
     size_t len = strlen(path) + 1;
     f = calloc(1, sizeof *f + len);
-    if (f) memcpy(f->path, path, len);
-    else st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate the handle of '%s'", path);
+    if (f)
+      memcpy(f->path, path, len);
+    else
+      st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate the handle of '%s'", path);
   }
   st = tsr__dist_agree(fn, grid->comm, st);
   if (st != TSR_OK) {
@@ -236,8 +238,7 @@ tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *f, int64_t mb, int64_t nb, tsr_
                                 tsr_dmatrix **out) {
   TSR_API_ENTRY();
   static const char fn[] = "tsr_dmatrix_npy_read";
-  if (!f || !out)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", f ? "out" : "file");
+  if (!f || !out) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", f ? "out" : "file");
   *out = NULL;
   tsr_grid *grid = f->grid;
   int64_t v[2] = {mb, nb};

@@ -107,16 +107,17 @@ typedef struct verify_vectors {
 } verify_vectors;
 #define VERIFY_NVEC 11
 #define VERIFY_ALL(v)                                                                              \
-  {&(v)->x, &(v)->xa, &(v)->ones, &(v)->y, &(v)->w, &(v)->s, &(v)->t, &(v)->z, &(v)->za, &(v)->u,  \
-   &(v)->ua}
+  {                                                                                                \
+    &(v)->x, &(v)->xa, &(v)->ones, &(v)->y, &(v)->w, &(v)->s, &(v)->t, &(v)->z, &(v)->za, &(v)->u, \
+        &(v)->ua                                                                                   \
+  }
 
 static tsr_status verify_vectors_alloc(const char *fn, verify_vectors *v, size_t len) {
   double **all[VERIFY_NVEC] = VERIFY_ALL(v);
   bool ok = true;
   for (int i = 0; i < VERIFY_NVEC; i++)
     ok = (*all[i] = malloc(len * sizeof **all[i])) != NULL && ok;
-  return ok ? TSR_OK
-            : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "vectors of %zu elements", len);
+  return ok ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "vectors of %zu elements", len);
 }
 
 static void verify_vectors_free(verify_vectors *v) {
