@@ -263,7 +263,8 @@ typedef struct tsr_dmatrix_npy tsr_dmatrix_npy;
  * reads and parses the header through that handle and broadcasts it (a bad file gives the same
  * error on every rank), and every rank checks that its copy holds all the data. Collective;
  * the ranks agree on the outcome (the lowest failing rank's message, with " (rank r)" when
- * some ranks succeeded). Close with tsr_dmatrix_npy_close().
+ * some ranks succeeded). Close with tsr_dmatrix_npy_close(), before freeing the grid (the
+ * handle keeps the grid's communicator).
  * @param[out] out the open file; NULL on failure.
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (grid, path or out); ::TSR_ERR_IO (missing,
  *         unreadable, not a regular file, MPI_File_open failed); ::TSR_ERR_INVALID_ARGUMENT (a
