@@ -29,11 +29,33 @@ foreach(t gemm matrix io pipeline)
   endforeach()
 endforeach()
 
+# Transposed operands through the one block-cyclic exchange on every grid of 1 to 6 ranks
+# (odd and prime counts included).
+add_executable(test_dist_transpose test_dist_transpose.c)
+target_link_libraries(test_dist_transpose PRIVATE tsr_test_common MPI::MPI_C)
+foreach(np 1 2 3 4 5 6)
+  add_test(NAME dist_transpose_np${np}
+           COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                   --oversubscribe $<TARGET_FILE:test_dist_transpose>)
+  set_tests_properties(dist_transpose_np${np} PROPERTIES LABELS mpi TIMEOUT 300
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
+                       RESOURCE_LOCK ${TSR_MPI_LOCK})
+endforeach()
+
 # The tessera-gemm job, driven from a serial program that starts mpiexec: exit codes,
 # messages and leftover files for good and bad input.
 if(TARGET tessera-gemm)
   add_executable(test_dist_cli test_dist_cli.c)
   target_link_libraries(test_dist_cli PRIVATE tsr_test_common)
+  # The LD_PRELOAD shim that counts the job's opens of its inputs (test_opens_once); plain C,
+  # not instrumented (it is preloaded ahead of the sanitizer runtime).
+  add_library(tsr_open_count MODULE open_count.c)
+  target_compile_options(tsr_open_count PRIVATE -fno-sanitize=all)
+  target_link_options(tsr_open_count PRIVATE -fno-sanitize=all)
+  target_link_libraries(tsr_open_count PRIVATE ${CMAKE_DL_LIBS})
+  add_dependencies(test_dist_cli tsr_open_count)
+  target_compile_definitions(test_dist_cli
+                             PRIVATE TSR_OPEN_COUNT_SHIM="$<TARGET_FILE:tsr_open_count>")
   # Two groups run in parallel: the job's results and options, and the faults (full disk,
   # signals, FIFOs, device nodes, per-rank folders, long names).
   foreach(group job faults)

@@ -1047,6 +1047,59 @@ static void test_algorithms(void **state) {
   remove(a), remove(b);
 }
 
+/* Each input is opened once per rank (np 1 and 2; -a, -b and -c with beta != 0): the
+   LD_PRELOAD shim tests/open_count.c counts every open, openat and fopen of the three paths in
+   each job process (issue 32). A test of the count itself: a count of 0 or 2 fails. */
+static void test_opens_once(void **state) {
+  (void)state;
+#ifndef TSR_OPEN_COUNT_SHIM
+  skip();
+#else
+  char a[300], b[300], c[300], o[300], counts[300], cmd[8192], asan[1024];
+  snprintf(a, sizeof a, "%s/open_a.npy", dir);
+  snprintf(b, sizeof b, "%s/open_b.npy", dir);
+  snprintf(c, sizeof c, "%s/open_c.npy", dir);
+  snprintf(o, sizeof o, "%s/open_o.npy", dir);
+  snprintf(counts, sizeof counts, "%s/opens.txt", dir);
+  double *va = random_values(9 * 7, 21), *vb = random_values(7 * 5, 22),
+         *vc = random_values(9 * 5, 23);
+  save_matrix(a, va, 9, 7, TSR_F64);
+  save_matrix(b, vb, 7, 5, TSR_F64);
+  save_matrix(c, vc, 9, 5, TSR_F64);
+  /* The shim is preloaded before an ASan runtime the job links: let ASan accept that. */
+  const char *prev = getenv("ASAN_OPTIONS");
+  snprintf(asan, sizeof asan, "%s%sverify_asan_link_order=0", prev ? prev : "",
+           prev && *prev ? ":" : "");
+  for (int np = 1; np <= 2; np++) {
+    remove(counts);
+    remove(o);
+    snprintf(cmd, sizeof cmd,
+             "'%s' -n %d --oversubscribe -x LD_PRELOAD='%s' -x TSR_OPEN_COUNT_PATHS='%s:%s:%s' "
+             "-x TSR_OPEN_COUNT_OUT='%s' -x ASAN_OPTIONS='%s' '%s' " CPU
+             " -a '%s' -b '%s' -c '%s' --alpha 1.5 --beta 0.5 --block 4 -o '%s'",
+             mpiexec, np, TSR_OPEN_COUNT_SHIM, a, b, c, counts, asan, prog, a, b, c, o);
+    int rc = run_shell(cmd);
+    if (rc != 0) print_error("np %d: exit %d\n%s\n", np, rc, err_text);
+    assert_int_equal(rc, 0);
+    assert_true(exists(o));
+    FILE *f = fopen(counts, "r");
+    assert_non_null(f);
+    long pid = 0, ca = 0, cb = 0, cc = 0;
+    int lines = 0;
+    while (fscanf(f, "%ld %ld %ld %ld", &pid, &ca, &cb, &cc) == 4) {
+      if (ca != 1 || cb != 1 || cc != 1)
+        print_error("np %d: process %ld opened A %ld, B %ld, C %ld times\n", np, pid, ca, cb, cc);
+      assert_true(ca == 1 && cb == 1 && cc == 1);
+      lines++;
+    }
+    fclose(f);
+    assert_int_equal(lines, np);
+  }
+  free(va), free(vb), free(vc);
+  remove(a), remove(b), remove(c), remove(o), remove(counts);
+#endif
+}
+
 static int setup(void **state) {
   (void)state;
   snprintf(dir, sizeof dir, "/tmp/tsr_dist_cli_XXXXXX");
@@ -1089,7 +1142,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_option_values),
       cmocka_unit_test(test_ieee_inputs),    cmocka_unit_test(test_memory_check),
       cmocka_unit_test(test_alpha_beta),     cmocka_unit_test(test_algorithms),
-      cmocka_unit_test(test_issue30_job),
+      cmocka_unit_test(test_issue30_job),    cmocka_unit_test(test_opens_once),
   };
   const struct CMUnitTest faults[] = {
       cmocka_unit_test(test_argv0_spelling),    cmocka_unit_test(test_json_targets),

@@ -259,6 +259,99 @@ static void test_bad_files(void **state) {
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
 
+/* tsr_dmatrix_npy_open / _header / _read / _close: the header of the one open, two reads of
+   one open file with other block sizes (C-order f32 and Fortran-order f64) against the values
+   written, every NULL argument, and the open's errors (missing, FIFO, 1-D, i64). */
+static void test_npy_handle(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  const int64_t m = 11, n = 7;
+  double *x = dist_random(m, n, TSR_F32, 77);
+  char path[400];
+  for (int fortran = 0; fortran <= 1; fortran++) {
+    tsr_dtype dt = fortran ? TSR_F64 : TSR_F32;
+    snprintf(path, sizeof path, "%s/handle%d.npy", dir, fortran);
+    write_npy(path, x, m, n, fortran ? "<f8" : "<f4", fortran, 1);
+    MPI_Barrier(MPI_COMM_WORLD);
+    tsr_dmatrix_npy *f = NULL;
+    TSR_ASSERT_OK(tsr_dmatrix_npy_open(g, path, &f));
+    tsr_npy_header h;
+    TSR_ASSERT_OK(tsr_dmatrix_npy_header(f, &h));
+    DIST_ASSERT(h.ndim == 2 && h.shape[0] == m && h.shape[1] == n && h.dtype == dt &&
+                h.fortran_order == fortran);
+    const int64_t blocks[2][2] = {{3, 2}, {5, 8}};
+    for (int r = 0; r < 2; r++) {
+      tsr_dmatrix *a = NULL;
+      TSR_ASSERT_OK(tsr_dmatrix_npy_read(f, blocks[r][0], blocks[r][1], TSR_CPU, &a));
+      DIST_ASSERT(dist_rel_error(a, x) == 0.0);
+      tsr_dmatrix_free(a);
+    }
+    tsr_dmatrix *a = NULL;
+    TSR_ASSERT_STATUS(tsr_dmatrix_npy_read(f, 0, 2, TSR_CPU, &a), TSR_ERR_INVALID_ARGUMENT, NULL);
+    assert_null(a);
+    TSR_ASSERT_STATUS(tsr_dmatrix_npy_read(f, 2, 2, TSR_CPU, NULL), TSR_ERR_NULL_POINTER, "out");
+    TSR_ASSERT_STATUS(tsr_dmatrix_npy_header(f, NULL), TSR_ERR_NULL_POINTER, "header");
+    TSR_ASSERT_OK(tsr_dmatrix_npy_close(f));
+  }
+  free(x);
+  tsr_dmatrix_npy *f = NULL;
+  tsr_npy_header h;
+  TSR_ASSERT_STATUS(tsr_dmatrix_npy_open(NULL, path, &f), TSR_ERR_NULL_POINTER, "grid");
+  TSR_ASSERT_STATUS(tsr_dmatrix_npy_open(g, path, NULL), TSR_ERR_NULL_POINTER, "out");
+  TSR_ASSERT_STATUS(tsr_dmatrix_npy_open(g, NULL, &f), TSR_ERR_NULL_POINTER, "path");
+  TSR_ASSERT_STATUS(tsr_dmatrix_npy_header(NULL, &h), TSR_ERR_NULL_POINTER, "file");
+  TSR_ASSERT_STATUS(tsr_dmatrix_npy_read(NULL, 2, 2, TSR_CPU, NULL), TSR_ERR_NULL_POINTER, "file");
+  TSR_ASSERT_OK(tsr_dmatrix_npy_close(NULL));
+  snprintf(path, sizeof path, "%s/nothere.npy", dir);
+  TSR_ASSERT_STATUS(tsr_dmatrix_npy_open(g, path, &f), TSR_ERR_IO, "nothere.npy");
+  assert_null(f);
+  /* A FIFO is refused without opening it (no writer would ever come: an open would block). */
+  snprintf(path, sizeof path, "%s/pipe.npy", dir);
+  if (dist_rank == 0) assert_int_equal(mkfifo(path, 0600), 0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  TSR_ASSERT_STATUS(tsr_dmatrix_npy_open(g, path, &f), TSR_ERR_IO, "FIFO");
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (dist_rank == 0) unlink(path);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+/* tsr_dist_agree: the lowest failing rank's code and message, " (rank r)" only when some ranks
+   succeeded; nothing changes when none failed; truncation to cap; NULL code. */
+static void test_agree(void **state) {
+  (void)state;
+  char msg[64];
+  /* Nobody failed: code 0, message untouched. */
+  int code = 0;
+  snprintf(msg, sizeof msg, "untouched");
+  TSR_ASSERT_OK(tsr_dist_agree(MPI_COMM_WORLD, &code, msg, sizeof msg));
+  DIST_ASSERT(code == 0 && strcmp(msg, "untouched") == 0);
+  /* Odd ranks fail with code 10 + rank: rank 1 wins, with its rank named. */
+  code = dist_rank % 2 ? 10 + dist_rank : 0;
+  snprintf(msg, sizeof msg, "failure of rank %d", dist_rank);
+  TSR_ASSERT_OK(tsr_dist_agree(MPI_COMM_WORLD, &code, msg, sizeof msg));
+  if (dist_size == 1)
+    DIST_ASSERT(code == 0);
+  else
+    DIST_ASSERT(code == 11 && strcmp(msg, "failure of rank 1 (rank 1)") == 0);
+  /* Every rank fails (the highest rank with the largest code): rank 0's code and message, as
+     they are. */
+  code = 5 + dist_rank;
+  snprintf(msg, sizeof msg, "failure of rank %d", dist_rank);
+  TSR_ASSERT_OK(tsr_dist_agree(MPI_COMM_WORLD, &code, msg, sizeof msg));
+  DIST_ASSERT(code == 5 && strcmp(msg, "failure of rank 0") == 0);
+  /* A short buffer gets a terminated prefix; a NULL message travels as "". */
+  code = 3;
+  snprintf(msg, sizeof msg, "a long message");
+  TSR_ASSERT_OK(tsr_dist_agree(MPI_COMM_WORLD, &code, msg, 7));
+  DIST_ASSERT(code == 3 && strcmp(msg, "a long") == 0);
+  code = 4;
+  TSR_ASSERT_OK(tsr_dist_agree(MPI_COMM_WORLD, &code, NULL, 0));
+  DIST_ASSERT(code == 4);
+  TSR_ASSERT_STATUS(tsr_dist_agree(MPI_COMM_WORLD, NULL, msg, sizeof msg), TSR_ERR_NULL_POINTER,
+                    "code");
+}
+
 /* Paths that only some ranks can use (node-local folders), a FIFO, a device node, a name of
    244 bytes and a matrix over the MPI-IO INT_MAX limit: clean errors on every rank, no hang
    (alarm), nothing left behind, and the long name written. */
@@ -351,10 +444,9 @@ static void test_unlucky_paths(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_read_every_flavour),
-    cmocka_unit_test(test_write_round_trip),
-    cmocka_unit_test(test_bad_files),
-    cmocka_unit_test(test_unlucky_paths),
+    cmocka_unit_test(test_read_every_flavour), cmocka_unit_test(test_write_round_trip),
+    cmocka_unit_test(test_bad_files),          cmocka_unit_test(test_unlucky_paths),
+    cmocka_unit_test(test_npy_handle),         cmocka_unit_test(test_agree),
 };
 
 int main(int argc, char **argv) {

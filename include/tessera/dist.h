@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "tessera/array.h"
+#include "tessera/io.h" /* tsr_npy_header */
 #include "tessera/linalg.h"
 #include "tessera/status.h"
 
@@ -83,6 +84,31 @@ TSR_API tsr_status tsr_grid_free(tsr_grid *grid);
 
 /** Describes a grid (local, not collective). @return ::TSR_OK; ::TSR_ERR_NULL_POINTER. */
 TSR_API tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_props *info);
+
+/* ---------------------------------------------------------------- agreement ----------- */
+
+/** Longest message (bytes, terminator included) tsr_dist_agree() carries from a failing rank. */
+#define TSR_DIST_AGREE_MSG 1024
+
+/**
+ * Agreement of every rank of `comm` on the outcome of a step, the rule every collective
+ * Tessera call follows before it goes on (so a failure on one rank fails every rank instead
+ * of leaving the others waiting): each rank passes its own `*code` (0: success, any other
+ * value: the caller's failure code, e.g. a ::tsr_status or an exit code) and its message; when
+ * any rank failed, every rank returns with `*code` and `msg` set to those of the
+ * **lowest-numbered failing rank**, with " (rank r)" appended when some ranks succeeded (when
+ * every rank failed the message is rank 0's as it is). When no rank failed, `*code` stays 0 and
+ * `msg` is left alone. The message travels truncated to TSR_DIST_AGREE_MSG - 1 bytes and is
+ * written into `msg` truncated to cap - 1 bytes (always terminated). Collective over `comm`
+ * (every rank must call it, with any cap).
+ * @param[in,out] code this rank's code in; the agreed code out.
+ * @param[in,out] msg this rank's message in (read only when *code != 0; NULL then means "");
+ *                the agreed message out when some rank failed (not written when msg is NULL).
+ * @return ::TSR_OK (the agreement took place, whatever the codes); ::TSR_ERR_NULL_POINTER
+ *         (code is NULL; no communication, so every rank must pass the same); ::TSR_ERR_MPI
+ *         (an invalid communicator, or MPI_Allreduce / MPI_Bcast failed: *code is unchanged).
+ */
+TSR_API tsr_status tsr_dist_agree(MPI_Comm comm, int *code, char *msg, size_t cap);
 
 /* ---------------------------------------------------------------- index helpers ------- */
 
@@ -222,18 +248,65 @@ TSR_API tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_element_fn fn
 /* ---------------------------------------------------------------- MPI-IO .npy ---------- */
 
 /**
- * Reads a 2-D `.npy` file (f32 or f64; C or Fortran order; either byte order; format 1.0,
- * 2.0 or 3.0; see io.h) into a new MB x NB block-cyclic matrix on `grid`, collectively with
- * MPI-IO: rank 0 reads and parses the header and broadcasts it (so a bad file gives the same
- * error on every rank); then every rank sets a file view built with MPI_Type_create_darray
- * (block-cyclic MB, NB over the P x Q grid) at the data offset and reads its own elements
- * with MPI_File_read_all. No rank ever holds more than its local block. Collective.
+ * A `.npy` matrix file opened on every rank of a grid (tsr_dmatrix_npy_open()): one open of
+ * the file per rank, its header parsed once (on rank 0), its blocks read by
+ * tsr_dmatrix_npy_read(). A job that needs the shape before it allocates (tessera-gemm's
+ * memory check) opens its inputs once this way instead of reading headers and then the file.
+ */
+typedef struct tsr_dmatrix_npy tsr_dmatrix_npy;
+
+/**
+ * Opens a 2-D `.npy` file (f32 or f64; C or Fortran order; either byte order; format 1.0, 2.0
+ * or 3.0; see io.h) on every rank of `grid`. Every rank first checks, without opening it, that
+ * it sees a regular file it may read (a path missing on one node, a FIFO or a device fails
+ * every rank instead of blocking one), then opens it with one collective MPI_File_open; rank 0
+ * reads and parses the header through that handle and broadcasts it (a bad file gives the same
+ * error on every rank), and every rank checks that its copy holds all the data. Collective;
+ * the ranks agree on the outcome (the lowest failing rank's message, with " (rank r)" when
+ * some ranks succeeded). Close with tsr_dmatrix_npy_close(), before freeing the grid (the
+ * handle keeps the grid's communicator).
+ * @param[out] out the open file; NULL on failure.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (grid, path or out); ::TSR_ERR_IO (missing,
+ *         unreadable, not a regular file, MPI_File_open failed); ::TSR_ERR_INVALID_ARGUMENT (a
+ *         path longer than this MPI-IO can open); ::TSR_ERR_FORMAT (malformed or truncated
+ *         header, unsupported version, the file shorter than its data on some rank);
+ *         ::TSR_ERR_DTYPE (not f32/f64); ::TSR_ERR_SHAPE (not 2-D); ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dmatrix_npy_open(tsr_grid *grid, const char *path, tsr_dmatrix_npy **out);
+
+/**
+ * The header of an open file (shape[0] x shape[1] elements of `dtype`, the same on every rank).
+ * Local.
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER.
+ */
+TSR_API tsr_status tsr_dmatrix_npy_header(const tsr_dmatrix_npy *file, tsr_npy_header *header);
+
+/**
+ * Reads the open file into a new MB x NB block-cyclic matrix on the file's grid: every rank
+ * sets a file view built with MPI_Type_create_darray (block-cyclic MB, NB over the P x Q grid)
+ * at the data offset and reads its own elements with MPI_File_read_all; no rank ever holds
+ * more than its local block. May be called more than once (other block sizes, devices).
+ * Collective; agreed.
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (mb, nb < 1);
- *         ::TSR_ERR_IO (cannot open or read; short read); ::TSR_ERR_FORMAT (malformed,
- *         truncated, unsupported version); ::TSR_ERR_DTYPE (not f32/f64); ::TSR_ERR_SHAPE (not
- *         2-D); ::TSR_ERR_OVERFLOW (sizes over INT_MAX, which MPI-IO counts cannot express);
- *         ::TSR_ERR_INCONSISTENT; ::TSR_ERR_NO_DEVICE; ::TSR_ERR_OUT_OF_MEMORY;
- *         ::TSR_ERR_GPU; ::TSR_ERR_MPI.
+ *         ::TSR_ERR_INCONSISTENT (mb, nb differ between ranks); ::TSR_ERR_IO (read failed or
+ *         short); ::TSR_ERR_OVERFLOW (sizes over INT_MAX, which MPI-IO counts cannot express);
+ *         ::TSR_ERR_NO_DEVICE; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *file, int64_t mb, int64_t nb,
+                                        tsr_device device, tsr_dmatrix **out);
+
+/**
+ * Closes the file on every rank and frees the handle (NULL: no-op). Collective; agreed.
+ * @return ::TSR_OK; ::TSR_ERR_IO (MPI_File_close failed); ::TSR_ERR_MPI.
+ */
+TSR_API tsr_status tsr_dmatrix_npy_close(tsr_dmatrix_npy *file);
+
+/**
+ * Reads a 2-D `.npy` file into a new MB x NB block-cyclic matrix on `grid`:
+ * tsr_dmatrix_npy_open(), tsr_dmatrix_npy_read(), tsr_dmatrix_npy_close() (one open of the
+ * file per rank, the header parsed once on rank 0). Collective.
+ * @return the statuses of those three.
  */
 TSR_API tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,
                                         tsr_device device, tsr_dmatrix **out);

@@ -64,11 +64,13 @@ void usage(FILE *f);
 /* Parses argv into o; on a usage error writes the message and returns 0. */
 int parse_options(int argc, char **argv, options *o, char *msg, size_t cap);
 
-/* Every rank passes its exit code (0 when fine) and message; all return the largest code,
-   rank 0 prints the message of the lowest rank that failed with it. Collective. */
+/* Every rank passes its exit code (0 when fine) and message; all return the code of the lowest
+   rank that failed, and rank 0 prints that rank's message (" (rank r)" appended when some
+   ranks succeeded): tsr_dist_agree, the library's rule. Collective. */
 int agree(int code, const char *msg);
 
-/* Input and output paths, checked on every rank (and agreed) before any work. */
+/* The output and JSON paths, checked on every rank (and agreed) before any work (the inputs
+   are checked when tsr_dmatrix_npy_open opens them, once per rank). */
 int check_paths(const options *o, char *msg, size_t cap);
 
 /* Arms removal of the temporary file of `out_path` (written with rank 0's pid `pid0`) on

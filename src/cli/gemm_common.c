@@ -1,6 +1,7 @@
 /* tessera-gemm's shared state (gemm_cli.h): the rank and size, printing from rank 0, and the
-   agreement of all ranks on an exit code and its message. Every other file of the job uses
-   these; none of them is defined twice. */
+   agreement of all ranks on an exit code and its message (the library's tsr_dist_agree, so the
+   job and the library agree by one rule). Every other file of the job uses these; none of them
+   is defined twice, and none of them is defined in tessera_gemm.c. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,17 +19,16 @@ void say(FILE *f, const char *fmt, ...) {
 }
 
 int agree(int code, const char *msg) {
-  int worst = 0;
-  MPI_Allreduce(&code, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  if (worst == 0) return 0;
-  int mine = code == worst ? g_rank : g_size, first = g_size;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  char buf[1200];
-  memset(buf, 0, sizeof buf);
-  if (g_rank == first) snprintf(buf, sizeof buf, "%s", msg ? msg : "");
-  MPI_Bcast(buf, (int)sizeof buf, MPI_CHAR, first, MPI_COMM_WORLD);
-  buf[sizeof buf - 1] = '\0';
+  /* The library's agreement (tsr_dist_agree): the lowest failing rank's code and message,
+     " (rank r)" appended when some ranks succeeded. */
+  char buf[TSR_DIST_AGREE_MSG];
+  snprintf(buf, sizeof buf, "%s", msg ? msg : "");
+  if (tsr_dist_agree(MPI_COMM_WORLD, &code, buf, sizeof buf) != TSR_OK) {
+    say(stderr, "tessera-gemm: error: %s\n", tsr_last_error());
+    return EXIT_RUNTIME;
+  }
+  if (code == 0) return 0;
   say(stderr, "tessera-gemm: error: %s\n", buf);
-  if (worst == EXIT_USAGE) say(stderr, "try 'tessera-gemm --help'\n");
-  return worst;
+  if (code == EXIT_USAGE) say(stderr, "try 'tessera-gemm --help'\n");
+  return code;
 }

@@ -64,24 +64,10 @@ static int check_target(const char *what, const char *path, const options *o, ch
 }
 
 int check_paths(const options *o, char *msg, size_t cap) {
-  /* Inputs: on every rank (each reads its part), without blocking, regular files only. */
-  const char *inputs[3] = {o->a_path, o->b_path, o->beta != 0.0 ? o->c_path : NULL};
+  /* Inputs are opened (once per rank) and checked by tsr_dmatrix_npy_open (step_shapes). */
   int code = 0;
-  for (int i = 0; i < 3 && !code; i++) {
-    tsr_npy_header h;
-    if (inputs[i] && tsr_npy_read_header(inputs[i], &h) != TSR_OK) {
-      snprintf(msg, cap, "%s (rank %d)", tsr_last_error(), g_rank);
-      code = EXIT_RUNTIME;
-    }
-  }
-  if ((code = agree(code, msg))) return code;
   /* The output: every rank opens it with MPI-IO, so every rank checks it. */
   if (o->out_path) code = check_target("-o", o->out_path, o, msg, cap);
-  if (code && g_rank != 0) {
-    char mine[1024];
-    snprintf(mine, sizeof mine, "%s (rank %d)", msg, g_rank);
-    snprintf(msg, cap, "%s", mine);
-  }
   if ((code = agree(code, msg))) return code;
   /* The JSON report: rank 0 writes it. */
   if (g_rank == 0 && o->json_path) {

@@ -43,7 +43,8 @@ typedef struct job {
   tsr_grid *grid;
   tsr_grid_props gi;
   tsr_dmatrix *A, *B, *C, *C0;
-  int64_t ar, ac, br, bc; /* stored shapes of A and B */
+  tsr_dmatrix_npy *fa, *fb, *fc; /* the input files, open from step_shapes to step_load */
+  int64_t ar, ac, br, bc;        /* stored shapes of A and B */
   job_info ji;
   results r;
   int64_t memory_per_rank; /* opt.memory_per_rank: what the job leaves free (0: no limit) */
@@ -152,21 +153,23 @@ static int step_environment(job *j) {
 
 /* ---------------------------------------------------------------- step: shapes -------- */
 
-static int header_of(const char *path, tsr_npy_header *h, char *msg, size_t cap) {
-  if (tsr_npy_read_header(path, h) != TSR_OK) {
-    snprintf(msg, cap, "%s", tsr_last_error());
-    return EXIT_RUNTIME;
+/* Opens an input on every rank (once) and takes its header; the library checks that it is a
+   readable regular file holding a 2-D f32/f64 matrix, and agrees. */
+static tsr_status open_input(job *j, const char *path, tsr_dmatrix_npy **f, tsr_npy_header *h) {
+  tsr_status st = tsr_dmatrix_npy_open(j->grid, path, f);
+  return st == TSR_OK ? tsr_dmatrix_npy_header(*f, h) : st;
+}
+
+/* Closes the inputs (collective; every rank holds the same ones). */
+static int close_inputs(job *j) {
+  tsr_dmatrix_npy **fs[3] = {&j->fa, &j->fb, &j->fc};
+  tsr_status st = TSR_OK;
+  for (int i = 0; i < 3; i++) {
+    tsr_status s = tsr_dmatrix_npy_close(*fs[i]);
+    *fs[i] = NULL;
+    if (st == TSR_OK) st = s;
   }
-  if (h->ndim != 2) {
-    snprintf(msg, cap, "'%s' holds a %d-D array; a matrix must be 2-D", path, h->ndim);
-    return EXIT_RUNTIME;
-  }
-  if (h->dtype != TSR_F32 && h->dtype != TSR_F64) {
-    snprintf(msg, cap, "'%s' holds %s data; matrices are f32 or f64", path,
-             tsr_dtype_name(h->dtype));
-    return EXIT_RUNTIME;
-  }
-  return 0;
+  return st == TSR_OK ? 0 : lib_fail(st, EXIT_RUNTIME);
 }
 
 /* m, n, k and the dtype, from the headers or the options, the same on every rank. */
@@ -178,9 +181,10 @@ static int step_shapes(job *j) {
   int64_t cm = -1, cn = -1;
   tsr_dtype cdt = TSR_F64;
   if (o->a_path) {
-    code = header_of(o->a_path, &ha, j->msg, sizeof j->msg);
-    if (!code) code = header_of(o->b_path, &hb, j->msg, sizeof j->msg);
-    if (!code) {
+    tsr_status st = open_input(j, o->a_path, &j->fa, &ha);
+    if (st == TSR_OK) st = open_input(j, o->b_path, &j->fb, &hb);
+    if (st != TSR_OK) return lib_fail(st, EXIT_RUNTIME);
+    {
       j->ar = ha.shape[0], j->ac = ha.shape[1], j->br = hb.shape[0], j->bc = hb.shape[1];
       ji->dtype = ha.dtype;
       if (ha.dtype != hb.dtype) {
@@ -195,7 +199,8 @@ static int step_shapes(job *j) {
     j->br = o->transb ? o->n : o->k, j->bc = o->transb ? o->k : o->n;
   }
   if (!code && o->c_path && o->beta != 0.0) {
-    code = header_of(o->c_path, &hc, j->msg, sizeof j->msg);
+    tsr_status st = open_input(j, o->c_path, &j->fc, &hc);
+    if (st != TSR_OK) return lib_fail(st, EXIT_RUNTIME);
     cm = hc.shape[0], cn = hc.shape[1], cdt = hc.dtype;
   }
   ji->m = o->transa ? j->ac : j->ar;
@@ -359,8 +364,8 @@ static int step_load(job *j) {
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   if (o->a_path) {
-    st = tsr_dmatrix_read_npy(j->grid, o->a_path, nb, nb, dev, &j->A);
-    if (st == TSR_OK) st = tsr_dmatrix_read_npy(j->grid, o->b_path, nb, nb, dev, &j->B);
+    st = tsr_dmatrix_npy_read(j->fa, nb, nb, dev, &j->A);
+    if (st == TSR_OK) st = tsr_dmatrix_npy_read(j->fb, nb, nb, dev, &j->B);
   } else {
     st = tsr_dmatrix_create(j->grid, j->ar, j->ac, nb, nb, dt, dev, &j->A);
     if (st == TSR_OK) st = tsr_dmatrix_create(j->grid, j->br, j->bc, nb, nb, dt, dev, &j->B);
@@ -370,7 +375,7 @@ static int step_load(job *j) {
   /* C0, the C that beta scales, is read only when beta != 0. */
   if (st == TSR_OK && o->beta != 0.0) {
     if (o->c_path) {
-      st = tsr_dmatrix_read_npy(j->grid, o->c_path, nb, nb, dev, &j->C0);
+      st = tsr_dmatrix_npy_read(j->fc, nb, nb, dev, &j->C0);
     } else {
       st = tsr_dmatrix_create(j->grid, j->ji.m, j->ji.n, nb, nb, dt, dev, &j->C0);
       if (st == TSR_OK) st = tsr_dmatrix_fill_random(j->C0, (uint64_t)o->seed + 3, -1.0, 1.0);
@@ -378,8 +383,9 @@ static int step_load(job *j) {
   }
   if (st == TSR_OK) st = tsr_dmatrix_create(j->grid, j->ji.m, j->ji.n, nb, nb, dt, dev, &j->C);
   if (st != TSR_OK) return lib_fail(st, EXIT_RUNTIME);
+  int code = close_inputs(j);
   j->r.t_read = MPI_Wtime() - t0;
-  return 0;
+  return code;
 }
 
 /* ---------------------------------------------------------------- step: plan ---------- */
@@ -724,6 +730,7 @@ done:
     int jc = write_json(&j->o, &j->ji, &j->r, code);
     if (jc && !code) code = jc;
   }
+  if (j->fa || j->fb || j->fc) close_inputs(j);
   free(j->r.peak_rss);
   free(j->r.mem_needed);
   free(j->devices);

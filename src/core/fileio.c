@@ -175,6 +175,19 @@ tsr_status tsr__open_input(const char *fn, const char *path, int *fd_out, uint64
   return open_regular(fn, path, O_RDONLY, 0, "", fd_out, size);
 }
 
+tsr_status tsr__stat_input(const char *fn, const char *path, uint64_t *size) {
+  struct stat sb;
+  if (stat(path, &sb) != 0)
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", path, strerror(errno));
+  if (!S_ISREG(sb.st_mode))
+    return tsr__set_error(TSR_ERR_IO, fn, "%s is not a regular file (%s)", path,
+                          file_kind(sb.st_mode));
+  if (access(path, R_OK) != 0)
+    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", path, strerror(errno));
+  *size = (uint64_t)sb.st_size;
+  return TSR_OK;
+}
+
 tsr_status tsr__open_input_file(const char *fn, const char *path, const char *what, FILE **fp) {
   *fp = NULL;
   int fd = -1;

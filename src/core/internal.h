@@ -164,6 +164,18 @@ tsr_status tsr__check_output(const char *fn, const char *path);
 /* Opens an input without blocking (O_NONBLOCK), refuses anything but a regular file, then
    clears O_NONBLOCK. *fd is -1 on failure; *size is the file's size. */
 tsr_status tsr__open_input(const char *fn, const char *path, int *fd, uint64_t *size);
+/* Reads n bytes at `offset` of an input (tsr__npy_read_header_at's source); a failed or short
+   read records the error (naming the file) and returns its status. */
+typedef tsr_status (*tsr__read_at_fn)(void *ctx, uint64_t offset, void *dst, size_t n);
+/* The one reader of a .npy header (src/core/io.c): the prefix's length field, the 16 MiB
+   limit, the parser; errors name `path`. `fsize`: the file's size. Reads from offset 0 up,
+   in order. Used by tsr_npy_read_header/tsr_npy_load (a stdio stream) and by the MPI-IO
+   reader (src/mpi/npyio.c, on the file handle it already opened). */
+tsr_status tsr__npy_read_header_at(const char *fn, const char *path, uint64_t fsize,
+                                   tsr__read_at_fn read, void *ctx, tsr_npy_header *h);
+/* tsr__open_input's checks without opening (stat, access): a regular file this process may
+   read; *size is its size. For a reader that opens the file itself (MPI_File_open). */
+tsr_status tsr__stat_input(const char *fn, const char *path, uint64_t *size);
 /* tsr__open_input as a stdio stream ("r"); `what` names the file in messages ("wisdom file"). */
 tsr_status tsr__open_input_file(const char *fn, const char *path, const char *what, FILE **fp);
 /* Opens (creating, mode 0644) a file to append records to, without blocking and only when it

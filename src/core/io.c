@@ -78,13 +78,55 @@ static tsr_status io_read_exact(const char *fn, const char *path, FILE *fp, void
                         got, n);
 }
 
+tsr_status tsr__npy_read_header_at(const char *fn, const char *path, uint64_t fsize,
+                                   tsr__read_at_fn read, void *ctx, tsr_npy_header *h) {
+  /* The fixed prefix says how long the header is; the parser reports any inconsistency. */
+  unsigned char pre[12];
+  size_t npre = fsize < sizeof pre ? (size_t)fsize : sizeof pre;
+  TSR_CALL(read(ctx, 0, pre, npre));
+  uint64_t need = npre;
+  if (npre >= 10 && pre[6] == 1)
+    need = 10 + ((uint64_t)pre[8] | (uint64_t)pre[9] << 8);
+  else if (npre >= 12 && (pre[6] == 2 || pre[6] == 3))
+    need = 12 + ((uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 |
+                 (uint64_t)pre[11] << 24);
+  if (need > fsize) need = fsize; /* the parser then says "truncated header" */
+  if (need > IO_MAX_HEADER)
+    return tsr__set_error(TSR_ERR_FORMAT, fn,
+                          "header of %s is %" PRIu64 " bytes, over the limit of %zu", path, need,
+                          IO_MAX_HEADER);
+  unsigned char *head = (unsigned char *)malloc(need > 0 ? (size_t)need : 1);
+  if (head == NULL)
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
+                          "cannot allocate %" PRIu64 " bytes for the header of %s", need, path);
+  memcpy(head, pre, npre);
+  tsr_status st = need > npre ? read(ctx, npre, head + npre, (size_t)need - npre) : TSR_OK;
+  if (st == TSR_OK) {
+    st = tsr_npy_parse_header(head, (size_t)need, h);
+    if (st != TSR_OK) st = io_relabel(st, fn, path);
+  }
+  free(head);
+  return st;
+}
+
+/* tsr__npy_read_header_at's reader on a stdio stream at its start (reads are sequential). */
+typedef struct io_stream {
+  const char *fn, *path;
+  FILE *fp;
+} io_stream;
+
+static tsr_status io_stream_read(void *ctx, uint64_t offset, void *dst, size_t n) {
+  const io_stream *s = (const io_stream *)ctx;
+  (void)offset;
+  return io_read_exact(s->fn, s->path, s->fp, dst, n, "header");
+}
+
 /*
  * Opens `path`, parses its header and checks that the file holds all the data. On success
  * with `keep` non-NULL the file stays open, positioned at the first element.
  */
 static tsr_status io_open(const char *fn, const char *path, tsr_npy_header *h, FILE **keep) {
   tsr_status st = TSR_OK;
-  unsigned char *head = NULL;
   int fd = -1;
   uint64_t fsize = 0;
   /* Non-blocking open and a regular-file check first: a FIFO or a device would block. */
@@ -96,39 +138,8 @@ static tsr_status io_open(const char *fn, const char *path, tsr_npy_header *h, F
     return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", path, strerror(e));
   }
 
-  /* The fixed prefix says how long the header is; the parser reports any inconsistency. */
-  unsigned char pre[12];
-  size_t npre = fsize < sizeof pre ? (size_t)fsize : sizeof pre;
-  TSR_CALL_GOTO(st, done, io_read_exact(fn, path, fp, pre, npre, "header"));
-  uint64_t need = npre;
-  if (npre >= 10 && pre[6] == 1)
-    need = 10 + ((uint64_t)pre[8] | (uint64_t)pre[9] << 8);
-  else if (npre >= 12 && (pre[6] == 2 || pre[6] == 3))
-    need = 12 + ((uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 |
-                 (uint64_t)pre[11] << 24);
-  if (need > fsize) need = fsize; /* the parser then says "truncated header" */
-  /* Not TSR_CHECK_GOTO: the messages must name `fn`, the public function, not io_open. */
-  if (need > IO_MAX_HEADER) {
-    st = tsr__set_error(TSR_ERR_FORMAT, fn,
-                        "header of %s is %" PRIu64 " bytes, over the limit of %zu", path, need,
-                        IO_MAX_HEADER);
-    goto done;
-  }
-  head = (unsigned char *)malloc(need > 0 ? (size_t)need : 1);
-  if (head == NULL) {
-    st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
-                        "cannot allocate %" PRIu64 " bytes for the header of %s", need, path);
-    goto done;
-  }
-  memcpy(head, pre, npre);
-  if (need > npre)
-    TSR_CALL_GOTO(st, done,
-                  io_read_exact(fn, path, fp, head + npre, (size_t)need - npre, "header"));
-  st = tsr_npy_parse_header(head, (size_t)need, h);
-  if (st != TSR_OK) {
-    st = io_relabel(st, fn, path);
-    goto done;
-  }
+  io_stream ctx = {fn, path, fp};
+  TSR_CALL_GOTO(st, done, tsr__npy_read_header_at(fn, path, fsize, io_stream_read, &ctx, h));
 
   uint64_t data_bytes = (uint64_t)h->size * tsr__dtype_size(h->dtype);
   uint64_t end = (uint64_t)h->data_offset + data_bytes; /* < 2^63 + 2^33: no overflow */
@@ -142,7 +153,6 @@ static tsr_status io_open(const char *fn, const char *path, tsr_npy_header *h, F
   if (keep && fseeko(fp, (off_t)h->data_offset, SEEK_SET) != 0)
     st = tsr__set_error(TSR_ERR_IO, fn, "cannot seek in %s: %s", path, strerror(errno));
 done:
-  free(head);
   if (st == TSR_OK && keep) {
     *keep = fp;
   } else {

@@ -187,120 +187,132 @@ void tsr__bcast_abandon(tsr__bcast *op) {
   op->done = 1;
 }
 
-tsr_status tsr__bcast_test(tsr__bcast *op, int *done) {
-  if (done) *done = 0;
-  if (!op) return TSR_OK;
-  if (op->done) {
-    if (done) *done = 1;
-    return op->status;
+/* tsr__bcast_test of an MPI_Ibcast: one MPI_Test. */
+static void test_mpi(tsr__bcast *op) {
+  if (op->mreq == MPI_REQUEST_NULL) { /* completed by a wait */
+    op->done = 1;
+    return;
   }
-  int rc, flag = 0;
-  if (op->algo == TSR_DIST_BCAST_MPI) {
-    if (op->mreq == MPI_REQUEST_NULL) { /* completed by a wait */
-      op->done = 1;
-      if (done) *done = 1;
-      return op->status;
-    }
 #ifdef TSR_SMPI_MODEL
-    /* SimGrid's SMPI (3.32) progresses a non-blocking collective in MPI_Test only by injecting
-       simulated time (smpi/test, 100 us a call), and never with smpi/test:0, which the study
-       sets for the point-to-point pipelines: in the modeled build only the waits (MPI_Waitany)
-       complete it. */
-    if (done) *done = 0;
-    return op->status;
+  /* SimGrid's SMPI (3.32) progresses a non-blocking collective in MPI_Test only by injecting
+     simulated time (smpi/test, 100 us a call), and never with smpi/test:0, which the study
+     sets for the point-to-point pipelines: in the modeled build only the waits (MPI_Waitany)
+     complete it. */
+  return;
 #endif
-    rc = MPI_Test(&op->mreq, &flag, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) {
-      fail(op, rc, "MPI_Ibcast (test)");
-      tsr__bcast_abandon(op);
-    } else if (flag) {
-      op->done = 1;
-    }
-    if (done) *done = op->done;
-    return op->status;
+  int flag = 0;
+  int rc = MPI_Test(&op->mreq, &flag, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    fail(op, rc, "MPI_Ibcast (test)");
+    tsr__bcast_abandon(op);
+  } else if (flag) {
+    op->done = 1;
   }
+}
+
+/* The receives of a ring/tree: post up to the window, complete them in order. Returns false
+   after an error that abandoned the op. */
+static bool test_receives(tsr__bcast *op, bool *moved) {
+  int rc, flag = 0;
+  while (op->recv_posted < op->nseg && op->recv_posted - op->recv_done < TSR__BCAST_WINDOW) {
+    int64_t i = op->recv_posted;
+    MPI_Request *q = &op->rreq[i % TSR__BCAST_WINDOW];
+    rc = MPI_Irecv(seg_ptr(op, i), seg_count(op, i), op->type, op->parent, op->tag, op->comm, q);
+    if (rc != MPI_SUCCESS) {
+      *q = MPI_REQUEST_NULL;
+      fail(op, rc, "MPI_Irecv (broadcast segment)");
+      tsr__bcast_abandon(op);
+      return false;
+    }
+    op->recv_posted++;
+  }
+  while (op->recv_done < op->recv_posted) {
+    int64_t i = op->recv_done;
+    MPI_Request *q = &op->rreq[i % TSR__BCAST_WINDOW];
+    /* A request completed by wait_any is null: done (SMPI 3.32's MPI_Test answers flag 0
+       for a null request, so it is not asked). */
+    flag = 1;
+    rc = *q == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_Test(q, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      fail(op, rc, "MPI_Irecv (broadcast segment)");
+      if (*q != MPI_REQUEST_NULL) {
+        /* The request is still there: it cannot be trusted to complete; stop here. */
+        tsr__bcast_abandon(op);
+        return false;
+      }
+      /* It completed with an error (e.g. a truncated segment): recorded, and the segment
+         is forwarded anyway so that the ranks below complete (with undefined data) instead
+         of waiting forever; the caller agrees on the outcome. */
+      flag = 1;
+    }
+    if (!flag) break;
+    op->bytes_received += (uint64_t)seg_count(op, i) * op->es;
+    op->recv_done++;
+    *moved = true;
+  }
+  return true;
+}
+
+/* The sends to child c: complete finished ones, forward every segment held, up to the window.
+   Returns false after an error that abandoned the op. */
+static bool test_sends(tsr__bcast *op, int c, bool *moved) {
+  int rc, flag = 0;
+  while (op->send_done[c] < op->sent[c]) {
+    MPI_Request *q = &op->sreq[c][op->send_done[c] % TSR__BCAST_WINDOW];
+    flag = 1;
+    rc = *q == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_Test(q, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) {
+      fail(op, rc, "MPI_Isend (broadcast segment)");
+      tsr__bcast_abandon(op);
+      return false;
+    }
+    if (!flag) break;
+    op->send_done[c]++;
+    *moved = true;
+  }
+  while (op->sent[c] < op->recv_done && op->sent[c] - op->send_done[c] < TSR__BCAST_WINDOW) {
+    int64_t i = op->sent[c];
+    MPI_Request *q = &op->sreq[c][i % TSR__BCAST_WINDOW];
+    rc = MPI_Isend(seg_ptr(op, i), seg_count(op, i), op->type, op->child[c], op->tag, op->comm, q);
+    if (rc != MPI_SUCCESS) {
+      *q = MPI_REQUEST_NULL;
+      fail(op, rc, "MPI_Isend (broadcast segment)");
+      tsr__bcast_abandon(op);
+      return false;
+    }
+    op->bytes_sent += (uint64_t)seg_count(op, i) * op->es;
+    op->sent[c]++;
+    *moved = true;
+  }
+  return true;
+}
+
+/* tsr__bcast_test of a ring/tree: receives and sends until nothing moves or all is done. */
+static void test_segments(tsr__bcast *op) {
   for (;;) {
     bool moved = false;
-    /* Receives: post up to the window, complete them in order. */
-    while (op->recv_posted < op->nseg && op->recv_posted - op->recv_done < TSR__BCAST_WINDOW) {
-      int64_t i = op->recv_posted;
-      MPI_Request *q = &op->rreq[i % TSR__BCAST_WINDOW];
-      rc = MPI_Irecv(seg_ptr(op, i), seg_count(op, i), op->type, op->parent, op->tag, op->comm, q);
-      if (rc != MPI_SUCCESS) {
-        *q = MPI_REQUEST_NULL;
-        fail(op, rc, "MPI_Irecv (broadcast segment)");
-        tsr__bcast_abandon(op);
-        if (done) *done = 1;
-        return op->status;
-      }
-      op->recv_posted++;
-    }
-    while (op->recv_done < op->recv_posted) {
-      int64_t i = op->recv_done;
-      MPI_Request *q = &op->rreq[i % TSR__BCAST_WINDOW];
-      /* A request completed by wait_any is null: done (SMPI 3.32's MPI_Test answers flag 0
-         for a null request, so it is not asked). */
-      flag = 1;
-      rc = *q == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_Test(q, &flag, MPI_STATUS_IGNORE);
-      if (rc != MPI_SUCCESS) {
-        fail(op, rc, "MPI_Irecv (broadcast segment)");
-        if (*q != MPI_REQUEST_NULL) {
-          /* The request is still there: it cannot be trusted to complete; stop here. */
-          tsr__bcast_abandon(op);
-          if (done) *done = 1;
-          return op->status;
-        }
-        /* It completed with an error (e.g. a truncated segment): recorded, and the segment
-           is forwarded anyway so that the ranks below complete (with undefined data) instead
-           of waiting forever; the caller agrees on the outcome. */
-        flag = 1;
-      }
-      if (!flag) break;
-      op->bytes_received += (uint64_t)seg_count(op, i) * op->es;
-      op->recv_done++;
-      moved = true;
-    }
-    /* Sends: forward every segment held, up to the window per child. */
-    for (int c = 0; c < op->nchild; c++) {
-      while (op->send_done[c] < op->sent[c]) {
-        MPI_Request *q = &op->sreq[c][op->send_done[c] % TSR__BCAST_WINDOW];
-        flag = 1;
-        rc = *q == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_Test(q, &flag, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) {
-          fail(op, rc, "MPI_Isend (broadcast segment)");
-          tsr__bcast_abandon(op);
-          if (done) *done = 1;
-          return op->status;
-        }
-        if (!flag) break;
-        op->send_done[c]++;
-        moved = true;
-      }
-      while (op->sent[c] < op->recv_done && op->sent[c] - op->send_done[c] < TSR__BCAST_WINDOW) {
-        int64_t i = op->sent[c];
-        MPI_Request *q = &op->sreq[c][i % TSR__BCAST_WINDOW];
-        rc = MPI_Isend(seg_ptr(op, i), seg_count(op, i), op->type, op->child[c], op->tag, op->comm,
-                       q);
-        if (rc != MPI_SUCCESS) {
-          *q = MPI_REQUEST_NULL;
-          fail(op, rc, "MPI_Isend (broadcast segment)");
-          tsr__bcast_abandon(op);
-          if (done) *done = 1;
-          return op->status;
-        }
-        op->bytes_sent += (uint64_t)seg_count(op, i) * op->es;
-        op->sent[c]++;
-        moved = true;
-      }
-    }
+    if (!test_receives(op, &moved)) return;
+    for (int c = 0; c < op->nchild; c++)
+      if (!test_sends(op, c, &moved)) return;
     bool all = op->recv_done == op->nseg;
     for (int c = 0; c < op->nchild; c++)
       all = all && op->send_done[c] == op->nseg;
     if (all) {
       op->done = 1;
-      break;
+      return;
     }
-    if (!moved) break;
+    if (!moved) return;
+  }
+}
+
+tsr_status tsr__bcast_test(tsr__bcast *op, int *done) {
+  if (done) *done = 0;
+  if (!op) return TSR_OK;
+  if (!op->done) {
+    if (op->algo == TSR_DIST_BCAST_MPI)
+      test_mpi(op);
+    else
+      test_segments(op);
   }
   if (done) *done = op->done;
   return op->status;

@@ -45,31 +45,25 @@ tsr_status tsr__dist_gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, cons
   return TSR_OK;
 }
 
-/* The device work counted since `count0` (tsr__counters_read) into the statistics. */
-void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_N]) {
-  uint64_t now[TSR__COUNT_N];
-  tsr__counters_read(now);
-  st->h2d_bytes = now[TSR__COUNT_H2D_BYTES] - count0[TSR__COUNT_H2D_BYTES];
-  st->h2d_copies = now[TSR__COUNT_H2D_COPIES] - count0[TSR__COUNT_H2D_COPIES];
-  st->d2h_bytes = now[TSR__COUNT_D2H_BYTES] - count0[TSR__COUNT_D2H_BYTES];
-  st->d2h_copies = now[TSR__COUNT_D2H_COPIES] - count0[TSR__COUNT_D2H_COPIES];
-  st->host_syncs = now[TSR__COUNT_HOST_SYNCS] - count0[TSR__COUNT_HOST_SYNCS];
-  st->gemm_calls = now[TSR__COUNT_GEMM_CALLS] - count0[TSR__COUNT_GEMM_CALLS];
-  st->gemm_vendor_calls = now[TSR__COUNT_GEMM_VENDOR] - count0[TSR__COUNT_GEMM_VENDOR];
-}
-
-void tsr__dist_stats_add_summa(tsr_dist_stats *st, const tsr_dist_stats *summa) {
-  st->bytes_sent += summa->bytes_sent;
-  st->bytes_received += summa->bytes_received;
-  st->comm_seconds += summa->comm_seconds;
-  st->compute_seconds = summa->compute_seconds;
-  st->panels = summa->panels;
-  st->panel_width = summa->panel_width;
-  st->gpu_aware_mpi = summa->gpu_aware_mpi;
-  st->staging = summa->staging;
-  st->copy_waits = summa->copy_waits;
-  st->host_syncs_in_loop = summa->host_syncs_in_loop;
-  st->gpu_seconds = summa->gpu_seconds;
+tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, const tsr_dmatrix *a,
+                                const tsr_dmatrix *b, const tsr_dmatrix *c,
+                                const tsr_dist_gemm_options *options, tsr_dist_algorithm *algorithm,
+                                int *replicas) {
+  TSR_API_ENTRY();
+  static const char fn[] = "tsr_dist_gemm_choose";
+  if (!a || !b || !c || !algorithm || !replicas)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
+                          !a           ? "A"
+                          : !b         ? "B"
+                          : !c         ? "C"
+                          : !algorithm ? "algorithm"
+                                       : "replicas");
+  int r = 1;
+  tsr_status st = tsr__dist_gemm_check(fn, transa, transb, a, b, c);
+  TSR_CALL(tsr__dist_gemm_plan(fn, st, transa, a, c, options, &r));
+  *algorithm = r > 1 ? TSR_DIST_GEMM_2_5D : TSR_DIST_GEMM_SUMMA;
+  *replicas = r;
+  return TSR_OK;
 }
 
 tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,

@@ -188,27 +188,6 @@ tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb,
   return TSR_OK;
 }
 
-tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, const tsr_dmatrix *a,
-                                const tsr_dmatrix *b, const tsr_dmatrix *c,
-                                const tsr_dist_gemm_options *options, tsr_dist_algorithm *algorithm,
-                                int *replicas) {
-  TSR_API_ENTRY();
-  static const char fn[] = "tsr_dist_gemm_choose";
-  if (!a || !b || !c || !algorithm || !replicas)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
-                          !a           ? "A"
-                          : !b         ? "B"
-                          : !c         ? "C"
-                          : !algorithm ? "algorithm"
-                                       : "replicas");
-  int r = 1;
-  tsr_status st = tsr__dist_gemm_check(fn, transa, transb, a, b, c);
-  TSR_CALL(tsr__dist_gemm_plan(fn, st, transa, a, c, options, &r));
-  *algorithm = r > 1 ? TSR_DIST_GEMM_2_5D : TSR_DIST_GEMM_SUMMA;
-  *replicas = r;
-  return TSR_OK;
-}
-
 /* ------------------------------------------------------------------ the schedule ------- */
 
 /* C = beta * C before the partial products are added (beta = 0 never reads C). */
@@ -230,91 +209,108 @@ static void scale_local(tsr_dmatrix *c, void *host, double beta) {
     }
 }
 
-tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double alpha,
-                              const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
-                              tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
-                              tsr_dist_stats *stats) {
-  double t_start = MPI_Wtime();
-  uint64_t count0[TSR__COUNT_N];
-  tsr__counters_read(count0);
-  tsr_dist_stats st_all;
-  memset(&st_all, 0, sizeof st_all);
-  tsr_grid *g = c->grid;
-  int q = exact_sqrt(g->size / replicas);
-  int layer = g->rank / (q * q);
-  int64_t k = ta ? a->m : a->n, kb = ta ? a->mb : a->nb;
-  int64_t kl = layer_k(k, kb, replicas, layer);
-  MPI_Comm lcomm = MPI_COMM_NULL;
-  tsr_grid *lg = NULL;
-  tsr_dmatrix *al = NULL, *bl = NULL, *cl = NULL;
-  void *a_host = NULL, *b_host = NULL, *c_host = NULL, *al_host = NULL, *bl_host = NULL,
-       *cl_host = NULL;
-  bool a_st = false, b_st = false, c_st = false, al_st = false, bl_st = false, cl_st = false;
+/* The state of one 2.5D call, shared by its steps. */
+typedef struct g25 {
+  const char *fn;
+  tsr_grid *g;        /* the matrices' grid */
+  int replicas, q;    /* c layers of q x q ranks */
+  int layer;          /* this rank's layer */
+  int64_t k, kb, kl;  /* the inner dimension, its block, this layer's slice of it */
+  int64_t a_mb, b_nb; /* op(A)'s row block, op(B)'s column block */
+  unsigned xflags;    /* TSR__BC_MODELED in a TSR_SMPI_MODEL build */
+  MPI_Comm lcomm;     /* this layer's communicator and grid */
+  tsr_grid *lg;
+  tsr_dmatrix *al, *bl, *cl; /* this layer's slices of op(A), op(B) and its partial product */
+  int *procs;                /* process maps of the slicing, then of the reduction */
+  tsr_dist_stats st;         /* bytes and seconds of the slicing and reduction */
+} g25;
 
-  int rc = MPI_Comm_split(g->comm, layer, g->rank, &lcomm);
+/* Step 1: the layers' communicators and q x q grids. Agreed. */
+static tsr_status g25_layers(g25 *L) {
+  int rc = MPI_Comm_split(L->g->comm, L->layer, L->g->rank, &L->lcomm);
   tsr_status st =
-      rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_split");
-  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
-  st = tsr_grid_create(lcomm, q, q, &lg); /* agreed within the layer */
-  st = tsr__dist_agree(fn, g->comm, st);
-  int64_t a_mb = ta ? a->nb : a->mb, b_nb = tb ? b->mb : b->nb;
-  if (st == TSR_OK) st = tsr__dm_create(fn, lg, c->m, kl, a_mb, kb, c->dtype, c->device, &al);
-  if (st == TSR_OK) st = tsr__dm_create(fn, lg, kl, c->n, kb, b_nb, c->dtype, c->device, &bl);
+      rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(L->fn, TSR_ERR_MPI, rc, "MPI_Comm_split");
+  TSR_CALL(tsr__dist_agree(L->fn, L->g->comm, st));
+  st = tsr_grid_create(L->lcomm, L->q, L->q, &L->lg); /* agreed within the layer */
+  st = tsr__dist_agree(L->fn, L->g->comm, st);
+  int cq = L->replicas * L->q;
+  if (st == TSR_OK) {
+    L->procs = malloc((size_t)cq * (size_t)L->q * 2 * sizeof *L->procs);
+    if (!L->procs) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, L->fn, "2.5D process maps");
+  }
+  return tsr__dist_agree(L->fn, L->g->comm, st);
+}
+
+/* The two exchanges that slice op(A) and op(B) onto the layers (process maps: see the top of
+   the file), between host copies of the local blocks. Local status. */
+static tsr_status g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+                                      const tsr_dmatrix *b, void *a_host, void *b_host,
+                                      void *al_host, void *bl_host) {
+  const tsr_grid *g = L->g;
+  int q = L->q, cq = L->replicas * q, replicas = L->replicas;
+  int *pa = L->procs, *pb = L->procs + (size_t)cq * q;
+  for (int r = 0; r < q; r++)
+    for (int v = 0; v < cq; v++) {
+      pa[r * cq + v] = (v % replicas) * q * q + r * q + v / replicas;  /* q x cq: (layer row, v) */
+      pb[v * q + r] = (v % replicas) * q * q + (v / replicas) * q + r; /* cq x q */
+    }
+  tsr__bc_procs gpa = {q, cq, pa}, gpb = {cq, q, pb};
+  tsr__bc_matrix sa = tsr__dm_layout(a, a_host, g->nprow, g->npcol),
+                 sb = tsr__dm_layout(b, b_host, g->nprow, g->npcol), da, db;
+  da.row = (tsr__bc_dim){0, L->a_mb, L->a_mb, 0, q};
+  da.col = (tsr__bc_dim){0, L->kb, L->kb, 0, cq};
+  da.data = al_host;
+  da.lld = L->al->lld;
+  db.row = (tsr__bc_dim){0, L->kb, L->kb, 0, cq};
+  db.col = (tsr__bc_dim){0, L->b_nb, L->b_nb, 0, q};
+  db.data = bl_host;
+  db.lld = L->bl->lld;
+  const tsr_dmatrix *c = L->al; /* dtype and m of the product */
+  tsr_status st =
+      tsr__bc_redistribute_ex(L->fn, g, c->dtype, c->m, L->k, &sa, NULL, ta == TSR_TRANS, &da, &gpa,
+                              L->xflags, &L->st.bytes_sent, &L->st.bytes_received);
+  if (st == TSR_OK)
+    st = tsr__bc_redistribute_ex(L->fn, g, c->dtype, L->k, L->bl->n, &sb, NULL, tb == TSR_TRANS,
+                                 &db, &gpb, L->xflags, &L->st.bytes_sent, &L->st.bytes_received);
+  return st;
+}
+
+/* Step 2: this layer's slices al (m x kl) and bl (kl x n) of op(A) and op(B). Agreed. */
+static tsr_status g25_slice(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+                            const tsr_dmatrix *b, const tsr_dmatrix *c) {
+  const char *fn = L->fn;
+  void *a_host = NULL, *b_host = NULL, *al_host = NULL, *bl_host = NULL;
+  bool a_st = false, b_st = false, al_st = false, bl_st = false;
+  tsr_status st =
+      tsr__dm_create(fn, L->lg, c->m, L->kl, L->a_mb, L->kb, c->dtype, c->device, &L->al);
+  if (st == TSR_OK)
+    st = tsr__dm_create(fn, L->lg, L->kl, c->n, L->kb, L->b_nb, c->dtype, c->device, &L->bl);
   if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &a_host, &a_st);
   if (st == TSR_OK) st = tsr__dm_host_get(fn, b, true, &b_host, &b_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, al, false, &al_host, &al_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, bl, false, &bl_host, &bl_st);
-  st = tsr__dist_agree(fn, g->comm, st);
-
-  /* Slice op(A) and op(B) onto the layers (process maps: see the top of the file). */
-  int cq = replicas * q;
-  int *procs = malloc((size_t)cq * (size_t)q * 2 * sizeof *procs);
-  if (st == TSR_OK && !procs) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "2.5D process maps");
-  st = tsr__dist_agree(fn, g->comm, st);
-  unsigned xflags = tsr__dist_modeled() ? TSR__BC_MODELED : 0u;
-  if (st == TSR_OK) {
-    int *pa = procs, *pb = procs + (size_t)cq * q;
-    for (int r = 0; r < q; r++)
-      for (int v = 0; v < cq; v++) {
-        int rank = (v % replicas) * q * q + r * q + v / replicas;
-        pa[r * cq + v] = rank; /* q x cq: (layer row, v) */
-        pb[v * q + r] = (v % replicas) * q * q + (v / replicas) * q + r; /* cq x q */
-      }
-    tsr__bc_procs gpa = {q, cq, pa}, gpb = {cq, q, pb};
-    tsr__bc_matrix sa = tsr__dm_layout(a, a_host, g->nprow, g->npcol),
-                   sb = tsr__dm_layout(b, b_host, g->nprow, g->npcol), da, db;
-    da.row = (tsr__bc_dim){0, a_mb, a_mb, 0, q};
-    da.col = (tsr__bc_dim){0, kb, kb, 0, cq};
-    da.data = al_host;
-    da.lld = al->lld;
-    db.row = (tsr__bc_dim){0, kb, kb, 0, cq};
-    db.col = (tsr__bc_dim){0, b_nb, b_nb, 0, q};
-    db.data = bl_host;
-    db.lld = bl->lld;
-    st = tsr__bc_redistribute_ex(fn, g, c->dtype, c->m, k, &sa, NULL, ta == TSR_TRANS, &da, &gpa,
-                                 xflags, &st_all.bytes_sent, &st_all.bytes_received);
-    if (st == TSR_OK)
-      st = tsr__bc_redistribute_ex(fn, g, c->dtype, k, c->n, &sb, NULL, tb == TSR_TRANS, &db, &gpb,
-                                   xflags, &st_all.bytes_sent, &st_all.bytes_received);
-  }
+  if (st == TSR_OK) st = tsr__dm_host_get(fn, L->al, false, &al_host, &al_st);
+  if (st == TSR_OK) st = tsr__dm_host_get(fn, L->bl, false, &bl_host, &bl_st);
+  st = tsr__dist_agree(fn, L->g->comm, st);
+  if (st == TSR_OK) st = g25_exchange_slices(L, ta, tb, a, b, a_host, b_host, al_host, bl_host);
   if (al_host) {
-    tsr_status s2 = tsr__dm_host_done(fn, al, al_host, al_st, st == TSR_OK);
+    tsr_status s2 = tsr__dm_host_done(fn, L->al, al_host, al_st, st == TSR_OK);
     if (st == TSR_OK) st = s2;
   }
   if (bl_host) {
-    tsr_status s2 = tsr__dm_host_done(fn, bl, bl_host, bl_st, st == TSR_OK);
+    tsr_status s2 = tsr__dm_host_done(fn, L->bl, bl_host, bl_st, st == TSR_OK);
     if (st == TSR_OK) st = s2;
   }
   if (a_host) tsr__dm_host_done(fn, a, a_host, a_st, false);
   if (b_host) tsr__dm_host_done(fn, b, b_host, b_st, false);
-  st = tsr__dist_agree(fn, g->comm, st);
-  st_all.comm_seconds += MPI_Wtime() - t_start;
+  return tsr__dist_agree(fn, L->g->comm, st);
+}
 
-  /* Each layer multiplies its slice with SUMMA into its partial product. */
-  if (st == TSR_OK) st = tsr__dm_create(fn, lg, c->m, c->n, c->mb, c->nb, c->dtype, c->device, &cl);
-  st = tsr__dist_agree(fn, g->comm, st);
-  tsr_dist_stats ls;
-  memset(&ls, 0, sizeof ls);
+/* Step 3: each layer multiplies its slices with the SUMMA schedule into its partial product
+   cl. Agreed; SUMMA's figures in *ls. */
+static tsr_status g25_multiply(g25 *L, double alpha, const tsr_dmatrix *c,
+                               const tsr_dist_gemm_options *opt, tsr_dist_stats *ls) {
+  tsr_status st =
+      tsr__dm_create(L->fn, L->lg, c->m, c->n, c->mb, c->nb, c->dtype, c->device, &L->cl);
+  st = tsr__dist_agree(L->fn, L->g->comm, st);
   if (st == TSR_OK) {
     tsr_dist_gemm_options lo;
     memset(&lo, 0, sizeof lo);
@@ -324,51 +320,88 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
     lo.algorithm = TSR_DIST_GEMM_SUMMA;
     lo.bcast = opt ? opt->bcast : TSR_DIST_BCAST_AUTO;
     lo.panel_width = opt ? opt->panel_width : 0;
-    st = tsr__dist_summa(fn, alpha, al, bl, 0.0, cl, &lo, &ls); /* agreed in the layer */
-    st = tsr__dist_agree(fn, g->comm, st);
+    st = tsr__dist_summa(L->fn, alpha, L->al, L->bl, 0.0, L->cl, &lo, ls); /* agreed in layer */
+    st = tsr__dist_agree(L->fn, L->g->comm, st);
   }
-  tsr_dmatrix_free(al);
-  tsr_dmatrix_free(bl);
-  al = bl = NULL;
+  return st;
+}
 
-  /* C = beta * C + the sum of the layers' partial products, on C's owners. */
-  double t_red = MPI_Wtime();
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, c, beta != 0.0, &c_host, &c_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, cl, true, &cl_host, &cl_st);
+/* Step 4: C = beta * C + the sum of the layers' partial products, on C's owners: one
+   accumulating exchange per layer, from its q x q grid onto C's. Agreed. */
+static tsr_status g25_reduce(g25 *L, double beta, tsr_dmatrix *c) {
+  const char *fn = L->fn;
+  const tsr_grid *g = L->g;
+  int q = L->q;
+  void *c_host = NULL, *cl_host = NULL;
+  bool c_st = false, cl_st = false;
+  tsr_status st = tsr__dm_host_get(fn, c, beta != 0.0, &c_host, &c_st);
+  if (st == TSR_OK) st = tsr__dm_host_get(fn, L->cl, true, &cl_host, &cl_st);
   st = tsr__dist_agree(fn, g->comm, st);
   if (st == TSR_OK) {
     scale_local(c, c_host, beta);
-    /* One accumulating redistribution per layer, from its q x q grid onto C's. */
     tsr__bc_matrix dc = tsr__dm_layout(c, c_host, g->nprow, g->npcol);
-    for (int l = 0; l < replicas && st == TSR_OK; l++) {
+    for (int l = 0; l < L->replicas && st == TSR_OK; l++) {
       for (int r = 0; r < q * q; r++)
-        procs[r] = l * q * q + r;
-      tsr__bc_procs gl = {q, q, procs};
-      tsr__bc_matrix sl = tsr__dm_layout(cl, l == layer ? cl_host : NULL, q, q);
+        L->procs[r] = l * q * q + r;
+      tsr__bc_procs gl = {q, q, L->procs};
+      tsr__bc_matrix sl = tsr__dm_layout(L->cl, l == L->layer ? cl_host : NULL, q, q);
       st = tsr__bc_redistribute_ex(fn, g, c->dtype, c->m, c->n, &sl, &gl, false, &dc, NULL,
-                                   xflags | TSR__BC_ACCUMULATE, &st_all.bytes_sent,
-                                   &st_all.bytes_received);
+                                   L->xflags | TSR__BC_ACCUMULATE, &L->st.bytes_sent,
+                                   &L->st.bytes_received);
     }
   }
-  free(procs);
-  if (cl_host) tsr__dm_host_done(fn, cl, cl_host, cl_st, false);
+  if (cl_host) tsr__dm_host_done(fn, L->cl, cl_host, cl_st, false);
   if (c_host) {
     tsr_status s2 = tsr__dm_host_done(fn, c, c_host, c_st, st == TSR_OK);
     if (st == TSR_OK) st = s2;
   }
-  st_all.comm_seconds += MPI_Wtime() - t_red;
-  st = tsr__dist_agree(fn, g->comm, st);
-
-  tsr_dmatrix_free(cl);
-  tsr_status s2 = tsr_grid_free(lg);
-  if (st == TSR_OK) st = s2;
-  if (lcomm != MPI_COMM_NULL) MPI_Comm_free(&lcomm);
-  st_all.bytes_redistributed = st_all.bytes_received;
-  tsr__dist_stats_add_summa(&st_all, &ls);
-  tsr__dist_count_since(&st_all, count0); /* the slicing and reduction's copies included */
-  st_all.algorithm = TSR_DIST_GEMM_2_5D;
-  st_all.replicas = replicas;
-  st_all.total_seconds = MPI_Wtime() - t_start;
-  if (stats) *stats = st_all;
   return tsr__dist_agree(fn, g->comm, st);
+}
+
+tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double alpha,
+                              const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                              tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
+                              tsr_dist_stats *stats) {
+  double t_start = MPI_Wtime();
+  uint64_t count0[TSR__COUNT_N];
+  tsr__counters_read(count0);
+  g25 L;
+  memset(&L, 0, sizeof L);
+  L.fn = fn;
+  L.g = c->grid;
+  L.replicas = replicas;
+  L.q = exact_sqrt(L.g->size / replicas);
+  L.layer = L.g->rank / (L.q * L.q);
+  L.k = ta ? a->m : a->n, L.kb = ta ? a->mb : a->nb;
+  L.kl = layer_k(L.k, L.kb, replicas, L.layer);
+  L.a_mb = ta ? a->nb : a->mb, L.b_nb = tb ? b->mb : b->nb;
+  L.xflags = tsr__dist_modeled() ? TSR__BC_MODELED : 0u;
+  L.lcomm = MPI_COMM_NULL;
+  tsr_dist_stats ls;
+  memset(&ls, 0, sizeof ls);
+
+  tsr_status st = g25_layers(&L);
+  if (st == TSR_OK) st = g25_slice(&L, ta, tb, a, b, c);
+  L.st.comm_seconds += MPI_Wtime() - t_start;
+  if (st == TSR_OK) st = g25_multiply(&L, alpha, c, opt, &ls);
+  tsr_dmatrix_free(L.al);
+  tsr_dmatrix_free(L.bl);
+  L.al = L.bl = NULL;
+  double t_red = MPI_Wtime();
+  if (st == TSR_OK) st = g25_reduce(&L, beta, c);
+  L.st.comm_seconds += MPI_Wtime() - t_red;
+
+  free(L.procs);
+  tsr_dmatrix_free(L.cl);
+  tsr_status s2 = tsr_grid_free(L.lg);
+  if (st == TSR_OK) st = s2;
+  if (L.lcomm != MPI_COMM_NULL) MPI_Comm_free(&L.lcomm);
+  L.st.bytes_redistributed = L.st.bytes_received;
+  tsr__dist_stats_add_summa(&L.st, &ls);
+  tsr__dist_count_since(&L.st, count0); /* the slicing and reduction's copies included */
+  L.st.algorithm = TSR_DIST_GEMM_2_5D;
+  L.st.replicas = replicas;
+  L.st.total_seconds = MPI_Wtime() - t_start;
+  if (stats) *stats = L.st;
+  return tsr__dist_agree(fn, L.g->comm, st);
 }

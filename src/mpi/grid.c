@@ -26,36 +26,68 @@ MPI_Datatype tsr__mpi_type(tsr_dtype dtype) {
   return MPI_DATATYPE_NULL;
 }
 
-/* Largest message kept from a failing rank (tsr_last_error holds 1024 bytes). */
-#define TSR__AGREE_MSG 1024
-
-tsr_status tsr__dist_agree(const char *fn, MPI_Comm comm, tsr_status st) {
+/* The one agreement (tsr_dist_agree's rule, used by every collective of the library and by
+   tessera-gemm): the lowest failing rank's code and message, " (rank r)" appended when some
+   ranks succeeded. *code and msg (TSR_DIST_AGREE_MSG bytes) are in/out; returns the MPI error
+   code of a failed collective (MPI_SUCCESS else) and what failed in *what. */
+static int agree_core(MPI_Comm comm, int *code, char msg[TSR_DIST_AGREE_MSG], const char **what) {
   int rank = 0, size = 1;
-  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Comm_size(comm, &size) != MPI_SUCCESS)
-    return tsr__set_error(TSR_ERR_MPI, fn, "invalid communicator");
-  int mine[2] = {st != TSR_OK ? rank : size, st != TSR_OK ? 1 : 0};
+  *what = "MPI_Comm_rank";
+  int rc = MPI_Comm_rank(comm, &rank);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &size);
+  if (rc != MPI_SUCCESS) return rc;
+  int mine[2] = {*code != 0 ? rank : size, *code != 0 ? 1 : 0};
   int first = size, count = 0;
-  int rc = MPI_Allreduce(&mine[0], &first, 1, MPI_INT, MPI_MIN, comm);
+  *what = "MPI_Allreduce (agreement)";
+  rc = MPI_Allreduce(&mine[0], &first, 1, MPI_INT, MPI_MIN, comm);
   if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&mine[1], &count, 1, MPI_INT, MPI_SUM, comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Allreduce (agreement)");
-  if (first >= size) return TSR_OK;
+  if (rc != MPI_SUCCESS || first >= size) return rc;
   struct {
     int code;
-    char msg[TSR__AGREE_MSG];
+    char msg[TSR_DIST_AGREE_MSG];
   } buf;
   memset(&buf, 0, sizeof buf);
   if (rank == first) {
-    buf.code = (int)st;
-    snprintf(buf.msg, sizeof buf.msg, "%s", tsr__last_error_detail());
+    buf.code = *code;
+    memcpy(buf.msg, msg, sizeof buf.msg);
   }
+  *what = "MPI_Bcast (agreement)";
   rc = MPI_Bcast(&buf, (int)sizeof buf, MPI_BYTE, first, comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast (agreement)");
+  if (rc != MPI_SUCCESS) return rc;
   buf.msg[sizeof buf.msg - 1] = '\0';
+  *code = buf.code;
+  if (count < size)
+    snprintf(msg, TSR_DIST_AGREE_MSG, "%.*s (rank %d)", TSR_DIST_AGREE_MSG - 32, buf.msg, first);
+  else
+    memcpy(msg, buf.msg, sizeof buf.msg);
+  return MPI_SUCCESS;
+}
+
+tsr_status tsr__dist_agree(const char *fn, MPI_Comm comm, tsr_status st) {
+  int code = (int)st;
+  const char *what = "";
+  char msg[TSR_DIST_AGREE_MSG] = "";
+  if (st != TSR_OK) snprintf(msg, sizeof msg, "%s", tsr__last_error_detail());
+  int rc = agree_core(comm, &code, msg, &what);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, what);
+  if (code == 0) return TSR_OK;
   /* Every rank is inside the same public call: its name (the API context) prefixes the
      failing rank's reason. */
-  char suffix[32] = "";
-  if (count < size) snprintf(suffix, sizeof suffix, " (rank %d)", first);
-  return tsr__set_error((tsr_status)buf.code, fn, "%s%s", buf.msg, suffix);
+  return tsr__set_error((tsr_status)code, fn, "%s", msg);
+}
+
+tsr_status tsr_dist_agree(MPI_Comm comm, int *code, char *msg, size_t cap) {
+  TSR_API_ENTRY();
+  TSR_CHECK(code, TSR_ERR_NULL_POINTER, "code is NULL");
+  const char *what = "";
+  char buf[TSR_DIST_AGREE_MSG] = "";
+  if (*code != 0 && msg) snprintf(buf, sizeof buf, "%s", msg);
+  int agreed = *code;
+  int rc = agree_core(comm, &agreed, buf, &what);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, what);
+  *code = agreed;
+  if (agreed != 0 && msg && cap > 0) snprintf(msg, cap, "%s", buf);
+  return TSR_OK;
 }
 
 tsr_status tsr__dist_same(const char *fn, MPI_Comm comm, const int64_t *vals, int n,
@@ -162,7 +194,7 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
 tsr_status tsr_grid_free(tsr_grid *grid) {
   TSR_API_ENTRY();
   if (!grid) return TSR_OK;
-  tsr__summa_plan_free(grid->summa_plan);
+  if (grid->summa_plan && grid->summa_plan_free) grid->summa_plan_free(grid->summa_plan);
   grid_release_comms(grid);
   free(grid);
   return TSR_OK;

@@ -14,11 +14,10 @@ struct tsr_grid {
   MPI_Comm comm, row_comm, col_comm;
   int nprow, npcol, myrow, mycol, rank, size;
   struct tsr__summa_plan *summa_plan; /* SUMMA's buffers, streams and events, kept across
-                                         calls (summa.c); freed with the grid */
+                                         calls (summa.c); freed with the grid through */
+  void (*summa_plan_free)(struct tsr__summa_plan *); /* this, set by summa.c (the grid does not
+                                                        call into SUMMA's file) */
 };
-
-/* Frees a grid's SUMMA plan (NULL is a no-op). (summa.c) */
-void tsr__summa_plan_free(struct tsr__summa_plan *plan);
 
 /*
  * The local block lives in `storage`, a 1-D array of max(1, lld * nloc) elements on the
@@ -178,8 +177,9 @@ tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a, c
                            double beta, tsr_dmatrix *c, const tsr_dist_gemm_options *options,
                            tsr_dist_stats *stats);
 
-/* Sets the device-work members of *st (h2d/d2h bytes and copies, host_syncs, gemm_calls,
-   gemm_vendor_calls) to what the library's counters counted since count0 (tsr__counters_read). */
+/* Sets the device-work members of *st (dist_stats.c) (h2d/d2h bytes and copies, host_syncs,
+   gemm_calls, gemm_vendor_calls) to what the library's counters counted since count0
+   (tsr__counters_read). */
 void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_N]);
 
 /* Adds the figures of a SUMMA run (tsr__dist_summa's stats) to a schedule's statistics: bytes

@@ -53,20 +53,6 @@ static tsr_status check_int_sizes(const char *fn, const tsr_dmatrix *a, const ch
   return TSR_OK;
 }
 
-/* Every rank checks that it can see the input as a regular file holding `need` bytes, without
-   blocking (a path missing on one node, or a FIFO, must fail on every rank before the
-   collective MPI_File_open). Local; callers agree. */
-static tsr_status check_input(const char *fn, const char *path, uint64_t need) {
-  int fd = -1;
-  uint64_t size = 0;
-  TSR_CALL(tsr__open_input(fn, path, &fd, &size));
-  close(fd);
-  if (size < need)
-    return tsr__set_error(TSR_ERR_FORMAT, fn, "'%s' is %llu bytes here, the data needs %llu", path,
-                          (unsigned long long)size, (unsigned long long)need);
-  return TSR_OK;
-}
-
 /* Open MPI's MPI-IO (ompio) names its shared-file-pointer files after the path it opens plus a
    suffix, in fixed 256-byte buffers or as one name component: a path over about 244 bytes, or
    a last component over about 225, aborts the process inside MPI_File_open (measured with Open
@@ -98,100 +84,360 @@ static bool full_count(MPI_Status *status, MPI_Datatype type, int want, int *got
   return *got == want;
 }
 
-tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,
-                                tsr_device device, tsr_dmatrix **out) {
+/* ---------------------------------------------------------------- reading ------------- */
+
+/* An input opened on every rank of a grid: the one open of the file per rank (MPI_File_open)
+   and the header rank 0 parsed, broadcast. */
+struct tsr_dmatrix_npy {
+  tsr_grid *grid;
+  MPI_File fh;
+  tsr_npy_header h;
+  char path[];
+};
+
+/* tsr__npy_read_header_at's reader on an MPI file handle (rank 0, independent reads). */
+typedef struct npy_mpi_source {
+  const char *fn, *path;
+  MPI_File fh;
+} npy_mpi_source;
+
+static tsr_status npy_mpi_read(void *ctx, uint64_t offset, void *dst, size_t n) {
+  const npy_mpi_source *s = ctx;
+  MPI_Status status;
+  int got = 0;
+  int rc = MPI_File_read_at(s->fh, (MPI_Offset)offset, dst, (int)n, MPI_BYTE, &status);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(s->fn, TSR_ERR_IO, rc, "MPI_File_read_at (header)");
+  if (!full_count(&status, MPI_BYTE, (int)n, &got))
+    return tsr__set_error(TSR_ERR_FORMAT, s->fn, "truncated header in %s: read %d of %zu bytes",
+                          s->path, got, n);
+  return TSR_OK;
+}
+
+/* Rank 0: the header, from the open handle, and the one check that it holds a matrix. */
+static tsr_status npy_matrix_header(const char *fn, const char *path, MPI_File fh, uint64_t fsize,
+                                    tsr_npy_header *h) {
+  npy_mpi_source src = {fn, path, fh};
+  TSR_CALL(tsr__npy_read_header_at(fn, path, fsize, npy_mpi_read, &src, h));
+  if (h->ndim != 2)
+    return tsr__set_error(TSR_ERR_SHAPE, fn, "'%s' holds a %d-D array; a matrix must be 2-D", path,
+                          h->ndim);
+  if (h->dtype != TSR_F32 && h->dtype != TSR_F64)
+    return tsr__set_error(TSR_ERR_DTYPE, fn, "'%s' holds %s data; matrices are f32 or f64", path,
+                          tsr_dtype_name(h->dtype));
+  return TSR_OK;
+}
+
+/* Every rank, before the collective open and without opening: a regular file it may read (a
+   path missing on one node, or a FIFO, fails every rank instead of blocking one), with a name
+   this MPI-IO can open. *fsize: its size here. Local; callers agree. */
+static tsr_status npy_check_input(const char *fn, const char *path, uint64_t *fsize) {
+  TSR_CALL(tsr__stat_input(fn, path, fsize));
+  return check_mpiio_name(fn, path, path);
+}
+
+/* Every rank: its copy holds all the data the header announces (node-local copies). */
+static tsr_status npy_check_size(const char *fn, const tsr_dmatrix_npy *f, uint64_t fsize) {
+  uint64_t need =
+      (uint64_t)f->h.data_offset + (uint64_t)f->h.size * (uint64_t)tsr__dtype_size(f->h.dtype);
+  if (fsize < need)
+    return tsr__set_error(TSR_ERR_FORMAT, fn, "'%s' is %llu bytes here, the data needs %llu",
+                          f->path, (unsigned long long)fsize, (unsigned long long)need);
+  return TSR_OK;
+}
+
+tsr_status tsr_dmatrix_npy_open(tsr_grid *grid, const char *path, tsr_dmatrix_npy **out) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dmatrix_read_npy";
+  static const char fn[] = "tsr_dmatrix_npy_open";
   if (!grid || !out)
     return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", grid ? "out" : "grid");
   *out = NULL;
+  tsr_status st = path ? TSR_OK : tsr__set_error(TSR_ERR_NULL_POINTER, fn, "path is NULL");
+  uint64_t fsize = 0;
+  if (st == TSR_OK) st = npy_check_input(fn, path, &fsize);
+  tsr_dmatrix_npy *f = NULL;
+  if (st == TSR_OK) {
+    size_t len = strlen(path) + 1;
+    f = calloc(1, sizeof *f + len);
+    if (f)
+      memcpy(f->path, path, len);
+    else
+      st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate the handle of '%s'", path);
+  }
+  st = tsr__dist_agree(fn, grid->comm, st);
+  if (st != TSR_OK) {
+    free(f);
+    return st;
+  }
+  f->grid = grid;
+  int rc = MPI_File_open(grid->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &f->fh);
+  st = rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_open");
+  st = tsr__dist_agree(fn, grid->comm, st);
+  if (st != TSR_OK) {
+    free(f);
+    return st;
+  }
+  /* Rank 0 alone parses the header; everyone gets its verdict and the header. */
+  if (grid->rank == 0) st = npy_matrix_header(fn, path, f->fh, fsize, &f->h);
+  st = tsr__dist_agree(fn, grid->comm, st);
+  if (st == TSR_OK) {
+    rc = MPI_Bcast(&f->h, (int)sizeof f->h, MPI_BYTE, 0, grid->comm);
+    st = rc == MPI_SUCCESS ? npy_check_size(fn, f, fsize)
+                           : tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+    st = tsr__dist_agree(fn, grid->comm, st);
+  }
+  if (st != TSR_OK) {
+    MPI_File_close(&f->fh);
+    free(f);
+    return st;
+  }
+  *out = f;
+  return TSR_OK;
+}
+
+tsr_status tsr_dmatrix_npy_header(const tsr_dmatrix_npy *f, tsr_npy_header *header) {
+  TSR_API_ENTRY();
+  TSR_CHECK(f && header, TSR_ERR_NULL_POINTER, "%s is NULL", f ? "header" : "file");
+  *header = f->h;
+  return TSR_OK;
+}
+
+tsr_status tsr_dmatrix_npy_close(tsr_dmatrix_npy *f) {
+  TSR_API_ENTRY();
+  if (!f) return TSR_OK;
+  int rc = MPI_File_close(&f->fh);
+  tsr_status st =
+      rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_close");
+  tsr_grid *g = f->grid;
+  free(f);
+  return tsr__dist_agree(__func__, g->comm, st);
+}
+
+/* The local block of `a` from the open file: the darray view at the data offset and one
+   MPI_File_read_all into `dst` (column-major for Fortran order, else row-major). Every rank
+   makes every collective call, failed or not, so none is left waiting. Local status. */
+static tsr_status npy_read_blocks(const char *fn, const tsr_dmatrix_npy *f, const tsr_dmatrix *a,
+                                  void *dst) {
+  MPI_Datatype ftype = MPI_DATATYPE_NULL, etype = tsr__mpi_type(a->dtype);
+  tsr_status st = make_darray(fn, a, f->h.fortran_order, &ftype);
+  int rc = MPI_File_set_view(f->fh, (MPI_Offset)f->h.data_offset, etype,
+                             ftype != MPI_DATATYPE_NULL ? ftype : etype, "native", MPI_INFO_NULL);
+  if (rc != MPI_SUCCESS && st == TSR_OK)
+    st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+  int count = (int)(a->mloc * a->nloc), got = 0;
+  MPI_Status status;
+  rc = MPI_File_read_all(f->fh, dst, st == TSR_OK ? count : 0, etype, &status);
+  if (rc != MPI_SUCCESS && st == TSR_OK)
+    st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_read_all");
+  if (st == TSR_OK && !full_count(&status, etype, count, &got))
+    st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short read, %d of %d elements", f->path, got, count);
+  if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
+  return st;
+}
+
+tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *f, int64_t mb, int64_t nb, tsr_device device,
+                                tsr_dmatrix **out) {
+  TSR_API_ENTRY();
+  static const char fn[] = "tsr_dmatrix_npy_read";
+  if (!f || !out) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", f ? "out" : "file");
+  *out = NULL;
+  tsr_grid *grid = f->grid;
   int64_t v[2] = {mb, nb};
   TSR_CALL(tsr__dist_same(fn, grid->comm, v, 2, "mb, nb"));
-
-  /* Rank 0 alone parses the header; everyone gets its verdict and the header. */
-  tsr_npy_header h;
-  memset(&h, 0, sizeof h);
-  tsr_status st = TSR_OK;
-  if (grid->rank == 0) {
-    if (!path)
-      st = tsr__set_error(TSR_ERR_NULL_POINTER, fn, "path is NULL");
-    else
-      st = tsr_npy_read_header(path, &h);
-    if (st == TSR_OK && h.ndim != 2)
-      st = tsr__set_error(TSR_ERR_SHAPE, fn, "'%s' holds a %d-D array; a matrix must be 2-D", path,
-                          h.ndim);
-    else if (st == TSR_OK && h.dtype != TSR_F32 && h.dtype != TSR_F64)
-      st = tsr__set_error(TSR_ERR_DTYPE, fn, "'%s' holds %s data; matrices are f32 or f64", path,
-                          tsr_dtype_name(h.dtype));
-  }
-  TSR_CALL(tsr__dist_agree(fn, grid->comm, st));
-  int rc = MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, grid->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-
+  const tsr_npy_header *h = &f->h;
   tsr_dmatrix *a = NULL;
   void *local = NULL, *tmp = NULL;
   bool staged = false;
-  size_t es = tsr__dtype_size(h.dtype);
-  st = tsr__dm_create(fn, grid, h.shape[0], h.shape[1], mb, nb, h.dtype, device, &a);
-  if (st == TSR_OK) st = check_int_sizes(fn, a, path);
-  if (st == TSR_OK && a->m > 0 && a->n > 0) st = check_mpiio_name(fn, path, path);
-  if (st == TSR_OK && a->m > 0 && a->n > 0)
-    st = check_input(fn, path, (uint64_t)h.data_offset + (uint64_t)(a->m * a->n) * es);
+  size_t es = tsr__dtype_size(h->dtype);
+  tsr_status st = tsr__dm_create(fn, grid, h->shape[0], h->shape[1], mb, nb, h->dtype, device, &a);
+  if (st == TSR_OK) st = check_int_sizes(fn, a, f->path);
   if (st == TSR_OK) st = tsr__dm_host_get(fn, a, false, &local, &staged);
   /* A C-order file arrives as row-major local blocks, transposed afterwards. */
-  if (st == TSR_OK && !h.fortran_order)
+  if (st == TSR_OK && !h->fortran_order)
     st = tsr__host_alloc((size_t)(a->mloc * a->nloc) * es, &tmp);
   st = tsr__dist_agree(fn, grid->comm, st);
-  if (st != TSR_OK) goto fail;
-
-  if (a->m > 0 && a->n > 0) {
-    MPI_File fh;
-    rc = MPI_File_open(grid->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
-    if (rc != MPI_SUCCESS) {
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_open");
-      st = tsr__dist_agree(fn, grid->comm, st);
-      goto fail;
-    }
-    MPI_Datatype ftype = MPI_DATATYPE_NULL;
-    MPI_Datatype etype = tsr__mpi_type(a->dtype);
-    st = make_darray(fn, a, h.fortran_order, &ftype);
-    /* Every rank makes every collective call below, failed or not, so none is left waiting. */
-    rc = MPI_File_set_view(fh, (MPI_Offset)h.data_offset, etype,
-                           ftype != MPI_DATATYPE_NULL ? ftype : etype, "native", MPI_INFO_NULL);
-    if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
-    int count = (int)(a->mloc * a->nloc), got = 0;
-    MPI_Status status;
-    rc = MPI_File_read_all(fh, h.fortran_order ? local : tmp, st == TSR_OK ? count : 0, etype,
-                           &status);
-    if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_read_all");
-    if (st == TSR_OK && !full_count(&status, etype, count, &got))
-      st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short read, %d of %d elements", path, got, count);
-    MPI_File_close(&fh);
-    if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
+  if (st == TSR_OK && a->m > 0 && a->n > 0) {
+    st = npy_read_blocks(fn, f, a, h->fortran_order ? local : tmp);
     if (st == TSR_OK) {
-      void *data = h.fortran_order ? local : tmp;
-      if (h.big_endian != tsr__host_big_endian()) tsr__byteswap(data, count, es);
-      if (!h.fortran_order) rm_to_cm(tmp, local, a->mloc, a->nloc, es);
+      int64_t count = a->mloc * a->nloc;
+      if (h->big_endian != tsr__host_big_endian())
+        tsr__byteswap(h->fortran_order ? local : tmp, count, es);
+      if (!h->fortran_order) rm_to_cm(tmp, local, a->mloc, a->nloc, es);
     }
   }
   if (local) {
     tsr_status s2 = tsr__dm_host_done(fn, a, local, staged, st == TSR_OK);
-    local = NULL;
     if (st == TSR_OK) st = s2;
   }
-  st = tsr__dist_agree(fn, grid->comm, st);
-  if (st == TSR_OK) {
-    tsr__host_free(tmp);
-    *out = a;
-    return TSR_OK;
-  }
-fail:
-  if (local) tsr__dm_host_done(fn, a, local, staged, false);
   tsr__host_free(tmp);
-  tsr_dmatrix_free(a);
+  st = tsr__dist_agree(fn, grid->comm, st);
+  if (st != TSR_OK) {
+    tsr_dmatrix_free(a);
+    return st;
+  }
+  *out = a;
+  return TSR_OK;
+}
+
+tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,
+                                tsr_device device, tsr_dmatrix **out) {
+  TSR_API_ENTRY();
+  if (out) *out = NULL;
+  tsr_dmatrix_npy *f = NULL;
+  TSR_CALL(tsr_dmatrix_npy_open(grid, path, &f));
+  tsr_status st = tsr_dmatrix_npy_read(f, mb, nb, device, out);
+  tsr_status s2 = tsr_dmatrix_npy_close(f);
+  if (st == TSR_OK && s2 != TSR_OK) {
+    tsr_dmatrix_free(*out);
+    *out = NULL;
+    st = s2;
+  }
   return st;
+}
+
+/* The state of one collective write, shared by its steps. */
+typedef struct npy_writer {
+  const char *fn, *path;
+  const tsr_dmatrix *a;
+  int fortran_order;
+  char tmpname[PATH_MAX + 64]; /* the temporary file beside `path` */
+  char header[4096];           /* rank 0's header */
+  size_t hlen;                 /* its length (every rank) */
+  uint64_t total;              /* bytes of the whole file */
+  int64_t count;               /* local elements */
+  void *local, *buf;           /* the local block on the host; its row-major / swapped copy */
+  bool staged, created;        /* created: rank 0 removes the temporary on failure */
+  MPI_File fh;
+  MPI_Datatype ftype;
+} npy_writer;
+
+/* Step 1: the temporary name (rank 0's pid and write count), rank 0's header, the local block
+   on the host in the file's order and byte order, the darray view. Agreed. */
+static tsr_status npy_write_prepare(npy_writer *w) {
+  const char *fn = w->fn;
+  const tsr_dmatrix *a = w->a;
+  tsr_grid *g = a->grid;
+  /* The temporary name carries rank 0's pid, so two jobs writing one path do not collide. */
+  long long pid = (long long)getpid();
+  int rc = MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, g->comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  size_t es = tsr__dtype_size(a->dtype);
+  /* The sequence number tells apart two writes of one job whose names share their first
+     TSR__TEMP_NAME_KEEP bytes; rank 0's count is used. */
+  static atomic_uint sequence;
+  unsigned seq = atomic_fetch_add(&sequence, 1u);
+  rc = MPI_Bcast(&seq, 1, MPI_UNSIGNED, 0, g->comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  tsr_status st = tsr__temp_path(fn, w->path, (long)pid, seq, w->tmpname, sizeof w->tmpname);
+  if (st == TSR_OK) st = check_mpiio_name(fn, w->tmpname, w->path);
+  if (st == TSR_OK && g->rank == 0) {
+    int64_t shape[2] = {a->m, a->n};
+    st = tsr_npy_format_header(a->dtype, w->fortran_order, 2, shape, w->header, sizeof w->header,
+                               &w->hlen);
+  }
+  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &w->local, &w->staged);
+  /* The column-major local block is the Fortran-order darray piece as it is; C order needs
+     it row-major. A big-endian host also writes a swapped copy (files are little-endian). */
+  if (st == TSR_OK && (!w->fortran_order || tsr__host_big_endian())) {
+    st = tsr__host_alloc((size_t)w->count * es, &w->buf);
+    if (st == TSR_OK) {
+      if (w->fortran_order)
+        memcpy(w->buf, w->local, (size_t)w->count * es);
+      else
+        cm_to_rm(w->local, w->buf, a->mloc, a->nloc, es);
+      if (tsr__host_big_endian()) tsr__byteswap(w->buf, w->count, es);
+    }
+  }
+  if (st == TSR_OK && a->m > 0 && a->n > 0) st = make_darray(fn, a, w->fortran_order, &w->ftype);
+  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
+  unsigned long long hl = w->hlen;
+  rc = MPI_Bcast(&hl, 1, MPI_UNSIGNED_LONG_LONG, 0, g->comm);
+  w->hlen = (size_t)hl;
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  w->total = (uint64_t)w->hlen + (uint64_t)(a->m * a->n) * es;
+  return TSR_OK;
+}
+
+/* Step 2: the temporary file, created by every rank, its whole size reserved by rank 0 (a full
+   disk fails here, on every rank, before any data). Agreed; on failure the file is closed. */
+static tsr_status npy_write_create(npy_writer *w) {
+  tsr_grid *g = w->a->grid;
+  if (g->rank == 0) unlink(w->tmpname); /* a stale file of a crashed job with the same pid */
+  MPI_Barrier(g->comm);
+  w->created = true;
+  tsr_status st = TSR_OK;
+  int rc =
+      MPI_File_open(g->comm, w->tmpname, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &w->fh);
+  if (rc != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    st = tsr__set_error(TSR_ERR_IO, w->fn, "cannot create '%s' (temporary file for '%s'): %s",
+                        w->tmpname, w->path, text);
+    w->fh = MPI_FILE_NULL;
+  }
+  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(w->fn, w->tmpname, w->total);
+  st = tsr__dist_agree(w->fn, g->comm, st);
+  if (st != TSR_OK && w->fh != MPI_FILE_NULL) MPI_File_close(&w->fh);
+  return st;
+}
+
+/* Step 3: rank 0's header, every rank's blocks through the darray view, sync and close. Every
+   byte count is checked: some MPI-IO drivers return success on a short write (a full disk).
+   Every rank makes every collective call, failed or not. Agreed. */
+static tsr_status npy_write_data(npy_writer *w) {
+  const char *fn = w->fn;
+  const tsr_dmatrix *a = w->a;
+  tsr_grid *g = a->grid;
+  tsr_status st = TSR_OK;
+  int got = 0, rc;
+  if (g->rank == 0) {
+    MPI_Status status;
+    rc = MPI_File_write_at(w->fh, 0, w->header, (int)w->hlen, MPI_BYTE, &status);
+    if (rc != MPI_SUCCESS)
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_at (header)");
+    else if (!full_count(&status, MPI_BYTE, (int)w->hlen, &got))
+      st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short write of the header, %d of %zu bytes",
+                          w->path, got, w->hlen);
+  }
+  if (a->m > 0 && a->n > 0) {
+    MPI_Datatype etype = tsr__mpi_type(a->dtype);
+    rc = MPI_File_set_view(w->fh, (MPI_Offset)w->hlen, etype, w->ftype, "native", MPI_INFO_NULL);
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+    MPI_Status status;
+    rc = MPI_File_write_all(w->fh, w->buf ? w->buf : w->local, (int)w->count, etype, &status);
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_all");
+    else if (st == TSR_OK && !full_count(&status, etype, (int)w->count, &got))
+      st = tsr__set_error(TSR_ERR_IO, fn,
+                          "'%s': short write, %d of %lld elements (disk full or file size limit?)",
+                          w->path, got, (long long)w->count);
+  }
+  rc = MPI_File_sync(w->fh);
+  if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_sync");
+  rc = MPI_File_close(&w->fh);
+  if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_close");
+  return tsr__dist_agree(fn, g->comm, st);
+}
+
+/* Step 4, rank 0: the size the file must have (a write that was silently dropped shows here),
+   then the rename onto `path`. Agreed. */
+static tsr_status npy_write_commit(npy_writer *w) {
+  tsr_grid *g = w->a->grid;
+  tsr_status st = TSR_OK;
+  if (g->rank == 0) {
+    uint64_t size = 0;
+    int fd = -1;
+    st = tsr__open_input(w->fn, w->tmpname, &fd, &size);
+    if (fd >= 0) close(fd);
+    if (st == TSR_OK && size != w->total)
+      st = tsr__set_error(TSR_ERR_IO, w->fn,
+                          "'%s': the written file has %llu bytes, expected %llu (disk full?)",
+                          w->path, (unsigned long long)size, (unsigned long long)w->total);
+    if (st == TSR_OK) st = tsr__commit_temp(w->fn, w->tmpname, w->path);
+    if (st == TSR_OK) w->created = false;
+  }
+  return tsr__dist_agree(w->fn, g->comm, st);
 }
 
 tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int fortran_order) {
@@ -209,128 +455,21 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
   if (st == TSR_OK) st = tsr__check_output(fn, path);
   TSR_CALL(tsr__dist_agree(fn, g->comm, st));
 
-  /* The temporary name carries rank 0's pid, so two jobs writing one path do not collide. */
-  long long pid = (long long)getpid();
-  int rc = MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, g->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-  char tmpname[PATH_MAX + 64];
-  char header[4096];
-  size_t hlen = 0;
-  size_t es = tsr__dtype_size(a->dtype);
-  int64_t count = a->mloc * a->nloc;
-  void *local = NULL, *buf = NULL;
-  bool staged = false, created = false;
-  MPI_File fh = MPI_FILE_NULL;
-  MPI_Datatype ftype = MPI_DATATYPE_NULL;
-  /* The sequence number tells apart two writes of one job whose names share their first
-     TSR__TEMP_NAME_KEEP bytes; rank 0's count is used. */
-  static atomic_uint sequence;
-  unsigned seq = atomic_fetch_add(&sequence, 1u);
-  rc = MPI_Bcast(&seq, 1, MPI_UNSIGNED, 0, g->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-  st = tsr__temp_path(fn, path, (long)pid, seq, tmpname, sizeof tmpname);
-  if (st == TSR_OK) st = check_mpiio_name(fn, tmpname, path);
-  if (st == TSR_OK && g->rank == 0) {
-    int64_t shape[2] = {a->m, a->n};
-    st = tsr_npy_format_header(a->dtype, fortran_order, 2, shape, header, sizeof header, &hlen);
-  }
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &local, &staged);
-  /* The column-major local block is the Fortran-order darray piece as it is; C order needs
-     it row-major. A big-endian host also writes a swapped copy (files are little-endian). */
-  if (st == TSR_OK && (!fortran_order || tsr__host_big_endian())) {
-    st = tsr__host_alloc((size_t)count * es, &buf);
-    if (st == TSR_OK) {
-      if (fortran_order)
-        memcpy(buf, local, (size_t)count * es);
-      else
-        cm_to_rm(local, buf, a->mloc, a->nloc, es);
-      if (tsr__host_big_endian()) tsr__byteswap(buf, count, es);
-    }
-  }
-  if (st == TSR_OK && a->m > 0 && a->n > 0) st = make_darray(fn, a, fortran_order, &ftype);
-  st = tsr__dist_agree(fn, g->comm, st);
-  if (st != TSR_OK) goto done;
-  unsigned long long hl = hlen;
-  rc = MPI_Bcast(&hl, 1, MPI_UNSIGNED_LONG_LONG, 0, g->comm);
-  hlen = (size_t)hl;
-  if (rc != MPI_SUCCESS) {
-    st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-    goto done;
-  }
-
-  if (g->rank == 0) unlink(tmpname); /* a stale file of a crashed job with the same pid */
-  MPI_Barrier(g->comm);
-  created = true; /* from here on, rank 0 removes the temporary on failure */
-  rc = MPI_File_open(g->comm, tmpname, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
-  if (rc != MPI_SUCCESS) {
-    char text[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    MPI_Error_string(rc, text, &len);
-    st = tsr__set_error(TSR_ERR_IO, fn, "cannot create '%s' (temporary file for '%s'): %s", tmpname,
-                        path, text);
-    fh = MPI_FILE_NULL;
-  }
-  /* Space for the whole file, before any data: a full disk fails here, on every rank. */
-  uint64_t total = (uint64_t)hlen + (uint64_t)(a->m * a->n) * es;
-  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(fn, tmpname, total);
-  st = tsr__dist_agree(fn, g->comm, st);
-  if (st != TSR_OK) {
-    if (fh != MPI_FILE_NULL) MPI_File_close(&fh);
-    goto done;
-  }
-  {
-    /* Every byte count is checked: some MPI-IO drivers return success on a short write
-       (a full disk). Every rank makes every collective call, failed or not. */
-    int got = 0;
-    if (g->rank == 0 && st == TSR_OK) {
-      MPI_Status status;
-      rc = MPI_File_write_at(fh, 0, header, (int)hlen, MPI_BYTE, &status);
-      if (rc != MPI_SUCCESS)
-        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_at (header)");
-      else if (!full_count(&status, MPI_BYTE, (int)hlen, &got))
-        st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short write of the header, %d of %zu bytes",
-                            path, got, hlen);
-    }
-    if (a->m > 0 && a->n > 0) {
-      MPI_Datatype etype = tsr__mpi_type(a->dtype);
-      rc = MPI_File_set_view(fh, (MPI_Offset)hlen, etype, ftype, "native", MPI_INFO_NULL);
-      if (rc != MPI_SUCCESS && st == TSR_OK)
-        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
-      MPI_Status status;
-      rc = MPI_File_write_all(fh, buf ? buf : local, (int)count, etype, &status);
-      if (rc != MPI_SUCCESS && st == TSR_OK)
-        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_all");
-      else if (st == TSR_OK && !full_count(&status, etype, (int)count, &got))
-        st =
-            tsr__set_error(TSR_ERR_IO, fn,
-                           "'%s': short write, %d of %lld elements (disk full or file size limit?)",
-                           path, got, (long long)count);
-    }
-    rc = MPI_File_sync(fh);
-    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_sync");
-    rc = MPI_File_close(&fh);
-    if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_close");
-  }
-  st = tsr__dist_agree(fn, g->comm, st);
-  if (st == TSR_OK && g->rank == 0) {
-    /* The size the file must have: a write that was silently dropped shows here. */
-    uint64_t want = total, size = 0;
-    int fd = -1;
-    st = tsr__open_input(fn, tmpname, &fd, &size);
-    if (fd >= 0) close(fd);
-    if (st == TSR_OK && size != want)
-      st = tsr__set_error(TSR_ERR_IO, fn,
-                          "'%s': the written file has %llu bytes, expected %llu (disk full?)", path,
-                          (unsigned long long)size, (unsigned long long)want);
-    if (st == TSR_OK) st = tsr__commit_temp(fn, tmpname, path);
-    if (st == TSR_OK) created = false;
-  }
-  st = tsr__dist_agree(fn, g->comm, st);
-done:
-  if (st != TSR_OK && created && g->rank == 0) unlink(tmpname);
-  if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
-  if (local) tsr__dm_host_done(fn, a, local, staged, false);
-  tsr__host_free(buf);
+  npy_writer *w = calloc(1, sizeof *w);
+  st = w ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate the writer");
+  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
+  w->fn = fn, w->path = path, w->a = a, w->fortran_order = fortran_order;
+  w->count = a->mloc * a->nloc;
+  w->fh = MPI_FILE_NULL;
+  w->ftype = MPI_DATATYPE_NULL;
+  st = npy_write_prepare(w);
+  if (st == TSR_OK) st = npy_write_create(w);
+  if (st == TSR_OK) st = npy_write_data(w);
+  if (st == TSR_OK) st = npy_write_commit(w);
+  if (st != TSR_OK && w->created && g->rank == 0) unlink(w->tmpname);
+  if (w->ftype != MPI_DATATYPE_NULL) MPI_Type_free(&w->ftype);
+  if (w->local) tsr__dm_host_done(fn, a, w->local, w->staged, false);
+  tsr__host_free(w->buf);
+  free(w);
   return st;
 }

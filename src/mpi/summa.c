@@ -112,7 +112,7 @@ typedef struct summa {
   double chunk_flops; /* least flops of a local-multiply chunk on the CPU */
 } summa;
 
-void tsr__summa_plan_free(struct tsr__summa_plan *p) {
+static void summa_plan_free(struct tsr__summa_plan *p) {
   if (!p) return;
   for (int i = 0; i < SUMMA_SLOTS; i++) {
     summa_slot *sl = &p->slot[i];
@@ -143,7 +143,7 @@ static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_
     s->plan = p;
     return TSR_OK;
   }
-  tsr__summa_plan_free(p);
+  summa_plan_free(p);
   g->summa_plan = NULL;
   p = calloc(1, sizeof *p);
   if (!p) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, s->fn, "SUMMA plan");
@@ -172,10 +172,11 @@ static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_
   if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->d2h);
   if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->h2d);
   if (st != TSR_OK) {
-    tsr__summa_plan_free(p);
+    summa_plan_free(p);
     return st;
   }
   g->summa_plan = p;
+  g->summa_plan_free = summa_plan_free;
   s->plan = p;
   return TSR_OK;
 }
@@ -252,8 +253,6 @@ static tsr_status summa_event_wait(summa *s, void *event, tsr__bcast *const *pen
   return TSR_OK;
 }
 
-/* Starts the broadcasts of step `st` into slot sl; `pending` are the other slot's requests
-   (progressed while waiting for a staged copy). */
 /* The broadcast algorithm for a panel of `bytes` on `comm` of `size` ranks: options->bcast;
    AUTO is decided here when the panel is in device memory, where Open MPI's GPU support does
    not cover MPI_Ibcast: Tessera's own point-to-point broadcast then (the tree for what AUTO
@@ -264,110 +263,134 @@ static tsr_dist_bcast summa_bcast_algo(const summa *s, int64_t bytes, int size) 
   return a == TSR_DIST_BCAST_MPI ? TSR_DIST_BCAST_TREE : a;
 }
 
-static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *pending) {
+/* The A panel of a step: w whole local columns, contiguous in the column-major local block,
+   broadcast along the process row from its owner (staged through the slot's host buffer when
+   staging). */
+static tsr_status summa_post_a(summa *s, const summa_step *step, int sl,
+                               tsr__bcast *const *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
-  const summa_step step = summa_step_of(s, st_i);
   const tsr_device dev = s->c->device;
-  const int64_t mloc = s->c->mloc, nloc = s->c->nloc, w = step.w;
-  const int cnt_a = (int)(mloc * w), cnt_b = (int)(w * nloc);
+  const int64_t mloc = s->c->mloc, w = step->w;
   const size_t es = s->es;
+  const int cnt_a = (int)(mloc * w);
+  tsr_status st = TSR_OK;
+  const bool root = g->mycol == step->root_a;
+  void *buf;
+  if (root) {
+    const char *src =
+        (const char *)tsr__array_ptr(s->a->storage) + (size_t)(step->a_off * s->a->lld) * es;
+    if (s->staging) {
+      /* The slot's host buffer was last sent (complete) or received and copied to the
+         device (the d2h stream waits for that copy). */
+      st = tsr__dev_stream_wait_event(dev, p->d2h, slot->ev_h2d);
+      if (st == TSR_OK)
+        st = tsr__dev_memcpy_2d_async(dev, slot->a_host, 0, src, 0, (size_t)cnt_a * es, 1,
+                                      TSR__COPY_D2H, p->d2h);
+      if (st == TSR_OK) st = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
+      if (st == TSR_OK) st = summa_event_wait(s, slot->ev_d2h, pending, false);
+      buf = slot->a_host;
+    } else {
+      buf = (void *)(uintptr_t)src;
+    }
+    s->stats->bytes_sent += (uint64_t)cnt_a * es * (uint64_t)(g->npcol - 1);
+  } else {
+    if (s->staging) {
+      /* MPI may overwrite the host buffer once its last H2D is done. */
+      st = summa_event_wait(s, slot->ev_h2d, pending, false);
+      buf = slot->a_host;
+    } else {
+      if (s->gpu) st = summa_event_wait(s, slot->ev_gemm, pending, true);
+      buf = tsr__array_ptr(slot->a_dev);
+    }
+    s->stats->bytes_received += (uint64_t)cnt_a * es;
+  }
+  /* After a local failure the (stale) buffer is still sent, so that every rank's broadcast
+     matches; the failure is agreed at the end. Tag: the slot (two steps in flight). */
+  tsr_status s2 =
+      tsr__bcast_start(s->fn, &s->op[sl][0], buf, cnt_a, s->type, step->root_a, g->row_comm,
+                       summa_bcast_algo(s, (int64_t)cnt_a * (int64_t)es, g->npcol), 0, sl);
+  s->active[sl][0] = &s->op[sl][0];
+  if (st == TSR_OK) st = s2;
+  return st;
+}
+
+/* The B panel of a step: w rows of every local column, strided in the local block, sent packed
+   (w x nloc, leading dimension w) along the process column from its owner. */
+static tsr_status summa_post_b(summa *s, const summa_step *step, int sl,
+                               tsr__bcast *const *pending) {
+  const tsr_grid *g = s->g;
+  struct tsr__summa_plan *p = s->plan;
+  summa_slot *slot = &p->slot[sl];
+  const tsr_device dev = s->c->device;
+  const int64_t nloc = s->c->nloc, w = step->w;
+  const size_t es = s->es;
+  const int cnt_b = (int)(w * nloc);
+  tsr_status st = TSR_OK;
+  const bool root = g->myrow == step->root_b;
+  const char *src = (const char *)tsr__array_ptr(s->b->storage) + (size_t)step->b_off * es;
+  void *buf = NULL;
+  if (root && s->gpu) {
+    /* Packed by a 2-D copy: to the pinned buffer (staging) or the slot's device buffer. */
+    void *dst = s->staging ? slot->b_host : tsr__array_ptr(slot->b_dev);
+    /* The buffer was last read by MPI (complete), by the slot's H2D (staging) or by its
+       GEMM (GPU-aware): the d2h stream waits for those. */
+    tsr_status s2 =
+        tsr__dev_stream_wait_event(dev, p->d2h, s->staging ? slot->ev_h2d : slot->ev_gemm);
+    if (s2 == TSR_OK)
+      s2 = tsr__dev_memcpy_2d_async(dev, dst, (size_t)w * es, src, (size_t)s->b->lld * es,
+                                    (size_t)w * es, (size_t)nloc,
+                                    s->staging ? TSR__COPY_D2H : TSR__COPY_D2D, p->d2h);
+    if (s2 == TSR_OK) s2 = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
+    if (s2 == TSR_OK) s2 = summa_event_wait(s, slot->ev_d2h, pending, false);
+    if (st == TSR_OK) st = s2;
+    buf = dst;
+    s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
+  } else if (root) {
+    /* Host memory: the rows packed into the slot's buffer (the broadcast sends contiguous
+       segments); the buffer's last use, step st - 2, is complete. In a modeled run
+       (bench/scale) the copy is charged, not made. */
+    buf = tsr__array_ptr(slot->b_dev);
+    if (tsr__dist_modeled())
+      tsr__dist_model_copy((double)cnt_b * (double)es);
+    else {
+      tsr_status s2 =
+          tsr__dev_memcpy_2d_async(dev, buf, (size_t)w * es, src, (size_t)s->b->lld * es,
+                                   (size_t)w * es, (size_t)nloc, TSR__COPY_D2D, NULL);
+      if (st == TSR_OK) st = s2;
+    }
+    s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
+  } else {
+    tsr_status s2 = TSR_OK;
+    if (s->staging) {
+      s2 = summa_event_wait(s, slot->ev_h2d, pending, false);
+      buf = slot->b_host;
+    } else {
+      if (s->gpu) s2 = summa_event_wait(s, slot->ev_gemm, pending, true);
+      buf = tsr__array_ptr(slot->b_dev);
+    }
+    if (st == TSR_OK) st = s2;
+    s->stats->bytes_received += (uint64_t)cnt_b * es;
+  }
+  tsr_status s3 =
+      tsr__bcast_start(s->fn, &s->op[sl][1], buf, cnt_b, s->type, step->root_b, g->col_comm,
+                       summa_bcast_algo(s, (int64_t)cnt_b * (int64_t)es, g->nprow), 0, sl);
+  s->active[sl][1] = &s->op[sl][1];
+  if (st == TSR_OK) st = s3;
+  return st;
+}
+
+/* Starts the broadcasts of step `st_i` into slot sl; `pending` are the other slot's requests
+   (progressed while waiting for a staged copy). */
+static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *pending) {
+  const summa_step step = summa_step_of(s, st_i);
   s->active[sl][0] = s->active[sl][1] = NULL;
   tsr_status st = TSR_OK;
-  /* A's panel: w whole local columns, contiguous in the column-major local block. */
-  if (g->npcol > 1) {
-    const bool root = g->mycol == step.root_a;
-    void *buf;
-    if (root) {
-      const char *src =
-          (const char *)tsr__array_ptr(s->a->storage) + (size_t)(step.a_off * s->a->lld) * es;
-      if (s->staging) {
-        /* The slot's host buffer was last sent (complete) or received and copied to the
-           device (the d2h stream waits for that copy). */
-        st = tsr__dev_stream_wait_event(dev, p->d2h, slot->ev_h2d);
-        if (st == TSR_OK)
-          st = tsr__dev_memcpy_2d_async(dev, slot->a_host, 0, src, 0, (size_t)cnt_a * es, 1,
-                                        TSR__COPY_D2H, p->d2h);
-        if (st == TSR_OK) st = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
-        if (st == TSR_OK) st = summa_event_wait(s, slot->ev_d2h, pending, false);
-        buf = slot->a_host;
-      } else {
-        buf = (void *)(uintptr_t)src;
-      }
-      s->stats->bytes_sent += (uint64_t)cnt_a * es * (uint64_t)(g->npcol - 1);
-    } else {
-      if (s->staging) {
-        /* MPI may overwrite the host buffer once its last H2D is done. */
-        st = summa_event_wait(s, slot->ev_h2d, pending, false);
-        buf = slot->a_host;
-      } else {
-        if (s->gpu) st = summa_event_wait(s, slot->ev_gemm, pending, true);
-        buf = tsr__array_ptr(slot->a_dev);
-      }
-      s->stats->bytes_received += (uint64_t)cnt_a * es;
-    }
-    /* After a local failure the (stale) buffer is still sent, so that every rank's broadcast
-       matches; the failure is agreed at the end. Tag: the slot (two steps in flight). */
-    tsr_status s2 =
-        tsr__bcast_start(s->fn, &s->op[sl][0], buf, cnt_a, s->type, step.root_a, g->row_comm,
-                         summa_bcast_algo(s, (int64_t)cnt_a * (int64_t)es, g->npcol), 0, sl);
-    s->active[sl][0] = &s->op[sl][0];
+  if (s->g->npcol > 1) st = summa_post_a(s, &step, sl, pending);
+  if (s->g->nprow > 1) {
+    tsr_status s2 = summa_post_b(s, &step, sl, pending);
     if (st == TSR_OK) st = s2;
-  }
-  /* B's panel: w rows of every local column, strided in the local block; sent packed
-     (w x nloc, leading dimension w). */
-  if (g->nprow > 1) {
-    const bool root = g->myrow == step.root_b;
-    const char *src = (const char *)tsr__array_ptr(s->b->storage) + (size_t)step.b_off * es;
-    void *buf = NULL;
-    if (root && s->gpu) {
-      /* Packed by a 2-D copy: to the pinned buffer (staging) or the slot's device buffer. */
-      void *dst = s->staging ? slot->b_host : tsr__array_ptr(slot->b_dev);
-      /* The buffer was last read by MPI (complete), by the slot's H2D (staging) or by its
-         GEMM (GPU-aware): the d2h stream waits for those. */
-      tsr_status s2 =
-          tsr__dev_stream_wait_event(dev, p->d2h, s->staging ? slot->ev_h2d : slot->ev_gemm);
-      if (s2 == TSR_OK)
-        s2 = tsr__dev_memcpy_2d_async(dev, dst, (size_t)w * es, src, (size_t)s->b->lld * es,
-                                      (size_t)w * es, (size_t)nloc,
-                                      s->staging ? TSR__COPY_D2H : TSR__COPY_D2D, p->d2h);
-      if (s2 == TSR_OK) s2 = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
-      if (s2 == TSR_OK) s2 = summa_event_wait(s, slot->ev_d2h, pending, false);
-      if (st == TSR_OK) st = s2;
-      buf = dst;
-      s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
-    } else if (root) {
-      /* Host memory: the rows packed into the slot's buffer (the broadcast sends contiguous
-         segments); the buffer's last use, step st - 2, is complete. In a modeled run
-         (bench/scale) the copy is charged, not made. */
-      buf = tsr__array_ptr(slot->b_dev);
-      if (tsr__dist_modeled())
-        tsr__dist_model_copy((double)cnt_b * (double)es);
-      else {
-        tsr_status s2 =
-            tsr__dev_memcpy_2d_async(dev, buf, (size_t)w * es, src, (size_t)s->b->lld * es,
-                                     (size_t)w * es, (size_t)nloc, TSR__COPY_D2D, NULL);
-        if (st == TSR_OK) st = s2;
-      }
-      s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
-    } else {
-      tsr_status s2 = TSR_OK;
-      if (s->staging) {
-        s2 = summa_event_wait(s, slot->ev_h2d, pending, false);
-        buf = slot->b_host;
-      } else {
-        if (s->gpu) s2 = summa_event_wait(s, slot->ev_gemm, pending, true);
-        buf = tsr__array_ptr(slot->b_dev);
-      }
-      if (st == TSR_OK) st = s2;
-      s->stats->bytes_received += (uint64_t)cnt_b * es;
-    }
-    tsr_status s3 =
-        tsr__bcast_start(s->fn, &s->op[sl][1], buf, cnt_b, s->type, step.root_b, g->col_comm,
-                         summa_bcast_algo(s, (int64_t)cnt_b * (int64_t)es, g->nprow), 0, sl);
-    s->active[sl][1] = &s->op[sl][1];
-    if (st == TSR_OK) st = s3;
   }
   return st;
 }

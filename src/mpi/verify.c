@@ -99,6 +99,103 @@ static double verify_underflow_allowance(tsr_dtype dtype, int64_t n, int64_t k, 
   return (((double)k * scale + 3.0) * lam + ((double)(n + k) * scale + 3.0) * DBL_MIN) * xsum;
 }
 
+/* The float64 vectors of one check (each of max(m, n, k) + 1 elements): x the random vector,
+   xa = |x|, ones; y = C x; w = alpha op(A) op(B) x (+ beta C0 x) and s its magnitude bound;
+   t the bound of |alpha| |op(A)| |op(B)| 1 (+ |beta| |C0| 1); z, za, u, ua intermediates. */
+typedef struct verify_vectors {
+  double *x, *xa, *ones, *y, *w, *s, *t, *z, *za, *u, *ua;
+} verify_vectors;
+#define VERIFY_NVEC 11
+#define VERIFY_ALL(v)                                                                              \
+  {                                                                                                \
+    &(v)->x, &(v)->xa, &(v)->ones, &(v)->y, &(v)->w, &(v)->s, &(v)->t, &(v)->z, &(v)->za, &(v)->u, \
+        &(v)->ua                                                                                   \
+  }
+
+static tsr_status verify_vectors_alloc(const char *fn, verify_vectors *v, size_t len) {
+  double **all[VERIFY_NVEC] = VERIFY_ALL(v);
+  bool ok = true;
+  for (int i = 0; i < VERIFY_NVEC; i++)
+    ok = (*all[i] = malloc(len * sizeof **all[i])) != NULL && ok;
+  return ok ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "vectors of %zu elements", len);
+}
+
+static void verify_vectors_free(verify_vectors *v) {
+  double **all[VERIFY_NVEC] = VERIFY_ALL(v);
+  for (int i = 0; i < VERIFY_NVEC; i++)
+    free(*all[i]);
+}
+
+/* Fills v->y (C x), v->w and v->s (alpha op(A) op(B) x + beta C0 x and its magnitude bound)
+   and v->t (the overflow bound). Collective; agreed. */
+static tsr_status verify_products(const char *fn, tsr_trans transa, tsr_trans transb, double alpha,
+                                  const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                                  const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
+                                  verify_vectors *v) {
+  int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
+  for (int64_t j = 0; j < n; j++) {
+    v->x[j] = tsr__philox_f64(seed, (uint64_t)j, TSR__PHILOX_UNIFORM, -1.0, 1.0);
+    v->xa[j] = fabs(v->x[j]);
+    v->ones[j] = 1.0;
+  }
+  for (int64_t i = 0; i < k; i++)
+    v->ones[i] = 1.0;
+  tsr_status st = dist_matvec(fn, c, false, v->x, NULL, v->y, NULL);
+  if (st == TSR_OK) st = dist_matvec(fn, b, transb == TSR_TRANS, v->x, v->xa, v->z, v->za);
+  if (st == TSR_OK) st = dist_matvec(fn, a, transa == TSR_TRANS, v->z, v->za, v->w, v->s);
+  /* The magnitude bound t = |alpha| |op(A)| (|op(B)| 1) (+ |beta| |C0| 1): where it reaches
+     the dtype's overflow threshold, Inf/NaN in C may be the correct IEEE result. */
+  if (st == TSR_OK) st = dist_matvec(fn, b, transb == TSR_TRANS, v->ones, v->ones, v->u, v->ua);
+  if (st == TSR_OK) st = dist_matvec(fn, a, transa == TSR_TRANS, v->ua, v->ua, v->u, v->t);
+  for (int64_t i = 0; st == TSR_OK && i < m; i++) {
+    v->w[i] *= alpha;
+    v->s[i] *= fabs(alpha);
+    v->t[i] *= fabs(alpha);
+  }
+  if (st == TSR_OK && c0) {
+    st = dist_matvec(fn, c0, false, v->x, v->xa, v->u, v->ua);
+    for (int64_t i = 0; st == TSR_OK && i < m; i++) {
+      v->w[i] += beta * v->u[i];
+      v->s[i] += fabs(beta) * v->ua[i];
+    }
+    if (st == TSR_OK) st = dist_matvec(fn, c0, false, v->ones, v->ones, v->u, v->ua);
+    for (int64_t i = 0; st == TSR_OK && i < m; i++)
+      v->t[i] += fabs(beta) * v->ua[i];
+  }
+  return st;
+}
+
+/* The verdict from the products: a row passes when |y - w| <= tolerance * s + under; the
+   residual is diff / (s + under / tolerance), so "residual <= tolerance" states the same. Rows
+   whose bound t may overflow the dtype are not checked. Local (the vectors are replicated). */
+static void verify_judge(tsr_dtype dtype, int64_t m, int64_t n, int64_t k, double alpha,
+                         const verify_vectors *v, tsr_dist_verify_result *result) {
+  double big = (dtype == TSR_F32 ? (double)FLT_MAX : DBL_MAX) / (1.0 + result->tolerance);
+  double worst = 0.0;
+  bool failed = false;
+  double under = verify_underflow_allowance(dtype, n, k, alpha, v->xa) / result->tolerance;
+  for (int64_t i = 0; i < m; i++) {
+    if (!(v->t[i] < big)) { /* may overflow (t is Inf or NaN in float64 too): not checked */
+      result->rows_unverified++;
+      continue;
+    }
+    result->rows_checked++;
+    double diff = fabs(v->y[i] - v->w[i]);
+    double r = v->s[i] + under > 0.0 ? diff / (v->s[i] + under) : diff;
+    if (!isfinite(r)) { /* NaN/Inf in a row of C that cannot overflow: a wrong product */
+      failed = true;
+      worst = INFINITY;
+      continue;
+    }
+    if (r > worst) worst = r;
+  }
+  result->residual = worst;
+  failed = failed || worst > result->tolerance;
+  result->verdict = failed                        ? TSR_VERIFY_FAILED
+                    : result->rows_unverified > 0 ? TSR_VERIFY_PARTIAL
+                                                  : TSR_VERIFY_PASSED;
+}
+
 tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha,
                                 const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
                                 const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
@@ -120,24 +217,10 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
                         (long long)c0->m, (long long)c0->n, tsr_dtype_name(c0->dtype),
                         (long long)c->m, (long long)c->n, tsr_dtype_name(c->dtype));
   int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
-  double *x = NULL, *xa = NULL, *y = NULL, *z = NULL, *za = NULL, *w = NULL, *s = NULL;
-  double *ones = NULL, *t = NULL, *u = NULL, *ua = NULL;
-  if (st == TSR_OK) {
-    size_t big = (size_t)((m > n ? m : n) > k ? (m > n ? m : n) : k) + 1;
-    x = malloc(big * sizeof *x);
-    xa = malloc(big * sizeof *xa);
-    ones = malloc(big * sizeof *ones);
-    y = malloc(big * sizeof *y);
-    w = malloc(big * sizeof *w);
-    s = malloc(big * sizeof *s);
-    t = malloc(big * sizeof *t);
-    z = malloc(big * sizeof *z);
-    za = malloc(big * sizeof *za);
-    u = malloc(big * sizeof *u);
-    ua = malloc(big * sizeof *ua);
-    if (!x || !xa || !ones || !y || !w || !s || !t || !z || !za || !u || !ua)
-      st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "vectors of %zu elements", big);
-  }
+  verify_vectors v;
+  memset(&v, 0, sizeof v);
+  if (st == TSR_OK)
+    st = verify_vectors_alloc(fn, &v, (size_t)((m > n ? m : n) > k ? (m > n ? m : n) : k) + 1);
   st = tsr__dist_agree(fn, c->grid->comm, st);
   memset(result, 0, sizeof *result);
   double eps = c->dtype == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
@@ -151,74 +234,9 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
     result->verdict = TSR_VERIFY_UNVERIFIED;
     result->rows_unverified = m;
   } else if (st == TSR_OK) {
-    for (int64_t j = 0; j < n; j++) {
-      x[j] = tsr__philox_f64(seed, (uint64_t)j, TSR__PHILOX_UNIFORM, -1.0, 1.0);
-      xa[j] = fabs(x[j]);
-      ones[j] = 1.0;
-    }
-    for (int64_t i = 0; i < k; i++)
-      ones[i] = 1.0;
-    st = dist_matvec(fn, c, false, x, NULL, y, NULL);
-    if (st == TSR_OK) st = dist_matvec(fn, b, transb == TSR_TRANS, x, xa, z, za);
-    if (st == TSR_OK) st = dist_matvec(fn, a, transa == TSR_TRANS, z, za, w, s);
-    /* The magnitude bound t = |alpha| |op(A)| (|op(B)| 1) (+ |beta| |C0| 1): where it reaches
-       the dtype's overflow threshold, Inf/NaN in C may be the correct IEEE result. */
-    if (st == TSR_OK) st = dist_matvec(fn, b, transb == TSR_TRANS, ones, ones, u, ua);
-    if (st == TSR_OK) st = dist_matvec(fn, a, transa == TSR_TRANS, ua, ua, u, t);
-    for (int64_t i = 0; st == TSR_OK && i < m; i++) {
-      w[i] *= alpha;
-      s[i] *= fabs(alpha);
-      t[i] *= fabs(alpha);
-    }
-    if (st == TSR_OK && use_c0) {
-      st = dist_matvec(fn, c0, false, x, xa, u, ua);
-      for (int64_t i = 0; st == TSR_OK && i < m; i++) {
-        w[i] += beta * u[i];
-        s[i] += fabs(beta) * ua[i];
-      }
-      if (st == TSR_OK) st = dist_matvec(fn, c0, false, ones, ones, u, ua);
-      for (int64_t i = 0; st == TSR_OK && i < m; i++)
-        t[i] += fabs(beta) * ua[i];
-    }
+    st = verify_products(fn, transa, transb, alpha, a, b, beta, use_c0 ? c0 : NULL, c, seed, &v);
+    if (st == TSR_OK) verify_judge(c->dtype, m, n, k, alpha, &v, result);
   }
-  if (st == TSR_OK && result->nonfinite_inputs == 0) {
-    double big = (c->dtype == TSR_F32 ? (double)FLT_MAX : DBL_MAX) / (1.0 + result->tolerance);
-    double worst = 0.0;
-    bool failed = false;
-    /* A row passes when diff <= tolerance * s + under; the residual is diff / (s + under /
-       tolerance), so "residual <= tolerance" states the same. */
-    double under = verify_underflow_allowance(c->dtype, n, k, alpha, xa) / result->tolerance;
-    for (int64_t i = 0; i < m; i++) {
-      if (!(t[i] < big)) { /* may overflow (t is Inf or NaN in float64 too): not checked */
-        result->rows_unverified++;
-        continue;
-      }
-      result->rows_checked++;
-      double diff = fabs(y[i] - w[i]);
-      double r = s[i] + under > 0.0 ? diff / (s[i] + under) : diff;
-      if (!isfinite(r)) { /* NaN/Inf in a row of C that cannot overflow: a wrong product */
-        failed = true;
-        worst = INFINITY;
-        continue;
-      }
-      if (r > worst) worst = r;
-    }
-    result->residual = worst;
-    failed = failed || worst > result->tolerance;
-    result->verdict = failed                        ? TSR_VERIFY_FAILED
-                      : result->rows_unverified > 0 ? TSR_VERIFY_PARTIAL
-                                                    : TSR_VERIFY_PASSED;
-  }
-  free(x);
-  free(xa);
-  free(ones);
-  free(y);
-  free(w);
-  free(s);
-  free(t);
-  free(z);
-  free(za);
-  free(u);
-  free(ua);
+  verify_vectors_free(&v);
   return st;
 }

@@ -556,6 +556,42 @@ static double scalar(tsr_dtype dtype, const void *p) {
   return dtype == TSR_F64 ? *(const double *)p : (double)*(const float *)p;
 }
 
+/* The distributed case of pgemm: sub(C) on a grid of Tessera's that starts on process (0, 0),
+   computed by compute(); counted and reported like the reference (a failure message on
+   stderr, sub(C) possibly partly updated). */
+static void pgemm_distributed(pgemm_call *p) {
+  const char *rout = p->rout;
+  grid_pos gp = p->gp;
+  int ctxt = p->ctxt;
+  tsr_grid *g = NULL;
+  tsr_dist_stats acc;
+  memset(&acc, 0, sizeof acc);
+  bool moved = false;
+  /* Messages of Tessera's layers name the routine the user called. */
+  const char *prev = tsr__api_enter(rout);
+  /* The grid on which sub(C) starts on process (0, 0), the layouts seen from it. */
+  int rs = tsr__bc_owner(&p->c.row, 0), cs = tsr__bc_owner(&p->c.col, 0);
+  rs = rs < 0 ? 0 : rs;
+  cs = cs < 0 ? 0 : cs;
+  tsr__bc_matrix *ops[3] = {&p->a, &p->b, &p->c};
+  for (int i = 0; i < 3; i++) {
+    rotate_dim(&ops[i]->row, rs);
+    rotate_dim(&ops[i]->col, cs);
+  }
+  tsr_status st = grid_of_context(rout, ctxt, &gp, rs, cs, &g);
+  if (st == TSR_OK) st = compute(p, g, &moved, &acc);
+  add(&n_sent, acc.bytes_sent);
+  add(&n_received, acc.bytes_received);
+  if (st != TSR_OK) {
+    add(&n_failed, 1);
+    fprintf(stderr, "tessera_scalapack: %s failed, sub(C) may be partly updated: %s\n", rout,
+            tsr_last_error());
+  } else {
+    add(moved ? &n_redist : &n_summa, 1);
+  }
+  tsr__api_leave(&prev);
+}
+
 /* ALPHA and BETA are read where the reference PDGEMM reads them: after the argument checks,
    and not at all for M = 0 or N = 0 (its quick return). A NULL one there, where the reference
    would crash, is reported as an illegal value of its argument (INFO -6 or -15). */
@@ -637,33 +673,7 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
     scale_c(&p);
     add(&n_scale, 1);
   } else {
-    tsr_grid *g = NULL;
-    tsr_dist_stats acc;
-    memset(&acc, 0, sizeof acc);
-    bool moved = false;
-    /* Messages of Tessera's layers name the routine the user called. */
-    const char *prev = tsr__api_enter(rout);
-    /* The grid on which sub(C) starts on process (0, 0), the layouts seen from it. */
-    int rs = tsr__bc_owner(&p.c.row, 0), cs = tsr__bc_owner(&p.c.col, 0);
-    rs = rs < 0 ? 0 : rs;
-    cs = cs < 0 ? 0 : cs;
-    tsr__bc_matrix *ops[3] = {&p.a, &p.b, &p.c};
-    for (int i = 0; i < 3; i++) {
-      rotate_dim(&ops[i]->row, rs);
-      rotate_dim(&ops[i]->col, cs);
-    }
-    tsr_status st = grid_of_context(rout, ctxt, &gp, rs, cs, &g);
-    if (st == TSR_OK) st = compute(&p, g, &moved, &acc);
-    add(&n_sent, acc.bytes_sent);
-    add(&n_received, acc.bytes_received);
-    if (st != TSR_OK) {
-      add(&n_failed, 1);
-      fprintf(stderr, "tessera_scalapack: %s failed, sub(C) may be partly updated: %s\n", rout,
-              tsr_last_error());
-    } else {
-      add(moved ? &n_redist : &n_summa, 1);
-    }
-    tsr__api_leave(&prev);
+    pgemm_distributed(&p);
   }
   double dt = now() - t0;
   add(&n_nanoseconds, (unsigned long long)(dt * 1e9));
