@@ -1123,12 +1123,12 @@ static void test_small_path(void **state) {
       assert_int_equal(tsr__gemm_small_path(&probe, &cf), ks[i]->small != NULL);
       if (ks[i]->small == NULL) continue;
       ++tested;
-      /* Row counts: every tile height of op(A) = A (at most 8 rows a tile, gemm_small_impl.h)
-         and of A^T (up to MR), split into near-equal blocks. */
-      const int64_t ms[] = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 3, 4, 9, 25};
+      /* Row counts: the tile heights of op(A) = A (at most TSR_SM_MRS rows a tile,
+         gemm_small_impl.h) and of A^T (up to MR), split into near-equal blocks. */
+      const int64_t ms[] = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 3, 4, 9, 20, 25};
       const int64_t ns[] = {1, lanes - 1, lanes, lanes + 1, nr - 1, nr, nr + 1, 2 * nr + 5};
       const int64_t kk[] = {1, 7, 301};
-      for (int a = 0; a < 9; ++a)
+      for (int a = 0; a < 10; ++a)
         for (int b = 0; b < 8; ++b)
           for (int c = 0; c < 3; ++c)
             check_all_trans(dtypes[d], ms[a], ns[b], kk[c],
