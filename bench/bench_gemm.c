@@ -38,7 +38,8 @@
  * Usage: bench_gemm [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2]
  *                   [--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--beta X]
  *                   [--anchors LIST] [--json FILE]
- *   --sizes    square n (default 512,2048,4096)
+ *   --sizes    square n (default 16,32,64,128,512,2048,4096: the small sizes, where the per-call
+ *              cost and the small-matrix path show, as well as the blocked ones)
  *   --cases    extra m x n x k shapes
  *   --no-tall  skip the short-k cases m = n = 4096, k = 256 and 64
  *   --threads  thread counts (default 1,2)
@@ -310,8 +311,8 @@ static void print_config(FILE *out, tsr_dtype dt, int t, int json) {
 }
 
 int main(int argc, char **argv) {
-  int64_t sizes[16] = {512, 2048, 4096}, threads[8] = {1, 2}, extra[48];
-  int nsizes = 3, nthreads = 2, nextra = 0, reps_opt = 0, tall = 1, pause = 250, cold = 0;
+  int64_t sizes[16] = {16, 32, 64, 128, 512, 2048, 4096}, threads[8] = {1, 2}, extra[48];
+  int nsizes = 7, nthreads = 2, nextra = 0, reps_opt = 0, tall = 1, pause = 250, cold = 0;
   int dt_s = 1, dt_d = 1;
   double beta = 0.0;
   const char *json = "bench_gemm.json", *anchor_list = NULL;

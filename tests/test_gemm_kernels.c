@@ -963,6 +963,12 @@ static void test_default_rule(void **state) {
   assert_true(tsr__gemm_choose(&amd_small, NULL, &small));
   assert_rule_fits(&amd_small, &small, "avx512");
   assert_true(small.cfg[1][0].mc < ch.cfg[1][0].mc);
+  /* The small-path rule of a CPU with no row: its L2, per dtype and thread count. */
+  for (int d = 0; d < 2; ++d)
+    for (int t = 0; t < 2; ++t) {
+      assert_int_equal(ch.cfg[d][t].small_bytes, amd.cache[1].size);
+      assert_int_equal(small.cfg[d][t].small_bytes, amd_small.cache[1].size);
+    }
   /* An unseen AVX2-only CPU (a Zen 3 CPUID: no measured row): the AVX2 kernels. */
   tsr__gemm_cpu zen3 = fake_cpu("AuthenticAMD", 0x19, 0x21, true, false, 32, 512, 32768);
   assert_true(tsr__gemm_choose(&zen3, NULL, &ch));
@@ -1119,7 +1125,8 @@ static void test_small_path(void **state) {
     for (int i = 0; i < nk; ++i) {
       if (!isa_under_test(ks[i])) continue;
       const tsr__gemm_config def = cfg_of(dtypes[d], 1);
-      const tsr__gemm_config cf = {ks[i], def.kc, def.mc, def.nc, def.grain, "override"};
+      const tsr__gemm_config cf = {ks[i],     def.kc,     def.mc,         def.nc,
+                                   def.grain, "override", def.small_bytes};
       tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = &cf;
       const int mr = ks[i]->mr, nr = ks[i]->nr, lanes = nr / 2;
       tsr__gemm_args probe = {
@@ -1128,10 +1135,12 @@ static void test_small_path(void **state) {
       assert_int_equal(tsr__gemm_small_path(&probe, &cf), ks[i]->small != NULL);
       if (ks[i]->small == NULL) continue;
       ++tested;
-      const int64_t ms[] = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 3};
+      /* Row counts: the tile heights of op(A) = A (at most TSR_SM_MRS rows a tile,
+         gemm_small_impl.h) and of A^T (up to MR), split into near-equal blocks. */
+      const int64_t ms[] = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 3, 4, 9, 20, 25};
       const int64_t ns[] = {1, lanes - 1, lanes, lanes + 1, nr - 1, nr, nr + 1, 2 * nr + 5};
       const int64_t kk[] = {1, 7, 301};
-      for (int a = 0; a < 6; ++a)
+      for (int a = 0; a < 10; ++a)
         for (int b = 0; b < 8; ++b)
           for (int c = 0; c < 3; ++c)
             check_all_trans(dtypes[d], ms[a], ns[b], kk[c],
@@ -1256,6 +1265,31 @@ static void test_small_path(void **state) {
         probe.k = TSR__GEMM_DOT_MIN_K - 1;
         assert_false(tsr__gemm_small_dot(&probe));
         assert_true(tsr__gemm_small_pack_b(&probe, mr));
+      }
+      /* The small-path rule is the configuration's small_bytes (the registry row's field, else
+         L2): op(A) and C each within it take the small path, one byte more does not. */
+      {
+        const int64_t es = (int64_t)tsr__dtype_size(dtypes[d]), nn = 4 * nr;
+        tsr__gemm_config lim = cf;
+        lim.small_bytes = 64 * nn * es; /* C of 64 x nn */
+        tuning.small_mnk = -1; /* the driver's own rule */
+        probe = (tsr__gemm_args){
+            .dtype = dtypes[d], .m = 64, .n = nn, .k = nn, .alpha = 1, .tuning = &tuning};
+        assert_true(tsr__gemm_small_path(&probe, &lim));
+        lim.small_bytes -= 1;
+        assert_false(tsr__gemm_small_path(&probe, &lim));
+        probe.n = nr; /* one strip: whatever the bound */
+        assert_true(tsr__gemm_small_path(&probe, &lim));
+        /* A call's configuration with no rule of its own takes the default's. */
+        assert_int_equal(def.small_bytes, (int64_t)tsr__cpu_facts_get()->cache[1].size > 0
+                                              ? (int64_t)tsr__cpu_facts_get()->cache[1].size
+                                              : 256 << 10);
+        tsr__gemm_config zero = cf, got;
+        zero.small_bytes = 0;
+        tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = &zero;
+        tsr__gemm_config_get(dtypes[d], 1, &tuning, &got);
+        assert_int_equal(got.small_bytes, def.small_bytes);
+        tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = &cf;
       }
       tuning.small_mnk = 0;
       probe = (tsr__gemm_args){

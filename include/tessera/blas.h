@@ -141,9 +141,10 @@ typedef struct tsr_blas_stats {
   uint64_t cblas_dgemm; /**< calls of cblas_dgemm */
   uint64_t errors;      /**< calls rejected through xerbla_ / cblas_xerbla */
   uint64_t trivial;     /**< quick returns and C = beta C (alpha = 0 or k = 0), done in place */
-  uint64_t cpu;         /**< computed by the native CPU GEMM on the caller's memory */
-  uint64_t gpu;         /**< computed on a GPU (transfers included) */
-  uint64_t fallback;    /**< computed by the plain loop because Tessera failed */
+  uint64_t cpu; /**< computed by the native CPU GEMM on the caller's memory (the calls not counted
+                    elsewhere: a call still running counts here) */
+  uint64_t gpu; /**< computed on a GPU (transfers included) */
+  uint64_t fallback; /**< computed by the plain loop because Tessera failed */
 } tsr_blas_stats;
 
 /** @deprecated The name of ::tsr_blas_stats in release 0.1; kept for source compatibility. */

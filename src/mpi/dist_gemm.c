@@ -104,7 +104,8 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
     st = tsr__dm_transpose(fn, b, &bt, &local_stats.bytes_sent, &local_stats.bytes_received);
   local_stats.comm_seconds += MPI_Wtime() - t_start;
   local_stats.bytes_redistributed = local_stats.bytes_received;
-  st = tsr__dist_agree(fn, c->grid->comm, st);
+  /* st was agreed above; only a transpose can have failed since (one collective less a call). */
+  if (transa || transb) st = tsr__dist_agree(fn, c->grid->comm, st);
   if (st == TSR_OK) {
     tsr_dist_stats ss;
     st = tsr__dist_summa(fn, alpha, at ? at : a, bt ? bt : b, beta, c, options, &ss);

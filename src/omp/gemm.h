@@ -133,7 +133,7 @@ static inline bool tsr__gemm_small_dot(const tsr__gemm_args *g) {
 /* Whether several MR-row blocks (m > mr) reuse strips of B (not B^T) whose rows are a multiple
    of 4 KiB apart: those rows fall into one L1 set and evict each other. */
 static inline bool tsr__gemm_small_rows_alias(const tsr__gemm_args *g, int mr) {
-  return !g->trans_b && g->m > mr && ((size_t)g->ldb * tsr__dtype_size(g->dtype)) % 4096 == 0;
+  return !g->trans_b && g->m > mr && ((size_t)g->ldb * (g->dtype == TSR_F64 ? 8 : 4)) % 4096 == 0;
 }
 /* Whether the small path packs op(B)'s NR-column strips: for B^T unless it runs as dot products
    (above), and when its rows alias. Measured on Zen 5, one thread, dgemm 32x512x32 (ldb 512: 4
@@ -175,6 +175,10 @@ typedef struct tsr__gemm_config {
   int64_t kc, mc, nc;
   int grain; /* thread partition: work units (row blocks x column chunks) per thread, 1..16 */
   const char *source; /* "registry", "rule", "wisdom", "TSR_CPU_GEMM_BLOCKS", "override" */
+  /* The small-path rule (tsr__gemm_small_path): calls whose op(A) and C each take at most
+     small_bytes bytes run unpacked. From the registry row, else the CPU's L2 size; wisdom and
+     overrides keep the default's (an override's 0 takes it). */
+  int64_t small_bytes;
 } tsr__gemm_config;
 
 /* The configuration for a call of dtype (TSR_F32/TSR_F64) on nt threads (gemm_registry.c),

@@ -370,7 +370,7 @@ bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
 int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
   const int64_t forced = tsr__gemm_tuning_of(g)->small_kblock;
   if (forced > 0) return tsr__min64(forced, g->k);
-  const int64_t es = (int64_t)tsr__dtype_size(g->dtype);
+  const int64_t es = g->dtype == TSR_F64 ? 8 : 4;
   /* Dot products: TSR__GEMM_DOT_KB bytes of each row of A and B a block. */
   if (tsr__gemm_small_dot(g)) return tsr__min64(TSR__GEMM_DOT_KB / es, g->k);
   const double bytes = (double)g->k * (double)g->n * (double)es;
@@ -382,7 +382,7 @@ int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
 
 bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
   if (cfg->ker->small == NULL) return false;
-  const double es = (double)tsr__dtype_size(g->dtype);
+  const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
   const int64_t max = tsr__gemm_tuning_of(g)->small_mnk;
   if (max >= 0) return (double)g->m * (double)g->n * (double)g->k <= (double)max;
   /* The small path reads op(A) once per NR-column strip of C and sweeps C strip by strip.
@@ -390,12 +390,13 @@ bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) 
      Measured on Zen 5 (1 MiB L2), one thread: sgemm 4096x4096x64 (op(A) 1 MiB, C 64 MiB) fell
      from 237 to 182 GFLOP/s on the small path and 2048x4096x64 (C 32 MiB) from 256 to 161,
      while dgemm 100x100x1000 (op(A) 800 KiB) rose from 90 to 118 and 256^3 from 117 to 131.
-     C that the packed path writes with streaming stores stays there. */
-  if (tsr__gemm_stream_c(g, cfg)) return false;
+     C that the packed path writes with streaming stores stays there. The bound is the
+     configuration's small_bytes (the registry row's small-path rule, else the L2 size). */
+  if (g->beta == 0 && tsr__gemm_stream_c(g, cfg)) return false;
   /* Dot products read op(A) and B in k blocks of a few KiB a row, whatever their sizes. */
   if (g->n <= cfg->ker->nr || tsr__gemm_small_dot(g)) return true;
-  const double l2 = (double)tsr__cpu_facts_get()->cache[1].size;
-  return (double)g->m * (double)g->k * es <= l2 && (double)g->m * (double)g->n * es <= l2;
+  const double lim = (double)cfg->small_bytes;
+  return (double)g->m * (double)g->k * es <= lim && (double)g->m * (double)g->n * es <= lim;
 }
 
 /* ---------------------------------------------------------------- small path ---------- */
@@ -450,7 +451,7 @@ static void tsr__gemm_small_work(void *arg, int slot) {
 }
 
 static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int nt) {
-  const size_t es = tsr__dtype_size(g->dtype);
+  const size_t es = g->dtype == TSR_F64 ? 8 : 4;
   const bool pack_b = tsr__gemm_small_pack_b(g, ker->mr);
   const size_t bslot = pack_b ? tsr__round_up_sz((size_t)g->k * (size_t)ker->nr * es, 64) : 0;
   void *bbuf = NULL;
@@ -479,7 +480,7 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
 }
 
 static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
-  const size_t es = tsr__dtype_size(g->dtype);
+  const size_t es = g->dtype == TSR_F64 ? 8 : 4;
   /* m*n*k without overflow: the core checked each size, the product may still be huge. */
   const double mnk = (double)g->m * (double)g->n * (double)g->k;
   int nt = 1; /* below TSR__GEMM_SERIAL_MNK without asking OpenMP (per-call cost) */

@@ -111,6 +111,9 @@ typedef struct tsr__gemm_uarch {
   int64_t blocks[2][3];    /* f32, f64: kc, mc, nc (one thread) */
   int64_t blocks_mt[2][3]; /* f32, f64: kc, mc, nc on several threads (all 0: blocks) */
   int grain;               /* work units per thread */
+  /* The small-path rule (tsr__gemm_config.small_bytes): op(A) and C of at most this many bytes
+     run unpacked; 0 (rows that did not measure it): the rule, the CPU's L2 size. */
+  int64_t small_bytes;
 } tsr__gemm_uarch;
 
 /* The measured Zen 4 row (Genoa, family 0x19 model 0x11; Raphael, Phoenix and Bergamo share the
@@ -127,7 +130,7 @@ typedef struct tsr__gemm_uarch {
 #define TSR__GEMM_ZEN4_ROW(lo, hi)                                                                 \
   {                                                                                                \
     "zen4", "AuthenticAMD", 0x19, lo, hi, {"avx512-14x32", "avx512-14x16"},                        \
-        {{1024, 56, 4096}, {256, 224, 4096}}, {{512, 56, 4096}, {0, 0, 0}}, 4                      \
+        {{1024, 56, 4096}, {256, 224, 4096}}, {{512, 56, 4096}, {0, 0, 0}}, 4, 0                   \
   }
 
 static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
@@ -163,7 +166,8 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
      {"avx512-14x32", "avx512-14x16"},
      {{512, 112, 2048}, {256, 448, 2048}},
      {{0, 0, 0}, {0, 0, 0}},
-     4},
+     4,
+     0},
     TSR__GEMM_ZEN4_ROW(0x10, 0x1F),
     TSR__GEMM_ZEN4_ROW(0x60, 0xAF),
     /* Intel Sapphire Rapids (family 6, model 0x8F) and Emerald Rapids (0xCF, the same core and
@@ -177,7 +181,8 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
      {"avx512-14x32", "avx512-14x16"},
      {{216, 56, 4096}, {176, 56, 4096}},
      {{0, 0, 0}, {0, 0, 0}},
-     4},
+     4,
+     0},
     {"spr",
      "GenuineIntel",
      6,
@@ -186,7 +191,8 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
      {"avx512-14x32", "avx512-14x16"},
      {{216, 56, 4096}, {176, 56, 4096}},
      {{0, 0, 0}, {0, 0, 0}},
-     4},
+     4,
+     0},
 };
 enum { TSR__GEMM_NUARCHS = sizeof tsr__gemm_uarchs / sizeof tsr__gemm_uarchs[0] };
 
@@ -309,12 +315,16 @@ bool tsr__gemm_choose(const tsr__gemm_cpu *cpu, const char *want, tsr__gemm_choi
         if (blk[i] <= 0) blk[i] = rule[i];
       int grain = row ? u->grain : 4;
       tsr__gemm_blocks_fix(k, &blk[0], &blk[1], &blk[2], &grain);
+      /* The small-path rule: the row's, else the L2 (256 KiB when the CPU reports none). */
+      int64_t small = row && u->small_bytes > 0 ? u->small_bytes : cpu->cache[1].size;
+      if (small <= 0) small = 256 << 10;
       out->cfg[d][t] = (tsr__gemm_config){.ker = k,
                                           .kc = blk[0],
                                           .mc = blk[1],
                                           .nc = blk[2],
                                           .grain = grain,
-                                          .source = row ? "registry" : "rule"};
+                                          .source = row ? "registry" : "rule",
+                                          .small_bytes = small};
     }
   }
   return met;
@@ -389,6 +399,8 @@ void tsr__gemm_config_get(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
     *out = *own;
     tsr__gemm_blocks_fix(out->ker, &out->kc, &out->mc, &out->nc, &out->grain);
     out->source = "override";
+    /* A configuration with no small-path rule of its own takes the default's. */
+    if (out->small_bytes <= 0) out->small_bytes = tsr__gemm_defaults.cfg[d][nt > 1].small_bytes;
     return;
   }
   *out = tsr__gemm_defaults.cfg[d][nt > 1];
@@ -396,6 +408,7 @@ void tsr__gemm_config_get(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
   if (!(t && t->no_wisdom) && tsr__gemm_wisdom_lookup(dtype, nt, &w) &&
       (!tsr__gemm_isa_want[0] || strcmp(w.ker->isa, tsr__gemm_isa_want) == 0)) {
     tsr__gemm_blocks_fix(w.ker, &w.kc, &w.mc, &w.nc, &w.grain);
+    w.small_bytes = out->small_bytes; /* wisdom records no small-path rule */
     *out = w;
   }
   const int64_t *e = tsr__gemm_env_blocks;

@@ -27,6 +27,13 @@
 #define TSR_SM_MUL(a, b) _mm512_mul_ps(a, b)
 #define TSR_SM_PACK_B pack_b_f32
 #define TSR_SM_HSUM(v) _mm512_reduce_add_ps(v)
+/* Tiles over op(A) = A take at most 10 rows (gemm_small_impl.h): the 11-14-row tiles reload
+   their row pointers from the stack in the k loop. Zen 4 (EPYC, family 25 model 17), one
+   thread, cblas_sgemm row-major NN in a loop, best of 5 (ns), rows capped at 8 / 10 / 14
+   against scipy-openblas32 0.3.34: 32^3 657 / 663 / 655 (609); 48^3 2114 / 2118 / 2360 (2060);
+   64^3 4900 / 4850 / 4850 (4610). dgemm keeps 14 rows: 48^3 4220 / 4222 / 4085-4143 (3900),
+   64^3 10000 / 9970 / 9650 (9140). */
+#define TSR_SM_MRS 10
 #define TSR_SM_DI 4
 #define TSR_SM_DJ 6
 #include "omp/gemm_small_impl.h"

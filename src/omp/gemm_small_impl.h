@@ -39,6 +39,14 @@
 #if TSR_SM_MR != 6 && TSR_SM_MR != 14
 #error "gemm_small_impl.h has tile cases for MR 6 and 14"
 #endif
+/* TSR_SM_MRS (optional, 1..MR; default MR): the most rows of a tile that reads op(A) = A in
+   place (rows lda apart; see TSR_SM_NAME). */
+#ifndef TSR_SM_MRS
+#define TSR_SM_MRS TSR_SM_MR
+#endif
+#if TSR_SM_MRS < 1 || TSR_SM_MRS > TSR_SM_MR
+#error "TSR_SM_MRS must be 1..TSR_SM_MR"
+#endif
 #if !((TSR_SM_DI == 2 && TSR_SM_DJ == 4) || (TSR_SM_DI == 4 && TSR_SM_DJ == 6))
 #error "gemm_small_impl.h has dot-product tile cases for 2 x 4 and 4 x 6"
 #endif
@@ -273,6 +281,15 @@ void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t k
   const bool pf = kb < g->k && !pack_b;
   const int64_t m = g->m, n = g->n, ldc = g->ldc;
   TSR_SM_T *c = g->c, *bbuf = buf;
+  /* Row blocks of near-equal height (16 rows: 8 + 8, not 14 + 2): a short last block has too
+     few independent accumulators to cover the FMA latency. Divided once per call: a 64-bit
+     division costs as much as a 4 x 4 product. With op(A) = A (rows lda apart) each row of
+     the tile needs its own pointer, and past about 10 rows they no longer fit in the general
+     registers beside the loop's: the compiler reloads them from the stack in the k loop.
+     TSR_SM_MRS caps those tiles where that was measured to cost (gemm_small_avx512.c). A^T's
+     rows are one pointer, and take the full MR. */
+  const int64_t mrb = a_rows_unit ? TSR_SM_MR : TSR_SM_MRS;
+  const int64_t nblk = (m + mrb - 1) / mrb, base = m / nblk, extra = m % nblk;
   for (int64_t p0 = 0; p0 < g->k; p0 += kb) {
     const int64_t k = g->k - p0 < kb ? g->k - p0 : kb;
     const TSR_SM_T *a = (const TSR_SM_T *)g->a + p0 * cs_a;
@@ -294,9 +311,6 @@ void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t k
         bs = b + j0;
         ldbs = g->ldb;
       }
-      /* Row blocks of near-equal height (16 rows: 8 + 8, not 14 + 2): a short last block
-         has too few independent accumulators to cover the FMA latency. */
-      const int64_t nblk = (m + TSR_SM_MR - 1) / TSR_SM_MR, base = m / nblk, extra = m % nblk;
       for (int64_t bi = 0, i0 = 0; bi < nblk; ++bi) {
         const int rows = (int)(base + (bi < extra ? 1 : 0));
         const TSR_SM_T *ai = a + i0 * rs_a;
@@ -326,6 +340,7 @@ void TSR_SM_EDGE(int mb, int nb, int64_t k, const TSR_SM_T *ap, const TSR_SM_T *
 #undef TSR_SM_DI
 #undef TSR_SM_DJ
 #undef TSR_SM_PF_STRIPS
+#undef TSR_SM_MRS
 #undef TSR_SM_TILE
 #undef TSR_SM_ROWS
 #undef TSR_SM_EDGE
