@@ -116,18 +116,3 @@ tsr_status tsr__broadcast_shapes(const char *fn, int na, const int64_t *sa, int 
   *nout = n;
   return TSR_OK;
 }
-
-tsr__view tsr__view_broadcast(const tsr_array *a, int nout, const int64_t *out_shape) {
-  tsr__view v = tsr__view_of(a);
-  v.ndim = nout;
-  for (int i = 0; i < TSR_MAX_DIMS; ++i) {
-    v.shape[i] = 1;
-    v.strides[i] = 0;
-  }
-  for (int i = 0; i < nout; ++i) {
-    int j = i - (nout - a->ndim);
-    v.shape[i] = out_shape[i];
-    v.strides[i] = (j < 0 || (a->shape[j] == 1 && out_shape[i] != 1)) ? 0 : a->strides[j];
-  }
-  return v;
-}
