@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-/* ---------------------------------------------------------------- registry ------------ */
+/* ---------------------------------------------------------------- kernels (gemm_kernels.c) */
 
 /* Whether the CPU and this build support an ISA name ("portable", "avx2", "avx512"). */
 bool tsr__gemm_isa_available(const char *isa);
@@ -25,9 +25,15 @@ bool tsr__gemm_isa_available(const char *isa);
 /* The registered kernel called `name` ("avx512-14x16") for dtype, or NULL. */
 const tsr__gemm_kernel *tsr__gemm_kernel_find(const char *name, tsr_dtype dtype);
 
+/* The first (best) registered kernel of an ISA for dtype, whether or not this CPU runs it;
+   NULL when the build has none. */
+const tsr__gemm_kernel *tsr__gemm_kernel_first(const char *isa, tsr_dtype dtype);
+
 /* The kernels for dtype that this CPU can run, best first; writes at most max, returns the
    count (at least 1: the portable kernel). */
 int tsr__gemm_kernel_list(tsr_dtype dtype, const tsr__gemm_kernel **out, int max);
+
+/* ---------------------------------------------------------------- registry ------------ */
 
 /* The registry's name for this CPU's microarchitecture ("zen5", "spr", ...; "unknown"). */
 const char *tsr__gemm_uarch_name(void);
