@@ -23,9 +23,8 @@
 /* Data starts on this boundary in the files we write (NumPy's ARRAY_ALIGN). */
 #define NPY_ALIGN 64
 
-static const char npy_fn[] = "tsr_npy_parse_header";
-
-#define NPY_FAIL(...) tsr__set_error(TSR_ERR_FORMAT, npy_fn, __VA_ARGS__)
+/* A format error; the message names the public function the user called (TSR_API_ENTRY). */
+#define NPY_FAIL(...) tsr__set_error(TSR_ERR_FORMAT, __func__, __VA_ARGS__)
 
 /* A printable excerpt of untrusted bytes for messages: at most `max` input bytes, non-ASCII
    and control bytes as \xNN, "..." when cut. */
@@ -309,8 +308,9 @@ static tsr_status npy_dict(npy_parser *ps, tsr_npy_header *h) {
 /* ------------------------------------------------------------------ public ------------- */
 
 tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *header) {
-  if (!header) return tsr__set_error(TSR_ERR_NULL_POINTER, npy_fn, "header is NULL");
-  if (!buf && len > 0) return tsr__set_error(TSR_ERR_NULL_POINTER, npy_fn, "buf is NULL");
+  TSR_API_ENTRY();
+  TSR_CHECK(header != NULL, TSR_ERR_NULL_POINTER, "header is NULL");
+  TSR_CHECK(buf != NULL || len == 0, TSR_ERR_NULL_POINTER, "buf is NULL");
   const unsigned char *b = (const unsigned char *)buf;
   char ex[96];
 
@@ -377,25 +377,25 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
 
 tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim, const int64_t *shape,
                                  char *buf, size_t cap, size_t *len) {
-  static const char fn[] = "tsr_npy_format_header";
-  if (!buf) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "buf is NULL");
-  if (!len) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "len is NULL");
-  if (!shape && ndim > 0) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "shape is NULL");
+  TSR_API_ENTRY();
+  TSR_CHECK(buf != NULL, TSR_ERR_NULL_POINTER, "buf is NULL");
+  TSR_CHECK(len != NULL, TSR_ERR_NULL_POINTER, "len is NULL");
+  TSR_CHECK(shape != NULL || ndim <= 0, TSR_ERR_NULL_POINTER, "shape is NULL");
   const char *descr;
   switch (dtype) {
   case TSR_F32: descr = "<f4"; break;
   case TSR_F64: descr = "<f8"; break;
   case TSR_I32: descr = "<i4"; break;
   case TSR_I64: descr = "<i8"; break;
-  default: return tsr__set_error(TSR_ERR_DTYPE, fn, "unknown dtype %d", (int)dtype);
+  default: return tsr__set_error(TSR_ERR_DTYPE, __func__, "unknown dtype %d", (int)dtype);
   }
   if (ndim < 0 || ndim > TSR_MAX_DIMS)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "ndim %d is outside 0..%d", ndim,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "ndim %d is outside 0..%d", ndim,
                           TSR_MAX_DIMS);
   for (int i = 0; i < ndim; i++)
     if (shape[i] < 0)
-      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "shape[%d] is negative (%" PRId64 ")", i,
-                            shape[i]);
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                            "shape[%d] is negative (%" PRId64 ")", i, shape[i]);
 
   /* NumPy's own layout, so that files diff cleanly against numpy.save output. */
   char dict[64 + TSR_MAX_DIMS * 24];
@@ -403,7 +403,7 @@ tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim, c
   int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
                    fortran_order ? "True" : "False", npy_shape_text(ndim, shape, sh, sizeof sh));
   if (n < 0 || (size_t)n >= sizeof dict)
-    return tsr__set_error(TSR_ERR_INTERNAL, fn, "header dictionary does not fit");
+    return tsr__set_error(TSR_ERR_INTERNAL, __func__, "header dictionary does not fit");
 
   /* Pad with spaces and a final '\n' so that the data starts on a 64-byte boundary. */
   size_t prefix = 10;
@@ -413,7 +413,7 @@ tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim, c
     total = (prefix + (size_t)n + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
   }
   if (cap < total)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "buffer of %zu bytes is too small: the header needs %zu", cap, total);
   size_t hlen = total - prefix;
   memcpy(buf, NPY_MAGIC, NPY_MAGIC_LEN);
