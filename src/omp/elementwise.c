@@ -14,9 +14,6 @@
 #pragma clang diagnostic ignored "-Wpass-failed"
 #endif
 
-#define TSR__OMP_CAT_(a, b) a##b
-#define TSR__OMP_CAT(a, b) TSR__OMP_CAT_(a, b)
-
 /* |x| for every dtype; integer abs(INT_MIN) wraps to INT_MIN (as NumPy) instead of
    overflowing. */
 static inline float abs_f32(float x) {
@@ -34,25 +31,17 @@ static inline int64_t abs_i64(int64_t x) {
 #define TSR__ABS(x)                                                                                \
   _Generic((x), float : abs_f32, double : abs_f64, int32_t : abs_i32, int64_t : abs_i64)(x)
 
-#define T float
-#define U float
-#define SFX f32
-#define TSR__OMP_IS_INT 0
+#define TSR__EW_T float
+#define TSR__EW_U float
+#define TSR__EW_SFX f32
+#define TSR__EW_INT 0
 #include "omp/elementwise_impl.h"
-#undef T
-#undef U
-#undef SFX
-#undef TSR__OMP_IS_INT
 
-#define T double
-#define U double
-#define SFX f64
-#define TSR__OMP_IS_INT 0
+#define TSR__EW_T double
+#define TSR__EW_U double
+#define TSR__EW_SFX f64
+#define TSR__EW_INT 0
 #include "omp/elementwise_impl.h"
-#undef T
-#undef U
-#undef SFX
-#undef TSR__OMP_IS_INT
 
 /* x != x in the NaN-aware maximum/minimum is always false for integers, as intended. */
 #if defined(__GNUC__)
@@ -60,25 +49,17 @@ static inline int64_t abs_i64(int64_t x) {
 #pragma GCC diagnostic ignored "-Wtautological-compare"
 #endif
 
-#define T int32_t
-#define U uint32_t
-#define SFX i32
-#define TSR__OMP_IS_INT 1
+#define TSR__EW_T int32_t
+#define TSR__EW_U uint32_t
+#define TSR__EW_SFX i32
+#define TSR__EW_INT 1
 #include "omp/elementwise_impl.h"
-#undef T
-#undef U
-#undef SFX
-#undef TSR__OMP_IS_INT
 
-#define T int64_t
-#define U uint64_t
-#define SFX i64
-#define TSR__OMP_IS_INT 1
+#define TSR__EW_T int64_t
+#define TSR__EW_U uint64_t
+#define TSR__EW_SFX i64
+#define TSR__EW_INT 1
 #include "omp/elementwise_impl.h"
-#undef T
-#undef U
-#undef SFX
-#undef TSR__OMP_IS_INT
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
