@@ -253,6 +253,8 @@ static int usage(const char *argv0) {
 }
 
 int main(int argc, char **argv) {
+  /* Messages of the internal tuning interface name this program (the library's rule). */
+  TSR_API_ENTRY_AS("tessera-tune");
   double seconds = 50;
   int threads[8], nthreads = 0, dt_s = 1, dt_d = 1;
   const char *out = NULL;

@@ -74,9 +74,12 @@ const char *tsr__api_suspend(void);
 void tsr__api_resume(const char *saved);
 
 /* First statement of every public function that can fail (see "the one rule" above). */
-#define TSR_API_ENTRY()                                                                            \
+#define TSR_API_ENTRY() TSR_API_ENTRY_AS(__func__)
+/* The same for a program of the project that calls internal helpers outside any public call
+   (tessera-tune): its messages, and those of the public calls it makes, name the program. */
+#define TSR_API_ENTRY_AS(name)                                                                     \
   const char *const tsr__api_prev_ __attribute__((cleanup(tsr__api_leave), unused)) =              \
-      tsr__api_enter(__func__)
+      tsr__api_enter(name)
 #define TSR_API_SUSPEND() const char *const tsr__api_saved_ = tsr__api_suspend()
 #define TSR_API_RESUME() tsr__api_resume(tsr__api_saved_)
 

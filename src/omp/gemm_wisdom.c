@@ -27,10 +27,10 @@ tsr_status tsr__gemm_wisdom_path(char *path, size_t size) {
   else if (h && *h)
     n = snprintf(path, size, "%s/.cache/tessera/wisdom", h);
   else
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, "tessera-tune",
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "no wisdom path: TSR_WISDOM, XDG_CACHE_HOME and HOME are all unset");
   if (n < 0 || (size_t)n >= size)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, "tessera-tune",
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "the wisdom path is longer than %zu bytes", size);
   return TSR_OK;
 }
@@ -271,12 +271,13 @@ static void tsr__wisdom_load(void) {
   snprintf(saved, sizeof saved, "%s", tsr_last_error());
   TSR_API_SUSPEND();
   if (tsr__gemm_wisdom_path(path, sizeof path) != TSR_OK) {
-    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: %.620s", tsr_last_error());
+    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: %.620s", tsr__last_error_detail());
   } else if (access(path, F_OK) != 0) {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: no file at %.560s", path);
     tsr__wisdom_warn("no such file");
   } else if (tsr__gemm_wisdom_read("wisdom", path, &tsr__wisdom) != TSR_OK) {
-    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "ignored: %.620s", tsr_last_error());
+    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "ignored: %.620s",
+             tsr__last_error_detail());
     tsr__wisdom_warn(tsr__last_error_detail());
   } else {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "used: %.560s (%d entries)", path,
