@@ -69,15 +69,15 @@ static inline int64_t abs_i64(int64_t x) {
 #define TSR__OMP_INT_ONLY_1(fn) fn
 #define TSR__OMP_INT_ONLY_0(fn) NULL
 #define TSR__OMP_BIN_ENTRY(ENUM, name, INT, expr)                                                  \
-  [ENUM] = {[TSR_F32] = binary_##name##_f32,                                                       \
-            [TSR_F64] = binary_##name##_f64,                                                       \
-            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(binary_##name##_i32),                              \
-            [TSR_I64] = TSR__OMP_INT_ONLY_##INT(binary_##name##_i64)},
+  [ENUM] = {[TSR_F32] = tsr__binary_##name##_f32,                                                  \
+            [TSR_F64] = tsr__binary_##name##_f64,                                                  \
+            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(tsr__binary_##name##_i32),                         \
+            [TSR_I64] = TSR__OMP_INT_ONLY_##INT(tsr__binary_##name##_i64)},
 #define TSR__OMP_UN_ENTRY(ENUM, name, INT, expr)                                                   \
-  [ENUM] = {[TSR_F32] = unary_##name##_f32,                                                        \
-            [TSR_F64] = unary_##name##_f64,                                                        \
-            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(unary_##name##_i32),                               \
-            [TSR_I64] = TSR__OMP_INT_ONLY_##INT(unary_##name##_i64)},
+  [ENUM] = {[TSR_F32] = tsr__unary_##name##_f32,                                                   \
+            [TSR_F64] = tsr__unary_##name##_f64,                                                   \
+            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(tsr__unary_##name##_i32),                          \
+            [TSR_I64] = TSR__OMP_INT_ONLY_##INT(tsr__unary_##name##_i64)},
 
 static const tsr__omp_kernel binary_kernels[TSR_NUM_BINARY_OPS][TSR_NUM_DTYPES] = {
     TSR__BINARY_OPS(TSR__OMP_BIN_ENTRY)};

@@ -46,8 +46,8 @@
   }
 
 #define TSR__OMP_BIN_KERNEL(name, expr)                                                            \
-  static void TSR__OMP_CAT(binary_##name##_, TSR__EW_SFX)(int64_t n, char *const p[],              \
-                                                          const int64_t s[], const void *param) {  \
+  static void TSR__OMP_CAT(tsr__binary_##name##_, TSR__EW_SFX)(                                    \
+      int64_t n, char *const p[], const int64_t s[], const void *param) {                          \
     (void)param;                                                                                   \
     T *o = (T *)p[0];                                                                              \
     const T *a = (const T *)p[1];                                                                  \
@@ -71,8 +71,8 @@
   }
 
 #define TSR__OMP_UN_KERNEL(name, expr)                                                             \
-  static void TSR__OMP_CAT(unary_##name##_, TSR__EW_SFX)(int64_t n, char *const p[],               \
-                                                         const int64_t s[], const void *param) {   \
+  static void TSR__OMP_CAT(tsr__unary_##name##_, TSR__EW_SFX)(                                     \
+      int64_t n, char *const p[], const int64_t s[], const void *param) {                          \
     (void)param;                                                                                   \
     T *o = (T *)p[0];                                                                              \
     const T *a = (const T *)p[1];                                                                  \

@@ -118,10 +118,10 @@ tsr_status tsr__omp_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *ou
   }
 
   switch (a->dtype) {
-  case TSR_F32: reduce_f32(&pl); break;
-  case TSR_F64: reduce_f64(&pl); break;
-  case TSR_I32: reduce_i32(&pl); break;
-  case TSR_I64: reduce_i64(&pl); break;
+  case TSR_F32: tsr__reduce_f32(&pl); break;
+  case TSR_F64: tsr__reduce_f64(&pl); break;
+  case TSR_I32: tsr__reduce_i32(&pl); break;
+  case TSR_I64: tsr__reduce_i64(&pl); break;
   }
   return TSR_OK;
 }

@@ -7,9 +7,9 @@
  *   TSR__RED_INT  1 for integer dtypes (sums wrap in uint64_t; no NaN handling)
  *   TSR__RED_SFX  the dtype suffix of the generated names (f32, f64, i32, i64)
  * The body calls the types T and MT and its functions by the names below (aliases it #undefs
- * with the parameters): vsumd_SFX, vextreme_SFX, vargmax_SFX, rsumd_SFX, rextreme_SFX,
- * rargmax_SFX, vector_kernel_SFX, vector_split_SFX, rows_block_SFX, reduce_SFX, and vsumu_SFX,
- * rsumu_SFX for integer dtypes.
+ * with the parameters): tsr__vsumd_SFX, tsr__vextreme_SFX, tsr__vargmax_SFX, tsr__rsumd_SFX,
+ * tsr__rextreme_SFX, tsr__rargmax_SFX, tsr__vector_kernel_SFX, tsr__vector_split_SFX,
+ * tsr__rows_block_SFX, tsr__reduce_SFX, and tsr__vsumu_SFX, tsr__rsumu_SFX for integer dtypes.
  *
  * Two shapes of work (see reduce.c): "vector" kernels reduce one strided run of n elements
  * (one output), "rows" kernels reduce L rows of nc contiguous columns into nc outputs at
@@ -22,18 +22,18 @@
 #endif
 #define T TSR__RED_T
 #define MT TSR__RED_MT
-#define VSUMD TSR__OMP_CAT(vsumd_, TSR__RED_SFX)
-#define VSUMU TSR__OMP_CAT(vsumu_, TSR__RED_SFX)
-#define VEXTREME TSR__OMP_CAT(vextreme_, TSR__RED_SFX)
-#define VARGMAX TSR__OMP_CAT(vargmax_, TSR__RED_SFX)
-#define RSUMD TSR__OMP_CAT(rsumd_, TSR__RED_SFX)
-#define RSUMU TSR__OMP_CAT(rsumu_, TSR__RED_SFX)
-#define REXTREME TSR__OMP_CAT(rextreme_, TSR__RED_SFX)
-#define RARGMAX TSR__OMP_CAT(rargmax_, TSR__RED_SFX)
-#define VECTOR_KERNEL TSR__OMP_CAT(vector_kernel_, TSR__RED_SFX)
-#define VECTOR_SPLIT TSR__OMP_CAT(vector_split_, TSR__RED_SFX)
-#define ROWS_BLOCK TSR__OMP_CAT(rows_block_, TSR__RED_SFX)
-#define REDUCE TSR__OMP_CAT(reduce_, TSR__RED_SFX)
+#define VSUMD TSR__OMP_CAT(tsr__vsumd_, TSR__RED_SFX)
+#define VSUMU TSR__OMP_CAT(tsr__vsumu_, TSR__RED_SFX)
+#define VEXTREME TSR__OMP_CAT(tsr__vextreme_, TSR__RED_SFX)
+#define VARGMAX TSR__OMP_CAT(tsr__vargmax_, TSR__RED_SFX)
+#define RSUMD TSR__OMP_CAT(tsr__rsumd_, TSR__RED_SFX)
+#define RSUMU TSR__OMP_CAT(tsr__rsumu_, TSR__RED_SFX)
+#define REXTREME TSR__OMP_CAT(tsr__rextreme_, TSR__RED_SFX)
+#define RARGMAX TSR__OMP_CAT(tsr__rargmax_, TSR__RED_SFX)
+#define VECTOR_KERNEL TSR__OMP_CAT(tsr__vector_kernel_, TSR__RED_SFX)
+#define VECTOR_SPLIT TSR__OMP_CAT(tsr__vector_split_, TSR__RED_SFX)
+#define ROWS_BLOCK TSR__OMP_CAT(tsr__rows_block_, TSR__RED_SFX)
+#define REDUCE TSR__OMP_CAT(tsr__reduce_, TSR__RED_SFX)
 
 /* ---------------------------------------------------------------- vector kernels ----- */
 

@@ -84,6 +84,8 @@ tsr_status tsr_scalapack_reset_stats(void) {
 __attribute__((destructor)) static void report_at_exit(void) {
   const char *path = getenv("TSR_SCALAPACK_REPORT");
   if (path == NULL || *path == '\0') return;
+  /* Outside any call: the messages of the file helpers name the variable. */
+  TSR_API_ENTRY_AS("TSR_SCALAPACK_REPORT");
   tsr_scalapack_stats s;
   tsr_scalapack_get_stats(&s);
   char line[640];
