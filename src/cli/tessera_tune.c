@@ -317,7 +317,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   /* The destination before any measuring: a device, FIFO or link is refused now, not 50 s on. */
-  if (tsr__gemm_wisdom_check_path("tessera-tune", path) != TSR_OK) {
+  if (tsr__gemm_wisdom_check_path(path) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
@@ -407,7 +407,7 @@ int main(int argc, char **argv) {
   free(c);
   if (rc) return rc;
   int total = 0;
-  if (tsr__gemm_wisdom_update("tessera-tune", path, &w, &total) != TSR_OK) {
+  if (tsr__gemm_wisdom_update(path, &w, &total) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }

@@ -80,7 +80,7 @@ tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_a
     ns[infer] = size / known;
   }
   int64_t nsize;
-  TSR_CALL(tsr__shape_check(__func__, ndim, ns, a->dtype, &nsize));
+  TSR_CALL(tsr__shape_check(ndim, ns, a->dtype, &nsize));
   TSR_CHECK(nsize == size, TSR_ERR_SHAPE,
             "cannot reshape %s (%lld elements) into %s (%lld elements)",
             tsr__shape_str(a->ndim, a->shape, s1, sizeof s1), (long long)size,
@@ -94,7 +94,7 @@ tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_a
     return tsr__array_new_view(a, ndim, ns, strides, a->offset, out);
   /* Strides cannot express it, so `a` is not contiguous: a contiguous copy, then its view. */
   tsr_array *c = NULL;
-  TSR_CALL(tsr__array_contiguous(__func__, a, &c));
+  TSR_CALL(tsr__array_contiguous(a, &c));
   tsr__contiguous_strides(ndim, ns, strides);
   tsr_status st = tsr__array_new_view(c, ndim, ns, strides, c->offset, out);
   tsr_array_release(c);

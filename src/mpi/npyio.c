@@ -15,20 +15,19 @@
 #include "mpi/mpi_internal.h"
 
 /* Transposes a packed rows x cols matrix between row-major (`rm`) and column-major (`cm`). */
-static void rm_to_cm(const char *rm, char *cm, int64_t rows, int64_t cols, size_t es) {
+static void tsr__rm_to_cm(const char *rm, char *cm, int64_t rows, int64_t cols, size_t es) {
   for (int64_t i = 0; i < rows; i++)
     for (int64_t j = 0; j < cols; j++)
       memcpy(cm + (size_t)(i + j * rows) * es, rm + (size_t)(i * cols + j) * es, es);
 }
-static void cm_to_rm(const char *cm, char *rm, int64_t rows, int64_t cols, size_t es) {
+static void tsr__cm_to_rm(const char *cm, char *rm, int64_t rows, int64_t cols, size_t es) {
   for (int64_t j = 0; j < cols; j++)
     for (int64_t i = 0; i < rows; i++)
       memcpy(rm + (size_t)(i * cols + j) * es, cm + (size_t)(i + j * rows) * es, es);
 }
 
 /* The darray file type of this rank's elements of an m x n matrix (C or Fortran order). */
-static tsr_status make_darray(const char *fn, const tsr_dmatrix *a, int fortran,
-                              MPI_Datatype *out) {
+static tsr_status tsr__make_darray(const tsr_dmatrix *a, int fortran, MPI_Datatype *out) {
   const tsr_grid *g = a->grid;
   int gsizes[2] = {(int)a->m, (int)a->n};
   int distribs[2] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_CYCLIC};
@@ -38,14 +37,14 @@ static tsr_status make_darray(const char *fn, const tsr_dmatrix *a, int fortran,
                                   fortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C,
                                   tsr__mpi_type(a->dtype), out);
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Type_create_darray");
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Type_create_darray");
   return TSR_OK;
 }
 
-static tsr_status check_int_sizes(const char *fn, const tsr_dmatrix *a, const char *path) {
+static tsr_status tsr__check_int_sizes(const tsr_dmatrix *a, const char *path) {
   if (a->m > INT_MAX || a->n > INT_MAX || a->mb > INT_MAX || a->nb > INT_MAX ||
       a->mloc * a->nloc > INT_MAX)
-    return tsr__set_error(TSR_ERR_OVERFLOW, fn,
+    return tsr__set_error(TSR_ERR_OVERFLOW, __func__,
                           "'%s': %lld x %lld matrix (local %lld x %lld): MPI-IO counts are "
                           "limited to INT_MAX (%d)",
                           path, (long long)a->m, (long long)a->n, (long long)a->mloc,
@@ -56,14 +55,14 @@ static tsr_status check_int_sizes(const char *fn, const tsr_dmatrix *a, const ch
 /* Every rank checks that it can see the input as a regular file holding `need` bytes, without
    blocking (a path missing on one node, or a FIFO, must fail on every rank before the
    collective MPI_File_open). Local; callers agree. */
-static tsr_status check_input(const char *fn, const char *path, uint64_t need) {
+static tsr_status tsr__check_input(const char *path, uint64_t need) {
   int fd = -1;
   uint64_t size = 0;
-  TSR_CALL(tsr__open_input(fn, path, &fd, &size));
+  TSR_CALL(tsr__open_input(path, &fd, &size));
   close(fd);
   if (size < need)
-    return tsr__set_error(TSR_ERR_FORMAT, fn, "'%s' is %llu bytes here, the data needs %llu", path,
-                          (unsigned long long)size, (unsigned long long)need);
+    return tsr__set_error(TSR_ERR_FORMAT, __func__, "'%s' is %llu bytes here, the data needs %llu",
+                          path, (unsigned long long)size, (unsigned long long)need);
   return TSR_OK;
 }
 
@@ -79,11 +78,11 @@ static tsr_status check_input(const char *fn, const char *path, uint64_t need) {
 #define MPIIO_PATH_MAX 4095
 #define MPIIO_NAME_MAX 255
 #endif
-static tsr_status check_mpiio_name(const char *fn, const char *path, const char *user_path) {
+static tsr_status tsr__check_mpiio_name(const char *path, const char *user_path) {
   const char *slash = strrchr(path, '/');
   size_t len = strlen(slash ? slash + 1 : path), plen = strlen(path);
   if (len > MPIIO_NAME_MAX || plen > MPIIO_PATH_MAX)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "'%s': a path of %zu bytes (last component %zu) is longer than this MPI "
                           "library's MPI-IO can open (%d, %d); use a shorter name or folder, or a "
                           "link with a shorter path",
@@ -92,7 +91,7 @@ static tsr_status check_mpiio_name(const char *fn, const char *path, const char 
 }
 
 /* True when an MPI-IO call moved exactly `want` elements of `type`. */
-static bool full_count(MPI_Status *status, MPI_Datatype type, int want, int *got) {
+static bool tsr__full_count(MPI_Status *status, MPI_Datatype type, int want, int *got) {
   *got = -1;
   MPI_Get_count(status, type, got);
   return *got == want;
@@ -101,12 +100,11 @@ static bool full_count(MPI_Status *status, MPI_Datatype type, int want, int *got
 tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,
                                 tsr_device device, tsr_dmatrix **out) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dmatrix_read_npy";
   if (!grid || !out)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", grid ? "out" : "grid");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", grid ? "out" : "grid");
   *out = NULL;
   int64_t v[2] = {mb, nb};
-  TSR_CALL(tsr__dist_same(fn, grid->comm, v, 2, "mb, nb"));
+  TSR_CALL(tsr__dist_same(grid->comm, v, 2, "mb, nb"));
 
   /* Rank 0 alone parses the header; everyone gets its verdict and the header. */
   tsr_npy_header h;
@@ -114,81 +112,82 @@ tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, in
   tsr_status st = TSR_OK;
   if (grid->rank == 0) {
     if (!path)
-      st = tsr__set_error(TSR_ERR_NULL_POINTER, fn, "path is NULL");
+      st = tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "path is NULL");
     else
       st = tsr_npy_read_header(path, &h);
     if (st == TSR_OK && h.ndim != 2)
-      st = tsr__set_error(TSR_ERR_SHAPE, fn, "'%s' holds a %d-D array; a matrix must be 2-D", path,
-                          h.ndim);
+      st = tsr__set_error(TSR_ERR_SHAPE, __func__, "'%s' holds a %d-D array; a matrix must be 2-D",
+                          path, h.ndim);
     else if (st == TSR_OK && h.dtype != TSR_F32 && h.dtype != TSR_F64)
-      st = tsr__set_error(TSR_ERR_DTYPE, fn, "'%s' holds %s data; matrices are f32 or f64", path,
-                          tsr_dtype_name(h.dtype));
+      st = tsr__set_error(TSR_ERR_DTYPE, __func__, "'%s' holds %s data; matrices are f32 or f64",
+                          path, tsr_dtype_name(h.dtype));
   }
-  TSR_CALL(tsr__dist_agree(fn, grid->comm, st));
+  TSR_CALL(tsr__dist_agree(grid->comm, st));
   int rc = MPI_Bcast(&h, (int)sizeof h, MPI_BYTE, 0, grid->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
 
   tsr_dmatrix *a = NULL;
   void *local = NULL, *tmp = NULL;
   bool staged = false;
   size_t es = tsr__dtype_size(h.dtype);
-  st = tsr__dm_create(fn, grid, h.shape[0], h.shape[1], mb, nb, h.dtype, device, &a);
-  if (st == TSR_OK) st = check_int_sizes(fn, a, path);
-  if (st == TSR_OK && a->m > 0 && a->n > 0) st = check_mpiio_name(fn, path, path);
+  st = tsr__dm_create(grid, h.shape[0], h.shape[1], mb, nb, h.dtype, device, &a);
+  if (st == TSR_OK) st = tsr__check_int_sizes(a, path);
+  if (st == TSR_OK && a->m > 0 && a->n > 0) st = tsr__check_mpiio_name(path, path);
   if (st == TSR_OK && a->m > 0 && a->n > 0)
-    st = check_input(fn, path, (uint64_t)h.data_offset + (uint64_t)(a->m * a->n) * es);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, false, &local, &staged);
+    st = tsr__check_input(path, (uint64_t)h.data_offset + (uint64_t)(a->m * a->n) * es);
+  if (st == TSR_OK) st = tsr__dm_host_get(a, false, &local, &staged);
   /* A C-order file arrives as row-major local blocks, transposed afterwards. */
   if (st == TSR_OK && !h.fortran_order)
     st = tsr__host_alloc((size_t)(a->mloc * a->nloc) * es, &tmp);
-  st = tsr__dist_agree(fn, grid->comm, st);
+  st = tsr__dist_agree(grid->comm, st);
   if (st != TSR_OK) goto fail;
 
   if (a->m > 0 && a->n > 0) {
     MPI_File fh;
     rc = MPI_File_open(grid->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_open");
-      st = tsr__dist_agree(fn, grid->comm, st);
+      st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_open");
+      st = tsr__dist_agree(grid->comm, st);
       goto fail;
     }
     MPI_Datatype ftype = MPI_DATATYPE_NULL;
     MPI_Datatype etype = tsr__mpi_type(a->dtype);
-    st = make_darray(fn, a, h.fortran_order, &ftype);
+    st = tsr__make_darray(a, h.fortran_order, &ftype);
     /* Every rank makes every collective call below, failed or not, so none is left waiting. */
     rc = MPI_File_set_view(fh, (MPI_Offset)h.data_offset, etype,
                            ftype != MPI_DATATYPE_NULL ? ftype : etype, "native", MPI_INFO_NULL);
     if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+      st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_set_view");
     int count = (int)(a->mloc * a->nloc), got = 0;
     MPI_Status status;
     rc = MPI_File_read_all(fh, h.fortran_order ? local : tmp, st == TSR_OK ? count : 0, etype,
                            &status);
     if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_read_all");
-    if (st == TSR_OK && !full_count(&status, etype, count, &got))
-      st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short read, %d of %d elements", path, got, count);
+      st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_read_all");
+    if (st == TSR_OK && !tsr__full_count(&status, etype, count, &got))
+      st = tsr__set_error(TSR_ERR_IO, __func__, "'%s': short read, %d of %d elements", path, got,
+                          count);
     MPI_File_close(&fh);
     if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
     if (st == TSR_OK) {
       void *data = h.fortran_order ? local : tmp;
       if (h.big_endian != tsr__host_big_endian()) tsr__byteswap(data, count, es);
-      if (!h.fortran_order) rm_to_cm(tmp, local, a->mloc, a->nloc, es);
+      if (!h.fortran_order) tsr__rm_to_cm(tmp, local, a->mloc, a->nloc, es);
     }
   }
   if (local) {
-    tsr_status s2 = tsr__dm_host_done(fn, a, local, staged, st == TSR_OK);
+    tsr_status s2 = tsr__dm_host_done(a, local, staged, st == TSR_OK);
     local = NULL;
     if (st == TSR_OK) st = s2;
   }
-  st = tsr__dist_agree(fn, grid->comm, st);
+  st = tsr__dist_agree(grid->comm, st);
   if (st == TSR_OK) {
     tsr__host_free(tmp);
     *out = a;
     return TSR_OK;
   }
 fail:
-  if (local) tsr__dm_host_done(fn, a, local, staged, false);
+  if (local) tsr__dm_host_done(a, local, staged, false);
   tsr__host_free(tmp);
   tsr_dmatrix_free(a);
   return st;
@@ -196,23 +195,22 @@ fail:
 
 tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int fortran_order) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dmatrix_write_npy";
-  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "matrix is NULL");
   tsr_grid *g = a->grid;
   fortran_order = fortran_order ? 1 : 0;
   int64_t v[1] = {fortran_order};
-  TSR_CALL(tsr__dist_same(fn, g->comm, v, 1, "fortran_order"));
+  TSR_CALL(tsr__dist_same(g->comm, v, 1, "fortran_order"));
   tsr_status st = TSR_OK;
-  if (!path) st = tsr__set_error(TSR_ERR_NULL_POINTER, fn, "path is NULL");
-  if (st == TSR_OK) st = check_int_sizes(fn, a, path);
+  if (!path) st = tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "path is NULL");
+  if (st == TSR_OK) st = tsr__check_int_sizes(a, path);
   /* Every rank opens the file: every rank must be able to (node-local paths). */
-  if (st == TSR_OK) st = tsr__check_output(fn, path);
-  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
+  if (st == TSR_OK) st = tsr__check_output(path);
+  TSR_CALL(tsr__dist_agree(g->comm, st));
 
   /* The temporary name carries rank 0's pid, so two jobs writing one path do not collide. */
   long long pid = (long long)getpid();
   int rc = MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, g->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
   char tmpname[PATH_MAX + 64];
   char header[4096];
   size_t hlen = 0;
@@ -227,14 +225,14 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
   static atomic_uint sequence;
   unsigned seq = atomic_fetch_add(&sequence, 1u);
   rc = MPI_Bcast(&seq, 1, MPI_UNSIGNED, 0, g->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-  st = tsr__temp_path(fn, path, (long)pid, seq, tmpname, sizeof tmpname);
-  if (st == TSR_OK) st = check_mpiio_name(fn, tmpname, path);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
+  st = tsr__temp_path(path, (long)pid, seq, tmpname, sizeof tmpname);
+  if (st == TSR_OK) st = tsr__check_mpiio_name(tmpname, path);
   if (st == TSR_OK && g->rank == 0) {
     int64_t shape[2] = {a->m, a->n};
     st = tsr_npy_format_header(a->dtype, fortran_order, 2, shape, header, sizeof header, &hlen);
   }
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &local, &staged);
+  if (st == TSR_OK) st = tsr__dm_host_get(a, true, &local, &staged);
   /* The column-major local block is the Fortran-order darray piece as it is; C order needs
      it row-major. A big-endian host also writes a swapped copy (files are little-endian). */
   if (st == TSR_OK && (!fortran_order || tsr__host_big_endian())) {
@@ -243,18 +241,18 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
       if (fortran_order)
         memcpy(buf, local, (size_t)count * es);
       else
-        cm_to_rm(local, buf, a->mloc, a->nloc, es);
+        tsr__cm_to_rm(local, buf, a->mloc, a->nloc, es);
       if (tsr__host_big_endian()) tsr__byteswap(buf, count, es);
     }
   }
-  if (st == TSR_OK && a->m > 0 && a->n > 0) st = make_darray(fn, a, fortran_order, &ftype);
-  st = tsr__dist_agree(fn, g->comm, st);
+  if (st == TSR_OK && a->m > 0 && a->n > 0) st = tsr__make_darray(a, fortran_order, &ftype);
+  st = tsr__dist_agree(g->comm, st);
   if (st != TSR_OK) goto done;
   unsigned long long hl = hlen;
   rc = MPI_Bcast(&hl, 1, MPI_UNSIGNED_LONG_LONG, 0, g->comm);
   hlen = (size_t)hl;
   if (rc != MPI_SUCCESS) {
-    st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+    st = tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
     goto done;
   }
 
@@ -266,14 +264,14 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
     char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
     MPI_Error_string(rc, text, &len);
-    st = tsr__set_error(TSR_ERR_IO, fn, "cannot create '%s' (temporary file for '%s'): %s", tmpname,
-                        path, text);
+    st = tsr__set_error(TSR_ERR_IO, __func__, "cannot create '%s' (temporary file for '%s'): %s",
+                        tmpname, path, text);
     fh = MPI_FILE_NULL;
   }
   /* Space for the whole file, before any data: a full disk fails here, on every rank. */
   uint64_t total = (uint64_t)hlen + (uint64_t)(a->m * a->n) * es;
-  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(fn, tmpname, total);
-  st = tsr__dist_agree(fn, g->comm, st);
+  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(tmpname, total);
+  st = tsr__dist_agree(g->comm, st);
   if (st != TSR_OK) {
     if (fh != MPI_FILE_NULL) MPI_File_close(&fh);
     goto done;
@@ -286,51 +284,52 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
       MPI_Status status;
       rc = MPI_File_write_at(fh, 0, header, (int)hlen, MPI_BYTE, &status);
       if (rc != MPI_SUCCESS)
-        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_at (header)");
-      else if (!full_count(&status, MPI_BYTE, (int)hlen, &got))
-        st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short write of the header, %d of %zu bytes",
-                            path, got, hlen);
+        st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_write_at (header)");
+      else if (!tsr__full_count(&status, MPI_BYTE, (int)hlen, &got))
+        st = tsr__set_error(TSR_ERR_IO, __func__,
+                            "'%s': short write of the header, %d of %zu bytes", path, got, hlen);
     }
     if (a->m > 0 && a->n > 0) {
       MPI_Datatype etype = tsr__mpi_type(a->dtype);
       rc = MPI_File_set_view(fh, (MPI_Offset)hlen, etype, ftype, "native", MPI_INFO_NULL);
       if (rc != MPI_SUCCESS && st == TSR_OK)
-        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+        st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_set_view");
       MPI_Status status;
       rc = MPI_File_write_all(fh, buf ? buf : local, (int)count, etype, &status);
       if (rc != MPI_SUCCESS && st == TSR_OK)
-        st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_all");
-      else if (st == TSR_OK && !full_count(&status, etype, (int)count, &got))
+        st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_write_all");
+      else if (st == TSR_OK && !tsr__full_count(&status, etype, (int)count, &got))
         st =
-            tsr__set_error(TSR_ERR_IO, fn,
+            tsr__set_error(TSR_ERR_IO, __func__,
                            "'%s': short write, %d of %lld elements (disk full or file size limit?)",
                            path, got, (long long)count);
     }
     rc = MPI_File_sync(fh);
-    if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_sync");
+    if (rc != MPI_SUCCESS && st == TSR_OK)
+      st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_sync");
     rc = MPI_File_close(&fh);
     if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_close");
+      st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_close");
   }
-  st = tsr__dist_agree(fn, g->comm, st);
+  st = tsr__dist_agree(g->comm, st);
   if (st == TSR_OK && g->rank == 0) {
     /* The size the file must have: a write that was silently dropped shows here. */
     uint64_t want = total, size = 0;
     int fd = -1;
-    st = tsr__open_input(fn, tmpname, &fd, &size);
+    st = tsr__open_input(tmpname, &fd, &size);
     if (fd >= 0) close(fd);
     if (st == TSR_OK && size != want)
-      st = tsr__set_error(TSR_ERR_IO, fn,
+      st = tsr__set_error(TSR_ERR_IO, __func__,
                           "'%s': the written file has %llu bytes, expected %llu (disk full?)", path,
                           (unsigned long long)size, (unsigned long long)want);
-    if (st == TSR_OK) st = tsr__commit_temp(fn, tmpname, path);
+    if (st == TSR_OK) st = tsr__commit_temp(tmpname, path);
     if (st == TSR_OK) created = false;
   }
-  st = tsr__dist_agree(fn, g->comm, st);
+  st = tsr__dist_agree(g->comm, st);
 done:
   if (st != TSR_OK && created && g->rank == 0) unlink(tmpname);
   if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
-  if (local) tsr__dm_host_done(fn, a, local, staged, false);
+  if (local) tsr__dm_host_done(a, local, staged, false);
   tsr__host_free(buf);
   return st;
 }

@@ -26,7 +26,7 @@
 /* Charges `seconds` of compute to this rank's simulated host. (smpi_execute(seconds) would
    convert them to flops at smpi/host-speed, the speed of the machine that benchmarks real code,
    20 kflop/s by default, and then run those flops at the simulated host's speed: ~0 time.) */
-static void model_seconds(double seconds) {
+static void tsr__model_seconds(double seconds) {
   if (seconds > 0) smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
 }
 #endif
@@ -40,7 +40,7 @@ int tsr__dist_modeled(void) {
 }
 
 /* A number from the environment, or `dflt` when unset or not a positive number. */
-static double env_positive(const char *name, double dflt) {
+static double tsr__env_positive(const char *name, double dflt) {
   const char *s = getenv(name);
   char *end = NULL;
   double v = s ? strtod(s, &end) : 0;
@@ -54,16 +54,16 @@ int tsr__dist_model_gpu(void) {
 
 double tsr__dist_model_gemm_seconds(double m, double n, double k, size_t es) {
   if (m <= 0 || n <= 0 || k <= 0) return 0;
-  const double peak =
-      es == 4 ? env_positive("TSR_SMPI_GPU_F32", 50e12) : env_positive("TSR_SMPI_GPU_F64", 57e12);
-  const double h = env_positive("TSR_SMPI_GPU_HALF", 64);
+  const double peak = es == 4 ? tsr__env_positive("TSR_SMPI_GPU_F32", 50e12)
+                              : tsr__env_positive("TSR_SMPI_GPU_F64", 57e12);
+  const double h = tsr__env_positive("TSR_SMPI_GPU_HALF", 64);
   const double eff = m / (m + h) * (n / (n + h)) * (k / (k + h));
-  return 2.0 * m * n * k / (peak * eff) + env_positive("TSR_SMPI_GPU_LAUNCH", 10e-6);
+  return 2.0 * m * n * k / (peak * eff) + tsr__env_positive("TSR_SMPI_GPU_LAUNCH", 10e-6);
 }
 
 void tsr__dist_model_charge(double seconds) {
 #ifdef TSR_SMPI_MODEL
-  model_seconds(seconds);
+  tsr__model_seconds(seconds);
 #else
   (void)seconds;
 #endif
@@ -72,7 +72,7 @@ void tsr__dist_model_charge(double seconds) {
 double tsr__dist_model_staging_seconds(double bytes) {
   const char *s = getenv("TSR_SMPI_GPU_STAGING");
   if (!s || strcmp(s, "1") != 0 || bytes <= 0) return 0;
-  return bytes / env_positive("TSR_SMPI_PCIE_BW", 50e9);
+  return bytes / tsr__env_positive("TSR_SMPI_PCIE_BW", 50e9);
 }
 
 tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_array *b, double beta,
@@ -91,7 +91,7 @@ tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_arra
     size_t es = tsr__dtype_size(a->dtype);
     double t = tsr__dist_model_staging_seconds((m * k + k * n) * (double)es) +
                tsr__dist_model_gemm_seconds(m, n, k, es);
-    model_seconds(t);
+    tsr__model_seconds(t);
   } else if (flops > 0) {
     smpi_execute_flops(flops);
   }
@@ -109,7 +109,7 @@ void tsr__dist_model_copy(double bytes) {
     bw = s ? atof(s) : 0;
     if (!(bw > 0)) bw = 10e9;
   }
-  if (bytes > 0) model_seconds(bytes / bw);
+  if (bytes > 0) tsr__model_seconds(bytes / bw);
 #else
   (void)bytes;
 #endif

@@ -16,20 +16,24 @@
 
 /* |x| for every dtype; integer abs(INT_MIN) wraps to INT_MIN (as NumPy) instead of
    overflowing. */
-static inline float abs_f32(float x) {
+static inline float tsr__abs_f32(float x) {
   return fabsf(x);
 }
-static inline double abs_f64(double x) {
+static inline double tsr__abs_f64(double x) {
   return (fabs)(x);
 }
-static inline int32_t abs_i32(int32_t x) {
+static inline int32_t tsr__abs_i32(int32_t x) {
   return x < 0 ? (int32_t)(0u - (uint32_t)x) : x;
 }
-static inline int64_t abs_i64(int64_t x) {
+static inline int64_t tsr__abs_i64(int64_t x) {
   return x < 0 ? (int64_t)(UINT64_C(0) - (uint64_t)x) : x;
 }
 #define TSR__ABS(x)                                                                                \
-  _Generic((x), float : abs_f32, double : abs_f64, int32_t : abs_i32, int64_t : abs_i64)(x)
+  _Generic((x), float                                                                              \
+           : tsr__abs_f32, double                                                                  \
+           : tsr__abs_f64, int32_t                                                                 \
+           : tsr__abs_i32, int64_t                                                                 \
+           : tsr__abs_i64)(x)
 
 #define TSR__EW_T float
 #define TSR__EW_U float
@@ -86,10 +90,10 @@ static const tsr__omp_kernel unary_kernels[TSR_NUM_UNARY_OPS][TSR_NUM_DTYPES] = 
 
 /* Relative cost per element, so that transcendental operators go parallel on smaller
    arrays than memory-bound ones. */
-static int64_t binary_cost(tsr_binary_op op) {
+static int64_t tsr__binary_cost(tsr_binary_op op) {
   return op == TSR_POW ? 16 : 1;
 }
-static int64_t unary_cost(tsr_unary_op op) {
+static int64_t tsr__unary_cost(tsr_unary_op op) {
   return op == TSR_EXP || op == TSR_LOG || op == TSR_TANH || op == TSR_SIGMOID ? 16 : 1;
 }
 
@@ -106,7 +110,8 @@ tsr_status tsr__omp_binary(tsr_device dev, tsr_binary_op op, const tsr__view *ou
   tsr__omp_loop lp;
   tsr__omp_loop_init(&lp, out->ndim, out->shape, 3, strides, elsize);
   char *const base[3] = {(char *)out->data, (char *)a->data, (char *)b->data};
-  tsr__omp_loop_run(&lp, base, binary_kernels[op][out->dtype], NULL, lp.size * binary_cost(op));
+  tsr__omp_loop_run(&lp, base, binary_kernels[op][out->dtype], NULL,
+                    lp.size * tsr__binary_cost(op));
   return TSR_OK;
 }
 
@@ -123,6 +128,6 @@ tsr_status tsr__omp_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
   tsr__omp_loop lp;
   tsr__omp_loop_init(&lp, out->ndim, out->shape, 2, strides, elsize);
   char *const base[2] = {(char *)out->data, (char *)a->data};
-  tsr__omp_loop_run(&lp, base, unary_kernels[op][out->dtype], NULL, lp.size * unary_cost(op));
+  tsr__omp_loop_run(&lp, base, unary_kernels[op][out->dtype], NULL, lp.size * tsr__unary_cost(op));
   return TSR_OK;
 }
