@@ -45,7 +45,8 @@ extern "C" {
  * given; only outside any public call (no context) is `fn` used. Consequences:
  *  - internal helpers and backends just use TSR_CHECK (their __func__ is replaced by the
  *    context) or pass __func__; they never hard-code a public name and never take one as a
- *    parameter for the sake of the message;
+ *    parameter (only the message primitives tsr__set_error, tsr__mpi_error, tsr__gpu_error
+ *    have a name parameter; docs/conventions.md, "Naming");
  *  - a public function called by another one (tsr_matmul -> tsr_gemm_ex, tsr_dist_gemm ->
  *    tsr_gemm) reports under the outer name: the context is set by the outermost entry only;
  *  - code that calls back into user code (tsr_dmatrix_fill_fn's element function, the SUMMA
@@ -123,7 +124,7 @@ bool tsr__mul_overflow_i64(int64_t a, int64_t b, int64_t *out);
 bool tsr__add_overflow_i64(int64_t a, int64_t b, int64_t *out);
 
 /* Checks ndim/shape (ndim 0..8, sizes >= 0, product and bytes fit int64 and size_t) and
-   returns the element count. Messages name `fn`. */
+   returns the element count. Messages name the API context. */
 tsr_status tsr__shape_check(int ndim, const int64_t *shape, tsr_dtype dtype, int64_t *size);
 
 /* 64-byte-aligned host memory; bytes may be 0 (a valid unique pointer is returned).
@@ -237,7 +238,7 @@ void *tsr__array_ptr(const tsr_array *a);
  * memcpy_h2d/memcpy_d2h (with their ordering and synchronization). Checked: the
  * range lies inside the array, the array is contiguous, the host pointer exists, the device
  * can copy (TSR_ERR_INVALID_ARGUMENT, TSR_ERR_NULL_POINTER, TSR_ERR_UNSUPPORTED). 0 bytes is
- * a no-op. Messages name `fn` (the API context when one is set).
+ * a no-op. Messages name the API context.
  */
 tsr_status tsr__copy_h2d(tsr_array *a, int64_t offset, const void *src, size_t bytes);
 tsr_status tsr__copy_d2h(const tsr_array *a, int64_t offset, void *dst, size_t bytes);
@@ -253,7 +254,7 @@ tsr_status tsr__array_alloc(int ndim, const int64_t *shape, tsr_dtype dtype, tsr
                             unsigned flags, tsr_array **out);
 
 /* `a` itself (a new reference) when C-contiguous, else a C-contiguous copy on its device.
-   Messages name `fn`. */
+   Messages name the API context. */
 tsr_status tsr__array_contiguous(const tsr_array *a, tsr_array **out);
 
 /* Whether two arrays may share memory (their byte ranges intersect; false when either is
@@ -369,8 +370,8 @@ static inline int64_t tsr__bc_l2g(int64_t l, int64_t nb, int p, int np) {
  * Device operations for the layers above the core (src/mpi): each dispatches to the device's
  * backend table and falls back to what the host does where the backend has no entry (the CPU:
  * pinned memory is ordinary host memory, streams and events are NULL handles, an event is
- * always complete, an asynchronous copy is a memcpy). `fn` is only used outside a public call
- * (see the error rule above). Statuses: TSR_ERR_NO_DEVICE, TSR_ERR_GPU, TSR_ERR_OUT_OF_MEMORY.
+ * always complete, an asynchronous copy is a memcpy). Messages name the API context (see the
+ * error rule above). Statuses: TSR_ERR_NO_DEVICE, TSR_ERR_GPU, TSR_ERR_OUT_OF_MEMORY.
  */
 tsr_status tsr__dev_pinned_alloc(tsr_device dev, size_t bytes, void **ptr);
 void tsr__dev_pinned_free(tsr_device dev, void *ptr);

@@ -59,7 +59,7 @@
 IO_DEFINE_F2C(io_f2c_4, uint32_t)
 IO_DEFINE_F2C(io_f2c_8, uint64_t)
 
-/* Restates the parser's reason X as "fn: X in path". */
+/* Restates the parser's reason X as "<public function>: X in path". */
 static tsr_status tsr__io_relabel(tsr_status st, const char *path) {
   return tsr__set_error(st, __func__, "%s in %s", tsr__last_error_detail(), path);
 }
@@ -107,7 +107,6 @@ static tsr_status tsr__io_open(const char *path, tsr_npy_header *h, FILE **keep)
     need = 12 + ((uint64_t)pre[8] | (uint64_t)pre[9] << 8 | (uint64_t)pre[10] << 16 |
                  (uint64_t)pre[11] << 24);
   if (need > fsize) need = fsize; /* the parser then says "truncated header" */
-  /* Not TSR_CHECK_GOTO: the messages must name `fn`, the public function, not tsr__io_open. */
   if (need > IO_MAX_HEADER) {
     st = tsr__set_error(TSR_ERR_FORMAT, __func__,
                         "header of %s is %" PRIu64 " bytes, over the limit of %zu", path, need,

@@ -246,7 +246,7 @@ void tsr__dist_model_copy(double bytes);
  * pending receives are cancelled and completed, its pending sends released with
  * MPI_Request_free (the buffer must stay allocated until the communicator is freed).
  *
- * fn: the public function that is running (error messages name it).
+ * Error messages name the public function that is running (the API context).
  */
 #define TSR__BCAST_WINDOW 8
 

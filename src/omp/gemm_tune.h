@@ -190,8 +190,8 @@ typedef struct tsr__gemm_wisdom {
 tsr_status tsr__gemm_wisdom_path(char *path, size_t size);
 
 /*
- * Reads and validates a wisdom file for this CPU (see the format above). fn names the
- * caller in error messages. Returns TSR_OK; TSR_ERR_IO (cannot open/read);
+ * Reads and validates a wisdom file for this CPU (see the format above). Messages name the
+ * API context (tessera-tune sets its own name). Returns TSR_OK; TSR_ERR_IO (cannot open/read);
  * TSR_ERR_FORMAT (does not parse, wrong version, unknown or unavailable kernel, blocks out
  * of range); TSR_ERR_INCONSISTENT (written on another CPU model).
  */
