@@ -222,6 +222,7 @@ static void show_config(tsr_dtype dt, int nt) {
 }
 
 static int show(void) {
+  TSR_API_ENTRY_AS("tessera-tune"); /* messages of the wisdom calls name this program */
   char path[4096], state[700];
   const tsr__cpu_facts *f = tsr__cpu_facts_get();
   printf("CPU: %s (%s family 0x%X model 0x%X; registry entry: %s)\n", f->model_name, f->vendor,
@@ -252,9 +253,23 @@ static int usage(const char *argv0) {
   return 2;
 }
 
-int main(int argc, char **argv) {
-  /* Messages of the internal tuning interface name this program (the library's rule). */
+/* The wisdom calls of the tuning interface with this program as the API context, so that
+   their messages name it (tessera-tune: ...), not an internal function; the GEMMs it measures
+   keep their own names. */
+static tsr_status tune_call_path(char *path, size_t size) {
   TSR_API_ENTRY_AS("tessera-tune");
+  return tsr__gemm_wisdom_path(path, size);
+}
+static tsr_status tune_call_check(const char *path) {
+  TSR_API_ENTRY_AS("tessera-tune");
+  return tsr__gemm_wisdom_check_path(path);
+}
+static tsr_status tune_call_update(const char *path, const tsr__gemm_wisdom *w, int *total) {
+  TSR_API_ENTRY_AS("tessera-tune");
+  return tsr__gemm_wisdom_update(path, w, total);
+}
+
+int main(int argc, char **argv) {
   double seconds = 50;
   int threads[8], nthreads = 0, dt_s = 1, dt_d = 1;
   const char *out = NULL;
@@ -312,12 +327,12 @@ int main(int argc, char **argv) {
   char path[4096];
   if (out) {
     if (snprintf(path, sizeof path, "%s", out) >= (int)sizeof path) return usage(argv[0]);
-  } else if (tsr__gemm_wisdom_path(path, sizeof path) != TSR_OK) {
+  } else if (tune_call_path(path, sizeof path) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
   /* The destination before any measuring: a device, FIFO or link is refused now, not 50 s on. */
-  if (tsr__gemm_wisdom_check_path(path) != TSR_OK) {
+  if (tune_call_check(path) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
@@ -407,7 +422,7 @@ int main(int argc, char **argv) {
   free(c);
   if (rc) return rc;
   int total = 0;
-  if (tsr__gemm_wisdom_update(path, &w, &total) != TSR_OK) {
+  if (tune_call_update(path, &w, &total) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }
