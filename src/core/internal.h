@@ -77,7 +77,8 @@ void tsr__api_resume(const char *saved);
 /* First statement of every public function that can fail (see "the one rule" above). */
 #define TSR_API_ENTRY() TSR_API_ENTRY_AS(__func__)
 /* The same for a program of the project that calls internal helpers outside any public call
-   (tessera-tune): its messages, and those of the public calls it makes, name the program. */
+   (tessera-tune): their messages name the program. Use it in a scope around those calls only:
+   public calls made inside it report under the program's name too. */
 #define TSR_API_ENTRY_AS(name)                                                                     \
   const char *const tsr__api_prev_ __attribute__((cleanup(tsr__api_leave), unused)) =              \
       tsr__api_enter(name)
