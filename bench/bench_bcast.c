@@ -123,8 +123,8 @@ int main(int argc, char **argv) {
         tsr_status st = TSR_OK;
         for (int q = 0; q < reps && st == TSR_OK; q++) {
           tsr__bcast op;
-          st = tsr__bcast_start("bench_bcast", &op, buf, count, MPI_DOUBLE, 0, MPI_COMM_WORLD,
-                                algos[a], segment, 0);
+          st = tsr__bcast_start(&op, buf, count, MPI_DOUBLE, 0, MPI_COMM_WORLD, algos[a], segment,
+                                0);
           if (st == TSR_OK) st = tsr__bcast_wait(&op);
           resolved[a] = op.algo;
         }

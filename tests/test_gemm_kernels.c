@@ -1135,7 +1135,7 @@ static void test_small_path(void **state) {
       assert_int_equal(tsr__gemm_small_path(&probe, &cf), ks[i]->small != NULL);
       if (ks[i]->small == NULL) continue;
       ++tested;
-      /* Row counts: the tile heights of op(A) = A (at most TSR_SM_MRS rows a tile,
+      /* Row counts: the tile heights of op(A) = A (at most TSR__SM_MRS rows a tile,
          gemm_small_impl.h) and of A^T (up to MR), split into near-equal blocks. */
       const int64_t ms[] = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 3, 4, 9, 20, 25};
       const int64_t ns[] = {1, lanes - 1, lanes, lanes + 1, nr - 1, nr, nr + 1, 2 * nr + 5};
@@ -1272,7 +1272,7 @@ static void test_small_path(void **state) {
         const int64_t es = (int64_t)tsr__dtype_size(dtypes[d]), nn = 4 * nr;
         tsr__gemm_config lim = cf;
         lim.small_bytes = 64 * nn * es; /* C of 64 x nn */
-        tuning.small_mnk = -1; /* the driver's own rule */
+        tuning.small_mnk = -1;          /* the driver's own rule */
         probe = (tsr__gemm_args){
             .dtype = dtypes[d], .m = 64, .n = nn, .k = nn, .alpha = 1, .tuning = &tuning};
         assert_true(tsr__gemm_small_path(&probe, &lim));

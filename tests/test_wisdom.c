@@ -118,8 +118,8 @@ static void test_write_read_use(void **state) {
   path_in_tmp(path, sizeof path, "sub/wisdom"); /* the parent directory is created */
   tsr__gemm_wisdom w, r;
   make_wisdom(&w);
-  TSR_ASSERT_OK(tsr__gemm_wisdom_write("test", path, &w));
-  TSR_ASSERT_OK(tsr__gemm_wisdom_read("test", path, &r));
+  TSR_ASSERT_OK(tsr__gemm_wisdom_write(path, &w));
+  TSR_ASSERT_OK(tsr__gemm_wisdom_read(path, &r));
   assert_string_equal(r.cpu, w.cpu);
   assert_int_equal(r.n, w.n);
   for (int i = 0; i < w.n; ++i) {
@@ -238,7 +238,7 @@ static void test_bad_files_ignored(void **state) {
     path_in_tmp(path, sizeof path, cases[i].name);
     write_text(path, cases[i].text);
     tsr__gemm_wisdom w;
-    const tsr_status st = tsr__gemm_wisdom_read("test", path, &w);
+    const tsr_status st = tsr__gemm_wisdom_read(path, &w);
     if (st != cases[i].want)
       fail_msg("%s: status %s, want %s (%s)", cases[i].name, tsr_status_name(st),
                tsr_status_name(cases[i].want), tsr_last_error());
@@ -304,10 +304,10 @@ static void test_write_errors(void **state) {
   make_wisdom(&w);
   char path[320];
   path_in_tmp(path, sizeof path, "no/such/dir/wisdom");
-  ASSERT_FAILS(tsr__gemm_wisdom_write("test", path, &w), TSR_ERR_IO, "no/such");
+  ASSERT_FAILS(tsr__gemm_wisdom_write(path, &w), TSR_ERR_IO, "no/such");
   path_in_tmp(path, sizeof path, "bad");
   snprintf(w.e[0].kernel, sizeof w.e[0].kernel, "nonexistent-1x1");
-  ASSERT_FAILS(tsr__gemm_wisdom_write("test", path, &w), TSR_ERR_INVALID_ARGUMENT, "kernel");
+  ASSERT_FAILS(tsr__gemm_wisdom_write(path, &w), TSR_ERR_INVALID_ARGUMENT, "kernel");
   assert_int_not_equal(access(path, F_OK), 0);
 }
 
@@ -348,19 +348,19 @@ static void test_special_files(void **state) {
     assert_true(pid >= 0);
     if (pid == 0) {
       tsr__gemm_wisdom w;
-      tsr_status st = tsr__gemm_wisdom_read("test", reads[i].path, &w);
+      tsr_status st = tsr__gemm_wisdom_read(reads[i].path, &w);
       _exit(st == TSR_ERR_IO && strstr(tsr_last_error(), reads[i].kind) ? 0 : 1);
     }
     assert_int_equal(wait_exit(pid, 10, reads[i].path), 0);
   }
   tsr__gemm_wisdom w;
   make_wisdom(&w);
-  ASSERT_FAILS(tsr__gemm_wisdom_write("test", fifo, &w), TSR_ERR_IO, "a FIFO");
-  ASSERT_FAILS(tsr__gemm_wisdom_write("test", link, &w), TSR_ERR_IO, "symbolic link");
-  ASSERT_FAILS(tsr__gemm_wisdom_write("test", dir, &w), TSR_ERR_IO, "directory");
-  ASSERT_FAILS(tsr__gemm_wisdom_update("test", link, &w, NULL), TSR_ERR_IO, "symbolic link");
-  ASSERT_FAILS(tsr__gemm_wisdom_check_path("test", fifo), TSR_ERR_IO, "a FIFO");
-  ASSERT_FAILS(tsr__gemm_wisdom_check_path("test", "/dev/null"), TSR_ERR_IO, "character device");
+  ASSERT_FAILS(tsr__gemm_wisdom_write(fifo, &w), TSR_ERR_IO, "a FIFO");
+  ASSERT_FAILS(tsr__gemm_wisdom_write(link, &w), TSR_ERR_IO, "symbolic link");
+  ASSERT_FAILS(tsr__gemm_wisdom_write(dir, &w), TSR_ERR_IO, "directory");
+  ASSERT_FAILS(tsr__gemm_wisdom_update(link, &w, NULL), TSR_ERR_IO, "symbolic link");
+  ASSERT_FAILS(tsr__gemm_wisdom_check_path(fifo), TSR_ERR_IO, "a FIFO");
+  ASSERT_FAILS(tsr__gemm_wisdom_check_path("/dev/null"), TSR_ERR_IO, "character device");
   struct stat sb;
   assert_int_equal(lstat(fifo, &sb), 0);
   assert_true(S_ISFIFO(sb.st_mode));
@@ -402,9 +402,9 @@ static void test_concurrent_update(void **state) {
                                       .nc = def.ker->nr * 2,
                                       .grain = 1};
         snprintf(e->kernel, sizeof e->kernel, "%s", def.ker->name);
-        bad = tsr__gemm_wisdom_update("test", path, &w, NULL) != TSR_OK;
+        bad = tsr__gemm_wisdom_update(path, &w, NULL) != TSR_OK;
         tsr__gemm_wisdom r;
-        bad = bad || tsr__gemm_wisdom_read("test", path, &r) != TSR_OK;
+        bad = bad || tsr__gemm_wisdom_read(path, &r) != TSR_OK;
       }
       _exit(bad);
     }
@@ -412,7 +412,7 @@ static void test_concurrent_update(void **state) {
   for (int p = 0; p < 4; ++p)
     assert_int_equal(wait_exit(pids[p], 120, "writer"), 0);
   tsr__gemm_wisdom r;
-  TSR_ASSERT_OK(tsr__gemm_wisdom_read("test", path, &r));
+  TSR_ASSERT_OK(tsr__gemm_wisdom_read(path, &r));
   assert_int_equal(r.n, 4);
   for (int t = 1; t <= 4; ++t) {
     int found = 0;

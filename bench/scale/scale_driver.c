@@ -93,10 +93,10 @@ static tsr_status skeleton(tsr_grid *g, long long m, long long n, long long k, l
     if (p < panels) {
       int sl = (int)(p % S);
       int64_t w = k - p * nb < nb ? k - p * nb : nb;
-      st = tsr__bcast_start(fn, &ops[sl][0], abuf[sl], mloc * w, MPI_DOUBLE, (int)(p % g->npcol),
+      st = tsr__bcast_start(&ops[sl][0], abuf[sl], mloc * w, MPI_DOUBLE, (int)(p % g->npcol),
                             g->row_comm, algo, segment, sl);
       if (st == TSR_OK)
-        st = tsr__bcast_start(fn, &ops[sl][1], bbuf[sl], w * nloc, MPI_DOUBLE, (int)(p % g->nprow),
+        st = tsr__bcast_start(&ops[sl][1], bbuf[sl], w * nloc, MPI_DOUBLE, (int)(p % g->nprow),
                               g->col_comm, algo, segment, sl);
     }
     int64_t q = p - lookahead; /* the panel to multiply now */

@@ -35,24 +35,24 @@
 static atomic_ullong n_sgemm, n_dgemm, n_cblas_sgemm, n_cblas_dgemm;
 static atomic_ullong n_errors, n_trivial, n_gpu, n_fallback;
 
-static void count(atomic_ullong *c) {
+static void tsr__blas_count(atomic_ullong *c) {
   atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
 }
 
-static unsigned long long get(atomic_ullong *c) {
+static unsigned long long tsr__get(atomic_ullong *c) {
   return atomic_load_explicit(c, memory_order_relaxed);
 }
 
 tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
   if (stats == NULL) return tsr_set_error(TSR_ERR_NULL_POINTER, __func__, "stats is NULL");
-  stats->sgemm = get(&n_sgemm);
-  stats->dgemm = get(&n_dgemm);
-  stats->cblas_sgemm = get(&n_cblas_sgemm);
-  stats->cblas_dgemm = get(&n_cblas_dgemm);
-  stats->errors = get(&n_errors);
-  stats->trivial = get(&n_trivial);
-  stats->gpu = get(&n_gpu);
-  stats->fallback = get(&n_fallback);
+  stats->sgemm = tsr__get(&n_sgemm);
+  stats->dgemm = tsr__get(&n_dgemm);
+  stats->cblas_sgemm = tsr__get(&n_cblas_sgemm);
+  stats->cblas_dgemm = tsr__get(&n_cblas_dgemm);
+  stats->errors = tsr__get(&n_errors);
+  stats->trivial = tsr__get(&n_trivial);
+  stats->gpu = tsr__get(&n_gpu);
+  stats->fallback = tsr__get(&n_fallback);
   /* Calls not settled otherwise (a call still running counts as on the CPU). */
   const unsigned long long calls = stats->sgemm + stats->dgemm + stats->cblas_sgemm +
                                    stats->cblas_dgemm,
@@ -71,7 +71,7 @@ tsr_status tsr_blas_reset_stats(void) {
 
 /* TSR_BLAS_VERBOSE: one line at exit, so that a user (or a test) can see that a preloaded
    library really served the calls, and where. */
-__attribute__((destructor)) static void report_at_exit(void) {
+__attribute__((destructor)) static void tsr__report_at_exit(void) {
   if (!tsr__env_flag(TSR__ENV_BLAS_VERBOSE)) return;
   tsr_blas_stats s;
   tsr_blas_get_stats(&s);
@@ -85,14 +85,14 @@ __attribute__((destructor)) static void report_at_exit(void) {
 }
 
 /* A BLAS has no error channel: when Tessera fails, say so once and still compute C. */
-static void warn_once(atomic_flag *flag, const char *what) {
+static void tsr__warn_once(atomic_flag *flag, const char *what) {
   if (!atomic_flag_test_and_set(flag))
     fprintf(stderr, "tessera_blas: %s (%s)\n", what, tsr_last_error());
 }
 
 /* ---------------------------------------------------------------- routing ------------- */
 
-static double gpu_min_flops(void) {
+static double tsr__gpu_min_flops(void) {
   return tsr__env_number(TSR__ENV_BLAS_GPU_MIN_FLOPS); /* TSR_BLAS_GPU_MIN_FLOPS_DEFAULT */
 }
 
@@ -104,7 +104,7 @@ tsr_status tsr_blas_route(int64_t m, int64_t n, int64_t k, tsr_device *device) {
                          "negative size: m = %lld, n = %lld, k = %lld", (long long)m, (long long)n,
                          (long long)k);
   double flops = 2.0 * (double)m * (double)n * (double)k;
-  if (flops < gpu_min_flops()) return TSR_OK;
+  if (flops < tsr__gpu_min_flops()) return TSR_OK;
   tsr_device d;
   if (tsr_device_default(&d) == TSR_OK && d.kind != TSR_DEVICE_CPU) *device = d;
   return TSR_OK;
@@ -126,15 +126,15 @@ typedef struct gemm_call {
   int64_t ldc;
 } gemm_call;
 
-static size_t esize(tsr_dtype t) {
+static size_t tsr__esize(tsr_dtype t) {
   return t == TSR_F64 ? sizeof(double) : sizeof(float);
 }
 
-static double load(tsr_dtype t, const void *p, int64_t i) {
+static double tsr__load(tsr_dtype t, const void *p, int64_t i) {
   return t == TSR_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
-static void store(tsr_dtype t, void *p, int64_t i, double v) {
+static void tsr__store(tsr_dtype t, void *p, int64_t i, double v) {
   if (t == TSR_F64)
     ((double *)p)[i] = v;
   else
@@ -143,27 +143,28 @@ static void store(tsr_dtype t, void *p, int64_t i, double v) {
 
 /* C = beta C, with beta = 0 giving exact zeros whatever C held (NaN included). For f32 the
    double product of two floats is exact, so rounding it once matches a float multiply. */
-static void scale_c(const gemm_call *g) {
+static void tsr__scale_c(const gemm_call *g) {
   for (int64_t j = 0; j < g->n; ++j)
     for (int64_t i = 0; i < g->m; ++i) {
       int64_t at = i + j * g->ldc;
-      store(g->dtype, g->c, at, g->beta == 0.0 ? 0.0 : g->beta * load(g->dtype, g->c, at));
+      tsr__store(g->dtype, g->c, at,
+                 g->beta == 0.0 ? 0.0 : g->beta * tsr__load(g->dtype, g->c, at));
     }
 }
 
 /* The last resort when Tessera failed (out of memory): the textbook triple loop. */
-static void gemm_loop(const gemm_call *g) {
+static void tsr__gemm_loop(const gemm_call *g) {
   for (int64_t j = 0; j < g->n; ++j)
     for (int64_t i = 0; i < g->m; ++i) {
       double s = 0.0;
       for (int64_t p = 0; p < g->k; ++p) {
-        double x = load(g->dtype, g->a, g->ta ? p + i * g->lda : i + p * g->lda);
-        double y = load(g->dtype, g->b, g->tb ? j + p * g->ldb : p + j * g->ldb);
+        double x = tsr__load(g->dtype, g->a, g->ta ? p + i * g->lda : i + p * g->lda);
+        double y = tsr__load(g->dtype, g->b, g->tb ? j + p * g->ldb : p + j * g->ldb);
         s += x * y;
       }
       int64_t at = i + j * g->ldc;
-      double c = g->beta == 0.0 ? 0.0 : g->beta * load(g->dtype, g->c, at);
-      store(g->dtype, g->c, at, g->alpha * s + c);
+      double c = g->beta == 0.0 ? 0.0 : g->beta * tsr__load(g->dtype, g->c, at);
+      tsr__store(g->dtype, g->c, at, g->alpha * s + c);
     }
 }
 
@@ -172,13 +173,13 @@ typedef struct storage_views {
   tsr_array *a, *b, *c;
 } storage_views;
 
-static void release_views(storage_views *v) {
+static void tsr__release_views(storage_views *v) {
   tsr_array_release(v->a);
   tsr_array_release(v->b);
   tsr_array_release(v->c);
 }
 
-static tsr_status make_views(const gemm_call *g, storage_views *v) {
+static tsr_status tsr__make_views(const gemm_call *g, storage_views *v) {
   memset(v, 0, sizeof *v);
   int64_t rows_a = g->ta ? g->k : g->m, cols_a = g->ta ? g->m : g->k;
   int64_t rows_b = g->tb ? g->n : g->k, cols_b = g->tb ? g->k : g->n;
@@ -189,7 +190,7 @@ static tsr_status make_views(const gemm_call *g, storage_views *v) {
   tsr_status st = tsr_from_host_view(2, shape_a, strides_a, g->dtype, (void *)g->a, &v->a);
   if (st == TSR_OK) st = tsr_from_host_view(2, shape_b, strides_b, g->dtype, (void *)g->b, &v->b);
   if (st == TSR_OK) st = tsr_from_host_view(2, shape_c, strides_c, g->dtype, g->c, &v->c);
-  if (st != TSR_OK) release_views(v);
+  if (st != TSR_OK) tsr__release_views(v);
   return st;
 }
 
@@ -197,7 +198,7 @@ static tsr_status make_views(const gemm_call *g, storage_views *v) {
    the least cost per call): the storage of the column-major problem is the row-major
    C^T = op(B)^T op(A)^T. tsr_gemm_host never runs a vendor BLAS, which could be this very
    library when it is preloaded. */
-static tsr_status gemm_cpu(const gemm_call *g) {
+static tsr_status tsr__blas_gemm_cpu(const gemm_call *g) {
   return tsr_gemm_host(g->dtype, g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS,
                        g->n, g->m, g->k, g->alpha, g->b, g->ldb, g->a, g->lda, g->beta, g->c,
                        g->ldc);
@@ -205,14 +206,14 @@ static tsr_status gemm_cpu(const gemm_call *g) {
 
 /* On a GPU: copy A, B (and C unless beta = 0) over, multiply, copy C back. The caller's C
    is written only by the final copy, after every step that can fail. */
-static tsr_status gemm_device(const gemm_call *g, tsr_device dev) {
+static tsr_status tsr__gemm_device(const gemm_call *g, tsr_device dev) {
   storage_views v;
-  tsr_status st = make_views(g, &v);
+  tsr_status st = tsr__make_views(g, &v);
   if (st != TSR_OK) return st;
   tsr_array *da = NULL, *db = NULL, *dc = NULL;
   void *host = NULL;
   int64_t shape_c[2] = {g->n, g->m};
-  size_t es = esize(g->dtype);
+  size_t es = tsr__esize(g->dtype);
   size_t bytes = (size_t)g->n * (size_t)g->m * es;
   st = tsr_array_to(v.a, dev, &da);
   if (st == TSR_OK) st = tsr_array_to(v.b, dev, &db);
@@ -235,7 +236,7 @@ static tsr_status gemm_device(const gemm_call *g, tsr_device dev) {
   tsr_array_release(da);
   tsr_array_release(db);
   tsr_array_release(dc);
-  release_views(&v);
+  tsr__release_views(&v);
   return st;
 }
 
@@ -244,57 +245,59 @@ static atomic_flag warned_gpu = ATOMIC_FLAG_INIT, warned_cpu = ATOMIC_FLAG_INIT;
 /* Whether this process sees any GPU (counted once; the count does not change while it runs).
    Without one tsr_blas_route always answers the CPU, so calls skip it and its environment
    reads. */
-static int any_gpu_count(void) {
+static int tsr__any_gpu_count(void) {
   int cuda = 0, hip = 0;
   tsr_device_count(TSR_DEVICE_CUDA, &cuda);
   tsr_device_count(TSR_DEVICE_HIP, &hip);
   return cuda + hip > 0 ? 1 : 0;
 }
-static bool any_gpu(void) {
+static bool tsr__any_gpu(void) {
   static atomic_int known = -1;
   int v = atomic_load_explicit(&known, memory_order_relaxed);
   if (v < 0) {
-    v = any_gpu_count();
+    v = tsr__any_gpu_count();
     atomic_store_explicit(&known, v, memory_order_relaxed);
   }
   return v == 1;
 }
 
-static void run(const gemm_call *g) {
+static void tsr__run(const gemm_call *g) {
   /* The cases the reference BLAS settles without touching A and B. */
   if (g->m == 0 || g->n == 0 || ((g->alpha == 0.0 || g->k == 0) && g->beta == 1.0)) {
-    count(&n_trivial);
+    tsr__blas_count(&n_trivial);
     return;
   }
   if (g->alpha == 0.0 || g->k == 0) {
-    scale_c(g);
-    count(&n_trivial);
+    tsr__scale_c(g);
+    tsr__blas_count(&n_trivial);
     return;
   }
   tsr_device dev;
-  if (any_gpu() && tsr_blas_route(g->m, g->n, g->k, &dev) == TSR_OK && dev.kind != TSR_DEVICE_CPU) {
-    if (gemm_device(g, dev) == TSR_OK) {
-      count(&n_gpu);
+  if (tsr__any_gpu() && tsr_blas_route(g->m, g->n, g->k, &dev) == TSR_OK &&
+      dev.kind != TSR_DEVICE_CPU) {
+    if (tsr__gemm_device(g, dev) == TSR_OK) {
+      tsr__blas_count(&n_gpu);
       return;
     }
-    warn_once(&warned_gpu, "the GPU GEMM failed; computing on the CPU");
+    tsr__warn_once(&warned_gpu, "the GPU GEMM failed; computing on the CPU");
   }
   /* Tessera validates and allocates before it writes C, so a failure leaves C intact. */
-  if (gemm_cpu(g) == TSR_OK) return; /* counted as the remainder (tsr_blas_get_stats) */
-  warn_once(&warned_cpu, "the Tessera GEMM failed; computing with a plain loop");
-  gemm_loop(g);
-  count(&n_fallback);
+  if (tsr__blas_gemm_cpu(g) == TSR_OK) return; /* counted as the remainder (tsr_blas_get_stats) */
+  tsr__warn_once(&warned_cpu, "the Tessera GEMM failed; computing with a plain loop");
+  tsr__gemm_loop(g);
+  tsr__blas_count(&n_fallback);
 }
 
 /* ---------------------------------------------------------------- argument checks ----- */
 
-static char upper(char c) {
+static char tsr__upper(char c) {
   return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
 }
 
 /* The reference DGEMM's INFO for these arguments (0 when valid). */
-static int gemm_info(char transa, char transb, int m, int n, int k, int lda, int ldb, int ldc) {
-  char ta = upper(transa), tb = upper(transb);
+static int tsr__gemm_info(char transa, char transb, int m, int n, int k, int lda, int ldb,
+                          int ldc) {
+  char ta = tsr__upper(transa), tb = tsr__upper(transb);
   bool nota = ta == 'N', notb = tb == 'N';
   if (!nota && ta != 'T' && ta != 'C') return 1;
   if (!notb && tb != 'T' && tb != 'C') return 2;
@@ -308,13 +311,13 @@ static int gemm_info(char transa, char transb, int m, int n, int k, int lda, int
   return 0;
 }
 
-static gemm_call make_call(tsr_dtype dtype, char transa, char transb, int m, int n, int k,
-                           double alpha, const void *a, int lda, const void *b, int ldb,
-                           double beta, void *c, int ldc) {
+static gemm_call tsr__make_call(tsr_dtype dtype, char transa, char transb, int m, int n, int k,
+                                double alpha, const void *a, int lda, const void *b, int ldb,
+                                double beta, void *c, int ldc) {
   gemm_call g;
   g.dtype = dtype;
-  g.ta = upper(transa) != 'N';
-  g.tb = upper(transb) != 'N';
+  g.ta = tsr__upper(transa) != 'N';
+  g.tb = tsr__upper(transb) != 'N';
   g.m = m;
   g.n = n;
   g.k = k;
@@ -334,44 +337,47 @@ static gemm_call make_call(tsr_dtype dtype, char transa, char transb, int m, int
 /* ALPHA and BETA are read where the reference xGEMM reads them: after the argument checks,
    and not for M = 0 or N = 0 (its quick return reads neither). A NULL one there, where the
    reference would crash, is reported as an illegal argument (position 6 or 11). */
-static void fortran_gemm(tsr_dtype dtype, const char *srname, const char *transa,
-                         const char *transb, const int *m, const int *n, const int *k,
-                         const void *alpha, const void *a, const int *lda, const void *b,
-                         const int *ldb, const void *beta, void *c, const int *ldc) {
-  int info = gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+static void tsr__fortran_gemm(tsr_dtype dtype, const char *srname, const char *transa,
+                              const char *transb, const int *m, const int *n, const int *k,
+                              const void *alpha, const void *a, const int *lda, const void *b,
+                              const int *ldb, const void *beta, void *c, const int *ldc) {
+  int info = tsr__gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
   if (info == 0 && *m != 0 && *n != 0) info = !alpha ? 6 : !beta ? 11 : 0;
   if (info != 0) {
-    count(&n_errors);
+    tsr__blas_count(&n_errors);
     tsr__blas_xerbla(srname, info);
     return;
   }
   if (*m == 0 || *n == 0) {
-    count(&n_trivial);
+    tsr__blas_count(&n_trivial);
     return;
   }
   double al = dtype == TSR_F64 ? *(const double *)alpha : (double)*(const float *)alpha;
   double be = dtype == TSR_F64 ? *(const double *)beta : (double)*(const float *)beta;
-  gemm_call g = make_call(dtype, *transa, *transb, *m, *n, *k, al, a, *lda, b, *ldb, be, c, *ldc);
-  run(&g);
+  gemm_call g =
+      tsr__make_call(dtype, *transa, *transb, *m, *n, *k, al, a, *lda, b, *ldb, be, c, *ldc);
+  tsr__run(&g);
 }
 
 void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
             const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
             const double *beta, double *c, const int *ldc) {
-  count(&n_dgemm);
-  fortran_gemm(TSR_F64, "DGEMM ", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  tsr__blas_count(&n_dgemm);
+  tsr__fortran_gemm(TSR_F64, "DGEMM ", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                    ldc);
 }
 
 void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
             const float *beta, float *c, const int *ldc) {
-  count(&n_sgemm);
-  fortran_gemm(TSR_F32, "SGEMM ", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  tsr__blas_count(&n_sgemm);
+  tsr__fortran_gemm(TSR_F32, "SGEMM ", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                    ldc);
 }
 
 /* ---------------------------------------------------------------- CBLAS --------------- */
 
-static bool cblas_trans(CBLAS_TRANSPOSE t, char *c) {
+static bool tsr__cblas_trans(CBLAS_TRANSPOSE t, char *c) {
   switch (t) {
   case CblasNoTrans: *c = 'N'; return true;
   case CblasTrans: *c = 'T'; return true;
@@ -387,28 +393,28 @@ static bool cblas_trans(CBLAS_TRANSPOSE t, char *c) {
  * tells cblas_xerbla to swap the positions back (4 <-> 5, 9 <-> 11). RowMajorStrg is written
  * only around an error report, so concurrent valid calls never race on it.
  */
-static void cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
-                       CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
-                       double alpha, const void *A, int lda, const void *B, int ldb, double beta,
-                       void *C, int ldc) {
+static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
+                            CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
+                            double alpha, const void *A, int lda, const void *B, int ldb,
+                            double beta, void *C, int ldc) {
   char ta, tb;
   int info = 0;
   bool row = layout == CblasRowMajor;
   if (layout != CblasColMajor && !row) {
-    count(&n_errors);
+    tsr__blas_count(&n_errors);
     RowMajorStrg = 0;
     tsr__blas_cblas_xerbla(1, rout, "Illegal layout setting, %d\n", (int)layout);
     return;
   }
-  if (!cblas_trans(TransA, &ta)) {
-    count(&n_errors);
+  if (!tsr__cblas_trans(TransA, &ta)) {
+    tsr__blas_count(&n_errors);
     RowMajorStrg = row;
     tsr__blas_cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", (int)TransA);
     RowMajorStrg = 0;
     return;
   }
-  if (!cblas_trans(TransB, &tb)) {
-    count(&n_errors);
+  if (!tsr__cblas_trans(TransB, &tb)) {
+    tsr__blas_count(&n_errors);
     RowMajorStrg = row;
     tsr__blas_cblas_xerbla(3, rout, "Illegal TransB setting, %d\n", (int)TransB);
     RowMajorStrg = 0;
@@ -416,34 +422,34 @@ static void cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
   }
   gemm_call g;
   if (!row) {
-    info = gemm_info(ta, tb, M, N, K, lda, ldb, ldc);
-    g = make_call(dtype, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    info = tsr__gemm_info(ta, tb, M, N, K, lda, ldb, ldc);
+    g = tsr__make_call(dtype, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   } else {
-    info = gemm_info(tb, ta, N, M, K, ldb, lda, ldc);
-    g = make_call(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
+    info = tsr__gemm_info(tb, ta, N, M, K, ldb, lda, ldc);
+    g = tsr__make_call(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
   }
   if (info != 0) {
-    count(&n_errors);
+    tsr__blas_count(&n_errors);
     RowMajorStrg = row;
     tsr__blas_cblas_xerbla(info + 1, rout, "", 0);
     RowMajorStrg = 0;
     return;
   }
-  run(&g);
+  tsr__run(&g);
 }
 
 void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,
                  const int N, const int K, const double alpha, const double *A, const int lda,
                  const double *B, const int ldb, const double beta, double *C, const int ldc) {
-  count(&n_cblas_dgemm);
-  cblas_gemm(TSR_F64, "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta,
-             C, ldc);
+  tsr__blas_count(&n_cblas_dgemm);
+  tsr__cblas_gemm(TSR_F64, "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
+                  beta, C, ldc);
 }
 
 void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,
                  const int N, const int K, const float alpha, const float *A, const int lda,
                  const float *B, const int ldb, const float beta, float *C, const int ldc) {
-  count(&n_cblas_sgemm);
-  cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta,
-             C, ldc);
+  tsr__blas_count(&n_cblas_sgemm);
+  tsr__cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
+                  beta, C, ldc);
 }

@@ -230,6 +230,7 @@ static void show_config(tsr_dtype dt, int nt) {
 }
 
 static int show(void) {
+  TSR_API_ENTRY_AS("tessera-tune"); /* messages of the wisdom calls name this program */
   char path[4096], state[700];
   const tsr__cpu_facts *f = tsr__cpu_facts_get();
   printf("CPU: %s (%s family 0x%X model 0x%X; registry entry: %s)\n", f->model_name, f->vendor,
@@ -258,6 +259,22 @@ static int usage(const char *argv0) {
           "       %s --show\n",
           argv0, argv0);
   return 2;
+}
+
+/* The wisdom calls of the tuning interface with this program as the API context, so that
+   their messages name it (tessera-tune: ...), not an internal function; the GEMMs it measures
+   keep their own names. */
+static tsr_status tune_call_path(char *path, size_t size) {
+  TSR_API_ENTRY_AS("tessera-tune");
+  return tsr__gemm_wisdom_path(path, size);
+}
+static tsr_status tune_call_check(const char *path) {
+  TSR_API_ENTRY_AS("tessera-tune");
+  return tsr__gemm_wisdom_check_path(path);
+}
+static tsr_status tune_call_update(const char *path, const tsr__gemm_wisdom *w, int *total) {
+  TSR_API_ENTRY_AS("tessera-tune");
+  return tsr__gemm_wisdom_update(path, w, total);
 }
 
 /* What the command line asks for. */
@@ -343,11 +360,11 @@ static bool wisdom_target(const options *o, char *path, size_t size) {
       fprintf(stderr, "tessera-tune: --out: the path is longer than %zu bytes\n", size - 1);
       return false;
     }
-  } else if (tsr__gemm_wisdom_path(path, size) != TSR_OK) {
+  } else if (tune_call_path(path, size) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return false;
   }
-  if (tsr__gemm_wisdom_check_path("tessera-tune", path) != TSR_OK) {
+  if (tune_call_check(path) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return false;
   }
@@ -461,7 +478,7 @@ static int tune_all(const options *o, operands *ops, tsr__gemm_wisdom *w, double
 /* Step 5: merges w into the file at path, under its lock. Returns the exit status. */
 static int write_wisdom(const char *path, const tsr__gemm_wisdom *w, double start) {
   int total = 0;
-  if (tsr__gemm_wisdom_update("tessera-tune", path, w, &total) != TSR_OK) {
+  if (tune_call_update(path, w, &total) != TSR_OK) {
     fprintf(stderr, "%s\n", tsr_last_error()); /* "tessera-tune: ..." */
     return 1;
   }

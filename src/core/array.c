@@ -1,6 +1,8 @@
-/* Array objects: a reference-counted buffer on one device plus a view. Creation, transfers
-   and the view functions (reshape, transpose, slice). Every function validates its input,
-   then dispatches through the backend table of the array's device. */
+/* Array objects: a reference-counted buffer on one device plus a view. Creation (empty, full,
+   arange, random, from host memory), transfers between host and devices, copies and
+   assignment. Every function validates its input, then dispatches through the backend table
+   of the array's device. The view accessors are in view.c, the view functions (reshape,
+   transpose, slice) in reshape.c. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -11,51 +13,6 @@
 #include "core/internal.h"
 
 /* ---------------------------------------------------------------- helpers ------------- */
-
-void *tsr__array_ptr(const tsr_array *a) {
-  /* A zero-byte buffer may have a NULL pointer (GPU allocators): no arithmetic on it. */
-  return a->buffer->data == NULL
-             ? NULL
-             : (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
-}
-
-tsr__view tsr__view_of(const tsr_array *a) {
-  /* Every field assigned, no memset: on the per-call path of every operation (a memset of the
-     144-byte struct compiled to REP STOSQ, whose start-up and the stalled loads of the stores it
-     made cost ~100 ns of a 400 ns GEMM call on Zen 5). */
-  tsr__view v;
-  v.dtype = a->dtype;
-  v.ndim = a->ndim;
-  v.data = tsr__array_ptr(a);
-  for (int i = 0; i < TSR_MAX_DIMS; ++i) {
-    v.shape[i] = i < a->ndim ? a->shape[i] : 1;
-    v.strides[i] = i < a->ndim ? a->strides[i] : 0;
-  }
-  return v;
-}
-
-int64_t tsr__array_size(const tsr_array *a) {
-  int64_t n = 1;
-  for (int i = 0; i < a->ndim; ++i)
-    n *= a->shape[i]; /* checked at creation */
-  return n;
-}
-
-bool tsr__array_is_contiguous(const tsr_array *a) {
-  /* NumPy's definition: size-1 axes may have any stride, and an empty array is contiguous. */
-  int64_t expected = 1;
-  for (int i = a->ndim - 1; i >= 0; --i) {
-    if (a->shape[i] == 0) return true;
-    if (a->shape[i] == 1) continue;
-    if (a->strides[i] != expected) {
-      for (int j = i - 1; j >= 0; --j)
-        if (a->shape[j] == 0) return true;
-      return false;
-    }
-    expected *= a->shape[i];
-  }
-  return true;
-}
 
 static size_t tsr__array_bytes(const tsr_array *a) {
   return (size_t)tsr__array_size(a) * tsr__dtype_size(a->dtype);
@@ -89,26 +46,26 @@ static void tsr__buffer_release(tsr__buffer *b) {
   if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
   const struct tsr__backend_ops *ops = NULL;
   /* The device existed when the buffer was made; a lookup failure leaks rather than crashes. */
-  if ((b->flags & TSR__BUFFER_BORROWED) == 0 &&
-      tsr__backend_for(__func__, b->device, &ops) == TSR_OK && ops->free != NULL)
+  if ((b->flags & TSR__BUFFER_BORROWED) == 0 && tsr__backend_for(b->device, &ops) == TSR_OK &&
+      ops->free != NULL)
     ops->free(b->device, b->data, b->bytes, b->flags);
   free(b);
 }
 
-tsr_status tsr__array_alloc(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
-                            tsr_device device, unsigned flags, tsr_array **out) {
+tsr_status tsr__array_alloc(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
+                            unsigned flags, tsr_array **out) {
   int64_t size;
-  TSR_CALL(tsr__shape_check(fn, ndim, shape, dtype, &size));
+  TSR_CALL(tsr__shape_check(ndim, shape, dtype, &size));
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, device, &ops));
+  TSR_CALL(tsr__backend_for(device, &ops));
   char dev[32];
   if (ops->alloc == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "allocation is not supported on %s",
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "allocation is not supported on %s",
                           tsr__device_str(device, dev, sizeof dev));
   size_t bytes = (size_t)size * tsr__dtype_size(dtype);
   tsr__buffer *b = malloc(sizeof *b);
   if (b == NULL)
-    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate an array header");
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "cannot allocate an array header");
   void *data = NULL;
   unsigned granted = 0;
   tsr_status st = ops->alloc(device, bytes, flags, &data, &granted);
@@ -116,9 +73,10 @@ tsr_status tsr__array_alloc(const char *fn, int ndim, const int64_t *shape, tsr_
     free(b);
     /* Restate the backend's reason inside a message that says what was being allocated. */
     char shp[128];
-    return tsr__set_error(st, fn, "cannot allocate %zu bytes for a %s %s array on %s (%s)", bytes,
-                          tsr__shape_str(ndim, shape, shp, sizeof shp), tsr_dtype_name(dtype),
-                          tsr__device_str(device, dev, sizeof dev), tsr__last_error_detail());
+    return tsr__set_error(st, __func__, "cannot allocate %zu bytes for a %s %s array on %s (%s)",
+                          bytes, tsr__shape_str(ndim, shape, shp, sizeof shp),
+                          tsr_dtype_name(dtype), tsr__device_str(device, dev, sizeof dev),
+                          tsr__last_error_detail());
   }
   atomic_init(&b->refcount, 1);
   b->device = device;
@@ -130,7 +88,7 @@ tsr_status tsr__array_alloc(const char *fn, int ndim, const int64_t *shape, tsr_
   tsr_array *a = tsr__array_struct(b, dtype, ndim, shape, strides, 0);
   if (a == NULL) {
     tsr__buffer_release(b);
-    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate an array header");
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "cannot allocate an array header");
   }
   *out = a;
   return TSR_OK;
@@ -157,13 +115,14 @@ static void tsr__host_store(void *dst, tsr_dtype dtype, int64_t i, double x) {
 /* The generic fallbacks compute a contiguous array's values on the host, then copy them. */
 enum tsr__host_gen { TSR__GEN_FILL, TSR__GEN_ARANGE };
 
-static tsr_status tsr__fill_via_host(const char *fn, const struct tsr__backend_ops *ops,
-                                     tsr_array *a, enum tsr__host_gen gen, double p0, double p1) {
+static tsr_status tsr__fill_via_host(const struct tsr__backend_ops *ops, tsr_array *a,
+                                     enum tsr__host_gen gen, double p0, double p1) {
   int64_t n = tsr__array_size(a);
   size_t bytes = tsr__array_bytes(a);
   char dev[32];
   if (ops->memcpy_h2d == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "host-to-device copy is not supported on %s",
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
+                          "host-to-device copy is not supported on %s",
                           tsr__device_str(a->buffer->device, dev, sizeof dev));
   void *host;
   TSR_CALL(tsr__host_alloc(bytes, &host));
@@ -175,37 +134,35 @@ static tsr_status tsr__fill_via_host(const char *fn, const struct tsr__backend_o
   return st;
 }
 
-static tsr_status tsr__fill(const char *fn, tsr_array *a, double value) {
+static tsr_status tsr__fill(tsr_array *a, double value) {
   if (tsr__array_size(a) == 0) return TSR_OK;
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, a->buffer->device, &ops));
+  TSR_CALL(tsr__backend_for(a->buffer->device, &ops));
   if (ops->fill != NULL) {
     tsr__view v = tsr__view_of(a);
     return ops->fill(a->buffer->device, &v, value);
   }
-  return tsr__fill_via_host(fn, ops, a, TSR__GEN_FILL, value, 0.0);
+  return tsr__fill_via_host(ops, a, TSR__GEN_FILL, value, 0.0);
 }
 
 /* dst = src elementwise through the backend's copy (shapes equal; src may be broadcast). */
-static tsr_status tsr__copy_view(const char *fn, tsr_device dev, const tsr__view *dst,
-                                 const tsr__view *src) {
+static tsr_status tsr__copy_view(tsr_device dev, const tsr__view *dst, const tsr__view *src) {
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, dev, &ops));
+  TSR_CALL(tsr__backend_for(dev, &ops));
   char d[32];
   if (ops->copy == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "copy is not supported on %s",
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "copy is not supported on %s",
                           tsr__device_str(dev, d, sizeof d));
   return ops->copy(dev, dst, src);
 }
 
 /* A new C-contiguous copy of `a` (same device) converted to `dtype`. */
-static tsr_status tsr__copy_as(const char *fn, const tsr_array *a, tsr_dtype dtype,
-                               tsr_array **out) {
+static tsr_status tsr__copy_as(const tsr_array *a, tsr_dtype dtype, tsr_array **out) {
   tsr_array *c = NULL;
-  TSR_CALL(tsr__array_alloc(fn, a->ndim, a->shape, dtype, a->buffer->device, 0, &c));
+  TSR_CALL(tsr__array_alloc(a->ndim, a->shape, dtype, a->buffer->device, 0, &c));
   if (tsr__array_size(a) > 0) {
     tsr__view dv = tsr__view_of(c), sv = tsr__view_of(a);
-    tsr_status st = tsr__copy_view(fn, a->buffer->device, &dv, &sv);
+    tsr_status st = tsr__copy_view(a->buffer->device, &dv, &sv);
     if (st != TSR_OK) {
       tsr_array_release(c);
       return st;
@@ -215,28 +172,29 @@ static tsr_status tsr__copy_as(const char *fn, const tsr_array *a, tsr_dtype dty
   return TSR_OK;
 }
 
-tsr_status tsr__array_contiguous(const char *fn, const tsr_array *a, tsr_array **out) {
+tsr_status tsr__array_contiguous(const tsr_array *a, tsr_array **out) {
   if (tsr__array_is_contiguous(a)) {
     tsr_array *m = (tsr_array *)a; /* only the atomic reference count changes */
     atomic_fetch_add_explicit(&m->refcount, 1, memory_order_relaxed);
     *out = m;
     return TSR_OK;
   }
-  return tsr__copy_as(fn, a, a->dtype, out);
+  return tsr__copy_as(a, a->dtype, out);
 }
 
 /* Copies a's elements in C order to host memory of exactly tsr__array_bytes(a) bytes. */
-static tsr_status tsr__read(const char *fn, const tsr_array *a, void *dst) {
+static tsr_status tsr__read(const tsr_array *a, void *dst) {
   size_t bytes = tsr__array_bytes(a);
   if (bytes == 0) return TSR_OK;
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, a->buffer->device, &ops));
+  TSR_CALL(tsr__backend_for(a->buffer->device, &ops));
   char dev[32];
   if (ops->memcpy_d2h == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "device-to-host copy is not supported on %s",
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
+                          "device-to-host copy is not supported on %s",
                           tsr__device_str(a->buffer->device, dev, sizeof dev));
   tsr_array *c = NULL;
-  TSR_CALL(tsr__array_contiguous(fn, a, &c));
+  TSR_CALL(tsr__array_contiguous(a, &c));
   tsr__view v = tsr__view_of(c);
   tsr_status st = ops->memcpy_d2h(c->buffer->device, dst, v.data, bytes);
   tsr_array_release(c);
@@ -245,77 +203,77 @@ static tsr_status tsr__read(const char *fn, const tsr_array *a, void *dst) {
 
 /* The checks of tsr__copy_h2d/d2h: the element range [offset, offset + bytes/esize) lies
    inside the C-contiguous array a, the host pointer exists, and the device can copy. */
-static tsr_status tsr__check_host_copy(const char *fn, const tsr_array *a, int64_t offset,
-                                       const void *host, size_t bytes, bool to_device,
+static tsr_status tsr__check_host_copy(const tsr_array *a, int64_t offset, const void *host,
+                                       size_t bytes, bool to_device,
                                        const struct tsr__backend_ops **ops) {
   char desc[256], dev[32];
-  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "array is NULL");
+  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "array is NULL");
   if (!tsr__array_is_contiguous(a))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "a raw copy needs a C-contiguous array, not a strided %s",
                           tsr__array_desc(a, desc, sizeof desc));
   int64_t size = tsr__array_size(a);
   size_t esize = tsr__dtype_size(a->dtype);
   if (offset < 0 || offset > size || bytes > (size_t)(size - offset) * esize)
-    return tsr__set_error(
-        TSR_ERR_INVALID_ARGUMENT, fn, "%zu bytes at element %lld do not fit the %s (%lld elements)",
-        bytes, (long long)offset, tsr__array_desc(a, desc, sizeof desc), (long long)size);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                          "%zu bytes at element %lld do not fit the %s (%lld elements)", bytes,
+                          (long long)offset, tsr__array_desc(a, desc, sizeof desc),
+                          (long long)size);
   if (host == NULL)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "the host %s is NULL",
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "the host %s is NULL",
                           to_device ? "source" : "destination");
-  TSR_CALL(tsr__backend_for(fn, a->buffer->device, ops));
+  TSR_CALL(tsr__backend_for(a->buffer->device, ops));
   if ((to_device ? (*ops)->memcpy_h2d : (*ops)->memcpy_d2h) == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "%s copy is not supported on %s",
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "%s copy is not supported on %s",
                           to_device ? "host-to-device" : "device-to-host",
                           tsr__device_str(a->buffer->device, dev, sizeof dev));
   return TSR_OK;
 }
 
-tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t offset, const void *src,
-                         size_t bytes) {
+tsr_status tsr__copy_h2d(tsr_array *a, int64_t offset, const void *src, size_t bytes) {
   if (bytes == 0) return TSR_OK;
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__check_host_copy(fn, a, offset, src, bytes, true, &ops));
+  TSR_CALL(tsr__check_host_copy(a, offset, src, bytes, true, &ops));
   char *dst = (char *)tsr__array_ptr(a) + offset * (int64_t)tsr__dtype_size(a->dtype);
   return ops->memcpy_h2d(a->buffer->device, dst, src, bytes);
 }
 
-tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t offset, void *dst,
-                         size_t bytes) {
+tsr_status tsr__copy_d2h(const tsr_array *a, int64_t offset, void *dst, size_t bytes) {
   if (bytes == 0) return TSR_OK;
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__check_host_copy(fn, a, offset, dst, bytes, false, &ops));
+  TSR_CALL(tsr__check_host_copy(a, offset, dst, bytes, false, &ops));
   const char *src = (const char *)tsr__array_ptr(a) + offset * (int64_t)tsr__dtype_size(a->dtype);
   return ops->memcpy_d2h(a->buffer->device, dst, src, bytes);
 }
 
 /* ---------------------------------------------------------------- creation ------------ */
 
-static tsr_status tsr__empty(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
-                             tsr_device device, unsigned flags, tsr_array **out) {
-  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
+static tsr_status tsr__empty(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
+                             unsigned flags, tsr_array **out) {
+  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
   *out = NULL;
   if ((flags & ~(unsigned)TSR_ALLOC_MANAGED) != 0)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "unknown allocation flags 0x%x", flags);
-  return tsr__array_alloc(fn, ndim, shape, dtype, device, flags, out);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "unknown allocation flags 0x%x",
+                          flags);
+  return tsr__array_alloc(ndim, shape, dtype, device, flags, out);
 }
 
 tsr_status tsr_empty(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                      tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__empty(__func__, ndim, shape, dtype, device, 0, out);
+  return tsr__empty(ndim, shape, dtype, device, 0, out);
 }
 
 tsr_status tsr_empty_ex(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                         unsigned flags, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__empty(__func__, ndim, shape, dtype, device, flags, out);
+  return tsr__empty(ndim, shape, dtype, device, flags, out);
 }
 
-static tsr_status tsr__full(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
-                            tsr_device device, double value, tsr_array **out) {
-  TSR_CALL(tsr__empty(fn, ndim, shape, dtype, device, 0, out));
-  tsr_status st = tsr__fill(fn, *out, value);
+static tsr_status tsr__full(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
+                            double value, tsr_array **out) {
+  TSR_CALL(tsr__empty(ndim, shape, dtype, device, 0, out));
+  tsr_status st = tsr__fill(*out, value);
   if (st != TSR_OK) {
     tsr_array_release(*out);
     *out = NULL;
@@ -326,13 +284,13 @@ static tsr_status tsr__full(const char *fn, int ndim, const int64_t *shape, tsr_
 tsr_status tsr_zeros(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                      tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__full(__func__, ndim, shape, dtype, device, 0.0, out);
+  return tsr__full(ndim, shape, dtype, device, 0.0, out);
 }
 
 tsr_status tsr_full(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                     double value, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__full(__func__, ndim, shape, dtype, device, value, out);
+  return tsr__full(ndim, shape, dtype, device, value, out);
 }
 
 tsr_status tsr_arange(double start, double stop, double step, tsr_dtype dtype, tsr_device device,
@@ -350,16 +308,16 @@ tsr_status tsr_arange(double start, double stop, double step, tsr_dtype dtype, t
             len);
   int64_t n = len > 0 ? (int64_t)len : 0;
   tsr_array *a = NULL;
-  TSR_CALL(tsr__array_alloc(__func__, 1, &n, dtype, device, 0, &a));
+  TSR_CALL(tsr__array_alloc(1, &n, dtype, device, 0, &a));
   tsr_status st = TSR_OK;
   if (n > 0) {
     const struct tsr__backend_ops *ops;
-    TSR_CALL_GOTO(st, fail, tsr__backend_for(__func__, device, &ops));
+    TSR_CALL_GOTO(st, fail, tsr__backend_for(device, &ops));
     if (ops->arange != NULL) {
       tsr__view v = tsr__view_of(a);
       TSR_CALL_GOTO(st, fail, ops->arange(device, &v, start, step));
     } else {
-      TSR_CALL_GOTO(st, fail, tsr__fill_via_host(__func__, ops, a, TSR__GEN_ARANGE, start, step));
+      TSR_CALL_GOTO(st, fail, tsr__fill_via_host(ops, a, TSR__GEN_ARANGE, start, step));
     }
   }
   *out = a;
@@ -369,16 +327,16 @@ fail:
   return st;
 }
 
-static tsr_status tsr__random(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
-                              tsr_device device, uint64_t seed, tsr__rng_dist dist, double p0,
-                              double p1, tsr_array **out) {
+static tsr_status tsr__random(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
+                              uint64_t seed, tsr__rng_dist dist, double p0, double p1,
+                              tsr_array **out) {
   tsr_array *a = NULL;
-  TSR_CALL(tsr__array_alloc(fn, ndim, shape, dtype, device, 0, &a));
+  TSR_CALL(tsr__array_alloc(ndim, shape, dtype, device, 0, &a));
   tsr_status st = TSR_OK;
   int64_t n = tsr__array_size(a);
   if (n > 0) {
     const struct tsr__backend_ops *ops;
-    TSR_CALL_GOTO(st, fail, tsr__backend_for(fn, device, &ops));
+    TSR_CALL_GOTO(st, fail, tsr__backend_for(device, &ops));
     tsr__view v = tsr__view_of(a);
     if (ops->rng != NULL) {
       TSR_CALL_GOTO(st, fail, ops->rng(device, &v, seed, 0, dist, p0, p1));
@@ -418,7 +376,7 @@ tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype, t
             "the range high - low = %g - (%g) overflows", high, low);
   TSR_CHECK(dtype != TSR_F32 || (fabs(low) <= FLT_MAX && fabs(high) <= FLT_MAX),
             TSR_ERR_INVALID_ARGUMENT, "low %g and high %g are outside the range of f32", low, high);
-  return tsr__random(__func__, ndim, shape, dtype, device, seed, TSR__RNG_UNIFORM, low, high, out);
+  return tsr__random(ndim, shape, dtype, device, seed, TSR__RNG_UNIFORM, low, high, out);
 }
 
 tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
@@ -431,8 +389,7 @@ tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype dtype, ts
   TSR_CHECK(isfinite(mean), TSR_ERR_INVALID_ARGUMENT, "mean %g is not finite", mean);
   TSR_CHECK(isfinite(stddev) && stddev >= 0.0, TSR_ERR_INVALID_ARGUMENT,
             "stddev %g must be finite and >= 0", stddev);
-  return tsr__random(__func__, ndim, shape, dtype, device, seed, TSR__RNG_NORMAL, mean, stddev,
-                     out);
+  return tsr__random(ndim, shape, dtype, device, seed, TSR__RNG_NORMAL, mean, stddev, out);
 }
 
 tsr_status tsr_from_host(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
@@ -441,14 +398,14 @@ tsr_status tsr_from_host(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_de
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   int64_t size;
-  TSR_CALL(tsr__shape_check(__func__, ndim, shape, dtype, &size));
+  TSR_CALL(tsr__shape_check(ndim, shape, dtype, &size));
   TSR_CHECK(data != NULL || size == 0, TSR_ERR_NULL_POINTER, "data is NULL");
   tsr_array *a = NULL;
-  TSR_CALL(tsr__array_alloc(__func__, ndim, shape, dtype, device, 0, &a));
+  TSR_CALL(tsr__array_alloc(ndim, shape, dtype, device, 0, &a));
   tsr_status st = TSR_OK;
   if (size > 0) {
     const struct tsr__backend_ops *ops;
-    TSR_CALL_GOTO(st, fail, tsr__backend_for(__func__, device, &ops));
+    TSR_CALL_GOTO(st, fail, tsr__backend_for(device, &ops));
     char dev[32];
     TSR_CHECK_GOTO(st, fail, ops->memcpy_h2d != NULL, TSR_ERR_UNSUPPORTED,
                    "host-to-device copy is not supported on %s",
@@ -503,11 +460,11 @@ tsr_status tsr_array_info(const tsr_array *a, tsr_array_props *info) {
 
 /* A view with stride 0 on an axis of size > 1 (tsr_from_host_view's broadcast views) maps
    several elements to one address: writing it would race between the backend's threads. */
-static tsr_status tsr__check_writable(const char *fn, const tsr_array *a, const char *name) {
+static tsr_status tsr__check_writable(const tsr_array *a, const char *name) {
   for (int i = 0; i < a->ndim; ++i)
     if (a->shape[i] > 1 && a->strides[i] == 0) {
       char shape[128];
-      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                             "%s (shape %s) is a broadcast view: axis %d has stride 0, so its "
                             "elements overlap and it cannot be written",
                             name, tsr__shape_str(a->ndim, a->shape, shape, sizeof shape), i);
@@ -515,35 +472,36 @@ static tsr_status tsr__check_writable(const char *fn, const tsr_array *a, const 
   return TSR_OK;
 }
 
-static tsr_status tsr__check_bytes(const char *fn, const tsr_array *a, size_t bytes,
-                                   const void *ptr, const char *ptr_name) {
+static tsr_status tsr__check_bytes(const tsr_array *a, size_t bytes, const void *ptr,
+                                   const char *ptr_name) {
   size_t want = tsr__array_bytes(a);
   if (bytes != want) {
     char desc[256];
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "bytes is %zu but the %s holds %zu bytes",
-                          bytes, tsr__array_desc(a, desc, sizeof desc), want);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                          "bytes is %zu but the %s holds %zu bytes", bytes,
+                          tsr__array_desc(a, desc, sizeof desc), want);
   }
   if (ptr == NULL && want > 0)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", ptr_name);
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", ptr_name);
   return TSR_OK;
 }
 
 tsr_status tsr_array_read(const tsr_array *a, void *dst, size_t bytes) {
   TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
-  TSR_CALL(tsr__check_bytes(__func__, a, bytes, dst, "dst"));
-  return tsr__read(__func__, a, dst);
+  TSR_CALL(tsr__check_bytes(a, bytes, dst, "dst"));
+  return tsr__read(a, dst);
 }
 
 tsr_status tsr_array_write(tsr_array *a, const void *src, size_t bytes) {
   TSR_API_ENTRY();
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
-  TSR_CALL(tsr__check_bytes(__func__, a, bytes, src, "src"));
-  TSR_CALL(tsr__check_writable(__func__, a, "a"));
+  TSR_CALL(tsr__check_bytes(a, bytes, src, "src"));
+  TSR_CALL(tsr__check_writable(a, "a"));
   if (bytes == 0) return TSR_OK;
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(__func__, dev, &ops));
+  TSR_CALL(tsr__backend_for(dev, &ops));
   char d[32];
   TSR_CHECK(ops->memcpy_h2d != NULL, TSR_ERR_UNSUPPORTED,
             "host-to-device copy is not supported on %s", tsr__device_str(dev, d, sizeof d));
@@ -553,34 +511,34 @@ tsr_status tsr_array_write(tsr_array *a, const void *src, size_t bytes) {
   }
   /* A strided view: stage contiguously on the device, then scatter with the backend copy. */
   tsr_array *t = NULL;
-  TSR_CALL(tsr__array_alloc(__func__, a->ndim, a->shape, a->dtype, dev, 0, &t));
+  TSR_CALL(tsr__array_alloc(a->ndim, a->shape, a->dtype, dev, 0, &t));
   tsr__view tv = tsr__view_of(t), av = tsr__view_of(a);
   tsr_status st = ops->memcpy_h2d(dev, tv.data, src, bytes);
-  if (st == TSR_OK) st = tsr__copy_view(__func__, dev, &av, &tv);
+  if (st == TSR_OK) st = tsr__copy_view(dev, &av, &tv);
   tsr_array_release(t);
   return st;
 }
 
 /* ---------------------------------------------------------------- copies -------------- */
 
-static tsr_status tsr__to(const char *fn, const tsr_array *a, tsr_device device, tsr_array **out) {
-  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
+static tsr_status tsr__to(const tsr_array *a, tsr_device device, tsr_array **out) {
+  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
   *out = NULL;
-  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "a is NULL");
+  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "a is NULL");
   tsr_device src = a->buffer->device;
-  if (tsr_device_equal(src, device)) return tsr__copy_as(fn, a, a->dtype, out);
+  if (tsr_device_equal(src, device)) return tsr__copy_as(a, a->dtype, out);
 
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, device, &ops));
+  TSR_CALL(tsr__backend_for(device, &ops));
   tsr_array *b = NULL;
-  TSR_CALL(tsr__array_alloc(fn, a->ndim, a->shape, a->dtype, device, 0, &b));
+  TSR_CALL(tsr__array_alloc(a->ndim, a->shape, a->dtype, device, 0, &b));
   size_t bytes = tsr__array_bytes(a);
   tsr_status st = TSR_OK;
   if (bytes > 0) {
     tsr__view bv = tsr__view_of(b);
     if (device.kind == TSR_DEVICE_CPU) {
       /* CPU buffers are host memory: read straight into the result. */
-      TSR_CALL_GOTO(st, fail, tsr__read(fn, a, bv.data));
+      TSR_CALL_GOTO(st, fail, tsr__read(a, bv.data));
     } else {
       char d[32];
       TSR_CHECK_GOTO(st, fail, ops->memcpy_h2d != NULL, TSR_ERR_UNSUPPORTED,
@@ -593,7 +551,7 @@ static tsr_status tsr__to(const char *fn, const tsr_array *a, tsr_device device,
         /* Between two GPUs (or from a strided CPU view): through host memory. */
         void *host = NULL;
         TSR_CALL_GOTO(st, fail, tsr__host_alloc(bytes, &host));
-        st = tsr__read(fn, a, host);
+        st = tsr__read(a, host);
         if (st == TSR_OK) st = ops->memcpy_h2d(device, bv.data, host, bytes);
         tsr__host_free(host);
         if (st != TSR_OK) goto fail;
@@ -609,12 +567,12 @@ fail:
 
 tsr_status tsr_array_to(const tsr_array *a, tsr_device device, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__to(__func__, a, device, out);
+  return tsr__to(a, device, out);
 }
 
 tsr_status tsr_copy(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__to(__func__, a, a != NULL ? a->buffer->device : TSR_CPU, out);
+  return tsr__to(a, a != NULL ? a->buffer->device : TSR_CPU, out);
 }
 
 tsr_status tsr_contiguous(const tsr_array *a, tsr_array **out) {
@@ -622,7 +580,7 @@ tsr_status tsr_contiguous(const tsr_array *a, tsr_array **out) {
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
-  return tsr__array_contiguous(__func__, a, out);
+  return tsr__array_contiguous(a, out);
 }
 
 tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **out) {
@@ -631,30 +589,7 @@ tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **out) {
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CHECK(tsr__dtype_valid(dtype), TSR_ERR_DTYPE, "unknown dtype %d", (int)dtype);
-  return tsr__copy_as(__func__, a, dtype, out);
-}
-
-/* The byte range [lo, hi) a non-empty view can touch. */
-static void tsr__extent(const tsr_array *a, uintptr_t *lo, uintptr_t *hi) {
-  int64_t esize = (int64_t)tsr__dtype_size(a->dtype), first = 0, last = 0;
-  for (int i = 0; i < a->ndim; ++i) {
-    int64_t reach = (a->shape[i] - 1) * a->strides[i];
-    if (reach < 0)
-      first += reach;
-    else
-      last += reach;
-  }
-  uintptr_t base = (uintptr_t)tsr__array_ptr(a);
-  *lo = base + (uintptr_t)(first * esize);
-  *hi = base + (uintptr_t)((last + 1) * esize);
-}
-
-bool tsr__arrays_may_overlap(const tsr_array *a, const tsr_array *b) {
-  if (tsr__array_size(a) == 0 || tsr__array_size(b) == 0) return false;
-  uintptr_t alo, ahi, blo, bhi;
-  tsr__extent(a, &alo, &ahi);
-  tsr__extent(b, &blo, &bhi);
-  return alo < bhi && blo < ahi;
+  return tsr__copy_as(a, dtype, out);
 }
 
 static bool tsr__same_shape(int na, const int64_t *sa, int nb, const int64_t *sb) {
@@ -674,191 +609,22 @@ tsr_status tsr_assign(tsr_array *dst, const tsr_array *src) {
             tsr__device_str(src->buffer->device, d2, sizeof d2));
   int n;
   int64_t shape[TSR_MAX_DIMS];
-  tsr_status st =
-      tsr__broadcast_shapes(__func__, dst->ndim, dst->shape, src->ndim, src->shape, &n, shape);
+  tsr_status st = tsr__broadcast_shapes(dst->ndim, dst->shape, src->ndim, src->shape, &n, shape);
   TSR_CHECK(st == TSR_OK && tsr__same_shape(n, shape, dst->ndim, dst->shape), TSR_ERR_SHAPE,
             "src of shape %s cannot be broadcast to dst of shape %s",
             tsr__shape_str(src->ndim, src->shape, s1, sizeof s1),
             tsr__shape_str(dst->ndim, dst->shape, s2, sizeof s2));
   if (tsr__array_size(dst) == 0) return TSR_OK;
-  TSR_CALL(tsr__check_writable(__func__, dst, "dst"));
+  TSR_CALL(tsr__check_writable(dst, "dst"));
   /* The backend copy assumes no overlap; an overlapping source is copied first. */
   tsr_array *s = NULL;
   if (tsr__arrays_may_overlap(dst, src))
-    TSR_CALL(tsr__copy_as(__func__, src, src->dtype, &s));
+    TSR_CALL(tsr__copy_as(src, src->dtype, &s));
   else
     TSR_CALL(tsr__array_new_view(src, src->ndim, src->shape, src->strides, src->offset, &s));
   tsr__view dv = tsr__view_of(dst);
   tsr__view sv = tsr__view_broadcast(s, dst->ndim, dst->shape);
-  st = tsr__copy_view(__func__, dst->buffer->device, &dv, &sv);
+  st = tsr__copy_view(dst->buffer->device, &dv, &sv);
   tsr_array_release(s);
   return st;
-}
-
-/* ---------------------------------------------------------------- views --------------- */
-
-/*
- * Strides for viewing `a` with a new shape of the same size without copying, or false when
- * the strides cannot express it. Groups of old axes are matched with groups of new axes of
- * equal product (size-1 axes dropped); each old group must be contiguous in memory, and the
- * new axes of the group then get strides inside it (the rule of NumPy's reshape).
- */
-static bool tsr__reshape_strides(const tsr_array *a, int nnew, const int64_t *newshape,
-                                 int64_t *newstrides) {
-  int64_t od[TSR_MAX_DIMS], os[TSR_MAX_DIMS];
-  int nold = 0;
-  for (int i = 0; i < a->ndim; ++i)
-    if (a->shape[i] != 1) {
-      od[nold] = a->shape[i];
-      os[nold] = a->strides[i];
-      ++nold;
-    }
-  int oi = 0, oj = 1, ni = 0, nj = 1;
-  while (ni < nnew && oi < nold) {
-    int64_t np = newshape[ni], op = od[oi];
-    while (np != op) {
-      if (np < op)
-        np *= newshape[nj++];
-      else
-        op *= od[oj++];
-    }
-    for (int k = oi; k < oj - 1; ++k)
-      if (os[k] != od[k + 1] * os[k + 1]) return false;
-    newstrides[nj - 1] = os[oj - 1];
-    for (int k = nj - 1; k > ni; --k)
-      newstrides[k - 1] = newstrides[k] * newshape[k];
-    ni = nj++;
-    oi = oj++;
-  }
-  /* Trailing size-1 axes: any stride works; use the last one as NumPy does. */
-  int64_t last = ni > 0 ? newstrides[ni - 1] : 1;
-  for (int k = ni; k < nnew; ++k)
-    newstrides[k] = last;
-  return true;
-}
-
-tsr_status tsr_reshape(const tsr_array *a, int ndim, const int64_t *shape, tsr_array **out) {
-  TSR_API_ENTRY();
-  TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
-  *out = NULL;
-  TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
-  TSR_CHECK(ndim >= 0 && ndim <= TSR_MAX_DIMS, TSR_ERR_INVALID_ARGUMENT, "ndim %d is outside 0..%d",
-            ndim, TSR_MAX_DIMS);
-  TSR_CHECK(ndim == 0 || shape != NULL, TSR_ERR_NULL_POINTER, "shape is NULL with ndim %d", ndim);
-  int64_t size = tsr__array_size(a);
-  int64_t ns[TSR_MAX_DIMS];
-  int infer = -1;
-  int64_t known = 1;
-  char s1[128], s2[128];
-  for (int i = 0; i < ndim; ++i) {
-    ns[i] = shape[i];
-    if (shape[i] == -1) {
-      TSR_CHECK(infer < 0, TSR_ERR_INVALID_ARGUMENT, "shape %s has more than one -1",
-                tsr__shape_str(ndim, shape, s1, sizeof s1));
-      infer = i;
-      continue;
-    }
-    TSR_CHECK(shape[i] >= 0, TSR_ERR_INVALID_ARGUMENT, "shape[%d] is %lld", i, (long long)shape[i]);
-    TSR_CHECK(tsr__mul_overflow_i64(known, shape[i], &known), TSR_ERR_OVERFLOW,
-              "element count of shape %s overflows int64",
-              tsr__shape_str(ndim, shape, s1, sizeof s1));
-  }
-  if (infer >= 0) {
-    TSR_CHECK(known != 0 && size % known == 0, TSR_ERR_SHAPE,
-              "cannot reshape %s (%lld elements) into %s",
-              tsr__shape_str(a->ndim, a->shape, s1, sizeof s1), (long long)size,
-              tsr__shape_str(ndim, shape, s2, sizeof s2));
-    ns[infer] = size / known;
-  }
-  int64_t nsize;
-  TSR_CALL(tsr__shape_check(__func__, ndim, ns, a->dtype, &nsize));
-  TSR_CHECK(nsize == size, TSR_ERR_SHAPE,
-            "cannot reshape %s (%lld elements) into %s (%lld elements)",
-            tsr__shape_str(a->ndim, a->shape, s1, sizeof s1), (long long)size,
-            tsr__shape_str(ndim, ns, s2, sizeof s2), (long long)nsize);
-  int64_t strides[TSR_MAX_DIMS];
-  if (size == 0) {
-    tsr__contiguous_strides(ndim, ns, strides);
-    return tsr__array_new_view(a, ndim, ns, strides, a->offset, out);
-  }
-  if (tsr__reshape_strides(a, ndim, ns, strides))
-    return tsr__array_new_view(a, ndim, ns, strides, a->offset, out);
-  tsr_array *c = NULL;
-  TSR_CALL(tsr__copy_as(__func__, a, a->dtype, &c));
-  tsr__contiguous_strides(ndim, ns, strides);
-  tsr_status st = tsr__array_new_view(c, ndim, ns, strides, 0, out);
-  tsr_array_release(c);
-  return st;
-}
-
-tsr_status tsr_transpose(const tsr_array *a, const int *perm, tsr_array **out) {
-  TSR_API_ENTRY();
-  TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
-  *out = NULL;
-  TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
-  int n = a->ndim, p[TSR_MAX_DIMS];
-  bool seen[TSR_MAX_DIMS] = {false};
-  for (int i = 0; i < n; ++i) {
-    int v = perm ? perm[i] : n - 1 - i;
-    if (v < 0) v += n;
-    if (v < 0 || v >= n || seen[v]) {
-      char buf[128];
-      size_t used = 0;
-      buf[0] = '\0';
-      for (int j = 0; j < n && used < sizeof buf; ++j) {
-        int k = snprintf(buf + used, sizeof buf - used, j ? ", %d" : "%d", perm[j]);
-        if (k < 0) break;
-        used += (size_t)k;
-      }
-      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
-                            "perm [%s] is not a permutation of the %d axes", buf, n);
-    }
-    seen[v] = true;
-    p[i] = v;
-  }
-  int64_t shape[TSR_MAX_DIMS], strides[TSR_MAX_DIMS];
-  for (int i = 0; i < n; ++i) {
-    shape[i] = a->shape[p[i]];
-    strides[i] = a->strides[p[i]];
-  }
-  return tsr__array_new_view(a, n, shape, strides, a->offset, out);
-}
-
-/* Python's slice.indices(): clip start/stop to the axis and count the elements. */
-static int64_t tsr__slice_clip(int64_t i, int64_t len, int64_t step) {
-  if (i < 0) {
-    i += len;
-    if (i < 0) i = step < 0 ? -1 : 0;
-  } else if (i >= len) {
-    i = step < 0 ? len - 1 : len;
-  }
-  return i;
-}
-
-tsr_status tsr_slice(const tsr_array *a, int axis, int64_t start, int64_t stop, int64_t step,
-                     tsr_array **out) {
-  TSR_API_ENTRY();
-  TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
-  *out = NULL;
-  TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
-  int ax = axis < 0 ? axis + a->ndim : axis;
-  TSR_CHECK(ax >= 0 && ax < a->ndim, TSR_ERR_INVALID_ARGUMENT,
-            "axis %d is out of range for a %d-D array", axis, a->ndim);
-  TSR_CHECK(step != 0, TSR_ERR_INVALID_ARGUMENT, "step is 0");
-  if (step == INT64_MIN) step = -INT64_MAX; /* so that -step exists; one element either way */
-  int64_t len = a->shape[ax];
-  int64_t lo = tsr__slice_clip(start, len, step), hi = tsr__slice_clip(stop, len, step);
-  int64_t n = 0;
-  if (step > 0 && lo < hi) n = (hi - lo - 1) / step + 1;
-  if (step < 0 && hi < lo) n = (lo - hi - 1) / (-step) + 1;
-  int64_t shape[TSR_MAX_DIMS], strides[TSR_MAX_DIMS];
-  memcpy(shape, a->shape, sizeof shape);
-  memcpy(strides, a->strides, sizeof strides);
-  shape[ax] = n;
-  int64_t offset = a->offset;
-  if (n > 0) offset += lo * a->strides[ax];
-  if (n > 1)
-    TSR_CHECK(tsr__mul_overflow_i64(a->strides[ax], step, &strides[ax]), TSR_ERR_OVERFLOW,
-              "stride %lld times step %lld overflows", (long long)a->strides[ax], (long long)step);
-  return tsr__array_new_view(a, a->ndim, shape, strides, offset, out);
 }

@@ -68,17 +68,17 @@ static int tsr__kind_count(const struct tsr__backend_ops *ops, tsr_device_kind k
   return n;
 }
 
-tsr_status tsr__backend_for(const char *fn, tsr_device dev, const struct tsr__backend_ops **ops) {
+tsr_status tsr__backend_for(tsr_device dev, const struct tsr__backend_ops **ops) {
   if (!tsr__kind_valid(dev.kind))
-    return tsr__set_error(TSR_ERR_NO_DEVICE, fn, "unknown device kind %d", (int)dev.kind);
+    return tsr__set_error(TSR_ERR_NO_DEVICE, __func__, "unknown device kind %d", (int)dev.kind);
   const char *kind = tsr__kind_upper(dev.kind);
   const struct tsr__backend_ops *t = tsr__backend_table(dev.kind);
   if (t == NULL)
-    return tsr__set_error(TSR_ERR_NO_DEVICE, fn, "no %s device %d: this build has no %s support",
-                          kind, dev.index, kind);
+    return tsr__set_error(TSR_ERR_NO_DEVICE, __func__,
+                          "no %s device %d: this build has no %s support", kind, dev.index, kind);
   if (dev.kind == TSR_DEVICE_CPU) {
     if (dev.index != 0)
-      return tsr__set_error(TSR_ERR_NO_DEVICE, fn, "no CPU device %d: the CPU is device 0",
+      return tsr__set_error(TSR_ERR_NO_DEVICE, __func__, "no CPU device %d: the CPU is device 0",
                             dev.index);
     *ops = t;
     return TSR_OK;
@@ -87,10 +87,10 @@ tsr_status tsr__backend_for(const char *fn, tsr_device dev, const struct tsr__ba
   if (dev.index < 0 || dev.index >= n) {
     const char *why = t->unavailable_reason ? t->unavailable_reason() : NULL;
     if (n == 0 && why != NULL && why[0] != '\0')
-      return tsr__set_error(TSR_ERR_NO_DEVICE, fn, "no %s device %d: 0 %s devices (%s)", kind,
+      return tsr__set_error(TSR_ERR_NO_DEVICE, __func__, "no %s device %d: 0 %s devices (%s)", kind,
                             dev.index, kind, why);
-    return tsr__set_error(TSR_ERR_NO_DEVICE, fn, "no %s device %d: %d %s device%s", kind, dev.index,
-                          n, kind, n == 1 ? "" : "s");
+    return tsr__set_error(TSR_ERR_NO_DEVICE, __func__, "no %s device %d: %d %s device%s", kind,
+                          dev.index, n, kind, n == 1 ? "" : "s");
   }
   *ops = t;
   return TSR_OK;
@@ -149,7 +149,7 @@ tsr_status tsr_device_parse(const char *text, tsr_device *device) {
             "\"%.64s\" is not a device (expected auto, cpu, cuda, cuda:N, hip or hip:N)", text);
   if (is_auto) d = tsr__device_auto();
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(__func__, d, &ops));
+  TSR_CALL(tsr__backend_for(d, &ops));
   *device = d;
   return TSR_OK;
 }
@@ -167,7 +167,7 @@ tsr_status tsr_device_default(tsr_device *device) {
               env);
   if (is_auto) d = tsr__device_auto();
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(__func__, d, &ops));
+  TSR_CALL(tsr__backend_for(d, &ops));
   *device = d;
   return TSR_OK;
 }
@@ -184,7 +184,7 @@ tsr_status tsr_device_get_props(tsr_device device, tsr_device_props *props) {
   TSR_API_ENTRY();
   TSR_CHECK(props != NULL, TSR_ERR_NULL_POINTER, "props is NULL");
   const struct tsr__backend_ops *ops = NULL;
-  TSR_CALL(tsr__backend_for(__func__, device, &ops));
+  TSR_CALL(tsr__backend_for(device, &ops));
   tsr_device_props p;
   memset(&p, 0, sizeof p);
   /* The backend fills in the facts (the CPU backend reads the host CPU in src/omp). */
@@ -211,7 +211,7 @@ tsr_status tsr_device_string(tsr_device device, char *buf, size_t size) {
 tsr_status tsr_device_synchronize(tsr_device device) {
   TSR_API_ENTRY();
   const struct tsr__backend_ops *ops = NULL;
-  TSR_CALL(tsr__backend_for(__func__, device, &ops));
+  TSR_CALL(tsr__backend_for(device, &ops));
   if (ops->synchronize != NULL) TSR_CALL(ops->synchronize(device));
   return TSR_OK;
 }
@@ -219,7 +219,7 @@ tsr_status tsr_device_synchronize(tsr_device device) {
 tsr_status tsr_device_trim(tsr_device device) {
   TSR_API_ENTRY();
   const struct tsr__backend_ops *ops = NULL;
-  TSR_CALL(tsr__backend_for(__func__, device, &ops));
+  TSR_CALL(tsr__backend_for(device, &ops));
   if (ops->trim != NULL) TSR_CALL(ops->trim(device));
   return TSR_OK;
 }

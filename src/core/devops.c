@@ -27,15 +27,15 @@ void tsr__counters_read(uint64_t out[TSR__COUNT_N]) {
 
 /* ---------------------------------------------------------------- dispatch ------------ */
 
-static const struct tsr__backend_ops *devops_table(tsr_device dev, tsr_status *st) {
+static const struct tsr__backend_ops *tsr__devops_table(tsr_device dev, tsr_status *st) {
   const struct tsr__backend_ops *ops = NULL;
-  *st = tsr__backend_for(__func__, dev, &ops);
+  *st = tsr__backend_for(dev, &ops);
   return *st == TSR_OK ? ops : NULL;
 }
 
 tsr_status tsr__dev_pinned_alloc(tsr_device dev, size_t bytes, void **ptr) {
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   if (ops->pinned_alloc) return ops->pinned_alloc(dev, bytes, ptr);
   return tsr__host_alloc(bytes ? bytes : 1, ptr);
@@ -44,7 +44,7 @@ tsr_status tsr__dev_pinned_alloc(tsr_device dev, size_t bytes, void **ptr) {
 void tsr__dev_pinned_free(tsr_device dev, void *ptr) {
   if (!ptr) return;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (ops && ops->pinned_free)
     ops->pinned_free(dev, ptr);
   else
@@ -54,7 +54,7 @@ void tsr__dev_pinned_free(tsr_device dev, void *ptr) {
 tsr_status tsr__dev_stream_create(tsr_device dev, void **stream) {
   *stream = NULL;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   return ops->stream_create ? ops->stream_create(dev, stream) : TSR_OK;
 }
@@ -62,14 +62,14 @@ tsr_status tsr__dev_stream_create(tsr_device dev, void **stream) {
 void tsr__dev_stream_destroy(tsr_device dev, void *stream) {
   if (!stream) return;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (ops && ops->stream_destroy) ops->stream_destroy(dev, stream);
 }
 
 tsr_status tsr__dev_event_create(tsr_device dev, void **event) {
   *event = NULL;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   return ops->event_create ? ops->event_create(dev, event) : TSR_OK;
 }
@@ -77,14 +77,14 @@ tsr_status tsr__dev_event_create(tsr_device dev, void **event) {
 void tsr__dev_event_destroy(tsr_device dev, void *event) {
   if (!event) return;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (ops && ops->event_destroy) ops->event_destroy(dev, event);
 }
 
 tsr_status tsr__dev_event_record(tsr_device dev, void *event, void *stream) {
   if (!event) return TSR_OK;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   return ops->event_record ? ops->event_record(dev, event, stream) : TSR_OK;
 }
@@ -93,7 +93,7 @@ tsr_status tsr__dev_event_query(tsr_device dev, void *event, int *done) {
   *done = 1;
   if (!event) return TSR_OK;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   return ops->event_query ? ops->event_query(dev, event, done) : TSR_OK;
 }
@@ -102,7 +102,7 @@ tsr_status tsr__dev_event_elapsed(tsr_device dev, void *start, void *stop, doubl
   *seconds = 0.0;
   if (!start || !stop) return TSR_OK;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   return ops->event_elapsed ? ops->event_elapsed(dev, start, stop, seconds) : TSR_OK;
 }
@@ -110,7 +110,7 @@ tsr_status tsr__dev_event_elapsed(tsr_device dev, void *start, void *stop, doubl
 tsr_status tsr__dev_stream_wait_event(tsr_device dev, void *stream, void *event) {
   if (!event) return TSR_OK;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   return ops->stream_wait_event ? ops->stream_wait_event(dev, stream, event) : TSR_OK;
 }
@@ -120,7 +120,7 @@ tsr_status tsr__dev_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, co
                                     void *stream) {
   if (width == 0 || rows == 0) return TSR_OK;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   if (ops->memcpy_2d_async)
     return ops->memcpy_2d_async(dev, dst, dpitch, src, spitch, width, rows, dir, stream);
@@ -137,7 +137,7 @@ tsr_status tsr__dev_rng_block_cyclic(tsr_array *storage, const tsr__bc_block *l,
   if (l->mloc == 0 || l->nloc == 0) return TSR_OK;
   tsr_device dev = storage->buffer->device;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   void *data = tsr__array_ptr(storage);
   if (ops->rng_block_cyclic)
@@ -148,7 +148,7 @@ tsr_status tsr__dev_rng_block_cyclic(tsr_array *storage, const tsr__bc_block *l,
   TSR_CALL(tsr__host_alloc(bytes, &host));
   tsr_device cpu = {TSR_DEVICE_CPU, 0};
   st = tsr__omp_backend.rng_block_cyclic(cpu, host, storage->dtype, l, seed, low, high);
-  if (st == TSR_OK) st = tsr__copy_h2d(__func__, storage, 0, host, bytes);
+  if (st == TSR_OK) st = tsr__copy_h2d(storage, 0, host, bytes);
   tsr__host_free(host);
   return st;
 }
@@ -158,7 +158,7 @@ tsr_status tsr__dev_matvec_f64(const tsr_array *storage, int64_t rows, int64_t c
                                double *y2, int64_t *nonfinite) {
   tsr_device dev = storage->buffer->device;
   tsr_status st;
-  const struct tsr__backend_ops *ops = devops_table(dev, &st);
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   const void *data = tsr__array_ptr(storage);
   if (ops->matvec_f64)
@@ -168,7 +168,7 @@ tsr_status tsr__dev_matvec_f64(const tsr_array *storage, int64_t rows, int64_t c
   const size_t bytes = (size_t)(ld * cols) * tsr__dtype_size(storage->dtype);
   void *host = NULL;
   TSR_CALL(tsr__host_alloc(bytes ? bytes : 1, &host));
-  st = tsr__copy_d2h(__func__, storage, 0, host, bytes);
+  st = tsr__copy_d2h(storage, 0, host, bytes);
   tsr_device cpu = {TSR_DEVICE_CPU, 0};
   if (st == TSR_OK)
     st = tsr__omp_backend.matvec_f64(cpu, host, storage->dtype, rows, cols, ld, trans, x1, x2, y1,

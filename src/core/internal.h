@@ -48,7 +48,8 @@ extern "C" {
  * given; only outside any public call (no context) is `fn` used. Consequences:
  *  - internal helpers and backends just use TSR_CHECK (their __func__ is replaced by the
  *    context) or pass __func__; they never hard-code a public name and never take one as a
- *    parameter for the sake of the message;
+ *    parameter (only the message primitives tsr__set_error, tsr__mpi_error, tsr__gpu_error
+ *    have a name parameter; docs/conventions.md, "Naming");
  *  - a public function called by another one (tsr_matmul -> tsr_gemm_ex, tsr_dist_gemm ->
  *    tsr_gemm) reports under the outer name: the context is set by the outermost entry only;
  *  - code that calls back into user code (tsr_dmatrix_fill_fn's element function, the SUMMA
@@ -77,9 +78,13 @@ const char *tsr__api_suspend(void);
 void tsr__api_resume(const char *saved);
 
 /* First statement of every public function that can fail (see "the one rule" above). */
-#define TSR_API_ENTRY()                                                                            \
+#define TSR_API_ENTRY() TSR_API_ENTRY_AS(__func__)
+/* The same for a program of the project that calls internal helpers outside any public call
+   (tessera-tune): their messages name the program. Use it in a scope around those calls only:
+   public calls made inside it report under the program's name too. */
+#define TSR_API_ENTRY_AS(name)                                                                     \
   const char *const tsr__api_prev_ __attribute__((cleanup(tsr__api_leave), unused)) =              \
-      tsr__api_enter(__func__)
+      tsr__api_enter(name)
 #define TSR_API_SUSPEND() const char *const tsr__api_saved_ = tsr__api_suspend()
 #define TSR_API_RESUME() tsr__api_resume(tsr__api_saved_)
 
@@ -123,9 +128,8 @@ bool tsr__mul_overflow_i64(int64_t a, int64_t b, int64_t *out);
 bool tsr__add_overflow_i64(int64_t a, int64_t b, int64_t *out);
 
 /* Checks ndim/shape (ndim 0..8, sizes >= 0, product and bytes fit int64 and size_t) and
-   returns the element count. Messages name `fn`. */
-tsr_status tsr__shape_check(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
-                            int64_t *size);
+   returns the element count. Messages name the API context. */
+tsr_status tsr__shape_check(int ndim, const int64_t *shape, tsr_dtype dtype, int64_t *size);
 
 /* 64-byte-aligned host memory; bytes may be 0 (a valid unique pointer is returned).
    Returns TSR_ERR_OUT_OF_MEMORY with the byte count in the message. */
@@ -155,15 +159,14 @@ void tsr__byteswap(void *data, int64_t n, size_t itemsize);
 
 /* The temporary name for `path` (same directory); TSR_ERR_INVALID_ARGUMENT when path is empty,
    ends in '/', or it or the temporary name exceeds NAME_MAX/PATH_MAX. Local. */
-tsr_status tsr__temp_path(const char *fn, const char *path, long pid, unsigned seq, char *buf,
-                          size_t cap);
+tsr_status tsr__temp_path(const char *path, long pid, unsigned seq, char *buf, size_t cap);
 /* TSR_OK when `path` may be written by write-to-temporary-then-rename: a regular file or a new
    name (not a symlink, FIFO, device, socket, directory) in an existing writable directory, and
    its temporary name fits. TSR_ERR_IO / TSR_ERR_INVALID_ARGUMENT with the reason. Local. */
-tsr_status tsr__check_output(const char *fn, const char *path);
+tsr_status tsr__check_output(const char *path);
 /* Opens an input without blocking (O_NONBLOCK), refuses anything but a regular file, then
    clears O_NONBLOCK. *fd is -1 on failure; *size is the file's size. */
-tsr_status tsr__open_input(const char *fn, const char *path, int *fd, uint64_t *size);
+tsr_status tsr__open_input(const char *path, int *fd, uint64_t *size);
 /* Reads n bytes at `offset` of an input (tsr__npy_read_header_at's source); a failed or short
    read records the error (naming the file) and returns its status. */
 typedef tsr_status (*tsr__read_at_fn)(void *ctx, uint64_t offset, void *dst, size_t n);
@@ -171,35 +174,35 @@ typedef tsr_status (*tsr__read_at_fn)(void *ctx, uint64_t offset, void *dst, siz
    limit, the parser; errors name `path`. `fsize`: the file's size. Reads from offset 0 up,
    in order. Used by tsr_npy_read_header/tsr_npy_load (a stdio stream) and by the MPI-IO
    reader (src/mpi/npyio.c, on the file handle it already opened). */
-tsr_status tsr__npy_read_header_at(const char *fn, const char *path, uint64_t fsize,
-                                   tsr__read_at_fn read, void *ctx, tsr_npy_header *h);
+tsr_status tsr__npy_read_header_at(const char *path, uint64_t fsize, tsr__read_at_fn read,
+                                   void *ctx, tsr_npy_header *h);
 /* tsr__open_input's checks without opening (stat, access): a regular file this process may
    read; *size is its size. For a reader that opens the file itself (MPI_File_open). */
-tsr_status tsr__stat_input(const char *fn, const char *path, uint64_t *size);
+tsr_status tsr__stat_input(const char *path, uint64_t *size);
 /* tsr__open_input as a stdio stream ("r"); `what` names the file in messages ("wisdom file"). */
-tsr_status tsr__open_input_file(const char *fn, const char *path, const char *what, FILE **fp);
+tsr_status tsr__open_input_file(const char *path, const char *what, FILE **fp);
 /* Opens (creating, mode 0644) a file to append records to, without blocking and only when it
    is a regular file or a new name (a FIFO, device, directory or symbolic link is TSR_ERR_IO);
    *fd is -1 on failure. Appends of one write() each do not interleave between processes. */
-tsr_status tsr__open_append(const char *fn, const char *path, const char *what, int *fd);
+tsr_status tsr__open_append(const char *path, const char *what, int *fd);
 /* Takes an exclusive flock() on PATH.lock (created beside path, mode 0644, left in place),
    waiting at most wait_s seconds for another holder; TSR_ERR_IO when it cannot be created or
    is not a regular file, or the wait ran out. Release with tsr__unlock(*fd). */
-tsr_status tsr__lock_beside(const char *fn, const char *path, double wait_s, int *fd);
+tsr_status tsr__lock_beside(const char *path, double wait_s, int *fd);
 void tsr__unlock(int fd);
 /* write() until all n bytes are written; a short or failed write is TSR_ERR_IO. */
-tsr_status tsr__write_all(const char *fn, const char *path, int fd, const void *data, size_t n);
+tsr_status tsr__write_all(const char *path, int fd, const void *data, size_t n);
 /* Reserves the disk blocks of the first `bytes` bytes of an existing file (Linux fallocate), so
    that a full disk or a file size limit fails here, before any data is written, and no later
    write can be dropped for lack of space; a file system that cannot reserve is not an error. */
-tsr_status tsr__reserve_space(const char *fn, const char *path, uint64_t bytes);
+tsr_status tsr__reserve_space(const char *path, uint64_t bytes);
 /* Checks the target again, renames the complete (synced, closed) temporary onto it and syncs
    the directory; removes the temporary on failure. */
-tsr_status tsr__commit_temp(const char *fn, const char *tmp, const char *path);
+tsr_status tsr__commit_temp(const char *tmp, const char *path);
 /* The whole protocol for host data: check, temporary, checked writes of the parts, fsync,
    close, commit. Nothing is left at `path` or beside it on failure. */
-tsr_status tsr__save_file(const char *fn, const char *path, const void *const *parts,
-                          const size_t *lens, int nparts);
+tsr_status tsr__save_file(const char *path, const void *const *parts, const size_t *lens,
+                          int nparts);
 
 /* ---------------------------------------------------------------- arrays -------------- */
 
@@ -257,12 +260,10 @@ void *tsr__array_ptr(const tsr_array *a);
  * memcpy_h2d/memcpy_d2h (with their ordering and synchronization). Checked: the
  * range lies inside the array, the array is contiguous, the host pointer exists, the device
  * can copy (TSR_ERR_INVALID_ARGUMENT, TSR_ERR_NULL_POINTER, TSR_ERR_UNSUPPORTED). 0 bytes is
- * a no-op. Messages name `fn` (the API context when one is set).
+ * a no-op. Messages name the API context.
  */
-tsr_status tsr__copy_h2d(const char *fn, tsr_array *a, int64_t offset, const void *src,
-                         size_t bytes);
-tsr_status tsr__copy_d2h(const char *fn, const tsr_array *a, int64_t offset, void *dst,
-                         size_t bytes);
+tsr_status tsr__copy_h2d(tsr_array *a, int64_t offset, const void *src, size_t bytes);
+tsr_status tsr__copy_d2h(const tsr_array *a, int64_t offset, void *dst, size_t bytes);
 int64_t tsr__array_size(const tsr_array *a);
 bool tsr__array_is_contiguous(const tsr_array *a);
 
@@ -271,12 +272,12 @@ tsr_status tsr__array_new_view(const tsr_array *a, int ndim, const int64_t *shap
                                const int64_t *strides, int64_t offset, tsr_array **out);
 
 /* Allocates a C-contiguous array without argument re-checking beyond shape/overflow. */
-tsr_status tsr__array_alloc(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
-                            tsr_device device, unsigned flags, tsr_array **out);
+tsr_status tsr__array_alloc(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
+                            unsigned flags, tsr_array **out);
 
 /* `a` itself (a new reference) when C-contiguous, else a C-contiguous copy on its device.
-   Messages name `fn`. */
-tsr_status tsr__array_contiguous(const char *fn, const tsr_array *a, tsr_array **out);
+   Messages name the API context. */
+tsr_status tsr__array_contiguous(const tsr_array *a, tsr_array **out);
 
 /* Whether two arrays may share memory (their byte ranges intersect; false when either is
    empty). Conservative: interleaved views of one buffer count as overlapping. Both arrays
@@ -290,8 +291,8 @@ void tsr__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides);
  * NumPy broadcasting of two shapes into `out_shape` (ndim = max). Returns TSR_ERR_SHAPE with
  * both shapes in the message when they do not broadcast.
  */
-tsr_status tsr__broadcast_shapes(const char *fn, int na, const int64_t *sa, int nb,
-                                 const int64_t *sb, int *nout, int64_t *out_shape);
+tsr_status tsr__broadcast_shapes(int na, const int64_t *sa, int nb, const int64_t *sb, int *nout,
+                                 int64_t *out_shape);
 
 /* The view of `a` stretched to (nout, out_shape): missing leading axes and size-1 axes get
    stride 0. The shapes must broadcast. */
@@ -346,7 +347,7 @@ typedef struct tsr__gemm_args {
 /* Resolves TSR_GEMM_AUTO from the TSR_GEMM environment variable: `native` or `vendor` pick
    that path; unset or `auto` leave TSR_GEMM_AUTO for the backend to decide per call (the CPU
    backend runs native; the GPU backend routes by dtype and shape, src/gpu/gemm.cu). */
-tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_gemm_path *out);
+tsr_status tsr__gemm_resolve_path(tsr_gemm_path requested, tsr_gemm_path *out);
 
 /* ---------------------------------------------------------------- device work ------- */
 
@@ -394,8 +395,8 @@ static inline int64_t tsr__bc_l2g(int64_t l, int64_t nb, int p, int np) {
  * Device operations for the layers above the core (src/mpi): each dispatches to the device's
  * backend table and falls back to what the host does where the backend has no entry (the CPU:
  * pinned memory is ordinary host memory, streams and events are NULL handles, an event is
- * always complete, an asynchronous copy is a memcpy). `fn` is only used outside a public call
- * (see the error rule above). Statuses: TSR_ERR_NO_DEVICE, TSR_ERR_GPU, TSR_ERR_OUT_OF_MEMORY.
+ * always complete, an asynchronous copy is a memcpy). Messages name the API context (see the
+ * error rule above). Statuses: TSR_ERR_NO_DEVICE, TSR_ERR_GPU, TSR_ERR_OUT_OF_MEMORY.
  */
 tsr_status tsr__dev_pinned_alloc(tsr_device dev, size_t bytes, void **ptr);
 void tsr__dev_pinned_free(tsr_device dev, void *ptr);
@@ -513,7 +514,7 @@ extern const struct tsr__backend_ops tsr__gpu_backend;
 
 /* The table for a device, checking that the kind is built in and the index exists
    (TSR_ERR_NO_DEVICE naming the device and, for GPUs, the runtime's reason). */
-tsr_status tsr__backend_for(const char *fn, tsr_device dev, const struct tsr__backend_ops **ops);
+tsr_status tsr__backend_for(tsr_device dev, const struct tsr__backend_ops **ops);
 
 /* Formats a device as "cpu", "cuda:0", "hip:1" into buf (for messages); returns buf. */
 const char *tsr__device_str(tsr_device dev, char *buf, size_t size);

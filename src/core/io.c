@@ -59,27 +59,27 @@
 IO_DEFINE_F2C(io_f2c_4, uint32_t)
 IO_DEFINE_F2C(io_f2c_8, uint64_t)
 
-/* Restates the parser's reason X as "fn: X in path". */
-static tsr_status io_relabel(tsr_status st, const char *fn, const char *path) {
-  return tsr__set_error(st, fn, "%s in %s", tsr__last_error_detail(), path);
+/* Restates the parser's reason X as "<public function>: X in path". */
+static tsr_status tsr__io_relabel(tsr_status st, const char *path) {
+  return tsr__set_error(st, __func__, "%s in %s", tsr__last_error_detail(), path);
 }
 
 /* Reads exactly n bytes; a short read is TSR_ERR_FORMAT (the file ended), a failed one
    TSR_ERR_IO with the system's reason. */
-static tsr_status io_read_exact(const char *fn, const char *path, FILE *fp, void *dst, size_t n,
-                                const char *what) {
+static tsr_status tsr__io_read_exact(const char *path, FILE *fp, void *dst, size_t n,
+                                     const char *what) {
   errno = 0;
   size_t got = fread(dst, 1, n, fp);
   if (got == n) return TSR_OK;
   if (ferror(fp))
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot read %s of %s: %s", what, path,
+    return tsr__set_error(TSR_ERR_IO, __func__, "cannot read %s of %s: %s", what, path,
                           strerror(errno ? errno : EIO));
-  return tsr__set_error(TSR_ERR_FORMAT, fn, "truncated %s in %s: read %zu of %zu bytes", what, path,
-                        got, n);
+  return tsr__set_error(TSR_ERR_FORMAT, __func__, "truncated %s in %s: read %zu of %zu bytes", what,
+                        path, got, n);
 }
 
-tsr_status tsr__npy_read_header_at(const char *fn, const char *path, uint64_t fsize,
-                                   tsr__read_at_fn read, void *ctx, tsr_npy_header *h) {
+tsr_status tsr__npy_read_header_at(const char *path, uint64_t fsize, tsr__read_at_fn read,
+                                   void *ctx, tsr_npy_header *h) {
   /* The fixed prefix says how long the header is; the parser reports any inconsistency. */
   unsigned char pre[12];
   size_t npre = fsize < sizeof pre ? (size_t)fsize : sizeof pre;
@@ -92,18 +92,18 @@ tsr_status tsr__npy_read_header_at(const char *fn, const char *path, uint64_t fs
                  (uint64_t)pre[11] << 24);
   if (need > fsize) need = fsize; /* the parser then says "truncated header" */
   if (need > IO_MAX_HEADER)
-    return tsr__set_error(TSR_ERR_FORMAT, fn,
+    return tsr__set_error(TSR_ERR_FORMAT, __func__,
                           "header of %s is %" PRIu64 " bytes, over the limit of %zu", path, need,
                           IO_MAX_HEADER);
   unsigned char *head = (unsigned char *)malloc(need > 0 ? (size_t)need : 1);
   if (head == NULL)
-    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
                           "cannot allocate %" PRIu64 " bytes for the header of %s", need, path);
   memcpy(head, pre, npre);
   tsr_status st = need > npre ? read(ctx, npre, head + npre, (size_t)need - npre) : TSR_OK;
   if (st == TSR_OK) {
     st = tsr_npy_parse_header(head, (size_t)need, h);
-    if (st != TSR_OK) st = io_relabel(st, fn, path);
+    if (st != TSR_OK) st = tsr__io_relabel(st, path);
   }
   free(head);
   return st;
@@ -111,47 +111,47 @@ tsr_status tsr__npy_read_header_at(const char *fn, const char *path, uint64_t fs
 
 /* tsr__npy_read_header_at's reader on a stdio stream at its start (reads are sequential). */
 typedef struct io_stream {
-  const char *fn, *path;
+  const char *path;
   FILE *fp;
 } io_stream;
 
-static tsr_status io_stream_read(void *ctx, uint64_t offset, void *dst, size_t n) {
+static tsr_status tsr__io_stream_read(void *ctx, uint64_t offset, void *dst, size_t n) {
   const io_stream *s = (const io_stream *)ctx;
   (void)offset;
-  return io_read_exact(s->fn, s->path, s->fp, dst, n, "header");
+  return tsr__io_read_exact(s->path, s->fp, dst, n, "header");
 }
 
 /*
  * Opens `path`, parses its header and checks that the file holds all the data. On success
  * with `keep` non-NULL the file stays open, positioned at the first element.
  */
-static tsr_status io_open(const char *fn, const char *path, tsr_npy_header *h, FILE **keep) {
+static tsr_status tsr__io_open(const char *path, tsr_npy_header *h, FILE **keep) {
   tsr_status st = TSR_OK;
   int fd = -1;
   uint64_t fsize = 0;
   /* Non-blocking open and a regular-file check first: a FIFO or a device would block. */
-  TSR_CALL(tsr__open_input(fn, path, &fd, &fsize));
+  TSR_CALL(tsr__open_input(path, &fd, &fsize));
   FILE *fp = fdopen(fd, "rb");
   if (!fp) {
     int e = errno;
     close(fd);
-    return tsr__set_error(TSR_ERR_IO, fn, "cannot open %s: %s", path, strerror(e));
+    return tsr__set_error(TSR_ERR_IO, __func__, "cannot open %s: %s", path, strerror(e));
   }
 
-  io_stream ctx = {fn, path, fp};
-  TSR_CALL_GOTO(st, done, tsr__npy_read_header_at(fn, path, fsize, io_stream_read, &ctx, h));
+  io_stream ctx = {path, fp};
+  TSR_CALL_GOTO(st, done, tsr__npy_read_header_at(path, fsize, tsr__io_stream_read, &ctx, h));
 
   uint64_t data_bytes = (uint64_t)h->size * tsr__dtype_size(h->dtype);
   uint64_t end = (uint64_t)h->data_offset + data_bytes; /* < 2^63 + 2^33: no overflow */
   if (end > fsize) {
-    st = tsr__set_error(TSR_ERR_FORMAT, fn,
+    st = tsr__set_error(TSR_ERR_FORMAT, __func__,
                         "truncated data in %s: need %" PRIu64 " bytes (%zu of header, %" PRId64
                         " elements of %zu bytes), file has %" PRIu64,
                         path, end, h->data_offset, h->size, tsr__dtype_size(h->dtype), fsize);
     goto done;
   }
   if (keep && fseeko(fp, (off_t)h->data_offset, SEEK_SET) != 0)
-    st = tsr__set_error(TSR_ERR_IO, fn, "cannot seek in %s: %s", path, strerror(errno));
+    st = tsr__set_error(TSR_ERR_IO, __func__, "cannot seek in %s: %s", path, strerror(errno));
 done:
   if (st == TSR_OK && keep) {
     *keep = fp;
@@ -166,7 +166,7 @@ tsr_status tsr_npy_read_header(const char *path, tsr_npy_header *header) {
   TSR_CHECK(path, TSR_ERR_NULL_POINTER, "path is NULL");
   TSR_CHECK(header, TSR_ERR_NULL_POINTER, "header is NULL");
   tsr_npy_header h;
-  TSR_CALL(io_open(__func__, path, &h, NULL));
+  TSR_CALL(tsr__io_open(path, &h, NULL));
   *header = h;
   return TSR_OK;
 }
@@ -180,14 +180,14 @@ tsr_status tsr_npy_load(const char *path, tsr_device device, tsr_array **out) {
   void *data = NULL, *tmp = NULL;
   tsr_npy_header h;
   FILE *fp = NULL;
-  TSR_CALL(io_open(__func__, path, &h, &fp));
+  TSR_CALL(tsr__io_open(path, &h, &fp));
 
   size_t itemsize = tsr__dtype_size(h.dtype);
   size_t bytes = (size_t)h.size * itemsize; /* the parser checked it fits */
   data = malloc(bytes > 0 ? bytes : 1);
   TSR_CHECK_GOTO(st, done, data, TSR_ERR_OUT_OF_MEMORY,
                  "cannot allocate %zu bytes for the data of %s", bytes, path);
-  TSR_CALL_GOTO(st, done, io_read_exact(__func__, path, fp, data, bytes, "data"));
+  TSR_CALL_GOTO(st, done, tsr__io_read_exact(path, fp, data, bytes, "data"));
   fclose(fp);
   fp = NULL;
 
@@ -218,7 +218,7 @@ tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
   TSR_CHECK(path, TSR_ERR_NULL_POINTER, "path is NULL");
   TSR_CHECK(a, TSR_ERR_NULL_POINTER, "a is NULL");
   /* Before staging the data: a target that cannot be written fails at once. */
-  TSR_CALL(tsr__check_output(__func__, path));
+  TSR_CALL(tsr__check_output(path));
   tsr_array_props info;
   TSR_CALL(tsr_array_info(a, &info));
   size_t itemsize = tsr__dtype_size(info.dtype);
@@ -235,7 +235,7 @@ tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
     if (tsr__host_big_endian()) tsr__byteswap(data, info.size, itemsize);
     const void *parts[2] = {header, data};
     size_t lens[2] = {hlen, bytes};
-    st = tsr__save_file(__func__, path, parts, lens, 2);
+    st = tsr__save_file(path, parts, lens, 2);
   }
   free(data);
   return st;

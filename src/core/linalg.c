@@ -31,7 +31,7 @@ typedef struct tsr__operand {
   bool trans;
 } tsr__operand;
 
-static int64_t max1(int64_t x) {
+static int64_t tsr__max1(int64_t x) {
   return x > 1 ? x : 1;
 }
 
@@ -39,26 +39,26 @@ static int64_t max1(int64_t x) {
  * Describes the stored matrix x (rows x cols) as a row-major matrix with a leading dimension,
  * possibly of its transpose. Returns false when neither stride is unit (or one is negative).
  */
-static bool as_row_major(const tsr__mat *x, bool *transposed, int64_t *ld) {
+static bool tsr__as_row_major(const tsr__mat *x, bool *transposed, int64_t *ld) {
   if (x->rs < 0 || x->cs < 0) return false;
   bool unit_col = x->cs == 1 || x->cols <= 1;
   bool unit_row = x->rs == 1 || x->rows <= 1;
   /* Row-major: consecutive columns adjacent, rows ld apart with ld >= cols. */
-  if (unit_col && (x->rows <= 1 || x->rs >= max1(x->cols))) {
+  if (unit_col && (x->rows <= 1 || x->rs >= tsr__max1(x->cols))) {
     *transposed = false;
-    *ld = x->rows <= 1 ? max1(x->cols) : x->rs;
+    *ld = x->rows <= 1 ? tsr__max1(x->cols) : x->rs;
     return true;
   }
   /* Column-major: the row-major storage of x^T (cols x rows) with ld >= rows. */
-  if (unit_row && (x->cols <= 1 || x->cs >= max1(x->rows))) {
+  if (unit_row && (x->cols <= 1 || x->cs >= tsr__max1(x->rows))) {
     *transposed = true;
-    *ld = x->cols <= 1 ? max1(x->rows) : x->cs;
+    *ld = x->cols <= 1 ? tsr__max1(x->rows) : x->cs;
     return true;
   }
   return false;
 }
 
-static tsr__view mat_view(const tsr__mat *x, tsr_dtype dtype) {
+static tsr__view tsr__mat_view(const tsr__mat *x, tsr_dtype dtype) {
   tsr__view v; /* every field assigned, no memset (tsr__view_of) */
   v.data = x->data;
   v.dtype = dtype;
@@ -73,25 +73,25 @@ static tsr__view mat_view(const tsr__mat *x, tsr_dtype dtype) {
 }
 
 /* A C-contiguous copy of x on the device (when `copy_values`, else uninitialized). */
-static tsr_status mat_temp(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
-                           tsr_dtype dtype, const tsr__mat *x, bool copy_values, tsr_array **tmp,
-                           tsr__mat *out) {
+static tsr_status tsr__mat_temp(const struct tsr__backend_ops *ops, tsr_device dev, tsr_dtype dtype,
+                                const tsr__mat *x, bool copy_values, tsr_array **tmp,
+                                tsr__mat *out) {
   int64_t shape[2] = {x->rows, x->cols};
-  TSR_CALL(tsr__array_alloc(fn, 2, shape, dtype, dev, 0, tmp));
+  TSR_CALL(tsr__array_alloc(2, shape, dtype, dev, 0, tmp));
   tsr__view tv = tsr__view_of(*tmp);
   out->data = tv.data;
   out->rows = x->rows;
   out->cols = x->cols;
-  out->rs = max1(x->cols);
+  out->rs = tsr__max1(x->cols);
   out->cs = 1;
   if (copy_values && x->rows > 0 && x->cols > 0) {
     if (!ops->copy) {
       tsr_array_release(*tmp);
       *tmp = NULL;
-      return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "copy is not implemented on device %s",
+      return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "copy is not implemented on device %s",
                             ops->name);
     }
-    tsr__view sv = mat_view(x, dtype);
+    tsr__view sv = tsr__mat_view(x, dtype);
     tsr_status st = ops->copy(dev, &tv, &sv);
     if (st != TSR_OK) {
       tsr_array_release(*tmp);
@@ -103,14 +103,14 @@ static tsr_status mat_temp(const char *fn, const struct tsr__backend_ops *ops, t
 }
 
 /* Brings an operand into backend form, copying it to *tmp only when its layout needs it. */
-static tsr_status operand(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
-                          tsr_dtype dtype, const tsr__mat *x, bool trans, tsr_array **tmp,
-                          tsr__operand *out) {
+static tsr_status tsr__linalg_operand(const struct tsr__backend_ops *ops, tsr_device dev,
+                                      tsr_dtype dtype, const tsr__mat *x, bool trans,
+                                      tsr_array **tmp, tsr__operand *out) {
   bool t;
   int64_t ld;
   tsr__mat m = *x;
-  if (!as_row_major(&m, &t, &ld)) {
-    TSR_CALL(mat_temp(fn, ops, dev, dtype, x, true, tmp, &m));
+  if (!tsr__as_row_major(&m, &t, &ld)) {
+    TSR_CALL(tsr__mat_temp(ops, dev, dtype, x, true, tmp, &m));
     t = false;
     ld = m.rs;
   }
@@ -124,14 +124,15 @@ static tsr_status operand(const char *fn, const struct tsr__backend_ops *ops, ts
  * C (m x n) = alpha op(A) op(B) + beta C on strided matrices of one device. A and B are the
  * STORED matrices (op applied through ta/tb). The caller has validated shapes and dtypes.
  */
-static tsr_status gemm_mats(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
-                            tsr_dtype dtype, bool ta, bool tb, double alpha, const tsr__mat *a,
-                            const tsr__mat *b, double beta, const tsr__mat *c, tsr_gemm_path path) {
+static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device dev,
+                                 tsr_dtype dtype, bool ta, bool tb, double alpha, const tsr__mat *a,
+                                 const tsr__mat *b, double beta, const tsr__mat *c,
+                                 tsr_gemm_path path) {
   int64_t m = c->rows, n = c->cols;
   int64_t k = ta ? a->rows : a->cols;
   if (m == 0 || n == 0) return TSR_OK;
   if (!ops->gemm)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "gemm is not implemented on device %s",
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "gemm is not implemented on device %s",
                           ops->name);
 
   tsr_status st = TSR_OK;
@@ -141,23 +142,23 @@ static tsr_status gemm_mats(const char *fn, const struct tsr__backend_ops *ops, 
   bool c_t = false;
   int64_t ldc = 0;
   bool c_copied = false;
-  if (!as_row_major(&cm, &c_t, &ldc)) {
+  if (!tsr__as_row_major(&cm, &c_t, &ldc)) {
     /* C has no unit stride: compute into a contiguous temporary and copy back. */
-    TSR_CALL_GOTO(st, done, mat_temp(fn, ops, dev, dtype, c, beta != 0.0, &tc_tmp, &cm));
+    TSR_CALL_GOTO(st, done, tsr__mat_temp(ops, dev, dtype, c, beta != 0.0, &tc_tmp, &cm));
     c_t = false;
     ldc = cm.rs;
     c_copied = true;
   }
   if (alpha != 0.0 && k > 0) {
-    TSR_CALL_GOTO(st, done, operand(fn, ops, dev, dtype, a, ta, &ta_tmp, &oa));
-    TSR_CALL_GOTO(st, done, operand(fn, ops, dev, dtype, b, tb, &tb_tmp, &ob));
+    TSR_CALL_GOTO(st, done, tsr__linalg_operand(ops, dev, dtype, a, ta, &ta_tmp, &oa));
+    TSR_CALL_GOTO(st, done, tsr__linalg_operand(ops, dev, dtype, b, tb, &tb_tmp, &ob));
   } else {
     /* A and B are not read; any valid leading dimensions will do. */
     oa.data = a->data;
-    oa.ld = max1(ta ? m : k);
+    oa.ld = tsr__max1(ta ? m : k);
     oa.trans = ta;
     ob.data = b->data;
-    ob.ld = max1(tb ? k : n);
+    ob.ld = tsr__max1(tb ? k : n);
     ob.trans = tb;
   }
 
@@ -195,10 +196,10 @@ static tsr_status gemm_mats(const char *fn, const struct tsr__backend_ops *ops, 
   tsr__count(TSR__COUNT_GEMM_CALLS, 1);
 
   if (c_copied) {
-    tsr__view dv = mat_view(c, dtype);
-    tsr__view sv = mat_view(&cm, dtype);
+    tsr__view dv = tsr__mat_view(c, dtype);
+    tsr__view sv = tsr__mat_view(&cm, dtype);
     if (!ops->copy) {
-      st = tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "copy is not implemented on device %s",
+      st = tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "copy is not implemented on device %s",
                           ops->name);
       goto done;
     }
@@ -212,18 +213,18 @@ done:
 }
 
 /* x is 2-D (checked by the callers). */
-static tsr__mat mat_of(const tsr_array *x) {
+static tsr__mat tsr__mat_of(const tsr_array *x) {
   tsr__mat m = {(char *)tsr__array_ptr(x), x->shape[0], x->shape[1], x->strides[0], x->strides[1]};
   return m;
 }
 
-tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_gemm_path *out) {
+tsr_status tsr__gemm_resolve_path(tsr_gemm_path requested, tsr_gemm_path *out) {
   if (requested == TSR_GEMM_NATIVE || requested == TSR_GEMM_VENDOR) {
     *out = requested;
     return TSR_OK;
   }
   if (requested != TSR_GEMM_AUTO)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "gemm path %d is not TSR_GEMM_AUTO, TSR_GEMM_NATIVE or TSR_GEMM_VENDOR",
                           (int)requested);
   static const tsr_gemm_path paths[] = {TSR_GEMM_AUTO, TSR_GEMM_NATIVE, TSR_GEMM_VENDOR};
@@ -235,13 +236,13 @@ tsr_status tsr__gemm_resolve_path(const char *fn, tsr_gemm_path requested, tsr_g
 }
 
 /* Checks that a and b have the same float dtype and device; `what` names them. */
-static tsr_status check_pair(const char *fn, const tsr_array *a, const char *an, const tsr_array *b,
-                             const char *bn) {
+static tsr_status tsr__check_pair(const tsr_array *a, const char *an, const tsr_array *b,
+                                  const char *bn) {
   if (a->dtype != b->dtype)
-    return tsr__set_error(TSR_ERR_DTYPE, fn, "dtypes differ: %s is %s, %s is %s", an,
+    return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtypes differ: %s is %s, %s is %s", an,
                           tsr_dtype_name(a->dtype), bn, tsr_dtype_name(b->dtype));
   if (!tsr__dtype_is_float(a->dtype))
-    return tsr__set_error(TSR_ERR_DTYPE, fn,
+    return tsr__set_error(TSR_ERR_DTYPE, __func__,
                           "matrix multiplication needs f32 or f64, %s is %s (use tsr_astype)", an,
                           tsr_dtype_name(a->dtype));
   tsr_device da = a->buffer->device, db = b->buffer->device;
@@ -249,48 +250,50 @@ static tsr_status check_pair(const char *fn, const tsr_array *a, const char *an,
     char sa[32], sb[32];
     tsr_device_string(da, sa, sizeof sa);
     tsr_device_string(db, sb, sizeof sb);
-    return tsr__set_error(TSR_ERR_DEVICE_MISMATCH, fn, "%s is on %s, %s is on %s", an, sa, bn, sb);
+    return tsr__set_error(TSR_ERR_DEVICE_MISMATCH, __func__, "%s is on %s, %s is on %s", an, sa, bn,
+                          sb);
   }
   return TSR_OK;
 }
 
-static tsr_status gemm_entry(const char *fn, tsr_trans transa, tsr_trans transb, double alpha,
-                             const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
-                             tsr_gemm_path path) {
+static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alpha,
+                                  const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
+                                  tsr_gemm_path path) {
   if (!a || !b || !c)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "a" : !b ? "b" : "c");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", !a ? "a" : !b ? "b" : "c");
   if ((transa != TSR_NO_TRANS && transa != TSR_TRANS) ||
       (transb != TSR_NO_TRANS && transb != TSR_TRANS))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "transa is %d and transb is %d; each must be TSR_NO_TRANS (0) or "
                           "TSR_TRANS (1)",
                           (int)transa, (int)transb);
   if (a->ndim != 2 || b->ndim != 2 || c->ndim != 2)
-    return tsr__set_error(TSR_ERR_SHAPE, fn, "a, b and c must be 2-D; they have %d, %d, %d axes",
-                          a->ndim, b->ndim, c->ndim);
-  TSR_CALL(check_pair(fn, a, "a", b, "b"));
-  TSR_CALL(check_pair(fn, a, "a", c, "c"));
+    return tsr__set_error(TSR_ERR_SHAPE, __func__,
+                          "a, b and c must be 2-D; they have %d, %d, %d axes", a->ndim, b->ndim,
+                          c->ndim);
+  TSR_CALL(tsr__check_pair(a, "a", b, "b"));
+  TSR_CALL(tsr__check_pair(a, "a", c, "c"));
   bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
   int64_t m = ta ? a->shape[1] : a->shape[0], ka = ta ? a->shape[0] : a->shape[1];
   int64_t kb = tb ? b->shape[1] : b->shape[0], n = tb ? b->shape[0] : b->shape[1];
   if (ka != kb)
-    return tsr__set_error(TSR_ERR_SHAPE, fn,
+    return tsr__set_error(TSR_ERR_SHAPE, __func__,
                           "inner dimensions differ: op(a) is %lldx%lld, op(b) is %lldx%lld",
                           (long long)m, (long long)ka, (long long)kb, (long long)n);
   if (c->shape[0] != m || c->shape[1] != n)
-    return tsr__set_error(TSR_ERR_SHAPE, fn, "c is %lldx%lld but op(a) op(b) is %lldx%lld",
+    return tsr__set_error(TSR_ERR_SHAPE, __func__, "c is %lldx%lld but op(a) op(b) is %lldx%lld",
                           (long long)c->shape[0], (long long)c->shape[1], (long long)m,
                           (long long)n);
   if (m > 0 && n > 0 &&
       ((c->shape[0] > 1 && c->strides[0] == 0) || (c->shape[1] > 1 && c->strides[1] == 0)))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "c is a broadcast view (stride 0): its elements overlap");
   tsr_gemm_path resolved = TSR_GEMM_AUTO;
-  TSR_CALL(tsr__gemm_resolve_path(fn, path, &resolved));
+  TSR_CALL(tsr__gemm_resolve_path(path, &resolved));
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, c->buffer->device, &ops));
+  TSR_CALL(tsr__backend_for(c->buffer->device, &ops));
   tsr_device dev = c->buffer->device;
-  tsr__mat am = mat_of(a), bm = mat_of(b), cm = mat_of(c);
+  tsr__mat am = tsr__mat_of(a), bm = tsr__mat_of(b), cm = tsr__mat_of(c);
   /* The backends write C while they read A and B. The reference BLAS forbids the overlap;
      here, as in NumPy, an operand that may share memory with C (tsr_gemm(.., a, b, .., a),
      or views of one buffer) is read from a copy taken before C changes. */
@@ -299,15 +302,15 @@ static tsr_status gemm_entry(const char *fn, tsr_trans transa, tsr_trans transb,
   if (alpha != 0.0 && ka > 0 && m > 0 && n > 0) {
     tsr__mat t;
     if (tsr__arrays_may_overlap(a, c)) {
-      TSR_CALL_GOTO(st, done, mat_temp(fn, ops, dev, c->dtype, &am, true, &a_copy, &t));
+      TSR_CALL_GOTO(st, done, tsr__mat_temp(ops, dev, c->dtype, &am, true, &a_copy, &t));
       am = t;
     }
     if (tsr__arrays_may_overlap(b, c)) {
-      TSR_CALL_GOTO(st, done, mat_temp(fn, ops, dev, c->dtype, &bm, true, &b_copy, &t));
+      TSR_CALL_GOTO(st, done, tsr__mat_temp(ops, dev, c->dtype, &bm, true, &b_copy, &t));
       bm = t;
     }
   }
-  st = gemm_mats(fn, ops, dev, c->dtype, ta, tb, alpha, &am, &bm, beta, &cm, resolved);
+  st = tsr__gemm_mats(ops, dev, c->dtype, ta, tb, alpha, &am, &bm, beta, &cm, resolved);
 done:
   tsr_array_release(a_copy);
   tsr_array_release(b_copy);
@@ -318,21 +321,22 @@ done:
 
 /* Bytes spanned by a row-major rows x cols matrix with leading dimension ld (rows, cols >= 1);
    false on overflow. */
-static bool host_span(int64_t rows, int64_t cols, int64_t ld, int64_t es, int64_t *bytes) {
+static bool tsr__linalg_host_span(int64_t rows, int64_t cols, int64_t ld, int64_t es,
+                                  int64_t *bytes) {
   /* The compiler's checked arithmetic, inline: this runs three times per tsr_gemm_host call. */
   int64_t e;
   return !__builtin_mul_overflow(rows - 1, ld, &e) && !__builtin_add_overflow(e, cols, &e) &&
          !__builtin_mul_overflow(e, es, bytes);
 }
 
-static bool spans_meet(const void *x, int64_t xb, const void *y, int64_t yb) {
+static bool tsr__spans_meet(const void *x, int64_t xb, const void *y, int64_t yb) {
   const uintptr_t a = (uintptr_t)x, b = (uintptr_t)y;
   return a < b + (uintptr_t)yb && b < a + (uintptr_t)xb;
 }
 
 /* A contiguous (ld = cols) copy of the rows x cols matrix x (ld), or NULL. */
-static void *host_copy(const void *x, int64_t rows, int64_t cols, int64_t ld, int64_t es) {
-  /* rows * cols * es <= the span, which fits (host_span). */
+static void *tsr__host_copy(const void *x, int64_t rows, int64_t cols, int64_t ld, int64_t es) {
+  /* rows * cols * es <= the span, which fits (tsr__host_span). */
   char *t = malloc((size_t)(rows * cols * es));
   if (t)
     for (int64_t i = 0; i < rows; ++i)
@@ -344,45 +348,45 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
                          int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                          int64_t ldb, double beta, void *c, int64_t ldc) {
   TSR_API_ENTRY();
-  const char *fn = __func__;
   if (dtype != TSR_F32 && dtype != TSR_F64)
-    return tsr__set_error(TSR_ERR_DTYPE, fn, "dtype is %s; the GEMM needs f32 or f64",
+    return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype is %s; the GEMM needs f32 or f64",
                           tsr_dtype_name(dtype));
   if ((transa != TSR_NO_TRANS && transa != TSR_TRANS) ||
       (transb != TSR_NO_TRANS && transb != TSR_TRANS))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "transa is %d and transb is %d; each must be TSR_NO_TRANS (0) or "
                           "TSR_TRANS (1)",
                           (int)transa, (int)transb);
   if (m < 0 || n < 0 || k < 0)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "negative size: m = %lld, n = %lld, k = %lld", (long long)m, (long long)n,
                           (long long)k);
   const bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
   /* Stored shapes: A is (ta ? k x m : m x k), B is (tb ? n x k : k x n), row-major. */
   const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
-  if (lda < max1(ac) || ldb < max1(bc) || ldc < max1(n))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+  if (lda < tsr__max1(ac) || ldb < tsr__max1(bc) || ldc < tsr__max1(n))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "leading dimensions lda = %lld, ldb = %lld, ldc = %lld; they must be at "
                           "least %lld, %lld and %lld (the stored rows' lengths, and 1)",
-                          (long long)lda, (long long)ldb, (long long)ldc, (long long)max1(ac),
-                          (long long)max1(bc), (long long)max1(n));
+                          (long long)lda, (long long)ldb, (long long)ldc, (long long)tsr__max1(ac),
+                          (long long)tsr__max1(bc), (long long)tsr__max1(n));
   if (m == 0 || n == 0) return TSR_OK;
-  if (!c) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "c is NULL");
+  if (!c) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "c is NULL");
   const bool reads_ab = alpha != 0.0 && k > 0;
   if (reads_ab && (!a || !b))
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "a" : "b");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", !a ? "a" : "b");
   const int64_t es = dtype == TSR_F64 ? 8 : 4;
   int64_t abytes = 0, bbytes = 0, cbytes = 0;
-  if (!host_span(m, n, ldc, es, &cbytes) ||
-      (reads_ab && (!host_span(ar, ac, lda, es, &abytes) || !host_span(br, bc, ldb, es, &bbytes))))
-    return tsr__set_error(TSR_ERR_OVERFLOW, fn,
+  if (!tsr__linalg_host_span(m, n, ldc, es, &cbytes) ||
+      (reads_ab && (!tsr__linalg_host_span(ar, ac, lda, es, &abytes) ||
+                    !tsr__linalg_host_span(br, bc, ldb, es, &bbytes))))
+    return tsr__set_error(TSR_ERR_OVERFLOW, __func__,
                           "the matrices' extents overflow: m = %lld, n = %lld, k = %lld, lda = "
                           "%lld, ldb = %lld, ldc = %lld",
                           (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb,
                           (long long)ldc);
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, TSR_CPU, &ops));
+  TSR_CALL(tsr__backend_for(TSR_CPU, &ops));
   tsr__gemm_args g = {.dtype = dtype,
                       .trans_a = ta,
                       .trans_b = tb,
@@ -400,18 +404,18 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
                       .path = TSR_GEMM_NATIVE};
   /* As tsr_gemm: an operand sharing memory with C is read from a copy taken first. */
   void *a_copy = NULL, *b_copy = NULL;
-  if (reads_ab && spans_meet(a, abytes, c, cbytes)) {
-    if (!(a_copy = host_copy(a, ar, ac, lda, es)))
-      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "no memory for a copy of a (%lld bytes)",
-                            (long long)(ar * ac * es));
+  if (reads_ab && tsr__spans_meet(a, abytes, c, cbytes)) {
+    if (!(a_copy = tsr__host_copy(a, ar, ac, lda, es)))
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
+                            "no memory for a copy of a (%lld bytes)", (long long)(ar * ac * es));
     g.a = a_copy;
     g.lda = ac;
   }
-  if (reads_ab && spans_meet(b, bbytes, c, cbytes)) {
-    if (!(b_copy = host_copy(b, br, bc, ldb, es))) {
+  if (reads_ab && tsr__spans_meet(b, bbytes, c, cbytes)) {
+    if (!(b_copy = tsr__host_copy(b, br, bc, ldb, es))) {
       free(a_copy);
-      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "no memory for a copy of b (%lld bytes)",
-                            (long long)(br * bc * es));
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
+                            "no memory for a copy of b (%lld bytes)", (long long)(br * bc * es));
     }
     g.b = b_copy;
     g.ldb = bc;
@@ -427,13 +431,13 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
 tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                        const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path) {
   TSR_API_ENTRY();
-  return gemm_entry(__func__, transa, transb, alpha, a, b, beta, c, path);
+  return tsr__gemm_entry(transa, transb, alpha, a, b, beta, c, path);
 }
 
 tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                     const tsr_array *b, double beta, tsr_array *c) {
   TSR_API_ENTRY();
-  return gemm_entry(__func__, transa, transb, alpha, a, b, beta, c, TSR_GEMM_AUTO);
+  return tsr__gemm_entry(transa, transb, alpha, a, b, beta, c, TSR_GEMM_AUTO);
 }
 
 /*
@@ -459,7 +463,7 @@ typedef struct matmul_operand {
   int64_t shape[TSR_MAX_DIMS + 1], strides[TSR_MAX_DIMS + 1];
 } matmul_operand;
 
-static matmul_operand matmul_promote(const tsr_array *x, bool left) {
+static matmul_operand tsr__matmul_promote(const tsr_array *x, bool left) {
   matmul_operand o;
   if (x->ndim == 1) {
     o.ndim = 2;
@@ -476,23 +480,24 @@ static matmul_operand matmul_promote(const tsr_array *x, bool left) {
 }
 
 /* Step 1: the arguments (NULL, rank, dtypes, device). */
-static tsr_status matmul_check_args(const char *fn, const tsr_array *a, const tsr_array *b,
-                                    tsr_array **out) {
+static tsr_status tsr__matmul_check_args(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   if (!a || !b || !out)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", !a ? "a" : !b ? "b" : "out");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL",
+                          !a   ? "a"
+                          : !b ? "b"
+                               : "out");
   *out = NULL;
   if (a->ndim == 0 || b->ndim == 0)
-    return tsr__set_error(TSR_ERR_SHAPE, fn,
+    return tsr__set_error(TSR_ERR_SHAPE, __func__,
                           "operands must have at least 1 axis; a has %d, b has %d (use tsr_mul "
                           "for scalars)",
                           a->ndim, b->ndim);
-  return check_pair(fn, a, "a", b, "b");
+  return tsr__check_pair(a, "a", b, "b");
 }
 
 /* Step 2: the plan: inner dimensions, broadcast batch shape, result shape and strides. */
-static tsr_status matmul_make_plan(const char *fn, const tsr_array *a, const tsr_array *b,
-                                   matmul_plan *p) {
-  matmul_operand ao = matmul_promote(a, true), bo = matmul_promote(b, false);
+static tsr_status tsr__matmul_make_plan(const tsr_array *a, const tsr_array *b, matmul_plan *p) {
+  matmul_operand ao = tsr__matmul_promote(a, true), bo = tsr__matmul_promote(b, false);
   int an = ao.ndim, bn = bo.ndim;
   memset(p, 0, sizeof *p);
   p->m = ao.shape[an - 2];
@@ -500,18 +505,18 @@ static tsr_status matmul_make_plan(const char *fn, const tsr_array *a, const tsr
   p->n = bo.shape[bn - 1];
   if (p->k != bo.shape[bn - 2]) {
     char sa[96], sb[96];
-    return tsr__set_error(TSR_ERR_SHAPE, fn, "inner dimensions differ: a is %s, b is %s",
+    return tsr__set_error(TSR_ERR_SHAPE, __func__, "inner dimensions differ: a is %s, b is %s",
                           tsr__shape_str(a->ndim, a->shape, sa, sizeof sa),
                           tsr__shape_str(b->ndim, b->shape, sb, sizeof sb));
   }
-  TSR_CALL(tsr__broadcast_shapes(fn, an - 2, ao.shape, bn - 2, bo.shape, &p->nbatch, p->batch));
+  TSR_CALL(tsr__broadcast_shapes(an - 2, ao.shape, bn - 2, bo.shape, &p->nbatch, p->batch));
   /* Result shape: batch + (m, n), minus the promoted axes. */
   for (int i = 0; i < p->nbatch; i++)
     p->out_shape[p->out_ndim++] = p->batch[i];
   if (a->ndim != 1) p->out_shape[p->out_ndim++] = p->m;
   if (b->ndim != 1) {
     if (p->out_ndim == TSR_MAX_DIMS)
-      return tsr__set_error(TSR_ERR_SHAPE, fn, "result would have %d axes (at most %d)",
+      return tsr__set_error(TSR_ERR_SHAPE, __func__, "result would have %d axes (at most %d)",
                             p->out_ndim + 1, TSR_MAX_DIMS);
     p->out_shape[p->out_ndim++] = p->n;
   }
@@ -537,7 +542,7 @@ static tsr_status matmul_make_plan(const char *fn, const tsr_array *a, const tsr
 
 /* Whether a stack of A's against one B folds into a single (count*m, k) x (k, n) GEMM: B is
    shared by every batch index and the rows of all the A's are evenly spaced. */
-static bool matmul_foldable(const matmul_plan *p) {
+static bool tsr__matmul_foldable(const matmul_plan *p) {
   if (p->nbatch == 0 || p->count <= 1 || p->m == 0) return false;
   for (int i = 0; i < p->nbatch; i++)
     if (p->b_bs[i] != 0 && p->batch[i] != 1) return false;
@@ -551,16 +556,16 @@ static bool matmul_foldable(const matmul_plan *p) {
 }
 
 /* Step 3: the products, as one folded GEMM or one GEMM per batch index. */
-static tsr_status matmul_run(const char *fn, const struct tsr__backend_ops *ops, tsr_device dev,
-                             tsr_gemm_path path, const matmul_plan *p, const tsr_array *a,
-                             const tsr_array *b, tsr_array *c) {
+static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device dev,
+                                  tsr_gemm_path path, const matmul_plan *p, const tsr_array *a,
+                                  const tsr_array *b, tsr_array *c) {
   int64_t es = (int64_t)tsr__dtype_size(a->dtype);
   tsr__view av = tsr__view_of(a), bv = tsr__view_of(b), cv = tsr__view_of(c);
   tsr__mat bm = {(char *)bv.data, p->k, p->n, p->b_rs, p->b_cs};
-  if (matmul_foldable(p)) {
+  if (tsr__matmul_foldable(p)) {
     tsr__mat am = {(char *)av.data, p->count * p->m, p->k, p->a_rs, p->a_cs};
     tsr__mat cm = {(char *)cv.data, p->count * p->m, p->n, p->n, 1};
-    return gemm_mats(fn, ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
+    return tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
   }
   int64_t idx[TSR_MAX_DIMS] = {0};
   for (int64_t it = 0; it < p->count; it++) {
@@ -573,7 +578,7 @@ static tsr_status matmul_run(const char *fn, const struct tsr__backend_ops *ops,
     tsr__mat am = {(char *)av.data + ao * es, p->m, p->k, p->a_rs, p->a_cs};
     tsr__mat bmi = {(char *)bv.data + bo * es, p->k, p->n, p->b_rs, p->b_cs};
     tsr__mat cm = {(char *)cv.data + co * es, p->m, p->n, p->n, 1};
-    TSR_CALL(gemm_mats(fn, ops, dev, a->dtype, false, false, 1.0, &am, &bmi, 0.0, &cm, path));
+    TSR_CALL(tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bmi, 0.0, &cm, path));
     for (int i = p->nbatch - 1; i >= 0; i--) {
       if (++idx[i] < p->batch[i]) break;
       idx[i] = 0;
@@ -584,18 +589,17 @@ static tsr_status matmul_run(const char *fn, const struct tsr__backend_ops *ops,
 
 tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
-  const char *fn = __func__;
-  TSR_CALL(matmul_check_args(fn, a, b, out));
+  TSR_CALL(tsr__matmul_check_args(a, b, out));
   matmul_plan plan;
-  TSR_CALL(matmul_make_plan(fn, a, b, &plan));
+  TSR_CALL(tsr__matmul_make_plan(a, b, &plan));
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, dev, &ops));
+  TSR_CALL(tsr__backend_for(dev, &ops));
   tsr_gemm_path path = TSR_GEMM_NATIVE;
-  TSR_CALL(tsr__gemm_resolve_path(fn, TSR_GEMM_AUTO, &path));
+  TSR_CALL(tsr__gemm_resolve_path(TSR_GEMM_AUTO, &path));
   tsr_array *c = NULL;
-  TSR_CALL(tsr__array_alloc(fn, plan.out_ndim, plan.out_shape, a->dtype, dev, 0, &c));
-  tsr_status st = matmul_run(fn, ops, dev, path, &plan, a, b, c);
+  TSR_CALL(tsr__array_alloc(plan.out_ndim, plan.out_shape, a->dtype, dev, 0, &c));
+  tsr_status st = tsr__matmul_run(ops, dev, path, &plan, a, b, c);
   if (st != TSR_OK) {
     tsr_array_release(c);
     return st;

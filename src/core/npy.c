@@ -23,13 +23,13 @@
 /* Data starts on this boundary in the files we write (NumPy's ARRAY_ALIGN). */
 #define NPY_ALIGN 64
 
-static const char npy_fn[] = "tsr_npy_parse_header";
-
-#define NPY_FAIL(...) tsr__set_error(TSR_ERR_FORMAT, npy_fn, __VA_ARGS__)
+/* A format error; the message names the public function the user called (TSR_API_ENTRY). */
+#define NPY_FAIL(...) tsr__set_error(TSR_ERR_FORMAT, __func__, __VA_ARGS__)
 
 /* A printable excerpt of untrusted bytes for messages: at most `max` input bytes, non-ASCII
    and control bytes as \xNN, "..." when cut. */
-static const char *npy_excerpt(const char *p, const char *end, size_t max, char *buf, size_t cap) {
+static const char *tsr__npy_excerpt(const char *p, const char *end, size_t max, char *buf,
+                                    size_t cap) {
   size_t o = 0, n = (size_t)(end - p);
   int cut = n > max;
   if (cut) n = max;
@@ -49,7 +49,7 @@ static const char *npy_excerpt(const char *p, const char *end, size_t max, char 
   return buf;
 }
 
-static const char *npy_shape_text(int ndim, const int64_t *shape, char *buf, size_t cap) {
+static const char *tsr__npy_shape_text(int ndim, const int64_t *shape, char *buf, size_t cap) {
   size_t o = 0;
   buf[0] = '\0';
   o += (size_t)snprintf(buf, cap, "(");
@@ -67,33 +67,33 @@ typedef struct npy_parser {
   const char *end;
 } npy_parser;
 
-static size_t npy_pos(const npy_parser *ps) {
+static size_t tsr__npy_pos(const npy_parser *ps) {
   return (size_t)(ps->p - ps->begin);
 }
 
-static void npy_skip_ws(npy_parser *ps) {
+static void tsr__npy_skip_ws(npy_parser *ps) {
   while (ps->p < ps->end &&
          (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r' || *ps->p == '\f'))
     ps->p++;
 }
 
-static int npy_is_ident(char c) {
+static int tsr__npy_is_ident(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-static tsr_status npy_expected(const npy_parser *ps, const char *what) {
+static tsr_status tsr__npy_expected(const npy_parser *ps, const char *what) {
   char ex[96];
   if (ps->p >= ps->end)
     return NPY_FAIL("malformed header dictionary: expected %s at byte %zu, found the end of "
                     "the header",
-                    what, npy_pos(ps));
+                    what, tsr__npy_pos(ps));
   return NPY_FAIL("malformed header dictionary: expected %s at byte %zu, found '%s'", what,
-                  npy_pos(ps), npy_excerpt(ps->p, ps->end, 16, ex, sizeof ex));
+                  tsr__npy_pos(ps), tsr__npy_excerpt(ps->p, ps->end, 16, ex, sizeof ex));
 }
 
 /* A Python string literal in single or double quotes, without escapes or prefixes. */
-static tsr_status npy_string(npy_parser *ps, const char **s, size_t *n, const char *what) {
-  if (ps->p >= ps->end || (*ps->p != '\'' && *ps->p != '"')) return npy_expected(ps, what);
+static tsr_status tsr__npy_string(npy_parser *ps, const char **s, size_t *n, const char *what) {
+  if (ps->p >= ps->end || (*ps->p != '\'' && *ps->p != '"')) return tsr__npy_expected(ps, what);
   char quote = *ps->p;
   const char *start = ps->p + 1;
   const char *q = start;
@@ -102,33 +102,33 @@ static tsr_status npy_string(npy_parser *ps, const char **s, size_t *n, const ch
       char ex[96];
       return NPY_FAIL("malformed header dictionary: escape sequence in string at byte %zu "
                       "('%s'); NumPy never writes one in a header",
-                      (size_t)(q - ps->begin), npy_excerpt(ps->p, ps->end, 24, ex, sizeof ex));
+                      (size_t)(q - ps->begin), tsr__npy_excerpt(ps->p, ps->end, 24, ex, sizeof ex));
     }
     if (*q == '\n') break;
     q++;
   }
   if (q >= ps->end || *q != quote)
     return NPY_FAIL("malformed header dictionary: unterminated string starting at byte %zu",
-                    npy_pos(ps));
+                    tsr__npy_pos(ps));
   *s = start;
   *n = (size_t)(q - start);
   ps->p = q + 1;
   return TSR_OK;
 }
 
-static int npy_equals(const char *s, size_t n, const char *lit) {
+static int tsr__npy_equals(const char *s, size_t n, const char *lit) {
   return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
-static tsr_status npy_descr(npy_parser *ps, tsr_npy_header *h) {
+static tsr_status tsr__npy_descr(npy_parser *ps, tsr_npy_header *h) {
   char ex[96];
   if (ps->p < ps->end && *ps->p != '\'' && *ps->p != '"')
     return NPY_FAIL("unsupported dtype %s: only simple type strings ('<f4', '<f8', '<i4', "
                     "'<i8', either byte order) are supported, not structured dtypes",
-                    npy_excerpt(ps->p, ps->end, 32, ex, sizeof ex));
+                    tsr__npy_excerpt(ps->p, ps->end, 32, ex, sizeof ex));
   const char *s;
   size_t n;
-  TSR_CALL(npy_string(ps, &s, &n, "the descr string"));
+  TSR_CALL(tsr__npy_string(ps, &s, &n, "the descr string"));
   /* dtype.str: an optional byte-order character, the kind, the item size. */
   const char *t = s;
   size_t tn = n;
@@ -141,11 +141,11 @@ static tsr_status npy_descr(npy_parser *ps, tsr_npy_header *h) {
   int ok = tn == 2 && (t[0] == 'f' || t[0] == 'i') && (t[1] == '4' || t[1] == '8');
   if (!ok)
     return NPY_FAIL("unsupported dtype '%s' (supported: f4, f8, i4, i8 in either byte order)",
-                    npy_excerpt(s, s + n, 32, ex, sizeof ex));
+                    tsr__npy_excerpt(s, s + n, 32, ex, sizeof ex));
   if (order == '|')
     return NPY_FAIL("unsupported dtype '%s': byte order '|' (not applicable) is invalid for a "
                     "%c-byte type",
-                    npy_excerpt(s, s + n, 32, ex, sizeof ex), t[1]);
+                    tsr__npy_excerpt(s, s + n, 32, ex, sizeof ex), t[1]);
   if (t[0] == 'f')
     h->dtype = t[1] == '4' ? TSR_F32 : TSR_F64;
   else
@@ -154,37 +154,37 @@ static tsr_status npy_descr(npy_parser *ps, tsr_npy_header *h) {
   return TSR_OK;
 }
 
-static tsr_status npy_fortran_order(npy_parser *ps, tsr_npy_header *h) {
+static tsr_status tsr__npy_fortran_order(npy_parser *ps, tsr_npy_header *h) {
   const char *s = ps->p;
-  while (ps->p < ps->end && npy_is_ident(*ps->p))
+  while (ps->p < ps->end && tsr__npy_is_ident(*ps->p))
     ps->p++;
   size_t n = (size_t)(ps->p - s);
-  if (npy_equals(s, n, "True")) {
+  if (tsr__npy_equals(s, n, "True")) {
     h->fortran_order = 1;
-  } else if (npy_equals(s, n, "False")) {
+  } else if (tsr__npy_equals(s, n, "False")) {
     h->fortran_order = 0;
   } else {
     char ex[96];
     ps->p = s;
     return NPY_FAIL("malformed header dictionary: fortran_order must be True or False, found "
                     "'%s'",
-                    npy_excerpt(s, ps->end, 16, ex, sizeof ex));
+                    tsr__npy_excerpt(s, ps->end, 16, ex, sizeof ex));
   }
   return TSR_OK;
 }
 
 /* A non-negative Python int literal (decimal, no leading zeros, optional Python 2 'L'). */
-static tsr_status npy_dim(npy_parser *ps, int64_t *out) {
+static tsr_status tsr__npy_dim(npy_parser *ps, int64_t *out) {
   char ex[96];
   const char *s = ps->p;
   if (ps->p < ps->end && *ps->p == '-') {
     const char *q = ps->p + 1;
     while (q < ps->end && *q >= '0' && *q <= '9')
       q++;
-    return NPY_FAIL("negative dimension %s in shape", npy_excerpt(s, q, 24, ex, sizeof ex));
+    return NPY_FAIL("negative dimension %s in shape", tsr__npy_excerpt(s, q, 24, ex, sizeof ex));
   }
   if (ps->p >= ps->end || *ps->p < '0' || *ps->p > '9')
-    return npy_expected(ps, "a dimension (non-negative integer) in shape");
+    return tsr__npy_expected(ps, "a dimension (non-negative integer) in shape");
   int64_t v = 0;
   while (ps->p < ps->end && *ps->p >= '0' && *ps->p <= '9') {
     int d = *ps->p - '0';
@@ -193,49 +193,50 @@ static tsr_status npy_dim(npy_parser *ps, int64_t *out) {
       while (q < ps->end && *q >= '0' && *q <= '9')
         q++;
       return NPY_FAIL("dimension %s in shape does not fit in int64",
-                      npy_excerpt(s, q, 40, ex, sizeof ex));
+                      tsr__npy_excerpt(s, q, 40, ex, sizeof ex));
     }
     v = v * 10 + d;
     ps->p++;
   }
   if (ps->p - s > 1 && *s == '0')
     return NPY_FAIL("malformed header dictionary: dimension '%s' has a leading zero",
-                    npy_excerpt(s, ps->p, 24, ex, sizeof ex));
+                    tsr__npy_excerpt(s, ps->p, 24, ex, sizeof ex));
   if (ps->p < ps->end && (*ps->p == 'L' || *ps->p == 'l')) ps->p++;
-  if (ps->p < ps->end && npy_is_ident(*ps->p))
-    return npy_expected(ps, "',' or ')' after a dimension in shape");
+  if (ps->p < ps->end && tsr__npy_is_ident(*ps->p))
+    return tsr__npy_expected(ps, "',' or ')' after a dimension in shape");
   *out = v;
   return TSR_OK;
 }
 
 /* A Python tuple of ints: () for 0-d, (n,) for 1-d, (a, b) or (a, b,) for more. */
-static tsr_status npy_shape(npy_parser *ps, tsr_npy_header *h) {
-  if (ps->p >= ps->end || *ps->p != '(') return npy_expected(ps, "'(' starting the shape tuple");
+static tsr_status tsr__npy_shape(npy_parser *ps, tsr_npy_header *h) {
+  if (ps->p >= ps->end || *ps->p != '(')
+    return tsr__npy_expected(ps, "'(' starting the shape tuple");
   const char *open = ps->p;
   ps->p++;
-  npy_skip_ws(ps);
+  tsr__npy_skip_ws(ps);
   int ndim = 0;
   while (ps->p < ps->end && *ps->p != ')') {
     if (ndim == TSR_MAX_DIMS)
       return NPY_FAIL("shape has more than %d dimensions (TSR_MAX_DIMS)", TSR_MAX_DIMS);
-    TSR_CALL(npy_dim(ps, &h->shape[ndim]));
+    TSR_CALL(tsr__npy_dim(ps, &h->shape[ndim]));
     ndim++;
-    npy_skip_ws(ps);
+    tsr__npy_skip_ws(ps);
     if (ps->p < ps->end && *ps->p == ',') {
       ps->p++;
-      npy_skip_ws(ps);
+      tsr__npy_skip_ws(ps);
     } else if (ps->p < ps->end && *ps->p == ')') {
       if (ndim == 1) {
         char ex[96];
         return NPY_FAIL("malformed header dictionary: shape %s is a parenthesized integer, "
                         "not a tuple (a 1-d shape is written (n,))",
-                        npy_excerpt(open, ps->p + 1, 40, ex, sizeof ex));
+                        tsr__npy_excerpt(open, ps->p + 1, 40, ex, sizeof ex));
       }
     } else {
-      return npy_expected(ps, "',' or ')' in shape");
+      return tsr__npy_expected(ps, "',' or ')' in shape");
     }
   }
-  if (ps->p >= ps->end) return npy_expected(ps, "')' closing the shape tuple");
+  if (ps->p >= ps->end) return tsr__npy_expected(ps, "')' closing the shape tuple");
   ps->p++;
   h->ndim = ndim;
   return TSR_OK;
@@ -243,60 +244,61 @@ static tsr_status npy_shape(npy_parser *ps, tsr_npy_header *h) {
 
 enum { NPY_KEY_DESCR = 1, NPY_KEY_FORTRAN = 2, NPY_KEY_SHAPE = 4 };
 
-static tsr_status npy_dict(npy_parser *ps, tsr_npy_header *h) {
+static tsr_status tsr__npy_dict(npy_parser *ps, tsr_npy_header *h) {
   unsigned seen = 0;
-  npy_skip_ws(ps);
-  if (ps->p >= ps->end || *ps->p != '{') return npy_expected(ps, "'{' starting the dictionary");
+  tsr__npy_skip_ws(ps);
+  if (ps->p >= ps->end || *ps->p != '{')
+    return tsr__npy_expected(ps, "'{' starting the dictionary");
   ps->p++;
   for (;;) {
-    npy_skip_ws(ps);
+    tsr__npy_skip_ws(ps);
     if (ps->p < ps->end && *ps->p == '}') break;
     const char *key;
     size_t keylen;
-    size_t keypos = npy_pos(ps);
-    TSR_CALL(npy_string(ps, &key, &keylen, "a quoted key or '}'"));
+    size_t keypos = tsr__npy_pos(ps);
+    TSR_CALL(tsr__npy_string(ps, &key, &keylen, "a quoted key or '}'"));
     unsigned which;
-    if (npy_equals(key, keylen, "descr")) {
+    if (tsr__npy_equals(key, keylen, "descr")) {
       which = NPY_KEY_DESCR;
-    } else if (npy_equals(key, keylen, "fortran_order")) {
+    } else if (tsr__npy_equals(key, keylen, "fortran_order")) {
       which = NPY_KEY_FORTRAN;
-    } else if (npy_equals(key, keylen, "shape")) {
+    } else if (tsr__npy_equals(key, keylen, "shape")) {
       which = NPY_KEY_SHAPE;
     } else {
       char ex[96];
       return NPY_FAIL("malformed header dictionary: unknown key '%s' at byte %zu (expected "
                       "descr, fortran_order, shape)",
-                      npy_excerpt(key, key + keylen, 32, ex, sizeof ex), keypos);
+                      tsr__npy_excerpt(key, key + keylen, 32, ex, sizeof ex), keypos);
     }
     if (seen & which)
       return NPY_FAIL("malformed header dictionary: duplicate key '%.*s' at byte %zu", (int)keylen,
                       key, keypos);
     seen |= which;
-    npy_skip_ws(ps);
-    if (ps->p >= ps->end || *ps->p != ':') return npy_expected(ps, "':' after a key");
+    tsr__npy_skip_ws(ps);
+    if (ps->p >= ps->end || *ps->p != ':') return tsr__npy_expected(ps, "':' after a key");
     ps->p++;
-    npy_skip_ws(ps);
+    tsr__npy_skip_ws(ps);
     if (which == NPY_KEY_DESCR) {
-      TSR_CALL(npy_descr(ps, h));
+      TSR_CALL(tsr__npy_descr(ps, h));
     } else if (which == NPY_KEY_FORTRAN) {
-      TSR_CALL(npy_fortran_order(ps, h));
+      TSR_CALL(tsr__npy_fortran_order(ps, h));
     } else {
-      TSR_CALL(npy_shape(ps, h));
+      TSR_CALL(tsr__npy_shape(ps, h));
     }
-    npy_skip_ws(ps);
+    tsr__npy_skip_ws(ps);
     if (ps->p < ps->end && *ps->p == ',') {
       ps->p++;
       continue;
     }
     if (ps->p < ps->end && *ps->p == '}') break;
-    return npy_expected(ps, "',' or '}' after a value");
+    return tsr__npy_expected(ps, "',' or '}' after a value");
   }
   ps->p++; /* '}' */
-  npy_skip_ws(ps);
+  tsr__npy_skip_ws(ps);
   if (ps->p != ps->end) {
     char ex[96];
     return NPY_FAIL("malformed header: unexpected '%s' after the dictionary at byte %zu",
-                    npy_excerpt(ps->p, ps->end, 16, ex, sizeof ex), npy_pos(ps));
+                    tsr__npy_excerpt(ps->p, ps->end, 16, ex, sizeof ex), tsr__npy_pos(ps));
   }
   const char *missing = !(seen & NPY_KEY_DESCR)     ? "descr"
                         : !(seen & NPY_KEY_FORTRAN) ? "fortran_order"
@@ -309,8 +311,9 @@ static tsr_status npy_dict(npy_parser *ps, tsr_npy_header *h) {
 /* ------------------------------------------------------------------ public ------------- */
 
 tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *header) {
-  if (!header) return tsr__set_error(TSR_ERR_NULL_POINTER, npy_fn, "header is NULL");
-  if (!buf && len > 0) return tsr__set_error(TSR_ERR_NULL_POINTER, npy_fn, "buf is NULL");
+  TSR_API_ENTRY();
+  TSR_CHECK(header != NULL, TSR_ERR_NULL_POINTER, "header is NULL");
+  TSR_CHECK(buf != NULL || len == 0, TSR_ERR_NULL_POINTER, "buf is NULL");
   const unsigned char *b = (const unsigned char *)buf;
   char ex[96];
 
@@ -319,7 +322,7 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
   if (memcmp(b, NPY_MAGIC, m) != 0)
     return NPY_FAIL(
         "not a .npy file: the first bytes are '%s', expected the magic '\\x93NUMPY'",
-        npy_excerpt((const char *)b, (const char *)b + m, NPY_MAGIC_LEN, ex, sizeof ex));
+        tsr__npy_excerpt((const char *)b, (const char *)b + m, NPY_MAGIC_LEN, ex, sizeof ex));
   if (len < 10) return NPY_FAIL("truncated header: need at least 10 bytes, file has %zu", len);
   int major = b[6], minor = b[7];
   if (major < 1 || major > 3 || minor != 0)
@@ -344,7 +347,7 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
     h.shape[i] = 1;
   npy_parser ps = {(const char *)b + prefix, (const char *)b + prefix,
                    (const char *)b + prefix + hlen};
-  TSR_CALL(npy_dict(&ps, &h));
+  TSR_CALL(tsr__npy_dict(&ps, &h));
   for (int i = h.ndim; i < TSR_MAX_DIMS; i++)
     h.shape[i] = 1;
 
@@ -358,7 +361,7 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
     } else if (h.shape[i] > INT64_MAX / nonzero) {
       char sh[256];
       return NPY_FAIL("shape %s has too many elements: the product overflows int64",
-                      npy_shape_text(h.ndim, h.shape, sh, sizeof sh));
+                      tsr__npy_shape_text(h.ndim, h.shape, sh, sizeof sh));
     } else {
       nonzero *= h.shape[i];
     }
@@ -367,7 +370,7 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
   if (nonzero > INT64_MAX / itemsize || (uint64_t)(nonzero * itemsize) > (uint64_t)SIZE_MAX) {
     char sh[256];
     return NPY_FAIL("shape %s is too large: its byte count overflows",
-                    npy_shape_text(h.ndim, h.shape, sh, sizeof sh));
+                    tsr__npy_shape_text(h.ndim, h.shape, sh, sizeof sh));
   }
   h.size = has_zero ? 0 : nonzero;
   h.data_offset = prefix + hlen;
@@ -377,33 +380,34 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
 
 tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim, const int64_t *shape,
                                  char *buf, size_t cap, size_t *len) {
-  static const char fn[] = "tsr_npy_format_header";
-  if (!buf) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "buf is NULL");
-  if (!len) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "len is NULL");
-  if (!shape && ndim > 0) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "shape is NULL");
+  TSR_API_ENTRY();
+  TSR_CHECK(buf != NULL, TSR_ERR_NULL_POINTER, "buf is NULL");
+  TSR_CHECK(len != NULL, TSR_ERR_NULL_POINTER, "len is NULL");
+  TSR_CHECK(shape != NULL || ndim <= 0, TSR_ERR_NULL_POINTER, "shape is NULL");
   const char *descr;
   switch (dtype) {
   case TSR_F32: descr = "<f4"; break;
   case TSR_F64: descr = "<f8"; break;
   case TSR_I32: descr = "<i4"; break;
   case TSR_I64: descr = "<i8"; break;
-  default: return tsr__set_error(TSR_ERR_DTYPE, fn, "unknown dtype %d", (int)dtype);
+  default: return tsr__set_error(TSR_ERR_DTYPE, __func__, "unknown dtype %d", (int)dtype);
   }
   if (ndim < 0 || ndim > TSR_MAX_DIMS)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "ndim %d is outside 0..%d", ndim,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "ndim %d is outside 0..%d", ndim,
                           TSR_MAX_DIMS);
   for (int i = 0; i < ndim; i++)
     if (shape[i] < 0)
-      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "shape[%d] is negative (%" PRId64 ")", i,
-                            shape[i]);
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                            "shape[%d] is negative (%" PRId64 ")", i, shape[i]);
 
   /* NumPy's own layout, so that files diff cleanly against numpy.save output. */
   char dict[64 + TSR_MAX_DIMS * 24];
   char sh[TSR_MAX_DIMS * 24 + 8];
-  int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
-                   fortran_order ? "True" : "False", npy_shape_text(ndim, shape, sh, sizeof sh));
+  int n =
+      snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
+               fortran_order ? "True" : "False", tsr__npy_shape_text(ndim, shape, sh, sizeof sh));
   if (n < 0 || (size_t)n >= sizeof dict)
-    return tsr__set_error(TSR_ERR_INTERNAL, fn, "header dictionary does not fit");
+    return tsr__set_error(TSR_ERR_INTERNAL, __func__, "header dictionary does not fit");
 
   /* Pad with spaces and a final '\n' so that the data starts on a 64-byte boundary. */
   size_t prefix = 10;
@@ -413,7 +417,7 @@ tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim, c
     total = (prefix + (size_t)n + 1 + NPY_ALIGN - 1) / NPY_ALIGN * NPY_ALIGN;
   }
   if (cap < total)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "buffer of %zu bytes is too small: the header needs %zu", cap, total);
   size_t hlen = total - prefix;
   memcpy(buf, NPY_MAGIC, NPY_MAGIC_LEN);

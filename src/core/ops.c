@@ -18,36 +18,37 @@ static const char *const tsr__reduce_names[TSR_NUM_REDUCE_OPS] = {[TSR_SUM] = "s
 
 /* ---------------------------------------------------------------- binary -------------- */
 
-static tsr_status tsr__binary(const char *fn, tsr_binary_op op, const tsr_array *a,
-                              const tsr_array *b, tsr_array **out) {
-  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
+static tsr_status tsr__binary(tsr_binary_op op, const tsr_array *a, const tsr_array *b,
+                              tsr_array **out) {
+  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
   *out = NULL;
   if (a == NULL || b == NULL)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", a == NULL ? "a" : "b");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", a == NULL ? "a" : "b");
   if ((unsigned)op >= TSR_NUM_BINARY_OPS)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "unknown binary operator %d", (int)op);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "unknown binary operator %d",
+                          (int)op);
   tsr_device dev = a->buffer->device;
   char d1[32], d2[32];
   if (!tsr_device_equal(dev, b->buffer->device))
-    return tsr__set_error(TSR_ERR_DEVICE_MISMATCH, fn, "a is on %s, b is on %s",
+    return tsr__set_error(TSR_ERR_DEVICE_MISMATCH, __func__, "a is on %s, b is on %s",
                           tsr__device_str(dev, d1, sizeof d1),
                           tsr__device_str(b->buffer->device, d2, sizeof d2));
   if (a->dtype != b->dtype)
-    return tsr__set_error(TSR_ERR_DTYPE, fn, "dtypes differ: a is %s, b is %s",
+    return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtypes differ: a is %s, b is %s",
                           tsr_dtype_name(a->dtype), tsr_dtype_name(b->dtype));
   if (!tsr__dtype_is_float(a->dtype) && !tsr__binary_int_ok[op])
-    return tsr__set_error(TSR_ERR_DTYPE, fn, "operator %s needs a float dtype, got %s",
+    return tsr__set_error(TSR_ERR_DTYPE, __func__, "operator %s needs a float dtype, got %s",
                           tsr__binary_names[op], tsr_dtype_name(a->dtype));
   int n;
   int64_t shape[TSR_MAX_DIMS];
-  TSR_CALL(tsr__broadcast_shapes(fn, a->ndim, a->shape, b->ndim, b->shape, &n, shape));
+  TSR_CALL(tsr__broadcast_shapes(a->ndim, a->shape, b->ndim, b->shape, &n, shape));
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, dev, &ops));
+  TSR_CALL(tsr__backend_for(dev, &ops));
   if (ops->binary == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "operator %s is not supported on %s",
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "operator %s is not supported on %s",
                           tsr__binary_names[op], tsr__device_str(dev, d1, sizeof d1));
   tsr_array *c = NULL;
-  TSR_CALL(tsr__array_alloc(fn, n, shape, a->dtype, dev, 0, &c));
+  TSR_CALL(tsr__array_alloc(n, shape, a->dtype, dev, 0, &c));
   if (tsr__array_size(c) > 0) {
     tsr__view cv = tsr__view_of(c);
     tsr__view av = tsr__view_broadcast(a, n, shape), bv = tsr__view_broadcast(b, n, shape);
@@ -63,57 +64,57 @@ static tsr_status tsr__binary(const char *fn, tsr_binary_op op, const tsr_array 
 
 tsr_status tsr_binary(tsr_binary_op op, const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__binary(__func__, op, a, b, out);
+  return tsr__binary(op, a, b, out);
 }
 tsr_status tsr_add(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__binary(__func__, TSR_ADD, a, b, out);
+  return tsr__binary(TSR_ADD, a, b, out);
 }
 tsr_status tsr_sub(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__binary(__func__, TSR_SUB, a, b, out);
+  return tsr__binary(TSR_SUB, a, b, out);
 }
 tsr_status tsr_mul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__binary(__func__, TSR_MUL, a, b, out);
+  return tsr__binary(TSR_MUL, a, b, out);
 }
 tsr_status tsr_div(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__binary(__func__, TSR_DIV, a, b, out);
+  return tsr__binary(TSR_DIV, a, b, out);
 }
 tsr_status tsr_maximum(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__binary(__func__, TSR_MAXIMUM, a, b, out);
+  return tsr__binary(TSR_MAXIMUM, a, b, out);
 }
 tsr_status tsr_minimum(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__binary(__func__, TSR_MINIMUM, a, b, out);
+  return tsr__binary(TSR_MINIMUM, a, b, out);
 }
 tsr_status tsr_pow(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__binary(__func__, TSR_POW, a, b, out);
+  return tsr__binary(TSR_POW, a, b, out);
 }
 
 /* ---------------------------------------------------------------- unary --------------- */
 
-static tsr_status tsr__unary(const char *fn, tsr_unary_op op, const tsr_array *a, tsr_array **out) {
-  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
+static tsr_status tsr__unary(tsr_unary_op op, const tsr_array *a, tsr_array **out) {
+  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
   *out = NULL;
-  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "a is NULL");
+  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "a is NULL");
   if ((unsigned)op >= TSR_NUM_UNARY_OPS)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "unknown unary operator %d", (int)op);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "unknown unary operator %d", (int)op);
   if (!tsr__dtype_is_float(a->dtype) && !tsr__unary_int_ok[op])
-    return tsr__set_error(TSR_ERR_DTYPE, fn, "operator %s needs a float dtype, got %s",
+    return tsr__set_error(TSR_ERR_DTYPE, __func__, "operator %s needs a float dtype, got %s",
                           tsr__unary_names[op], tsr_dtype_name(a->dtype));
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, dev, &ops));
+  TSR_CALL(tsr__backend_for(dev, &ops));
   char d[32];
   if (ops->unary == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "operator %s is not supported on %s",
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "operator %s is not supported on %s",
                           tsr__unary_names[op], tsr__device_str(dev, d, sizeof d));
   tsr_array *c = NULL;
-  TSR_CALL(tsr__array_alloc(fn, a->ndim, a->shape, a->dtype, dev, 0, &c));
+  TSR_CALL(tsr__array_alloc(a->ndim, a->shape, a->dtype, dev, 0, &c));
   if (tsr__array_size(c) > 0) {
     tsr__view cv = tsr__view_of(c), av = tsr__view_of(a);
     tsr_status st = ops->unary(dev, op, &cv, &av);
@@ -128,63 +129,63 @@ static tsr_status tsr__unary(const char *fn, tsr_unary_op op, const tsr_array *a
 
 tsr_status tsr_unary(tsr_unary_op op, const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__unary(__func__, op, a, out);
+  return tsr__unary(op, a, out);
 }
 tsr_status tsr_neg(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__unary(__func__, TSR_NEG, a, out);
+  return tsr__unary(TSR_NEG, a, out);
 }
 tsr_status tsr_abs(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__unary(__func__, TSR_ABS, a, out);
+  return tsr__unary(TSR_ABS, a, out);
 }
 tsr_status tsr_exp(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__unary(__func__, TSR_EXP, a, out);
+  return tsr__unary(TSR_EXP, a, out);
 }
 tsr_status tsr_log(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__unary(__func__, TSR_LOG, a, out);
+  return tsr__unary(TSR_LOG, a, out);
 }
 tsr_status tsr_sqrt(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__unary(__func__, TSR_SQRT, a, out);
+  return tsr__unary(TSR_SQRT, a, out);
 }
 tsr_status tsr_tanh(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__unary(__func__, TSR_TANH, a, out);
+  return tsr__unary(TSR_TANH, a, out);
 }
 tsr_status tsr_sigmoid(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__unary(__func__, TSR_SIGMOID, a, out);
+  return tsr__unary(TSR_SIGMOID, a, out);
 }
 tsr_status tsr_relu(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__unary(__func__, TSR_RELU, a, out);
+  return tsr__unary(TSR_RELU, a, out);
 }
 
 /* ---------------------------------------------------------------- reductions ---------- */
 
-static tsr_status tsr__reduce(const char *fn, tsr_reduce_op op, const tsr_array *a, int axis,
-                              int keepdims, tsr_array **out) {
-  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
+static tsr_status tsr__reduce(tsr_reduce_op op, const tsr_array *a, int axis, int keepdims,
+                              tsr_array **out) {
+  if (out == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
   *out = NULL;
-  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "a is NULL");
+  if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "a is NULL");
   if ((unsigned)op >= TSR_NUM_REDUCE_OPS)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "unknown reduction %d", (int)op);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "unknown reduction %d", (int)op);
   int nd = a->ndim;
   bool all = axis == TSR_AXIS_ALL;
   int ax = all ? 0 : (axis < 0 ? axis + nd : axis);
   if (!all && (ax < 0 || ax >= nd))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "axis %d is out of range for a %d-D array",
-                          axis, nd);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                          "axis %d is out of range for a %d-D array", axis, nd);
   int64_t size = tsr__array_size(a);
   int64_t len = all ? size : a->shape[ax];
   char s[128];
   if (len == 0 && (op == TSR_MAX || op == TSR_MIN || op == TSR_ARGMAX))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "zero-size array has no %s (shape %s)",
-                          op == TSR_MIN ? "minimum" : "maximum",
-                          tsr__shape_str(nd, a->shape, s, sizeof s));
+    return tsr__set_error(
+        TSR_ERR_INVALID_ARGUMENT, __func__, "zero-size array has no %s (shape %s)",
+        op == TSR_MIN ? "minimum" : "maximum", tsr__shape_str(nd, a->shape, s, sizeof s));
   tsr_dtype rtype = a->dtype;
   if (op == TSR_MEAN && !tsr__dtype_is_float(a->dtype)) rtype = TSR_F64;
   if (op == TSR_ARGMAX) rtype = TSR_I64;
@@ -202,13 +203,13 @@ static tsr_status tsr__reduce(const char *fn, tsr_reduce_op op, const tsr_array 
 
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(fn, dev, &ops));
+  TSR_CALL(tsr__backend_for(dev, &ops));
   char d[32];
   if (ops->reduce == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn, "reduction %s is not supported on %s",
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "reduction %s is not supported on %s",
                           tsr__reduce_names[op], tsr__device_str(dev, d, sizeof d));
   tsr_array *r = NULL;
-  TSR_CALL(tsr__array_alloc(fn, rn, rshape, rtype, dev, 0, &r));
+  TSR_CALL(tsr__array_alloc(rn, rshape, rtype, dev, 0, &r));
   if (tsr__array_size(r) == 0) {
     *out = r;
     return TSR_OK;
@@ -227,7 +228,7 @@ static tsr_status tsr__reduce(const char *fn, tsr_reduce_op op, const tsr_array 
   tsr_status st = TSR_OK;
   tsr_array *src = NULL;
   if (all) {
-    st = tsr__array_contiguous(fn, a, &src);
+    st = tsr__array_contiguous(a, &src);
     if (st != TSR_OK) {
       tsr_array_release(r);
       return st;
@@ -259,25 +260,25 @@ static tsr_status tsr__reduce(const char *fn, tsr_reduce_op op, const tsr_array 
 tsr_status tsr_reduce(tsr_reduce_op op, const tsr_array *a, int axis, int keepdims,
                       tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__reduce(__func__, op, a, axis, keepdims, out);
+  return tsr__reduce(op, a, axis, keepdims, out);
 }
 tsr_status tsr_sum(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__reduce(__func__, TSR_SUM, a, axis, keepdims, out);
+  return tsr__reduce(TSR_SUM, a, axis, keepdims, out);
 }
 tsr_status tsr_mean(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__reduce(__func__, TSR_MEAN, a, axis, keepdims, out);
+  return tsr__reduce(TSR_MEAN, a, axis, keepdims, out);
 }
 tsr_status tsr_max(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__reduce(__func__, TSR_MAX, a, axis, keepdims, out);
+  return tsr__reduce(TSR_MAX, a, axis, keepdims, out);
 }
 tsr_status tsr_min(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__reduce(__func__, TSR_MIN, a, axis, keepdims, out);
+  return tsr__reduce(TSR_MIN, a, axis, keepdims, out);
 }
 tsr_status tsr_argmax(const tsr_array *a, int axis, int keepdims, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__reduce(__func__, TSR_ARGMAX, a, axis, keepdims, out);
+  return tsr__reduce(TSR_ARGMAX, a, axis, keepdims, out);
 }

@@ -15,13 +15,13 @@
 
 /* tsr__philox_box_muller split in two: the radius and angle, computed once for the pair of
    elements (cos and sin) that share them, with the same operations in the same order. */
-static inline void rng_polar(double u1, double u2, double *r, double *theta) {
+static inline void tsr__rng_polar(double u1, double u2, double *r, double *theta) {
   *r = sqrt(TSR__DMUL(-2.0, log(u1)));
   *theta = TSR__DMUL(6.283185307179586476925286766559, u2);
 }
 
-static void rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset, tsr__rng_dist dist,
-                         double p0, double p1) {
+static void tsr__rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset,
+                              tsr__rng_dist dist, double p0, double p1) {
   /* Element i (0 <= i < n) has index offset+i, block (offset+i)/4 (modulo 2^62, which is
      what (index >> 2) gives when offset+i wraps), lane (offset+i)%4. */
   const int64_t head = (int64_t)(offset & 3u);
@@ -48,7 +48,7 @@ static void rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset, 
         double u1 = (double)((w[pair] >> 8) + 1u) * 0x1.0p-24;
         double u2 = (double)(w[pair + 1] >> 8) * 0x1.0p-24;
         double r, theta;
-        rng_polar(u1, u2, &r, &theta);
+        tsr__rng_polar(u1, u2, &r, &theta);
         if (base + pair >= 0)
           dst[base + pair] = (float)TSR__DADD(p0, TSR__DMUL(p1, TSR__DMUL(r, cos(theta))));
         if (base + pair + 1 < n)
@@ -58,8 +58,8 @@ static void rng_fill_f32(float *dst, int64_t n, uint64_t seed, uint64_t offset, 
   }
 }
 
-static void rng_fill_f64(double *dst, int64_t n, uint64_t seed, uint64_t offset, tsr__rng_dist dist,
-                         double p0, double p1) {
+static void tsr__rng_fill_f64(double *dst, int64_t n, uint64_t seed, uint64_t offset,
+                              tsr__rng_dist dist, double p0, double p1) {
   const int64_t head = (int64_t)(offset & 1u);
   const int64_t nblocks = (head + n + 1) / 2;
   const uint64_t first = offset >> 1;
@@ -82,7 +82,7 @@ static void rng_fill_f64(double *dst, int64_t n, uint64_t seed, uint64_t offset,
       double u1 = TSR__DADD(tsr__philox_u53(w[0], w[1]), 0x1.0p-53);
       double u2 = tsr__philox_u53(w[2], w[3]);
       double r, theta;
-      rng_polar(u1, u2, &r, &theta);
+      tsr__rng_polar(u1, u2, &r, &theta);
       if (base >= 0) dst[base] = TSR__DADD(p0, TSR__DMUL(p1, TSR__DMUL(r, cos(theta))));
       if (base + 1 < n) dst[base + 1] = TSR__DADD(p0, TSR__DMUL(p1, TSR__DMUL(r, sin(theta))));
     }
@@ -93,8 +93,8 @@ void tsr__rng_fill_host(void *dst, tsr_dtype dtype, int64_t n, uint64_t seed, ui
                         tsr__rng_dist dist, double p0, double p1) {
   if (!dst || n <= 0) return;
   if (dtype == TSR_F32) {
-    rng_fill_f32((float *)dst, n, seed, offset, dist, p0, p1);
+    tsr__rng_fill_f32((float *)dst, n, seed, offset, dist, p0, p1);
   } else if (dtype == TSR_F64) {
-    rng_fill_f64((double *)dst, n, seed, offset, dist, p0, p1);
+    tsr__rng_fill_f64((double *)dst, n, seed, offset, dist, p0, p1);
   }
 }

@@ -47,18 +47,17 @@ const char *tsr__shape_str(int ndim, const int64_t *shape, char *buf, size_t siz
   return buf;
 }
 
-tsr_status tsr__shape_check(const char *fn, int ndim, const int64_t *shape, tsr_dtype dtype,
-                            int64_t *size) {
+tsr_status tsr__shape_check(int ndim, const int64_t *shape, tsr_dtype dtype, int64_t *size) {
   if (ndim < 0 || ndim > TSR_MAX_DIMS)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "ndim %d %s", ndim,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "ndim %d %s", ndim,
                           ndim < 0 ? "is negative" : "exceeds TSR_MAX_DIMS (8)");
   if (ndim > 0 && shape == NULL)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "shape is NULL with ndim %d", ndim);
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "shape is NULL with ndim %d", ndim);
   size_t esize = tsr__dtype_size(dtype);
-  if (esize == 0) return tsr__set_error(TSR_ERR_DTYPE, fn, "unknown dtype %d", (int)dtype);
+  if (esize == 0) return tsr__set_error(TSR_ERR_DTYPE, __func__, "unknown dtype %d", (int)dtype);
   for (int i = 0; i < ndim; ++i)
     if (shape[i] < 0)
-      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "shape[%d] is %lld", i,
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "shape[%d] is %lld", i,
                             (long long)shape[i]);
   /* The product over the non-zero sizes must fit even when some size is 0: contiguous
      strides are built from it. */
@@ -68,14 +67,14 @@ tsr_status tsr__shape_check(const char *fn, int ndim, const int64_t *shape, tsr_
     if (shape[i] == 0) empty = true;
     if (!tsr__mul_overflow_i64(span, shape[i] ? shape[i] : 1, &span)) {
       char buf[256];
-      return tsr__set_error(TSR_ERR_OVERFLOW, fn, "element count of shape %s overflows int64",
+      return tsr__set_error(TSR_ERR_OVERFLOW, __func__, "element count of shape %s overflows int64",
                             tsr__shape_str(ndim, shape, buf, sizeof buf));
     }
   }
   int64_t bytes;
   if (!tsr__mul_overflow_i64(span, (int64_t)esize, &bytes) || (uint64_t)bytes > SIZE_MAX) {
     char buf[256];
-    return tsr__set_error(TSR_ERR_OVERFLOW, fn, "byte count of shape %s (%s) overflows",
+    return tsr__set_error(TSR_ERR_OVERFLOW, __func__, "byte count of shape %s (%s) overflows",
                           tsr__shape_str(ndim, shape, buf, sizeof buf), tsr_dtype_name(dtype));
   }
   if (size) *size = empty ? 0 : span;
@@ -92,8 +91,8 @@ void tsr__contiguous_strides(int ndim, const int64_t *shape, int64_t *strides) {
     strides[i] = 0;
 }
 
-tsr_status tsr__broadcast_shapes(const char *fn, int na, const int64_t *sa, int nb,
-                                 const int64_t *sb, int *nout, int64_t *out_shape) {
+tsr_status tsr__broadcast_shapes(int na, const int64_t *sa, int nb, const int64_t *sb, int *nout,
+                                 int64_t *out_shape) {
   int n = na > nb ? na : nb;
   int64_t res[TSR_MAX_DIMS];
   for (int i = 0; i < n; ++i) {
@@ -106,7 +105,7 @@ tsr_status tsr__broadcast_shapes(const char *fn, int na, const int64_t *sa, int 
       res[i] = db;
     } else {
       char ba[256], bb[256];
-      return tsr__set_error(TSR_ERR_SHAPE, fn, "shapes %s and %s cannot be broadcast",
+      return tsr__set_error(TSR_ERR_SHAPE, __func__, "shapes %s and %s cannot be broadcast",
                             tsr__shape_str(na, sa, ba, sizeof ba),
                             tsr__shape_str(nb, sb, bb, sizeof bb));
     }
@@ -115,19 +114,4 @@ tsr_status tsr__broadcast_shapes(const char *fn, int na, const int64_t *sa, int 
     out_shape[i] = res[i];
   *nout = n;
   return TSR_OK;
-}
-
-tsr__view tsr__view_broadcast(const tsr_array *a, int nout, const int64_t *out_shape) {
-  tsr__view v = tsr__view_of(a);
-  v.ndim = nout;
-  for (int i = 0; i < TSR_MAX_DIMS; ++i) {
-    v.shape[i] = 1;
-    v.strides[i] = 0;
-  }
-  for (int i = 0; i < nout; ++i) {
-    int j = i - (nout - a->ndim);
-    v.shape[i] = out_shape[i];
-    v.strides[i] = (j < 0 || (a->shape[j] == 1 && out_shape[i] != 1)) ? 0 : a->strides[j];
-  }
-  return v;
 }

@@ -60,7 +60,7 @@ void tsr__api_resume(const char *saved) {
   tsr__api_context = saved;
 }
 
-static tsr_status set_error_v(tsr_status code, const char *fn, const char *fmt, va_list ap) {
+static tsr_status tsr__set_error_v(tsr_status code, const char *fn, const char *fmt, va_list ap) {
   if (tsr__api_context != NULL) fn = tsr__api_context;
   /* Formatted into a copy first: the arguments may point into the current message (a
      backend's reason restated through tsr__last_error_detail). */
@@ -76,7 +76,7 @@ static tsr_status set_error_v(tsr_status code, const char *fn, const char *fmt, 
 tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  code = set_error_v(code, fn, fmt, ap);
+  code = tsr__set_error_v(code, fn, fmt, ap);
   va_end(ap);
   return code;
 }
@@ -85,7 +85,7 @@ tsr_status tsr_set_error(tsr_status code, const char *function, const char *fmt,
   if (fmt == NULL) fmt = "";
   va_list ap;
   va_start(ap, fmt);
-  code = set_error_v(code, function, fmt, ap);
+  code = tsr__set_error_v(code, function, fmt, ap);
   va_end(ap);
   return code;
 }

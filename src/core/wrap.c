@@ -11,7 +11,7 @@ tsr_status tsr_from_host_view(int ndim, const int64_t *shape, const int64_t *str
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
   int64_t size;
-  TSR_CALL(tsr__shape_check(__func__, ndim, shape, dtype, &size));
+  TSR_CALL(tsr__shape_check(ndim, shape, dtype, &size));
   size_t esize = tsr__dtype_size(dtype);
   TSR_CHECK(data != NULL || size == 0, TSR_ERR_NULL_POINTER,
             "data is NULL for an array of %lld elements", (long long)size);

@@ -532,7 +532,7 @@ static tsr_status tsr__gpu_gemm_launch(tsr_device dev, cudaStream_t s, const tsr
   /* Queued behind the kernels on the stream: a later user of the block runs after them. */
   if (p.work) tsr__gpu_scratch_free(dev, p.work, work_bytes);
   if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "GEMM kernel launch");
-  return tsr__gpu_after_launch(__func__, s);
+  return tsr__gpu_after_launch(s);
 }
 
 template <class KL, class KS>

@@ -29,11 +29,11 @@ tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call);
 
 /* After kernel launches on `stream`: the launch errors (bad configuration, no kernel image for
    this GPU...), then, in the debug mode, the kernels' own errors. */
-tsr_status tsr__gpu_after_launch(const char *fn, cudaStream_t stream);
+tsr_status tsr__gpu_after_launch(cudaStream_t stream);
 #define TSR_GPU_CHECK_LAUNCH(stream)                                                               \
   do {                                                                                             \
     TSR_GPU_CALL(cudaGetLastError());                                                              \
-    TSR_CALL(tsr__gpu_after_launch(__func__, stream));                                             \
+    TSR_CALL(tsr__gpu_after_launch(stream));                                                       \
   } while (0)
 
 /* ---------------------------------------------------------------- runtime ------------- */

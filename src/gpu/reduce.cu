@@ -406,7 +406,7 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
   /* Queued behind the kernels on the stream: a later user of the block runs after them. */
   tsr__gpu_scratch_free(dev, scratch, bytes);
   if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "reduction kernel launch");
-  return tsr__gpu_after_launch(__func__, s);
+  return tsr__gpu_after_launch(s);
 }
 
 template <typename T>

@@ -108,10 +108,10 @@ static bool tsr__gpu_sync_debug(void) {
   return tsr__gpu_debug_on;
 }
 
-tsr_status tsr__gpu_after_launch(const char *fn, cudaStream_t stream) {
+tsr_status tsr__gpu_after_launch(cudaStream_t stream) {
   if (!tsr__gpu_sync_debug()) return TSR_OK;
   cudaError_t err = cudaStreamSynchronize(stream);
-  if (err != cudaSuccess) return tsr__gpu_error(err, fn, "a kernel (TSR_GPU_SYNC_DEBUG)");
+  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "a kernel (TSR_GPU_SYNC_DEBUG)");
   return TSR_OK;
 }
 
@@ -240,18 +240,18 @@ static bool tsr__gpu_alloc_exact(void) {
 
 /* The exact-size mode: one cudaMalloc of the bytes asked for (the caller has made `dev`
    current). */
-static tsr_status tsr__gpu_exact_alloc(const char *fn, tsr_device dev, size_t bytes, void **ptr) {
+static tsr_status tsr__gpu_exact_alloc(tsr_device dev, size_t bytes, void **ptr) {
   void *p = NULL;
   cudaError_t err = cudaMalloc(&p, bytes ? bytes : 1);
   if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
-    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
                           "cudaMalloc of %zu bytes on %s:%d failed: %s (device memory %zu "
                           "bytes; TSR_GPU_ALLOC_CACHE=0: nothing is cached)",
                           bytes, TSR__GPU_NAME, dev.index, cudaGetErrorString(err),
                           tsr__gpu_devices[dev.index].prop.totalGlobalMem);
   }
-  if (err != cudaSuccess) return tsr__gpu_error(err, fn, "cudaMalloc");
+  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaMalloc");
   *ptr = p;
   return TSR_OK;
 }
@@ -299,11 +299,11 @@ static size_t tsr__gpu_reuse_floor(size_t have) {
 }
 
 /* The caller has made `dev` current. */
-static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t bytes, void **ptr) {
-  if (tsr__gpu_alloc_exact()) return tsr__gpu_exact_alloc(fn, dev, bytes, ptr);
+static tsr_status tsr__gpu_cached_alloc(tsr_device dev, size_t bytes, void **ptr) {
+  if (tsr__gpu_alloc_exact()) return tsr__gpu_exact_alloc(dev, bytes, ptr);
   size_t size = tsr__gpu_size_class(bytes);
   if (size == 0)
-    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "%zu bytes cannot be allocated on %s:%d",
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%zu bytes cannot be allocated on %s:%d",
                           bytes, TSR__GPU_NAME, dev.index);
   tsr__gpu_device_state *d = &tsr__gpu_devices[dev.index];
   pthread_mutex_lock(&d->lock);
@@ -341,13 +341,13 @@ static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t b
   }
   if (err == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();
-    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn,
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
                           "cudaMalloc of %zu bytes on %s:%d failed: %s (device memory %zu "
                           "bytes; %zu cached bytes were released before the retry)",
                           size, TSR__GPU_NAME, dev.index, cudaGetErrorString(err),
                           d->prop.totalGlobalMem, released);
   }
-  if (err != cudaSuccess) return tsr__gpu_error(err, fn, "cudaMalloc");
+  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaMalloc");
   *ptr = p;
   return TSR_OK;
 }
@@ -355,7 +355,7 @@ static tsr_status tsr__gpu_cached_alloc(const char *fn, tsr_device dev, size_t b
 /* cudaFree on device `index` from any current device, restoring the caller's (cudaFree waits
    for the device, so queued kernels finish with the memory first). Errors are dropped: this
    runs on release paths that cannot fail. */
-static void free_on_device(int index, void *ptr) {
+static void tsr__free_on_device(int index, void *ptr) {
   int current = -1;
   bool switched = cudaGetDevice(&current) == cudaSuccess && current != index &&
                   cudaSetDevice(index) == cudaSuccess;
@@ -366,7 +366,7 @@ static void free_on_device(int index, void *ptr) {
 
 static void tsr__gpu_cached_free(tsr_device dev, void *ptr, size_t bytes) {
   if (tsr__gpu_alloc_exact()) {
-    free_on_device(dev.index, ptr);
+    tsr__free_on_device(dev.index, ptr);
     return;
   }
   size_t size = tsr__gpu_size_class(bytes);
@@ -396,7 +396,7 @@ static void tsr__gpu_cached_free(tsr_device dev, void *ptr, size_t bytes) {
   free(b);
   /* Over the cap, or no host memory for the bookkeeping: give the block back (cudaFree waits
      for the device, so queued kernels finish with it first). */
-  free_on_device(dev.index, ptr);
+  tsr__free_on_device(dev.index, ptr);
 }
 
 tsr_status tsr__gpu_alloc(tsr_device dev, size_t bytes, unsigned flags, void **ptr,
@@ -419,14 +419,14 @@ tsr_status tsr__gpu_alloc(tsr_device dev, size_t bytes, unsigned flags, void **p
     *granted_flags = TSR_ALLOC_MANAGED;
     return TSR_OK;
   }
-  return tsr__gpu_cached_alloc(__func__, dev, bytes, ptr);
+  return tsr__gpu_cached_alloc(dev, bytes, ptr);
 }
 
 void tsr__gpu_free(tsr_device dev, void *ptr, size_t bytes, unsigned flags) {
   if (!ptr || dev.index < 0 || dev.index >= tsr__gpu_count) return;
   if (flags & TSR_ALLOC_MANAGED) {
     /* cudaFree waits for the device, so no queued kernel still uses the memory. */
-    free_on_device(dev.index, ptr);
+    tsr__free_on_device(dev.index, ptr);
     return;
   }
   tsr__gpu_cached_free(dev, ptr, bytes);
@@ -434,7 +434,7 @@ void tsr__gpu_free(tsr_device dev, void *ptr, size_t bytes, unsigned flags) {
 
 /* Called inside an operation that has made `dev` current (tsr__gpu_begin). */
 tsr_status tsr__gpu_scratch_alloc(tsr_device dev, size_t bytes, void **ptr) {
-  return tsr__gpu_cached_alloc(__func__, dev, bytes, ptr);
+  return tsr__gpu_cached_alloc(dev, bytes, ptr);
 }
 
 void tsr__gpu_scratch_free(tsr_device dev, void *ptr, size_t bytes) {
@@ -452,8 +452,8 @@ tsr_status tsr__gpu_trim(tsr_device dev) {
 
 /* cudaMemcpyDefault: the runtime tells device, managed and host pointers apart (UVA). The
    host-side copies wait for the stream, so the caller may reuse or free its buffer. */
-static tsr_status gpu_memcpy_wait(tsr_device dev, void *dst, const void *src, size_t bytes,
-                                  bool to_device) {
+static tsr_status tsr__gpu_memcpy_wait(tsr_device dev, void *dst, const void *src, size_t bytes,
+                                       bool to_device) {
   if (bytes == 0) return TSR_OK;
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
@@ -466,11 +466,11 @@ static tsr_status gpu_memcpy_wait(tsr_device dev, void *dst, const void *src, si
 }
 
 tsr_status tsr__gpu_memcpy_h2d(tsr_device dev, void *dst, const void *src, size_t bytes) {
-  return gpu_memcpy_wait(dev, dst, src, bytes, true);
+  return tsr__gpu_memcpy_wait(dev, dst, src, bytes, true);
 }
 
 tsr_status tsr__gpu_memcpy_d2h(tsr_device dev, void *dst, const void *src, size_t bytes) {
-  return gpu_memcpy_wait(dev, dst, src, bytes, false);
+  return tsr__gpu_memcpy_wait(dev, dst, src, bytes, false);
 }
 
 tsr_status tsr__gpu_memcpy_d2d(tsr_device dev, void *dst, const void *src, size_t bytes) {

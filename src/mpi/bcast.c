@@ -40,12 +40,12 @@
 #define BCAST_SEG_MAX (1024 * 1024)
 #define BCAST_TAG_MAX 32767
 
-static double log2i(int s) {
+static double tsr__log2i(int s) {
   return log2((double)(s > 1 ? s : 1));
 }
 
 /* alpha beta in bytes: TSR_BCAST_ALPHA_BETA when a positive number, else the default. */
-static double alpha_beta(void) {
+static double tsr__alpha_beta(void) {
   return tsr__env_number(TSR__ENV_BCAST_ALPHA_BETA); /* default BCAST_ALPHA_BETA */
 }
 
@@ -53,7 +53,7 @@ int64_t tsr__bcast_segment_bytes(int64_t bytes, int size) {
   /* One hop (or none) forwards nothing: one message, as MPI_Ibcast sends. */
   if (size <= 2) return bytes > BCAST_SEG_MIN ? (bytes + 4095) / 4096 * 4096 : BCAST_SEG_MIN;
   double stages = size > 3 ? (double)(size - 2) : 1.0;
-  double s = sqrt((double)(bytes > 0 ? bytes : 1) * alpha_beta() / stages);
+  double s = sqrt((double)(bytes > 0 ? bytes : 1) * tsr__alpha_beta() / stages);
   if (s < BCAST_SEG_MIN) s = BCAST_SEG_MIN;
   if (s > BCAST_SEG_MAX) s = BCAST_SEG_MAX;
   return (int64_t)s / 4096 * 4096;
@@ -62,60 +62,60 @@ int64_t tsr__bcast_segment_bytes(int64_t bytes, int size) {
 tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes) {
   if (size <= 2 || bytes < BCAST_MPI_BELOW) return TSR_DIST_BCAST_MPI;
   if (segment_bytes <= 0) segment_bytes = tsr__bcast_segment_bytes(bytes, size);
-  double stages = (double)size - 2.0 - log2i(size);
-  return (double)bytes >= stages * ((double)segment_bytes + alpha_beta()) ? TSR_DIST_BCAST_RING
-                                                                          : TSR_DIST_BCAST_TREE;
+  double stages = (double)size - 2.0 - tsr__log2i(size);
+  return (double)bytes >= stages * ((double)segment_bytes + tsr__alpha_beta())
+             ? TSR_DIST_BCAST_RING
+             : TSR_DIST_BCAST_TREE;
 }
 
 /* Elements of segment i. */
-static int seg_count(const tsr__bcast *op, int64_t i) {
+static int tsr__seg_count(const tsr__bcast *op, int64_t i) {
   int64_t left = op->count - i * op->seg;
   return (int)(left < op->seg ? left : op->seg);
 }
 
-static char *seg_ptr(const tsr__bcast *op, int64_t i) {
+static char *tsr__seg_ptr(const tsr__bcast *op, int64_t i) {
   return op->buf + (size_t)(i * op->seg) * op->es;
 }
 
-static tsr_status fail(tsr__bcast *op, int rc, const char *what) {
-  tsr_status st = tsr__mpi_error(op->fn, TSR_ERR_MPI, rc, what);
+static tsr_status tsr__fail(tsr__bcast *op, int rc, const char *what) {
+  tsr_status st = tsr__mpi_error(__func__, TSR_ERR_MPI, rc, what);
   if (op->status == TSR_OK) op->status = st;
   return st;
 }
 
-tsr_status tsr__bcast_start(const char *fn, tsr__bcast *op, void *buf, int64_t count,
-                            MPI_Datatype type, int root, MPI_Comm comm, tsr_dist_bcast algo,
-                            int64_t segment_bytes, int tag) {
-  if (!op) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "broadcast state is NULL");
+tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Datatype type, int root,
+                            MPI_Comm comm, tsr_dist_bcast algo, int64_t segment_bytes, int tag) {
+  if (!op) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "broadcast state is NULL");
   memset(op, 0, sizeof *op);
-  op->fn = fn;
   op->done = 1; /* until started: a failed start leaves a complete (failed) op */
   op->mreq = MPI_REQUEST_NULL;
   for (int i = 0; i < TSR__BCAST_WINDOW; i++)
     op->rreq[i] = op->sreq[0][i] = op->sreq[1][i] = MPI_REQUEST_NULL;
   tsr_status st = TSR_OK;
   if (count < 0 || segment_bytes < 0 || tag < 0 || tag > BCAST_TAG_MAX)
-    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                         "broadcast of count %lld, segment %lld bytes, tag %d (need count >= 0, "
                         "segment >= 0, 0 <= tag <= %d)",
                         (long long)count, (long long)segment_bytes, tag, BCAST_TAG_MAX);
   else if (!buf && count > 0)
-    st = tsr__set_error(TSR_ERR_NULL_POINTER, fn, "broadcast buffer is NULL");
+    st = tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "broadcast buffer is NULL");
   else if (algo != TSR_DIST_BCAST_AUTO && algo != TSR_DIST_BCAST_MPI &&
            algo != TSR_DIST_BCAST_RING && algo != TSR_DIST_BCAST_TREE)
-    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "bad broadcast algorithm %d", (int)algo);
+    st =
+        tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "bad broadcast algorithm %d", (int)algo);
   if (st != TSR_OK) return op->status = st;
   int rc = MPI_Comm_size(comm, &op->size);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(comm, &op->rank);
-  if (rc != MPI_SUCCESS) return fail(op, rc, "MPI_Comm_size/rank (broadcast)");
+  if (rc != MPI_SUCCESS) return tsr__fail(op, rc, "MPI_Comm_size/rank (broadcast)");
   int tsize = 0;
   rc = MPI_Type_size(type, &tsize);
-  if (rc != MPI_SUCCESS) return fail(op, rc, "MPI_Type_size (broadcast)");
+  if (rc != MPI_SUCCESS) return tsr__fail(op, rc, "MPI_Type_size (broadcast)");
   if (tsize <= 0)
-    return op->status = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return op->status = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                                        "broadcast datatype of %d bytes", tsize);
   if (root < 0 || root >= op->size)
-    return op->status = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return op->status = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                                        "broadcast root %d outside a communicator of %d ranks", root,
                                        op->size);
   op->buf = buf;
@@ -137,14 +137,14 @@ tsr_status tsr__bcast_start(const char *fn, tsr__bcast *op, void *buf, int64_t c
     if (count > INT_MAX) {
       op->done = 1;
       return op->status =
-                 tsr__set_error(TSR_ERR_OVERFLOW, fn, "MPI_Ibcast of %lld elements exceeds INT_MAX",
-                                (long long)count);
+                 tsr__set_error(TSR_ERR_OVERFLOW, __func__,
+                                "MPI_Ibcast of %lld elements exceeds INT_MAX", (long long)count);
     }
     rc = MPI_Ibcast(buf, (int)count, type, root, comm, &op->mreq);
     if (rc != MPI_SUCCESS) {
       op->mreq = MPI_REQUEST_NULL;
       op->done = 1;
-      return fail(op, rc, "MPI_Ibcast");
+      return tsr__fail(op, rc, "MPI_Ibcast");
     }
     if (op->rank == root)
       op->bytes_sent = (uint64_t)bytes * (uint64_t)(op->size - 1);
@@ -188,7 +188,7 @@ void tsr__bcast_abandon(tsr__bcast *op) {
 }
 
 /* tsr__bcast_test of an MPI_Ibcast: one MPI_Test. */
-static void test_mpi(tsr__bcast *op) {
+static void tsr__test_mpi(tsr__bcast *op) {
   if (op->mreq == MPI_REQUEST_NULL) { /* completed by a wait */
     op->done = 1;
     return;
@@ -203,7 +203,7 @@ static void test_mpi(tsr__bcast *op) {
   int flag = 0;
   int rc = MPI_Test(&op->mreq, &flag, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) {
-    fail(op, rc, "MPI_Ibcast (test)");
+    tsr__fail(op, rc, "MPI_Ibcast (test)");
     tsr__bcast_abandon(op);
   } else if (flag) {
     op->done = 1;
@@ -212,15 +212,16 @@ static void test_mpi(tsr__bcast *op) {
 
 /* The receives of a ring/tree: post up to the window, complete them in order. Returns false
    after an error that abandoned the op. */
-static bool test_receives(tsr__bcast *op, bool *moved) {
+static bool tsr__test_receives(tsr__bcast *op, bool *moved) {
   int rc, flag = 0;
   while (op->recv_posted < op->nseg && op->recv_posted - op->recv_done < TSR__BCAST_WINDOW) {
     int64_t i = op->recv_posted;
     MPI_Request *q = &op->rreq[i % TSR__BCAST_WINDOW];
-    rc = MPI_Irecv(seg_ptr(op, i), seg_count(op, i), op->type, op->parent, op->tag, op->comm, q);
+    rc = MPI_Irecv(tsr__seg_ptr(op, i), tsr__seg_count(op, i), op->type, op->parent, op->tag,
+                   op->comm, q);
     if (rc != MPI_SUCCESS) {
       *q = MPI_REQUEST_NULL;
-      fail(op, rc, "MPI_Irecv (broadcast segment)");
+      tsr__fail(op, rc, "MPI_Irecv (broadcast segment)");
       tsr__bcast_abandon(op);
       return false;
     }
@@ -229,12 +230,12 @@ static bool test_receives(tsr__bcast *op, bool *moved) {
   while (op->recv_done < op->recv_posted) {
     int64_t i = op->recv_done;
     MPI_Request *q = &op->rreq[i % TSR__BCAST_WINDOW];
-    /* A request completed by wait_any is null: done (SMPI 3.32's MPI_Test answers flag 0
+    /* A request completed by tsr__wait_any is null: done (SMPI 3.32's MPI_Test answers flag 0
        for a null request, so it is not asked). */
     flag = 1;
     rc = *q == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_Test(q, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
-      fail(op, rc, "MPI_Irecv (broadcast segment)");
+      tsr__fail(op, rc, "MPI_Irecv (broadcast segment)");
       if (*q != MPI_REQUEST_NULL) {
         /* The request is still there: it cannot be trusted to complete; stop here. */
         tsr__bcast_abandon(op);
@@ -246,7 +247,7 @@ static bool test_receives(tsr__bcast *op, bool *moved) {
       flag = 1;
     }
     if (!flag) break;
-    op->bytes_received += (uint64_t)seg_count(op, i) * op->es;
+    op->bytes_received += (uint64_t)tsr__seg_count(op, i) * op->es;
     op->recv_done++;
     *moved = true;
   }
@@ -255,14 +256,14 @@ static bool test_receives(tsr__bcast *op, bool *moved) {
 
 /* The sends to child c: complete finished ones, forward every segment held, up to the window.
    Returns false after an error that abandoned the op. */
-static bool test_sends(tsr__bcast *op, int c, bool *moved) {
+static bool tsr__test_sends(tsr__bcast *op, int c, bool *moved) {
   int rc, flag = 0;
   while (op->send_done[c] < op->sent[c]) {
     MPI_Request *q = &op->sreq[c][op->send_done[c] % TSR__BCAST_WINDOW];
     flag = 1;
     rc = *q == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_Test(q, &flag, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) {
-      fail(op, rc, "MPI_Isend (broadcast segment)");
+      tsr__fail(op, rc, "MPI_Isend (broadcast segment)");
       tsr__bcast_abandon(op);
       return false;
     }
@@ -273,14 +274,15 @@ static bool test_sends(tsr__bcast *op, int c, bool *moved) {
   while (op->sent[c] < op->recv_done && op->sent[c] - op->send_done[c] < TSR__BCAST_WINDOW) {
     int64_t i = op->sent[c];
     MPI_Request *q = &op->sreq[c][i % TSR__BCAST_WINDOW];
-    rc = MPI_Isend(seg_ptr(op, i), seg_count(op, i), op->type, op->child[c], op->tag, op->comm, q);
+    rc = MPI_Isend(tsr__seg_ptr(op, i), tsr__seg_count(op, i), op->type, op->child[c], op->tag,
+                   op->comm, q);
     if (rc != MPI_SUCCESS) {
       *q = MPI_REQUEST_NULL;
-      fail(op, rc, "MPI_Isend (broadcast segment)");
+      tsr__fail(op, rc, "MPI_Isend (broadcast segment)");
       tsr__bcast_abandon(op);
       return false;
     }
-    op->bytes_sent += (uint64_t)seg_count(op, i) * op->es;
+    op->bytes_sent += (uint64_t)tsr__seg_count(op, i) * op->es;
     op->sent[c]++;
     *moved = true;
   }
@@ -288,12 +290,12 @@ static bool test_sends(tsr__bcast *op, int c, bool *moved) {
 }
 
 /* tsr__bcast_test of a ring/tree: receives and sends until nothing moves or all is done. */
-static void test_segments(tsr__bcast *op) {
+static void tsr__test_segments(tsr__bcast *op) {
   for (;;) {
     bool moved = false;
-    if (!test_receives(op, &moved)) return;
+    if (!tsr__test_receives(op, &moved)) return;
     for (int c = 0; c < op->nchild; c++)
-      if (!test_sends(op, c, &moved)) return;
+      if (!tsr__test_sends(op, c, &moved)) return;
     bool all = op->recv_done == op->nseg;
     for (int c = 0; c < op->nchild; c++)
       all = all && op->send_done[c] == op->nseg;
@@ -310,9 +312,9 @@ tsr_status tsr__bcast_test(tsr__bcast *op, int *done) {
   if (!op) return TSR_OK;
   if (!op->done) {
     if (op->algo == TSR_DIST_BCAST_MPI)
-      test_mpi(op);
+      tsr__test_mpi(op);
     else
-      test_segments(op);
+      tsr__test_segments(op);
   }
   if (done) *done = op->done;
   return op->status;
@@ -337,7 +339,7 @@ tsr_status tsr__bcast_testall(int n, tsr__bcast *const *ops, int *done) {
    spinning MPI_Test loop would charge its injected test time instead). An error completes the
    request and is recorded on its op. n <= BCAST_WAIT_OPS. */
 #define BCAST_WAIT_OPS 16
-static void wait_any(int n, tsr__bcast *const *ops) {
+static void tsr__wait_any(int n, tsr__bcast *const *ops) {
   MPI_Request req[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1)];
   MPI_Request *where[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1)];
   tsr__bcast *owner[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1)];
@@ -369,15 +371,16 @@ static void wait_any(int n, tsr__bcast *const *ops) {
     if (rc != MPI_SUCCESS) {
       const tsr__bcast *op = owner[idx];
       const MPI_Request *q = where[idx];
-      fail(owner[idx], rc,
-           q == &op->mreq                                      ? "MPI_Ibcast (wait)"
-           : q >= op->rreq && q < op->rreq + TSR__BCAST_WINDOW ? "MPI_Irecv (broadcast segment)"
-                                                               : "MPI_Isend (broadcast segment)");
+      tsr__fail(owner[idx], rc,
+                q == &op->mreq ? "MPI_Ibcast (wait)"
+                : q >= op->rreq && q < op->rreq + TSR__BCAST_WINDOW
+                    ? "MPI_Irecv (broadcast segment)"
+                    : "MPI_Isend (broadcast segment)");
     }
   } else if (rc != MPI_SUCCESS) {
     for (int i = 0; i < n; i++)
       if (ops[i] && !ops[i]->done) {
-        fail(ops[i], rc, "MPI_Waitany (broadcast)");
+        tsr__fail(ops[i], rc, "MPI_Waitany (broadcast)");
         tsr__bcast_abandon(ops[i]);
       }
   }
@@ -405,8 +408,8 @@ tsr_status tsr__bcast_wait_while(int n, tsr__bcast *const *ops, int n_also,
     if (n_also > 0) tsr__bcast_testall(n_also, also, &ignored); /* their errors stay theirs */
     tsr_status st = tsr__bcast_testall(n, ops, &done);
     if (done) return st;
-    /* More ops than wait_any takes: spin on the tests. */
-    if (complete) wait_any(na, all);
+    /* More ops than tsr__wait_any takes: spin on the tests. */
+    if (complete) tsr__wait_any(na, all);
   }
 }
 

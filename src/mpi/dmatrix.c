@@ -14,8 +14,7 @@ int64_t tsr__dm_local_count(const tsr_dmatrix *a) {
   return a->lld * a->nloc;
 }
 
-tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, void **host,
-                            bool *staged) {
+tsr_status tsr__dm_host_get(const tsr_dmatrix *a, bool copy_in, void **host, bool *staged) {
   *host = NULL;
   *staged = false;
   if (a->device.kind == TSR_DEVICE_CPU) {
@@ -26,7 +25,7 @@ tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, 
   void *p = NULL;
   TSR_CALL(tsr__host_alloc(bytes, &p));
   if (copy_in) {
-    tsr_status st = tsr__copy_d2h(fn, a->storage, 0, p, bytes);
+    tsr_status st = tsr__copy_d2h(a->storage, 0, p, bytes);
     if (st != TSR_OK) {
       tsr__host_free(p);
       return st;
@@ -37,12 +36,11 @@ tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, 
   return TSR_OK;
 }
 
-tsr_status tsr__dm_host_done(const char *fn, const tsr_dmatrix *a, void *host, bool staged,
-                             bool write_back) {
+tsr_status tsr__dm_host_done(const tsr_dmatrix *a, void *host, bool staged, bool write_back) {
   if (!staged) return TSR_OK;
   tsr_status st = TSR_OK;
   if (write_back)
-    st = tsr__copy_h2d(fn, a->storage, 0, host,
+    st = tsr__copy_h2d(a->storage, 0, host,
                        (size_t)tsr__dm_local_count(a) * tsr__dtype_size(a->dtype));
   tsr__host_free(host);
   return st;
@@ -50,20 +48,20 @@ tsr_status tsr__dm_host_done(const char *fn, const tsr_dmatrix *a, void *host, b
 
 /* ---------------------------------------------------------------- creation ------------ */
 
-tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, int64_t mb,
-                          int64_t nb, tsr_dtype dtype, tsr_device device, tsr_dmatrix **out) {
+tsr_status tsr__dm_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                          tsr_dtype dtype, tsr_device device, tsr_dmatrix **out) {
   *out = NULL;
   if (m < 0 || n < 0)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "negative size %lld x %lld", (long long)m,
-                          (long long)n);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "negative size %lld x %lld",
+                          (long long)m, (long long)n);
   if (mb < 1 || nb < 1)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "block size %lld x %lld must be >= 1",
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "block size %lld x %lld must be >= 1",
                           (long long)mb, (long long)nb);
   if (dtype != TSR_F32 && dtype != TSR_F64)
-    return tsr__set_error(TSR_ERR_DTYPE, fn, "dtype %s: distributed matrices are f32 or f64",
+    return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %s: distributed matrices are f32 or f64",
                           tsr_dtype_name(dtype));
   tsr_dmatrix *a = calloc(1, sizeof *a);
-  if (!a) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "matrix struct");
+  if (!a) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "matrix struct");
   a->grid = grid;
   a->m = m;
   a->n = n;
@@ -77,7 +75,7 @@ tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, 
   a->ctxt = -1;
   int64_t count = 0;
   if (!tsr__mul_overflow_i64(a->lld, a->nloc, &count)) { /* false on overflow */
-    tsr_status st = tsr__set_error(TSR_ERR_OVERFLOW, fn, "local block %lld x %lld overflows",
+    tsr_status st = tsr__set_error(TSR_ERR_OVERFLOW, __func__, "local block %lld x %lld overflows",
                                    (long long)a->mloc, (long long)a->nloc);
     free(a);
     return st;
@@ -95,14 +93,13 @@ tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, 
 tsr_status tsr_dmatrix_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, int64_t nb,
                               tsr_dtype dtype, tsr_device device, tsr_dmatrix **out) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dmatrix_create";
   if (!grid || !out)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", grid ? "out" : "grid");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", grid ? "out" : "grid");
   *out = NULL;
   int64_t v[5] = {m, n, mb, nb, (int64_t)dtype};
-  TSR_CALL(tsr__dist_same(fn, grid->comm, v, 5, "m, n, mb, nb, dtype"));
-  tsr_status st = tsr__dm_create(fn, grid, m, n, mb, nb, dtype, device, out);
-  st = tsr__dist_agree(fn, grid->comm, st);
+  TSR_CALL(tsr__dist_same(grid->comm, v, 5, "m, n, mb, nb, dtype"));
+  tsr_status st = tsr__dm_create(grid, m, n, mb, nb, dtype, device, out);
+  st = tsr__dist_agree(grid->comm, st);
   if (st != TSR_OK) {
     tsr_dmatrix_free(*out);
     *out = NULL;
@@ -118,15 +115,14 @@ tsr_status tsr_dmatrix_free(tsr_dmatrix *a) {
   return TSR_OK;
 }
 
-static int desc_int(int64_t v) {
+static int tsr__desc_int(int64_t v) {
   return v <= INT_MAX ? (int)v : -1;
 }
 
 tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_props *info) {
   TSR_API_ENTRY();
   if (!a || !info)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_info", "%s is NULL",
-                          a ? "info" : "matrix");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", a ? "info" : "matrix");
   info->m = a->m;
   info->n = a->n;
   info->mb = a->mb;
@@ -139,21 +135,20 @@ tsr_status tsr_dmatrix_info(const tsr_dmatrix *a, tsr_dmatrix_props *info) {
   info->grid = a->grid;
   info->desc[TSR_DESC_DTYPE] = 1;
   info->desc[TSR_DESC_CTXT] = a->ctxt;
-  info->desc[TSR_DESC_M] = desc_int(a->m);
-  info->desc[TSR_DESC_N] = desc_int(a->n);
-  info->desc[TSR_DESC_MB] = desc_int(a->mb);
-  info->desc[TSR_DESC_NB] = desc_int(a->nb);
+  info->desc[TSR_DESC_M] = tsr__desc_int(a->m);
+  info->desc[TSR_DESC_N] = tsr__desc_int(a->n);
+  info->desc[TSR_DESC_MB] = tsr__desc_int(a->mb);
+  info->desc[TSR_DESC_NB] = tsr__desc_int(a->nb);
   info->desc[TSR_DESC_RSRC] = 0;
   info->desc[TSR_DESC_CSRC] = 0;
-  info->desc[TSR_DESC_LLD] = desc_int(a->lld);
+  info->desc[TSR_DESC_LLD] = tsr__desc_int(a->lld);
   return TSR_OK;
 }
 
 tsr_status tsr_dmatrix_local(const tsr_dmatrix *a, tsr_array **local) {
   TSR_API_ENTRY();
   if (!a || !local)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_local", "%s is NULL",
-                          a ? "local" : "matrix");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", a ? "local" : "matrix");
   int64_t shape[2] = {a->mloc, a->nloc};
   int64_t strides[2] = {1, a->lld};
   return tsr__array_new_view(a->storage, 2, shape, strides, 0, local);
@@ -161,7 +156,7 @@ tsr_status tsr_dmatrix_local(const tsr_dmatrix *a, tsr_array **local) {
 
 tsr_status tsr_dmatrix_set_context(tsr_dmatrix *a, int ctxt) {
   TSR_API_ENTRY();
-  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_set_context", "matrix is NULL");
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "matrix is NULL");
   a->ctxt = ctxt;
   return TSR_OK;
 }
@@ -170,8 +165,8 @@ tsr_status tsr_dmatrix_set_context(tsr_dmatrix *a, int ctxt) {
 
 /* Copies rank (prow, pcol)'s local block between the whole matrix (`whole`, layout/ld) and a
    packed column-major block `blk` (leading dimension lld). to_block: whole -> blk. */
-static void pack_block(const tsr_dmatrix *a, int prow, int pcol, char *whole, tsr_layout layout,
-                       int64_t ld, char *blk, int64_t lld, bool to_block) {
+static void tsr__pack_block(const tsr_dmatrix *a, int prow, int pcol, char *whole,
+                            tsr_layout layout, int64_t ld, char *blk, int64_t lld, bool to_block) {
   const tsr_grid *g = a->grid;
   size_t es = tsr__dtype_size(a->dtype);
   int64_t mloc = tsr_numroc(a->m, a->mb, prow, 0, g->nprow);
@@ -203,45 +198,45 @@ static void pack_block(const tsr_dmatrix *a, int prow, int pcol, char *whole, ts
 }
 
 /* Shared argument checks of scatter and gather; returns the effective ld. */
-static tsr_status scatter_gather_check(const char *fn, const tsr_dmatrix *a, int root,
-                                       const void *host, tsr_layout layout, int64_t *ld) {
+static tsr_status tsr__scatter_gather_check(const tsr_dmatrix *a, int root, const void *host,
+                                            tsr_layout layout, int64_t *ld) {
   const tsr_grid *g = a->grid;
   int64_t v[2] = {root, (int64_t)layout};
-  TSR_CALL(tsr__dist_same(fn, g->comm, v, 2, "root, layout"));
+  TSR_CALL(tsr__dist_same(g->comm, v, 2, "root, layout"));
   tsr_status st = TSR_OK;
   if (root < 0 || root >= g->size)
-    st =
-        tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "root %d out of range [0, %d)", root, g->size);
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "root %d out of range [0, %d)", root,
+                        g->size);
   else if (layout != TSR_ROW_MAJOR && layout != TSR_COL_MAJOR)
-    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "layout %d is neither row- nor column-major",
-                        (int)layout);
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                        "layout %d is neither row- nor column-major", (int)layout);
   else if (g->rank == root) {
     int64_t tight = layout == TSR_ROW_MAJOR ? a->n : a->m;
     if (tight < 1) tight = 1;
     if (*ld == 0) *ld = tight;
     if (*ld < tight)
-      st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+      st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "leading dimension %lld < %lld for a %lld x %lld %s matrix",
                           (long long)*ld, (long long)tight, (long long)a->m, (long long)a->n,
                           layout == TSR_ROW_MAJOR ? "row-major" : "column-major");
     else if (!host && a->m > 0 && a->n > 0)
-      st = tsr__set_error(TSR_ERR_NULL_POINTER, fn, "host buffer is NULL on the root");
+      st = tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "host buffer is NULL on the root");
   }
   if (st == TSR_OK && tsr__dm_local_count(a) > INT_MAX)
-    st = tsr__set_error(TSR_ERR_OVERFLOW, fn, "local block of %lld elements exceeds INT_MAX",
+    st = tsr__set_error(TSR_ERR_OVERFLOW, __func__, "local block of %lld elements exceeds INT_MAX",
                         (long long)tsr__dm_local_count(a));
-  return tsr__dist_agree(fn, g->comm, st);
+  return tsr__dist_agree(g->comm, st);
 }
 
-static tsr_status scatter_gather(const char *fn, const tsr_dmatrix *a, int root, char *host,
-                                 tsr_layout layout, int64_t ld, bool scatter) {
+static tsr_status tsr__scatter_gather(const tsr_dmatrix *a, int root, char *host, tsr_layout layout,
+                                      int64_t ld, bool scatter) {
   tsr_grid *g = a->grid;
-  TSR_CALL(scatter_gather_check(fn, a, root, host, layout, &ld));
+  TSR_CALL(tsr__scatter_gather_check(a, root, host, layout, &ld));
   size_t es = tsr__dtype_size(a->dtype);
   MPI_Datatype type = tsr__mpi_type(a->dtype);
   void *local = NULL;
   bool staged = false;
-  tsr_status st = tsr__dm_host_get(fn, a, !scatter, &local, &staged);
+  tsr_status st = tsr__dm_host_get(a, !scatter, &local, &staged);
   if (g->rank == root) {
     /* The root packs one rank's block at a time, so it needs one block of extra memory. */
     char *tmp = NULL;
@@ -258,22 +253,22 @@ static tsr_status scatter_gather(const char *fn, const tsr_dmatrix *a, int root,
       int64_t nloc = tsr_numroc(a->n, a->nb, pcol, 0, g->npcol);
       int count = (int)(mloc * nloc);
       if (r == root) {
-        if (st == TSR_OK) pack_block(a, prow, pcol, host, layout, ld, local, a->lld, scatter);
+        if (st == TSR_OK) tsr__pack_block(a, prow, pcol, host, layout, ld, local, a->lld, scatter);
         continue;
       }
       /* Messages flow even after a local failure, so no rank waits forever; the data is
          then discarded by the agreement below. */
       int rc;
       if (scatter) {
-        if (st == TSR_OK) pack_block(a, prow, pcol, host, layout, ld, tmp, mloc, true);
+        if (st == TSR_OK) tsr__pack_block(a, prow, pcol, host, layout, ld, tmp, mloc, true);
         rc = MPI_Send(tmp ? tmp : host, tmp ? count : 0, type, r, 0, g->comm);
       } else {
         rc = MPI_Recv(tmp ? tmp : host, tmp ? count : 0, type, r, 0, g->comm, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS && st == TSR_OK && tmp)
-          pack_block(a, prow, pcol, host, layout, ld, tmp, mloc, false);
+          tsr__pack_block(a, prow, pcol, host, layout, ld, tmp, mloc, false);
       }
       if (rc != MPI_SUCCESS && st == TSR_OK)
-        st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Send/Recv");
+        st = tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Send/Recv");
     }
     tsr__host_free(tmp);
   } else {
@@ -287,42 +282,42 @@ static tsr_status scatter_gather(const char *fn, const tsr_dmatrix *a, int root,
       rc = MPI_Recv(local ? local : &dummy, local ? count : 0, type, root, 0, g->comm, &status);
       if (rc == MPI_SUCCESS) MPI_Get_count(&status, type, &got);
       if (rc == MPI_SUCCESS && got != count && st == TSR_OK)
-        st = tsr__set_error(TSR_ERR_MPI, fn, "received %d of %d elements", got, count);
+        st = tsr__set_error(TSR_ERR_MPI, __func__, "received %d of %d elements", got, count);
     } else {
       rc = MPI_Send(local, local ? count : 0, type, root, 0, g->comm);
     }
     if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Send/Recv");
+      st = tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Send/Recv");
   }
   if (local) {
-    tsr_status st2 = tsr__dm_host_done(fn, a, local, staged, scatter && st == TSR_OK);
+    tsr_status st2 = tsr__dm_host_done(a, local, staged, scatter && st == TSR_OK);
     if (st == TSR_OK) st = st2;
   }
-  return tsr__dist_agree(fn, g->comm, st);
+  return tsr__dist_agree(g->comm, st);
 }
 
 tsr_status tsr_dmatrix_scatter(tsr_dmatrix *a, int root, const void *host, tsr_layout layout,
                                int64_t ld) {
   TSR_API_ENTRY();
-  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_scatter", "matrix is NULL");
-  return scatter_gather("tsr_dmatrix_scatter", a, root, (char *)(uintptr_t)host, layout, ld, true);
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "matrix is NULL");
+  return tsr__scatter_gather(a, root, (char *)(uintptr_t)host, layout, ld, true);
 }
 
 tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host, tsr_layout layout,
                               int64_t ld) {
   TSR_API_ENTRY();
-  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_dmatrix_gather", "matrix is NULL");
-  return scatter_gather("tsr_dmatrix_gather", a, root, host, layout, ld, false);
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "matrix is NULL");
+  return tsr__scatter_gather(a, root, host, layout, ld, false);
 }
 
 /* ---------------------------------------------------------------- fills --------------- */
 
 /* Fills the local block with the user's element function (on the host; staged for a GPU). */
-static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *ctx) {
+static tsr_status tsr__fill_local(tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *ctx) {
   const tsr_grid *g = a->grid;
   void *host = NULL;
   bool staged = false;
-  TSR_CALL(tsr__dm_host_get(fn, a, false, &host, &staged));
+  TSR_CALL(tsr__dm_host_get(a, false, &host, &staged));
   int64_t mloc = a->mloc, nloc = a->nloc, lld = a->lld;
   for (int64_t lj = 0; lj < nloc; lj++) {
     int64_t j = tsr__bc_l2g(lj, a->nb, g->mycol, g->npcol);
@@ -338,32 +333,30 @@ static tsr_status fill_local(const char *fn, tsr_dmatrix *a, tsr_dmatrix_element
         ((double *)host)[li + lj * lld] = v;
     }
   }
-  return tsr__dm_host_done(fn, a, host, staged, true);
+  return tsr__dm_host_done(a, host, staged, true);
 }
 
 tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, double high) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dmatrix_fill_random";
-  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "matrix is NULL");
   tsr_status st = TSR_OK;
   if (!isfinite(low) || !isfinite(high) || !(low < high))
-    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "need finite low < high, got [%g, %g)", low,
-                        high);
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "need finite low < high, got [%g, %g)",
+                        low, high);
   /* Generated where the local block lives (a GPU kernel, or the CPU's batched Philox). */
   const tsr_grid *g = a->grid;
   const tsr__bc_block l = {a->m,     a->n,     a->mb,   a->nb,   g->myrow, g->mycol,
                            g->nprow, g->npcol, a->mloc, a->nloc, a->lld};
   if (st == TSR_OK) st = tsr__dev_rng_block_cyclic(a->storage, &l, seed, low, high);
-  return tsr__dist_agree(fn, a->grid->comm, st);
+  return tsr__dist_agree(a->grid->comm, st);
 }
 
 tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_element_fn f, void *ctx) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dmatrix_fill_fn";
-  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
-  tsr_status st =
-      f ? fill_local(fn, a, f, ctx) : tsr__set_error(TSR_ERR_NULL_POINTER, fn, "function is NULL");
-  return tsr__dist_agree(fn, a->grid->comm, st);
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "matrix is NULL");
+  tsr_status st = f ? tsr__fill_local(a, f, ctx)
+                    : tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "function is NULL");
+  return tsr__dist_agree(a->grid->comm, st);
 }
 
 /* ---------------------------------------------------------------- transpose ----------- */
@@ -380,25 +373,25 @@ tsr__bc_matrix tsr__dm_layout(const tsr_dmatrix *a, void *host, int prow, int pc
 
 /* At(i, p) = A(p, i) through the one block-cyclic exchange (tsr__bc_redistribute, as
    p?gemr2d), staged through the host for device matrices. */
-tsr_status tsr__dm_transpose(const char *fn, const tsr_dmatrix *a, tsr_dmatrix **out,
-                             uint64_t *sent, uint64_t *received) {
+tsr_status tsr__dm_transpose(const tsr_dmatrix *a, tsr_dmatrix **out, uint64_t *sent,
+                             uint64_t *received) {
   tsr_grid *g = a->grid;
   tsr_dmatrix *t = NULL;
   void *src = NULL, *dst = NULL;
   bool src_staged = false, dst_staged = false;
   uint64_t s0 = 0, r0 = 0;
-  tsr_status st = tsr__dm_create(fn, g, a->n, a->m, a->nb, a->mb, a->dtype, a->device, &t);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &src, &src_staged);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, t, false, &dst, &dst_staged);
-  st = tsr__dist_agree(fn, g->comm, st);
+  tsr_status st = tsr__dm_create(g, a->n, a->m, a->nb, a->mb, a->dtype, a->device, &t);
+  if (st == TSR_OK) st = tsr__dm_host_get(a, true, &src, &src_staged);
+  if (st == TSR_OK) st = tsr__dm_host_get(t, false, &dst, &dst_staged);
+  st = tsr__dist_agree(g->comm, st);
   if (st == TSR_OK) {
     const tsr__bc_matrix sl = tsr__dm_layout(a, src, g->nprow, g->npcol);
     const tsr__bc_matrix dl = tsr__dm_layout(t, dst, g->nprow, g->npcol);
-    st = tsr__bc_redistribute(fn, g, a->dtype, t->m, t->n, &sl, true, &dl, &s0, &r0);
+    st = tsr__bc_redistribute(g, a->dtype, t->m, t->n, &sl, true, &dl, &s0, &r0);
   }
-  if (src) tsr__dm_host_done(fn, a, src, src_staged, false);
+  if (src) tsr__dm_host_done(a, src, src_staged, false);
   if (dst) {
-    tsr_status s2 = tsr__dm_host_done(fn, t, dst, dst_staged, st == TSR_OK);
+    tsr_status s2 = tsr__dm_host_done(t, dst, dst_staged, st == TSR_OK);
     if (st == TSR_OK) st = s2;
   }
   if (sent) *sent += s0;

@@ -27,26 +27,26 @@
 /* Latency of one message round, in words, in the cost model of tsr_dist_gemm_choose. */
 #define TSR__25D_ROUND_WORDS 2000.0
 
-static int64_t blk_len(int64_t n, int64_t nb, int64_t i) {
+static int64_t tsr__blk_len(int64_t n, int64_t nb, int64_t i) {
   int64_t left = n - i * nb;
   return left < nb ? left : nb;
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) {
+static int64_t tsr__gemm25d_ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
 }
 
 /* q with q * q == v, or 0. */
-static int exact_sqrt(int v) {
+static int tsr__exact_sqrt(int v) {
   int q = (int)floor(sqrt((double)v) + 0.5);
   return q >= 1 && q * q == v ? q : 0;
 }
 
 /* Columns (k extent) of layer l's slice: the panels j < panels with j mod c = l. */
-static int64_t layer_k(int64_t k, int64_t kb, int c, int l) {
-  int64_t panels = ceil_div(k, kb), sum = 0;
+static int64_t tsr__layer_k(int64_t k, int64_t kb, int c, int l) {
+  int64_t panels = tsr__gemm25d_ceil_div(k, kb), sum = 0;
   for (int64_t j = l; j < panels; j += c)
-    sum += blk_len(k, kb, j);
+    sum += tsr__blk_len(k, kb, j);
   return sum;
 }
 
@@ -60,22 +60,22 @@ typedef struct gemm_dims {
 } gemm_dims;
 
 /* Words received per rank (plus latency rounds) of SUMMA on the matrices' grid. */
-static double cost_summa(const gemm_dims *d) {
+static double tsr__cost_summa(const gemm_dims *d) {
   double w = d->m * d->k / d->pr * (1.0 - 1.0 / d->pc) + d->k * d->n / d->pc * (1.0 - 1.0 / d->pr);
   return w + TSR__25D_ROUND_WORDS * 2.0 * (double)d->panels;
 }
 
-static double cost_25d(const gemm_dims *d, int c) {
-  int q = exact_sqrt(d->size / c);
+static double tsr__cost_25d(const gemm_dims *d, int c) {
+  int q = tsr__exact_sqrt(d->size / c);
   double w = (d->m * d->k + d->k * d->n) * (1.0 - 1.0 / q) / ((double)q * c) +
              (d->m * d->k + d->k * d->n + c * d->m * d->n) / d->size;
-  return w + TSR__25D_ROUND_WORDS * (2.0 * (double)ceil_div(d->panels, c) + 2.0 + c);
+  return w + TSR__25D_ROUND_WORDS * (2.0 * (double)tsr__gemm25d_ceil_div(d->panels, c) + 2.0 + c);
 }
 
 /* Bytes per rank 2.5D allocates beyond A, B and C: the slices, the partial C, the SUMMA
    panel buffers of the layer and the exchange buffers (the largest exchange, C's). */
-static double memory_25d(const gemm_dims *d, int c) {
-  int q = exact_sqrt(d->size / c);
+static double tsr__memory_25d(const gemm_dims *d, int c) {
+  int q = tsr__exact_sqrt(d->size / c);
   double kb = (double)d->kb;
   double words = (d->m * d->k + d->k * d->n) / d->size + c * d->m * d->n / d->size +
                  2.0 * (ceil(d->m / q) * kb + kb * ceil(d->n / q)) +
@@ -83,19 +83,18 @@ static double memory_25d(const gemm_dims *d, int c) {
   return words * (double)d->es;
 }
 
-static bool valid_25d(const gemm_dims *d, int c) {
-  return c >= 1 && d->size % c == 0 && exact_sqrt(d->size / c) > 0;
+static bool tsr__valid_25d(const gemm_dims *d, int c) {
+  return c >= 1 && d->size % c == 0 && tsr__exact_sqrt(d->size / c) > 0;
 }
 
 /* The replicas c the options select (1: SUMMA). Local, after the checks. */
-static tsr_status choose(const char *fn, const gemm_dims *d, const tsr_dist_gemm_options *opt,
-                         int *replicas) {
+static tsr_status tsr__choose(const gemm_dims *d, const tsr_dist_gemm_options *opt, int *replicas) {
   *replicas = 1;
   if (!opt || opt->algorithm == TSR_DIST_GEMM_SUMMA) return TSR_OK;
   if (opt->algorithm == TSR_DIST_GEMM_2_5D && opt->replicas > 0) {
     /* one replica is SUMMA on the matrices' own grid, whatever its shape */
-    if (opt->replicas > 1 && !valid_25d(d, opt->replicas))
-      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    if (opt->replicas > 1 && !tsr__valid_25d(d, opt->replicas))
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                             "%d replicas do not split %d ranks into layers of q x q ranks "
                             "(need c dividing P with P / c a perfect square)",
                             opt->replicas, d->size);
@@ -103,12 +102,12 @@ static tsr_status choose(const char *fn, const gemm_dims *d, const tsr_dist_gemm
     return TSR_OK;
   }
   bool with_summa = opt->algorithm == TSR_DIST_GEMM_AUTO;
-  double best = with_summa ? cost_summa(d) : INFINITY;
+  double best = with_summa ? tsr__cost_summa(d) : INFINITY;
   int64_t max_c = d->panels > 1 ? d->panels : 1;
   for (int c = 2; c <= d->size && c <= max_c; c++) {
-    if (!valid_25d(d, c)) continue;
-    if (opt->memory_per_rank > 0 && memory_25d(d, c) > (double)opt->memory_per_rank) continue;
-    double cost = cost_25d(d, c);
+    if (!tsr__valid_25d(d, c)) continue;
+    if (opt->memory_per_rank > 0 && tsr__memory_25d(d, c) > (double)opt->memory_per_rank) continue;
+    double cost = tsr__cost_25d(d, c);
     if (cost < best) {
       best = cost;
       *replicas = c;
@@ -117,73 +116,74 @@ static tsr_status choose(const char *fn, const gemm_dims *d, const tsr_dist_gemm
   return TSR_OK;
 }
 
-static tsr_status options_check(const char *fn, const tsr_dist_gemm_options *opt) {
+static tsr_status tsr__options_check(const tsr_dist_gemm_options *opt) {
   if (!opt) return TSR_OK;
   if (opt->algorithm != TSR_DIST_GEMM_SUMMA && opt->algorithm != TSR_DIST_GEMM_2_5D &&
       opt->algorithm != TSR_DIST_GEMM_AUTO)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "bad algorithm %d", (int)opt->algorithm);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "bad algorithm %d",
+                          (int)opt->algorithm);
   if (opt->bcast != TSR_DIST_BCAST_AUTO && opt->bcast != TSR_DIST_BCAST_MPI &&
       opt->bcast != TSR_DIST_BCAST_RING && opt->bcast != TSR_DIST_BCAST_TREE)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "bad bcast %d", (int)opt->bcast);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "bad bcast %d", (int)opt->bcast);
   if (opt->replicas < 0 || opt->memory_per_rank < 0)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "negative replicas (%d) or memory_per_rank (%lld)", opt->replicas,
                           (long long)opt->memory_per_rank);
   return TSR_OK;
 }
 
-static void dims_of(tsr_trans ta, const tsr_dmatrix *a, const tsr_dmatrix *c, gemm_dims *d) {
+static void tsr__dims_of(tsr_trans ta, const tsr_dmatrix *a, const tsr_dmatrix *c, gemm_dims *d) {
   int64_t k = ta ? a->m : a->n, kb = ta ? a->mb : a->nb;
   d->m = (double)c->m;
   d->n = (double)c->n;
   d->k = (double)k;
   d->kb = kb;
-  d->panels = ceil_div(k, kb);
+  d->panels = tsr__gemm25d_ceil_div(k, kb);
   d->pr = c->grid->nprow;
   d->pc = c->grid->npcol;
   d->size = c->grid->size;
   d->es = tsr__dtype_size(c->dtype);
 }
 
-tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, const tsr_dmatrix *a,
+tsr_status tsr__dist_gemm_plan(tsr_status st, tsr_trans ta, const tsr_dmatrix *a,
                                const tsr_dmatrix *c, const tsr_dist_gemm_options *opt,
                                int *replicas) {
   *replicas = 1;
-  if (st == TSR_OK) st = options_check(fn, opt);
+  if (st == TSR_OK) st = tsr__options_check(opt);
   if (st == TSR_OK) {
     int64_t v[4] = {opt ? (int64_t)opt->algorithm : 0, opt ? opt->replicas : 0,
                     opt ? opt->memory_per_rank : 0, opt ? (int64_t)opt->bcast : 0};
-    st = tsr__dist_agree(fn, c->grid->comm, st);
+    st = tsr__dist_agree(c->grid->comm, st);
     if (st != TSR_OK) return st;
-    st = tsr__dist_same(fn, c->grid->comm, v, 4, "algorithm, replicas, memory_per_rank, bcast");
+    st = tsr__dist_same(c->grid->comm, v, 4, "algorithm, replicas, memory_per_rank, bcast");
     if (st != TSR_OK) return st;
     gemm_dims d;
-    dims_of(ta, a, c, &d);
-    st = choose(fn, &d, opt, replicas);
+    tsr__dims_of(ta, a, c, &d);
+    st = tsr__choose(&d, opt, replicas);
   }
-  return tsr__dist_agree(fn, c->grid->comm, st);
+  return tsr__dist_agree(c->grid->comm, st);
 }
 
 tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb, int ranks,
                                     int replicas, tsr_dtype dtype, int64_t *bytes) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dist_gemm_memory_25d";
-  if (!bytes) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "bytes is NULL");
+  if (!bytes) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "bytes is NULL");
   *bytes = 0;
   size_t es = tsr__dtype_size(dtype);
-  if (es == 0) return tsr__set_error(TSR_ERR_DTYPE, fn, "unsupported dtype %d", (int)dtype);
+  if (es == 0) return tsr__set_error(TSR_ERR_DTYPE, __func__, "unsupported dtype %d", (int)dtype);
   if (m < 0 || n < 0 || k < 0 || kb < 1 || ranks < 1)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "bad sizes m=%lld n=%lld k=%lld kb=%lld ranks=%d", (long long)m,
                           (long long)n, (long long)k, (long long)kb, ranks);
-  gemm_dims d = {(double)m, (double)n, (double)k, ceil_div(k, kb), kb, 0, 0, ranks, es};
-  if (replicas < 1 || !valid_25d(&d, replicas))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+  gemm_dims d = {(double)m, (double)n, (double)k, tsr__gemm25d_ceil_div(k, kb), kb, 0,
+                 0,         ranks,     es};
+  if (replicas < 1 || !tsr__valid_25d(&d, replicas))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "%d replicas do not split %d ranks into layers of q x q ranks "
                           "(need c dividing P with P / c a perfect square)",
                           replicas, ranks);
   if (replicas == 1) return TSR_OK; /* SUMMA on the matrices' own grid */
-  double v = memory_25d(&d, replicas);
+  double v = tsr__memory_25d(&d, replicas);
   *bytes = v >= 9.2e18 ? INT64_MAX : (int64_t)ceil(v);
   return TSR_OK;
 }
@@ -191,7 +191,7 @@ tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb,
 /* ------------------------------------------------------------------ the schedule ------- */
 
 /* C = beta * C before the partial products are added (beta = 0 never reads C). */
-static void scale_local(tsr_dmatrix *c, void *host, double beta) {
+static void tsr__scale_local(tsr_dmatrix *c, void *host, double beta) {
   if (tsr__dist_modeled()) {
     tsr__dist_model_copy((double)(c->lld * c->nloc) * (double)tsr__dtype_size(c->dtype));
     return;
@@ -211,7 +211,6 @@ static void scale_local(tsr_dmatrix *c, void *host, double beta) {
 
 /* The state of one 2.5D call, shared by its steps. */
 typedef struct g25 {
-  const char *fn;
   tsr_grid *g;        /* the matrices' grid */
   int replicas, q;    /* c layers of q x q ranks */
   int layer;          /* this rank's layer */
@@ -226,26 +225,26 @@ typedef struct g25 {
 } g25;
 
 /* Step 1: the layers' communicators and q x q grids. Agreed. */
-static tsr_status g25_layers(g25 *L) {
+static tsr_status tsr__g25_layers(g25 *L) {
   int rc = MPI_Comm_split(L->g->comm, L->layer, L->g->rank, &L->lcomm);
   tsr_status st =
-      rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(L->fn, TSR_ERR_MPI, rc, "MPI_Comm_split");
-  TSR_CALL(tsr__dist_agree(L->fn, L->g->comm, st));
+      rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_split");
+  TSR_CALL(tsr__dist_agree(L->g->comm, st));
   st = tsr_grid_create(L->lcomm, L->q, L->q, &L->lg); /* agreed within the layer */
-  st = tsr__dist_agree(L->fn, L->g->comm, st);
+  st = tsr__dist_agree(L->g->comm, st);
   int cq = L->replicas * L->q;
   if (st == TSR_OK) {
     L->procs = malloc((size_t)cq * (size_t)L->q * 2 * sizeof *L->procs);
-    if (!L->procs) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, L->fn, "2.5D process maps");
+    if (!L->procs) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "2.5D process maps");
   }
-  return tsr__dist_agree(L->fn, L->g->comm, st);
+  return tsr__dist_agree(L->g->comm, st);
 }
 
 /* The two exchanges that slice op(A) and op(B) onto the layers (process maps: see the top of
    the file), between host copies of the local blocks. Local status. */
-static tsr_status g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
-                                      const tsr_dmatrix *b, void *a_host, void *b_host,
-                                      void *al_host, void *bl_host) {
+static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+                                           const tsr_dmatrix *b, void *a_host, void *b_host,
+                                           void *al_host, void *bl_host) {
   const tsr_grid *g = L->g;
   int q = L->q, cq = L->replicas * q, replicas = L->replicas;
   int *pa = L->procs, *pb = L->procs + (size_t)cq * q;
@@ -267,50 +266,48 @@ static tsr_status g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, const 
   db.lld = L->bl->lld;
   const tsr_dmatrix *c = L->al; /* dtype and m of the product */
   tsr_status st =
-      tsr__bc_redistribute_ex(L->fn, g, c->dtype, c->m, L->k, &sa, NULL, ta == TSR_TRANS, &da, &gpa,
+      tsr__bc_redistribute_ex(g, c->dtype, c->m, L->k, &sa, NULL, ta == TSR_TRANS, &da, &gpa,
                               L->xflags, &L->st.bytes_sent, &L->st.bytes_received);
   if (st == TSR_OK)
-    st = tsr__bc_redistribute_ex(L->fn, g, c->dtype, L->k, L->bl->n, &sb, NULL, tb == TSR_TRANS,
-                                 &db, &gpb, L->xflags, &L->st.bytes_sent, &L->st.bytes_received);
+    st = tsr__bc_redistribute_ex(g, c->dtype, L->k, L->bl->n, &sb, NULL, tb == TSR_TRANS, &db, &gpb,
+                                 L->xflags, &L->st.bytes_sent, &L->st.bytes_received);
   return st;
 }
 
 /* Step 2: this layer's slices al (m x kl) and bl (kl x n) of op(A) and op(B). Agreed. */
-static tsr_status g25_slice(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
-                            const tsr_dmatrix *b, const tsr_dmatrix *c) {
-  const char *fn = L->fn;
+static tsr_status tsr__g25_slice(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+                                 const tsr_dmatrix *b, const tsr_dmatrix *c) {
   void *a_host = NULL, *b_host = NULL, *al_host = NULL, *bl_host = NULL;
   bool a_st = false, b_st = false, al_st = false, bl_st = false;
-  tsr_status st =
-      tsr__dm_create(fn, L->lg, c->m, L->kl, L->a_mb, L->kb, c->dtype, c->device, &L->al);
+  tsr_status st = tsr__dm_create(L->lg, c->m, L->kl, L->a_mb, L->kb, c->dtype, c->device, &L->al);
   if (st == TSR_OK)
-    st = tsr__dm_create(fn, L->lg, L->kl, c->n, L->kb, L->b_nb, c->dtype, c->device, &L->bl);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &a_host, &a_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, b, true, &b_host, &b_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, L->al, false, &al_host, &al_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, L->bl, false, &bl_host, &bl_st);
-  st = tsr__dist_agree(fn, L->g->comm, st);
-  if (st == TSR_OK) st = g25_exchange_slices(L, ta, tb, a, b, a_host, b_host, al_host, bl_host);
+    st = tsr__dm_create(L->lg, L->kl, c->n, L->kb, L->b_nb, c->dtype, c->device, &L->bl);
+  if (st == TSR_OK) st = tsr__dm_host_get(a, true, &a_host, &a_st);
+  if (st == TSR_OK) st = tsr__dm_host_get(b, true, &b_host, &b_st);
+  if (st == TSR_OK) st = tsr__dm_host_get(L->al, false, &al_host, &al_st);
+  if (st == TSR_OK) st = tsr__dm_host_get(L->bl, false, &bl_host, &bl_st);
+  st = tsr__dist_agree(L->g->comm, st);
+  if (st == TSR_OK)
+    st = tsr__g25_exchange_slices(L, ta, tb, a, b, a_host, b_host, al_host, bl_host);
   if (al_host) {
-    tsr_status s2 = tsr__dm_host_done(fn, L->al, al_host, al_st, st == TSR_OK);
+    tsr_status s2 = tsr__dm_host_done(L->al, al_host, al_st, st == TSR_OK);
     if (st == TSR_OK) st = s2;
   }
   if (bl_host) {
-    tsr_status s2 = tsr__dm_host_done(fn, L->bl, bl_host, bl_st, st == TSR_OK);
+    tsr_status s2 = tsr__dm_host_done(L->bl, bl_host, bl_st, st == TSR_OK);
     if (st == TSR_OK) st = s2;
   }
-  if (a_host) tsr__dm_host_done(fn, a, a_host, a_st, false);
-  if (b_host) tsr__dm_host_done(fn, b, b_host, b_st, false);
-  return tsr__dist_agree(fn, L->g->comm, st);
+  if (a_host) tsr__dm_host_done(a, a_host, a_st, false);
+  if (b_host) tsr__dm_host_done(b, b_host, b_st, false);
+  return tsr__dist_agree(L->g->comm, st);
 }
 
 /* Step 3: each layer multiplies its slices with the SUMMA schedule into its partial product
    cl. Agreed; SUMMA's figures in *ls. */
-static tsr_status g25_multiply(g25 *L, double alpha, const tsr_dmatrix *c,
-                               const tsr_dist_gemm_options *opt, tsr_dist_stats *ls) {
-  tsr_status st =
-      tsr__dm_create(L->fn, L->lg, c->m, c->n, c->mb, c->nb, c->dtype, c->device, &L->cl);
-  st = tsr__dist_agree(L->fn, L->g->comm, st);
+static tsr_status tsr__g25_multiply(g25 *L, double alpha, const tsr_dmatrix *c,
+                                    const tsr_dist_gemm_options *opt, tsr_dist_stats *ls) {
+  tsr_status st = tsr__dm_create(L->lg, c->m, c->n, c->mb, c->nb, c->dtype, c->device, &L->cl);
+  st = tsr__dist_agree(L->g->comm, st);
   if (st == TSR_OK) {
     tsr_dist_gemm_options lo;
     memset(&lo, 0, sizeof lo);
@@ -320,75 +317,72 @@ static tsr_status g25_multiply(g25 *L, double alpha, const tsr_dmatrix *c,
     lo.algorithm = TSR_DIST_GEMM_SUMMA;
     lo.bcast = opt ? opt->bcast : TSR_DIST_BCAST_AUTO;
     lo.panel_width = opt ? opt->panel_width : 0;
-    st = tsr__dist_summa(L->fn, alpha, L->al, L->bl, 0.0, L->cl, &lo, ls); /* agreed in layer */
-    st = tsr__dist_agree(L->fn, L->g->comm, st);
+    st = tsr__dist_summa(alpha, L->al, L->bl, 0.0, L->cl, &lo, ls); /* agreed in layer */
+    st = tsr__dist_agree(L->g->comm, st);
   }
   return st;
 }
 
 /* Step 4: C = beta * C + the sum of the layers' partial products, on C's owners: one
    accumulating exchange per layer, from its q x q grid onto C's. Agreed. */
-static tsr_status g25_reduce(g25 *L, double beta, tsr_dmatrix *c) {
-  const char *fn = L->fn;
+static tsr_status tsr__g25_reduce(g25 *L, double beta, tsr_dmatrix *c) {
   const tsr_grid *g = L->g;
   int q = L->q;
   void *c_host = NULL, *cl_host = NULL;
   bool c_st = false, cl_st = false;
-  tsr_status st = tsr__dm_host_get(fn, c, beta != 0.0, &c_host, &c_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, L->cl, true, &cl_host, &cl_st);
-  st = tsr__dist_agree(fn, g->comm, st);
+  tsr_status st = tsr__dm_host_get(c, beta != 0.0, &c_host, &c_st);
+  if (st == TSR_OK) st = tsr__dm_host_get(L->cl, true, &cl_host, &cl_st);
+  st = tsr__dist_agree(g->comm, st);
   if (st == TSR_OK) {
-    scale_local(c, c_host, beta);
+    tsr__scale_local(c, c_host, beta);
     tsr__bc_matrix dc = tsr__dm_layout(c, c_host, g->nprow, g->npcol);
     for (int l = 0; l < L->replicas && st == TSR_OK; l++) {
       for (int r = 0; r < q * q; r++)
         L->procs[r] = l * q * q + r;
       tsr__bc_procs gl = {q, q, L->procs};
       tsr__bc_matrix sl = tsr__dm_layout(L->cl, l == L->layer ? cl_host : NULL, q, q);
-      st = tsr__bc_redistribute_ex(fn, g, c->dtype, c->m, c->n, &sl, &gl, false, &dc, NULL,
+      st = tsr__bc_redistribute_ex(g, c->dtype, c->m, c->n, &sl, &gl, false, &dc, NULL,
                                    L->xflags | TSR__BC_ACCUMULATE, &L->st.bytes_sent,
                                    &L->st.bytes_received);
     }
   }
-  if (cl_host) tsr__dm_host_done(fn, L->cl, cl_host, cl_st, false);
+  if (cl_host) tsr__dm_host_done(L->cl, cl_host, cl_st, false);
   if (c_host) {
-    tsr_status s2 = tsr__dm_host_done(fn, c, c_host, c_st, st == TSR_OK);
+    tsr_status s2 = tsr__dm_host_done(c, c_host, c_st, st == TSR_OK);
     if (st == TSR_OK) st = s2;
   }
-  return tsr__dist_agree(fn, g->comm, st);
+  return tsr__dist_agree(g->comm, st);
 }
 
-tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double alpha,
-                              const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
-                              tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
-                              tsr_dist_stats *stats) {
+tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const tsr_dmatrix *a,
+                              const tsr_dmatrix *b, double beta, tsr_dmatrix *c, int replicas,
+                              const tsr_dist_gemm_options *opt, tsr_dist_stats *stats) {
   double t_start = MPI_Wtime();
   uint64_t count0[TSR__COUNT_N];
   tsr__counters_read(count0);
   g25 L;
   memset(&L, 0, sizeof L);
-  L.fn = fn;
   L.g = c->grid;
   L.replicas = replicas;
-  L.q = exact_sqrt(L.g->size / replicas);
+  L.q = tsr__exact_sqrt(L.g->size / replicas);
   L.layer = L.g->rank / (L.q * L.q);
   L.k = ta ? a->m : a->n, L.kb = ta ? a->mb : a->nb;
-  L.kl = layer_k(L.k, L.kb, replicas, L.layer);
+  L.kl = tsr__layer_k(L.k, L.kb, replicas, L.layer);
   L.a_mb = ta ? a->nb : a->mb, L.b_nb = tb ? b->mb : b->nb;
   L.xflags = tsr__dist_modeled() ? TSR__BC_MODELED : 0u;
   L.lcomm = MPI_COMM_NULL;
   tsr_dist_stats ls;
   memset(&ls, 0, sizeof ls);
 
-  tsr_status st = g25_layers(&L);
-  if (st == TSR_OK) st = g25_slice(&L, ta, tb, a, b, c);
+  tsr_status st = tsr__g25_layers(&L);
+  if (st == TSR_OK) st = tsr__g25_slice(&L, ta, tb, a, b, c);
   L.st.comm_seconds += MPI_Wtime() - t_start;
-  if (st == TSR_OK) st = g25_multiply(&L, alpha, c, opt, &ls);
+  if (st == TSR_OK) st = tsr__g25_multiply(&L, alpha, c, opt, &ls);
   tsr_dmatrix_free(L.al);
   tsr_dmatrix_free(L.bl);
   L.al = L.bl = NULL;
   double t_red = MPI_Wtime();
-  if (st == TSR_OK) st = g25_reduce(&L, beta, c);
+  if (st == TSR_OK) st = tsr__g25_reduce(&L, beta, c);
   L.st.comm_seconds += MPI_Wtime() - t_red;
 
   free(L.procs);
@@ -403,5 +397,5 @@ tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double
   L.st.replicas = replicas;
   L.st.total_seconds = MPI_Wtime() - t_start;
   if (stats) *stats = L.st;
-  return tsr__dist_agree(fn, L.g->comm, st);
+  return tsr__dist_agree(L.g->comm, st);
 }

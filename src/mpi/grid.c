@@ -30,7 +30,8 @@ MPI_Datatype tsr__mpi_type(tsr_dtype dtype) {
    tessera-gemm): the lowest failing rank's code and message, " (rank r)" appended when some
    ranks succeeded. *code and msg (TSR_DIST_AGREE_MSG bytes) are in/out; returns the MPI error
    code of a failed collective (MPI_SUCCESS else) and what failed in *what. */
-static int agree_core(MPI_Comm comm, int *code, char msg[TSR_DIST_AGREE_MSG], const char **what) {
+static int tsr__agree_core(MPI_Comm comm, int *code, char msg[TSR_DIST_AGREE_MSG],
+                           const char **what) {
   int rank = 0, size = 1;
   *what = "MPI_Comm_rank";
   int rc = MPI_Comm_rank(comm, &rank);
@@ -63,17 +64,17 @@ static int agree_core(MPI_Comm comm, int *code, char msg[TSR_DIST_AGREE_MSG], co
   return MPI_SUCCESS;
 }
 
-tsr_status tsr__dist_agree(const char *fn, MPI_Comm comm, tsr_status st) {
+tsr_status tsr__dist_agree(MPI_Comm comm, tsr_status st) {
   int code = (int)st;
   const char *what = "";
   char msg[TSR_DIST_AGREE_MSG] = "";
   if (st != TSR_OK) snprintf(msg, sizeof msg, "%s", tsr__last_error_detail());
-  int rc = agree_core(comm, &code, msg, &what);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, what);
+  int rc = tsr__agree_core(comm, &code, msg, &what);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, what);
   if (code == 0) return TSR_OK;
   /* Every rank is inside the same public call: its name (the API context) prefixes the
      failing rank's reason. */
-  return tsr__set_error((tsr_status)code, fn, "%s", msg);
+  return tsr__set_error((tsr_status)code, __func__, "%s", msg);
 }
 
 tsr_status tsr_dist_agree(MPI_Comm comm, int *code, char *msg, size_t cap) {
@@ -83,23 +84,22 @@ tsr_status tsr_dist_agree(MPI_Comm comm, int *code, char *msg, size_t cap) {
   char buf[TSR_DIST_AGREE_MSG] = "";
   if (*code != 0 && msg) snprintf(buf, sizeof buf, "%s", msg);
   int agreed = *code;
-  int rc = agree_core(comm, &agreed, buf, &what);
+  int rc = tsr__agree_core(comm, &agreed, buf, &what);
   if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, what);
   *code = agreed;
   if (agreed != 0 && msg && cap > 0) snprintf(msg, cap, "%s", buf);
   return TSR_OK;
 }
 
-tsr_status tsr__dist_same(const char *fn, MPI_Comm comm, const int64_t *vals, int n,
-                          const char *what) {
+tsr_status tsr__dist_same(MPI_Comm comm, const int64_t *vals, int n, const char *what) {
   int64_t lo[16], hi[16];
-  if (n > 16) return tsr__set_error(TSR_ERR_INTERNAL, fn, "too many values to compare");
+  if (n > 16) return tsr__set_error(TSR_ERR_INTERNAL, __func__, "too many values to compare");
   int rc = MPI_Allreduce(vals, lo, n, MPI_INT64_T, MPI_MIN, comm);
   if (rc == MPI_SUCCESS) rc = MPI_Allreduce(vals, hi, n, MPI_INT64_T, MPI_MAX, comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Allreduce");
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce");
   for (int i = 0; i < n; i++)
     if (lo[i] != hi[i])
-      return tsr__set_error(TSR_ERR_INCONSISTENT, fn,
+      return tsr__set_error(TSR_ERR_INCONSISTENT, __func__,
                             "arguments differ between ranks: %s (value %d ranges from %lld to "
                             "%lld)",
                             what, i, (long long)lo[i], (long long)hi[i]);
@@ -108,7 +108,7 @@ tsr_status tsr__dist_same(const char *fn, MPI_Comm comm, const int64_t *vals, in
 
 /* ---------------------------------------------------------------- grid ----------------- */
 
-static void grid_release_comms(tsr_grid *g) {
+static void tsr__grid_release_comms(tsr_grid *g) {
   if (g->row_comm != MPI_COMM_NULL) MPI_Comm_free(&g->row_comm);
   if (g->col_comm != MPI_COMM_NULL) MPI_Comm_free(&g->col_comm);
   if (g->comm != MPI_COMM_NULL) MPI_Comm_free(&g->comm);
@@ -116,23 +116,24 @@ static void grid_release_comms(tsr_grid *g) {
 
 tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_grid_create";
-  if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "out is NULL");
+  if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
   *out = NULL;
   int initialized = 0;
   MPI_Initialized(&initialized);
-  if (!initialized) return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "MPI is not initialized");
+  if (!initialized)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "MPI is not initialized");
   if (comm == MPI_COMM_NULL)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "communicator is MPI_COMM_NULL");
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "communicator is MPI_COMM_NULL");
   int size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
 
   /* Agree on the requested shape before judging it, so every rank fails alike. */
   int64_t req[2] = {p, q};
-  TSR_CALL(tsr__dist_same(fn, comm, req, 2, "grid shape P x Q"));
+  TSR_CALL(tsr__dist_same(comm, req, 2, "grid shape P x Q"));
   if (p < 0 || q < 0)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "grid %d x %d has a negative side", p, q);
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "grid %d x %d has a negative side", p,
+                          q);
   if (p == 0 && q == 0) {
     p = (int)floor(sqrt((double)size));
     while (p > 1 && size % p != 0)
@@ -142,23 +143,23 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
   } else if (p == 0) {
     p = size % q == 0 ? size / q : 0;
     if (p == 0)
-      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                             "grid ? x %d: %d ranks are not a multiple of Q = %d", q, size, q);
   } else if (q == 0) {
     q = size % p == 0 ? size / p : 0;
     if (q == 0)
-      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                             "grid %d x ?: %d ranks are not a multiple of P = %d", p, size, p);
   }
   if ((int64_t)p * q != size)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "grid %d x %d needs %lld ranks but the communicator has %d (P = %d, "
                           "Q = %d, size = %d)",
                           p, q, (long long)p * q, size, p, q, size);
 
   tsr_grid *g = calloc(1, sizeof *g);
-  tsr_status st = g ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "grid struct");
-  st = tsr__dist_agree(fn, comm, st);
+  tsr_status st = g ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "grid struct");
+  st = tsr__dist_agree(comm, st);
   if (st != TSR_OK) {
     free(g);
     return st;
@@ -173,15 +174,15 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
   int rc = MPI_Comm_dup(comm, &g->comm);
   if (rc != MPI_SUCCESS) {
     free(g);
-    return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_dup");
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_dup");
   }
   /* Errors come back as codes, so a failed call returns a status instead of aborting. */
   MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
   rc = MPI_Comm_split(g->comm, g->myrow, g->mycol, &g->row_comm);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_split(g->comm, g->mycol, g->myrow, &g->col_comm);
   if (rc != MPI_SUCCESS) {
-    st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_split");
-    grid_release_comms(g);
+    st = tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_split");
+    tsr__grid_release_comms(g);
     free(g);
     return st;
   }
@@ -195,7 +196,7 @@ tsr_status tsr_grid_free(tsr_grid *grid) {
   TSR_API_ENTRY();
   if (!grid) return TSR_OK;
   if (grid->summa_plan && grid->summa_plan_free) grid->summa_plan_free(grid->summa_plan);
-  grid_release_comms(grid);
+  tsr__grid_release_comms(grid);
   free(grid);
   return TSR_OK;
 }
@@ -203,8 +204,7 @@ tsr_status tsr_grid_free(tsr_grid *grid) {
 tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_props *info) {
   TSR_API_ENTRY();
   if (!grid || !info)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, "tsr_grid_info", "%s is NULL",
-                          grid ? "info" : "grid");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", grid ? "info" : "grid");
   info->nprow = grid->nprow;
   info->npcol = grid->npcol;
   info->myrow = grid->myrow;

@@ -40,12 +40,11 @@ struct tsr_dmatrix {
  * " (rank r)" appended when some ranks succeeded). Returns TSR_ERR_MPI when the agreement
  * itself fails.
  */
-tsr_status tsr__dist_agree(const char *fn, MPI_Comm comm, tsr_status st);
+tsr_status tsr__dist_agree(MPI_Comm comm, tsr_status st);
 
 /* TSR_ERR_INCONSISTENT (on every rank) when any of the n values differs between ranks;
    `what` names them in the message. Collective. */
-tsr_status tsr__dist_same(const char *fn, MPI_Comm comm, const int64_t *vals, int n,
-                          const char *what);
+tsr_status tsr__dist_same(MPI_Comm comm, const int64_t *vals, int n, const char *what);
 
 /* Records TSR_ERR_MPI (or `code`) with MPI's text for error code `rc`. */
 tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *what);
@@ -67,20 +66,18 @@ int64_t tsr__dm_local_count(const tsr_dmatrix *a);
  * the CPU (*staged = false), else a new host copy (*staged = true). tsr__dm_host_done frees a
  * staged copy after writing it back to the device when `write_back`.
  */
-tsr_status tsr__dm_host_get(const char *fn, const tsr_dmatrix *a, bool copy_in, void **host,
-                            bool *staged);
-tsr_status tsr__dm_host_done(const char *fn, const tsr_dmatrix *a, void *host, bool staged,
-                             bool write_back);
+tsr_status tsr__dm_host_get(const tsr_dmatrix *a, bool copy_in, void **host, bool *staged);
+tsr_status tsr__dm_host_done(const tsr_dmatrix *a, void *host, bool staged, bool write_back);
 
 /* A new distributed matrix without collective checks (callers have agreed already). */
-tsr_status tsr__dm_create(const char *fn, tsr_grid *grid, int64_t m, int64_t n, int64_t mb,
-                          int64_t nb, tsr_dtype dtype, tsr_device device, tsr_dmatrix **out);
+tsr_status tsr__dm_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, int64_t nb,
+                          tsr_dtype dtype, tsr_device device, tsr_dmatrix **out);
 
 /* A new matrix holding the transpose of `a`, with blocks nb x mb, on the same grid and device
    (tsr__bc_redistribute with transpose). Collective; agreed. Adds the bytes moved to *sent and
    *received when not NULL. */
-tsr_status tsr__dm_transpose(const char *fn, const tsr_dmatrix *a, tsr_dmatrix **out,
-                             uint64_t *sent, uint64_t *received);
+tsr_status tsr__dm_transpose(const tsr_dmatrix *a, tsr_dmatrix **out, uint64_t *sent,
+                             uint64_t *received);
 
 /* ---------------------------------------------------------------- general block-cyclic -- */
 
@@ -124,8 +121,8 @@ int64_t tsr__bc_next(const tsr__bc_dim *d, int64_t i);
  * replicated. The ranks agree on the outcome. Adds the bytes that crossed to other ranks to *sent /
  * *received (not NULL).
  */
-tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
-                                int64_t n, const tsr__bc_matrix *src, bool transpose,
+tsr_status tsr__bc_redistribute(const tsr_grid *g, tsr_dtype dtype, int64_t m, int64_t n,
+                                const tsr__bc_matrix *src, bool transpose,
                                 const tsr__bc_matrix *dst, uint64_t *sent, uint64_t *received);
 
 /* A process grid of nprow x npcol processes of g's communicator other than g itself:
@@ -142,39 +139,38 @@ typedef struct tsr__bc_procs {
 /* tsr__bc_redistribute with the source's and the destination's owners on their own process
    grids (src_procs, dst_procs; NULL: g's), all over g's communicator; a rank outside a grid
    holds none of that matrix. A replicated source needs both on g. */
-tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
-                                   int64_t n, const tsr__bc_matrix *src,
-                                   const tsr__bc_procs *src_procs, bool transpose,
-                                   const tsr__bc_matrix *dst, const tsr__bc_procs *dst_procs,
-                                   unsigned flags, uint64_t *sent, uint64_t *received);
+tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m, int64_t n,
+                                   const tsr__bc_matrix *src, const tsr__bc_procs *src_procs,
+                                   bool transpose, const tsr__bc_matrix *dst,
+                                   const tsr__bc_procs *dst_procs, unsigned flags, uint64_t *sent,
+                                   uint64_t *received);
 
 /* ------------------------------------------------ 2.5D schedule and modeled compute ---- */
 
 /* The checks of tsr_dist_gemm_ex (transposes, grids, dtypes, devices, shapes, block sizes).
    Local; callers agree. */
-tsr_status tsr__dist_gemm_check(const char *fn, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+tsr_status tsr__dist_gemm_check(tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
                                 const tsr_dmatrix *b, const tsr_dmatrix *c);
 
 /* Agrees on `st` (the caller's checks) and on the options, then sets *replicas to the c that
    options->algorithm / replicas / memory_per_rank select (1: SUMMA on the matrices' grid).
    Collective over c's grid. (gemm25d.c) */
-tsr_status tsr__dist_gemm_plan(const char *fn, tsr_status st, tsr_trans ta, const tsr_dmatrix *a,
+tsr_status tsr__dist_gemm_plan(tsr_status st, tsr_trans ta, const tsr_dmatrix *a,
                                const tsr_dmatrix *c, const tsr_dist_gemm_options *opt,
                                int *replicas);
 
 /* The 2.5D schedule with c = replicas > 1 layers (checked by tsr__dist_gemm_plan). Collective;
    agreed. (gemm25d.c) */
-tsr_status tsr__dist_gemm_25d(const char *fn, tsr_trans ta, tsr_trans tb, double alpha,
-                              const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
-                              tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
-                              tsr_dist_stats *stats);
+tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const tsr_dmatrix *a,
+                              const tsr_dmatrix *b, double beta, tsr_dmatrix *c, int replicas,
+                              const tsr_dist_gemm_options *opt, tsr_dist_stats *stats);
 
 /* The SUMMA schedule (summa.c) on matrices already checked and agreed on (tsr_dist_gemm_ex's
    checks): C = alpha A B + beta C, untransposed, A's column block = B's row block. Collective
    over c's grid; agrees on the outcome; fills *stats (SUMMA's figures and the device work of
    the call). The 2.5D layers call it directly, so nothing is checked or agreed twice. */
-tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a, const tsr_dmatrix *b,
-                           double beta, tsr_dmatrix *c, const tsr_dist_gemm_options *options,
+tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                           tsr_dmatrix *c, const tsr_dist_gemm_options *options,
                            tsr_dist_stats *stats);
 
 /* Sets the device-work members of *st (dist_stats.c) (h2d/d2h bytes and copies, host_syncs,
@@ -250,12 +246,11 @@ void tsr__dist_model_copy(double bytes);
  * pending receives are cancelled and completed, its pending sends released with
  * MPI_Request_free (the buffer must stay allocated until the communicator is freed).
  *
- * fn: the public function that is running (error messages name it).
+ * Error messages name the public function that is running (the API context).
  */
 #define TSR__BCAST_WINDOW 8
 
 typedef struct tsr__bcast {
-  const char *fn;
   char *buf;
   MPI_Datatype type;
   MPI_Comm comm;
@@ -289,9 +284,8 @@ tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes)
 int64_t tsr__bcast_segment_bytes(int64_t bytes, int size);
 
 /* Starts the broadcast (posts what can be posted). Local: no agreement. */
-tsr_status tsr__bcast_start(const char *fn, tsr__bcast *op, void *buf, int64_t count,
-                            MPI_Datatype type, int root, MPI_Comm comm, tsr_dist_bcast algo,
-                            int64_t segment_bytes, int tag);
+tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Datatype type, int root,
+                            MPI_Comm comm, tsr_dist_bcast algo, int64_t segment_bytes, int tag);
 
 /* Progresses without blocking: completes arrived segments, posts their forwards and the next
    receives. *done = 1 when this rank's part is complete (buffer received, sends finished). */

@@ -15,20 +15,19 @@
 #include "mpi/mpi_internal.h"
 
 /* Transposes a packed rows x cols matrix between row-major (`rm`) and column-major (`cm`). */
-static void rm_to_cm(const char *rm, char *cm, int64_t rows, int64_t cols, size_t es) {
+static void tsr__rm_to_cm(const char *rm, char *cm, int64_t rows, int64_t cols, size_t es) {
   for (int64_t i = 0; i < rows; i++)
     for (int64_t j = 0; j < cols; j++)
       memcpy(cm + (size_t)(i + j * rows) * es, rm + (size_t)(i * cols + j) * es, es);
 }
-static void cm_to_rm(const char *cm, char *rm, int64_t rows, int64_t cols, size_t es) {
+static void tsr__cm_to_rm(const char *cm, char *rm, int64_t rows, int64_t cols, size_t es) {
   for (int64_t j = 0; j < cols; j++)
     for (int64_t i = 0; i < rows; i++)
       memcpy(rm + (size_t)(i * cols + j) * es, cm + (size_t)(i + j * rows) * es, es);
 }
 
 /* The darray file type of this rank's elements of an m x n matrix (C or Fortran order). */
-static tsr_status make_darray(const char *fn, const tsr_dmatrix *a, int fortran,
-                              MPI_Datatype *out) {
+static tsr_status tsr__make_darray(const tsr_dmatrix *a, int fortran, MPI_Datatype *out) {
   const tsr_grid *g = a->grid;
   int gsizes[2] = {(int)a->m, (int)a->n};
   int distribs[2] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_CYCLIC};
@@ -38,14 +37,14 @@ static tsr_status make_darray(const char *fn, const tsr_dmatrix *a, int fortran,
                                   fortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C,
                                   tsr__mpi_type(a->dtype), out);
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Type_create_darray");
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Type_create_darray");
   return TSR_OK;
 }
 
-static tsr_status check_int_sizes(const char *fn, const tsr_dmatrix *a, const char *path) {
+static tsr_status tsr__check_int_sizes(const tsr_dmatrix *a, const char *path) {
   if (a->m > INT_MAX || a->n > INT_MAX || a->mb > INT_MAX || a->nb > INT_MAX ||
       a->mloc * a->nloc > INT_MAX)
-    return tsr__set_error(TSR_ERR_OVERFLOW, fn,
+    return tsr__set_error(TSR_ERR_OVERFLOW, __func__,
                           "'%s': %lld x %lld matrix (local %lld x %lld): MPI-IO counts are "
                           "limited to INT_MAX (%d)",
                           path, (long long)a->m, (long long)a->n, (long long)a->mloc,
@@ -65,11 +64,11 @@ static tsr_status check_int_sizes(const char *fn, const tsr_dmatrix *a, const ch
 #define MPIIO_PATH_MAX 4095
 #define MPIIO_NAME_MAX 255
 #endif
-static tsr_status check_mpiio_name(const char *fn, const char *path, const char *user_path) {
+static tsr_status tsr__check_mpiio_name(const char *path, const char *user_path) {
   const char *slash = strrchr(path, '/');
   size_t len = strlen(slash ? slash + 1 : path), plen = strlen(path);
   if (len > MPIIO_NAME_MAX || plen > MPIIO_PATH_MAX)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn,
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "'%s': a path of %zu bytes (last component %zu) is longer than this MPI "
                           "library's MPI-IO can open (%d, %d); use a shorter name or folder, or a "
                           "link with a shorter path",
@@ -78,7 +77,7 @@ static tsr_status check_mpiio_name(const char *fn, const char *path, const char 
 }
 
 /* True when an MPI-IO call moved exactly `want` elements of `type`. */
-static bool full_count(MPI_Status *status, MPI_Datatype type, int want, int *got) {
+static bool tsr__full_count(MPI_Status *status, MPI_Datatype type, int want, int *got) {
   *got = -1;
   MPI_Get_count(status, type, got);
   return *got == want;
@@ -97,63 +96,63 @@ struct tsr_dmatrix_npy {
 
 /* tsr__npy_read_header_at's reader on an MPI file handle (rank 0, independent reads). */
 typedef struct npy_mpi_source {
-  const char *fn, *path;
+  const char *path;
   MPI_File fh;
 } npy_mpi_source;
 
-static tsr_status npy_mpi_read(void *ctx, uint64_t offset, void *dst, size_t n) {
+static tsr_status tsr__npy_mpi_read(void *ctx, uint64_t offset, void *dst, size_t n) {
   const npy_mpi_source *s = ctx;
   MPI_Status status;
   int got = 0;
   int rc = MPI_File_read_at(s->fh, (MPI_Offset)offset, dst, (int)n, MPI_BYTE, &status);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(s->fn, TSR_ERR_IO, rc, "MPI_File_read_at (header)");
-  if (!full_count(&status, MPI_BYTE, (int)n, &got))
-    return tsr__set_error(TSR_ERR_FORMAT, s->fn, "truncated header in %s: read %d of %zu bytes",
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_read_at (header)");
+  if (!tsr__full_count(&status, MPI_BYTE, (int)n, &got))
+    return tsr__set_error(TSR_ERR_FORMAT, __func__, "truncated header in %s: read %d of %zu bytes",
                           s->path, got, n);
   return TSR_OK;
 }
 
 /* Rank 0: the header, from the open handle, and the one check that it holds a matrix. */
-static tsr_status npy_matrix_header(const char *fn, const char *path, MPI_File fh, uint64_t fsize,
-                                    tsr_npy_header *h) {
-  npy_mpi_source src = {fn, path, fh};
-  TSR_CALL(tsr__npy_read_header_at(fn, path, fsize, npy_mpi_read, &src, h));
+static tsr_status tsr__npy_matrix_header(const char *path, MPI_File fh, uint64_t fsize,
+                                         tsr_npy_header *h) {
+  npy_mpi_source src = {path, fh};
+  TSR_CALL(tsr__npy_read_header_at(path, fsize, tsr__npy_mpi_read, &src, h));
   if (h->ndim != 2)
-    return tsr__set_error(TSR_ERR_SHAPE, fn, "'%s' holds a %d-D array; a matrix must be 2-D", path,
-                          h->ndim);
+    return tsr__set_error(TSR_ERR_SHAPE, __func__, "'%s' holds a %d-D array; a matrix must be 2-D",
+                          path, h->ndim);
   if (h->dtype != TSR_F32 && h->dtype != TSR_F64)
-    return tsr__set_error(TSR_ERR_DTYPE, fn, "'%s' holds %s data; matrices are f32 or f64", path,
-                          tsr_dtype_name(h->dtype));
+    return tsr__set_error(TSR_ERR_DTYPE, __func__, "'%s' holds %s data; matrices are f32 or f64",
+                          path, tsr_dtype_name(h->dtype));
   return TSR_OK;
 }
 
 /* Every rank, before the collective open and without opening: a regular file it may read (a
    path missing on one node, or a FIFO, fails every rank instead of blocking one), with a name
    this MPI-IO can open. *fsize: its size here. Local; callers agree. */
-static tsr_status npy_check_input(const char *fn, const char *path, uint64_t *fsize) {
-  TSR_CALL(tsr__stat_input(fn, path, fsize));
-  return check_mpiio_name(fn, path, path);
+static tsr_status tsr__npy_check_input(const char *path, uint64_t *fsize) {
+  TSR_CALL(tsr__stat_input(path, fsize));
+  return tsr__check_mpiio_name(path, path);
 }
 
 /* Every rank: its copy holds all the data the header announces (node-local copies). */
-static tsr_status npy_check_size(const char *fn, const tsr_dmatrix_npy *f, uint64_t fsize) {
+static tsr_status tsr__npy_check_size(const tsr_dmatrix_npy *f, uint64_t fsize) {
   uint64_t need =
       (uint64_t)f->h.data_offset + (uint64_t)f->h.size * (uint64_t)tsr__dtype_size(f->h.dtype);
   if (fsize < need)
-    return tsr__set_error(TSR_ERR_FORMAT, fn, "'%s' is %llu bytes here, the data needs %llu",
+    return tsr__set_error(TSR_ERR_FORMAT, __func__, "'%s' is %llu bytes here, the data needs %llu",
                           f->path, (unsigned long long)fsize, (unsigned long long)need);
   return TSR_OK;
 }
 
 tsr_status tsr_dmatrix_npy_open(tsr_grid *grid, const char *path, tsr_dmatrix_npy **out) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dmatrix_npy_open";
   if (!grid || !out)
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", grid ? "out" : "grid");
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", grid ? "out" : "grid");
   *out = NULL;
-  tsr_status st = path ? TSR_OK : tsr__set_error(TSR_ERR_NULL_POINTER, fn, "path is NULL");
+  tsr_status st = path ? TSR_OK : tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "path is NULL");
   uint64_t fsize = 0;
-  if (st == TSR_OK) st = npy_check_input(fn, path, &fsize);
+  if (st == TSR_OK) st = tsr__npy_check_input(path, &fsize);
   tsr_dmatrix_npy *f = NULL;
   if (st == TSR_OK) {
     size_t len = strlen(path) + 1;
@@ -161,29 +160,30 @@ tsr_status tsr_dmatrix_npy_open(tsr_grid *grid, const char *path, tsr_dmatrix_np
     if (f)
       memcpy(f->path, path, len);
     else
-      st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate the handle of '%s'", path);
+      st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "cannot allocate the handle of '%s'",
+                          path);
   }
-  st = tsr__dist_agree(fn, grid->comm, st);
+  st = tsr__dist_agree(grid->comm, st);
   if (st != TSR_OK) {
     free(f);
     return st;
   }
   f->grid = grid;
   int rc = MPI_File_open(grid->comm, path, MPI_MODE_RDONLY, MPI_INFO_NULL, &f->fh);
-  st = rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_open");
-  st = tsr__dist_agree(fn, grid->comm, st);
+  st = rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_open");
+  st = tsr__dist_agree(grid->comm, st);
   if (st != TSR_OK) {
     free(f);
     return st;
   }
   /* Rank 0 alone parses the header; everyone gets its verdict and the header. */
-  if (grid->rank == 0) st = npy_matrix_header(fn, path, f->fh, fsize, &f->h);
-  st = tsr__dist_agree(fn, grid->comm, st);
+  if (grid->rank == 0) st = tsr__npy_matrix_header(path, f->fh, fsize, &f->h);
+  st = tsr__dist_agree(grid->comm, st);
   if (st == TSR_OK) {
     rc = MPI_Bcast(&f->h, (int)sizeof f->h, MPI_BYTE, 0, grid->comm);
-    st = rc == MPI_SUCCESS ? npy_check_size(fn, f, fsize)
-                           : tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-    st = tsr__dist_agree(fn, grid->comm, st);
+    st = rc == MPI_SUCCESS ? tsr__npy_check_size(f, fsize)
+                           : tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
+    st = tsr__dist_agree(grid->comm, st);
   }
   if (st != TSR_OK) {
     MPI_File_close(&f->fh);
@@ -209,27 +209,27 @@ tsr_status tsr_dmatrix_npy_close(tsr_dmatrix_npy *f) {
       rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_close");
   tsr_grid *g = f->grid;
   free(f);
-  return tsr__dist_agree(__func__, g->comm, st);
+  return tsr__dist_agree(g->comm, st);
 }
 
 /* The local block of `a` from the open file: the darray view at the data offset and one
    MPI_File_read_all into `dst` (column-major for Fortran order, else row-major). Every rank
    makes every collective call, failed or not, so none is left waiting. Local status. */
-static tsr_status npy_read_blocks(const char *fn, const tsr_dmatrix_npy *f, const tsr_dmatrix *a,
-                                  void *dst) {
+static tsr_status tsr__npy_read_blocks(const tsr_dmatrix_npy *f, const tsr_dmatrix *a, void *dst) {
   MPI_Datatype ftype = MPI_DATATYPE_NULL, etype = tsr__mpi_type(a->dtype);
-  tsr_status st = make_darray(fn, a, f->h.fortran_order, &ftype);
+  tsr_status st = tsr__make_darray(a, f->h.fortran_order, &ftype);
   int rc = MPI_File_set_view(f->fh, (MPI_Offset)f->h.data_offset, etype,
                              ftype != MPI_DATATYPE_NULL ? ftype : etype, "native", MPI_INFO_NULL);
   if (rc != MPI_SUCCESS && st == TSR_OK)
-    st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+    st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_set_view");
   int count = (int)(a->mloc * a->nloc), got = 0;
   MPI_Status status;
   rc = MPI_File_read_all(f->fh, dst, st == TSR_OK ? count : 0, etype, &status);
   if (rc != MPI_SUCCESS && st == TSR_OK)
-    st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_read_all");
-  if (st == TSR_OK && !full_count(&status, etype, count, &got))
-    st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short read, %d of %d elements", f->path, got, count);
+    st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_read_all");
+  if (st == TSR_OK && !tsr__full_count(&status, etype, count, &got))
+    st = tsr__set_error(TSR_ERR_IO, __func__, "'%s': short read, %d of %d elements", f->path, got,
+                        count);
   if (ftype != MPI_DATATYPE_NULL) MPI_Type_free(&ftype);
   return st;
 }
@@ -237,39 +237,39 @@ static tsr_status npy_read_blocks(const char *fn, const tsr_dmatrix_npy *f, cons
 tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *f, int64_t mb, int64_t nb, tsr_device device,
                                 tsr_dmatrix **out) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dmatrix_npy_read";
-  if (!f || !out) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL", f ? "out" : "file");
+  if (!f || !out)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", f ? "out" : "file");
   *out = NULL;
   tsr_grid *grid = f->grid;
   int64_t v[2] = {mb, nb};
-  TSR_CALL(tsr__dist_same(fn, grid->comm, v, 2, "mb, nb"));
+  TSR_CALL(tsr__dist_same(grid->comm, v, 2, "mb, nb"));
   const tsr_npy_header *h = &f->h;
   tsr_dmatrix *a = NULL;
   void *local = NULL, *tmp = NULL;
   bool staged = false;
   size_t es = tsr__dtype_size(h->dtype);
-  tsr_status st = tsr__dm_create(fn, grid, h->shape[0], h->shape[1], mb, nb, h->dtype, device, &a);
-  if (st == TSR_OK) st = check_int_sizes(fn, a, f->path);
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, false, &local, &staged);
+  tsr_status st = tsr__dm_create(grid, h->shape[0], h->shape[1], mb, nb, h->dtype, device, &a);
+  if (st == TSR_OK) st = tsr__check_int_sizes(a, f->path);
+  if (st == TSR_OK) st = tsr__dm_host_get(a, false, &local, &staged);
   /* A C-order file arrives as row-major local blocks, transposed afterwards. */
   if (st == TSR_OK && !h->fortran_order)
     st = tsr__host_alloc((size_t)(a->mloc * a->nloc) * es, &tmp);
-  st = tsr__dist_agree(fn, grid->comm, st);
+  st = tsr__dist_agree(grid->comm, st);
   if (st == TSR_OK && a->m > 0 && a->n > 0) {
-    st = npy_read_blocks(fn, f, a, h->fortran_order ? local : tmp);
+    st = tsr__npy_read_blocks(f, a, h->fortran_order ? local : tmp);
     if (st == TSR_OK) {
       int64_t count = a->mloc * a->nloc;
       if (h->big_endian != tsr__host_big_endian())
         tsr__byteswap(h->fortran_order ? local : tmp, count, es);
-      if (!h->fortran_order) rm_to_cm(tmp, local, a->mloc, a->nloc, es);
+      if (!h->fortran_order) tsr__rm_to_cm(tmp, local, a->mloc, a->nloc, es);
     }
   }
   if (local) {
-    tsr_status s2 = tsr__dm_host_done(fn, a, local, staged, st == TSR_OK);
+    tsr_status s2 = tsr__dm_host_done(a, local, staged, st == TSR_OK);
     if (st == TSR_OK) st = s2;
   }
   tsr__host_free(tmp);
-  st = tsr__dist_agree(fn, grid->comm, st);
+  st = tsr__dist_agree(grid->comm, st);
   if (st != TSR_OK) {
     tsr_dmatrix_free(a);
     return st;
@@ -296,7 +296,7 @@ tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, in
 
 /* The state of one collective write, shared by its steps. */
 typedef struct npy_writer {
-  const char *fn, *path;
+  const char *path;
   const tsr_dmatrix *a;
   int fortran_order;
   char tmpname[PATH_MAX + 64]; /* the temporary file beside `path` */
@@ -312,29 +312,28 @@ typedef struct npy_writer {
 
 /* Step 1: the temporary name (rank 0's pid and write count), rank 0's header, the local block
    on the host in the file's order and byte order, the darray view. Agreed. */
-static tsr_status npy_write_prepare(npy_writer *w) {
-  const char *fn = w->fn;
+static tsr_status tsr__npy_write_prepare(npy_writer *w) {
   const tsr_dmatrix *a = w->a;
   tsr_grid *g = a->grid;
   /* The temporary name carries rank 0's pid, so two jobs writing one path do not collide. */
   long long pid = (long long)getpid();
   int rc = MPI_Bcast(&pid, 1, MPI_LONG_LONG, 0, g->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
   size_t es = tsr__dtype_size(a->dtype);
   /* The sequence number tells apart two writes of one job whose names share their first
      TSR__TEMP_NAME_KEEP bytes; rank 0's count is used. */
   static atomic_uint sequence;
   unsigned seq = atomic_fetch_add(&sequence, 1u);
   rc = MPI_Bcast(&seq, 1, MPI_UNSIGNED, 0, g->comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
-  tsr_status st = tsr__temp_path(fn, w->path, (long)pid, seq, w->tmpname, sizeof w->tmpname);
-  if (st == TSR_OK) st = check_mpiio_name(fn, w->tmpname, w->path);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
+  tsr_status st = tsr__temp_path(w->path, (long)pid, seq, w->tmpname, sizeof w->tmpname);
+  if (st == TSR_OK) st = tsr__check_mpiio_name(w->tmpname, w->path);
   if (st == TSR_OK && g->rank == 0) {
     int64_t shape[2] = {a->m, a->n};
     st = tsr_npy_format_header(a->dtype, w->fortran_order, 2, shape, w->header, sizeof w->header,
                                &w->hlen);
   }
-  if (st == TSR_OK) st = tsr__dm_host_get(fn, a, true, &w->local, &w->staged);
+  if (st == TSR_OK) st = tsr__dm_host_get(a, true, &w->local, &w->staged);
   /* The column-major local block is the Fortran-order darray piece as it is; C order needs
      it row-major. A big-endian host also writes a swapped copy (files are little-endian). */
   if (st == TSR_OK && (!w->fortran_order || tsr__host_big_endian())) {
@@ -343,23 +342,23 @@ static tsr_status npy_write_prepare(npy_writer *w) {
       if (w->fortran_order)
         memcpy(w->buf, w->local, (size_t)w->count * es);
       else
-        cm_to_rm(w->local, w->buf, a->mloc, a->nloc, es);
+        tsr__cm_to_rm(w->local, w->buf, a->mloc, a->nloc, es);
       if (tsr__host_big_endian()) tsr__byteswap(w->buf, w->count, es);
     }
   }
-  if (st == TSR_OK && a->m > 0 && a->n > 0) st = make_darray(fn, a, w->fortran_order, &w->ftype);
-  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
+  if (st == TSR_OK && a->m > 0 && a->n > 0) st = tsr__make_darray(a, w->fortran_order, &w->ftype);
+  TSR_CALL(tsr__dist_agree(g->comm, st));
   unsigned long long hl = w->hlen;
   rc = MPI_Bcast(&hl, 1, MPI_UNSIGNED_LONG_LONG, 0, g->comm);
   w->hlen = (size_t)hl;
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Bcast");
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
   w->total = (uint64_t)w->hlen + (uint64_t)(a->m * a->n) * es;
   return TSR_OK;
 }
 
 /* Step 2: the temporary file, created by every rank, its whole size reserved by rank 0 (a full
    disk fails here, on every rank, before any data). Agreed; on failure the file is closed. */
-static tsr_status npy_write_create(npy_writer *w) {
+static tsr_status tsr__npy_write_create(npy_writer *w) {
   tsr_grid *g = w->a->grid;
   if (g->rank == 0) unlink(w->tmpname); /* a stale file of a crashed job with the same pid */
   MPI_Barrier(g->comm);
@@ -371,12 +370,12 @@ static tsr_status npy_write_create(npy_writer *w) {
     char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
     MPI_Error_string(rc, text, &len);
-    st = tsr__set_error(TSR_ERR_IO, w->fn, "cannot create '%s' (temporary file for '%s'): %s",
+    st = tsr__set_error(TSR_ERR_IO, __func__, "cannot create '%s' (temporary file for '%s'): %s",
                         w->tmpname, w->path, text);
     w->fh = MPI_FILE_NULL;
   }
-  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(w->fn, w->tmpname, w->total);
-  st = tsr__dist_agree(w->fn, g->comm, st);
+  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(w->tmpname, w->total);
+  st = tsr__dist_agree(g->comm, st);
   if (st != TSR_OK && w->fh != MPI_FILE_NULL) MPI_File_close(&w->fh);
   return st;
 }
@@ -384,8 +383,7 @@ static tsr_status npy_write_create(npy_writer *w) {
 /* Step 3: rank 0's header, every rank's blocks through the darray view, sync and close. Every
    byte count is checked: some MPI-IO drivers return success on a short write (a full disk).
    Every rank makes every collective call, failed or not. Agreed. */
-static tsr_status npy_write_data(npy_writer *w) {
-  const char *fn = w->fn;
+static tsr_status tsr__npy_write_data(npy_writer *w) {
   const tsr_dmatrix *a = w->a;
   tsr_grid *g = a->grid;
   tsr_status st = TSR_OK;
@@ -394,81 +392,82 @@ static tsr_status npy_write_data(npy_writer *w) {
     MPI_Status status;
     rc = MPI_File_write_at(w->fh, 0, w->header, (int)w->hlen, MPI_BYTE, &status);
     if (rc != MPI_SUCCESS)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_at (header)");
-    else if (!full_count(&status, MPI_BYTE, (int)w->hlen, &got))
-      st = tsr__set_error(TSR_ERR_IO, fn, "'%s': short write of the header, %d of %zu bytes",
+      st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_write_at (header)");
+    else if (!tsr__full_count(&status, MPI_BYTE, (int)w->hlen, &got))
+      st = tsr__set_error(TSR_ERR_IO, __func__, "'%s': short write of the header, %d of %zu bytes",
                           w->path, got, w->hlen);
   }
   if (a->m > 0 && a->n > 0) {
     MPI_Datatype etype = tsr__mpi_type(a->dtype);
     rc = MPI_File_set_view(w->fh, (MPI_Offset)w->hlen, etype, w->ftype, "native", MPI_INFO_NULL);
     if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_set_view");
+      st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_set_view");
     MPI_Status status;
     rc = MPI_File_write_all(w->fh, w->buf ? w->buf : w->local, (int)w->count, etype, &status);
     if (rc != MPI_SUCCESS && st == TSR_OK)
-      st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_write_all");
-    else if (st == TSR_OK && !full_count(&status, etype, (int)w->count, &got))
-      st = tsr__set_error(TSR_ERR_IO, fn,
+      st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_write_all");
+    else if (st == TSR_OK && !tsr__full_count(&status, etype, (int)w->count, &got))
+      st = tsr__set_error(TSR_ERR_IO, __func__,
                           "'%s': short write, %d of %lld elements (disk full or file size limit?)",
                           w->path, got, (long long)w->count);
   }
   rc = MPI_File_sync(w->fh);
-  if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_sync");
+  if (rc != MPI_SUCCESS && st == TSR_OK)
+    st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_sync");
   rc = MPI_File_close(&w->fh);
-  if (rc != MPI_SUCCESS && st == TSR_OK) st = tsr__mpi_error(fn, TSR_ERR_IO, rc, "MPI_File_close");
-  return tsr__dist_agree(fn, g->comm, st);
+  if (rc != MPI_SUCCESS && st == TSR_OK)
+    st = tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_close");
+  return tsr__dist_agree(g->comm, st);
 }
 
 /* Step 4, rank 0: the size the file must have (a write that was silently dropped shows here),
    then the rename onto `path`. Agreed. */
-static tsr_status npy_write_commit(npy_writer *w) {
+static tsr_status tsr__npy_write_commit(npy_writer *w) {
   tsr_grid *g = w->a->grid;
   tsr_status st = TSR_OK;
   if (g->rank == 0) {
     uint64_t size = 0;
     int fd = -1;
-    st = tsr__open_input(w->fn, w->tmpname, &fd, &size);
+    st = tsr__open_input(w->tmpname, &fd, &size);
     if (fd >= 0) close(fd);
     if (st == TSR_OK && size != w->total)
-      st = tsr__set_error(TSR_ERR_IO, w->fn,
+      st = tsr__set_error(TSR_ERR_IO, __func__,
                           "'%s': the written file has %llu bytes, expected %llu (disk full?)",
                           w->path, (unsigned long long)size, (unsigned long long)w->total);
-    if (st == TSR_OK) st = tsr__commit_temp(w->fn, w->tmpname, w->path);
+    if (st == TSR_OK) st = tsr__commit_temp(w->tmpname, w->path);
     if (st == TSR_OK) w->created = false;
   }
-  return tsr__dist_agree(w->fn, g->comm, st);
+  return tsr__dist_agree(g->comm, st);
 }
 
 tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int fortran_order) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dmatrix_write_npy";
-  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "matrix is NULL");
+  if (!a) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "matrix is NULL");
   tsr_grid *g = a->grid;
   fortran_order = fortran_order ? 1 : 0;
   int64_t v[1] = {fortran_order};
-  TSR_CALL(tsr__dist_same(fn, g->comm, v, 1, "fortran_order"));
+  TSR_CALL(tsr__dist_same(g->comm, v, 1, "fortran_order"));
   tsr_status st = TSR_OK;
-  if (!path) st = tsr__set_error(TSR_ERR_NULL_POINTER, fn, "path is NULL");
-  if (st == TSR_OK) st = check_int_sizes(fn, a, path);
+  if (!path) st = tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "path is NULL");
+  if (st == TSR_OK) st = tsr__check_int_sizes(a, path);
   /* Every rank opens the file: every rank must be able to (node-local paths). */
-  if (st == TSR_OK) st = tsr__check_output(fn, path);
-  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
+  if (st == TSR_OK) st = tsr__check_output(path);
+  TSR_CALL(tsr__dist_agree(g->comm, st));
 
   npy_writer *w = calloc(1, sizeof *w);
-  st = w ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "cannot allocate the writer");
-  TSR_CALL(tsr__dist_agree(fn, g->comm, st));
-  w->fn = fn, w->path = path, w->a = a, w->fortran_order = fortran_order;
+  st = w ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "cannot allocate the writer");
+  TSR_CALL(tsr__dist_agree(g->comm, st));
+  w->path = path, w->a = a, w->fortran_order = fortran_order;
   w->count = a->mloc * a->nloc;
   w->fh = MPI_FILE_NULL;
   w->ftype = MPI_DATATYPE_NULL;
-  st = npy_write_prepare(w);
-  if (st == TSR_OK) st = npy_write_create(w);
-  if (st == TSR_OK) st = npy_write_data(w);
-  if (st == TSR_OK) st = npy_write_commit(w);
+  st = tsr__npy_write_prepare(w);
+  if (st == TSR_OK) st = tsr__npy_write_create(w);
+  if (st == TSR_OK) st = tsr__npy_write_data(w);
+  if (st == TSR_OK) st = tsr__npy_write_commit(w);
   if (st != TSR_OK && w->created && g->rank == 0) unlink(w->tmpname);
   if (w->ftype != MPI_DATATYPE_NULL) MPI_Type_free(&w->ftype);
-  if (w->local) tsr__dm_host_done(fn, a, w->local, w->staged, false);
+  if (w->local) tsr__dm_host_done(a, w->local, w->staged, false);
   tsr__host_free(w->buf);
   free(w);
   return st;

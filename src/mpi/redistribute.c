@@ -17,19 +17,19 @@
 #include "mpi/mpi_internal.h"
 
 /* Block index (in the whole matrix) of global index g. */
-static int64_t block_of(const tsr__bc_dim *d, int64_t g) {
+static int64_t tsr__block_of(const tsr__bc_dim *d, int64_t g) {
   return g < d->ib ? 0 : 1 + (g - d->ib) / d->b;
 }
 
 int tsr__bc_owner(const tsr__bc_dim *d, int64_t i) {
   if (d->src < 0) return -1;
-  return (int)((d->src + block_of(d, d->off + i)) % d->nprocs);
+  return (int)((d->src + tsr__block_of(d, d->off + i)) % d->nprocs);
 }
 
 int64_t tsr__bc_local(const tsr__bc_dim *d, int64_t i) {
   int64_t g = d->off + i;
   if (d->src < 0) return g;
-  int64_t blk = block_of(d, g);
+  int64_t blk = tsr__block_of(d, g);
   if (blk == 0) return g;
   int64_t in_block = (g - d->ib) - (blk - 1) * d->b;
   int64_t p = d->nprocs;
@@ -42,7 +42,7 @@ int64_t tsr__bc_local(const tsr__bc_dim *d, int64_t i) {
 int64_t tsr__bc_next(const tsr__bc_dim *d, int64_t i) {
   if (d->src < 0) return INT64_MAX;
   int64_t g = d->off + i;
-  int64_t blk = block_of(d, g);
+  int64_t blk = tsr__block_of(d, g);
   int64_t end = d->ib + blk * d->b; /* first global index of block blk + 1 */
   return end - d->off;
 }
@@ -60,12 +60,12 @@ typedef struct seg_list {
   int dst_dim, src_dim; /* grid dimension (0 rows, 1 columns) of each layout's owners */
 } seg_list;
 
-static tsr_status build_segs(const char *fn, const tsr__bc_dim *dd, const tsr__bc_dim *sd,
-                             int64_t n, seg_list *out) {
+static tsr_status tsr__build_segs(const tsr__bc_dim *dd, const tsr__bc_dim *sd, int64_t n,
+                                  seg_list *out) {
   int64_t cap = 16;
   out->v = malloc((size_t)cap * sizeof *out->v);
   out->n = 0;
-  if (!out->v) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "redistribution segments");
+  if (!out->v) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "redistribution segments");
   for (int64_t i = 0; i < n;) {
     int64_t e = n, a = tsr__bc_next(dd, i), b = tsr__bc_next(sd, i);
     if (a < e) e = a;
@@ -73,7 +73,7 @@ static tsr_status build_segs(const char *fn, const tsr__bc_dim *dd, const tsr__b
     if (out->n == cap) {
       cap *= 2;
       seg *nv = realloc(out->v, (size_t)cap * sizeof *nv);
-      if (!nv) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "redistribution segments");
+      if (!nv) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "redistribution segments");
       out->v = nv;
     }
     seg *s = &out->v[out->n++];
@@ -90,39 +90,40 @@ static tsr_status build_segs(const char *fn, const tsr__bc_dim *dd, const tsr__b
 
 /* Whether segment s moves from the rank at grid coordinates snd to the one at rcv. A
    replicated source is read from the copy in the receiver's own process row (column). */
-static bool seg_match(const seg_list *l, const seg *s, const int snd[2], const int rcv[2]) {
+static bool tsr__seg_match(const seg_list *l, const seg *s, const int snd[2], const int rcv[2]) {
   if (snd[0] < 0 || rcv[0] < 0) return false; /* not a process of that layout's grid */
   if (s->dst_owner >= 0 && s->dst_owner != rcv[l->dst_dim]) return false;
   if (s->src_owner < 0) return snd[l->src_dim] == rcv[l->src_dim];
   return s->src_owner == snd[l->src_dim];
 }
 
-static int64_t match_len(const seg_list *l, const int snd[2], const int rcv[2]) {
+static int64_t tsr__match_len(const seg_list *l, const int snd[2], const int rcv[2]) {
   int64_t t = 0;
   for (int64_t k = 0; k < l->n; k++)
-    if (seg_match(l, &l->v[k], snd, rcv)) t += l->v[k].len;
+    if (tsr__seg_match(l, &l->v[k], snd, rcv)) t += l->v[k].len;
   return t;
 }
 
 /* The row segments that move from snd to rcv, in order, into ridx (rows->n entries); returns
    their count. The same for every column, so found once per peer. */
-static int64_t match_rows(const seg_list *rows, const int snd[2], const int rcv[2], int64_t *ridx) {
+static int64_t tsr__match_rows(const seg_list *rows, const int snd[2], const int rcv[2],
+                               int64_t *ridx) {
   int64_t nr = 0;
   for (int64_t r = 0; r < rows->n; r++)
-    if (seg_match(rows, &rows->v[r], snd, rcv)) ridx[nr++] = r;
+    if (tsr__seg_match(rows, &rows->v[r], snd, rcv)) ridx[nr++] = r;
   return nr;
 }
 
 /* Packs what this rank (me) sends to rcv, in destination column-major order (ridx: scratch
    of rows->n entries). */
-static void pack(char *out, const seg_list *rows, const seg_list *cols, const int me[2],
-                 const int rcv[2], const tsr__bc_matrix *src, bool transpose, size_t es,
-                 bool modeled, int64_t *ridx) {
+static void tsr__pack(char *out, const seg_list *rows, const seg_list *cols, const int me[2],
+                      const int rcv[2], const tsr__bc_matrix *src, bool transpose, size_t es,
+                      bool modeled, int64_t *ridx) {
   const char *base = src->data;
-  const int64_t nr = match_rows(rows, me, rcv, ridx);
+  const int64_t nr = tsr__match_rows(rows, me, rcv, ridx);
   for (int64_t c = 0; c < cols->n; c++) {
     const seg *cs = &cols->v[c];
-    if (!seg_match(cols, cs, me, rcv)) continue;
+    if (!tsr__seg_match(cols, cs, me, rcv)) continue;
     for (int64_t jj = 0; jj < cs->len; jj++) {
       for (int64_t t = 0; t < nr; t++) {
         const seg *rs = &rows->v[ridx[t]];
@@ -148,14 +149,14 @@ static void pack(char *out, const seg_list *rows, const seg_list *cols, const in
 
 /* Unpacks what snd sent to this rank (me), in the order pack() wrote it (ridx: scratch of
    rows->n entries). */
-static void unpack(const char *in, const seg_list *rows, const seg_list *cols, const int snd[2],
-                   const int me[2], const tsr__bc_matrix *dst, tsr_dtype dtype, size_t es,
-                   unsigned flags, int64_t *ridx) {
+static void tsr__unpack(const char *in, const seg_list *rows, const seg_list *cols,
+                        const int snd[2], const int me[2], const tsr__bc_matrix *dst,
+                        tsr_dtype dtype, size_t es, unsigned flags, int64_t *ridx) {
   char *base = dst->data;
-  const int64_t nr = match_rows(rows, snd, me, ridx);
+  const int64_t nr = tsr__match_rows(rows, snd, me, ridx);
   for (int64_t c = 0; c < cols->n; c++) {
     const seg *cs = &cols->v[c];
-    if (!seg_match(cols, cs, snd, me)) continue;
+    if (!tsr__seg_match(cols, cs, snd, me)) continue;
     for (int64_t jj = 0; jj < cs->len; jj++) {
       for (int64_t t = 0; t < nr; t++) {
         const seg *rs = &rows->v[ridx[t]];
@@ -178,7 +179,7 @@ static void unpack(const char *in, const seg_list *rows, const seg_list *cols, c
 
 /* Grid coordinates of every rank of g's communicator in `procs` (g itself when NULL), at
    xy[2 r], xy[2 r + 1]; -1 for a rank not in it. */
-static void coords_of(const tsr_grid *g, const tsr__bc_procs *procs, int *xy) {
+static void tsr__coords_of(const tsr_grid *g, const tsr__bc_procs *procs, int *xy) {
   for (int r = 0; r < g->size; r++) {
     xy[2 * r] = procs ? -1 : r / g->npcol;
     xy[2 * r + 1] = procs ? -1 : r % g->npcol;
@@ -197,13 +198,14 @@ static void coords_of(const tsr_grid *g, const tsr__bc_procs *procs, int *xy) {
    a rank talks to O(its peers), not to all P as MPI_Alltoallv would (a 2.5D slice or a
    ScaLAPACK submatrix touches few ranks). The own part is a copy. Called by every rank of the
    grid in the same order; the tag keeps it apart from other point-to-point traffic. */
-static tsr_status exchange(const char *fn, const tsr_grid *g, tsr_dtype dtype, const char *sbuf,
-                           const int *sc, const int *sd, char *rbuf, const int *rc, const int *rd) {
+static tsr_status tsr__exchange(const tsr_grid *g, tsr_dtype dtype, const char *sbuf, const int *sc,
+                                const int *sd, char *rbuf, const int *rc, const int *rd) {
   enum { TAG = 0x7e5d };
   size_t es = tsr__dtype_size(dtype);
   int np = g->size, me = g->rank, n = 0;
   MPI_Request *req = malloc((size_t)(2 * np) * sizeof *req);
-  if (req == NULL) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "%d MPI requests", 2 * np);
+  if (req == NULL)
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%d MPI requests", 2 * np);
   int mrc = MPI_SUCCESS;
   for (int r = 0; r < np && mrc == MPI_SUCCESS; r++)
     if (r != me && rc[r] > 0)
@@ -221,23 +223,23 @@ static tsr_status exchange(const char *fn, const tsr_grid *g, tsr_dtype dtype, c
      under a pending operation. */
   int wrc = n > 0 ? MPI_Waitall(n, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
   free(req);
-  if (mrc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, mrc, "MPI_Isend/MPI_Irecv");
-  if (wrc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, wrc, "MPI_Waitall");
+  if (mrc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, mrc, "MPI_Isend/MPI_Irecv");
+  if (wrc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, wrc, "MPI_Waitall");
   return TSR_OK;
 }
 
-tsr_status tsr__bc_redistribute(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
-                                int64_t n, const tsr__bc_matrix *src, bool transpose,
+tsr_status tsr__bc_redistribute(const tsr_grid *g, tsr_dtype dtype, int64_t m, int64_t n,
+                                const tsr__bc_matrix *src, bool transpose,
                                 const tsr__bc_matrix *dst, uint64_t *sent, uint64_t *received) {
-  return tsr__bc_redistribute_ex(fn, g, dtype, m, n, src, NULL, transpose, dst, NULL, 0u, sent,
+  return tsr__bc_redistribute_ex(g, dtype, m, n, src, NULL, transpose, dst, NULL, 0u, sent,
                                  received);
 }
 
-tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype dtype, int64_t m,
-                                   int64_t n, const tsr__bc_matrix *src,
-                                   const tsr__bc_procs *src_procs, bool transpose,
-                                   const tsr__bc_matrix *dst, const tsr__bc_procs *dst_procs,
-                                   unsigned flags, uint64_t *sent, uint64_t *received) {
+tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m, int64_t n,
+                                   const tsr__bc_matrix *src, const tsr__bc_procs *src_procs,
+                                   bool transpose, const tsr__bc_matrix *dst,
+                                   const tsr__bc_procs *dst_procs, unsigned flags, uint64_t *sent,
+                                   uint64_t *received) {
   if (m == 0 || n == 0) return TSR_OK;
   size_t es = tsr__dtype_size(dtype);
   int np = g->size;
@@ -247,28 +249,28 @@ tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype 
   int *sd = sc ? sc + np : NULL, *rc = sc ? sc + 2 * np : NULL, *rd = sc ? sc + 3 * np : NULL;
   int *sxy = sc ? sc + 4 * np : NULL, *dxy = sc ? sc + 6 * np : NULL;
   char *sbuf = NULL, *rbuf = NULL;
-  tsr_status st = sc ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "count arrays");
+  tsr_status st = sc ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "count arrays");
   if (st == TSR_OK) {
-    coords_of(g, src_procs, sxy);
-    coords_of(g, dst_procs, dxy);
+    tsr__coords_of(g, src_procs, sxy);
+    tsr__coords_of(g, dst_procs, dxy);
   }
   /* A replicated source is read in the receiver's own process row (column): one grid. */
   if (st == TSR_OK && (src_procs || dst_procs) && (src->row.src < 0 || src->col.src < 0))
-    st = tsr__set_error(TSR_ERR_INTERNAL, fn, "replicated source across two process grids");
+    st = tsr__set_error(TSR_ERR_INTERNAL, __func__, "replicated source across two process grids");
   const int *ms = sxy ? sxy + 2 * g->rank : NULL, *md = dxy ? dxy + 2 * g->rank : NULL;
-  if (st == TSR_OK) st = build_segs(fn, &dst->row, transpose ? &src->col : &src->row, m, &rows);
-  if (st == TSR_OK) st = build_segs(fn, &dst->col, transpose ? &src->row : &src->col, n, &cols);
+  if (st == TSR_OK) st = tsr__build_segs(&dst->row, transpose ? &src->col : &src->row, m, &rows);
+  if (st == TSR_OK) st = tsr__build_segs(&dst->col, transpose ? &src->row : &src->col, n, &cols);
   int64_t *ridx = NULL;
   if (st == TSR_OK && !(ridx = malloc((size_t)(rows.n > 0 ? rows.n : 1) * sizeof *ridx)))
-    st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "redistribution row index");
+    st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "redistribution row index");
   int64_t stot = 0, rtot = 0;
   if (st == TSR_OK) {
     for (int r = 0; r < np && st == TSR_OK; r++) {
       const int *ps = sxy + 2 * r, *pd = dxy + 2 * r;
-      int64_t s = match_len(&rows, ms, pd) * match_len(&cols, ms, pd);
-      int64_t v = match_len(&rows, ps, md) * match_len(&cols, ps, md);
+      int64_t s = tsr__match_len(&rows, ms, pd) * tsr__match_len(&cols, ms, pd);
+      int64_t v = tsr__match_len(&rows, ps, md) * tsr__match_len(&cols, ps, md);
       if (stot + s > INT_MAX || rtot + v > INT_MAX)
-        st = tsr__set_error(TSR_ERR_OVERFLOW, fn,
+        st = tsr__set_error(TSR_ERR_OVERFLOW, __func__,
                             "redistribution of %lld x %lld elements: more than INT_MAX "
                             "elements per rank",
                             (long long)m, (long long)n);
@@ -291,19 +293,19 @@ tsr_status tsr__bc_redistribute_ex(const char *fn, const tsr_grid *g, tsr_dtype 
   if (st == TSR_OK) {
     for (int r = 0; r < np; r++)
       if (sc[r] > 0)
-        pack(sbuf + (size_t)sd[r] * es, &rows, &cols, ms, dxy + 2 * r, src, transpose, es, modeled,
-             ridx);
+        tsr__pack(sbuf + (size_t)sd[r] * es, &rows, &cols, ms, dxy + 2 * r, src, transpose, es,
+                  modeled, ridx);
   }
-  st = tsr__dist_agree(fn, g->comm, st);
+  st = tsr__dist_agree(g->comm, st);
   if (st == TSR_OK) {
-    st = exchange(fn, g, dtype, sbuf, sc, sd, rbuf, rc, rd);
+    st = tsr__exchange(g, dtype, sbuf, sc, sd, rbuf, rc, rd);
     if (st == TSR_OK)
       for (int r = 0; r < np; r++)
         if (rc[r] > 0)
-          unpack(rbuf + (size_t)rd[r] * es, &rows, &cols, sxy + 2 * r, md, dst, dtype, es, flags,
-                 ridx);
+          tsr__unpack(rbuf + (size_t)rd[r] * es, &rows, &cols, sxy + 2 * r, md, dst, dtype, es,
+                      flags, ridx);
     if (modeled) tsr__dist_model_copy((double)(stot + rtot) * (double)es);
-    st = tsr__dist_agree(fn, g->comm, st);
+    st = tsr__dist_agree(g->comm, st);
   }
   tsr__host_free(sbuf);
   tsr__host_free(rbuf);

@@ -26,7 +26,7 @@
 /* Charges `seconds` of compute to this rank's simulated host. (smpi_execute(seconds) would
    convert them to flops at smpi/host-speed, the speed of the machine that benchmarks real code,
    20 kflop/s by default, and then run those flops at the simulated host's speed: ~0 time.) */
-static void model_seconds(double seconds) {
+static void tsr__model_seconds(double seconds) {
   if (seconds > 0) smpi_execute_flops(seconds * sg_host_get_speed(sg_host_self()));
 }
 #endif
@@ -53,7 +53,7 @@ double tsr__dist_model_gemm_seconds(double m, double n, double k, size_t es) {
 
 void tsr__dist_model_charge(double seconds) {
 #ifdef TSR_SMPI_MODEL
-  model_seconds(seconds);
+  tsr__model_seconds(seconds);
 #else
   (void)seconds;
 #endif
@@ -80,7 +80,7 @@ tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_arra
     size_t es = tsr__dtype_size(a->dtype);
     double t = tsr__dist_model_staging_seconds((m * k + k * n) * (double)es) +
                tsr__dist_model_gemm_seconds(m, n, k, es);
-    model_seconds(t);
+    tsr__model_seconds(t);
   } else if (flops > 0) {
     smpi_execute_flops(flops);
   }
@@ -94,7 +94,7 @@ void tsr__dist_model_copy(double bytes) {
 #ifdef TSR_SMPI_MODEL
   static double bw = 0;
   if (bw <= 0) bw = tsr__env_number(TSR__ENV_SMPI_MEMORY_BW);
-  if (bytes > 0) model_seconds(bytes / bw);
+  if (bytes > 0) tsr__model_seconds(bytes / bw);
 #else
   (void)bytes;
 #endif

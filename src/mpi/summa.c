@@ -55,12 +55,12 @@
    K = 1024 on an H100 and re-read C four times as often (gpu-job-path.md, issue 29). */
 #define TSR__SUMMA_GPU_PANEL 1024
 
-static double summa_chunk_flops(void) {
+static double tsr__summa_chunk_flops(void) {
   return tsr__env_number(TSR__ENV_SUMMA_CHUNK_FLOPS); /* default TSR__SUMMA_CHUNK_FLOPS */
 }
 
 /* Whether GPU panels travel through the host (see the top; TSR_DIST_GPU_STAGING overrides). */
-static bool summa_gpu_staging(void) {
+static bool tsr__summa_gpu_staging(void) {
   const int v = tsr__env_choice(TSR__ENV_DIST_GPU_STAGING); /* "auto|0|1" */
   return v == 0 ? !tsr_dist_gpu_aware() : v == 2;
 }
@@ -96,7 +96,6 @@ typedef struct summa_step {
 } summa_step;
 
 typedef struct summa {
-  const char *fn;
   const tsr_dmatrix *a, *b;
   tsr_dmatrix *c;
   const tsr_grid *g;
@@ -112,7 +111,7 @@ typedef struct summa {
   double chunk_flops; /* least flops of a local-multiply chunk on the CPU */
 } summa;
 
-static void summa_plan_free(struct tsr__summa_plan *p) {
+static void tsr__summa_plan_free(struct tsr__summa_plan *p) {
   if (!p) return;
   for (int i = 0; i < SUMMA_SLOTS; i++) {
     summa_slot *sl = &p->slot[i];
@@ -134,7 +133,8 @@ static void summa_plan_free(struct tsr__summa_plan *p) {
 
 /* The grid's plan for this call, made or grown when it does not fit. Local (the caller
    agrees on the status). */
-static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_host, bool b_host) {
+static tsr_status tsr__summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_host,
+                                      bool b_host) {
   tsr_grid *g = (tsr_grid *)(uintptr_t)s->g;
   struct tsr__summa_plan *p = g->summa_plan;
   const tsr_device dev = s->c->device;
@@ -143,10 +143,10 @@ static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_
     s->plan = p;
     return TSR_OK;
   }
-  summa_plan_free(p);
+  tsr__summa_plan_free(p);
   g->summa_plan = NULL;
   p = calloc(1, sizeof *p);
-  if (!p) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, s->fn, "SUMMA plan");
+  if (!p) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "SUMMA plan");
   p->dev = dev;
   p->dtype = s->c->dtype;
   p->a_cap = a_cap;
@@ -172,11 +172,11 @@ static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_
   if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->d2h);
   if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->h2d);
   if (st != TSR_OK) {
-    summa_plan_free(p);
+    tsr__summa_plan_free(p);
     return st;
   }
   g->summa_plan = p;
-  g->summa_plan_free = summa_plan_free;
+  g->summa_plan_free = tsr__summa_plan_free;
   s->plan = p;
   return TSR_OK;
 }
@@ -185,7 +185,7 @@ static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_
    nprow = npcol (group > 1 only on square grids), round R covers global blocks
    [R group L, (R+1) group L), and its step c (0 <= c < L) the blocks R group L + c + i L,
    i < group: consecutive local blocks R group + i of process column and row c. */
-static summa_step summa_step_of(const summa *s, int64_t st) {
+static summa_step tsr__summa_step_of(const summa *s, int64_t st) {
   const tsr_grid *g = s->g;
   const int64_t nkb = (s->k + s->kb - 1) / s->kb;
   summa_step r;
@@ -222,8 +222,8 @@ static summa_step summa_step_of(const summa *s, int64_t st) {
   return r;
 }
 
-/* The number of steps (see summa_step_of). */
-static int64_t summa_steps(const summa *s) {
+/* The number of steps (see tsr__summa_step_of). */
+static int64_t tsr__summa_steps(const summa *s) {
   const int64_t nkb = (s->k + s->kb - 1) / s->kb;
   if (s->group == 1) return nkb;
   const int64_t L = s->g->nprow, per_round = s->group * L;
@@ -234,8 +234,8 @@ static int64_t summa_steps(const summa *s) {
 /* Waits until `event` completed, testing `pending` (two requests, may be NULL) between polls
    so that their broadcasts progress. `compute` says the event is on the compute stream (a host
    synchronization) rather than a copy stream. */
-static tsr_status summa_event_wait(summa *s, void *event, tsr__bcast *const *pending,
-                                   bool compute) {
+static tsr_status tsr__summa_event_wait(summa *s, void *event, tsr__bcast *const *pending,
+                                        bool compute) {
   int done = 0;
   TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
   if (done) return TSR_OK;
@@ -257,7 +257,7 @@ static tsr_status summa_event_wait(summa *s, void *event, tsr__bcast *const *pen
    AUTO is decided here when the panel is in device memory, where Open MPI's GPU support does
    not cover MPI_Ibcast: Tessera's own point-to-point broadcast then (the tree for what AUTO
    would give MPI_Ibcast). */
-static tsr_dist_bcast summa_bcast_algo(const summa *s, int64_t bytes, int size) {
+static tsr_dist_bcast tsr__summa_bcast_algo(const summa *s, int64_t bytes, int size) {
   if (s->bcast != TSR_DIST_BCAST_AUTO || !s->gpu || s->staging) return s->bcast;
   const tsr_dist_bcast a = tsr__bcast_choose(bytes, size, 0);
   return a == TSR_DIST_BCAST_MPI ? TSR_DIST_BCAST_TREE : a;
@@ -266,8 +266,8 @@ static tsr_dist_bcast summa_bcast_algo(const summa *s, int64_t bytes, int size) 
 /* The A panel of a step: w whole local columns, contiguous in the column-major local block,
    broadcast along the process row from its owner (staged through the slot's host buffer when
    staging). */
-static tsr_status summa_post_a(summa *s, const summa_step *step, int sl,
-                               tsr__bcast *const *pending) {
+static tsr_status tsr__summa_post_a(summa *s, const summa_step *step, int sl,
+                                    tsr__bcast *const *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
@@ -289,7 +289,7 @@ static tsr_status summa_post_a(summa *s, const summa_step *step, int sl,
         st = tsr__dev_memcpy_2d_async(dev, slot->a_host, 0, src, 0, (size_t)cnt_a * es, 1,
                                       TSR__COPY_D2H, p->d2h);
       if (st == TSR_OK) st = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
-      if (st == TSR_OK) st = summa_event_wait(s, slot->ev_d2h, pending, false);
+      if (st == TSR_OK) st = tsr__summa_event_wait(s, slot->ev_d2h, pending, false);
       buf = slot->a_host;
     } else {
       buf = (void *)(uintptr_t)src;
@@ -298,10 +298,10 @@ static tsr_status summa_post_a(summa *s, const summa_step *step, int sl,
   } else {
     if (s->staging) {
       /* MPI may overwrite the host buffer once its last H2D is done. */
-      st = summa_event_wait(s, slot->ev_h2d, pending, false);
+      st = tsr__summa_event_wait(s, slot->ev_h2d, pending, false);
       buf = slot->a_host;
     } else {
-      if (s->gpu) st = summa_event_wait(s, slot->ev_gemm, pending, true);
+      if (s->gpu) st = tsr__summa_event_wait(s, slot->ev_gemm, pending, true);
       buf = tsr__array_ptr(slot->a_dev);
     }
     s->stats->bytes_received += (uint64_t)cnt_a * es;
@@ -309,8 +309,8 @@ static tsr_status summa_post_a(summa *s, const summa_step *step, int sl,
   /* After a local failure the (stale) buffer is still sent, so that every rank's broadcast
      matches; the failure is agreed at the end. Tag: the slot (two steps in flight). */
   tsr_status s2 =
-      tsr__bcast_start(s->fn, &s->op[sl][0], buf, cnt_a, s->type, step->root_a, g->row_comm,
-                       summa_bcast_algo(s, (int64_t)cnt_a * (int64_t)es, g->npcol), 0, sl);
+      tsr__bcast_start(&s->op[sl][0], buf, cnt_a, s->type, step->root_a, g->row_comm,
+                       tsr__summa_bcast_algo(s, (int64_t)cnt_a * (int64_t)es, g->npcol), 0, sl);
   s->active[sl][0] = &s->op[sl][0];
   if (st == TSR_OK) st = s2;
   return st;
@@ -318,8 +318,8 @@ static tsr_status summa_post_a(summa *s, const summa_step *step, int sl,
 
 /* The B panel of a step: w rows of every local column, strided in the local block, sent packed
    (w x nloc, leading dimension w) along the process column from its owner. */
-static tsr_status summa_post_b(summa *s, const summa_step *step, int sl,
-                               tsr__bcast *const *pending) {
+static tsr_status tsr__summa_post_b(summa *s, const summa_step *step, int sl,
+                                    tsr__bcast *const *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
@@ -343,7 +343,7 @@ static tsr_status summa_post_b(summa *s, const summa_step *step, int sl,
                                     (size_t)w * es, (size_t)nloc,
                                     s->staging ? TSR__COPY_D2H : TSR__COPY_D2D, p->d2h);
     if (s2 == TSR_OK) s2 = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
-    if (s2 == TSR_OK) s2 = summa_event_wait(s, slot->ev_d2h, pending, false);
+    if (s2 == TSR_OK) s2 = tsr__summa_event_wait(s, slot->ev_d2h, pending, false);
     if (st == TSR_OK) st = s2;
     buf = dst;
     s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
@@ -364,18 +364,18 @@ static tsr_status summa_post_b(summa *s, const summa_step *step, int sl,
   } else {
     tsr_status s2 = TSR_OK;
     if (s->staging) {
-      s2 = summa_event_wait(s, slot->ev_h2d, pending, false);
+      s2 = tsr__summa_event_wait(s, slot->ev_h2d, pending, false);
       buf = slot->b_host;
     } else {
-      if (s->gpu) s2 = summa_event_wait(s, slot->ev_gemm, pending, true);
+      if (s->gpu) s2 = tsr__summa_event_wait(s, slot->ev_gemm, pending, true);
       buf = tsr__array_ptr(slot->b_dev);
     }
     if (st == TSR_OK) st = s2;
     s->stats->bytes_received += (uint64_t)cnt_b * es;
   }
   tsr_status s3 =
-      tsr__bcast_start(s->fn, &s->op[sl][1], buf, cnt_b, s->type, step->root_b, g->col_comm,
-                       summa_bcast_algo(s, (int64_t)cnt_b * (int64_t)es, g->nprow), 0, sl);
+      tsr__bcast_start(&s->op[sl][1], buf, cnt_b, s->type, step->root_b, g->col_comm,
+                       tsr__summa_bcast_algo(s, (int64_t)cnt_b * (int64_t)es, g->nprow), 0, sl);
   s->active[sl][1] = &s->op[sl][1];
   if (st == TSR_OK) st = s3;
   return st;
@@ -383,13 +383,14 @@ static tsr_status summa_post_b(summa *s, const summa_step *step, int sl,
 
 /* Starts the broadcasts of step `st_i` into slot sl; `pending` are the other slot's requests
    (progressed while waiting for a staged copy). */
-static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *pending) {
-  const summa_step step = summa_step_of(s, st_i);
+static tsr_status tsr__summa_post(summa *s, int64_t st_i, int sl,
+                                        tsr__bcast *const *pending) {
+  const summa_step step = tsr__summa_step_of(s, st_i);
   s->active[sl][0] = s->active[sl][1] = NULL;
   tsr_status st = TSR_OK;
-  if (s->g->npcol > 1) st = summa_post_a(s, &step, sl, pending);
+  if (s->g->npcol > 1) st = tsr__summa_post_a(s, &step, sl, pending);
   if (s->g->nprow > 1) {
-    tsr_status s2 = summa_post_b(s, &step, sl, pending);
+    tsr_status s2 = tsr__summa_post_b(s, &step, sl, pending);
     if (st == TSR_OK) st = s2;
   }
   return st;
@@ -398,12 +399,12 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
 /* Multiplies step `st_i` (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
    C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the requests of
    the next step, tested between column chunks (CPU) to progress them. */
-static tsr_status summa_multiply(summa *s, int64_t st_i, int sl, double alpha, double beta,
-                                 tsr_gemm_path path, tsr__bcast *const *pending) {
+static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alpha, double beta,
+                                      tsr_gemm_path path, tsr__bcast *const *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
-  const summa_step step = summa_step_of(s, st_i);
+  const summa_step step = tsr__summa_step_of(s, st_i);
   const tsr_device dev = s->c->device;
   const int64_t w = step.w, mloc = s->c->mloc, nloc = s->c->nloc;
   const bool own_a = g->mycol == step.root_a, own_b = g->myrow == step.root_b;
@@ -462,8 +463,8 @@ static tsr_status summa_multiply(summa *s, int64_t st_i, int sl, double alpha, d
   return tsr__dev_event_record(dev, slot->ev_gemm, NULL);
 }
 
-static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path path,
-                            const tsr_dist_gemm_options *opt) {
+static tsr_status tsr__summa_run(summa *s, double alpha, double beta, tsr_gemm_path path,
+                                 const tsr_dist_gemm_options *opt) {
   const tsr_grid *g = s->g;
   tsr_device dev = s->c->device;
   int64_t mloc = s->c->mloc, nloc = s->c->nloc;
@@ -488,7 +489,7 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
      another rank through the host. */
   int64_t wmax = 0;
   for (int64_t i = 0; i < s->steps; i++) {
-    const int64_t w = summa_step_of(s, i).w;
+    const int64_t w = tsr__summa_step_of(s, i).w;
     wmax = w > wmax ? w : wmax;
   }
   s->stats->panel_width = wmax;
@@ -496,13 +497,13 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
      panels only when its process column has several rows. */
   const int64_t a_cap = g->npcol > 1 ? (mloc > 1 ? mloc : 1) * wmax : 1;
   const int64_t b_cap = g->nprow > 1 ? wmax * (nloc > 0 ? nloc : 1) : 1;
-  st = summa_plan_get(s, a_cap, b_cap, s->staging && g->npcol > 1, s->staging && g->nprow > 1);
+  st = tsr__summa_plan_get(s, a_cap, b_cap, s->staging && g->npcol > 1, s->staging && g->nprow > 1);
   /* The inputs (queued on the compute stream) are complete before a copy stream reads them. */
   if (st == TSR_OK) st = tsr__dev_event_record(dev, s->plan->ev_ready, NULL);
   if (st == TSR_OK) st = tsr__dev_stream_wait_event(dev, s->plan->d2h, s->plan->ev_ready);
   if (st == TSR_OK && s->gpu && !s->staging && g->size > 1)
-    st = summa_event_wait(s, s->plan->ev_ready, NULL, true); /* MPI reads A and B itself */
-  TSR_CALL(tsr__dist_agree(s->fn, g->comm, st));
+    st = tsr__summa_event_wait(s, s->plan->ev_ready, NULL, true); /* MPI reads A and B itself */
+  TSR_CALL(tsr__dist_agree(g->comm, st));
   struct tsr__summa_plan *p = s->plan;
   for (int i = 0; i < SUMMA_SLOTS; i++)
     s->active[i][0] = s->active[i][1] = NULL;
@@ -517,14 +518,14 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
      skips its multiplies), so no rank waits forever; the outcome is agreed at the end. */
   uint64_t c0[TSR__COUNT_N], c1[TSR__COUNT_N];
   tsr__counters_read(c0);
-  tsr_status pst = summa_post(s, 0, 0, NULL);
+  tsr_status pst = tsr__summa_post(s, 0, 0, NULL);
   if (st == TSR_OK) st = pst;
   for (int64_t kk = 0; kk < s->steps; kk++) {
     int sl = (int)(kk % SUMMA_SLOTS);
     bool next = kk + 1 < s->steps;
     const int nx = (sl + 1) % SUMMA_SLOTS;
     if (next) {
-      pst = summa_post(s, kk + 1, nx, s->active[sl]);
+      pst = tsr__summa_post(s, kk + 1, nx, s->active[sl]);
       if (st == TSR_OK) st = pst;
     }
     /* Step kk's broadcasts, progressing step kk+1's (a ring forwards only when tested). */
@@ -534,8 +535,8 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
     s->stats->comm_seconds += t1 - t0;
     if (st == TSR_OK) st = wst;
     if (st == TSR_OK)
-      st =
-          summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path, next ? s->active[nx] : NULL);
+      st = tsr__summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path,
+                               next ? s->active[nx] : NULL);
     s->stats->compute_seconds += MPI_Wtime() - t1;
     if (opt && opt->progress) {
       TSR_API_SUSPEND(); /* the user's function: its Tessera calls are named after themselves */
@@ -556,10 +557,10 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
   return st;
 }
 
-/* Blocks a step aggregates (see summa_step_of): all of k on a 1 x 1 grid; on a GPU on a
+/* Blocks a step aggregates (see tsr__summa_step_of): all of k on a 1 x 1 grid; on a GPU on a
    square grid as many as make options->panel_width (default TSR__SUMMA_GPU_PANEL) columns,
    within MPI's int counts; else 1. */
-static int64_t summa_group(const summa *s, const tsr_dist_gemm_options *opt) {
+static int64_t tsr__summa_group(const summa *s, const tsr_dist_gemm_options *opt) {
   const tsr_grid *g = s->g;
   const int64_t nkb = (s->k + s->kb - 1) / s->kb;
   if (g->size == 1) return nkb > 0 ? nkb : 1;
@@ -572,15 +573,14 @@ static int64_t summa_group(const summa *s, const tsr_dist_gemm_options *opt) {
   return group;
 }
 
-tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a, const tsr_dmatrix *b,
-                           double beta, tsr_dmatrix *c, const tsr_dist_gemm_options *options,
+tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                           tsr_dmatrix *c, const tsr_dist_gemm_options *options,
                            tsr_dist_stats *stats) {
   uint64_t count0[TSR__COUNT_N];
   tsr__counters_read(count0);
   memset(stats, 0, sizeof *stats);
   summa s;
   memset(&s, 0, sizeof s);
-  s.fn = fn;
   s.a = a;
   s.b = b;
   s.c = c;
@@ -590,17 +590,17 @@ tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a, c
   s.es = tsr__dtype_size(c->dtype);
   s.type = tsr__mpi_type(c->dtype);
   s.gpu = c->device.kind != TSR_DEVICE_CPU;
-  s.staging = s.gpu && summa_gpu_staging();
+  s.staging = s.gpu && tsr__summa_gpu_staging();
   s.bcast = options ? options->bcast : TSR_DIST_BCAST_AUTO;
-  s.group = summa_group(&s, options);
-  s.steps = summa_steps(&s);
+  s.group = tsr__summa_group(&s, options);
+  s.steps = tsr__summa_steps(&s);
   s.stats = stats;
-  s.chunk_flops = summa_chunk_flops();
+  s.chunk_flops = tsr__summa_chunk_flops();
   stats->panels = s.steps;
   stats->gpu_aware_mpi = s.gpu && !s.staging;
   stats->staging = s.staging;
-  tsr_status st = summa_run(&s, alpha, beta, options ? options->path : TSR_GEMM_AUTO, options);
-  st = tsr__dist_agree(fn, c->grid->comm, st);
+  tsr_status st = tsr__summa_run(&s, alpha, beta, options ? options->path : TSR_GEMM_AUTO, options);
+  st = tsr__dist_agree(c->grid->comm, st);
   stats->algorithm = TSR_DIST_GEMM_SUMMA;
   stats->replicas = 1;
   tsr__dist_count_since(stats, count0);

@@ -17,8 +17,8 @@
  * device (tsr__dev_matvec_f64: only the vectors cross to the host), summed over all ranks
  * with one MPI_Allreduce.
  */
-static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans, const double *x1,
-                              const double *x2, double *y1, double *y2) {
+static tsr_status tsr__dist_matvec(const tsr_dmatrix *mat, bool trans, const double *x1,
+                                   const double *x2, double *y1, double *y2) {
   const tsr_grid *g = mat->grid;
   const int64_t rows = trans ? mat->n : mat->m;
   /* op(M)'s local rows and columns: M's local columns and rows when transposed. */
@@ -29,7 +29,8 @@ static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans
   const size_t nvec = (size_t)(lcols > lrows ? lcols : lrows) + 1;
   double *part = calloc((size_t)(rows > 0 ? rows : 1) * 2, sizeof *part);
   double *lx = malloc(nvec * 4 * sizeof *lx);
-  tsr_status st = part && lx ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "matvec vectors");
+  tsr_status st =
+      part && lx ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "matvec vectors");
   if (st == TSR_OK) {
     double *lx1 = lx, *lx2 = lx + nvec, *ly1 = lx + 2 * nvec, *ly2 = lx + 3 * nvec;
     for (int64_t l = 0; l < lcols; l++) {
@@ -46,18 +47,18 @@ static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans
     }
   }
   free(lx);
-  st = tsr__dist_agree(fn, g->comm, st);
+  st = tsr__dist_agree(g->comm, st);
   if (st == TSR_OK) {
     double *sum = malloc((size_t)(rows > 0 ? rows : 1) * 2 * sizeof *sum);
     int rc = sum ? MPI_Allreduce(part, sum, (int)(2 * rows), MPI_DOUBLE, MPI_SUM, g->comm)
                  : MPI_ERR_NO_MEM;
-    if (rc != MPI_SUCCESS) st = tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Allreduce");
+    if (rc != MPI_SUCCESS) st = tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce");
     if (st == TSR_OK) {
       memcpy(y1, sum, (size_t)rows * sizeof *y1);
       if (y2) memcpy(y2, sum + rows, (size_t)rows * sizeof *y2);
     }
     free(sum);
-    st = tsr__dist_agree(fn, g->comm, st);
+    st = tsr__dist_agree(g->comm, st);
   }
   free(part);
   return st;
@@ -65,14 +66,14 @@ static tsr_status dist_matvec(const char *fn, const tsr_dmatrix *mat, bool trans
 
 /* NaN/Inf elements of a matrix, counted on its device and summed over all ranks. Collective
    (agrees). */
-static tsr_status dist_count_nonfinite(const char *fn, const tsr_dmatrix *mat, int64_t *count) {
+static tsr_status tsr__dist_count_nonfinite(const tsr_dmatrix *mat, int64_t *count) {
   int64_t local = 0;
   tsr_status st = tsr__dev_matvec_f64(mat->storage, mat->mloc, mat->nloc, mat->lld, false, NULL,
                                       NULL, NULL, NULL, &local);
-  st = tsr__dist_agree(fn, mat->grid->comm, st);
+  st = tsr__dist_agree(mat->grid->comm, st);
   if (st != TSR_OK) return st;
   int rc = MPI_Allreduce(&local, count, 1, MPI_INT64_T, MPI_SUM, mat->grid->comm);
-  return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Allreduce");
+  return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce");
 }
 
 /*
@@ -90,8 +91,8 @@ static tsr_status dist_count_nonfinite(const char *fn, const tsr_dmatrix *mat, i
  * inputs scaled by 1e-22 (subnormal or flushed) verify, while a product wrong by more than this
  * allowance still fails.
  */
-static double verify_underflow_allowance(tsr_dtype dtype, int64_t n, int64_t k, double alpha,
-                                         const double *xa) {
+static double tsr__verify_underflow_allowance(tsr_dtype dtype, int64_t n, int64_t k, double alpha,
+                                              const double *xa) {
   double lam = dtype == TSR_F32 ? (double)FLT_MIN : DBL_MIN, scale = fmax(1.0, fabs(alpha));
   double xsum = 0.0;
   for (int64_t j = 0; j < n; j++)
@@ -112,15 +113,16 @@ typedef struct verify_vectors {
         &(v)->ua                                                                                   \
   }
 
-static tsr_status verify_vectors_alloc(const char *fn, verify_vectors *v, size_t len) {
+static tsr_status tsr__verify_vectors_alloc(verify_vectors *v, size_t len) {
   double **all[VERIFY_NVEC] = VERIFY_ALL(v);
   bool ok = true;
   for (int i = 0; i < VERIFY_NVEC; i++)
     ok = (*all[i] = malloc(len * sizeof **all[i])) != NULL && ok;
-  return ok ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "vectors of %zu elements", len);
+  return ok ? TSR_OK
+            : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "vectors of %zu elements", len);
 }
 
-static void verify_vectors_free(verify_vectors *v) {
+static void tsr__verify_vectors_free(verify_vectors *v) {
   double **all[VERIFY_NVEC] = VERIFY_ALL(v);
   for (int i = 0; i < VERIFY_NVEC; i++)
     free(*all[i]);
@@ -128,10 +130,10 @@ static void verify_vectors_free(verify_vectors *v) {
 
 /* Fills v->y (C x), v->w and v->s (alpha op(A) op(B) x + beta C0 x and its magnitude bound)
    and v->t (the overflow bound). Collective; agreed. */
-static tsr_status verify_products(const char *fn, tsr_trans transa, tsr_trans transb, double alpha,
-                                  const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
-                                  const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
-                                  verify_vectors *v) {
+static tsr_status tsr__verify_products(tsr_trans transa, tsr_trans transb, double alpha,
+                                       const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
+                                       const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
+                                       verify_vectors *v) {
   int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
   for (int64_t j = 0; j < n; j++) {
     v->x[j] = tsr__philox_f64(seed, (uint64_t)j, TSR__PHILOX_UNIFORM, -1.0, 1.0);
@@ -140,25 +142,25 @@ static tsr_status verify_products(const char *fn, tsr_trans transa, tsr_trans tr
   }
   for (int64_t i = 0; i < k; i++)
     v->ones[i] = 1.0;
-  tsr_status st = dist_matvec(fn, c, false, v->x, NULL, v->y, NULL);
-  if (st == TSR_OK) st = dist_matvec(fn, b, transb == TSR_TRANS, v->x, v->xa, v->z, v->za);
-  if (st == TSR_OK) st = dist_matvec(fn, a, transa == TSR_TRANS, v->z, v->za, v->w, v->s);
+  tsr_status st = tsr__dist_matvec(c, false, v->x, NULL, v->y, NULL);
+  if (st == TSR_OK) st = tsr__dist_matvec(b, transb == TSR_TRANS, v->x, v->xa, v->z, v->za);
+  if (st == TSR_OK) st = tsr__dist_matvec(a, transa == TSR_TRANS, v->z, v->za, v->w, v->s);
   /* The magnitude bound t = |alpha| |op(A)| (|op(B)| 1) (+ |beta| |C0| 1): where it reaches
      the dtype's overflow threshold, Inf/NaN in C may be the correct IEEE result. */
-  if (st == TSR_OK) st = dist_matvec(fn, b, transb == TSR_TRANS, v->ones, v->ones, v->u, v->ua);
-  if (st == TSR_OK) st = dist_matvec(fn, a, transa == TSR_TRANS, v->ua, v->ua, v->u, v->t);
+  if (st == TSR_OK) st = tsr__dist_matvec(b, transb == TSR_TRANS, v->ones, v->ones, v->u, v->ua);
+  if (st == TSR_OK) st = tsr__dist_matvec(a, transa == TSR_TRANS, v->ua, v->ua, v->u, v->t);
   for (int64_t i = 0; st == TSR_OK && i < m; i++) {
     v->w[i] *= alpha;
     v->s[i] *= fabs(alpha);
     v->t[i] *= fabs(alpha);
   }
   if (st == TSR_OK && c0) {
-    st = dist_matvec(fn, c0, false, v->x, v->xa, v->u, v->ua);
+    st = tsr__dist_matvec(c0, false, v->x, v->xa, v->u, v->ua);
     for (int64_t i = 0; st == TSR_OK && i < m; i++) {
       v->w[i] += beta * v->u[i];
       v->s[i] += fabs(beta) * v->ua[i];
     }
-    if (st == TSR_OK) st = dist_matvec(fn, c0, false, v->ones, v->ones, v->u, v->ua);
+    if (st == TSR_OK) st = tsr__dist_matvec(c0, false, v->ones, v->ones, v->u, v->ua);
     for (int64_t i = 0; st == TSR_OK && i < m; i++)
       v->t[i] += fabs(beta) * v->ua[i];
   }
@@ -168,12 +170,12 @@ static tsr_status verify_products(const char *fn, tsr_trans transa, tsr_trans tr
 /* The verdict from the products: a row passes when |y - w| <= tolerance * s + under; the
    residual is diff / (s + under / tolerance), so "residual <= tolerance" states the same. Rows
    whose bound t may overflow the dtype are not checked. Local (the vectors are replicated). */
-static void verify_judge(tsr_dtype dtype, int64_t m, int64_t n, int64_t k, double alpha,
-                         const verify_vectors *v, tsr_dist_verify_result *result) {
+static void tsr__verify_judge(tsr_dtype dtype, int64_t m, int64_t n, int64_t k, double alpha,
+                              const verify_vectors *v, tsr_dist_verify_result *result) {
   double big = (dtype == TSR_F32 ? (double)FLT_MAX : DBL_MAX) / (1.0 + result->tolerance);
   double worst = 0.0;
   bool failed = false;
-  double under = verify_underflow_allowance(dtype, n, k, alpha, v->xa) / result->tolerance;
+  double under = tsr__verify_underflow_allowance(dtype, n, k, alpha, v->xa) / result->tolerance;
   for (int64_t i = 0; i < m; i++) {
     if (!(v->t[i] < big)) { /* may overflow (t is Inf or NaN in float64 too): not checked */
       result->rows_unverified++;
@@ -201,42 +203,42 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
                                 const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
                                 tsr_dist_verify_result *result) {
   TSR_API_ENTRY();
-  static const char fn[] = "tsr_dist_gemm_verify";
   bool use_c0 = beta != 0.0;
   if (!a || !b || !c || !result || (use_c0 && !c0))
-    return tsr__set_error(TSR_ERR_NULL_POINTER, fn, "%s is NULL",
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL",
                           !a        ? "A"
                           : !b      ? "B"
                           : !c      ? "C"
                           : !result ? "result"
                                     : "C0 (beta != 0)");
-  tsr_status st = tsr__dist_gemm_check(fn, transa, transb, a, b, c);
+  tsr_status st = tsr__dist_gemm_check(transa, transb, a, b, c);
   if (st == TSR_OK && use_c0 &&
       (c0->grid != c->grid || c0->dtype != c->dtype || c0->m != c->m || c0->n != c->n))
-    st = tsr__set_error(TSR_ERR_SHAPE, fn, "C0 (%lldx%lld %s) does not match C (%lldx%lld %s)",
-                        (long long)c0->m, (long long)c0->n, tsr_dtype_name(c0->dtype),
-                        (long long)c->m, (long long)c->n, tsr_dtype_name(c->dtype));
+    st =
+        tsr__set_error(TSR_ERR_SHAPE, __func__, "C0 (%lldx%lld %s) does not match C (%lldx%lld %s)",
+                       (long long)c0->m, (long long)c0->n, tsr_dtype_name(c0->dtype),
+                       (long long)c->m, (long long)c->n, tsr_dtype_name(c->dtype));
   int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
   verify_vectors v;
   memset(&v, 0, sizeof v);
   if (st == TSR_OK)
-    st = verify_vectors_alloc(fn, &v, (size_t)((m > n ? m : n) > k ? (m > n ? m : n) : k) + 1);
-  st = tsr__dist_agree(fn, c->grid->comm, st);
+    st = tsr__verify_vectors_alloc(&v, (size_t)((m > n ? m : n) > k ? (m > n ? m : n) : k) + 1);
+  st = tsr__dist_agree(c->grid->comm, st);
   memset(result, 0, sizeof *result);
   double eps = c->dtype == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
   result->tolerance = (double)(k + 3) * eps + 2.0 * (double)(k + n + 3) * (DBL_EPSILON / 2);
   int64_t bad_in = 0, bad_b = 0, bad_c0 = 0;
-  if (st == TSR_OK) st = dist_count_nonfinite(fn, a, &bad_in);
-  if (st == TSR_OK) st = dist_count_nonfinite(fn, b, &bad_b);
-  if (st == TSR_OK && use_c0) st = dist_count_nonfinite(fn, c0, &bad_c0);
+  if (st == TSR_OK) st = tsr__dist_count_nonfinite(a, &bad_in);
+  if (st == TSR_OK) st = tsr__dist_count_nonfinite(b, &bad_b);
+  if (st == TSR_OK && use_c0) st = tsr__dist_count_nonfinite(c0, &bad_c0);
   result->nonfinite_inputs = bad_in + bad_b + bad_c0;
   if (st == TSR_OK && result->nonfinite_inputs > 0) {
     result->verdict = TSR_VERIFY_UNVERIFIED;
     result->rows_unverified = m;
   } else if (st == TSR_OK) {
-    st = verify_products(fn, transa, transb, alpha, a, b, beta, use_c0 ? c0 : NULL, c, seed, &v);
-    if (st == TSR_OK) verify_judge(c->dtype, m, n, k, alpha, &v, result);
+    st = tsr__verify_products(transa, transb, alpha, a, b, beta, use_c0 ? c0 : NULL, c, seed, &v);
+    if (st == TSR_OK) tsr__verify_judge(c->dtype, m, n, k, alpha, &v, result);
   }
-  verify_vectors_free(&v);
+  tsr__verify_vectors_free(&v);
   return st;
 }

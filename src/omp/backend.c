@@ -9,16 +9,16 @@
 #include "omp/gemm.h"
 #include "omp/omp_internal.h"
 
-static tsr_status omp_device_count(int *count) {
+static tsr_status tsr__omp_device_count(int *count) {
   *count = 1;
   return TSR_OK;
 }
 
-static const char *omp_unavailable_reason(void) {
+static const char *tsr__omp_unavailable_reason(void) {
   return "";
 }
 
-static tsr_status omp_device_props(int index, tsr_device_props *props) {
+static tsr_status tsr__omp_device_props(int index, tsr_device_props *props) {
   TSR_CHECK(index == 0, TSR_ERR_NO_DEVICE, "there is one CPU device (index 0), not %d", index);
   memset(props, 0, sizeof *props);
   snprintf(props->name, sizeof props->name, "%s", tsr__cpu_facts_get()->model_name);
@@ -34,13 +34,13 @@ static tsr_status omp_device_props(int index, tsr_device_props *props) {
   return TSR_OK;
 }
 
-static tsr_status omp_synchronize(tsr_device dev) {
+static tsr_status tsr__omp_synchronize(tsr_device dev) {
   (void)dev;
   return TSR_OK;
 }
 
 /* Frees the calling thread's cached GEMM packing buffers (the only cache the CPU keeps). */
-static tsr_status omp_trim(tsr_device dev) {
+static tsr_status tsr__omp_trim(tsr_device dev) {
   (void)dev;
   tsr__omp_gemm_trim();
   return TSR_OK;
@@ -48,16 +48,16 @@ static tsr_status omp_trim(tsr_device dev) {
 
 const struct tsr__backend_ops tsr__omp_backend = {
     .name = "cpu",
-    .device_count = omp_device_count,
-    .unavailable_reason = omp_unavailable_reason,
-    .device_props = omp_device_props,
+    .device_count = tsr__omp_device_count,
+    .unavailable_reason = tsr__omp_unavailable_reason,
+    .device_props = tsr__omp_device_props,
     .alloc = tsr__omp_alloc,
     .free = tsr__omp_free,
     .memcpy_h2d = tsr__omp_memcpy,
     .memcpy_d2h = tsr__omp_memcpy,
     .memcpy_d2d = tsr__omp_memcpy,
-    .synchronize = omp_synchronize,
-    .trim = omp_trim,
+    .synchronize = tsr__omp_synchronize,
+    .trim = tsr__omp_trim,
     .fill = tsr__omp_fill,
     .arange = tsr__omp_arange,
     .copy = tsr__omp_copy,

@@ -53,7 +53,7 @@ tsr_status tsr__omp_rng_block_cyclic(tsr_device dev, void *data, tsr_dtype dtype
   return TSR_OK;
 }
 
-static inline double bc_load(const void *data, tsr_dtype dtype, int64_t e) {
+static inline double tsr__bc_load(const void *data, tsr_dtype dtype, int64_t e) {
   return dtype == TSR_F32 ? (double)((const float *)data)[e] : ((const double *)data)[e];
 }
 
@@ -79,7 +79,7 @@ tsr_status tsr__omp_matvec_f64(tsr_device dev, const void *data, tsr_dtype dtype
       double s1 = 0.0, s2 = 0.0;
       int64_t b = 0;
       for (int64_t i = 0; i < rows; i++) {
-        const double v = bc_load(data, dtype, i + j * ld);
+        const double v = tsr__bc_load(data, dtype, i + j * ld);
         b += !isfinite(v);
         if (x1) s1 += v * x1[i];
         if (x2) s2 += fabs(v) * x2[i];
@@ -103,7 +103,7 @@ tsr_status tsr__omp_matvec_f64(tsr_device dev, const void *data, tsr_dtype dtype
       for (int64_t j = 0; j < cols; j++) {
         const double a1 = x1 ? x1[j] : 0.0, a2 = x2 ? x2[j] : 0.0;
         for (int64_t i = r0; i < r1; i++) {
-          const double v = bc_load(data, dtype, i + j * ld);
+          const double v = tsr__bc_load(data, dtype, i + j * ld);
           bad += !isfinite(v);
           if (y1 && x1) y1[i] += v * a1;
           if (y2 && x2) y2[i] += fabs(v) * a2;

@@ -14,45 +14,38 @@
 #pragma clang diagnostic ignored "-Wpass-failed"
 #endif
 
-#define TSR__OMP_CAT_(a, b) a##b
-#define TSR__OMP_CAT(a, b) TSR__OMP_CAT_(a, b)
-
 /* |x| for every dtype; integer abs(INT_MIN) wraps to INT_MIN (as NumPy) instead of
    overflowing. */
-static inline float abs_f32(float x) {
+static inline float tsr__abs_f32(float x) {
   return fabsf(x);
 }
-static inline double abs_f64(double x) {
+static inline double tsr__abs_f64(double x) {
   return (fabs)(x);
 }
-static inline int32_t abs_i32(int32_t x) {
+static inline int32_t tsr__abs_i32(int32_t x) {
   return x < 0 ? (int32_t)(0u - (uint32_t)x) : x;
 }
-static inline int64_t abs_i64(int64_t x) {
+static inline int64_t tsr__abs_i64(int64_t x) {
   return x < 0 ? (int64_t)(UINT64_C(0) - (uint64_t)x) : x;
 }
 #define TSR__ABS(x)                                                                                \
-  _Generic((x), float : abs_f32, double : abs_f64, int32_t : abs_i32, int64_t : abs_i64)(x)
+  _Generic((x), float                                                                              \
+           : tsr__abs_f32, double                                                                  \
+           : tsr__abs_f64, int32_t                                                                 \
+           : tsr__abs_i32, int64_t                                                                 \
+           : tsr__abs_i64)(x)
 
-#define T float
-#define U float
-#define SFX f32
-#define TSR__OMP_IS_INT 0
+#define TSR__EW_T float
+#define TSR__EW_U float
+#define TSR__EW_SFX f32
+#define TSR__EW_INT 0
 #include "omp/elementwise_impl.h"
-#undef T
-#undef U
-#undef SFX
-#undef TSR__OMP_IS_INT
 
-#define T double
-#define U double
-#define SFX f64
-#define TSR__OMP_IS_INT 0
+#define TSR__EW_T double
+#define TSR__EW_U double
+#define TSR__EW_SFX f64
+#define TSR__EW_INT 0
 #include "omp/elementwise_impl.h"
-#undef T
-#undef U
-#undef SFX
-#undef TSR__OMP_IS_INT
 
 /* x != x in the NaN-aware maximum/minimum is always false for integers, as intended. */
 #if defined(__GNUC__)
@@ -60,25 +53,17 @@ static inline int64_t abs_i64(int64_t x) {
 #pragma GCC diagnostic ignored "-Wtautological-compare"
 #endif
 
-#define T int32_t
-#define U uint32_t
-#define SFX i32
-#define TSR__OMP_IS_INT 1
+#define TSR__EW_T int32_t
+#define TSR__EW_U uint32_t
+#define TSR__EW_SFX i32
+#define TSR__EW_INT 1
 #include "omp/elementwise_impl.h"
-#undef T
-#undef U
-#undef SFX
-#undef TSR__OMP_IS_INT
 
-#define T int64_t
-#define U uint64_t
-#define SFX i64
-#define TSR__OMP_IS_INT 1
+#define TSR__EW_T int64_t
+#define TSR__EW_U uint64_t
+#define TSR__EW_SFX i64
+#define TSR__EW_INT 1
 #include "omp/elementwise_impl.h"
-#undef T
-#undef U
-#undef SFX
-#undef TSR__OMP_IS_INT
 
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
@@ -88,15 +73,15 @@ static inline int64_t abs_i64(int64_t x) {
 #define TSR__OMP_INT_ONLY_1(fn) fn
 #define TSR__OMP_INT_ONLY_0(fn) NULL
 #define TSR__OMP_BIN_ENTRY(ENUM, name, INT, expr)                                                  \
-  [ENUM] = {[TSR_F32] = binary_##name##_f32,                                                       \
-            [TSR_F64] = binary_##name##_f64,                                                       \
-            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(binary_##name##_i32),                              \
-            [TSR_I64] = TSR__OMP_INT_ONLY_##INT(binary_##name##_i64)},
+  [ENUM] = {[TSR_F32] = tsr__binary_##name##_f32,                                                  \
+            [TSR_F64] = tsr__binary_##name##_f64,                                                  \
+            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(tsr__binary_##name##_i32),                         \
+            [TSR_I64] = TSR__OMP_INT_ONLY_##INT(tsr__binary_##name##_i64)},
 #define TSR__OMP_UN_ENTRY(ENUM, name, INT, expr)                                                   \
-  [ENUM] = {[TSR_F32] = unary_##name##_f32,                                                        \
-            [TSR_F64] = unary_##name##_f64,                                                        \
-            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(unary_##name##_i32),                               \
-            [TSR_I64] = TSR__OMP_INT_ONLY_##INT(unary_##name##_i64)},
+  [ENUM] = {[TSR_F32] = tsr__unary_##name##_f32,                                                   \
+            [TSR_F64] = tsr__unary_##name##_f64,                                                   \
+            [TSR_I32] = TSR__OMP_INT_ONLY_##INT(tsr__unary_##name##_i32),                          \
+            [TSR_I64] = TSR__OMP_INT_ONLY_##INT(tsr__unary_##name##_i64)},
 
 static const tsr__omp_kernel binary_kernels[TSR_NUM_BINARY_OPS][TSR_NUM_DTYPES] = {
     TSR__BINARY_OPS(TSR__OMP_BIN_ENTRY)};
@@ -105,10 +90,10 @@ static const tsr__omp_kernel unary_kernels[TSR_NUM_UNARY_OPS][TSR_NUM_DTYPES] = 
 
 /* Relative cost per element, so that transcendental operators go parallel on smaller
    arrays than memory-bound ones. */
-static int64_t binary_cost(tsr_binary_op op) {
+static int64_t tsr__binary_cost(tsr_binary_op op) {
   return op == TSR_POW ? 16 : 1;
 }
-static int64_t unary_cost(tsr_unary_op op) {
+static int64_t tsr__unary_cost(tsr_unary_op op) {
   return op == TSR_EXP || op == TSR_LOG || op == TSR_TANH || op == TSR_SIGMOID ? 16 : 1;
 }
 
@@ -125,7 +110,8 @@ tsr_status tsr__omp_binary(tsr_device dev, tsr_binary_op op, const tsr__view *ou
   tsr__omp_loop lp;
   tsr__omp_loop_init(&lp, out->ndim, out->shape, 3, strides, elsize);
   char *const base[3] = {(char *)out->data, (char *)a->data, (char *)b->data};
-  tsr__omp_loop_run(&lp, base, binary_kernels[op][out->dtype], NULL, lp.size * binary_cost(op));
+  tsr__omp_loop_run(&lp, base, binary_kernels[op][out->dtype], NULL,
+                    lp.size * tsr__binary_cost(op));
   return TSR_OK;
 }
 
@@ -142,6 +128,6 @@ tsr_status tsr__omp_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
   tsr__omp_loop lp;
   tsr__omp_loop_init(&lp, out->ndim, out->shape, 2, strides, elsize);
   char *const base[2] = {(char *)out->data, (char *)a->data};
-  tsr__omp_loop_run(&lp, base, unary_kernels[op][out->dtype], NULL, lp.size * unary_cost(op));
+  tsr__omp_loop_run(&lp, base, unary_kernels[op][out->dtype], NULL, lp.size * tsr__unary_cost(op));
   return TSR_OK;
 }

@@ -1,17 +1,25 @@
 /*
  * Elementwise kernels for one dtype, expanded from the operator tables of core/opdefs.h.
- * Included by elementwise.c once per dtype with these defined:
- *   T    the element type
- *   U    the type integer add/sub/mul/neg compute in: the unsigned type for integers, so
- *        that overflow wraps modulo 2^bits (signed overflow is undefined behaviour); T for
- *        floats
- *   SFX  the dtype suffix of the generated names (f32, f64, i32, i64)
- *   TSR__OMP_IS_INT  1 for integer dtypes: only the operators marked INT=1 are generated
+ * Included by elementwise.c once per dtype after defining its parameters (the C-template
+ * convention, docs/conventions.md; this file #undefs them at its end):
+ *   TSR__EW_T    the element type
+ *   TSR__EW_U    the type integer add/sub/mul/neg compute in: the unsigned type for integers,
+ *                so that overflow wraps modulo 2^bits (signed overflow is undefined
+ *                behaviour); TSR__EW_T for floats
+ *   TSR__EW_SFX  the dtype suffix of the generated names (f32, f64, i32, i64)
+ *   TSR__EW_INT  1 for integer dtypes: only the operators marked INT=1 are generated
+ * The body calls the types T and U (aliases it #undefs with the parameters).
  *
  * Each kernel handles one run of the innermost axis (tsr__omp_kernel) with fast paths for
  * all-contiguous operands and for a broadcast (stride-0) operand, where `omp simd` lets the
  * compiler vectorize (the loop has no carried dependence even when out aliases an input).
  */
+#if !defined(TSR__EW_T) || !defined(TSR__EW_U) || !defined(TSR__EW_SFX) || !defined(TSR__EW_INT)
+#error                                                                                             \
+    "define TSR__EW_T, TSR__EW_U, TSR__EW_SFX and TSR__EW_INT before including elementwise_impl.h"
+#endif
+#define T TSR__EW_T
+#define U TSR__EW_U
 
 /* Compute type of each operator: U wraps for integers, T keeps comparisons signed. */
 #define TSR__OMP_CT_add U
@@ -38,8 +46,8 @@
   }
 
 #define TSR__OMP_BIN_KERNEL(name, expr)                                                            \
-  static void TSR__OMP_CAT(binary_##name##_, SFX)(int64_t n, char *const p[], const int64_t s[],   \
-                                                  const void *param) {                             \
+  static void TSR__OMP_CAT(tsr__binary_##name##_, TSR__EW_SFX)(                                    \
+      int64_t n, char *const p[], const int64_t s[], const void *param) {                          \
     (void)param;                                                                                   \
     T *o = (T *)p[0];                                                                              \
     const T *a = (const T *)p[1];                                                                  \
@@ -63,8 +71,8 @@
   }
 
 #define TSR__OMP_UN_KERNEL(name, expr)                                                             \
-  static void TSR__OMP_CAT(unary_##name##_, SFX)(int64_t n, char *const p[], const int64_t s[],    \
-                                                 const void *param) {                              \
+  static void TSR__OMP_CAT(tsr__unary_##name##_, TSR__EW_SFX)(                                     \
+      int64_t n, char *const p[], const int64_t s[], const void *param) {                          \
     (void)param;                                                                                   \
     T *o = (T *)p[0];                                                                              \
     const T *a = (const T *)p[1];                                                                  \
@@ -86,7 +94,7 @@
 /* Integers get only the operators marked INT=1 (the core rejects the others). */
 #define TSR__OMP_GEN_BIN_1(name, expr) TSR__OMP_BIN_KERNEL(name, expr)
 #define TSR__OMP_GEN_UN_1(name, expr) TSR__OMP_UN_KERNEL(name, expr)
-#if TSR__OMP_IS_INT
+#if TSR__EW_INT
 #define TSR__OMP_GEN_BIN_0(name, expr)
 #define TSR__OMP_GEN_UN_0(name, expr)
 #else
@@ -123,3 +131,9 @@ TSR__UNARY_OPS(TSR__OMP_GEN_UN)
 #undef TSR__OMP_CT_tanh
 #undef TSR__OMP_CT_sigmoid
 #undef TSR__OMP_CT_relu
+#undef T
+#undef U
+#undef TSR__EW_T
+#undef TSR__EW_U
+#undef TSR__EW_SFX
+#undef TSR__EW_INT

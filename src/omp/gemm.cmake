@@ -2,7 +2,7 @@
 # src/omp/*.c into tessera_objects; this file only adds per-file flags and the vendor path.
 
 # Each ISA micro-kernel is compiled with its own instruction-set flags and called only after
-# run-time CPU feature detection (gemm_registry.c), so the rest of the library stays baseline
+# run-time CPU feature detection (gemm_kernels.c), so the rest of the library stays baseline
 # x86-64 and runs on any CPU. On other architectures the files compile to nothing.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/gemm_ukr_avx2.c

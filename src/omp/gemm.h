@@ -8,9 +8,11 @@
  *   gemm_macro.c     macro-kernel (jr/ir loops over micro-panels, edge tiles), f32 and f64
  *                    generated from one source (gemm_macro_impl.h)
  *   gemm_pack.c      packing of op(A) into MR-row micro-panels and op(B) into NR-column ones
- *   gemm_registry.c  kernel table, CPU microarchitecture registry (CPUID vendor, family,
- *                    model -> kernel and cache blocks), configuration of a call
- *   gemm_wisdom.c    tessera-tune's wisdom file (read, write, validate)
+ *   gemm_kernels.c   the micro-kernel table and which ISAs this CPU runs
+ *   gemm_registry.c  CPU microarchitecture registry (CPUID vendor, family, model -> kernel
+ *                    and cache blocks), configuration of a call (registry, wisdom, overrides)
+ *   gemm_wisdom.c    tessera-tune's wisdom file (read, write, validate against the kernel
+ *                    table); calls nothing of the registry
  *   gemm_vendor.c    the vendor CBLAS path (dlopen)
  *   gemm_ukr_*.c     MR x NR register micro-kernels, one file per ISA (own compile flags)
  *   gemm_small_*.c   small-matrix GEMM without packing, one file per ISA, one source

@@ -39,11 +39,6 @@ static inline void tsr__gemm_store_fence(void) {
 #define TSR__MACRO_EDGE edge_f32
 #define TSR__MACRO_NAME tsr__gemm_macro_f32
 #include "omp/gemm_macro_impl.h"
-#undef TSR__MACRO_T
-#undef TSR__MACRO_UKR
-#undef TSR__MACRO_UKR_STREAM
-#undef TSR__MACRO_EDGE
-#undef TSR__MACRO_NAME
 
 #define TSR__MACRO_T double
 #define TSR__MACRO_UKR ukr_f64
@@ -51,11 +46,6 @@ static inline void tsr__gemm_store_fence(void) {
 #define TSR__MACRO_EDGE edge_f64
 #define TSR__MACRO_NAME tsr__gemm_macro_f64
 #include "omp/gemm_macro_impl.h"
-#undef TSR__MACRO_T
-#undef TSR__MACRO_UKR
-#undef TSR__MACRO_UKR_STREAM
-#undef TSR__MACRO_EDGE
-#undef TSR__MACRO_NAME
 
 void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf, int64_t ic,
                      int64_t jc, int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1,

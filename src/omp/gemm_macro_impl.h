@@ -1,12 +1,14 @@
 /*
  * The macro-kernel body, one source for both precisions: gemm_macro.c includes it once per
- * dtype with
+ * dtype after defining its parameters (the C-template convention, docs/conventions.md; this
+ * file #undefs them at its end):
  *   TSR__MACRO_T     the element type (float, double)
  *   TSR__MACRO_UKR   the kernel's micro-kernel field (ukr_f32, ukr_f64)
  *   TSR__MACRO_UKR_STREAM  its streaming variant's field (ukr_stream_f32, ukr_stream_f64)
  *   TSR__MACRO_EDGE  its edge-tile field (edge_f32, edge_f64)
  *   TSR__MACRO_NAME  the function to define (tsr__gemm_macro_f32, tsr__gemm_macro_f64)
- * (no include guard: included twice on purpose).
+ * (no include guard: included twice on purpose). The body calls the element type T (a local
+ * typedef).
  *
  * jr over the NR micro-panels of B [q0, q1), ir over the MR micro-panels of the packed A
  * block, jr outer for deep k slices and ir outer for shallow ones (TSR__GEMM_ROWWISE_KC,
@@ -17,6 +19,10 @@
  * pl->stream_c the full tiles go through the streaming micro-kernel (non-temporal stores,
  * then one SFENCE when the macro-kernel ends, before the unit is counted done).
  */
+#if !defined(TSR__MACRO_T) || !defined(TSR__MACRO_UKR) || !defined(TSR__MACRO_UKR_STREAM) ||       \
+    !defined(TSR__MACRO_EDGE) || !defined(TSR__MACRO_NAME)
+#error "define TSR__MACRO_T, _UKR, _UKR_STREAM, _EDGE and _NAME before including gemm_macro_impl.h"
+#endif
 static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf,
                             int64_t ic, int64_t jc, int64_t mcb, int64_t kcb, int64_t ncb,
                             int64_t q0, int64_t q1, double beta_d) {
@@ -62,3 +68,8 @@ static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, const ch
 #undef TSR__MACRO_TILE
   if (pl->stream_c) tsr__gemm_store_fence();
 }
+#undef TSR__MACRO_T
+#undef TSR__MACRO_UKR
+#undef TSR__MACRO_UKR_STREAM
+#undef TSR__MACRO_EDGE
+#undef TSR__MACRO_NAME

@@ -29,46 +29,46 @@ static inline double tsr__sm_hsum_pd(__m256d v) {
   return _mm_cvtsd_f64(_mm_add_sd(x, _mm_unpackhi_pd(x, x)));
 }
 
-#define TSR_SM_NAME tsr__gemm_small_avx2_f32
-#define TSR_SM_T float
-#define TSR_SM_V __m256
-#define TSR_SM_L 8
-#define TSR_SM_MR TSR__GEMM_AVX2_MR
-#define TSR_SM_M __m256i
-#define TSR_SM_MASK(n) tsr__sm_mask32(n)
-#define TSR_SM_ZERO() _mm256_setzero_ps()
-#define TSR_SM_SET1(x) _mm256_set1_ps(x)
-#define TSR_SM_LOAD(p) _mm256_loadu_ps(p)
-#define TSR_SM_LOADM(msk, p) _mm256_maskload_ps(p, msk)
-#define TSR_SM_STORE(p, v) _mm256_storeu_ps(p, v)
-#define TSR_SM_STOREM(p, msk, v) _mm256_maskstore_ps(p, msk, v)
-#define TSR_SM_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
-#define TSR_SM_MUL(a, b) _mm256_mul_ps(a, b)
-#define TSR_SM_PACK_B pack_b_f32
-#define TSR_SM_HSUM(v) tsr__sm_hsum_ps(v)
-#define TSR_SM_DI 2
-#define TSR_SM_DJ 4
+#define TSR__SM_NAME tsr__gemm_small_avx2_f32
+#define TSR__SM_T float
+#define TSR__SM_V __m256
+#define TSR__SM_L 8
+#define TSR__SM_MR TSR__GEMM_AVX2_MR
+#define TSR__SM_M __m256i
+#define TSR__SM_MASK(n) tsr__sm_mask32(n)
+#define TSR__SM_ZERO() _mm256_setzero_ps()
+#define TSR__SM_SET1(x) _mm256_set1_ps(x)
+#define TSR__SM_LOAD(p) _mm256_loadu_ps(p)
+#define TSR__SM_LOADM(msk, p) _mm256_maskload_ps(p, msk)
+#define TSR__SM_STORE(p, v) _mm256_storeu_ps(p, v)
+#define TSR__SM_STOREM(p, msk, v) _mm256_maskstore_ps(p, msk, v)
+#define TSR__SM_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
+#define TSR__SM_MUL(a, b) _mm256_mul_ps(a, b)
+#define TSR__SM_PACK_B pack_b_f32
+#define TSR__SM_HSUM(v) tsr__sm_hsum_ps(v)
+#define TSR__SM_DI 2
+#define TSR__SM_DJ 4
 #include "omp/gemm_small_impl.h"
 
-#define TSR_SM_NAME tsr__gemm_small_avx2_f64
-#define TSR_SM_T double
-#define TSR_SM_V __m256d
-#define TSR_SM_L 4
-#define TSR_SM_MR TSR__GEMM_AVX2_MR
-#define TSR_SM_M __m256i
-#define TSR_SM_MASK(n) tsr__sm_mask64(n)
-#define TSR_SM_ZERO() _mm256_setzero_pd()
-#define TSR_SM_SET1(x) _mm256_set1_pd(x)
-#define TSR_SM_LOAD(p) _mm256_loadu_pd(p)
-#define TSR_SM_LOADM(msk, p) _mm256_maskload_pd(p, msk)
-#define TSR_SM_STORE(p, v) _mm256_storeu_pd(p, v)
-#define TSR_SM_STOREM(p, msk, v) _mm256_maskstore_pd(p, msk, v)
-#define TSR_SM_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
-#define TSR_SM_MUL(a, b) _mm256_mul_pd(a, b)
-#define TSR_SM_PACK_B pack_b_f64
-#define TSR_SM_HSUM(v) tsr__sm_hsum_pd(v)
-#define TSR_SM_DI 2
-#define TSR_SM_DJ 4
+#define TSR__SM_NAME tsr__gemm_small_avx2_f64
+#define TSR__SM_T double
+#define TSR__SM_V __m256d
+#define TSR__SM_L 4
+#define TSR__SM_MR TSR__GEMM_AVX2_MR
+#define TSR__SM_M __m256i
+#define TSR__SM_MASK(n) tsr__sm_mask64(n)
+#define TSR__SM_ZERO() _mm256_setzero_pd()
+#define TSR__SM_SET1(x) _mm256_set1_pd(x)
+#define TSR__SM_LOAD(p) _mm256_loadu_pd(p)
+#define TSR__SM_LOADM(msk, p) _mm256_maskload_pd(p, msk)
+#define TSR__SM_STORE(p, v) _mm256_storeu_pd(p, v)
+#define TSR__SM_STOREM(p, msk, v) _mm256_maskstore_pd(p, msk, v)
+#define TSR__SM_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
+#define TSR__SM_MUL(a, b) _mm256_mul_pd(a, b)
+#define TSR__SM_PACK_B pack_b_f64
+#define TSR__SM_HSUM(v) tsr__sm_hsum_pd(v)
+#define TSR__SM_DI 2
+#define TSR__SM_DJ 4
 #include "omp/gemm_small_impl.h"
 
 #endif

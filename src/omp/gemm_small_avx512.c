@@ -10,53 +10,53 @@
 #if defined(TSR__GEMM_X86)
 #include <immintrin.h>
 
-#define TSR_SM_NAME tsr__gemm_small_avx512_f32
-#define TSR_SM_T float
-#define TSR_SM_V __m512
-#define TSR_SM_L 16
-#define TSR_SM_MR TSR__GEMM_AVX512_MR
-#define TSR_SM_M __mmask16
-#define TSR_SM_MASK(n) ((__mmask16)((1u << (n)) - 1u))
-#define TSR_SM_ZERO() _mm512_setzero_ps()
-#define TSR_SM_SET1(x) _mm512_set1_ps(x)
-#define TSR_SM_LOAD(p) _mm512_loadu_ps(p)
-#define TSR_SM_LOADM(msk, p) _mm512_maskz_loadu_ps(msk, p)
-#define TSR_SM_STORE(p, v) _mm512_storeu_ps(p, v)
-#define TSR_SM_STOREM(p, msk, v) _mm512_mask_storeu_ps(p, msk, v)
-#define TSR_SM_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
-#define TSR_SM_MUL(a, b) _mm512_mul_ps(a, b)
-#define TSR_SM_PACK_B pack_b_f32
-#define TSR_SM_HSUM(v) _mm512_reduce_add_ps(v)
+#define TSR__SM_NAME tsr__gemm_small_avx512_f32
+#define TSR__SM_T float
+#define TSR__SM_V __m512
+#define TSR__SM_L 16
+#define TSR__SM_MR TSR__GEMM_AVX512_MR
+#define TSR__SM_M __mmask16
+#define TSR__SM_MASK(n) ((__mmask16)((1u << (n)) - 1u))
+#define TSR__SM_ZERO() _mm512_setzero_ps()
+#define TSR__SM_SET1(x) _mm512_set1_ps(x)
+#define TSR__SM_LOAD(p) _mm512_loadu_ps(p)
+#define TSR__SM_LOADM(msk, p) _mm512_maskz_loadu_ps(msk, p)
+#define TSR__SM_STORE(p, v) _mm512_storeu_ps(p, v)
+#define TSR__SM_STOREM(p, msk, v) _mm512_mask_storeu_ps(p, msk, v)
+#define TSR__SM_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
+#define TSR__SM_MUL(a, b) _mm512_mul_ps(a, b)
+#define TSR__SM_PACK_B pack_b_f32
+#define TSR__SM_HSUM(v) _mm512_reduce_add_ps(v)
 /* Tiles over op(A) = A take at most 10 rows (gemm_small_impl.h): the 11-14-row tiles reload
    their row pointers from the stack in the k loop. Zen 4 (EPYC, family 25 model 17), one
    thread, cblas_sgemm row-major NN in a loop, best of 5 (ns), rows capped at 8 / 10 / 14
    against scipy-openblas32 0.3.34: 32^3 657 / 663 / 655 (609); 48^3 2114 / 2118 / 2360 (2060);
    64^3 4900 / 4850 / 4850 (4610). dgemm keeps 14 rows: 48^3 4220 / 4222 / 4085-4143 (3900),
    64^3 10000 / 9970 / 9650 (9140). */
-#define TSR_SM_MRS 10
-#define TSR_SM_DI 4
-#define TSR_SM_DJ 6
+#define TSR__SM_MRS 10
+#define TSR__SM_DI 4
+#define TSR__SM_DJ 6
 #include "omp/gemm_small_impl.h"
 
-#define TSR_SM_NAME tsr__gemm_small_avx512_f64
-#define TSR_SM_T double
-#define TSR_SM_V __m512d
-#define TSR_SM_L 8
-#define TSR_SM_MR TSR__GEMM_AVX512_MR
-#define TSR_SM_M __mmask8
-#define TSR_SM_MASK(n) ((__mmask8)((1u << (n)) - 1u))
-#define TSR_SM_ZERO() _mm512_setzero_pd()
-#define TSR_SM_SET1(x) _mm512_set1_pd(x)
-#define TSR_SM_LOAD(p) _mm512_loadu_pd(p)
-#define TSR_SM_LOADM(msk, p) _mm512_maskz_loadu_pd(msk, p)
-#define TSR_SM_STORE(p, v) _mm512_storeu_pd(p, v)
-#define TSR_SM_STOREM(p, msk, v) _mm512_mask_storeu_pd(p, msk, v)
-#define TSR_SM_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
-#define TSR_SM_MUL(a, b) _mm512_mul_pd(a, b)
-#define TSR_SM_PACK_B pack_b_f64
-#define TSR_SM_HSUM(v) _mm512_reduce_add_pd(v)
-#define TSR_SM_DI 4
-#define TSR_SM_DJ 6
+#define TSR__SM_NAME tsr__gemm_small_avx512_f64
+#define TSR__SM_T double
+#define TSR__SM_V __m512d
+#define TSR__SM_L 8
+#define TSR__SM_MR TSR__GEMM_AVX512_MR
+#define TSR__SM_M __mmask8
+#define TSR__SM_MASK(n) ((__mmask8)((1u << (n)) - 1u))
+#define TSR__SM_ZERO() _mm512_setzero_pd()
+#define TSR__SM_SET1(x) _mm512_set1_pd(x)
+#define TSR__SM_LOAD(p) _mm512_loadu_pd(p)
+#define TSR__SM_LOADM(msk, p) _mm512_maskz_loadu_pd(msk, p)
+#define TSR__SM_STORE(p, v) _mm512_storeu_pd(p, v)
+#define TSR__SM_STOREM(p, msk, v) _mm512_mask_storeu_pd(p, msk, v)
+#define TSR__SM_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
+#define TSR__SM_MUL(a, b) _mm512_mul_pd(a, b)
+#define TSR__SM_PACK_B pack_b_f64
+#define TSR__SM_HSUM(v) _mm512_reduce_add_pd(v)
+#define TSR__SM_DI 4
+#define TSR__SM_DJ 6
 #include "omp/gemm_small_impl.h"
 
 #endif

@@ -2,18 +2,18 @@
  * Small-matrix GEMM without packing, one source for every ISA and dtype (included by
  * gemm_small_avx512.c and gemm_small_avx2.c, once per dtype, after defining):
  *
- *   TSR_SM_NAME          the entry point's name (a tsr__gemm_small_fn, gemm.h); the packed
- *                        path's edge tile is TSR_SM_NAME##_edge (a tsr__gemm_edge_f32/f64)
- *   TSR_SM_T             element type (float or double)
- *   TSR_SM_V, TSR_SM_L   vector type and its lanes
- *   TSR_SM_MR            register rows: the ISA's micro-kernel MR (its NR is 2 * TSR_SM_L)
- *   TSR_SM_M             lane-mask type; TSR_SM_MASK(n) the first n lanes, 1 <= n <= L
- *   TSR_SM_ZERO(), TSR_SM_SET1(x), TSR_SM_LOAD(p), TSR_SM_LOADM(msk, p) (lanes outside msk
- *   read as 0 and never fault), TSR_SM_STORE(p, v), TSR_SM_STOREM(p, msk, v),
- *   TSR_SM_FMA(a, b, c) = a*b + c, TSR_SM_MUL(a, b)
- *   TSR_SM_PACK_B        the kernel's op(B) packing member (pack_b_f32 or pack_b_f64)
- *   TSR_SM_HSUM(v)       the sum of v's lanes (a TSR_SM_T)
- *   TSR_SM_DI, TSR_SM_DJ the dot-product tile (below): rows of op(A) x rows of B^T
+ *   TSR__SM_NAME          the entry point's name (a tsr__gemm_small_fn, gemm.h); the packed
+ *                        path's edge tile is TSR__SM_NAME##_edge (a tsr__gemm_edge_f32/f64)
+ *   TSR__SM_T             element type (float or double)
+ *   TSR__SM_V, TSR__SM_L   vector type and its lanes
+ *   TSR__SM_MR            register rows: the ISA's micro-kernel MR (its NR is 2 * TSR__SM_L)
+ *   TSR__SM_M             lane-mask type; TSR__SM_MASK(n) the first n lanes, 1 <= n <= L
+ *   TSR__SM_ZERO(), TSR__SM_SET1(x), TSR__SM_LOAD(p), TSR__SM_LOADM(msk, p) (lanes outside msk
+ *   read as 0 and never fault), TSR__SM_STORE(p, v), TSR__SM_STOREM(p, msk, v),
+ *   TSR__SM_FMA(a, b, c) = a*b + c, TSR__SM_MUL(a, b)
+ *   TSR__SM_PACK_B        the kernel's op(B) packing member (pack_b_f32 or pack_b_f64)
+ *   TSR__SM_HSUM(v)       the sum of v's lanes (a TSR__SM_T)
+ *   TSR__SM_DI, TSR__SM_DJ the dot-product tile (below): rows of op(A) x rows of B^T
  *
  * Why: below about 100^3 the packed path (gemm_driver.c) spends as long packing op(A) and
  * op(B), padding edge tiles to the full MR x NR and handing out its tickets as it does
@@ -23,7 +23,7 @@
  * NR-column strip at a time with the kernel's pack_b), and edge tiles run with exactly their
  * rows and masked columns instead of a padded tile and a copy. op(A) and C fit in L2 here, or
  * C is one strip (tsr__gemm_small_path), so the only cache blocking is of a large op(B) in k.
- * A * B^T with few rows and a long k runs as dot products instead (TSR_SM_DOT below): both
+ * A * B^T with few rows and a long k runs as dot products instead (TSR__SM_DOT below): both
  * operands are then read along k where they lie, and nothing is transposed.
  * The idea is OpenBLAS's "small matrix" kernels (0.3.16+, SkylakeX); this is our own register
  * tiling, shared with the packed kernels' MR x NR.
@@ -33,126 +33,126 @@
  * kernels do, so both paths round the same way. An op(B) larger than L2 is taken in k blocks
  * of kb rows (tsr__gemm_small_kblock, gemm_tune.h), outermost, each a pass over C.
  */
-#ifndef TSR_SM_NAME
-#error "define TSR_SM_NAME and the TSR_SM_* operations before including gemm_small_impl.h"
+#ifndef TSR__SM_NAME
+#error "define TSR__SM_NAME and the TSR__SM_* operations before including gemm_small_impl.h"
 #endif
-#if TSR_SM_MR != 6 && TSR_SM_MR != 14
+#if TSR__SM_MR != 6 && TSR__SM_MR != 14
 #error "gemm_small_impl.h has tile cases for MR 6 and 14"
 #endif
-/* TSR_SM_MRS (optional, 1..MR; default MR): the most rows of a tile that reads op(A) = A in
-   place (rows lda apart; see TSR_SM_NAME). */
-#ifndef TSR_SM_MRS
-#define TSR_SM_MRS TSR_SM_MR
+/* TSR__SM_MRS (optional, 1..MR; default MR): the most rows of a tile that reads op(A) = A in
+   place (rows lda apart; see TSR__SM_NAME). */
+#ifndef TSR__SM_MRS
+#define TSR__SM_MRS TSR__SM_MR
 #endif
-#if TSR_SM_MRS < 1 || TSR_SM_MRS > TSR_SM_MR
-#error "TSR_SM_MRS must be 1..TSR_SM_MR"
+#if TSR__SM_MRS < 1 || TSR__SM_MRS > TSR__SM_MR
+#error "TSR__SM_MRS must be 1..TSR__SM_MR"
 #endif
-#if !((TSR_SM_DI == 2 && TSR_SM_DJ == 4) || (TSR_SM_DI == 4 && TSR_SM_DJ == 6))
+#if !((TSR__SM_DI == 2 && TSR__SM_DJ == 4) || (TSR__SM_DI == 4 && TSR__SM_DJ == 6))
 #error "gemm_small_impl.h has dot-product tile cases for 2 x 4 and 4 x 6"
 #endif
 
 /* How many NR-column strips ahead the k-blocked loop prefetches B (gemm_tune.h). */
-#define TSR_SM_PF_STRIPS 4
-#define TSR_SM_CAT_(a, b) a##b
-#define TSR_SM_CAT(a, b) TSR_SM_CAT_(a, b)
-#define TSR_SM_TILE TSR_SM_CAT(TSR_SM_NAME, _tile)
-#define TSR_SM_ROWS TSR_SM_CAT(TSR_SM_NAME, _rows)
-#define TSR_SM_EDGE TSR_SM_CAT(TSR_SM_NAME, _edge)
+#define TSR__SM_PF_STRIPS 4
+#define TSR__SM_CAT_(a, b) a##b
+#define TSR__SM_CAT(a, b) TSR__SM_CAT_(a, b)
+#define TSR__SM_TILE TSR__SM_CAT(TSR__SM_NAME, _tile)
+#define TSR__SM_ROWS TSR__SM_CAT(TSR__SM_NAME, _rows)
+#define TSR__SM_EDGE TSR__SM_CAT(TSR__SM_NAME, _edge)
 
 /*
  * C[0:R, 0:cols] = alpha * op(A)[0:R, 0:k] * op(B)[0:k, 0:cols] + beta * C (beta == 0: C not
  * read). op(A)(i, p) at a[i*rs_a + p*cs_a]; op(B)(p, j) at b[p*ldb + j]; C(i, j) at
  * c[i*ldc + j]. NV (1 or 2) vectors of columns, the last one masked by mlast. R, NV and the
  * A stride that is 1 are constants where it is inlined, so the accumulators live in registers.
- * pf: each step also prefetches its row of op(B) TSR_SM_PF_STRIPS strips to the right.
+ * pf: each step also prefetches its row of op(B) TSR__SM_PF_STRIPS strips to the right.
  */
 static inline __attribute__((always_inline)) void
-TSR_SM_TILE(const int R, const int NV, int64_t k, const TSR_SM_T *a, int64_t rs_a, int64_t cs_a,
-            const TSR_SM_T *b, int64_t ldb, TSR_SM_M mlast, TSR_SM_T alpha, TSR_SM_T beta,
-            TSR_SM_T *c, int64_t ldc, bool pf) {
-  TSR_SM_V acc0[TSR_SM_MR], acc1[TSR_SM_MR];
+TSR__SM_TILE(const int R, const int NV, int64_t k, const TSR__SM_T *a, int64_t rs_a, int64_t cs_a,
+             const TSR__SM_T *b, int64_t ldb, TSR__SM_M mlast, TSR__SM_T alpha, TSR__SM_T beta,
+             TSR__SM_T *c, int64_t ldc, bool pf) {
+  TSR__SM_V acc0[TSR__SM_MR], acc1[TSR__SM_MR];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    acc0[r] = TSR_SM_ZERO();
-    acc1[r] = TSR_SM_ZERO();
+    acc0[r] = TSR__SM_ZERO();
+    acc1[r] = TSR__SM_ZERO();
   }
   for (int64_t p = 0; p < k; ++p) {
-    const TSR_SM_T *bp = b + p * ldb;
+    const TSR__SM_T *bp = b + p * ldb;
     if (pf) {
-      /* The same row's lines TSR_SM_PF_STRIPS strips ahead (never faults). */
-      __builtin_prefetch(bp + TSR_SM_PF_STRIPS * 2 * TSR_SM_L, 0, 3);
-      __builtin_prefetch(bp + TSR_SM_PF_STRIPS * 2 * TSR_SM_L + TSR_SM_L, 0, 3);
+      /* The same row's lines TSR__SM_PF_STRIPS strips ahead (never faults). */
+      __builtin_prefetch(bp + TSR__SM_PF_STRIPS * 2 * TSR__SM_L, 0, 3);
+      __builtin_prefetch(bp + TSR__SM_PF_STRIPS * 2 * TSR__SM_L + TSR__SM_L, 0, 3);
     }
-    const TSR_SM_V b0 = NV == 2 ? TSR_SM_LOAD(bp) : TSR_SM_LOADM(mlast, bp);
-    const TSR_SM_V b1 = NV == 2 ? TSR_SM_LOADM(mlast, bp + TSR_SM_L) : TSR_SM_ZERO();
-    const TSR_SM_T *ap = a + p * cs_a;
+    const TSR__SM_V b0 = NV == 2 ? TSR__SM_LOAD(bp) : TSR__SM_LOADM(mlast, bp);
+    const TSR__SM_V b1 = NV == 2 ? TSR__SM_LOADM(mlast, bp + TSR__SM_L) : TSR__SM_ZERO();
+    const TSR__SM_T *ap = a + p * cs_a;
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
-      const TSR_SM_V ar = TSR_SM_SET1(ap[r * rs_a]);
-      acc0[r] = TSR_SM_FMA(ar, b0, acc0[r]);
-      if (NV == 2) acc1[r] = TSR_SM_FMA(ar, b1, acc1[r]);
+      const TSR__SM_V ar = TSR__SM_SET1(ap[r * rs_a]);
+      acc0[r] = TSR__SM_FMA(ar, b0, acc0[r]);
+      if (NV == 2) acc1[r] = TSR__SM_FMA(ar, b1, acc1[r]);
     }
   }
-  const TSR_SM_V va = TSR_SM_SET1(alpha), vb = TSR_SM_SET1(beta);
+  const TSR__SM_V va = TSR__SM_SET1(alpha), vb = TSR__SM_SET1(beta);
   /* alpha = 1 (the common call) skips the multiply, which would be exact anyway. */
   const bool scale = alpha != 1;
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    TSR_SM_T *cr = c + r * ldc;
-    TSR_SM_V x0 = scale ? TSR_SM_MUL(va, acc0[r]) : acc0[r],
-             x1 = scale ? TSR_SM_MUL(va, acc1[r]) : acc1[r];
+    TSR__SM_T *cr = c + r * ldc;
+    TSR__SM_V x0 = scale ? TSR__SM_MUL(va, acc0[r]) : acc0[r],
+              x1 = scale ? TSR__SM_MUL(va, acc1[r]) : acc1[r];
     if (NV == 2) {
       if (beta != 0) {
-        x0 = TSR_SM_FMA(vb, TSR_SM_LOAD(cr), x0);
-        x1 = TSR_SM_FMA(vb, TSR_SM_LOADM(mlast, cr + TSR_SM_L), x1);
+        x0 = TSR__SM_FMA(vb, TSR__SM_LOAD(cr), x0);
+        x1 = TSR__SM_FMA(vb, TSR__SM_LOADM(mlast, cr + TSR__SM_L), x1);
       }
-      TSR_SM_STORE(cr, x0);
-      TSR_SM_STOREM(cr + TSR_SM_L, mlast, x1);
+      TSR__SM_STORE(cr, x0);
+      TSR__SM_STOREM(cr + TSR__SM_L, mlast, x1);
     } else {
-      if (beta != 0) x0 = TSR_SM_FMA(vb, TSR_SM_LOADM(mlast, cr), x0);
-      TSR_SM_STOREM(cr, mlast, x0);
+      if (beta != 0) x0 = TSR__SM_FMA(vb, TSR__SM_LOADM(mlast, cr), x0);
+      TSR__SM_STOREM(cr, mlast, x0);
     }
   }
 }
 
 /* One tile of R rows, specialized on NV and on which of op(A)'s strides is 1. */
-#define TSR_SM_TILE_CASE(R)                                                                        \
+#define TSR__SM_TILE_CASE(R)                                                                       \
   case R:                                                                                          \
     if (nv == 2) {                                                                                 \
       if (a_rows_unit)                                                                             \
-        TSR_SM_TILE(R, 2, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                 \
+        TSR__SM_TILE(R, 2, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                \
       else                                                                                         \
-        TSR_SM_TILE(R, 2, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                 \
+        TSR__SM_TILE(R, 2, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                \
     } else {                                                                                       \
       if (a_rows_unit)                                                                             \
-        TSR_SM_TILE(R, 1, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                 \
+        TSR__SM_TILE(R, 1, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                \
       else                                                                                         \
-        TSR_SM_TILE(R, 1, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                 \
+        TSR__SM_TILE(R, 1, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, pf);                \
     }                                                                                              \
     break;
 
 /* One tile of `rows` rows (1..MR) and nv vectors of columns, the tile specialized on both and on
-   which of op(A)'s strides is 1 (arguments as TSR_SM_TILE's). */
+   which of op(A)'s strides is 1 (arguments as TSR__SM_TILE's). */
 static inline __attribute__((always_inline)) void
-TSR_SM_ROWS(int rows, int nv, bool a_rows_unit, int64_t k, const TSR_SM_T *ai, int64_t rs_a,
-            int64_t cs_a, const TSR_SM_T *bs, int64_t ldbs, TSR_SM_M ml, TSR_SM_T alpha,
-            TSR_SM_T beta, TSR_SM_T *ci, int64_t ldc, bool pf) {
+TSR__SM_ROWS(int rows, int nv, bool a_rows_unit, int64_t k, const TSR__SM_T *ai, int64_t rs_a,
+             int64_t cs_a, const TSR__SM_T *bs, int64_t ldbs, TSR__SM_M ml, TSR__SM_T alpha,
+             TSR__SM_T beta, TSR__SM_T *ci, int64_t ldc, bool pf) {
   switch (rows) {
-    TSR_SM_TILE_CASE(1)
-    TSR_SM_TILE_CASE(2)
-    TSR_SM_TILE_CASE(3)
-    TSR_SM_TILE_CASE(4)
-    TSR_SM_TILE_CASE(5)
-    TSR_SM_TILE_CASE(6)
-#if TSR_SM_MR > 6
-    TSR_SM_TILE_CASE(7)
-    TSR_SM_TILE_CASE(8)
-    TSR_SM_TILE_CASE(9)
-    TSR_SM_TILE_CASE(10)
-    TSR_SM_TILE_CASE(11)
-    TSR_SM_TILE_CASE(12)
-    TSR_SM_TILE_CASE(13)
-    TSR_SM_TILE_CASE(14)
+    TSR__SM_TILE_CASE(1)
+    TSR__SM_TILE_CASE(2)
+    TSR__SM_TILE_CASE(3)
+    TSR__SM_TILE_CASE(4)
+    TSR__SM_TILE_CASE(5)
+    TSR__SM_TILE_CASE(6)
+#if TSR__SM_MR > 6
+    TSR__SM_TILE_CASE(7)
+    TSR__SM_TILE_CASE(8)
+    TSR__SM_TILE_CASE(9)
+    TSR__SM_TILE_CASE(10)
+    TSR__SM_TILE_CASE(11)
+    TSR__SM_TILE_CASE(12)
+    TSR__SM_TILE_CASE(13)
+    TSR__SM_TILE_CASE(14)
 #endif
   default: break;
   }
@@ -166,96 +166,96 @@ TSR_SM_ROWS(int rows, int nv, bool a_rows_unit, int64_t k, const TSR_SM_T *ai, i
  * above must transpose B^T into NR-column strips). op(A) and C rows DI at a time.
  * C[0:RI, 0:RJ] = alpha * A[0:RI, 0:k] * B[0:RJ, 0:k]^T + beta * C (beta == 0: C not read).
  */
-#define TSR_SM_DTILE TSR_SM_CAT(TSR_SM_NAME, _dtile)
-#define TSR_SM_DOT TSR_SM_CAT(TSR_SM_NAME, _dot)
+#define TSR__SM_DTILE TSR__SM_CAT(TSR__SM_NAME, _dtile)
+#define TSR__SM_DOT TSR__SM_CAT(TSR__SM_NAME, _dot)
 static inline __attribute__((always_inline)) void
-TSR_SM_DTILE(const int RI, const int RJ, int64_t k, const TSR_SM_T *a, int64_t lda,
-             const TSR_SM_T *b, int64_t ldb, TSR_SM_T alpha, TSR_SM_T beta, TSR_SM_T *c,
-             int64_t ldc) {
-  TSR_SM_V acc[TSR_SM_DI * TSR_SM_DJ], av[TSR_SM_DI];
+TSR__SM_DTILE(const int RI, const int RJ, int64_t k, const TSR__SM_T *a, int64_t lda,
+              const TSR__SM_T *b, int64_t ldb, TSR__SM_T alpha, TSR__SM_T beta, TSR__SM_T *c,
+              int64_t ldc) {
+  TSR__SM_V acc[TSR__SM_DI * TSR__SM_DJ], av[TSR__SM_DI];
 #pragma GCC unroll 32
   for (int t = 0; t < RI * RJ; ++t)
-    acc[t] = TSR_SM_ZERO();
+    acc[t] = TSR__SM_ZERO();
   int64_t p = 0;
-  for (; p + TSR_SM_L <= k; p += TSR_SM_L) {
+  for (; p + TSR__SM_L <= k; p += TSR__SM_L) {
 #pragma GCC unroll 8
     for (int r = 0; r < RI; ++r)
-      av[r] = TSR_SM_LOAD(a + r * lda + p);
+      av[r] = TSR__SM_LOAD(a + r * lda + p);
 #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) {
-      const TSR_SM_V bv = TSR_SM_LOAD(b + j * ldb + p);
+      const TSR__SM_V bv = TSR__SM_LOAD(b + j * ldb + p);
 #pragma GCC unroll 8
       for (int r = 0; r < RI; ++r)
-        acc[r * RJ + j] = TSR_SM_FMA(av[r], bv, acc[r * RJ + j]);
+        acc[r * RJ + j] = TSR__SM_FMA(av[r], bv, acc[r * RJ + j]);
     }
   }
   if (p < k) {
-    const TSR_SM_M ml = TSR_SM_MASK((int)(k - p));
+    const TSR__SM_M ml = TSR__SM_MASK((int)(k - p));
 #pragma GCC unroll 8
     for (int r = 0; r < RI; ++r)
-      av[r] = TSR_SM_LOADM(ml, a + r * lda + p);
+      av[r] = TSR__SM_LOADM(ml, a + r * lda + p);
 #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) {
-      const TSR_SM_V bv = TSR_SM_LOADM(ml, b + j * ldb + p);
+      const TSR__SM_V bv = TSR__SM_LOADM(ml, b + j * ldb + p);
 #pragma GCC unroll 8
       for (int r = 0; r < RI; ++r)
-        acc[r * RJ + j] = TSR_SM_FMA(av[r], bv, acc[r * RJ + j]);
+        acc[r * RJ + j] = TSR__SM_FMA(av[r], bv, acc[r * RJ + j]);
     }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < RI; ++r)
 #pragma GCC unroll 8
     for (int j = 0; j < RJ; ++j) {
-      const TSR_SM_T x = alpha * TSR_SM_HSUM(acc[r * RJ + j]);
-      TSR_SM_T *cp = c + r * ldc + j;
+      const TSR__SM_T x = alpha * TSR__SM_HSUM(acc[r * RJ + j]);
+      TSR__SM_T *cp = c + r * ldc + j;
       *cp = beta == 0 ? x : x + beta * *cp;
     }
 }
 
-#define TSR_SM_DCASE(RI, RJ)                                                                       \
+#define TSR__SM_DCASE(RI, RJ)                                                                      \
   case (RI)*8 + (RJ):                                                                              \
-    TSR_SM_DTILE(RI, RJ, k, ai, g->lda, bj, g->ldb, alpha, beta, c + i0 * ldc + j0, ldc);          \
+    TSR__SM_DTILE(RI, RJ, k, ai, g->lda, bj, g->ldb, alpha, beta, c + i0 * ldc + j0, ldc);         \
     break;
 
-static void TSR_SM_DOT(const tsr__gemm_args *g, int64_t kb) {
-  const TSR_SM_T alpha = (TSR_SM_T)g->alpha;
+static void TSR__SM_DOT(const tsr__gemm_args *g, int64_t kb) {
+  const TSR__SM_T alpha = (TSR__SM_T)g->alpha;
   const int64_t m = g->m, n = g->n, ldc = g->ldc;
-  TSR_SM_T *c = g->c;
+  TSR__SM_T *c = g->c;
   for (int64_t p0 = 0; p0 < g->k; p0 += kb) {
     const int64_t k = g->k - p0 < kb ? g->k - p0 : kb;
-    const TSR_SM_T beta = p0 == 0 ? (TSR_SM_T)g->beta : 1;
-    for (int64_t j0 = 0; j0 < n; j0 += TSR_SM_DJ) {
-      const int rj = (int)(n - j0 < TSR_SM_DJ ? n - j0 : TSR_SM_DJ);
-      const TSR_SM_T *bj = (const TSR_SM_T *)g->b + j0 * g->ldb + p0;
-      for (int64_t i0 = 0; i0 < m; i0 += TSR_SM_DI) {
-        const int ri = (int)(m - i0 < TSR_SM_DI ? m - i0 : TSR_SM_DI);
-        const TSR_SM_T *ai = (const TSR_SM_T *)g->a + i0 * g->lda + p0;
+    const TSR__SM_T beta = p0 == 0 ? (TSR__SM_T)g->beta : 1;
+    for (int64_t j0 = 0; j0 < n; j0 += TSR__SM_DJ) {
+      const int rj = (int)(n - j0 < TSR__SM_DJ ? n - j0 : TSR__SM_DJ);
+      const TSR__SM_T *bj = (const TSR__SM_T *)g->b + j0 * g->ldb + p0;
+      for (int64_t i0 = 0; i0 < m; i0 += TSR__SM_DI) {
+        const int ri = (int)(m - i0 < TSR__SM_DI ? m - i0 : TSR__SM_DI);
+        const TSR__SM_T *ai = (const TSR__SM_T *)g->a + i0 * g->lda + p0;
         switch (ri * 8 + rj) {
-          TSR_SM_DCASE(1, 1)
-          TSR_SM_DCASE(1, 2)
-          TSR_SM_DCASE(1, 3)
-          TSR_SM_DCASE(1, 4)
-          TSR_SM_DCASE(2, 1)
-          TSR_SM_DCASE(2, 2)
-          TSR_SM_DCASE(2, 3)
-          TSR_SM_DCASE(2, 4)
-#if TSR_SM_DI == 4 /* the 4 x 6 tile */
-          TSR_SM_DCASE(1, 5)
-          TSR_SM_DCASE(1, 6)
-          TSR_SM_DCASE(2, 5)
-          TSR_SM_DCASE(2, 6)
-          TSR_SM_DCASE(3, 1)
-          TSR_SM_DCASE(3, 2)
-          TSR_SM_DCASE(3, 3)
-          TSR_SM_DCASE(3, 4)
-          TSR_SM_DCASE(3, 5)
-          TSR_SM_DCASE(3, 6)
-          TSR_SM_DCASE(4, 1)
-          TSR_SM_DCASE(4, 2)
-          TSR_SM_DCASE(4, 3)
-          TSR_SM_DCASE(4, 4)
-          TSR_SM_DCASE(4, 5)
-          TSR_SM_DCASE(4, 6)
+          TSR__SM_DCASE(1, 1)
+          TSR__SM_DCASE(1, 2)
+          TSR__SM_DCASE(1, 3)
+          TSR__SM_DCASE(1, 4)
+          TSR__SM_DCASE(2, 1)
+          TSR__SM_DCASE(2, 2)
+          TSR__SM_DCASE(2, 3)
+          TSR__SM_DCASE(2, 4)
+#if TSR__SM_DI == 4 /* the 4 x 6 tile */
+          TSR__SM_DCASE(1, 5)
+          TSR__SM_DCASE(1, 6)
+          TSR__SM_DCASE(2, 5)
+          TSR__SM_DCASE(2, 6)
+          TSR__SM_DCASE(3, 1)
+          TSR__SM_DCASE(3, 2)
+          TSR__SM_DCASE(3, 3)
+          TSR__SM_DCASE(3, 4)
+          TSR__SM_DCASE(3, 5)
+          TSR__SM_DCASE(3, 6)
+          TSR__SM_DCASE(4, 1)
+          TSR__SM_DCASE(4, 2)
+          TSR__SM_DCASE(4, 3)
+          TSR__SM_DCASE(4, 4)
+          TSR__SM_DCASE(4, 5)
+          TSR__SM_DCASE(4, 6)
 #endif
         default: break;
         }
@@ -263,48 +263,48 @@ static void TSR_SM_DOT(const tsr__gemm_args *g, int64_t kb) {
     }
   }
 }
-#undef TSR_SM_DCASE
+#undef TSR__SM_DCASE
 
-void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb, void *buf) {
-  enum { NR = 2 * TSR_SM_L };
+void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb, void *buf) {
+  enum { NR = 2 * TSR__SM_L };
   if (tsr__gemm_small_dot(g)) {
-    TSR_SM_DOT(g, kb);
+    TSR__SM_DOT(g, kb);
     return;
   }
-  const TSR_SM_T alpha = (TSR_SM_T)g->alpha;
+  const TSR__SM_T alpha = (TSR__SM_T)g->alpha;
   /* op(A)(i, p) at a[i*rs_a + p*cs_a]: A^T has unit-stride rows of op(A)'s columns. */
   const bool a_rows_unit = g->trans_a;
   const int64_t rs_a = g->trans_a ? 1 : g->lda, cs_a = g->trans_a ? g->lda : 1;
-  const bool pack_b = tsr__gemm_small_pack_b(g, TSR_SM_MR);
+  const bool pack_b = tsr__gemm_small_pack_b(g, TSR__SM_MR);
   /* With k blocks (kb < k), B in place is read row block by row block, the next strips'
      lines of each row prefetched: each row of B is then read front to back. */
   const bool pf = kb < g->k && !pack_b;
   const int64_t m = g->m, n = g->n, ldc = g->ldc;
-  TSR_SM_T *c = g->c, *bbuf = buf;
+  TSR__SM_T *c = g->c, *bbuf = buf;
   /* Row blocks of near-equal height (16 rows: 8 + 8, not 14 + 2): a short last block has too
      few independent accumulators to cover the FMA latency. Divided once per call: a 64-bit
      division costs as much as a 4 x 4 product. With op(A) = A (rows lda apart) each row of
      the tile needs its own pointer, and past about 10 rows they no longer fit in the general
      registers beside the loop's: the compiler reloads them from the stack in the k loop.
-     TSR_SM_MRS caps those tiles where that was measured to cost (gemm_small_avx512.c). A^T's
+     TSR__SM_MRS caps those tiles where that was measured to cost (gemm_small_avx512.c). A^T's
      rows are one pointer, and take the full MR. */
-  const int64_t mrb = a_rows_unit ? TSR_SM_MR : TSR_SM_MRS;
+  const int64_t mrb = a_rows_unit ? TSR__SM_MR : TSR__SM_MRS;
   const int64_t nblk = (m + mrb - 1) / mrb, base = m / nblk, extra = m % nblk;
   for (int64_t p0 = 0; p0 < g->k; p0 += kb) {
     const int64_t k = g->k - p0 < kb ? g->k - p0 : kb;
-    const TSR_SM_T *a = (const TSR_SM_T *)g->a + p0 * cs_a;
-    const TSR_SM_T *b = (const TSR_SM_T *)g->b + p0 * (g->trans_b ? 1 : g->ldb);
-    const TSR_SM_T beta = p0 == 0 ? (TSR_SM_T)g->beta : 1;
+    const TSR__SM_T *a = (const TSR__SM_T *)g->a + p0 * cs_a;
+    const TSR__SM_T *b = (const TSR__SM_T *)g->b + p0 * (g->trans_b ? 1 : g->ldb);
+    const TSR__SM_T beta = p0 == 0 ? (TSR__SM_T)g->beta : 1;
     for (int64_t j0 = 0; j0 < n; j0 += NR) {
       const int64_t cols = n - j0 < NR ? n - j0 : NR;
-      const int nv = cols > TSR_SM_L ? 2 : 1;
-      const TSR_SM_M ml = TSR_SM_MASK((int)(cols - (nv - 1) * TSR_SM_L));
-      const TSR_SM_T *bs;
+      const int nv = cols > TSR__SM_L ? 2 : 1;
+      const TSR__SM_M ml = TSR__SM_MASK((int)(cols - (nv - 1) * TSR__SM_L));
+      const TSR__SM_T *bs;
       int64_t ldbs;
       if (pack_b) {
         /* One NR micro-panel: B^T's strip, or one whose rows alias in L1 (gemm.h). */
-        ker->TSR_SM_PACK_B(NR, k, cols, b + (g->trans_b ? j0 * g->ldb : j0), g->ldb, g->trans_b,
-                           bbuf);
+        ker->TSR__SM_PACK_B(NR, k, cols, b + (g->trans_b ? j0 * g->ldb : j0), g->ldb, g->trans_b,
+                            bbuf);
         bs = bbuf;
         ldbs = NR;
       } else {
@@ -313,10 +313,10 @@ void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t k
       }
       for (int64_t bi = 0, i0 = 0; bi < nblk; ++bi) {
         const int rows = (int)(base + (bi < extra ? 1 : 0));
-        const TSR_SM_T *ai = a + i0 * rs_a;
-        TSR_SM_T *ci = c + i0 * ldc + j0;
-        TSR_SM_ROWS(rows, nv, a_rows_unit, k, ai, rs_a, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc,
-                    pf);
+        const TSR__SM_T *ai = a + i0 * rs_a;
+        TSR__SM_T *ci = c + i0 * ldc + j0;
+        TSR__SM_ROWS(rows, nv, a_rows_unit, k, ai, rs_a, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc,
+                     pf);
         i0 += rows;
       }
     }
@@ -326,39 +326,39 @@ void TSR_SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t k
 /* The packed path's edge tiles (tsr__gemm_edge_f32/f64, gemm.h): an mb x nb corner of C from an
    MR-row micro-panel of op(A) (element (i, p) at ap[p*MR + i]) and an NR-column micro-panel of
    op(B) ((p, j) at bp[p*NR + j]), with exactly mb rows and masked columns, no padded tile. */
-void TSR_SM_EDGE(int mb, int nb, int64_t k, const TSR_SM_T *ap, const TSR_SM_T *bp, TSR_SM_T alpha,
-                 TSR_SM_T beta, TSR_SM_T *c, int64_t ldc) {
-  const int nv = nb > TSR_SM_L ? 2 : 1;
-  TSR_SM_ROWS(mb, nv, true, k, ap, 1, TSR_SM_MR, bp, 2 * TSR_SM_L,
-              TSR_SM_MASK(nb - (nv - 1) * TSR_SM_L), alpha, beta, c, ldc, false);
+void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_T *bp,
+                  TSR__SM_T alpha, TSR__SM_T beta, TSR__SM_T *c, int64_t ldc) {
+  const int nv = nb > TSR__SM_L ? 2 : 1;
+  TSR__SM_ROWS(mb, nv, true, k, ap, 1, TSR__SM_MR, bp, 2 * TSR__SM_L,
+               TSR__SM_MASK(nb - (nv - 1) * TSR__SM_L), alpha, beta, c, ldc, false);
 }
 
-#undef TSR_SM_TILE_CASE
-#undef TSR_SM_DTILE
-#undef TSR_SM_DOT
-#undef TSR_SM_HSUM
-#undef TSR_SM_DI
-#undef TSR_SM_DJ
-#undef TSR_SM_PF_STRIPS
-#undef TSR_SM_MRS
-#undef TSR_SM_TILE
-#undef TSR_SM_ROWS
-#undef TSR_SM_EDGE
-#undef TSR_SM_CAT
-#undef TSR_SM_CAT_
-#undef TSR_SM_NAME
-#undef TSR_SM_T
-#undef TSR_SM_V
-#undef TSR_SM_L
-#undef TSR_SM_MR
-#undef TSR_SM_M
-#undef TSR_SM_MASK
-#undef TSR_SM_ZERO
-#undef TSR_SM_SET1
-#undef TSR_SM_LOAD
-#undef TSR_SM_LOADM
-#undef TSR_SM_STORE
-#undef TSR_SM_STOREM
-#undef TSR_SM_FMA
-#undef TSR_SM_MUL
-#undef TSR_SM_PACK_B
+#undef TSR__SM_TILE_CASE
+#undef TSR__SM_DTILE
+#undef TSR__SM_DOT
+#undef TSR__SM_HSUM
+#undef TSR__SM_DI
+#undef TSR__SM_DJ
+#undef TSR__SM_PF_STRIPS
+#undef TSR__SM_MRS
+#undef TSR__SM_TILE
+#undef TSR__SM_ROWS
+#undef TSR__SM_EDGE
+#undef TSR__SM_CAT
+#undef TSR__SM_CAT_
+#undef TSR__SM_NAME
+#undef TSR__SM_T
+#undef TSR__SM_V
+#undef TSR__SM_L
+#undef TSR__SM_MR
+#undef TSR__SM_M
+#undef TSR__SM_MASK
+#undef TSR__SM_ZERO
+#undef TSR__SM_SET1
+#undef TSR__SM_LOAD
+#undef TSR__SM_LOADM
+#undef TSR__SM_STORE
+#undef TSR__SM_STOREM
+#undef TSR__SM_FMA
+#undef TSR__SM_MUL
+#undef TSR__SM_PACK_B

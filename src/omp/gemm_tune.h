@@ -69,7 +69,7 @@ static inline const tsr__gemm_tuning *tsr__gemm_tuning_of(const tsr__gemm_args *
   return g->tuning ? g->tuning : &dflt;
 }
 
-/* ---------------------------------------------------------------- registry ------------ */
+/* ---------------------------------------------------------------- kernels (gemm_kernels.c) */
 
 /* Whether the CPU and this build support an ISA name ("portable", "avx2", "avx512"). */
 bool tsr__gemm_isa_available(const char *isa);
@@ -77,9 +77,15 @@ bool tsr__gemm_isa_available(const char *isa);
 /* The registered kernel called `name` ("avx512-14x16") for dtype, or NULL. */
 const tsr__gemm_kernel *tsr__gemm_kernel_find(const char *name, tsr_dtype dtype);
 
+/* The first (best) registered kernel of an ISA for dtype, whether or not this CPU runs it;
+   NULL when the build has none. */
+const tsr__gemm_kernel *tsr__gemm_kernel_first(const char *isa, tsr_dtype dtype);
+
 /* The kernels for dtype that this CPU can run, best first; writes at most max, returns the
    count (at least 1: the portable kernel). */
 int tsr__gemm_kernel_list(tsr_dtype dtype, const tsr__gemm_kernel **out, int max);
+
+/* ---------------------------------------------------------------- registry ------------ */
 
 /* The registry's name for this CPU's microarchitecture ("zen5", "spr", ...; "unknown"). */
 const char *tsr__gemm_uarch_name(void);
@@ -152,7 +158,7 @@ bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
 /* The small path's k block for g (gemm.h), for a register block of mr rows: k when op(B) fits
    in L2, else TSR__GEMM_SMALL_KB. Read NR columns at a time, row after row, an op(B) from
    memory touches a new page with each row and defeats the hardware prefetchers; in k blocks,
-   with the lines TSR_SM_PF_STRIPS strips ahead prefetched (gemm_small_impl.h), each row is read
+   with the lines TSR__SM_PF_STRIPS strips ahead prefetched (gemm_small_impl.h), each row is read
    front to back. Measured on Zen 5, one thread, bench_gemm against the small path in one block
    (GFLOP/s): sgemm 1 x 4096 x 4096 3.1 -> 6.4-11.6, 14 x 4000 x 4000 33 -> 176-215,
    64 x 4000 x 4000 76-84 -> 218-235 (OpenBLAS 5-6, 64-70, 164-174). A block of 64 rows beat
@@ -209,12 +215,12 @@ typedef struct tsr__gemm_wisdom {
 tsr_status tsr__gemm_wisdom_path(char *path, size_t size);
 
 /*
- * Reads and validates a wisdom file for this CPU (see the format above). fn names the
- * caller in error messages. Returns TSR_OK; TSR_ERR_IO (cannot open/read);
+ * Reads and validates a wisdom file for this CPU (see the format above). Messages name the
+ * API context (tessera-tune sets its own name). Returns TSR_OK; TSR_ERR_IO (cannot open/read);
  * TSR_ERR_FORMAT (does not parse, wrong version, unknown or unavailable kernel, blocks out
  * of range); TSR_ERR_INCONSISTENT (written on another CPU model).
  */
-tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wisdom *w);
+tsr_status tsr__gemm_wisdom_read(const char *path, tsr__gemm_wisdom *w);
 
 /*
  * Writes w to path (creating the parent directory, one level) through the library's checked
@@ -225,7 +231,7 @@ tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wis
  * regular file, cannot create, write, sync or rename; the temporary file is removed);
  * TSR_ERR_INVALID_ARGUMENT (an entry that would not read back).
  */
-tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__gemm_wisdom *w);
+tsr_status tsr__gemm_wisdom_write(const char *path, const tsr__gemm_wisdom *w);
 
 /* Seconds a writer waits for the lock of a wisdom file (PATH.lock) held by another. */
 #define TSR__GEMM_WISDOM_LOCK_WAIT 30.0
@@ -236,7 +242,7 @@ tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__g
  * writable directory) and takes and drops its lock (PATH.lock can be created). Returns TSR_OK,
  * TSR_ERR_IO or TSR_ERR_INVALID_ARGUMENT with the reason.
  */
-tsr_status tsr__gemm_wisdom_check_path(const char *fn, const char *path);
+tsr_status tsr__gemm_wisdom_check_path(const char *path);
 
 /*
  * Merges fresh entries into the wisdom file at path: under an exclusive lock on PATH.lock
@@ -248,8 +254,7 @@ tsr_status tsr__gemm_wisdom_check_path(const char *fn, const char *path);
  * (lock or write failed); TSR_ERR_INVALID_ARGUMENT (more than TSR__GEMM_WISDOM_MAX entries,
  * an invalid entry); TSR_ERR_OUT_OF_MEMORY.
  */
-tsr_status tsr__gemm_wisdom_update(const char *fn, const char *path, const tsr__gemm_wisdom *fresh,
-                                   int *total);
+tsr_status tsr__gemm_wisdom_update(const char *path, const tsr__gemm_wisdom *fresh, int *total);
 
 /*
  * The library's use of wisdom: loaded on the first GEMM (tsr__gemm_wisdom_lookup) from

@@ -28,10 +28,10 @@ tsr_status tsr__gemm_wisdom_path(char *path, size_t size) {
   else if (h && *h)
     n = snprintf(path, size, "%s/.cache/tessera/wisdom", h);
   else
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, "tessera-tune",
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "no wisdom path: TSR_WISDOM, XDG_CACHE_HOME and HOME are all unset");
   if (n < 0 || (size_t)n >= size)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, "tessera-tune",
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "the wisdom path is longer than %zu bytes", size);
   return TSR_OK;
 }
@@ -49,11 +49,11 @@ static const char *tsr__wisdom_entry_problem(const tsr__gemm_wisdom_entry *e) {
   return NULL;
 }
 
-tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wisdom *w) {
+tsr_status tsr__gemm_wisdom_read(const char *path, tsr__gemm_wisdom *w) {
   memset(w, 0, sizeof *w);
   /* Without blocking, and only a regular file: a FIFO or a device is refused, not waited on. */
   FILE *f = NULL;
-  TSR_CALL(tsr__open_input_file(fn, path, "wisdom file", &f));
+  TSR_CALL(tsr__open_input_file(path, "wisdom file", &f));
   char line[512];
   int lineno = 0, version = -1;
   bool have_cpu = false;
@@ -61,7 +61,7 @@ tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wis
   while (fgets(line, sizeof line, f)) {
     ++lineno;
     if (!strchr(line, '\n') && !feof(f)) {
-      st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: line too long", path, lineno);
+      st = tsr__set_error(TSR_ERR_FORMAT, __func__, "%s:%d: line too long", path, lineno);
       break;
     }
     line[strcspn(line, "\r\n")] = '\0';
@@ -69,12 +69,14 @@ tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wis
     if (version < 0) {
       char tail;
       if (sscanf(line, "tessera-wisdom %d %c", &version, &tail) != 1) {
-        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: not a Tessera wisdom file", path, lineno);
+        st = tsr__set_error(TSR_ERR_FORMAT, __func__, "%s:%d: not a Tessera wisdom file", path,
+                            lineno);
         break;
       }
       if (version != TSR__GEMM_WISDOM_VERSION) {
-        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s: wisdom version %d, this library reads %d",
-                            path, version, TSR__GEMM_WISDOM_VERSION);
+        st =
+            tsr__set_error(TSR_ERR_FORMAT, __func__, "%s: wisdom version %d, this library reads %d",
+                           path, version, TSR__GEMM_WISDOM_VERSION);
         break;
       }
       continue;
@@ -86,7 +88,7 @@ tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wis
     }
     if (strncmp(line, "entry ", 6) == 0) {
       if (w->n >= TSR__GEMM_WISDOM_MAX) {
-        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: more than %d entries", path, lineno,
+        st = tsr__set_error(TSR_ERR_FORMAT, __func__, "%s:%d: more than %d entries", path, lineno,
                             TSR__GEMM_WISDOM_MAX);
         break;
       }
@@ -96,7 +98,7 @@ tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wis
       if (sscanf(line + 6, "%7s %d %31s %lld %lld %lld %d %c", dt, &e->threads, e->kernel, &kc, &mc,
                  &nc, &e->grain, &tail) != 7 ||
           (strcmp(dt, "f32") != 0 && strcmp(dt, "f64") != 0)) {
-        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: malformed entry", path, lineno);
+        st = tsr__set_error(TSR_ERR_FORMAT, __func__, "%s:%d: malformed entry", path, lineno);
         break;
       }
       e->dtype = dt[2] == '2' ? TSR_F32 : TSR_F64;
@@ -105,61 +107,64 @@ tsr_status tsr__gemm_wisdom_read(const char *fn, const char *path, tsr__gemm_wis
       e->nc = nc;
       const char *why = tsr__wisdom_entry_problem(e);
       if (why) {
-        st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: %s (%s)", path, lineno, why, e->kernel);
+        st = tsr__set_error(TSR_ERR_FORMAT, __func__, "%s:%d: %s (%s)", path, lineno, why,
+                            e->kernel);
         break;
       }
       w->n++;
       continue;
     }
-    st = tsr__set_error(TSR_ERR_FORMAT, fn, "%s:%d: unknown line", path, lineno);
+    st = tsr__set_error(TSR_ERR_FORMAT, __func__, "%s:%d: unknown line", path, lineno);
     break;
   }
   if (st == TSR_OK && ferror(f))
-    st = tsr__set_error(TSR_ERR_IO, fn, "cannot read wisdom file %s", path);
+    st = tsr__set_error(TSR_ERR_IO, __func__, "cannot read wisdom file %s", path);
   fclose(f);
   if (st != TSR_OK) return st;
   if (version < 0 || !have_cpu)
-    return tsr__set_error(TSR_ERR_FORMAT, fn, "%s: no \"tessera-wisdom\" header or no cpu line",
-                          path);
+    return tsr__set_error(TSR_ERR_FORMAT, __func__,
+                          "%s: no \"tessera-wisdom\" header or no cpu line", path);
   const char *mine = tsr__cpu_facts_get()->model_name;
   if (strcmp(w->cpu, mine) != 0)
-    return tsr__set_error(TSR_ERR_INCONSISTENT, fn,
+    return tsr__set_error(TSR_ERR_INCONSISTENT, __func__,
                           "%s was written on another CPU (\"%s\", this is \"%s\")", path, w->cpu,
                           mine);
   return TSR_OK;
 }
 
 /* Creates the parent directory of path, one level (~/.cache/tessera under ~/.cache). */
-static tsr_status wisdom_mkdir(const char *fn, const char *path) {
+static tsr_status tsr__wisdom_mkdir(const char *path) {
   char dir[4096];
   if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the wisdom path is too long");
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "the wisdom path is too long");
   char *slash = strrchr(dir, '/');
   if (slash && slash != dir) {
     *slash = '\0';
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-      return tsr__set_error(TSR_ERR_IO, fn, "cannot create directory %s: %s", dir, strerror(errno));
+      return tsr__set_error(TSR_ERR_IO, __func__, "cannot create directory %s: %s", dir,
+                            strerror(errno));
   }
   return TSR_OK;
 }
 
-tsr_status tsr__gemm_wisdom_check_path(const char *fn, const char *path) {
-  TSR_CALL(wisdom_mkdir(fn, path));
-  TSR_CALL(tsr__check_output(fn, path));
+tsr_status tsr__gemm_wisdom_check_path(const char *path) {
+  TSR_CALL(tsr__wisdom_mkdir(path));
+  TSR_CALL(tsr__check_output(path));
   int lock = -1;
-  TSR_CALL(tsr__lock_beside(fn, path, TSR__GEMM_WISDOM_LOCK_WAIT, &lock));
+  TSR_CALL(tsr__lock_beside(path, TSR__GEMM_WISDOM_LOCK_WAIT, &lock));
   tsr__unlock(lock);
   return TSR_OK;
 }
 
-tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__gemm_wisdom *w) {
+tsr_status tsr__gemm_wisdom_write(const char *path, const tsr__gemm_wisdom *w) {
   for (int i = 0; i < w->n; ++i) {
     const char *why = tsr__wisdom_entry_problem(&w->e[i]);
-    if (why) return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "wisdom entry %d: %s", i, why);
+    if (why)
+      return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "wisdom entry %d: %s", i, why);
   }
   if (strchr(w->cpu, '\n'))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "the CPU name contains a newline");
-  TSR_CALL(wisdom_mkdir(fn, path));
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "the CPU name contains a newline");
+  TSR_CALL(tsr__wisdom_mkdir(path));
   /* The text, then the library's one checked write path (fileio.c): destination checked, a
      temporary beside it, every write checked, fsync, rename. */
   char text[256 + 128 + TSR__GEMM_WISDOM_MAX * 160];
@@ -175,27 +180,26 @@ tsr_status tsr__gemm_wisdom_write(const char *fn, const char *path, const tsr__g
                  (long long)e->mc, (long long)e->nc, e->grain);
   }
   if (n < 0 || len >= sizeof text)
-    return tsr__set_error(TSR_ERR_INTERNAL, fn, "the wisdom text does not fit %zu bytes",
+    return tsr__set_error(TSR_ERR_INTERNAL, __func__, "the wisdom text does not fit %zu bytes",
                           sizeof text);
   const void *parts[1] = {text};
-  return tsr__save_file(fn, path, parts, &len, 1);
+  return tsr__save_file(path, parts, &len, 1);
 }
 
-tsr_status tsr__gemm_wisdom_update(const char *fn, const char *path, const tsr__gemm_wisdom *fresh,
-                                   int *total) {
+tsr_status tsr__gemm_wisdom_update(const char *path, const tsr__gemm_wisdom *fresh, int *total) {
   int lock = -1;
-  TSR_CALL(wisdom_mkdir(fn, path));
-  TSR_CALL(tsr__lock_beside(fn, path, TSR__GEMM_WISDOM_LOCK_WAIT, &lock));
+  TSR_CALL(tsr__wisdom_mkdir(path));
+  TSR_CALL(tsr__lock_beside(path, TSR__GEMM_WISDOM_LOCK_WAIT, &lock));
   /* Under the lock: what the file holds now (another tuner may have written it since this one
      started), less the (dtype, threads) pairs measured again, plus the fresh entries. A file
      that is missing, invalid or from another CPU is replaced. */
   tsr__gemm_wisdom *old = malloc(sizeof *old), *out = malloc(sizeof *out);
   tsr_status st = TSR_OK;
-  if (!old || !out) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "wisdom tables");
+  if (!old || !out) st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "wisdom tables");
   if (st == TSR_OK) {
     *out = *fresh;
     out->n = 0;
-    if (access(path, F_OK) == 0 && tsr__gemm_wisdom_read(fn, path, old) == TSR_OK) {
+    if (access(path, F_OK) == 0 && tsr__gemm_wisdom_read(path, old) == TSR_OK) {
       for (int i = 0; i < old->n && st == TSR_OK; ++i) {
         bool again = false;
         for (int j = 0; j < fresh->n; ++j)
@@ -207,13 +211,13 @@ tsr_status tsr__gemm_wisdom_update(const char *fn, const char *path, const tsr__
     tsr_clear_error();
     for (int j = 0; j < fresh->n && st == TSR_OK; ++j) {
       if (out->n >= TSR__GEMM_WISDOM_MAX)
-        st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, fn, "%s would hold more than %d entries",
-                            path, TSR__GEMM_WISDOM_MAX);
+        st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                            "%s would hold more than %d entries", path, TSR__GEMM_WISDOM_MAX);
       else
         out->e[out->n++] = fresh->e[j];
     }
   }
-  if (st == TSR_OK) st = tsr__gemm_wisdom_write(fn, path, out);
+  if (st == TSR_OK) st = tsr__gemm_wisdom_write(path, out);
   if (st == TSR_OK && total) *total = out->n;
   free(old);
   free(out);
@@ -267,12 +271,13 @@ static void tsr__wisdom_load(void) {
   snprintf(saved, sizeof saved, "%s", tsr_last_error());
   TSR_API_SUSPEND();
   if (tsr__gemm_wisdom_path(path, sizeof path) != TSR_OK) {
-    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: %.620s", tsr_last_error());
+    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: %.620s", tsr__last_error_detail());
   } else if (access(path, F_OK) != 0) {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "none: no file at %.560s", path);
     tsr__wisdom_warn("no such file");
-  } else if (tsr__gemm_wisdom_read("wisdom", path, &tsr__wisdom) != TSR_OK) {
-    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "ignored: %.620s", tsr_last_error());
+  } else if (tsr__gemm_wisdom_read(path, &tsr__wisdom) != TSR_OK) {
+    snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "ignored: %.620s",
+             tsr__last_error_detail());
     tsr__wisdom_warn(tsr__last_error_detail());
   } else {
     snprintf(tsr__wisdom_state, sizeof tsr__wisdom_state, "used: %.560s (%d entries)", path,

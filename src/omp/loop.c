@@ -43,12 +43,12 @@ void tsr__omp_loop_offsets(const tsr__omp_loop *lp, int64_t flat, int64_t off[])
 
 #if TSR__OMP_STREAM
 /* Last-level cache size in bytes (cpuinfo.c: the one reading of the cache geometry). */
-static int64_t llc_bytes(void) {
+static int64_t tsr__llc_bytes(void) {
   return tsr__cpu_facts_get()->cache[2].size;
 }
 
 /* dst 16-byte aligned, src 64-byte aligned. */
-static void stream_copy(char *dst, const char *src, size_t bytes) {
+static void tsr__stream_copy(char *dst, const char *src, size_t bytes) {
   const size_t n16 = bytes / 16;
   __m128i *d = (__m128i *)(void *)dst;
   const __m128i *v = (const __m128i *)(const void *)src;
@@ -58,8 +58,8 @@ static void stream_copy(char *dst, const char *src, size_t bytes) {
 }
 
 /* One run of n elements whose output (operand 0, stride 1) goes through an L1 tile. */
-static void run_streamed(const tsr__omp_loop *lp, tsr__omp_kernel kernel, const void *param,
-                         int64_t n, char *const p[], const int64_t s[]) {
+static void tsr__run_streamed(const tsr__omp_loop *lp, tsr__omp_kernel kernel, const void *param,
+                              int64_t n, char *const p[], const int64_t s[]) {
   _Alignas(64) char tile[TSR__OMP_TILE_BYTES];
   const int64_t es0 = (int64_t)lp->elsize[0];
   /* Elements before the first 16-byte boundary of the output are stored plainly. */
@@ -74,15 +74,15 @@ static void run_streamed(const tsr__omp_loop *lp, tsr__omp_kernel kernel, const 
     for (int k = 1; k < lp->nops; k++)
       q[k] = p[k] + done * s[k] * (int64_t)lp->elsize[k];
     kernel(m, q, s, param);
-    stream_copy(p[0] + done * es0, tile, (size_t)(m * es0));
+    tsr__stream_copy(p[0] + done * es0, tile, (size_t)(m * es0));
     done += m;
   }
 }
 #endif
 
 /* Elements [begin, end) in C order, one kernel call per run of the innermost axis. */
-static void run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kernel kernel,
-                      const void *param, int64_t begin, int64_t end, bool stream) {
+static void tsr__run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kernel kernel,
+                           const void *param, int64_t begin, int64_t end, bool stream) {
   const int nd = lp->ndim, nops = lp->nops;
   const int64_t inner = lp->shape[nd - 1];
   int64_t idx[TSR_MAX_DIMS], s[TSR__OMP_MAX_OPS];
@@ -109,7 +109,7 @@ static void run_range(const tsr__omp_loop *lp, char *const base[], tsr__omp_kern
        could never reach a 16-byte boundary.) */
     if (stream && len * (int64_t)lp->elsize[0] >= TSR__OMP_TILE_BYTES &&
         (uintptr_t)p[0] % lp->elsize[0] == 0) {
-      run_streamed(lp, kernel, param, len, p, s);
+      tsr__run_streamed(lp, kernel, param, len, p, s);
       streamed = true;
     } else {
       kernel(len, p, s, param);
@@ -142,7 +142,7 @@ void tsr__omp_loop_run(const tsr__omp_loop *lp, char *const base[], tsr__omp_ker
     int64_t bytes_per_element = 0;
     for (int k = 0; k < lp->nops; k++)
       bytes_per_element += (int64_t)lp->elsize[k];
-    stream = size > llc_bytes() / bytes_per_element;
+    stream = size > tsr__llc_bytes() / bytes_per_element;
   }
 #endif
 #ifdef _OPENMP
@@ -158,12 +158,12 @@ void tsr__omp_loop_run(const tsr__omp_loop *lp, char *const base[], tsr__omp_ker
     TSR__OMP_PRAGMA(omp parallel for schedule(dynamic, 1))
     for (int64_t c = 0; c < nchunks; c++) {
       const int64_t end = (c + 1) * chunk < size ? (c + 1) * chunk : size;
-      run_range(lp, base, kernel, param, c * chunk, end, stream);
+      tsr__run_range(lp, base, kernel, param, c * chunk, end, stream);
     }
     return;
   }
 #else
   (void)work;
 #endif
-  run_range(lp, base, kernel, param, 0, size, stream);
+  tsr__run_range(lp, base, kernel, param, 0, size, stream);
 }

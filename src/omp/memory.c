@@ -83,7 +83,7 @@ TSR__OMP_FILL_KERNEL(32)
 TSR__OMP_FILL_KERNEL(64)
 
 /* The element of `dtype` nearest to `value` (saturating, NaN -> 0 for integers), as bits. */
-static void convert_scalar(double value, tsr_dtype dtype, uint64_t *bits64, uint32_t *bits32) {
+static void tsr__convert_scalar(double value, tsr_dtype dtype, uint64_t *bits64, uint32_t *bits32) {
   switch (dtype) {
   case TSR_F32: {
     float f = (float)value;
@@ -110,7 +110,7 @@ tsr_status tsr__omp_fill(tsr_device dev, const tsr__view *dst, double value) {
   TSR_CHECK(es != 0, TSR_ERR_DTYPE, "unknown dtype %d", (int)dst->dtype);
   uint64_t v64 = 0;
   uint32_t v32 = 0;
-  convert_scalar(value, dst->dtype, &v64, &v32);
+  tsr__convert_scalar(value, dst->dtype, &v64, &v32);
   const int64_t *strides[1] = {dst->strides};
   tsr__omp_loop lp;
   tsr__omp_loop_init(&lp, dst->ndim, dst->shape, 1, strides, &es);
@@ -175,10 +175,10 @@ TSR__OMP_MOVE_KERNEL(64)
 
 /* Conversions as C converts, except float -> integer, which saturates (see
    tsr__sat_f64_to_i32) and integer narrowing, which wraps (explicitly, through unsigned). */
-static inline int32_t i32_from_i64(int64_t x) {
+static inline int32_t tsr__i32_from_i64(int64_t x) {
   return (int32_t)(uint32_t)(uint64_t)x;
 }
-static inline int64_t i64_from_i32(int32_t x) {
+static inline int64_t tsr__i64_from_i32(int32_t x) {
   return x;
 }
 #define TSR__OMP_CVT_f32(x) ((float)(x))
@@ -187,12 +187,12 @@ static inline int64_t i64_from_i32(int32_t x) {
   _Generic((x), float                                                                              \
            : tsr__sat_f64_to_i32, double                                                           \
            : tsr__sat_f64_to_i32, int64_t                                                          \
-           : i32_from_i64)(x)
+           : tsr__i32_from_i64)(x)
 #define TSR__OMP_CVT_i64(x)                                                                        \
   _Generic((x), float                                                                              \
            : tsr__sat_f64_to_i64, double                                                           \
            : tsr__sat_f64_to_i64, int32_t                                                          \
-           : i64_from_i32)(x)
+           : tsr__i64_from_i32)(x)
 
 #define TSR__OMP_CONVERT_KERNEL(TD, DN, TS, SN)                                                    \
   static void convert_##SN##_to_##DN(int64_t n, char *const p[], const int64_t s[],                \

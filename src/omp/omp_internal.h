@@ -21,6 +21,10 @@
 #define TSR__OMP_PRAGMA(x)
 #endif
 
+/* Token pasting after expansion: the C templates (*_impl.h) name what they generate with it. */
+#define TSR__OMP_CAT_(a, b) a##b
+#define TSR__OMP_CAT(a, b) TSR__OMP_CAT_(a, b)
+
 /*
  * Below this many elements (of work) a kernel runs on the calling thread: starting an
  * OpenMP team costs a few microseconds, which is the whole cost of a small op. 2^15 f32

@@ -40,34 +40,16 @@ typedef struct tsr__omp_rplan {
   const char *a;
 } tsr__omp_rplan;
 
-#define T float
-#define MT float
-#define TSR__OMP_IS_INT 0
-#define VSUMD vsumd_f32
-#define VEXTREME vextreme_f32
-#define VARGMAX vargmax_f32
-#define RSUMD rsumd_f32
-#define REXTREME rextreme_f32
-#define RARGMAX rargmax_f32
-#define VECTOR_KERNEL vector_kernel_f32
-#define VECTOR_SPLIT vector_split_f32
-#define ROWS_BLOCK rows_block_f32
-#define REDUCE reduce_f32
+#define TSR__RED_T float
+#define TSR__RED_MT float
+#define TSR__RED_INT 0
+#define TSR__RED_SFX f32
 #include "omp/reduce_impl.h"
 
-#define T double
-#define MT double
-#define TSR__OMP_IS_INT 0
-#define VSUMD vsumd_f64
-#define VEXTREME vextreme_f64
-#define VARGMAX vargmax_f64
-#define RSUMD rsumd_f64
-#define REXTREME rextreme_f64
-#define RARGMAX rargmax_f64
-#define VECTOR_KERNEL vector_kernel_f64
-#define VECTOR_SPLIT vector_split_f64
-#define ROWS_BLOCK rows_block_f64
-#define REDUCE reduce_f64
+#define TSR__RED_T double
+#define TSR__RED_MT double
+#define TSR__RED_INT 0
+#define TSR__RED_SFX f64
 #include "omp/reduce_impl.h"
 
 /* x != x in the NaN-aware maximum/minimum is always false for integers, as intended. */
@@ -76,38 +58,16 @@ typedef struct tsr__omp_rplan {
 #pragma GCC diagnostic ignored "-Wtautological-compare"
 #endif
 
-#define T int32_t
-#define MT double
-#define TSR__OMP_IS_INT 1
-#define VSUMD vsumd_i32
-#define VSUMU vsumu_i32
-#define VEXTREME vextreme_i32
-#define VARGMAX vargmax_i32
-#define RSUMD rsumd_i32
-#define RSUMU rsumu_i32
-#define REXTREME rextreme_i32
-#define RARGMAX rargmax_i32
-#define VECTOR_KERNEL vector_kernel_i32
-#define VECTOR_SPLIT vector_split_i32
-#define ROWS_BLOCK rows_block_i32
-#define REDUCE reduce_i32
+#define TSR__RED_T int32_t
+#define TSR__RED_MT double
+#define TSR__RED_INT 1
+#define TSR__RED_SFX i32
 #include "omp/reduce_impl.h"
 
-#define T int64_t
-#define MT double
-#define TSR__OMP_IS_INT 1
-#define VSUMD vsumd_i64
-#define VSUMU vsumu_i64
-#define VEXTREME vextreme_i64
-#define VARGMAX vargmax_i64
-#define RSUMD rsumd_i64
-#define RSUMU rsumu_i64
-#define REXTREME rextreme_i64
-#define RARGMAX rargmax_i64
-#define VECTOR_KERNEL vector_kernel_i64
-#define VECTOR_SPLIT vector_split_i64
-#define ROWS_BLOCK rows_block_i64
-#define REDUCE reduce_i64
+#define TSR__RED_T int64_t
+#define TSR__RED_MT double
+#define TSR__RED_INT 1
+#define TSR__RED_SFX i64
 #include "omp/reduce_impl.h"
 
 #if defined(__GNUC__)
@@ -158,10 +118,10 @@ tsr_status tsr__omp_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *ou
   }
 
   switch (a->dtype) {
-  case TSR_F32: reduce_f32(&pl); break;
-  case TSR_F64: reduce_f64(&pl); break;
-  case TSR_I32: reduce_i32(&pl); break;
-  case TSR_I64: reduce_i64(&pl); break;
+  case TSR_F32: tsr__reduce_f32(&pl); break;
+  case TSR_F64: tsr__reduce_f64(&pl); break;
+  case TSR_I32: tsr__reduce_i32(&pl); break;
+  case TSR_I64: tsr__reduce_i64(&pl); break;
   }
   return TSR_OK;
 }

@@ -1,16 +1,40 @@
 /*
- * Reduction kernels for one dtype. Included by reduce.c once per dtype with defined:
- *   T    the element type
- *   MT   the type of a mean (float for f32, else double)
- *   TSR__OMP_IS_INT  1 for integer dtypes (sums wrap in uint64_t; no NaN handling)
- * and the name of each function, written out there so that grep finds them (no token
- * pasting): VSUMD VEXTREME VARGMAX RSUMD REXTREME RARGMAX VECTOR_KERNEL VECTOR_SPLIT
- * ROWS_BLOCK REDUCE, and VSUMU RSUMU for integer dtypes. This file #undefs them all.
+ * Reduction kernels for one dtype. Included by reduce.c once per dtype after defining its
+ * parameters (the C-template convention, docs/conventions.md; this file #undefs them at its
+ * end):
+ *   TSR__RED_T    the element type
+ *   TSR__RED_MT   the type of a mean (float for f32, else double)
+ *   TSR__RED_INT  1 for integer dtypes (sums wrap in uint64_t; no NaN handling)
+ *   TSR__RED_SFX  the dtype suffix of the generated names (f32, f64, i32, i64)
+ * The body calls the types T and MT and its functions by the names below (aliases it #undefs
+ * with the parameters): tsr__vsumd_SFX, tsr__vextreme_SFX, tsr__vargmax_SFX, tsr__rsumd_SFX,
+ * tsr__rextreme_SFX, tsr__rargmax_SFX, tsr__vector_kernel_SFX, tsr__vector_split_SFX,
+ * tsr__rows_block_SFX, tsr__reduce_SFX, and tsr__vsumu_SFX, tsr__rsumu_SFX for integer dtypes.
  *
  * Two shapes of work (see reduce.c): "vector" kernels reduce one strided run of n elements
  * (one output), "rows" kernels reduce L rows of nc contiguous columns into nc outputs at
  * once, so that a reduction along a non-innermost axis streams through memory row by row.
  */
+#if !defined(TSR__RED_T) || !defined(TSR__RED_MT) || !defined(TSR__RED_INT) ||                     \
+    !defined(TSR__RED_SFX)
+#error                                                                                             \
+    "define TSR__RED_T, TSR__RED_MT, TSR__RED_INT and TSR__RED_SFX before including reduce_impl.h"
+#endif
+#define T TSR__RED_T
+#define MT TSR__RED_MT
+#define VSUMD TSR__OMP_CAT(tsr__vsumd_, TSR__RED_SFX)
+#define VSUMU TSR__OMP_CAT(tsr__vsumu_, TSR__RED_SFX)
+#define VEXTREME TSR__OMP_CAT(tsr__vextreme_, TSR__RED_SFX)
+#define VARGMAX TSR__OMP_CAT(tsr__vargmax_, TSR__RED_SFX)
+#define RSUMD TSR__OMP_CAT(tsr__rsumd_, TSR__RED_SFX)
+#define RSUMU TSR__OMP_CAT(tsr__rsumu_, TSR__RED_SFX)
+#define REXTREME TSR__OMP_CAT(tsr__rextreme_, TSR__RED_SFX)
+#define RARGMAX TSR__OMP_CAT(tsr__rargmax_, TSR__RED_SFX)
+#define VECTOR_KERNEL TSR__OMP_CAT(tsr__vector_kernel_, TSR__RED_SFX)
+#define VECTOR_SPLIT TSR__OMP_CAT(tsr__vector_split_, TSR__RED_SFX)
+#define ROWS_BLOCK TSR__OMP_CAT(tsr__rows_block_, TSR__RED_SFX)
+#define REDUCE TSR__OMP_CAT(tsr__reduce_, TSR__RED_SFX)
+
 /* ---------------------------------------------------------------- vector kernels ----- */
 
 /* Sum in double. The contiguous loop keeps 16 independent partial sums: the compiler
@@ -48,7 +72,7 @@ static double VSUMD(const T *p, int64_t n, int64_t s) {
   return acc[0];
 }
 
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
 /* Integer sum modulo 2^64 (wraps as NumPy's does, without signed overflow). */
 static uint64_t VSUMU(const T *p, int64_t n, int64_t s) {
   uint64_t acc = 0;
@@ -72,7 +96,7 @@ static T VEXTREME(const T *p, int64_t n, int64_t s, int max) {
     TSR__OMP_PRAGMA(omp simd reduction(max : m) reduction(| : nan))
     for (int64_t i = 0; i < n; i++) {
       m = p[i] > m ? p[i] : m;
-#if !TSR__OMP_IS_INT
+#if !TSR__RED_INT
       nan |= p[i] != p[i];
 #endif
     }
@@ -80,7 +104,7 @@ static T VEXTREME(const T *p, int64_t n, int64_t s, int max) {
     TSR__OMP_PRAGMA(omp simd reduction(min : m) reduction(| : nan))
     for (int64_t i = 0; i < n; i++) {
       m = p[i] < m ? p[i] : m;
-#if !TSR__OMP_IS_INT
+#if !TSR__RED_INT
       nan |= p[i] != p[i];
 #endif
     }
@@ -88,12 +112,12 @@ static T VEXTREME(const T *p, int64_t n, int64_t s, int max) {
     for (int64_t i = 0; i < n; i++) {
       const T x = p[i * s];
       m = max ? (x > m ? x : m) : (x < m ? x : m);
-#if !TSR__OMP_IS_INT
+#if !TSR__RED_INT
       nan |= x != x;
 #endif
     }
   }
-#if !TSR__OMP_IS_INT
+#if !TSR__RED_INT
   if (nan) return (T)NAN;
 #endif
   (void)nan;
@@ -107,7 +131,7 @@ static int64_t VARGMAX(const T *p, int64_t n, int64_t s, T *best) {
   int64_t bi = 0;
   for (int64_t i = 1; i < n; i++) {
     const T x = p[i * s];
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
     if (x > b) {
 #else
     if (b != b) break; /* a NaN is final */
@@ -133,7 +157,7 @@ static void RSUMD(const T *p, int64_t L, int64_t sr, int nc, double *acc) {
   }
 }
 
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
 static void RSUMU(const T *p, int64_t L, int64_t sr, int nc, uint64_t *acc) {
   for (int64_t i = 0; i < L; i++) {
     const T *row = p + i * sr;
@@ -172,7 +196,7 @@ static void RARGMAX(const T *p, int64_t L, int64_t sr, int nc, T *best, int64_t 
     const T *row = p + i * sr;
     for (int j = 0; j < nc; j++) {
       const T x = row[j], b = best[j];
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
       if (x > b) {
 #else
       if (x > b || (x != x && b == b)) {
@@ -195,7 +219,7 @@ static void VECTOR_KERNEL(int64_t n, char *const p[], const int64_t s[], const v
   case TSR_SUM: {
     T *o = (T *)p[0];
     for (int64_t k = 0; k < n; k++)
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
       o[k * so] = (T)VSUMU(a + k * sa, L, sr);
 #else
       o[k * so] = (T)VSUMD(a + k * sa, L, sr);
@@ -251,7 +275,7 @@ static void VECTOR_SPLIT(const tsr__omp_rplan *pl, char *out, const T *a) {
       switch (pl->op) {
       case TSR_SUM:
       case TSR_MEAN:
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
         if (pl->op == TSR_SUM) {
           pu[t] = VSUMU(x, len, sr);
           break;
@@ -287,7 +311,7 @@ static void VECTOR_SPLIT(const tsr__omp_rplan *pl, char *out, const T *a) {
     case TSR_MAX: b = TSR__MAXIMUM(x, b); break;
     case TSR_MIN: b = TSR__MINIMUM(x, b); break;
     case TSR_ARGMAX:
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
       if (x > b) {
 #else
       if (x > b || (x != x && b == b)) {
@@ -302,7 +326,7 @@ static void VECTOR_SPLIT(const tsr__omp_rplan *pl, char *out, const T *a) {
   (void)su;
   switch (pl->op) {
   case TSR_SUM:
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
     *(T *)out = (T)su;
 #else
     *(T *)out = (T)sd;
@@ -320,7 +344,7 @@ static void ROWS_BLOCK(const tsr__omp_rplan *pl, int64_t u) {
   double accd[TSR__OMP_RBLOCK];
   T best[TSR__OMP_RBLOCK];
   int64_t idx[TSR__OMP_RBLOCK];
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
   uint64_t accu[TSR__OMP_RBLOCK];
 #endif
   const int64_t nblk = (pl->N + pl->bs - 1) / pl->bs;
@@ -334,7 +358,7 @@ static void ROWS_BLOCK(const tsr__omp_rplan *pl, int64_t u) {
   const int64_t L = pl->L, sr = pl->sr;
   switch (pl->op) {
   case TSR_SUM:
-#if TSR__OMP_IS_INT
+#if TSR__RED_INT
     for (int j = 0; j < nc; j++)
       accu[j] = 0;
     RSUMU(a, L, sr, nc, accu);
@@ -392,7 +416,10 @@ static void REDUCE(const tsr__omp_rplan *pl) {
 
 #undef T
 #undef MT
-#undef TSR__OMP_IS_INT
+#undef TSR__RED_T
+#undef TSR__RED_MT
+#undef TSR__RED_INT
+#undef TSR__RED_SFX
 #undef VSUMD
 #undef VSUMU
 #undef VEXTREME

@@ -44,28 +44,28 @@ static atomic_ullong n_pdgemm, n_psgemm, n_errors, n_quick, n_scale, n_summa, n_
 static atomic_ullong n_sent, n_received, n_nanoseconds;
 static int report_rank = -1;
 
-static void add(atomic_ullong *c, unsigned long long v) {
+static void tsr__add(atomic_ullong *c, unsigned long long v) {
   atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 }
 
-static unsigned long long get(atomic_ullong *c) {
+static unsigned long long tsr__get(atomic_ullong *c) {
   return atomic_load_explicit(c, memory_order_relaxed);
 }
 
 tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats *s) {
   TSR_API_ENTRY();
   if (s == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "stats is NULL");
-  s->pdgemm = get(&n_pdgemm);
-  s->psgemm = get(&n_psgemm);
-  s->errors = get(&n_errors);
-  s->quick = get(&n_quick);
-  s->scale = get(&n_scale);
-  s->summa = get(&n_summa);
-  s->redistribute = get(&n_redist);
-  s->failed = get(&n_failed);
-  s->seconds = (double)get(&n_nanoseconds) * 1e-9;
-  s->bytes_sent = get(&n_sent);
-  s->bytes_received = get(&n_received);
+  s->pdgemm = tsr__get(&n_pdgemm);
+  s->psgemm = tsr__get(&n_psgemm);
+  s->errors = tsr__get(&n_errors);
+  s->quick = tsr__get(&n_quick);
+  s->scale = tsr__get(&n_scale);
+  s->summa = tsr__get(&n_summa);
+  s->redistribute = tsr__get(&n_redist);
+  s->failed = tsr__get(&n_failed);
+  s->seconds = (double)tsr__get(&n_nanoseconds) * 1e-9;
+  s->bytes_sent = tsr__get(&n_sent);
+  s->bytes_received = tsr__get(&n_received);
   return TSR_OK;
 }
 
@@ -81,9 +81,11 @@ tsr_status tsr_scalapack_reset_stats(void) {
    an O_APPEND descriptor so that the lines of concurrent processes do not interleave. The file
    must be a regular file or a new name (tsr__open_append): anything else is reported on stderr
    and no line is written. */
-__attribute__((destructor)) static void report_at_exit(void) {
+__attribute__((destructor)) static void tsr__report_at_exit(void) {
   const char *path = tsr__env_text(TSR__ENV_SCALAPACK_REPORT);
   if (path == NULL) return;
+  /* Outside any call: the messages of the file helpers name the variable. */
+  TSR_API_ENTRY_AS("TSR_SCALAPACK_REPORT");
   tsr_scalapack_stats s;
   tsr_scalapack_get_stats(&s);
   char line[640];
@@ -103,11 +105,11 @@ __attribute__((destructor)) static void report_at_exit(void) {
   /* Without blocking, and only a regular file or a new name: a FIFO with no reader would
      keep the process from exiting, a device or a link is not a report. */
   int fd = -1;
-  if (tsr__open_append("TSR_SCALAPACK_REPORT", path, "report file", &fd) != TSR_OK) {
+  if (tsr__open_append(path, "report file", &fd) != TSR_OK) {
     fprintf(stderr, "tessera_scalapack: no report written: %s\n", tsr_last_error());
     return;
   }
-  if (tsr__write_all("TSR_SCALAPACK_REPORT", path, fd, line, (size_t)len) != TSR_OK)
+  if (tsr__write_all(path, fd, line, (size_t)len) != TSR_OK)
     fprintf(stderr, "tessera_scalapack: %s\n", tsr_last_error());
   if (close(fd) != 0) fprintf(stderr, "tessera_scalapack: cannot close %s\n", path);
 }
@@ -123,7 +125,7 @@ enum { BLOCK_CYCLIC_2D = 1, BLOCK_CYCLIC_2D_INB = 2 };
 /* Entry indices of the 11-entry descriptor, as error codes number them (0-based). */
 enum { E_DTYPE, E_CTXT, E_M, E_N, E_IMB, E_INB, E_MB, E_NB, E_RSRC, E_CSRC, E_LLD };
 
-static desc11 desc_from(const int *d) {
+static desc11 tsr__desc_from(const int *d) {
   desc11 o;
   if (d[0] == BLOCK_CYCLIC_2D) {
     o = (desc11){BLOCK_CYCLIC_2D_INB, d[1], d[2], d[3], d[4], d[5], d[4], d[5], d[6], d[7], d[8]};
@@ -137,7 +139,7 @@ static desc11 desc_from(const int *d) {
 
 /* Rows (columns) of an n-long dimension with first block ib and blocks b that process p
    owns when block 0 is on process src of nprocs (src -1: replicated, all n). */
-static int64_t numroc_ib(int64_t n, int64_t ib, int64_t b, int p, int src, int nprocs) {
+static int64_t tsr__numroc_ib(int64_t n, int64_t ib, int64_t b, int p, int src, int nprocs) {
   if (src < 0 || nprocs == 1) return n;
   int d = (p - src + nprocs) % nprocs;
   if (n <= ib) return d == 0 ? n : 0;
@@ -155,15 +157,15 @@ typedef struct grid_pos {
 
 enum { DESCMULT = 100, BIGNUM = 10000 };
 
-static int imin(int a, int b) {
+static int tsr__imin(int a, int b) {
   return a < b ? a : b;
 }
 
 /* The reference PB_Cchkmat: checks sub(X) (m x n at 0-based ia, ja) and its descriptor,
    argument positions mpos0, npos0, dpos0 (IX, JX at dpos0 - 2, dpos0 - 1), folding the
    first error into *info with the reference encoding. */
-static void chkmat(const grid_pos *gp, int ctxt, int m, int mpos0, int n, int npos0, int ia, int ja,
-                   const desc11 *d, int dpos0, int *info) {
+static void tsr__chkmat(const grid_pos *gp, int ctxt, int m, int mpos0, int n, int npos0, int ia,
+                        int ja, const desc11 *d, int dpos0, int *info) {
   if (*info >= 0)
     *info = BIGNUM;
   else if (*info < -DESCMULT)
@@ -173,41 +175,41 @@ static void chkmat(const grid_pos *gp, int ctxt, int m, int mpos0, int n, int np
   int mpos = mpos0 * DESCMULT, npos = npos0 * DESCMULT;
   int iapos = (dpos0 - 2) * DESCMULT, japos = (dpos0 - 1) * DESCMULT;
   int dpos = dpos0 * DESCMULT + 1;
-  if (m < 0) *info = imin(*info, mpos);
-  if (n < 0) *info = imin(*info, npos);
-  if (ia < 0) *info = imin(*info, iapos);
-  if (ja < 0) *info = imin(*info, japos);
+  if (m < 0) *info = tsr__imin(*info, mpos);
+  if (n < 0) *info = tsr__imin(*info, npos);
+  if (ia < 0) *info = tsr__imin(*info, iapos);
+  if (ja < 0) *info = tsr__imin(*info, japos);
   bool stop = false;
   if (d->dtype != BLOCK_CYCLIC_2D_INB) {
-    *info = imin(*info, dpos + E_DTYPE);
+    *info = tsr__imin(*info, dpos + E_DTYPE);
     stop = true;
   } else if (d->ctxt != ctxt) {
-    *info = imin(*info, dpos + E_CTXT);
+    *info = tsr__imin(*info, dpos + E_CTXT);
     stop = true;
   }
   if (!stop) {
-    if (d->imb < 1) *info = imin(*info, dpos + E_IMB);
-    if (d->inb < 1) *info = imin(*info, dpos + E_INB);
-    if (d->mb < 1) *info = imin(*info, dpos + E_MB);
-    if (d->nb < 1) *info = imin(*info, dpos + E_NB);
-    if (d->rsrc < -1 || d->rsrc >= gp->nprow) *info = imin(*info, dpos + E_RSRC);
-    if (d->csrc < -1 || d->csrc >= gp->npcol) *info = imin(*info, dpos + E_CSRC);
+    if (d->imb < 1) *info = tsr__imin(*info, dpos + E_IMB);
+    if (d->inb < 1) *info = tsr__imin(*info, dpos + E_INB);
+    if (d->mb < 1) *info = tsr__imin(*info, dpos + E_MB);
+    if (d->nb < 1) *info = tsr__imin(*info, dpos + E_NB);
+    if (d->rsrc < -1 || d->rsrc >= gp->nprow) *info = tsr__imin(*info, dpos + E_RSRC);
+    if (d->csrc < -1 || d->csrc >= gp->npcol) *info = tsr__imin(*info, dpos + E_CSRC);
     if (m == 0 || n == 0) {
-      if (d->m < 0) *info = imin(*info, dpos + E_M);
-      if (d->n < 0) *info = imin(*info, dpos + E_N);
-      if (d->lld < 1) *info = imin(*info, dpos + E_LLD);
+      if (d->m < 0) *info = tsr__imin(*info, dpos + E_M);
+      if (d->n < 0) *info = tsr__imin(*info, dpos + E_N);
+      if (d->lld < 1) *info = tsr__imin(*info, dpos + E_LLD);
     } else {
-      if (d->m < 1) *info = imin(*info, dpos + E_M);
-      if (d->n < 1) *info = imin(*info, dpos + E_N);
+      if (d->m < 1) *info = tsr__imin(*info, dpos + E_M);
+      if (d->n < 1) *info = tsr__imin(*info, dpos + E_N);
       if (d->m >= 1 && d->n >= 1) {
-        if ((int64_t)ia + m > d->m) *info = imin(*info, iapos);
-        if ((int64_t)ja + n > d->n) *info = imin(*info, japos);
+        if ((int64_t)ia + m > d->m) *info = tsr__imin(*info, iapos);
+        if ((int64_t)ja + n > d->n) *info = tsr__imin(*info, japos);
       }
       if (*info == BIGNUM) {
-        int64_t np = numroc_ib(d->m, d->imb, d->mb, gp->myrow, d->rsrc, gp->nprow);
+        int64_t np = tsr__numroc_ib(d->m, d->imb, d->mb, gp->myrow, d->rsrc, gp->nprow);
         if (d->lld < (np > 1 ? np : 1)) {
-          int64_t nq = numroc_ib(d->n, d->inb, d->nb, gp->mycol, d->csrc, gp->npcol);
-          if (d->lld < 1 || nq > 0) *info = imin(*info, dpos + E_LLD);
+          int64_t nq = tsr__numroc_ib(d->n, d->inb, d->nb, gp->mycol, d->csrc, gp->npcol);
+          if (d->lld < 1 || nq > 0) *info = tsr__imin(*info, dpos + E_LLD);
         }
       }
     }
@@ -223,7 +225,7 @@ static void chkmat(const grid_pos *gp, int ctxt, int m, int mpos0, int n, int np
 /* Reports a bad argument as the reference PBLAS does: PB_Cabort (the ScaLAPACK one prints
    the position and stops the program with Cblacs_abort; the PBLAS testers define their own,
    which records it), else pxerbla_, else a message on stderr. */
-static void report_error(int ctxt, const char *rout, int info) {
+static void tsr__report_error(int ctxt, const char *rout, int info) {
   if (PB_Cabort != NULL) {
     char name[8];
     snprintf(name, sizeof name, "%s", rout);
@@ -260,7 +262,7 @@ typedef struct context_grids {
 } context_grids;
 
 /* Called by MPI when BLACS frees the context's communicator. */
-static int grid_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
+static int tsr__grid_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
   (void)comm;
   (void)keyval;
   (void)extra;
@@ -275,10 +277,10 @@ static int grid_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
    processes ranked row-major by their grid coordinates relative to (rs, cs), so that
    Tessera's process (r / Q, r % Q) is BLACS's ((r / Q + rs) mod P, (r % Q + cs) mod Q),
    whatever order the BLACS grid was made in. Collective over the grid on first use. */
-static tsr_status grid_of_context(const char *fn, int ctxt, const grid_pos *gp, int rs, int cs,
-                                  tsr_grid **out) {
+static tsr_status tsr__grid_of_context(int ctxt, const grid_pos *gp, int rs, int cs,
+                                       tsr_grid **out) {
   if (Cblacs_get == NULL || Cblacs2sys_handle == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, fn,
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
                           "the process has no BLACS (Cblacs_get, Cblacs2sys_handle): link "
                           "ScaLAPACK after libtessera_scalapack");
   int handle = -1;
@@ -286,27 +288,28 @@ static tsr_status grid_of_context(const char *fn, int ctxt, const grid_pos *gp, 
   MPI_Comm comm = Cblacs2sys_handle(handle);
   int size = 0, rc, p = gp->nprow, q = gp->npcol;
   if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &size) != MPI_SUCCESS || size != p * q)
-    return tsr__set_error(TSR_ERR_MPI, fn,
+    return tsr__set_error(TSR_ERR_MPI, __func__,
                           "BLACS context %d: its communicator has %d processes, the grid %dx%d",
                           ctxt, size, p, q);
   if (grid_keyval == MPI_KEYVAL_INVALID) {
-    rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, grid_delete, &grid_keyval, NULL);
-    if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_create_keyval");
+    rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, tsr__grid_delete, &grid_keyval, NULL);
+    if (rc != MPI_SUCCESS)
+      return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_create_keyval");
   }
   void *attr = NULL;
   int flag = 0;
   rc = MPI_Comm_get_attr(comm, grid_keyval, &attr, &flag);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_get_attr");
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_get_attr");
   context_grids *cg = flag ? attr : NULL;
   if (cg == NULL) {
     cg = calloc(1, sizeof *cg + (size_t)(p * q) * sizeof cg->rotated[0]);
-    if (cg == NULL) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, fn, "grid cache");
+    if (cg == NULL) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "grid cache");
     cg->nprow = p;
     cg->npcol = q;
     rc = MPI_Comm_set_attr(comm, grid_keyval, cg);
     if (rc != MPI_SUCCESS) {
       free(cg);
-      return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_set_attr");
+      return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_set_attr");
     }
   }
   tsr_grid **slot = &cg->rotated[rs * q + cs];
@@ -314,7 +317,7 @@ static tsr_status grid_of_context(const char *fn, int ctxt, const grid_pos *gp, 
     int key = ((gp->myrow - rs + p) % p) * q + (gp->mycol - cs + q) % q;
     MPI_Comm ordered = MPI_COMM_NULL;
     rc = MPI_Comm_split(comm, 0, key, &ordered);
-    if (rc != MPI_SUCCESS) return tsr__mpi_error(fn, TSR_ERR_MPI, rc, "MPI_Comm_split");
+    if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_split");
     tsr_status st = tsr_grid_create(ordered, p, q, slot);
     MPI_Comm_free(&ordered);
     if (st != TSR_OK) return st;
@@ -324,15 +327,15 @@ static tsr_status grid_of_context(const char *fn, int ctxt, const grid_pos *gp, 
 }
 
 /* A dimension's source process seen from a grid rotated by `by` (replicated stays -1). */
-static void rotate_dim(tsr__bc_dim *d, int by) {
+static void tsr__rotate_dim(tsr__bc_dim *d, int by) {
   if (d->src >= 0) d->src = (d->src - by + d->nprocs) % d->nprocs;
 }
 
 /* ---------------------------------------------------------------- layouts ------------- */
 
 /* Submatrix sub(X) (rows x cols from 0-based ix, jx) as a general block-cyclic layout. */
-static tsr__bc_matrix sub_layout(const desc11 *d, int ix, int jx, const grid_pos *gp,
-                                 const void *data) {
+static tsr__bc_matrix tsr__sub_layout(const desc11 *d, int ix, int jx, const grid_pos *gp,
+                                      const void *data) {
   tsr__bc_matrix x;
   x.row = (tsr__bc_dim){ix, d->imb, d->mb, d->rsrc, gp->nprow};
   x.col = (tsr__bc_dim){jx, d->inb, d->nb, d->csrc, gp->npcol};
@@ -343,21 +346,21 @@ static tsr__bc_matrix sub_layout(const desc11 *d, int ix, int jx, const grid_pos
 
 /* Whether dimension d of a submatrix starts a block of exactly b on process 0, i.e. is
    Tessera's layout with blocks b (the submatrix's blocks are then all b long). */
-static bool dim_is_standard(const tsr__bc_dim *d, int64_t b) {
+static bool tsr__dim_is_standard(const tsr__bc_dim *d, int64_t b) {
   return d->src >= 0 && d->b == b && tsr__bc_next(d, 0) == b && tsr__bc_owner(d, 0) == 0;
 }
 
 /* Local index of the first submatrix index of dimension d (standard, blocks b, length len)
    owned by process p; 0 when p owns none. */
-static int64_t first_local(const tsr__bc_dim *d, int64_t len, int p) {
+static int64_t tsr__first_local(const tsr__bc_dim *d, int64_t len, int p) {
   int64_t i = (int64_t)p * d->b;
   return i < len ? tsr__bc_local(d, i) : 0;
 }
 
 /* A Tessera distributed matrix in the caller's memory: the m x n submatrix x, whose layout is
    standard with blocks mb x nb. */
-static tsr_status wrap_in_place(tsr_grid *g, tsr_dtype dt, int64_t m, int64_t n,
-                                const tsr__bc_matrix *x, struct tsr_dmatrix *out) {
+static tsr_status tsr__wrap_in_place(tsr_grid *g, tsr_dtype dt, int64_t m, int64_t n,
+                                     const tsr__bc_matrix *x, struct tsr_dmatrix *out) {
   memset(out, 0, sizeof *out);
   out->grid = g;
   out->m = m;
@@ -371,7 +374,7 @@ static tsr_status wrap_in_place(tsr_grid *g, tsr_dtype dt, int64_t m, int64_t n,
   out->device = TSR_CPU;
   out->ctxt = -1;
   size_t es = tsr__dtype_size(dt);
-  int64_t r0 = first_local(&x->row, m, g->myrow), c0 = first_local(&x->col, n, g->mycol);
+  int64_t r0 = tsr__first_local(&x->row, m, g->myrow), c0 = tsr__first_local(&x->col, n, g->mycol);
   static double empty; /* stands for a local part with no elements */
   bool none = out->mloc == 0 || out->nloc == 0;
   char *p = none ? (char *)&empty : (char *)x->data + (size_t)(r0 + c0 * x->lld) * es;
@@ -381,7 +384,7 @@ static tsr_status wrap_in_place(tsr_grid *g, tsr_dtype dt, int64_t m, int64_t n,
 }
 
 /* Tessera's layout of an m x n matrix with blocks mb x nb, over storage of `a`. */
-static tsr__bc_matrix standard_layout(const tsr_dmatrix *a, const tsr_grid *g) {
+static tsr__bc_matrix tsr__standard_layout(const tsr_dmatrix *a, const tsr_grid *g) {
   tsr__bc_matrix x;
   x.row = (tsr__bc_dim){0, a->mb, a->mb, 0, g->nprow};
   x.col = (tsr__bc_dim){0, a->nb, a->nb, 0, g->npcol};
@@ -404,7 +407,7 @@ typedef struct pgemm_call {
 } pgemm_call;
 
 /* sub(C) = beta sub(C) on this process's part (beta = 0 writes zeros, NaN or not). */
-static void scale_c(const pgemm_call *p) {
+static void tsr__scale_c(const pgemm_call *p) {
   const tsr__bc_matrix *c = &p->c;
   size_t es = tsr__dtype_size(p->dtype);
   for (int64_t j = 0; j < p->n;) {
@@ -438,7 +441,7 @@ static void scale_c(const pgemm_call *p) {
   }
 }
 
-static int64_t default_block(const pgemm_call *p) {
+static int64_t tsr__default_block(const pgemm_call *p) {
   int64_t big = p->m > p->n ? p->m : p->n;
   if (p->k > big) big = p->k;
   int64_t procs = p->gp.nprow > p->gp.npcol ? p->gp.nprow : p->gp.npcol;
@@ -446,7 +449,7 @@ static int64_t default_block(const pgemm_call *p) {
   return b < 1 ? 1 : b > 256 ? 256 : b;
 }
 
-static bool force_redistribute(void) {
+static bool tsr__force_redistribute(void) {
   return tsr__env_choice(TSR__ENV_SCALAPACK_PATH) == 1; /* "auto|redistribute" */
 }
 
@@ -460,45 +463,43 @@ typedef struct operand {
   tsr_dmatrix *own;        /* redistributed copy, or NULL */
 } operand;
 
-static const tsr_dmatrix *operand_matrix(const operand *o) {
+static const tsr_dmatrix *tsr__operand_matrix(const operand *o) {
   return o->own ? o->own : &o->wrap;
 }
 
-static tsr_status operand_make(const char *fn, tsr_grid *g, tsr_dtype dt, int64_t m, int64_t n,
-                               int64_t mb, int64_t nb, const tsr__bc_matrix *x, bool trans,
-                               bool in_place, bool fill, operand *o, tsr_dist_stats *acc) {
+static tsr_status tsr__operand_make(tsr_grid *g, tsr_dtype dt, int64_t m, int64_t n, int64_t mb,
+                                    int64_t nb, const tsr__bc_matrix *x, bool trans, bool in_place,
+                                    bool fill, operand *o, tsr_dist_stats *acc) {
   memset(o, 0, sizeof *o);
   tsr_status st;
   if (in_place) {
-    st = wrap_in_place(g, dt, m, n, x, &o->wrap);
-    return tsr__dist_agree(fn, g->comm, st);
+    st = tsr__wrap_in_place(g, dt, m, n, x, &o->wrap);
+    return tsr__dist_agree(g->comm, st);
   }
-  st = tsr__dm_create(fn, g, m, n, mb, nb, dt, TSR_CPU, &o->own);
-  st = tsr__dist_agree(fn, g->comm, st);
+  st = tsr__dm_create(g, m, n, mb, nb, dt, TSR_CPU, &o->own);
+  st = tsr__dist_agree(g->comm, st);
   if (st != TSR_OK || !fill) return st;
-  tsr__bc_matrix dst = standard_layout(o->own, g);
-  return tsr__bc_redistribute(fn, g, dt, m, n, x, trans, &dst, &acc->bytes_sent,
-                              &acc->bytes_received);
+  tsr__bc_matrix dst = tsr__standard_layout(o->own, g);
+  return tsr__bc_redistribute(g, dt, m, n, x, trans, &dst, &acc->bytes_sent, &acc->bytes_received);
 }
 
-static void operand_free(operand *o) {
+static void tsr__operand_free(operand *o) {
   tsr_array_release(o->wrap.storage);
   tsr_dmatrix_free(o->own);
 }
 
 /* The product through SUMMA; *moved is set when some operand was redistributed. */
-static tsr_status compute(const pgemm_call *p, tsr_grid *g, bool *moved, tsr_dist_stats *acc) {
-  const char *fn = p->rout;
-  bool nomove = !force_redistribute();
+static tsr_status tsr__compute(const pgemm_call *p, tsr_grid *g, bool *moved, tsr_dist_stats *acc) {
+  bool nomove = !tsr__force_redistribute();
   /* Blocks: C's when C is in place, else a default; the inner block from A or B. */
-  int64_t bd = default_block(p);
-  bool c_std =
-      nomove && dim_is_standard(&p->c.row, p->c.row.b) && dim_is_standard(&p->c.col, p->c.col.b);
+  int64_t bd = tsr__default_block(p);
+  bool c_std = nomove && tsr__dim_is_standard(&p->c.row, p->c.row.b) &&
+               tsr__dim_is_standard(&p->c.col, p->c.col.b);
   int64_t br = c_std ? p->c.row.b : bd, bc = c_std ? p->c.col.b : bd;
-  bool a_std =
-      nomove && !p->ta && dim_is_standard(&p->a.row, br) && dim_is_standard(&p->a.col, p->a.col.b);
-  bool b_std =
-      nomove && !p->tb && dim_is_standard(&p->b.col, bc) && dim_is_standard(&p->b.row, p->b.row.b);
+  bool a_std = nomove && !p->ta && tsr__dim_is_standard(&p->a.row, br) &&
+               tsr__dim_is_standard(&p->a.col, p->a.col.b);
+  bool b_std = nomove && !p->tb && tsr__dim_is_standard(&p->b.col, bc) &&
+               tsr__dim_is_standard(&p->b.row, p->b.row.b);
   int64_t bk = a_std ? p->a.col.b : b_std ? p->b.row.b : bd;
   if (b_std && p->b.row.b != bk) b_std = false;
   /* Tessera's SUMMA reads A's panels as whole local columns: its local array must be tight. */
@@ -515,51 +516,51 @@ static tsr_status compute(const pgemm_call *p, tsr_grid *g, bool *moved, tsr_dis
   memset(&ob, 0, sizeof ob);
   memset(&oc, 0, sizeof oc);
   tsr_status st =
-      operand_make(fn, g, p->dtype, p->m, p->k, br, bk, &p->a, p->ta, a_std, true, &oa, acc);
+      tsr__operand_make(g, p->dtype, p->m, p->k, br, bk, &p->a, p->ta, a_std, true, &oa, acc);
   if (st == TSR_OK)
-    st = operand_make(fn, g, p->dtype, p->k, p->n, bk, bc, &p->b, p->tb, b_std, true, &ob, acc);
+    st = tsr__operand_make(g, p->dtype, p->k, p->n, bk, bc, &p->b, p->tb, b_std, true, &ob, acc);
   if (st == TSR_OK)
-    st = operand_make(fn, g, p->dtype, p->m, p->n, br, bc, &p->c, false, c_std, p->beta != 0.0, &oc,
-                      acc);
+    st = tsr__operand_make(g, p->dtype, p->m, p->n, br, bc, &p->c, false, c_std, p->beta != 0.0,
+                           &oc, acc);
   if (st == TSR_OK) {
     tsr_dist_stats s;
     memset(&s, 0, sizeof s);
-    st = tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, p->alpha, operand_matrix(&oa),
-                          operand_matrix(&ob), p->beta, (tsr_dmatrix *)operand_matrix(&oc), NULL,
-                          &s);
+    st = tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, p->alpha, tsr__operand_matrix(&oa),
+                          tsr__operand_matrix(&ob), p->beta,
+                          (tsr_dmatrix *)tsr__operand_matrix(&oc), NULL, &s);
     acc->bytes_sent += s.bytes_sent;
     acc->bytes_received += s.bytes_received;
   }
   if (st == TSR_OK && oc.own != NULL) {
-    tsr__bc_matrix from = standard_layout(oc.own, g);
-    st = tsr__bc_redistribute(fn, g, p->dtype, p->m, p->n, &from, false, &p->c, &acc->bytes_sent,
+    tsr__bc_matrix from = tsr__standard_layout(oc.own, g);
+    st = tsr__bc_redistribute(g, p->dtype, p->m, p->n, &from, false, &p->c, &acc->bytes_sent,
                               &acc->bytes_received);
   }
-  operand_free(&oa);
-  operand_free(&ob);
-  operand_free(&oc);
+  tsr__operand_free(&oa);
+  tsr__operand_free(&ob);
+  tsr__operand_free(&oc);
   return st;
 }
 
-static char upper(char c) {
+static char tsr__upper(char c) {
   return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
 }
 
-static double now(void) {
+static double tsr__now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* *p as a double (p points to a float for PSGEMM). */
-static double scalar(tsr_dtype dtype, const void *p) {
+static double tsr__scalar(tsr_dtype dtype, const void *p) {
   return dtype == TSR_F64 ? *(const double *)p : (double)*(const float *)p;
 }
 
 /* The distributed case of pgemm: sub(C) on a grid of Tessera's that starts on process (0, 0),
    computed by compute(); counted and reported like the reference (a failure message on
    stderr, sub(C) possibly partly updated). */
-static void pgemm_distributed(pgemm_call *p) {
+static void tsr__pgemm_distributed(pgemm_call *p) {
   const char *rout = p->rout;
   grid_pos gp = p->gp;
   int ctxt = p->ctxt;
@@ -575,19 +576,19 @@ static void pgemm_distributed(pgemm_call *p) {
   cs = cs < 0 ? 0 : cs;
   tsr__bc_matrix *ops[3] = {&p->a, &p->b, &p->c};
   for (int i = 0; i < 3; i++) {
-    rotate_dim(&ops[i]->row, rs);
-    rotate_dim(&ops[i]->col, cs);
+    tsr__rotate_dim(&ops[i]->row, rs);
+    tsr__rotate_dim(&ops[i]->col, cs);
   }
-  tsr_status st = grid_of_context(rout, ctxt, &gp, rs, cs, &g);
-  if (st == TSR_OK) st = compute(p, g, &moved, &acc);
-  add(&n_sent, acc.bytes_sent);
-  add(&n_received, acc.bytes_received);
+  tsr_status st = tsr__grid_of_context(ctxt, &gp, rs, cs, &g);
+  if (st == TSR_OK) st = tsr__compute(p, g, &moved, &acc);
+  tsr__add(&n_sent, acc.bytes_sent);
+  tsr__add(&n_received, acc.bytes_received);
   if (st != TSR_OK) {
-    add(&n_failed, 1);
+    tsr__add(&n_failed, 1);
     fprintf(stderr, "tessera_scalapack: %s failed, sub(C) may be partly updated: %s\n", rout,
             tsr_last_error());
   } else {
-    add(moved ? &n_redist : &n_summa, 1);
+    tsr__add(moved ? &n_redist : &n_summa, 1);
   }
   tsr__api_leave(&prev);
 }
@@ -595,18 +596,18 @@ static void pgemm_distributed(pgemm_call *p) {
 /* ALPHA and BETA are read where the reference PDGEMM reads them: after the argument checks,
    and not at all for M = 0 or N = 0 (its quick return). A NULL one there, where the reference
    would crash, is reported as an illegal value of its argument (INFO -6 or -15). */
-static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const char *transb,
-                  const int *m, const int *n, const int *k, const void *alpha_p, const void *a,
-                  const int *ia, const int *ja, const int *desca, const void *b, const int *ib,
-                  const int *jb, const int *descb, const void *beta_p, void *c, const int *ic,
-                  const int *jc, const int *descc) {
-  double t0 = now();
+static void tsr__pgemm(tsr_dtype dtype, const char *rout, const char *transa, const char *transb,
+                       const int *m, const int *n, const int *k, const void *alpha_p, const void *a,
+                       const int *ia, const int *ja, const int *desca, const void *b, const int *ib,
+                       const int *jb, const int *descb, const void *beta_p, void *c, const int *ic,
+                       const int *jc, const int *descc) {
+  double t0 = tsr__now();
   int mpi_up = 0;
   if (report_rank < 0 && MPI_Initialized(&mpi_up) == MPI_SUCCESS && mpi_up)
     MPI_Comm_rank(MPI_COMM_WORLD, &report_rank);
-  char tra = upper(*transa), trb = upper(*transb);
+  char tra = tsr__upper(*transa), trb = tsr__upper(*transb);
   bool nota = tra == 'N', notb = trb == 'N';
-  desc11 da = desc_from(desca), db = desc_from(descb), dc = desc_from(descc);
+  desc11 da = tsr__desc_from(desca), db = tsr__desc_from(descb), dc = tsr__desc_from(descc);
   int ai = *ia - 1, aj = *ja - 1, bi = *ib - 1, bj = *jb - 1, ci = *ic - 1, cj = *jc - 1;
   int ctxt = da.ctxt;
   grid_pos gp = {-1, -1, -1, -1};
@@ -616,7 +617,7 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
             "tessera_scalapack: %s: the process has no BLACS; link ScaLAPACK after "
             "libtessera_scalapack\n",
             rout);
-    add(&n_failed, 1);
+    tsr__add(&n_failed, 1);
     return;
   }
   Cblacs_gridinfo(ctxt, &gp.nprow, &gp.npcol, &gp.myrow, &gp.mycol);
@@ -627,14 +628,14 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
     else if (!notb && trb != 'T' && trb != 'C')
       info = -2;
     if (nota)
-      chkmat(&gp, ctxt, *m, 3, *k, 5, ai, aj, &da, 10, &info);
+      tsr__chkmat(&gp, ctxt, *m, 3, *k, 5, ai, aj, &da, 10, &info);
     else
-      chkmat(&gp, ctxt, *k, 5, *m, 3, ai, aj, &da, 10, &info);
+      tsr__chkmat(&gp, ctxt, *k, 5, *m, 3, ai, aj, &da, 10, &info);
     if (notb)
-      chkmat(&gp, ctxt, *k, 5, *n, 4, bi, bj, &db, 14, &info);
+      tsr__chkmat(&gp, ctxt, *k, 5, *n, 4, bi, bj, &db, 14, &info);
     else
-      chkmat(&gp, ctxt, *n, 4, *k, 5, bi, bj, &db, 14, &info);
-    chkmat(&gp, ctxt, *m, 3, *n, 4, ci, cj, &dc, 19, &info);
+      tsr__chkmat(&gp, ctxt, *n, 4, *k, 5, bi, bj, &db, 14, &info);
+    tsr__chkmat(&gp, ctxt, *m, 3, *n, 4, ci, cj, &dc, 19, &info);
   }
   double alpha = 0.0, beta = 0.0;
   if (info == 0 && *m != 0 && *n != 0) {
@@ -643,13 +644,13 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
     else if (beta_p == NULL)
       info = -15;
     else {
-      alpha = scalar(dtype, alpha_p);
-      beta = scalar(dtype, beta_p);
+      alpha = tsr__scalar(dtype, alpha_p);
+      beta = tsr__scalar(dtype, beta_p);
     }
   }
   if (info != 0) {
-    add(&n_errors, 1);
-    report_error(ctxt, rout, info);
+    tsr__add(&n_errors, 1);
+    tsr__report_error(ctxt, rout, info);
     return;
   }
   pgemm_call p;
@@ -662,37 +663,37 @@ static void pgemm(tsr_dtype dtype, const char *rout, const char *transa, const c
   p.k = *k;
   p.alpha = alpha;
   p.beta = beta;
-  p.a = sub_layout(&da, ai, aj, &gp, a);
-  p.b = sub_layout(&db, bi, bj, &gp, b);
-  p.c = sub_layout(&dc, ci, cj, &gp, c);
+  p.a = tsr__sub_layout(&da, ai, aj, &gp, a);
+  p.b = tsr__sub_layout(&db, bi, bj, &gp, b);
+  p.c = tsr__sub_layout(&dc, ci, cj, &gp, c);
   p.gp = gp;
   p.ctxt = ctxt;
   if (p.m == 0 || p.n == 0 || ((alpha == 0.0 || p.k == 0) && beta == 1.0)) {
-    add(&n_quick, 1);
+    tsr__add(&n_quick, 1);
   } else if (alpha == 0.0 || p.k == 0) {
-    scale_c(&p);
-    add(&n_scale, 1);
+    tsr__scale_c(&p);
+    tsr__add(&n_scale, 1);
   } else {
-    pgemm_distributed(&p);
+    tsr__pgemm_distributed(&p);
   }
-  double dt = now() - t0;
-  add(&n_nanoseconds, (unsigned long long)(dt * 1e9));
+  double dt = tsr__now() - t0;
+  tsr__add(&n_nanoseconds, (unsigned long long)(dt * 1e9));
 }
 
 void pdgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
              const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
              const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
              double *c, const int *ic, const int *jc, const int *descc) {
-  add(&n_pdgemm, 1);
-  pgemm(TSR_F64, "PDGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta,
-        c, ic, jc, descc);
+  tsr__add(&n_pdgemm, 1);
+  tsr__pgemm(TSR_F64, "PDGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
+             beta, c, ic, jc, descc);
 }
 
 void psgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
              const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
              const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
              float *c, const int *ic, const int *jc, const int *descc) {
-  add(&n_psgemm, 1);
-  pgemm(TSR_F32, "PSGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb, beta,
-        c, ic, jc, descc);
+  tsr__add(&n_psgemm, 1);
+  tsr__pgemm(TSR_F32, "PSGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
+             beta, c, ic, jc, descc);
 }
