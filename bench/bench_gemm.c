@@ -59,7 +59,7 @@
 
 #include "bench_out.h"
 #include "bench_util.h"
-#include "omp/gemm_tune.h"
+#include "omp/gemm/gemm_tune.h"
 #include "tessera.h"
 
 /* ---------------------------------------------------------------- anchors ------------- */

@@ -1,7 +1,7 @@
 # CPU GEMM benchmark: Tessera's native kernels (defaults and wisdom) against every anchor
 # present (Debian OpenBLAS, BLIS, scipy-openblas32), all loaded with dlopen at run time, so the
 # program builds without any of them. Links the static library: the tuning interface
-# (src/omp/gemm_tune.h) is internal.
+# (src/omp/gemm/gemm_tune.h) is internal.
 if(TSR_HAVE_OPENMP)
   add_executable(bench_gemm ${CMAKE_CURRENT_LIST_DIR}/bench_gemm.c)
   target_link_libraries(bench_gemm PRIVATE tessera_static OpenMP::OpenMP_C m ${CMAKE_DL_LIBS})

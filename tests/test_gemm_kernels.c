@@ -24,7 +24,8 @@
 
 #include "tsr_test.h"
 
-#include "omp/gemm_tune.h"
+#include "omp/gemm/gemm_tune.h"
+#include "omp/gemm/kernels/kernels.h"
 #include "omp/omp_internal.h"
 #include "tsr_test_gemm.h"
 

@@ -1,5 +1,5 @@
 /*
- * The CPU GEMM's wisdom file (src/omp/gemm_wisdom.c): written and read back, used by the
+ * The CPU GEMM's wisdom file (src/omp/gemm/config/gemm_wisdom.c): written and read back, used by the
  * library (the configuration of a call comes from it, and the GEMM stays correct against a
  * float64 reference), and ignored, never fatal, when corrupt, truncated, of another version,
  * from another CPU, naming a kernel that does not exist, or missing. Also the path rules
@@ -23,7 +23,7 @@
 
 #include "tsr_test.h"
 
-#include "omp/gemm_tune.h"
+#include "omp/gemm/gemm_tune.h"
 #include "tsr_test_gemm.h"
 #include "omp/omp_internal.h"
 

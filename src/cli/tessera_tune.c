@@ -38,7 +38,7 @@
 #include "timing.h"
 /* The one internal interface it uses: the CPU GEMM's tuning interface (the tuning object,
    the registry's configurations and kernels, the wisdom file, the host CPU's facts). */
-#include "omp/gemm_tune.h"
+#include "omp/gemm/gemm_tune.h"
 #include "tessera.h"
 
 typedef struct problem {

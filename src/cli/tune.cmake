@@ -1,5 +1,5 @@
 # tessera-tune, the CPU GEMM's empirical tuner (writes the wisdom file; README "CPU GEMM
-# tuning"). It drives the internal tuning interface (src/omp/gemm_tune.h), so it links the
+# tuning"). It drives the internal tuning interface (src/omp/gemm/gemm_tune.h), so it links the
 # static library. Installed beside tessera-gemm; not exported (a program, not a library).
 if(TSR_HAVE_OPENMP)
   add_executable(tessera-tune ${CMAKE_CURRENT_LIST_DIR}/tessera_tune.c)

@@ -339,7 +339,7 @@ typedef struct tsr__gemm_args {
   void *c;
   int64_t ldc;
   tsr_gemm_path path;
-  /* The CPU GEMM's per-call tuning (omp/gemm_tune.h: tests, tessera-tune, benchmarks); NULL,
+  /* The CPU GEMM's per-call tuning (omp/gemm/gemm_tune.h: tests, tessera-tune, benchmarks); NULL,
      as the core passes it: the library's own choices. Other backends ignore it. */
   const struct tsr__gemm_tuning *tuning;
 } tsr__gemm_args;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "omp/gemm.h"
+#include "omp/gemm/gemm.h"
 #include "omp/omp_internal.h"
 
 static tsr_status tsr__omp_device_count(int *count) {

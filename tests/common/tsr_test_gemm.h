@@ -5,7 +5,7 @@
  * reference of the same rounded inputs, with the call's tuning (NULL: the library's). Returns true
  * when the status is TSR_OK and the relative error is within tsr_test_tol(dt, k). No cmocka
  * asserts, so threads and forked children may call it; include after tsr_test.h and
- * omp/gemm_tune.h.
+ * omp/gemm/gemm_tune.h.
  */
 #ifndef TSR_TEST_GEMM_H
 #define TSR_TEST_GEMM_H

@@ -43,7 +43,7 @@
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
-#include "omp/gemm_tune.h"
+#include "omp/gemm/gemm_tune.h"
 #include "omp/omp_internal.h"
 
 /* Below this m*n*k a single thread is faster than forking (about 5 microseconds of work). */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "omp/gemm.h" /* first: tessera/config.h says TSR_HAVE_VENDOR_BLAS */
+#include "omp/gemm/gemm.h" /* first: tessera/config.h says TSR_HAVE_VENDOR_BLAS */
 
 #if TSR_HAVE_VENDOR_BLAS && defined(TSR_OMP_VENDOR_BLAS_LIB)
 #include <dlfcn.h>

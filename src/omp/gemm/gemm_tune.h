@@ -5,7 +5,7 @@
  * include it link the static library, tessera_static.
  *
  * Including this header is enough: it brings tsr__gemm_args and tsr__omp_gemm (the CPU
- * backend's GEMM entry, core/internal.h and omp/gemm.h) and the host CPU's facts
+ * backend's GEMM entry, core/internal.h and omp/gemm/gemm.h) and the host CPU's facts
  * (tsr__cpu_facts_get, omp/omp_internal.h) with it; tessera-tune includes nothing else
  * internal. A caller's settings travel with its calls (tsr__gemm_tuning below), never as
  * process-wide switches.
@@ -13,7 +13,7 @@
 #ifndef TSR_OMP_GEMM_TUNE_H
 #define TSR_OMP_GEMM_TUNE_H
 
-#include "omp/gemm.h"
+#include "omp/gemm/gemm.h"
 #include "omp/omp_internal.h" /* tsr__cpu_cache */
 
 #ifdef __cplusplus

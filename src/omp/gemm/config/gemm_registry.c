@@ -32,7 +32,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "omp/gemm_tune.h"
+#include "omp/gemm/gemm_tune.h"
 #include "omp/omp_internal.h"
 
 /* ---------------------------------------------------------------- microarchitectures -- */

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "omp/gemm_tune.h"
+#include "omp/gemm/gemm_tune.h"
 #include "omp/omp_internal.h"
 
 tsr_status tsr__gemm_wisdom_path(char *path, size_t size) {

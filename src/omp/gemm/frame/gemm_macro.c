@@ -2,19 +2,7 @@
  * The GEMM macro-kernel (BLIS's second loop around the micro-kernel), generated for f32 and
  * f64 from one source, gemm_macro_impl.h.
  */
-#include "omp/gemm.h"
-
-#if defined(TSR__GEMM_X86)
-#include <immintrin.h>
-#endif
-
-/* Orders the streaming micro-kernels' non-temporal stores before what follows (the unit's
-   completion count, which other threads and the caller act on). */
-static inline void tsr__gemm_store_fence(void) {
-#if defined(TSR__GEMM_X86)
-  _mm_sfence();
-#endif
-}
+#include "omp/gemm/gemm.h"
 
 /*
  * Tile order. Down C's columns of tiles (jr outer, ir inner: BLIS's order, the B micro-panel
@@ -38,14 +26,14 @@ static inline void tsr__gemm_store_fence(void) {
 #define TSR__MACRO_UKR_STREAM ukr_stream_f32
 #define TSR__MACRO_EDGE edge_f32
 #define TSR__MACRO_NAME tsr__gemm_macro_f32
-#include "omp/gemm_macro_impl.h"
+#include "omp/gemm/frame/gemm_macro_impl.h"
 
 #define TSR__MACRO_T double
 #define TSR__MACRO_UKR ukr_f64
 #define TSR__MACRO_UKR_STREAM ukr_stream_f64
 #define TSR__MACRO_EDGE edge_f64
 #define TSR__MACRO_NAME tsr__gemm_macro_f64
-#include "omp/gemm_macro_impl.h"
+#include "omp/gemm/frame/gemm_macro_impl.h"
 
 void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf, int64_t ic,
                      int64_t jc, int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1,

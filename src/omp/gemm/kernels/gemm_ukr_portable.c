@@ -3,7 +3,7 @@
  * Register blocks: 4x8 (f32) and 4x4 (f64): small enough that the accumulator tile fits the
  * 16 vector registers of SSE2/NEON once the compiler vectorizes the j loops.
  */
-#include "omp/gemm.h"
+#include "omp/gemm/kernels/kernels.h"
 
 #define MR TSR__GEMM_PORTABLE_MR
 

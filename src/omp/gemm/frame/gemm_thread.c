@@ -33,7 +33,7 @@
 #include <strings.h>
 #include <time.h>
 
-#include "omp/gemm_tune.h"
+#include "omp/gemm/gemm_tune.h"
 
 void tsr__gemm_sync_init(tsr__gemm_sync *s) {
   s->caller_work_ns = 0;

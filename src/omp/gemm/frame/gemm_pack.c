@@ -15,7 +15,7 @@
  */
 #include <string.h>
 
-#include "omp/gemm.h"
+#include "omp/gemm/gemm.h"
 
 #define TSR__PACK_A(T)                                                                             \
   if (!trans) { /* (i,p) at a[i*lda + p]: rows are contiguous */                                   \

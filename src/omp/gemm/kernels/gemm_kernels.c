@@ -6,7 +6,12 @@
  */
 #include <string.h>
 
-#include "omp/gemm_tune.h"
+#include "omp/gemm/gemm_tune.h"
+#include "omp/gemm/kernels/kernels.h"
+
+#if defined(TSR__GEMM_X86)
+#include <immintrin.h>
+#endif
 #include "omp/omp_internal.h"
 
 /* Every micro-kernel, best first per dtype within an ISA. */
@@ -80,4 +85,10 @@ int tsr__gemm_max_tile(void) {
     if (tsr__gemm_kernels[i].mr * tsr__gemm_kernels[i].nr > m)
       m = tsr__gemm_kernels[i].mr * tsr__gemm_kernels[i].nr;
   return m;
+}
+
+void tsr__gemm_store_fence(void) {
+#if defined(TSR__GEMM_X86)
+  _mm_sfence();
+#endif
 }

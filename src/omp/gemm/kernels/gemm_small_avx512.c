@@ -5,7 +5,7 @@
  * Register block 14 rows x 2 vectors (the AVX-512 micro-kernels' 14x32 f32 / 14x16 f64); the
  * last vector of a strip is masked, so edge columns cost no padding and no copy. x86-64 only.
  */
-#include "omp/gemm.h"
+#include "omp/gemm/kernels/kernels.h"
 
 #if defined(TSR__GEMM_X86)
 #include <immintrin.h>
@@ -36,7 +36,7 @@
 #define TSR__SM_MRS 10
 #define TSR__SM_DI 4
 #define TSR__SM_DJ 6
-#include "omp/gemm_small_impl.h"
+#include "omp/gemm/kernels/gemm_small_impl.h"
 
 #define TSR__SM_NAME tsr__gemm_small_avx512_f64
 #define TSR__SM_T double
@@ -57,6 +57,6 @@
 #define TSR__SM_HSUM(v) _mm512_reduce_add_pd(v)
 #define TSR__SM_DI 4
 #define TSR__SM_DJ 6
-#include "omp/gemm_small_impl.h"
+#include "omp/gemm/kernels/gemm_small_impl.h"
 
 #endif

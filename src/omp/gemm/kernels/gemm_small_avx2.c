@@ -6,7 +6,7 @@
  * accumulators, 2 B vectors and a broadcast in the 16 ymm registers); the last vector of a
  * strip is masked with vmaskmov, which neither reads nor faults outside the mask. x86-64 only.
  */
-#include "omp/gemm.h"
+#include "omp/gemm/kernels/kernels.h"
 
 #if defined(TSR__GEMM_X86)
 #include <immintrin.h>
@@ -48,7 +48,7 @@ static inline double tsr__sm_hsum_pd(__m256d v) {
 #define TSR__SM_HSUM(v) tsr__sm_hsum_ps(v)
 #define TSR__SM_DI 2
 #define TSR__SM_DJ 4
-#include "omp/gemm_small_impl.h"
+#include "omp/gemm/kernels/gemm_small_impl.h"
 
 #define TSR__SM_NAME tsr__gemm_small_avx2_f64
 #define TSR__SM_T double
@@ -69,6 +69,6 @@ static inline double tsr__sm_hsum_pd(__m256d v) {
 #define TSR__SM_HSUM(v) tsr__sm_hsum_pd(v)
 #define TSR__SM_DI 2
 #define TSR__SM_DJ 4
-#include "omp/gemm_small_impl.h"
+#include "omp/gemm/kernels/gemm_small_impl.h"
 
 #endif

@@ -1,0 +1,304 @@
+/*
+ * CPU GEMM internals (BLIS layering: Goto & van de Geijn 2008; Van Zee & van de Geijn 2015).
+ *
+ *   gemm_driver.c    entry, plan (blocks clipped to the problem, thread count), the jc/pc/ic
+ *                    loop nest, packing buffers
+ *   gemm_thread.c    the GEMM's thread pool, the waits of the ticket hand-out, and the
+ *                    adaptive thread count
+ *   gemm_macro.c     macro-kernel (jr/ir loops over micro-panels, edge tiles), f32 and f64
+ *                    generated from one source (gemm_macro_impl.h)
+ *   gemm_pack.c      packing of op(A) into MR-row micro-panels and op(B) into NR-column ones
+ *   gemm_kernels.c   the micro-kernel table and which ISAs this CPU runs
+ *   gemm_registry.c  CPU microarchitecture registry (CPUID vendor, family, model -> kernel
+ *                    and cache blocks), configuration of a call (registry, wisdom, overrides)
+ *   gemm_wisdom.c    tessera-tune's wisdom file (read, write, validate against the kernel
+ *                    table); calls nothing of the registry
+ *   gemm_vendor.c    the vendor CBLAS path (dlopen)
+ *   gemm_ukr_*.c     MR x NR register micro-kernels, one file per ISA (own compile flags)
+ *   gemm_small_*.c   small-matrix GEMM without packing, one file per ISA, one source
+ *                    (gemm_small_impl.h)
+ *
+ * The interface that benchmarks, tessera-tune and tests use is gemm_tune.h (it includes this
+ * file). Internal to the CPU backend (not exported).
+ */
+#ifndef TSR_OMP_GEMM_H
+#define TSR_OMP_GEMM_H
+
+#include <stdatomic.h>
+
+#include "core/internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The CPU backend's gemm entry (struct tsr__backend_ops.gemm): row-major
+ * C = alpha*op(A)*op(B) + beta*C as described by tsr__gemm_args (trusted arguments).
+ * path TSR_GEMM_NATIVE: the packed BLIS-style implementation, OpenMP-parallel.
+ * path TSR_GEMM_VENDOR: the vendor CBLAS found at configure time (TESSERA_WITH_VENDOR_BLAS),
+ * loaded with dlopen so that a preloaded Tessera BLAS drop-in cannot intercept it.
+ * Error messages follow the one rule (core/internal.h): they carry the API context's name.
+ * Returns TSR_OK; TSR_ERR_UNSUPPORTED (vendor path not built or the library cannot be
+ * loaded, or a dtype other than f32/f64); TSR_ERR_OUT_OF_MEMORY (packing buffers).
+ */
+tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args);
+
+/*
+ * The instruction set of the micro-kernel the native path uses for dtype by default: "avx512",
+ * "avx2" or "portable" (tsr_device_props.arch of the CPU). Static string; "none" for a dtype
+ * other than f32/f64.
+ */
+const char *tsr__omp_gemm_kernel_name(tsr_dtype dtype);
+
+/* Frees the calling thread's cached packing buffers (tsr_device_trim on the CPU). */
+void tsr__omp_gemm_trim(void);
+
+/* ---------------------------------------------------------------- micro-kernels -------- */
+
+/*
+ * Micro-kernel contract (both precisions, `T` = float or double):
+ *   C_tile(MR x NR) = alpha * Ap * Bp + beta * C_tile
+ * Ap: packed A micro-panel, k columns of MR contiguous elements (column p at ap + p*MR).
+ * Bp: packed B micro-panel, k rows of NR contiguous elements (row p at bp + p*NR).
+ * C_tile: element (i,j) at c[i*rs_c + j*cs_c]. beta == 0: C_tile is not read.
+ * The panels are 64-byte aligned and zero-padded to full MR / NR; k may be 0.
+ * The kernels compute full tiles only; the macro-kernel handles edges with a temporary tile
+ * of at most TSR__GEMM_MAX_TILE elements.
+ *
+ * Streaming variant (ukr_stream_*, where a kernel has one): the same product with beta taken
+ * as 0, written with non-temporal stores (they bypass the caches: no read-for-ownership of C's
+ * lines, no eviction of the packed panels), for C that is written once and outgrows the
+ * last-level cache. Requires cs_c == 1 and every row of the tile 64-byte aligned (c and
+ * rs_c * sizeof(T) multiples of 64). The stores are weakly ordered: the caller issues an
+ * SFENCE before C is read or another thread is told it is done.
+ */
+typedef void (*tsr__gemm_ukr_f32)(int64_t k, float alpha, const float *ap, const float *bp,
+                                  float beta, float *c, int64_t rs_c, int64_t cs_c);
+typedef void (*tsr__gemm_ukr_f64)(int64_t k, double alpha, const double *ap, const double *bp,
+                                  double beta, double *c, int64_t rs_c, int64_t cs_c);
+
+/* Packing routine: pack_a(mr, mc, kc, a, lda, trans, ap) / pack_b(nr, kc, nc, b, ldb, trans,
+   bp), layout in gemm_pack.c. */
+typedef void (*tsr__gemm_pack_f32)(int r, int64_t x, int64_t y, const float *src, int64_t ld,
+                                   bool trans, float *dst);
+typedef void (*tsr__gemm_pack_f64)(int r, int64_t x, int64_t y, const double *src, int64_t ld,
+                                   bool trans, double *dst);
+
+/* Largest MR*NR of any registered kernel (the macro-kernel's edge tile; test_gemm_kernels
+   checks tsr__gemm_max_tile() against it). */
+#define TSR__GEMM_MAX_TILE 512
+
+struct tsr__gemm_kernel;
+/*
+ * Small-matrix GEMM without packing (gemm_small_impl.h): the call g (trusted arguments,
+ * m, n, k > 0, alpha != 0; beta == 0 does not read C) on the calling thread, with the register
+ * block of ker (MR rows, NR = 2 vectors). op(A) is read in place; op(B) too unless
+ * tsr__gemm_small_pack_b, when each NR-column strip is packed with ker's pack_b into bbuf
+ * (k * NR elements; unused otherwise). kb (1 <= kb, k or less) is the k block: with kb < k the
+ * call runs as ceil(k / kb) passes over C, each reading kb rows of op(B) (tsr__gemm_small_kblock).
+ * The driver routes small calls here (tsr__gemm_small_path), several threads each taking column
+ * or row chunks of C as sub-problems (gemm_driver.c).
+ */
+typedef void (*tsr__gemm_small_fn)(const tsr__gemm_args *g, const struct tsr__gemm_kernel *ker,
+                                   int64_t kb, void *bbuf);
+/*
+ * An edge tile of the packed path (gemm_small_impl.h): C[0:mb, 0:nb] = alpha * A_panel * B_panel
+ * + beta * C (beta == 0: C not read), 1 <= mb <= MR, 1 <= nb <= NR, from a packed MR x k
+ * micro-panel of op(A) (element (i, p) at ap[p*MR + i]) and a packed k x NR micro-panel of op(B)
+ * ((p, j) at bp[p*NR + j]); C(i, j) at c[i*ldc + j]. Exactly mb rows and masked columns are
+ * computed: no padded tile, no copy.
+ */
+typedef void (*tsr__gemm_edge_f32)(int mb, int nb, int64_t k, const float *ap, const float *bp,
+                                   float alpha, float beta, float *c, int64_t ldc);
+typedef void (*tsr__gemm_edge_f64)(int mb, int nb, int64_t k, const double *ap, const double *bp,
+                                   double alpha, double beta, double *c, int64_t ldc);
+static inline int64_t tsr__min64(int64_t a, int64_t b) {
+  return a < b ? a : b;
+}
+static inline int64_t tsr__max64(int64_t a, int64_t b) {
+  return a > b ? a : b;
+}
+/* Whether the small path runs A * B^T as dot products along k (gemm_small_impl.h): op(A) = A and
+   op(B) = B^T, both unit-stride along k; k long enough (TSR__GEMM_DOT_MIN_K) that the lane sums
+   at the end of each tile are a small part of it; and few rows (TSR__GEMM_DOT_MAX_M), where
+   transposing B^T into strips is not amortized over many row tiles. Measured on Zen 5, one
+   thread, against the strip path, GFLOP/s: sgemm 1x4096x4096 5.2 -> 19, 16x4096x4096 70 -> 96-106,
+   64x4096x4096 153-165 -> 168-177; dgemm 1x4096x4096 4.6 -> 8.6, 64x2000x2000 93-96 -> 85; with
+   the AVX2 kernels sgemm 16x4096x4096 29 -> 63-67. With more rows the strips win (sgemm
+   300x300x300 222-244 -> 176-189), as they do for short k (AVX2 sgemm 100x100x300 95 -> 76-83). */
+#define TSR__GEMM_DOT_MIN_K 256
+#define TSR__GEMM_DOT_MAX_M 64
+static inline bool tsr__gemm_small_dot(const tsr__gemm_args *g) {
+  return !g->trans_a && g->trans_b && g->k >= TSR__GEMM_DOT_MIN_K && g->m <= TSR__GEMM_DOT_MAX_M;
+}
+/* Whether several MR-row blocks (m > mr) reuse strips of B (not B^T) whose rows are a multiple
+   of 4 KiB apart: those rows fall into one L1 set and evict each other. */
+static inline bool tsr__gemm_small_rows_alias(const tsr__gemm_args *g, int mr) {
+  return !g->trans_b && g->m > mr && ((size_t)g->ldb * (g->dtype == TSR_F64 ? 8 : 4)) % 4096 == 0;
+}
+/* Whether the small path packs op(B)'s NR-column strips: for B^T unless it runs as dot products
+   (above), and when its rows alias. Measured on Zen 5, one thread, dgemm 32x512x32 (ldb 512: 4
+   KiB): 79 -> 93 GFLOP/s with AVX-512, 34 -> 47 with AVX2; at 2 KiB (sgemm, same shape) packing
+   lost (230 -> 214). */
+static inline bool tsr__gemm_small_pack_b(const tsr__gemm_args *g, int mr) {
+  return (g->trans_b && !tsr__gemm_small_dot(g)) || tsr__gemm_small_rows_alias(g, mr);
+}
+
+/* A registered micro-kernel (BLIS "ukernel" with its register block). */
+typedef struct tsr__gemm_kernel {
+  const char *name; /* "avx512-14x16": ISA and MR x NR, no spaces (wisdom files use it) */
+  const char *isa;  /* "portable", "avx2", "avx512" */
+  tsr_dtype dtype;
+  int mr, nr;
+  tsr__gemm_ukr_f32 ukr_f32; /* set for TSR_F32 */
+  tsr__gemm_ukr_f64 ukr_f64; /* set for TSR_F64 */
+  /* Packing routines for this kernel's MR/NR (the portable ones, or ISA-specific ones that
+     fall back to them for what they do not cover); the pair of the kernel's dtype is set. */
+  tsr__gemm_pack_f32 pack_a_f32, pack_b_f32;
+  tsr__gemm_pack_f64 pack_a_f64, pack_b_f64;
+  /* Streaming-store variant of the micro-kernel (contract above), NULL when it has none. */
+  tsr__gemm_ukr_f32 ukr_stream_f32;
+  tsr__gemm_ukr_f64 ukr_stream_f64;
+  /* Small-matrix GEMM with this register block (contract above), NULL when it has none. */
+  tsr__gemm_small_fn small;
+  /* The packed path's edge tiles (contract above), NULL when it has none (the macro-kernel
+     then pads the tile and copies its corner out); the one of the kernel's dtype is set. */
+  tsr__gemm_edge_f32 edge_f32;
+  tsr__gemm_edge_f64 edge_f64;
+} tsr__gemm_kernel;
+
+/*
+ * What one call runs with: the kernel, the cache blocks (KC for L1: the B micro-panel; MC for
+ * L2: the packed A block; NC for L3: the packed B panel), and where they came from.
+ */
+typedef struct tsr__gemm_config {
+  const tsr__gemm_kernel *ker;
+  int64_t kc, mc, nc;
+  int grain; /* thread partition: work units (row blocks x column chunks) per thread, 1..16 */
+  const char *source; /* "registry", "rule", "wisdom", "TSR_CPU_GEMM_BLOCKS", "override" */
+  /* The small-path rule (tsr__gemm_small_path): calls whose op(A) and C each take at most
+     small_bytes bytes run unpacked. From the registry row, else the CPU's L2 size; wisdom and
+     overrides keep the default's (an override's 0 takes it). */
+  int64_t small_bytes;
+} tsr__gemm_config;
+
+/* The configuration for a call of dtype (TSR_F32/TSR_F64) on nt threads (gemm_registry.c),
+   under the call's tuning t (omp/gemm/gemm_tune.h; NULL: none). Never fails for f32/f64 (the
+   portable kernel always exists). */
+struct tsr__gemm_tuning;
+void tsr__gemm_config_get(tsr_dtype dtype, int nt, const struct tsr__gemm_tuning *t,
+                          tsr__gemm_config *out);
+
+/* Packing (gemm_pack.c). Pack the mc x kc block of op(A) starting at (i0, p0) into MR-row
+   micro-panels, zero-padded to a multiple of MR; and the kc x nc block of op(B) starting at
+   (p0, j0) into NR-column micro-panels, zero-padded to a multiple of NR. */
+void tsr__gemm_pack_a_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda, bool trans,
+                          float *ap);
+void tsr__gemm_pack_a_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda, bool trans,
+                          double *ap);
+void tsr__gemm_pack_b_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb, bool trans,
+                          float *bp);
+void tsr__gemm_pack_b_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb, bool trans,
+                          double *bp);
+
+/* The micro-kernels, small-matrix kernels and ISA packing routines themselves, their register
+   blocks and the macros that define them are the kernels' own: omp/gemm/kernels/kernels.h. The
+   frame reaches them only through the table (tsr__gemm_kernel rows, kernels/gemm_kernels.c). */
+
+/* Orders streaming (non-temporal) stores of the micro-kernels before what follows: the unit's
+   completion count, which other threads and the caller act on (kernels/gemm_kernels.c; a
+   no-op where the kernels issue none). */
+void tsr__gemm_store_fence(void);
+
+/* ---------------------------------------------------------------- driver pieces -------- */
+
+/* Everything the threads share for one call (gemm_driver.c fills it). */
+typedef struct tsr__gemm_plan {
+  const tsr__gemm_args *g;
+  const tsr__gemm_kernel *ker;
+  int64_t kc, nc;  /* cache blocks, clipped to the problem */
+  int64_t mu;      /* most rows of a work unit: a multiple of MR, at most the configuration's MC */
+  int64_t rblocks; /* row blocks: the ceil(m / MR) micro-panels shared evenly among them */
+  bool stream_c;   /* full tiles go through ker's streaming micro-kernel (tsr__gemm_native) */
+  int nt;          /* threads asked for (pool slots) */
+  int grain;       /* work units per thread (tsr__gemm_config.grain) */
+  char *bbuf[2];   /* packed B panels, kc x round_up(nc, NR) each, used by alternate (jc, pc)
+                      steps (the same buffer twice when one suffices: one thread or one step) */
+  char *abuf;      /* per-slot A blocks: round_up(mu, MR) x kc each */
+  size_t abytes;   /* bytes per slot A block (multiple of 4096) */
+} tsr__gemm_plan;
+
+/* Macro-kernel (gemm_macro.c): C[ic.., jc+q0*NR..] (mcb rows, B micro-panels q0..q1 of the
+   packed panel bbuf) = alpha * packed A block * packed B panel + beta * C. */
+void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf, int64_t ic,
+                     int64_t jc, int64_t mcb, int64_t kcb, int64_t ncb, int64_t q0, int64_t q1,
+                     double beta);
+
+/*
+ * Work hand-out of one call (gemm_driver.c; the waits in gemm_thread.c). The call's (jc, pc)
+ * steps are numbered s = 0, 1, ...; step s is a few B-panel packing chunks B(s) and then the
+ * compute units U(s), and one ticket counter numbers them all in the order B(0) U(0) B(1)
+ * U(1) ... Whoever takes a ticket runs it after what it depends on, counted in monotone
+ * counters (never reset, so no thread-count barrier is needed and a thread that never shows
+ * up holds nobody):
+ *   a unit of U(s)   after all of B(s) (bdone[s & 1], cumulative over the steps of that
+ *                    parity) and all of U(s - 1) (udone, cumulative: the same C tiles, kept in
+ *                    k order, so results do not depend on the thread count);
+ *   a chunk of B(s)  after all of U(s - 2), the last readers of its buffer (two alternate),
+ *                    so idle threads pack the next panel while the last units of a step run.
+ * Tickets are taken in order and every dependency has a smaller ticket, so it cannot deadlock.
+ */
+typedef struct tsr__gemm_sync {
+  _Atomic int64_t next;     /* next ticket */
+  _Atomic int64_t bdone[2]; /* B chunks finished, by step parity */
+  _Atomic int64_t udone;    /* units finished */
+  _Atomic int64_t work_ns;  /* sum over threads of time not spent waiting */
+  int64_t caller_work_ns;   /* the caller's (slot 0's) share of work_ns */
+} tsr__gemm_sync;
+void tsr__gemm_sync_init(tsr__gemm_sync *s);
+/* Waits (spinning briefly, then yielding) until *v >= target (acquire). */
+void tsr__gemm_wait_at_least(_Atomic int64_t *v, int64_t target);
+int64_t tsr__gemm_now_ns(void);
+
+/*
+ * The GEMM's thread pool (gemm_thread.c): runs fn(arg, 0) on the calling thread and
+ * fn(arg, slot), slot 1 .. nt-1, on pool threads that join while the call runs, each slot at
+ * most once. The caller never waits for a thread that has not joined: fn must complete the
+ * whole job when the caller runs it alone (the GEMM's tickets do), and pool_run returns once
+ * fn(arg, 0) has returned and every thread that joined has left. One job at a time: a call
+ * made while another thread's job runs is run by its caller alone. Returns the number of
+ * threads that ran fn (1 .. nt). With t->full_team (omp/gemm/gemm_tune.h) the caller first waits
+ * for its pool threads to join (tests).
+ */
+int tsr__gemm_pool_run(int nt, const struct tsr__gemm_tuning *t, void (*fn)(void *arg, int slot),
+                       void *arg);
+
+/* The adaptive thread count (gemm_thread.c): whether a call of `flops` should use nt > 1
+   threads (always with t->fixed_threads), and what the calls teach it, on the process's state
+   and clock. */
+bool tsr__gemm_worth_parallel(const struct tsr__gemm_tuning *t, double flops, int nt);
+void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
+                              double flops);
+void tsr__gemm_learn_serial(int64_t ns, double flops);
+
+/* The same rules on a given state and clock (now, in nanoseconds), which is how tests drive
+   them. A zero-initialized state has learned nothing. Times in nanoseconds. */
+typedef struct tsr__gemm_adapt {
+  _Atomic int64_t overhead_ns; /* running mean of a parallel call's overhead; 0: none yet */
+  _Atomic int64_t overhead_at; /* when it was last measured */
+  _Atomic int64_t fs_per_flop; /* one thread's time per flop, femtoseconds */
+  _Atomic int64_t reprobe_ns;  /* how long a high overhead is trusted; 0: the shortest */
+} tsr__gemm_adapt;
+bool tsr__gemm_adapt_parallel(tsr__gemm_adapt *s, double flops, int nt, int64_t now);
+void tsr__gemm_adapt_learn_parallel(tsr__gemm_adapt *s, int64_t region_ns, int64_t caller_work_ns,
+                                    int64_t work_ns, double flops, int64_t now);
+void tsr__gemm_adapt_learn_serial(tsr__gemm_adapt *s, int64_t ns, double flops);
+
+/* The vendor path (gemm_vendor.c). Returns TSR_ERR_UNSUPPORTED when not built/loadable. */
+tsr_status tsr__gemm_vendor(const tsr__gemm_args *g);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TSR_OMP_GEMM_H */
