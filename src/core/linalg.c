@@ -256,17 +256,23 @@ static tsr_status tsr__check_pair(const tsr_array *a, const char *an, const tsr_
   return TSR_OK;
 }
 
+/* transa and transb are each TSR_NO_TRANS or TSR_TRANS (the GEMM entries' one check). */
+static inline tsr_status tsr__check_trans(tsr_trans transa, tsr_trans transb) {
+  if ((transa == TSR_NO_TRANS || transa == TSR_TRANS) &&
+      (transb == TSR_NO_TRANS || transb == TSR_TRANS))
+    return TSR_OK;
+  return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                        "transa is %d and transb is %d; each must be TSR_NO_TRANS (0) or "
+                        "TSR_TRANS (1)",
+                        (int)transa, (int)transb);
+}
+
 static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alpha,
                                   const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
                                   tsr_gemm_path path) {
   if (!a || !b || !c)
     return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", !a ? "a" : !b ? "b" : "c");
-  if ((transa != TSR_NO_TRANS && transa != TSR_TRANS) ||
-      (transb != TSR_NO_TRANS && transb != TSR_TRANS))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
-                          "transa is %d and transb is %d; each must be TSR_NO_TRANS (0) or "
-                          "TSR_TRANS (1)",
-                          (int)transa, (int)transb);
+  TSR_CALL(tsr__check_trans(transa, transb));
   if (a->ndim != 2 || b->ndim != 2 || c->ndim != 2)
     return tsr__set_error(TSR_ERR_SHAPE, __func__,
                           "a, b and c must be 2-D; they have %d, %d, %d axes", a->ndim, b->ndim,
@@ -351,12 +357,7 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
   if (dtype != TSR_F32 && dtype != TSR_F64)
     return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype is %s; the GEMM needs f32 or f64",
                           tsr_dtype_name(dtype));
-  if ((transa != TSR_NO_TRANS && transa != TSR_TRANS) ||
-      (transb != TSR_NO_TRANS && transb != TSR_TRANS))
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
-                          "transa is %d and transb is %d; each must be TSR_NO_TRANS (0) or "
-                          "TSR_TRANS (1)",
-                          (int)transa, (int)transb);
+  TSR_CALL(tsr__check_trans(transa, transb));
   if (m < 0 || n < 0 || k < 0)
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "negative size: m = %lld, n = %lld, k = %lld", (long long)m, (long long)n,
