@@ -44,6 +44,21 @@ static double log2i(int s) {
   return log2((double)(s > 1 ? s : 1));
 }
 
+/* Sends in flight per child (TSR_BCAST_SEND_WINDOW, 1 to TSR__BCAST_WINDOW; default
+   BCAST_SEND_WINDOW); receives are posted TSR__BCAST_WINDOW ahead. */
+#define BCAST_SEND_WINDOW 2
+static int bcast_send_window(void) {
+  static int w = 0; /* read once; every rank of a process reads the same value */
+  if (w == 0) {
+    const char *v = getenv("TSR_BCAST_SEND_WINDOW");
+    char *end = NULL;
+    long x = v ? strtol(v, &end, 10) : 0;
+    w = v && end != v && *end == '\0' && x >= 1 && x <= TSR__BCAST_WINDOW ? (int)x
+                                                                          : BCAST_SEND_WINDOW;
+  }
+  return w;
+}
+
 /* alpha beta in bytes: TSR_BCAST_ALPHA_BETA when a positive number, else the default. */
 static double alpha_beta(void) {
   const char *v = getenv("TSR_BCAST_ALPHA_BETA");
@@ -279,7 +294,7 @@ tsr_status tsr__bcast_test(tsr__bcast *op, int *done) {
         op->send_done[c]++;
         moved = true;
       }
-      while (op->sent[c] < op->recv_done && op->sent[c] - op->send_done[c] < TSR__BCAST_WINDOW) {
+      while (op->sent[c] < op->recv_done && op->sent[c] - op->send_done[c] < bcast_send_window()) {
         int64_t i = op->sent[c];
         MPI_Request *q = &op->sreq[c][i % TSR__BCAST_WINDOW];
         rc = MPI_Isend(seg_ptr(op, i), seg_count(op, i), op->type, op->child[c], op->tag, op->comm,

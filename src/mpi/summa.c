@@ -1,8 +1,17 @@
 /*
  * SUMMA (van de Geijn & Watts, "SUMMA: Scalable Universal Matrix Multiplication Algorithm",
  * Concurrency: Practice and Experience 9(4), 1997) over the 2D block-cyclic layout, with the
- * broadcasts of step s+1 in flight (MPI_Ibcast, two slots per operand) while step s is
- * multiplied by tsr_gemm on the rank's device.
+ * broadcasts of the next L steps in flight (look-ahead L, L + 1 panel slots; the broadcast of
+ * options->bcast, src/mpi/bcast.c) while step s is multiplied by tsr_gemm on the rank's device.
+ *
+ * Look-ahead. L = 2 (TSR_SUMMA_LOOKAHEAD: 1 to 3). When step s is multiplied, the panels of
+ * steps s+1 .. s+L are being broadcast; step s+L goes into the slot step s-1 used. On the CPU
+ * (the multiply is synchronous) step s+L is posted before step s is multiplied. On a GPU (and
+ * the modeled GPU of the SimGrid study) step s's GEMM is queued first and step s+L posted
+ * after it: posting waits for the GEMM of step s-1 (its slot), which ends before step s's GEMM
+ * starts, so the device keeps a GEMM queued while the host forwards the next L panels. A
+ * ring's fill latency ((s - 2) segment hops) and a panel's link time then overlap L
+ * multiplies before the panel is needed.
  *
  * Steps. A step multiplies a panel of op(A) columns with the matching op(B) rows. On the CPU
  * a step is one distribution block (the panel width is the block size). On a GPU on a square
@@ -70,7 +79,16 @@ static bool summa_gpu_staging(void) {
   return !tsr_dist_gpu_aware();
 }
 
-#define SUMMA_SLOTS 2
+#define SUMMA_SLOTS 4 /* look-ahead at most 3 */
+#define SUMMA_LOOKAHEAD 2
+
+/* The look-ahead L (TSR_SUMMA_LOOKAHEAD, 1 to SUMMA_SLOTS - 1; default SUMMA_LOOKAHEAD). */
+static int summa_lookahead(void) {
+  const char *v = getenv("TSR_SUMMA_LOOKAHEAD");
+  char *end = NULL;
+  const long l = v ? strtol(v, &end, 10) : 0;
+  return v && end != v && *end == '\0' && l >= 1 && l < SUMMA_SLOTS ? (int)l : SUMMA_LOOKAHEAD;
+}
 
 /* One slot: device buffers for received (or, GPU-aware, packed) panels, pinned host buffers
    when staging, and the events that order their reuse. */
@@ -87,6 +105,7 @@ struct tsr__summa_plan {
   tsr_dtype dtype;
   int64_t a_cap, b_cap; /* elements of each slot's A and B buffers */
   bool a_host, b_host;  /* host buffers exist (staging, communicator of more than one rank) */
+  int nslots;           /* slots made (look-ahead + 1) */
   void *d2h, *h2d;      /* copy streams (NULL on the CPU) */
   void *ev_ready;       /* compute stream: the inputs are complete */
   void *ev_t0, *ev_t1;  /* compute stream: timing of the panel loop */
@@ -109,6 +128,14 @@ typedef struct summa {
   size_t es;
   MPI_Datatype type;
   bool gpu, staging;
+  /* The modeled GPU of the SimGrid study (TSR_SMPI_MODEL build, TSR_SMPI_GPU=1): GEMMs run
+     asynchronously on a modeled device clock (see summa_model_wait). */
+  bool model_gpu;
+  int slots;                    /* look-ahead + 1 */
+  double dev_end;               /* model_gpu: simulated time the queued GEMMs end */
+  double h2d_end;               /* model_gpu, staging: the copy engine's queue ends */
+  double slot_end[SUMMA_SLOTS]; /* model_gpu: the GEMM that last read the slot ends */
+  double slot_h2d[SUMMA_SLOTS]; /* model_gpu, staging: the slot's last H2D ends */
   struct tsr__summa_plan *plan;
   tsr_dist_bcast bcast;               /* options->bcast (AUTO: chosen per broadcast, bcast.c) */
   tsr__bcast op[SUMMA_SLOTS][2];      /* A and B broadcasts of the step in each slot */
@@ -119,7 +146,7 @@ typedef struct summa {
 
 void tsr__summa_plan_free(struct tsr__summa_plan *p) {
   if (!p) return;
-  for (int i = 0; i < SUMMA_SLOTS; i++) {
+  for (int i = 0; i < p->nslots; i++) {
     summa_slot *sl = &p->slot[i];
     tsr_array_release(sl->a_dev);
     tsr_array_release(sl->b_dev);
@@ -144,7 +171,8 @@ static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_
   struct tsr__summa_plan *p = g->summa_plan;
   const tsr_device dev = s->c->device;
   if (p && tsr_device_equal(p->dev, dev) && p->dtype == s->c->dtype && p->a_cap >= a_cap &&
-      p->b_cap >= b_cap && (p->a_host || !a_host) && (p->b_host || !b_host)) {
+      p->b_cap >= b_cap && (p->a_host || !a_host) && (p->b_host || !b_host) &&
+      p->nslots >= s->slots) {
     s->plan = p;
     return TSR_OK;
   }
@@ -158,9 +186,10 @@ static tsr_status summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_
   p->b_cap = b_cap;
   p->a_host = a_host;
   p->b_host = b_host;
+  p->nslots = s->slots;
   const size_t es = s->es;
   tsr_status st = TSR_OK;
-  for (int i = 0; i < SUMMA_SLOTS && st == TSR_OK; i++) {
+  for (int i = 0; i < p->nslots && st == TSR_OK; i++) {
     summa_slot *sl = &p->slot[i];
     int64_t sa[1] = {a_cap}, sb[1] = {b_cap};
     st = tsr_empty(1, sa, p->dtype, dev, &sl->a_dev);
@@ -235,10 +264,47 @@ static int64_t summa_steps(const summa *s) {
   return full * L + (rest < L ? rest : L);
 }
 
-/* Waits until `event` completed, testing `pending` (two requests, may be NULL) between polls
+/* The broadcasts in flight outside one slot, tested while the host waits for something else
+   (a ring forwards only when its rank tests it). */
+typedef struct summa_pending {
+  tsr__bcast *op[2 * SUMMA_SLOTS];
+  int n;
+} summa_pending;
+
+/* The started broadcasts of every slot but `except` (-1: none excepted). */
+static summa_pending summa_inflight(const summa *s, int except) {
+  summa_pending p;
+  p.n = 0;
+  for (int i = 0; i < s->slots; i++)
+    for (int j = 0; j < 2 && i != except; j++)
+      if (s->active[i][j]) p.op[p.n++] = s->active[i][j];
+  return p;
+}
+
+static void summa_progress(const summa_pending *pending) {
+  if (pending && pending->n > 0) {
+    int flag = 0;
+    (void)tsr__bcast_testall(pending->n, pending->op, &flag); /* errors stay in the ops */
+  }
+}
+
+/* The modeled GPU (model_gpu): the host waits until simulated time `until` (a GEMM or a copy
+   of the modeled device ends), charged in slices (tsr__dist_model_poll_seconds) with the
+   broadcasts in `pending` progressed between them, as the host thread polls MPI while a GPU
+   computes. */
+static void summa_model_wait(double until, const summa_pending *pending) {
+  const double slice = tsr__dist_model_poll_seconds();
+  for (double now = MPI_Wtime(); now < until; now = MPI_Wtime()) {
+    const double dt = until - now;
+    tsr__dist_model_charge(dt < slice ? dt : slice);
+    summa_progress(pending);
+  }
+}
+
+/* Waits until `event` completed, testing `pending` (may be NULL) between polls
    so that their broadcasts progress. `compute` says the event is on the compute stream (a host
    synchronization) rather than a copy stream. */
-static tsr_status summa_event_wait(summa *s, void *event, tsr__bcast *const *pending,
+static tsr_status summa_event_wait(summa *s, void *event, const summa_pending *pending,
                                    bool compute) {
   int done = 0;
   TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
@@ -248,17 +314,12 @@ static tsr_status summa_event_wait(summa *s, void *event, tsr__bcast *const *pen
   else
     s->stats->copy_waits++;
   while (!done) {
-    if (pending) {
-      int flag = 0;
-      (void)tsr__bcast_testall(2, pending, &flag); /* errors stay in the ops */
-    }
+    summa_progress(pending);
     TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
   }
   return TSR_OK;
 }
 
-/* Starts the broadcasts of step `st` into slot sl; `pending` are the other slot's requests
-   (progressed while waiting for a staged copy). */
 /* The broadcast algorithm for a panel of `bytes` on `comm` of `size` ranks: options->bcast;
    AUTO is decided here when the panel is in device memory, where Open MPI's GPU support does
    not cover MPI_Ibcast: Tessera's own point-to-point broadcast then (the tree for what AUTO
@@ -269,7 +330,15 @@ static tsr_dist_bcast summa_bcast_algo(const summa *s, int64_t bytes, int size) 
   return a == TSR_DIST_BCAST_MPI ? TSR_DIST_BCAST_TREE : a;
 }
 
-static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *pending) {
+/* model_gpu: when the slot's buffers may be overwritten (its last H2D when staging, else its
+   last GEMM). */
+static double summa_model_slot_free(const summa *s, int sl) {
+  return tsr__dist_model_staging_seconds(1) > 0 ? s->slot_h2d[sl] : s->slot_end[sl];
+}
+
+/* Starts the broadcasts of step `st` into slot sl; `pending` are the broadcasts of the other
+   slots (progressed while waiting for a copy or a GEMM). */
+static tsr_status summa_post(summa *s, int64_t st_i, int sl, const summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
@@ -298,6 +367,9 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
         if (st == TSR_OK) st = summa_event_wait(s, slot->ev_d2h, pending, false);
         buf = slot->a_host;
       } else {
+        if (s->model_gpu) /* staged: the panel's D2H (0 s GPU-aware) */
+          summa_model_wait(MPI_Wtime() + tsr__dist_model_staging_seconds((double)cnt_a * es),
+                           pending);
         buf = (void *)(uintptr_t)src;
       }
       s->stats->bytes_sent += (uint64_t)cnt_a * es * (uint64_t)(g->npcol - 1);
@@ -308,12 +380,13 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
         buf = slot->a_host;
       } else {
         if (s->gpu) st = summa_event_wait(s, slot->ev_gemm, pending, true);
+        if (s->model_gpu) summa_model_wait(summa_model_slot_free(s, sl), pending);
         buf = tsr__array_ptr(slot->a_dev);
       }
       s->stats->bytes_received += (uint64_t)cnt_a * es;
     }
     /* After a local failure the (stale) buffer is still sent, so that every rank's broadcast
-       matches; the failure is agreed at the end. Tag: the slot (two steps in flight). */
+       matches; the failure is agreed at the end. Tag: the slot (L + 1 steps in flight). */
     tsr_status s2 =
         tsr__bcast_start(s->fn, &s->op[sl][0], buf, cnt_a, s->type, step.root_a, g->row_comm,
                          summa_bcast_algo(s, (int64_t)cnt_a * (int64_t)es, g->npcol), 0, sl);
@@ -344,10 +417,15 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
       s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
     } else if (root) {
       /* Host memory: the rows packed into the slot's buffer (the broadcast sends contiguous
-         segments); the buffer's last use, step st - 2, is complete. In a modeled run
-         (bench/scale) the copy is charged, not made. */
+         segments); the buffer's last use, step st - slots, is complete. In a modeled run
+         (bench/scale) the copy is charged, not made: on the modeled GPU as the device's 2-D
+         copy (to pinned memory when staging) once the slot is free, polling meanwhile. */
       buf = tsr__array_ptr(slot->b_dev);
-      if (tsr__dist_modeled())
+      if (s->model_gpu)
+        summa_model_wait(summa_model_slot_free(s, sl), pending),
+            summa_model_wait(MPI_Wtime() + tsr__dist_model_pack_seconds((double)cnt_b * es),
+                             pending);
+      else if (tsr__dist_modeled())
         tsr__dist_model_copy((double)cnt_b * (double)es);
       else {
         tsr_status s2 =
@@ -363,6 +441,7 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
         buf = slot->b_host;
       } else {
         if (s->gpu) s2 = summa_event_wait(s, slot->ev_gemm, pending, true);
+        if (s->model_gpu) summa_model_wait(summa_model_slot_free(s, sl), pending);
         buf = tsr__array_ptr(slot->b_dev);
       }
       if (st == TSR_OK) st = s2;
@@ -377,11 +456,32 @@ static tsr_status summa_post(summa *s, int64_t st_i, int sl, tsr__bcast *const *
   return st;
 }
 
+/* model_gpu: queues step st_i's GEMM on the modeled device: with staging its received panels'
+   H2D first (on the copy engine, after the GEMM that last read the slot), then the GEMM once
+   the device is free (smpi_model.c's rate for the shape). Charges the host nothing. */
+static void summa_model_gemm(summa *s, int64_t st_i, int sl) {
+  const tsr_grid *g = s->g;
+  const summa_step step = summa_step_of(s, st_i);
+  const double mloc = (double)s->c->mloc, nloc = (double)s->c->nloc, w = (double)step.w;
+  const double in =
+      (g->mycol == step.root_a ? 0 : mloc * w) + (g->myrow == step.root_b ? 0 : w * nloc);
+  double ready = MPI_Wtime();
+  const double h2d = tsr__dist_model_staging_seconds(in * (double)s->es);
+  if (h2d > 0) {
+    double t = ready > s->h2d_end ? ready : s->h2d_end;
+    t = t > s->slot_end[sl] ? t : s->slot_end[sl];
+    s->h2d_end = s->slot_h2d[sl] = t + h2d;
+    ready = s->h2d_end;
+  }
+  const double start = ready > s->dev_end ? ready : s->dev_end;
+  s->dev_end = s->slot_end[sl] = start + tsr__dist_model_gemm_seconds(mloc, nloc, w, s->es);
+}
+
 /* Multiplies step `st_i` (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
-   C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the requests of
-   the next step, tested between column chunks (CPU) to progress them. */
+   C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the broadcasts in
+   flight, tested between column chunks (CPU) to progress them. */
 static tsr_status summa_multiply(summa *s, int64_t st_i, int sl, double alpha, double beta,
-                                 tsr_gemm_path path, tsr__bcast *const *pending) {
+                                 tsr_gemm_path path, const summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
@@ -391,6 +491,10 @@ static tsr_status summa_multiply(summa *s, int64_t st_i, int sl, double alpha, d
   const bool own_a = g->mycol == step.root_a, own_b = g->myrow == step.root_b;
   const bool packed_b = !own_b; /* a root reads its own rows in place */
   tsr_status st = TSR_OK;
+  if (s->model_gpu) {
+    summa_model_gemm(s, st_i, sl);
+    return TSR_OK;
+  }
   if (s->staging && (!own_a || !own_b)) {
     /* Received panels to the device on the h2d stream, after the GEMM that last read the
        slot; the compute stream then waits for the copies. */
@@ -412,7 +516,7 @@ static tsr_status summa_multiply(summa *s, int64_t st_i, int sl, double alpha, d
   const int64_t aoff = own_a ? step.a_off * lda : 0;
   const int64_t boff = packed_b ? 0 : step.b_off;
   int64_t chunk = nloc > 0 ? nloc : 1;
-  if (!s->gpu && pending && mloc > 0 && w > 0) {
+  if (!s->gpu && pending && pending->n > 0 && mloc > 0 && w > 0) {
     /* At least s->chunk_flops a chunk, in multiples of 256 columns. */
     const double want = s->chunk_flops / (2.0 * (double)mloc * (double)w);
     if (want < (double)chunk) {
@@ -435,10 +539,7 @@ static tsr_status summa_multiply(summa *s, int64_t st_i, int sl, double alpha, d
     tsr_array_release(bv);
     tsr_array_release(cv);
     if (st != TSR_OK) return st;
-    if (pending) {
-      int done = 0;
-      (void)tsr__bcast_testall(2, pending, &done); /* errors stay in the ops */
-    }
+    summa_progress(pending);
     if (nloc == 0) break;
   }
   return tsr__dev_event_record(dev, slot->ev_gemm, NULL);
@@ -486,10 +587,13 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
     st = summa_event_wait(s, s->plan->ev_ready, NULL, true); /* MPI reads A and B itself */
   TSR_CALL(tsr__dist_agree(s->fn, g->comm, st));
   struct tsr__summa_plan *p = s->plan;
-  for (int i = 0; i < SUMMA_SLOTS; i++)
+  for (int i = 0; i < SUMMA_SLOTS; i++) {
     s->active[i][0] = s->active[i][1] = NULL;
+    s->slot_end[i] = s->slot_h2d[i] = 0;
+  }
+  s->dev_end = s->h2d_end = 0;
   /* Slot events start recorded, so the first waits on them pass. */
-  for (int i = 0; i < SUMMA_SLOTS && st == TSR_OK; i++) {
+  for (int i = 0; i < s->slots && st == TSR_OK; i++) {
     st = tsr__dev_event_record(dev, p->slot[i].ev_gemm, NULL);
     if (st == TSR_OK) st = tsr__dev_event_record(dev, p->slot[i].ev_h2d, p->h2d);
   }
@@ -499,34 +603,57 @@ static tsr_status summa_run(summa *s, double alpha, double beta, tsr_gemm_path p
      skips its multiplies), so no rank waits forever; the outcome is agreed at the end. */
   uint64_t c0[TSR__COUNT_N], c1[TSR__COUNT_N];
   tsr__counters_read(c0);
-  tsr_status pst = summa_post(s, 0, 0, NULL);
-  if (st == TSR_OK) st = pst;
+  /* Look-ahead (see the top): step 0 is posted alone (the first panel, which nothing hides,
+     does not share the links with the next ones), steps 1 .. L once it arrived, then step
+     kk + L into slot (kk + L) % (L + 1), the slot of step kk - 1: before step kk's multiply on
+     the CPU, after its GEMM is queued on a GPU. */
+  const int L = s->slots - 1;
+  const bool async = s->gpu || s->model_gpu;
+  int64_t posted = 0;
+  {
+    tsr_status pst = summa_post(s, 0, 0, NULL);
+    if (st == TSR_OK) st = pst;
+    posted = 1;
+  }
   for (int64_t kk = 0; kk < s->steps; kk++) {
-    int sl = (int)(kk % SUMMA_SLOTS);
-    bool next = kk + 1 < s->steps;
-    const int nx = (sl + 1) % SUMMA_SLOTS;
-    if (next) {
-      pst = summa_post(s, kk + 1, nx, s->active[sl]);
-      if (st == TSR_OK) st = pst;
-    }
-    /* Step kk's broadcasts, progressing step kk+1's (a ring forwards only when tested). */
+    const int sl = (int)(kk % s->slots);
+    /* Step kk's broadcasts, progressing the others in flight (a ring forwards only when
+       tested). */
+    summa_pending others = summa_inflight(s, sl);
     double t0 = MPI_Wtime();
-    tsr_status wst = tsr__bcast_wait_while(2, s->active[sl], next ? 2 : 0, s->active[nx]);
+    tsr_status wst = tsr__bcast_wait_while(2, s->active[sl], others.n, others.op);
     double t1 = MPI_Wtime();
     s->stats->comm_seconds += t1 - t0;
     if (st == TSR_OK) st = wst;
-    if (st == TSR_OK)
-      st =
-          summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path, next ? s->active[nx] : NULL);
+    for (; !async && posted <= kk + L && posted < s->steps; posted++) {
+      others = summa_inflight(s, (int)(posted % s->slots));
+      tsr_status pst = summa_post(s, posted, (int)(posted % s->slots), &others);
+      if (st == TSR_OK) st = pst;
+    }
+    others = summa_inflight(s, sl);
+    if (st == TSR_OK) st = summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path, &others);
     s->stats->compute_seconds += MPI_Wtime() - t1;
-    if (opt && opt->progress) {
+    if (opt && opt->progress) { /* on a GPU: the GEMM is queued */
       TSR_API_SUSPEND(); /* the user's function: its Tessera calls are named after themselves */
       opt->progress(kk + 1, s->steps, opt->progress_ctx);
       TSR_API_RESUME();
     }
+    /* GPU: the slot of step kk + L is step kk - 1's, whose GEMM ends before step kk's starts */
+    for (; async && posted <= kk + L && posted < s->steps; posted++) {
+      others = summa_inflight(s, (int)(posted % s->slots));
+      const double t2 = MPI_Wtime();
+      tsr_status pst = summa_post(s, posted, (int)(posted % s->slots), &others);
+      s->stats->comm_seconds += MPI_Wtime() - t2;
+      if (st == TSR_OK) st = pst;
+    }
   }
   tsr__counters_read(c1);
   s->stats->host_syncs_in_loop = c1[TSR__COUNT_HOST_SYNCS] - c0[TSR__COUNT_HOST_SYNCS];
+  if (s->model_gpu) {
+    double t0 = MPI_Wtime();
+    summa_model_wait(s->dev_end, NULL); /* the modeled device drains */
+    s->stats->compute_seconds += MPI_Wtime() - t0;
+  }
   if (s->gpu) {
     double t0 = MPI_Wtime();
     tsr_status s2 = tsr__dev_event_record(dev, p->ev_t1, NULL);
@@ -573,6 +700,8 @@ tsr_status tsr__dist_summa(const char *fn, double alpha, const tsr_dmatrix *a, c
   s.type = tsr__mpi_type(c->dtype);
   s.gpu = c->device.kind != TSR_DEVICE_CPU;
   s.staging = s.gpu && summa_gpu_staging();
+  s.model_gpu = !s.gpu && tsr__dist_modeled() && tsr__dist_model_gpu();
+  s.slots = summa_lookahead() + 1;
   s.bcast = options ? options->bcast : TSR_DIST_BCAST_AUTO;
   s.group = summa_group(&s, options);
   s.steps = summa_steps(&s);
