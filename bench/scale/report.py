@@ -223,7 +223,7 @@ def bcast_tables(real, sim):
             heads[2:6] = [h.replace(" ms", " ms median [min–max]") for h in heads[2:6]]
         out[name] = table(lines, keys, heads) + (
             "\n\nRatios > 1: the pipelined form is faster. %s" % (
-                "Median, minimum and maximum over %d rounds; a round's time is the slowest rank's mean over its repetitions (~20 ms of broadcasting). Load average 13-16 from other jobs on the 2 cores during these runs." % rows[0]["rounds"]
+                "Median, minimum and maximum over %d rounds; a round's time is the slowest rank's mean over its repetitions (~20 ms of broadcasting). The 2 cores are shared with other jobs (load average %.1f when this report was written), and 4 ranks are oversubscribed 2 to a core." % (rows[0]["rounds"], os.getloadavg()[0])
                 if name == "BCASTREAL" else "Segments: the default S of each size (column "
                 "`segment` of the JSON)."))
     return out

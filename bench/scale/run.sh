@@ -86,9 +86,10 @@ BCAST_SIM=$out/bcast-sim.jsonl
 BCAST_REAL=$out/bcast-real.jsonl
 TIMELINE=$out/timeline.jsonl
 part bcast && : >"$BCAST_SIM"
-part gpu && : >"$TIMELINE"
-# The smoke test always simulates; the full study resumes from DIR/done.txt.
+# The smoke test always simulates; the full study resumes from DIR/done.txt (and keeps the
+# time lines of the runs it reuses).
 [ $smoke -eq 1 ] && rm -f "$out/done.txt"
+part gpu && [ ! -f "$out/done.txt" ] && : >"$TIMELINE"
 PLAT=$out/platforms
 mkdir -p "$PLAT"
 
