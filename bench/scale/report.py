@@ -165,7 +165,14 @@ def schedule(r):
     """The name of a run's schedule in the GPU tables."""
     if r.get("algorithm") == "summa-skeleton":
         return "skeleton/%s" % r.get("bcast", "?")
-    return "2.5d c=%d" % r["replicas"] if r["ran"] == "2.5d" else "summa"
+    if r["ran"] == "2.5d":
+        return "2.5d c=%d" % r["replicas"]
+    name = "summa"
+    if r.get("node") == "gpu" and r.get("bcast"):
+        name += "/" + r["bcast"]
+    if r.get("fabric"):
+        name += " (%s)" % r["fabric"]
+    return name
 
 
 def labels(s):
@@ -216,7 +223,7 @@ def bcast_tables(real, sim):
             heads[2:6] = [h.replace(" ms", " ms median [min–max]") for h in heads[2:6]]
         out[name] = table(lines, keys, heads) + (
             "\n\nRatios > 1: the pipelined form is faster. %s" % (
-                "Median, minimum and maximum over %d rounds; a round's time is the slowest rank's mean over its repetitions (~20 ms of broadcasting). Load average 13-16 from other jobs on the 2 cores during these runs." % rows[0]["rounds"]
+                "Median, minimum and maximum over %d rounds; a round's time is the slowest rank's mean over its repetitions (~20 ms of broadcasting). The 2 cores are shared with other jobs (load average %.1f when this report was written), and 4 ranks are oversubscribed 2 to a core." % (rows[0]["rounds"], os.getloadavg()[0])
                 if name == "BCASTREAL" else "Segments: the default S of each size (column "
                 "`segment` of the JSON)."))
     return out
@@ -258,7 +265,7 @@ def name_timelines(tl, rows):
     for t in tl:
         lab = labels(t["label"])
         t["name"] = ("skeleton/" + lab.get("bcast", "?")) if lab.get("sched") == "skeleton" \
-            else "summa (library)"
+            else "summa/%s (%s)" % (lab.get("bcast", "?"), lab.get("fabric", "smpi"))
     return tl
 
 
@@ -448,8 +455,8 @@ def check_smoke(rows, bsim):
     """The smoke study (run.sh --smoke): every run there, CPU efficiencies in (0.5, 1], at
     P = 16 the 2.5D panel broadcasts (c = 4 on 2 x 2 x 4) at most 1/sqrt(4) of SUMMA's words;
     the simulated 8 MiB broadcast to 16 ranks: tree and auto >= 1.5x faster than the flat
-    MPI_Ibcast (the ring of 16 is not, on SimGrid's fat tree); the GPU skeleton: the pipelined broadcast (auto) at least as efficient as
-    MPI_Ibcast, moving the same words."""
+    MPI_Ibcast (the ring of 16 is not, on SimGrid's fat tree); SUMMA on the modeled GPU: the
+    pipelined broadcast (auto) at least as efficient as MPI_Ibcast, moving the same words."""
     bad = []
     if len(rows) != 9:
         bad.append("%d runs instead of 9" % len(rows))
@@ -457,10 +464,10 @@ def check_smoke(rows, bsim):
     for a in ("tree", "auto"):
         if not g.get("mpi") or not g.get(a) or g["mpi"]["median_s"] < 1.5 * g[a]["median_s"]:
             bad.append("simulated 8 MiB broadcast to 16 ranks: %s not 1.5x the flat MPI_Ibcast" % a)
-    sk = {r.get("bcast"): r for r in rows if r.get("algorithm") == "summa-skeleton"}
+    sk = {r.get("bcast"): r for r in rows if r.get("node") == "gpu"}
     if set(sk) != {"mpi", "auto"} or sk["auto"]["efficiency"] < sk["mpi"]["efficiency"] or \
             sk["auto"]["words_mean"] != sk["mpi"]["words_mean"]:
-        bad.append("GPU skeleton: auto broadcast not >= MPI_Ibcast's efficiency with equal words")
+        bad.append("GPU SUMMA: auto broadcast not >= MPI_Ibcast's efficiency with equal words")
     rows = [r for r in rows if r.get("node") == "cpu"]
     for r in rows:
         if not 0.5 < r["efficiency"] <= 1.0 + 1e-9:

@@ -8,13 +8,10 @@
 # real mpirun on 2 and 4 ranks here (bench/bench_bcast.c; skipped with --no-calibrate) and
 # simulated on the fat tree for P = 4 ... 256 (its 8 MiB row at P = 256 is the issue's micro
 # target); gpu = the GPU-node study (H100 model of src/mpi/smpi_model.c, TSR_SMPI_GPU=1):
-# weak scaling n_local = 16384 and 32768, strong scaling n = 131072, SUMMA (the library's, on
-# MPI_Ibcast), 2.5D c = 4 and 2 (only with TSR_SCALE_GPU_25D_MAXP: memory), and SUMMA's panel loop on the
-# pipelined broadcast (tsr_scale_driver --skeleton, until the library's SUMMA uses it), with
-# one rank's time line. Sections of docs/scaling.md whose part did not run are kept as they
-# were. TSR_SCALE_GPU_PS (default "16 64 256") lists the GPU study's P, TSR_SCALE_GPU_25D_MAXP
-# (0: none; they need more memory than 23 GB) the largest P of its 2.5D runs,
-# TSR_SCALE_GPU_PANELS (8) the panels of k.
+# weak scaling at n_local = 16384 of the library's SUMMA (look-ahead 2) on MPI_Ibcast and on
+# the pipelined broadcast (AUTO), on two fabric models, with one rank's time line (see the GPU
+# section below for its knobs). Sections of docs/scaling.md whose part did not run are kept
+# as they were.
 #
 # 1. builds bench/scale twice: with smpicc in modeled-compute mode (build/scale-smpi) and with
 #    mpicc computing for real (build/scale-real);
@@ -89,9 +86,10 @@ BCAST_SIM=$out/bcast-sim.jsonl
 BCAST_REAL=$out/bcast-real.jsonl
 TIMELINE=$out/timeline.jsonl
 part bcast && : >"$BCAST_SIM"
-part gpu && : >"$TIMELINE"
-# The smoke test always simulates; the full study resumes from DIR/done.txt.
+# The smoke test always simulates; the full study resumes from DIR/done.txt (and keeps the
+# time lines of the runs it reuses).
 [ $smoke -eq 1 ] && rm -f "$out/done.txt"
+part gpu && [ ! -f "$out/done.txt" ] && : >"$TIMELINE"
 PLAT=$out/platforms
 mkdir -p "$PLAT"
 
@@ -262,64 +260,53 @@ if part bcast; then
 fi
 
 # ---------------------------------------------------------------- GPU nodes ------------
-# The H100 model (smpi_model.c), one GEMM call per panel (no CPU chunking), the fabric's
-# alpha beta for the pipelined broadcast; the skeleton polls without SMPI's injected test time.
+# The H100 model (smpi_model.c): the library's SUMMA (look-ahead 2, summa.c) with its GEMMs on
+# the modeled device, queued asynchronously while the host polls MPI every 25 us; one GEMM call
+# per step (no CPU chunking); the fabric's alpha beta for the pipelined broadcast; SMPI's
+# injected MPI_Test time off (smpi/test:0: the host polls, a test costs ~0.1-1 us, not SMPI's
+# 100 us). Two fabric models (tag fabric=): smpi = SMPI's default latency and bandwidth factors
+# (calibrated by SimGrid on a TCP cluster: large messages pay 11.6x the route latency and 0.94
+# of the bandwidth), rdma = an RDMA fabric (factors 1 and 0.97: 24.25 GB/s of a 25 GB/s link,
+# no latency inflation). TSR_SCALE_GPU_PS (default "16 64") lists P, TSR_SCALE_GPU_NL
+# ("16384") n_local, TSR_SCALE_GPU_PANELS (16) the panels of 1024 columns of k,
+# TSR_SCALE_GPU_STRONG=1 adds strong scaling at n = 131072. Simulation cost grows with P times
+# the panels: P = 64 takes ~5 minutes of a busy core per run, P = 1024 hours.
+RDMA="--cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:0.97"
 gsim() { TSR_SMPI_GPU=1 TSR_SUMMA_CHUNK_FLOPS=1e30 \
   TSR_BCAST_ALPHA_BETA=${TSR_SCALE_ALPHA_BETA:-1200000} sim "$@"; }
 if part gpu; then
   GPU=57Tf # efficiency = rate / 57 TFLOP/s (the model's f64 rate at large shapes)
-  PANELS=${TSR_SCALE_GPU_PANELS:-8}
+  PANELS=${TSR_SCALE_GPU_PANELS:-16}
   if [ $smoke -eq 1 ]; then
     tsr_log "GPU nodes, smoke (P = 16, n_local = 4096)"
     for b in mpi auto; do
-      SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=4096,bcast=$b,sched=skeleton" fattree 16 $GPU \
-        -m 16384 -n 16384 -k 8192 --block 1024 --skeleton 1 --bcast $b --timeline "$TIMELINE"
+      SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=4096,bcast=$b,fabric=smpi" fattree 16 $GPU \
+        -m 16384 -n 16384 -k 8192 --block 1024 --bcast $b --timeline "$TIMELINE"
     done
   else
-    GPU_PS=${TSR_SCALE_GPU_PS:-16 64 256}
-    # 2.5D at GPU sizes: its modeled build allocates the replicated C and the layers' buffers
-    # for real (SMPI folds only SMPI_SHARED_MALLOC), and P = 16, n = 65536 was killed by the
-    # OOM killer at 23 GB here: off unless TSR_SCALE_GPU_25D_MAXP names the largest P.
-    MAX25=${TSR_SCALE_GPU_25D_MAXP:-0}
-    for nl in 16384 32768; do
-      tsr_log "GPU nodes, weak scaling, n_local = $nl, k = $PANELS panels of 2048"
+    GPU_PS=${TSR_SCALE_GPU_PS:-16 64}
+    for nl in ${TSR_SCALE_GPU_NL:-16384}; do
+      tsr_log "GPU nodes, weak scaling, n_local = $nl, k = $PANELS panels of 1024"
       for P in $GPU_PS; do
         n=$(python3 -c "import math; print($nl * math.isqrt($P))")
-        k=$((PANELS * 2048))
+        k=$((PANELS * 1024))
         tl=()
         # one rank's time line at the largest P, n_local = 16384
         [ "$P" = "${GPU_PS##* }" ] && [ "$nl" = 16384 ] && tl=(--timeline "$TIMELINE")
-        gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=mpi,sched=library" fattree "$P" $GPU \
-          -m "$n" -n "$n" -k "$k" --block 2048 "${tl[@]}"
         for b in mpi auto; do
-          SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=$b,sched=skeleton" \
-            fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 2048 --skeleton 1 --bcast $b "${tl[@]}"
+          SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=$b,fabric=smpi" \
+            fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 1024 --bcast $b "${tl[@]}"
         done
+        SIM_CFG="--cfg=smpi/test:0 $RDMA" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=rdma" \
+          fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 1024 --bcast auto "${tl[@]}"
       done
     done
-    tsr_log "GPU nodes, strong scaling, n = 131072, k = $PANELS panels of 1024"
-    for P in $GPU_PS; do
-      k=$((PANELS * 1024))
-      gsim "study=gpu-strong,node=gpu,bcast=mpi,sched=library" fattree "$P" $GPU -m 131072 \
-        -n 131072 -k "$k" --block 1024
-      for b in mpi auto; do
-        SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-strong,node=gpu,bcast=$b,sched=skeleton" \
-          fattree "$P" $GPU -m 131072 -n 131072 -k "$k" --block 1024 --skeleton 1 --bcast $b
+    if [ "${TSR_SCALE_GPU_STRONG:-0}" = 1 ]; then
+      tsr_log "GPU nodes, strong scaling, n = 131072, k = $PANELS panels of 1024"
+      for P in $GPU_PS; do
+        SIM_CFG="--cfg=smpi/test:0 $RDMA" gsim "study=gpu-strong,node=gpu,bcast=auto,fabric=rdma" \
+          fattree "$P" $GPU -m 131072 -n 131072 -k $((PANELS * 1024)) --block 1024 --bcast auto
       done
-    done
-    tsr_log "GPU nodes, 2.5D (c = 4, and c = 2 at P = 32 = 2 * 4^2), P <= $MAX25"
-    for P in $GPU_PS; do
-      [ "$P" -le "$MAX25" ] || continue
-      n=$(python3 -c "import math; print(16384 * math.isqrt($P))")
-      gsim "study=gpu-weak,node=gpu,nl=16384,bcast=mpi,sched=library" fattree "$P" $GPU -m "$n" \
-        -n "$n" -k $((PANELS * 2048)) --block 2048 --algorithm 2.5d --replicas 4
-      gsim "study=gpu-strong,node=gpu,bcast=mpi,sched=library" fattree "$P" $GPU -m 131072 \
-        -n 131072 -k $((PANELS * 1024)) --block 1024 --algorithm 2.5d --replicas 4
-    done
-    n=$(python3 -c "print(int(16384 * 32 ** 0.5))")
-    if [ "$MAX25" -ge 32 ]; then
-      gsim "study=gpu-weak,node=gpu,nl=16384,bcast=mpi,sched=library" fattree 32 $GPU -m "$n" -n "$n" \
-        -k $((PANELS * 2048)) --block 2048 --algorithm 2.5d --replicas 2
     fi
   fi
 fi

@@ -363,22 +363,23 @@ int main(int argc, char **argv) {
       }
     }
   }
-  /* The library's time line (SUMMA only, GPU model): panel p's interval between the progress
-     calls, less its modeled multiply, was spent waiting. */
+  /* The library's time line (SUMMA only, GPU model): the progress call of panel p comes when
+     its GEMM is queued on the modeled device (summa.c), which starts it when the previous one
+     ends: the device waited from the previous GEMM's end (the call's start for panel 0) to
+     the queueing, if later. */
   if (rc == 0 && tl.end && tl_wait && tl_comp && replicas <= 1 && alg == TSR_DIST_GEMM_SUMMA) {
     tsr_grid_props gi;
     tsr_grid_info(g, &gi);
     int64_t mloc = tsr_numroc(m, nb, gi.myrow, 0, gi.nprow);
     int64_t nloc = tsr_numroc(n, nb, gi.mycol, 0, gi.npcol);
+    double dev_end = t_call;
     for (int64_t p = 0; p < panels; p++) {
       int64_t w = k - p * nb < nb ? k - p * nb : nb;
-      double span = tl.end[p] - (p ? tl.end[p - 1] : t_call);
-      double c = tsr__dist_model_gpu()
-                     ? tsr__dist_model_staging_seconds((double)(mloc * w + w * nloc) * 8) +
-                           tsr__dist_model_gemm_seconds((double)mloc, (double)nloc, (double)w, 8)
-                     : 0;
-      tl_comp[p] = c < span ? c : span;
-      tl_wait[p] = span - tl_comp[p];
+      double c = tsr__dist_model_gemm_seconds((double)mloc, (double)nloc, (double)w, 8);
+      double start = tl.end[p] > dev_end ? tl.end[p] : dev_end;
+      tl_wait[p] = start - dev_end;
+      tl_comp[p] = c;
+      dev_end = start + c;
     }
     if (write_timeline(tl_file, label, size, rank, panels, tl_wait, tl_comp)) rc = 1;
   }

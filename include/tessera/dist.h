@@ -434,13 +434,16 @@ typedef struct tsr_dist_gemm_options {
  *
  * The panel width is the block size along k. For each k panel, the process column owning it
  * broadcasts its A panel along process rows and the process row owning it broadcasts its B
- * panel along process columns (MPI_Ibcast on the row and column communicators); the broadcast
- * of panel k+1 is in flight while panel k is multiplied locally with tsr_gemm() on each rank's
- * device (double buffering). On the CPU the local multiply runs in column chunks of at least
- * 2e9 flops (TSR_SUMMA_CHUNK_FLOPS; multiples of 256 columns) with an MPI_Testall between
- * them, because MPI libraries such as Open MPI progress a non-blocking broadcast only inside
- * MPI calls, and each chunk repacks the A panel. beta is applied with the first
- * panel (beta = 0 never reads C).
+ * panel along process columns (options->bcast on the row and column communicators); the
+ * broadcasts of the next two panels are in flight while panel k is multiplied locally with
+ * tsr_gemm() on each rank's device (look-ahead 2, three panel slots; the environment variable
+ * TSR_SUMMA_LOOKAHEAD takes 1 to 3). On a GPU panel k's GEMM is queued before panel k-1's
+ * slot is reused for panel k+2, so the device keeps a GEMM queued while the host forwards
+ * panels. On the CPU the local multiply runs in column chunks of at least 2e9 flops
+ * (TSR_SUMMA_CHUNK_FLOPS; multiples of 256 columns) with the broadcasts tested between them,
+ * because MPI libraries such as Open MPI progress non-blocking messages only inside MPI calls,
+ * and each chunk repacks the A panel. beta is applied with the first panel (beta = 0 never
+ * reads C).
  * Transposed operands (TSR_TRANS) are first redistributed into their transpose with an
  * MPI_Alltoallv (op(A) then has blocks NB_A x MB_A), then multiplied as above: correct for
  * every combination, at the cost of one extra copy of the transposed operand.

@@ -44,6 +44,13 @@ static double tsr__log2i(int s) {
   return log2((double)(s > 1 ? s : 1));
 }
 
+/* Sends in flight per child (TSR_BCAST_SEND_WINDOW, 1 to TSR__BCAST_WINDOW; default 2: on
+   SimGrid's ring fewer sends in flight moved more, docs/scaling.md); receives are posted
+   TSR__BCAST_WINDOW ahead. */
+static int tsr__bcast_send_window(void) {
+  return 1 + tsr__env_choice(TSR__ENV_BCAST_SEND_WINDOW); /* "1|...|8", default 2 */
+}
+
 /* alpha beta in bytes: TSR_BCAST_ALPHA_BETA when a positive number, else the default. */
 static double tsr__alpha_beta(void) {
   return tsr__env_number(TSR__ENV_BCAST_ALPHA_BETA); /* default BCAST_ALPHA_BETA */
@@ -271,7 +278,7 @@ static bool tsr__test_sends(tsr__bcast *op, int c, bool *moved) {
     op->send_done[c]++;
     *moved = true;
   }
-  while (op->sent[c] < op->recv_done && op->sent[c] - op->send_done[c] < TSR__BCAST_WINDOW) {
+  while (op->sent[c] < op->recv_done && op->sent[c] - op->send_done[c] < tsr__bcast_send_window()) {
     int64_t i = op->sent[c];
     MPI_Request *q = &op->sreq[c][i % TSR__BCAST_WINDOW];
     rc = MPI_Isend(tsr__seg_ptr(op, i), tsr__seg_count(op, i), op->type, op->child[c], op->tag,

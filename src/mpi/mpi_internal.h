@@ -195,6 +195,11 @@ tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_arra
 int tsr__dist_model_gpu(void);
 double tsr__dist_model_gemm_seconds(double m, double n, double k, size_t es);
 double tsr__dist_model_staging_seconds(double bytes);
+/* The seconds of packing a panel of `bytes` on the modeled device (to pinned memory when
+   staging, else within HBM). */
+double tsr__dist_model_pack_seconds(double bytes);
+/* The modeled host's polling interval while it waits for the modeled device (seconds). */
+double tsr__dist_model_poll_seconds(void);
 /* Charges `seconds` of compute to this rank's simulated host (TSR_SMPI_MODEL; no-op else). */
 void tsr__dist_model_charge(double seconds);
 

@@ -13,6 +13,14 @@
  * a measurement: 512-deep panels run at 0.89 R, 256-deep at 0.80 R, 16384^2 x 2048 at 0.96 R.
  * TSR_SMPI_GPU_STAGING=1 adds the host-to-device copy of both operand panels at
  * TSR_SMPI_PCIE_BW (default 50e9 B/s, PCIe 5 x16 pinned) before each multiply.
+ * SUMMA runs this device asynchronously (src/mpi/summa.c, summa_model_gemm): its GEMMs and
+ * staged copies queue on modeled device clocks while the host polls MPI, and only its waits
+ * for a GEMM or a copy (a slot's reuse, the end of the call) charge the host.
+ * tsr__dist_model_pack_seconds: a panel's 2-D pack on the device, bytes / PCIe when staging
+ * (to pinned memory), else 2 bytes / TSR_SMPI_HBM_BW (read and write; default 2.5e12 B/s of
+ * an H100's 3.35 TB/s HBM3). While it waits for the device, the host tests MPI every
+ * tsr__dist_model_poll_seconds (TSR_SMPI_GPU_POLL, default 25 us: less than one 1 MiB segment's
+ * 42 us at 25 GB/s, so a ring's forwarding is not held back by the polling).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +70,16 @@ void tsr__dist_model_charge(double seconds) {
 double tsr__dist_model_staging_seconds(double bytes) {
   if (!tsr__env_flag(TSR__ENV_SMPI_GPU_STAGING) || bytes <= 0) return 0;
   return bytes / tsr__env_number(TSR__ENV_SMPI_PCIE_BW);
+}
+
+double tsr__dist_model_poll_seconds(void) {
+  return tsr__env_number(TSR__ENV_SMPI_GPU_POLL);
+}
+
+double tsr__dist_model_pack_seconds(double bytes) {
+  if (bytes <= 0) return 0;
+  const double staged = tsr__dist_model_staging_seconds(bytes);
+  return staged > 0 ? staged : 2.0 * bytes / tsr__env_number(TSR__ENV_SMPI_HBM_BW);
 }
 
 tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_array *b, double beta,

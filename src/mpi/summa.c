@@ -1,8 +1,17 @@
 /*
  * SUMMA (van de Geijn & Watts, "SUMMA: Scalable Universal Matrix Multiplication Algorithm",
  * Concurrency: Practice and Experience 9(4), 1997) over the 2D block-cyclic layout, with the
- * broadcasts of step s+1 in flight (MPI_Ibcast, two slots per operand) while step s is
- * multiplied by tsr_gemm on the rank's device.
+ * broadcasts of the next L steps in flight (look-ahead L, L + 1 panel slots; the broadcast of
+ * options->bcast, src/mpi/bcast.c) while step s is multiplied by tsr_gemm on the rank's device.
+ *
+ * Look-ahead. L = 2 (TSR_SUMMA_LOOKAHEAD: 1 to 3). When step s is multiplied, the panels of
+ * steps s+1 .. s+L are being broadcast; step s+L goes into the slot step s-1 used. On the CPU
+ * (the multiply is synchronous) step s+L is posted before step s is multiplied. On a GPU (and
+ * the modeled GPU of the SimGrid study) step s's GEMM is queued first and step s+L posted
+ * after it: posting waits for the GEMM of step s-1 (its slot), which ends before step s's GEMM
+ * starts, so the device keeps a GEMM queued while the host forwards the next L panels. A
+ * ring's fill latency ((s - 2) segment hops) and a panel's link time then overlap L
+ * multiplies before the panel is needed.
  *
  * Steps. A step multiplies a panel of op(A) columns with the matching op(B) rows. On the CPU
  * a step is one distribution block (the panel width is the block size). On a GPU on a square
@@ -65,7 +74,13 @@ static bool tsr__summa_gpu_staging(void) {
   return v == 0 ? !tsr_dist_gpu_aware() : v == 2;
 }
 
-#define SUMMA_SLOTS 2
+#define SUMMA_SLOTS 4 /* look-ahead at most 3 */
+#define SUMMA_LOOKAHEAD 2
+
+/* The look-ahead L (TSR_SUMMA_LOOKAHEAD, 1 to SUMMA_SLOTS - 1; default SUMMA_LOOKAHEAD). */
+static int tsr__summa_lookahead(void) {
+  return 1 + tsr__env_choice(TSR__ENV_SUMMA_LOOKAHEAD); /* "1|2|3", default SUMMA_LOOKAHEAD */
+}
 
 /* One slot: device buffers for received (or, GPU-aware, packed) panels, pinned host buffers
    when staging, and the events that order their reuse. */
@@ -82,6 +97,7 @@ struct tsr__summa_plan {
   tsr_dtype dtype;
   int64_t a_cap, b_cap; /* elements of each slot's A and B buffers */
   bool a_host, b_host;  /* host buffers exist (staging, communicator of more than one rank) */
+  int nslots;           /* slots made (look-ahead + 1) */
   void *d2h, *h2d;      /* copy streams (NULL on the CPU) */
   void *ev_ready;       /* compute stream: the inputs are complete */
   void *ev_t0, *ev_t1;  /* compute stream: timing of the panel loop */
@@ -103,6 +119,14 @@ typedef struct summa {
   size_t es;
   MPI_Datatype type;
   bool gpu, staging;
+  /* The modeled GPU of the SimGrid study (TSR_SMPI_MODEL build, TSR_SMPI_GPU=1): GEMMs run
+     asynchronously on a modeled device clock (see tsr__summa_model_wait). */
+  bool model_gpu;
+  int slots;                    /* look-ahead + 1 */
+  double dev_end;               /* model_gpu: simulated time the queued GEMMs end */
+  double h2d_end;               /* model_gpu, staging: the copy engine's queue ends */
+  double slot_end[SUMMA_SLOTS]; /* model_gpu: the GEMM that last read the slot ends */
+  double slot_h2d[SUMMA_SLOTS]; /* model_gpu, staging: the slot's last H2D ends */
   struct tsr__summa_plan *plan;
   tsr_dist_bcast bcast;               /* options->bcast (AUTO: chosen per broadcast, bcast.c) */
   tsr__bcast op[SUMMA_SLOTS][2];      /* A and B broadcasts of the step in each slot */
@@ -113,7 +137,7 @@ typedef struct summa {
 
 static void tsr__summa_plan_free(struct tsr__summa_plan *p) {
   if (!p) return;
-  for (int i = 0; i < SUMMA_SLOTS; i++) {
+  for (int i = 0; i < p->nslots; i++) {
     summa_slot *sl = &p->slot[i];
     tsr_array_release(sl->a_dev);
     tsr_array_release(sl->b_dev);
@@ -139,7 +163,8 @@ static tsr_status tsr__summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bo
   struct tsr__summa_plan *p = g->summa_plan;
   const tsr_device dev = s->c->device;
   if (p && tsr_device_equal(p->dev, dev) && p->dtype == s->c->dtype && p->a_cap >= a_cap &&
-      p->b_cap >= b_cap && (p->a_host || !a_host) && (p->b_host || !b_host)) {
+      p->b_cap >= b_cap && (p->a_host || !a_host) && (p->b_host || !b_host) &&
+      p->nslots >= s->slots) {
     s->plan = p;
     return TSR_OK;
   }
@@ -153,9 +178,10 @@ static tsr_status tsr__summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bo
   p->b_cap = b_cap;
   p->a_host = a_host;
   p->b_host = b_host;
+  p->nslots = s->slots;
   const size_t es = s->es;
   tsr_status st = TSR_OK;
-  for (int i = 0; i < SUMMA_SLOTS && st == TSR_OK; i++) {
+  for (int i = 0; i < p->nslots && st == TSR_OK; i++) {
     summa_slot *sl = &p->slot[i];
     int64_t sa[1] = {a_cap}, sb[1] = {b_cap};
     st = tsr_empty(1, sa, p->dtype, dev, &sl->a_dev);
@@ -231,10 +257,47 @@ static int64_t tsr__summa_steps(const summa *s) {
   return full * L + (rest < L ? rest : L);
 }
 
-/* Waits until `event` completed, testing `pending` (two requests, may be NULL) between polls
+/* The broadcasts in flight outside one slot, tested while the host waits for something else
+   (a ring forwards only when its rank tests it). */
+typedef struct summa_pending {
+  tsr__bcast *op[2 * SUMMA_SLOTS];
+  int n;
+} summa_pending;
+
+/* The started broadcasts of every slot but `except` (-1: none excepted). */
+static summa_pending tsr__summa_inflight(const summa *s, int except) {
+  summa_pending p;
+  p.n = 0;
+  for (int i = 0; i < s->slots; i++)
+    for (int j = 0; j < 2 && i != except; j++)
+      if (s->active[i][j]) p.op[p.n++] = s->active[i][j];
+  return p;
+}
+
+static void tsr__summa_progress(const summa_pending *pending) {
+  if (pending && pending->n > 0) {
+    int flag = 0;
+    (void)tsr__bcast_testall(pending->n, pending->op, &flag); /* errors stay in the ops */
+  }
+}
+
+/* The modeled GPU (model_gpu): the host waits until simulated time `until` (a GEMM or a copy
+   of the modeled device ends), charged in slices (tsr__dist_model_poll_seconds) with the
+   broadcasts in `pending` progressed between them, as the host thread polls MPI while a GPU
+   computes. */
+static void tsr__summa_model_wait(double until, const summa_pending *pending) {
+  const double slice = tsr__dist_model_poll_seconds();
+  for (double now = MPI_Wtime(); now < until; now = MPI_Wtime()) {
+    const double dt = until - now;
+    tsr__dist_model_charge(dt < slice ? dt : slice);
+    tsr__summa_progress(pending);
+  }
+}
+
+/* Waits until `event` completed, testing `pending` (may be NULL) between polls
    so that their broadcasts progress. `compute` says the event is on the compute stream (a host
    synchronization) rather than a copy stream. */
-static tsr_status tsr__summa_event_wait(summa *s, void *event, tsr__bcast *const *pending,
+static tsr_status tsr__summa_event_wait(summa *s, void *event, const summa_pending *pending,
                                         bool compute) {
   int done = 0;
   TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
@@ -244,10 +307,7 @@ static tsr_status tsr__summa_event_wait(summa *s, void *event, tsr__bcast *const
   else
     s->stats->copy_waits++;
   while (!done) {
-    if (pending) {
-      int flag = 0;
-      (void)tsr__bcast_testall(2, pending, &flag); /* errors stay in the ops */
-    }
+    tsr__summa_progress(pending);
     TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
   }
   return TSR_OK;
@@ -263,19 +323,24 @@ static tsr_dist_bcast tsr__summa_bcast_algo(const summa *s, int64_t bytes, int s
   return a == TSR_DIST_BCAST_MPI ? TSR_DIST_BCAST_TREE : a;
 }
 
+/* model_gpu: when the slot's buffers may be overwritten (its last H2D when staging, else its
+   last GEMM). */
+static double tsr__summa_model_slot_free(const summa *s, int sl) {
+  return tsr__dist_model_staging_seconds(1) > 0 ? s->slot_h2d[sl] : s->slot_end[sl];
+}
+
 /* The A panel of a step: w whole local columns, contiguous in the column-major local block,
    broadcast along the process row from its owner (staged through the slot's host buffer when
-   staging). */
+   staging). `pending`: the broadcasts of the other slots, progressed while waiting. */
 static tsr_status tsr__summa_post_a(summa *s, const summa_step *step, int sl,
-                                    tsr__bcast *const *pending) {
+                                    const summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
   const tsr_device dev = s->c->device;
-  const int64_t mloc = s->c->mloc, w = step->w;
   const size_t es = s->es;
-  const int cnt_a = (int)(mloc * w);
   tsr_status st = TSR_OK;
+  const int cnt_a = (int)(s->c->mloc * step->w);
   const bool root = g->mycol == step->root_a;
   void *buf;
   if (root) {
@@ -292,6 +357,9 @@ static tsr_status tsr__summa_post_a(summa *s, const summa_step *step, int sl,
       if (st == TSR_OK) st = tsr__summa_event_wait(s, slot->ev_d2h, pending, false);
       buf = slot->a_host;
     } else {
+      if (s->model_gpu) /* staged: the panel's D2H (0 s GPU-aware) */
+        tsr__summa_model_wait(MPI_Wtime() + tsr__dist_model_staging_seconds((double)cnt_a * es),
+                              pending);
       buf = (void *)(uintptr_t)src;
     }
     s->stats->bytes_sent += (uint64_t)cnt_a * es * (uint64_t)(g->npcol - 1);
@@ -302,12 +370,13 @@ static tsr_status tsr__summa_post_a(summa *s, const summa_step *step, int sl,
       buf = slot->a_host;
     } else {
       if (s->gpu) st = tsr__summa_event_wait(s, slot->ev_gemm, pending, true);
+      if (s->model_gpu) tsr__summa_model_wait(tsr__summa_model_slot_free(s, sl), pending);
       buf = tsr__array_ptr(slot->a_dev);
     }
     s->stats->bytes_received += (uint64_t)cnt_a * es;
   }
   /* After a local failure the (stale) buffer is still sent, so that every rank's broadcast
-     matches; the failure is agreed at the end. Tag: the slot (two steps in flight). */
+     matches; the failure is agreed at the end. Tag: the slot (L + 1 steps in flight). */
   tsr_status s2 =
       tsr__bcast_start(&s->op[sl][0], buf, cnt_a, s->type, step->root_a, g->row_comm,
                        tsr__summa_bcast_algo(s, (int64_t)cnt_a * (int64_t)es, g->npcol), 0, sl);
@@ -319,15 +388,15 @@ static tsr_status tsr__summa_post_a(summa *s, const summa_step *step, int sl,
 /* The B panel of a step: w rows of every local column, strided in the local block, sent packed
    (w x nloc, leading dimension w) along the process column from its owner. */
 static tsr_status tsr__summa_post_b(summa *s, const summa_step *step, int sl,
-                                    tsr__bcast *const *pending) {
+                                    const summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
   const tsr_device dev = s->c->device;
-  const int64_t nloc = s->c->nloc, w = step->w;
   const size_t es = s->es;
-  const int cnt_b = (int)(w * nloc);
   tsr_status st = TSR_OK;
+  const int64_t nloc = s->c->nloc, w = step->w;
+  const int cnt_b = (int)(w * nloc);
   const bool root = g->myrow == step->root_b;
   const char *src = (const char *)tsr__array_ptr(s->b->storage) + (size_t)step->b_off * es;
   void *buf = NULL;
@@ -349,10 +418,15 @@ static tsr_status tsr__summa_post_b(summa *s, const summa_step *step, int sl,
     s->stats->bytes_sent += (uint64_t)cnt_b * es * (uint64_t)(g->nprow - 1);
   } else if (root) {
     /* Host memory: the rows packed into the slot's buffer (the broadcast sends contiguous
-       segments); the buffer's last use, step st - 2, is complete. In a modeled run
-       (bench/scale) the copy is charged, not made. */
+       segments); the buffer's last use, step st - slots, is complete. In a modeled run
+       (bench/scale) the copy is charged, not made: on the modeled GPU as the device's 2-D
+       copy (to pinned memory when staging) once the slot is free, polling meanwhile. */
     buf = tsr__array_ptr(slot->b_dev);
-    if (tsr__dist_modeled())
+    if (s->model_gpu)
+      tsr__summa_model_wait(tsr__summa_model_slot_free(s, sl), pending),
+          tsr__summa_model_wait(MPI_Wtime() + tsr__dist_model_pack_seconds((double)cnt_b * es),
+                                pending);
+    else if (tsr__dist_modeled())
       tsr__dist_model_copy((double)cnt_b * (double)es);
     else {
       tsr_status s2 =
@@ -368,6 +442,7 @@ static tsr_status tsr__summa_post_b(summa *s, const summa_step *step, int sl,
       buf = slot->b_host;
     } else {
       if (s->gpu) s2 = tsr__summa_event_wait(s, slot->ev_gemm, pending, true);
+      if (s->model_gpu) tsr__summa_model_wait(tsr__summa_model_slot_free(s, sl), pending);
       buf = tsr__array_ptr(slot->b_dev);
     }
     if (st == TSR_OK) st = s2;
@@ -381,10 +456,9 @@ static tsr_status tsr__summa_post_b(summa *s, const summa_step *step, int sl,
   return st;
 }
 
-/* Starts the broadcasts of step `st_i` into slot sl; `pending` are the other slot's requests
-   (progressed while waiting for a staged copy). */
-static tsr_status tsr__summa_post(summa *s, int64_t st_i, int sl,
-                                        tsr__bcast *const *pending) {
+/* Starts the broadcasts of step `st_i` into slot sl; `pending` are the broadcasts of the other
+   slots (progressed while waiting for a copy or a GEMM). */
+static tsr_status tsr__summa_post(summa *s, int64_t st_i, int sl, const summa_pending *pending) {
   const summa_step step = tsr__summa_step_of(s, st_i);
   s->active[sl][0] = s->active[sl][1] = NULL;
   tsr_status st = TSR_OK;
@@ -396,11 +470,32 @@ static tsr_status tsr__summa_post(summa *s, int64_t st_i, int sl,
   return st;
 }
 
+/* model_gpu: queues step st_i's GEMM on the modeled device: with staging its received panels'
+   H2D first (on the copy engine, after the GEMM that last read the slot), then the GEMM once
+   the device is free (smpi_model.c's rate for the shape). Charges the host nothing. */
+static void tsr__summa_model_gemm(summa *s, int64_t st_i, int sl) {
+  const tsr_grid *g = s->g;
+  const summa_step step = tsr__summa_step_of(s, st_i);
+  const double mloc = (double)s->c->mloc, nloc = (double)s->c->nloc, w = (double)step.w;
+  const double in =
+      (g->mycol == step.root_a ? 0 : mloc * w) + (g->myrow == step.root_b ? 0 : w * nloc);
+  double ready = MPI_Wtime();
+  const double h2d = tsr__dist_model_staging_seconds(in * (double)s->es);
+  if (h2d > 0) {
+    double t = ready > s->h2d_end ? ready : s->h2d_end;
+    t = t > s->slot_end[sl] ? t : s->slot_end[sl];
+    s->h2d_end = s->slot_h2d[sl] = t + h2d;
+    ready = s->h2d_end;
+  }
+  const double start = ready > s->dev_end ? ready : s->dev_end;
+  s->dev_end = s->slot_end[sl] = start + tsr__dist_model_gemm_seconds(mloc, nloc, w, s->es);
+}
+
 /* Multiplies step `st_i` (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
-   C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the requests of
-   the next step, tested between column chunks (CPU) to progress them. */
+   C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the broadcasts in
+   flight, tested between column chunks (CPU) to progress them. */
 static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alpha, double beta,
-                                      tsr_gemm_path path, tsr__bcast *const *pending) {
+                                      tsr_gemm_path path, const summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   summa_slot *slot = &p->slot[sl];
@@ -410,6 +505,10 @@ static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alp
   const bool own_a = g->mycol == step.root_a, own_b = g->myrow == step.root_b;
   const bool packed_b = !own_b; /* a root reads its own rows in place */
   tsr_status st = TSR_OK;
+  if (s->model_gpu) {
+    tsr__summa_model_gemm(s, st_i, sl);
+    return TSR_OK;
+  }
   if (s->staging && (!own_a || !own_b)) {
     /* Received panels to the device on the h2d stream, after the GEMM that last read the
        slot; the compute stream then waits for the copies. */
@@ -431,7 +530,7 @@ static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alp
   const int64_t aoff = own_a ? step.a_off * lda : 0;
   const int64_t boff = packed_b ? 0 : step.b_off;
   int64_t chunk = nloc > 0 ? nloc : 1;
-  if (!s->gpu && pending && mloc > 0 && w > 0) {
+  if (!s->gpu && pending && pending->n > 0 && mloc > 0 && w > 0) {
     /* At least s->chunk_flops a chunk, in multiples of 256 columns. */
     const double want = s->chunk_flops / (2.0 * (double)mloc * (double)w);
     if (want < (double)chunk) {
@@ -454,36 +553,35 @@ static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alp
     tsr_array_release(bv);
     tsr_array_release(cv);
     if (st != TSR_OK) return st;
-    if (pending) {
-      int done = 0;
-      (void)tsr__bcast_testall(2, pending, &done); /* errors stay in the ops */
-    }
+    tsr__summa_progress(pending);
     if (nloc == 0) break;
   }
   return tsr__dev_event_record(dev, slot->ev_gemm, NULL);
 }
 
-static tsr_status tsr__summa_run(summa *s, double alpha, double beta, tsr_gemm_path path,
-                                 const tsr_dist_gemm_options *opt) {
-  const tsr_grid *g = s->g;
-  tsr_device dev = s->c->device;
-  int64_t mloc = s->c->mloc, nloc = s->c->nloc;
+/* k = 0: C = beta * C, through tsr_gemm with empty operands. */
+static tsr_status tsr__summa_scale_c(summa *s, double alpha, double beta, tsr_gemm_path path) {
+  const int64_t mloc = s->c->mloc, nloc = s->c->nloc;
   tsr_status st = TSR_OK;
+  tsr_array *av = NULL, *bv = NULL, *cv = NULL;
+  int64_t ashape[2] = {mloc, 0}, astr[2] = {1, 1}, bshape[2] = {0, nloc}, bstr[2] = {1, 1};
+  st = tsr__array_new_view(s->a->storage, 2, ashape, astr, 0, &av);
+  if (st == TSR_OK) st = tsr__array_new_view(s->b->storage, 2, bshape, bstr, 0, &bv);
+  if (st == TSR_OK) st = tsr_dmatrix_local(s->c, &cv);
+  if (st == TSR_OK) st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, av, bv, beta, cv, path);
+  tsr_array_release(av);
+  tsr_array_release(bv);
+  tsr_array_release(cv);
+  return st;
+}
 
-  if (s->steps == 0) {
-    /* k = 0: C = beta * C, through tsr_gemm with empty operands. */
-    tsr_array *av = NULL, *bv = NULL, *cv = NULL;
-    int64_t ashape[2] = {mloc, 0}, astr[2] = {1, 1}, bshape[2] = {0, nloc}, bstr[2] = {1, 1};
-    st = tsr__array_new_view(s->a->storage, 2, ashape, astr, 0, &av);
-    if (st == TSR_OK) st = tsr__array_new_view(s->b->storage, 2, bshape, bstr, 0, &bv);
-    if (st == TSR_OK) st = tsr_dmatrix_local(s->c, &cv);
-    if (st == TSR_OK) st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, av, bv, beta, cv, path);
-    tsr_array_release(av);
-    tsr_array_release(bv);
-    tsr_array_release(cv);
-    return st;
-  }
-
+/* The plan and the inputs' readiness, agreed (no broadcast has started, so a failure returns
+   on every rank). */
+static tsr_status tsr__summa_prepare(summa *s) {
+  const tsr_grid *g = s->g;
+  const tsr_device dev = s->c->device;
+  const int64_t mloc = s->c->mloc, nloc = s->c->nloc;
+  tsr_status st = TSR_OK;
   /* The plan (allocation failures are agreed on before any broadcast starts). Slot buffers
      hold the widest step's panels; host buffers exist only where a panel is broadcast to
      another rank through the host. */
@@ -503,49 +601,92 @@ static tsr_status tsr__summa_run(summa *s, double alpha, double beta, tsr_gemm_p
   if (st == TSR_OK) st = tsr__dev_stream_wait_event(dev, s->plan->d2h, s->plan->ev_ready);
   if (st == TSR_OK && s->gpu && !s->staging && g->size > 1)
     st = tsr__summa_event_wait(s, s->plan->ev_ready, NULL, true); /* MPI reads A and B itself */
-  TSR_CALL(tsr__dist_agree(g->comm, st));
+  return tsr__dist_agree(g->comm, st);
+}
+
+/* Clears the slots' state and records the events' first marks (slot events start recorded, so
+   the first waits on them pass). A failure here is local: the caller still makes every
+   broadcast and agrees at the end. */
+static tsr_status tsr__summa_reset(summa *s) {
+  const tsr_device dev = s->c->device;
   struct tsr__summa_plan *p = s->plan;
-  for (int i = 0; i < SUMMA_SLOTS; i++)
+  tsr_status st = TSR_OK;
+  for (int i = 0; i < SUMMA_SLOTS; i++) {
     s->active[i][0] = s->active[i][1] = NULL;
+    s->slot_end[i] = s->slot_h2d[i] = 0;
+  }
+  s->dev_end = s->h2d_end = 0;
   /* Slot events start recorded, so the first waits on them pass. */
-  for (int i = 0; i < SUMMA_SLOTS && st == TSR_OK; i++) {
+  for (int i = 0; i < s->slots && st == TSR_OK; i++) {
     st = tsr__dev_event_record(dev, p->slot[i].ev_gemm, NULL);
     if (st == TSR_OK) st = tsr__dev_event_record(dev, p->slot[i].ev_h2d, p->h2d);
   }
   if (st == TSR_OK) st = tsr__dev_event_record(dev, p->ev_t0, NULL);
+  return st;
+}
 
-  /* From here every rank makes every broadcast, even after a local failure (it then only
-     skips its multiplies), so no rank waits forever; the outcome is agreed at the end. */
-  uint64_t c0[TSR__COUNT_N], c1[TSR__COUNT_N];
-  tsr__counters_read(c0);
-  tsr_status pst = tsr__summa_post(s, 0, 0, NULL);
-  if (st == TSR_OK) st = pst;
+/* The steps with look-ahead; every rank makes every broadcast, even after a local failure (it
+   then only skips its multiplies), so no rank waits forever. Returns the first local failure. */
+static tsr_status tsr__summa_steps_run(summa *s, double alpha, double beta, tsr_gemm_path path,
+                                       const tsr_dist_gemm_options *opt, tsr_status st) {
+  /* Look-ahead (see the top): step 0 is posted alone (the first panel, which nothing hides,
+     does not share the links with the next ones), steps 1 .. L once it arrived, then step
+     kk + L into slot (kk + L) % (L + 1), the slot of step kk - 1: before step kk's multiply on
+     the CPU, after its GEMM is queued on a GPU. */
+  const int L = s->slots - 1;
+  const bool async = s->gpu || s->model_gpu;
+  int64_t posted = 0;
+  {
+    tsr_status pst = tsr__summa_post(s, 0, 0, NULL);
+    if (st == TSR_OK) st = pst;
+    posted = 1;
+  }
   for (int64_t kk = 0; kk < s->steps; kk++) {
-    int sl = (int)(kk % SUMMA_SLOTS);
-    bool next = kk + 1 < s->steps;
-    const int nx = (sl + 1) % SUMMA_SLOTS;
-    if (next) {
-      pst = tsr__summa_post(s, kk + 1, nx, s->active[sl]);
-      if (st == TSR_OK) st = pst;
-    }
-    /* Step kk's broadcasts, progressing step kk+1's (a ring forwards only when tested). */
+    const int sl = (int)(kk % s->slots);
+    /* Step kk's broadcasts, progressing the others in flight (a ring forwards only when
+       tested). */
+    summa_pending others = tsr__summa_inflight(s, sl);
     double t0 = MPI_Wtime();
-    tsr_status wst = tsr__bcast_wait_while(2, s->active[sl], next ? 2 : 0, s->active[nx]);
+    tsr_status wst = tsr__bcast_wait_while(2, s->active[sl], others.n, others.op);
     double t1 = MPI_Wtime();
     s->stats->comm_seconds += t1 - t0;
     if (st == TSR_OK) st = wst;
+    for (; !async && posted <= kk + L && posted < s->steps; posted++) {
+      others = tsr__summa_inflight(s, (int)(posted % s->slots));
+      tsr_status pst = tsr__summa_post(s, posted, (int)(posted % s->slots), &others);
+      if (st == TSR_OK) st = pst;
+    }
+    others = tsr__summa_inflight(s, sl);
     if (st == TSR_OK)
-      st = tsr__summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path,
-                               next ? s->active[nx] : NULL);
+      st = tsr__summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path, &others);
     s->stats->compute_seconds += MPI_Wtime() - t1;
-    if (opt && opt->progress) {
+    if (opt && opt->progress) { /* on a GPU: the GEMM is queued */
       TSR_API_SUSPEND(); /* the user's function: its Tessera calls are named after themselves */
       opt->progress(kk + 1, s->steps, opt->progress_ctx);
       TSR_API_RESUME();
     }
+    /* GPU: the slot of step kk + L is step kk - 1's, whose GEMM ends before step kk's starts */
+    for (; async && posted <= kk + L && posted < s->steps; posted++) {
+      others = tsr__summa_inflight(s, (int)(posted % s->slots));
+      const double t2 = MPI_Wtime();
+      tsr_status pst = tsr__summa_post(s, posted, (int)(posted % s->slots), &others);
+      s->stats->comm_seconds += MPI_Wtime() - t2;
+      if (st == TSR_OK) st = pst;
+    }
   }
-  tsr__counters_read(c1);
-  s->stats->host_syncs_in_loop = c1[TSR__COUNT_HOST_SYNCS] - c0[TSR__COUNT_HOST_SYNCS];
+  return st;
+}
+
+/* After the loop: the (modeled) device drains; GPU seconds from the events. */
+static tsr_status tsr__summa_finish(summa *s) {
+  const tsr_device dev = s->c->device;
+  struct tsr__summa_plan *p = s->plan;
+  tsr_status st = TSR_OK;
+  if (s->model_gpu) {
+    double t0 = MPI_Wtime();
+    tsr__summa_model_wait(s->dev_end, NULL); /* the modeled device drains */
+    s->stats->compute_seconds += MPI_Wtime() - t0;
+  }
   if (s->gpu) {
     double t0 = MPI_Wtime();
     tsr_status s2 = tsr__dev_event_record(dev, p->ev_t1, NULL);
@@ -555,6 +696,21 @@ static tsr_status tsr__summa_run(summa *s, double alpha, double beta, tsr_gemm_p
     if (st == TSR_OK) st = s2;
   }
   return st;
+}
+
+static tsr_status tsr__summa_run(summa *s, double alpha, double beta, tsr_gemm_path path,
+                                 const tsr_dist_gemm_options *opt) {
+  if (s->steps == 0) return tsr__summa_scale_c(s, alpha, beta, path);
+  TSR_CALL(tsr__summa_prepare(s));
+  /* From here every rank makes every broadcast; the outcome is agreed at the end. */
+  tsr_status st = tsr__summa_reset(s);
+  uint64_t c0[TSR__COUNT_N], c1[TSR__COUNT_N];
+  tsr__counters_read(c0);
+  st = tsr__summa_steps_run(s, alpha, beta, path, opt, st);
+  tsr__counters_read(c1);
+  s->stats->host_syncs_in_loop = c1[TSR__COUNT_HOST_SYNCS] - c0[TSR__COUNT_HOST_SYNCS];
+  tsr_status s2 = tsr__summa_finish(s);
+  return st == TSR_OK ? s2 : st;
 }
 
 /* Blocks a step aggregates (see tsr__summa_step_of): all of k on a 1 x 1 grid; on a GPU on a
@@ -591,6 +747,8 @@ tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix
   s.type = tsr__mpi_type(c->dtype);
   s.gpu = c->device.kind != TSR_DEVICE_CPU;
   s.staging = s.gpu && tsr__summa_gpu_staging();
+  s.model_gpu = !s.gpu && tsr__dist_modeled() && tsr__dist_model_gpu();
+  s.slots = tsr__summa_lookahead() + 1;
   s.bcast = options ? options->bcast : TSR_DIST_BCAST_AUTO;
   s.group = tsr__summa_group(&s, options);
   s.steps = tsr__summa_steps(&s);
