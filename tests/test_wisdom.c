@@ -1,6 +1,6 @@
 /*
- * The CPU GEMM's wisdom file (src/omp/gemm/config/gemm_wisdom.c): written and read back, used by the
- * library (the configuration of a call comes from it, and the GEMM stays correct against a
+ * The CPU GEMM's wisdom file (src/omp/gemm/config/gemm_wisdom.c): written and read back, used by
+ * the library (the configuration of a call comes from it, and the GEMM stays correct against a
  * float64 reference), and ignored, never fatal, when corrupt, truncated, of another version,
  * from another CPU, naming a kernel that does not exist, or missing. Also the path rules
  * (TSR_WISDOM, XDG_CACHE_HOME, HOME) and a write that cannot succeed.
