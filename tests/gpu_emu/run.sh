@@ -52,7 +52,8 @@ rm -f "$work/libemu.a"
 shopt -s nullglob
 ar rcs "$work/libemu.a" "$build"/CMakeFiles/tessera_objects.dir/src/core/*.o \
   "$build"/CMakeFiles/tessera_objects.dir/src/mpi/*.o \
-  "$build"/CMakeFiles/tessera_objects.dir/src/omp/*.o "${objs[@]}" "$work/tsr_emu.o"
+  "$build"/CMakeFiles/tessera_objects.dir/src/omp/*.o \
+  "$build"/CMakeFiles/tessera_objects.dir/src/omp/gemm/*/*.o "${objs[@]}" "$work/tsr_emu.o"
 mpi=()
 if command -v mpicc >/dev/null 2>&1; then read -r -a mpi <<<"$(mpicc --showme:compile)"; fi
 status=0
