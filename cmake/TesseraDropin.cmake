@@ -1,7 +1,9 @@
 # The drop-ins' internal interface (src/core/dropin.h): a version script for libtessera.so that
 # exports the functions listed there under the node TESSERA_INTERNAL_<project version>. The
 # public tsr_ names keep their default visibility and stay unversioned; every other symbol is
-# hidden by -fvisibility=hidden, so the script only names the drop-ins' functions.
+# hidden by -fvisibility=hidden, so the script only names the drop-ins' functions, and makes
+# every C++ symbol local (`_Z*`): the public API is C, and hip-clang gives the host stubs of
+# __global__ kernel templates default visibility whatever -fvisibility says.
 file(READ ${PROJECT_SOURCE_DIR}/src/core/dropin.h tsr_dropin_text)
 string(REGEX MATCHALL "  X\\(tsr__[a-z0-9_]+\\)" tsr_dropin_entries "${tsr_dropin_text}")
 set(tsr_dropin_names "")
@@ -17,7 +19,7 @@ set(TESSERA_INTERNAL_VERSION "TESSERA_INTERNAL_${PROJECT_VERSION}")
 set(tsr_dropin_map ${CMAKE_CURRENT_BINARY_DIR}/tessera_dropin.map)
 file(WRITE ${tsr_dropin_map}.in
      "/* Generated from src/core/dropin.h by cmake/TesseraDropin.cmake. */\n"
-     "${TESSERA_INTERNAL_VERSION} {\n  global:\n${tsr_dropin_names}};\n")
+     "${TESSERA_INTERNAL_VERSION} {\n  global:\n${tsr_dropin_names}  local:\n    _Z*;\n};\n")
 configure_file(${tsr_dropin_map}.in ${tsr_dropin_map} COPYONLY)
 target_link_options(tessera PRIVATE "LINKER:--version-script=${tsr_dropin_map}")
 set_property(TARGET tessera APPEND PROPERTY LINK_DEPENDS ${tsr_dropin_map})

@@ -44,7 +44,9 @@ done
 check_dropin() { # library allowed-regex
   local so=$1 allowed=$2
   [ -f "$so" ] || return 0
-  readelf -d "$so" | grep -q 'NEEDED.*\[libtessera\.so\.0\]' || err "$(basename "$so") does not depend on libtessera.so.0"
+  local dyn
+  dyn=$(readelf -d "$so") # not piped into grep -q: pipefail and SIGPIPE
+  grep -q 'NEEDED.*\[libtessera\.so\.0\]' <<<"$dyn" || err "$(basename "$so") does not depend on libtessera.so.0"
   while read -r _ _ name; do
     [[ "$name" =~ ^(__odr_asan|__asan|__ubsan) ]] && continue # sanitizer instrumentation
     [[ "$name" =~ $allowed ]] || err "$(basename "$so") exports $name"
@@ -56,7 +58,7 @@ check_dropin() { # library allowed-regex
     esac
   done < <(nm -D --undefined-only "$so")
   # Its internal calls resolve in libtessera.so, not in a private copy.
-  if nm "$so" 2>/dev/null | grep -qE ' [Tt] tsr__(set_error|api_enter)$'; then
+  if grep -qE ' [Tt] tsr__(set_error|api_enter)$' <<<"$(nm "$so" 2>/dev/null)"; then
     err "$(basename "$so") contains its own copy of the core (tsr__set_error or tsr__api_enter)"
   fi
 }

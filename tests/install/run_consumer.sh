@@ -9,14 +9,17 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 libdir=$(ls -d "$work"/prefix/lib*/ | head -n 1)
 test -f "$libdir/cmake/Tessera/TesseraConfig.cmake"
 test -f "$libdir/pkgconfig/tessera.pc"
-readelf -d "$libdir/libtessera.so" | grep -q 'SONAME.*libtessera\.so\.0'
+# (A pipe into grep -q is not used: under pipefail the writer's SIGPIPE, when grep quits at the
+# first match, fails the test at random.)
+has() { local out; out=$("${@:2}") && grep -q -- "$1" <<<"$out"; }
+has 'SONAME.*libtessera\.so\.0' readelf -d "$libdir/libtessera.so"
 # The drop-ins depend on the installed libtessera (one runtime per process) and find it beside
 # them without LD_LIBRARY_PATH (RUNPATH $ORIGIN), also when preloaded into another program.
 for dropin in libtessera_blas.so libtessera_scalapack.so; do
   [ -f "$libdir/$dropin" ] || continue
-  readelf -d "$libdir/$dropin" | grep -q 'NEEDED.*\[libtessera\.so\.0\]'
-  readelf -d "$libdir/$dropin" | grep -q 'R.*PATH.*\[\$ORIGIN\]'
-  env -u LD_LIBRARY_PATH ldd "$libdir/$dropin" | grep -q "libtessera\.so\.0 => $libdir/\?libtessera\.so\.0"
+  has 'NEEDED.*\[libtessera\.so\.0\]' readelf -d "$libdir/$dropin"
+  has 'R.*PATH.*\[\$ORIGIN\]' readelf -d "$libdir/$dropin"
+  has "libtessera\.so\.0 => $libdir/\?libtessera\.so\.0" env -u LD_LIBRARY_PATH ldd "$libdir/$dropin"
   env -u LD_LIBRARY_PATH LD_PRELOAD="$libdir/$dropin" true
 done
 
