@@ -435,9 +435,10 @@ typedef struct tsr_dist_gemm_options {
  * The panel width is the block size along k. For each k panel, the process column owning it
  * broadcasts its A panel along process rows and the process row owning it broadcasts its B
  * panel along process columns (options->bcast on the row and column communicators); the
- * broadcasts of the next two panels are in flight while panel k is multiplied locally with
- * tsr_gemm() on each rank's device (look-ahead 2, three panel slots; the environment variable
- * TSR_SUMMA_LOOKAHEAD takes 1 to 3). On a GPU panel k's GEMM is queued before panel k-1's
+ * broadcasts of the next panels are in flight while panel k is multiplied locally with
+ * tsr_gemm() on each rank's device (look-ahead 2 on GPUs, three panel slots; 1 on the CPU,
+ * where multiply and broadcasts share the cores; the environment variable TSR_SUMMA_LOOKAHEAD
+ * takes auto or 1 to 3). On a GPU panel k's GEMM is queued before panel k-1's
  * slot is reused for panel k+2, so the device keeps a GEMM queued while the host forwards
  * panels. On the CPU the local multiply runs in column chunks of at least 2e9 flops
  * (TSR_SUMMA_CHUNK_FLOPS; multiples of 256 columns) with the broadcasts tested between them,

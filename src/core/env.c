@@ -32,8 +32,8 @@ static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
     [TSR__ENV_DIST_GPU_STAGING] = {"TSR_DIST_GPU_STAGING", TSR__ENV_CHOICE, "auto|0|1", "auto", 0,
                                    0, false,
                                    "SUMMA's GPU panels through host buffers (1) or not (0)"},
-    [TSR__ENV_SUMMA_LOOKAHEAD] = {"TSR_SUMMA_LOOKAHEAD", TSR__ENV_CHOICE, "1|2|3", "2", 0, 0, false,
-                                  "SUMMA's panels in flight beyond the current step"},
+    [TSR__ENV_SUMMA_LOOKAHEAD] = {"TSR_SUMMA_LOOKAHEAD", TSR__ENV_CHOICE, "auto|1|2|3", "auto", 0,
+                                  0, false, "SUMMA's panels in flight beyond the current step"},
     [TSR__ENV_BCAST_ALPHA_BETA] =
         NUM("TSR_BCAST_ALPHA_BETA", "32768", 1, 1e12,
             "latency x bandwidth (bytes) of the pipelined broadcast's model"),
