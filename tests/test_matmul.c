@@ -448,8 +448,12 @@ static void *host_matrix(tsr_dtype dt, int64_t rows, int64_t cols, int64_t ld, u
    and beta, against the float64 reference; C sharing memory with A; and bad arguments. */
 static void test_gemm_host(void **state) {
   (void)state;
-  static const int64_t mnk[][3] = {{1, 1, 1},   {16, 16, 16}, {15, 17, 9},  {29, 33, 31},
-                                   {64, 3, 70}, {3, 100, 64}, {130, 97, 60}};
+  /* The last three go through the CPU GEMM's tiny lane's other branches (gemm_driver.c): A B^T
+     as dot products (k >= 256, few rows), and B's rows 4 KiB apart (ldb 1024 / 512: its strips
+     are packed), the last one just below the lane's bound of m*n*k. */
+  static const int64_t mnk[][3] = {{1, 1, 1},    {16, 16, 16}, {15, 17, 9},   {29, 33, 31},
+                                   {64, 3, 70},  {3, 100, 64}, {130, 97, 60}, {3, 5, 300},
+                                   {20, 16, 12}, {63, 64, 64}};
   uint64_t seed = 7000;
   for (int d = 0; d < 2; d++)
     for (size_t c = 0; c < sizeof mnk / sizeof mnk[0]; c++)
@@ -459,7 +463,8 @@ static void test_gemm_host(void **state) {
                         tb = (t & 2) ? TSR_TRANS : TSR_NO_TRANS;
         const int64_t m = mnk[c][0], n = mnk[c][1], k = mnk[c][2];
         const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
-        const int64_t lda = ac + 3, ldb = bc + 1 + (int64_t)c, ldc = n + 2;
+        const int64_t lda = ac + 3, ldc = n + 2;
+        const int64_t ldb = c >= 8 ? (dt == TSR_F32 ? 1024 : 512) : bc + 1 + (int64_t)c;
         const double alpha = t == 0 ? 1.0 : -1.25, beta = (c + (size_t)t) % 2 ? 0.5 : 0.0;
         double *va, *vb, *vc;
         void *a = host_matrix(dt, ar, ac, lda, seed++, &va);

@@ -350,6 +350,37 @@ static void *tsr__host_copy(const void *x, int64_t rows, int64_t cols, int64_t l
   return t;
 }
 
+/* tsr_gemm_host's rare case, out of its line: an operand sharing memory with C is read from a
+   copy taken first (as tsr_gemm does). */
+static __attribute__((noinline)) tsr_status
+tsr__gemm_host_copies(const struct tsr__backend_ops *ops, tsr__gemm_args *g, bool copy_a,
+                      bool copy_b) {
+  const int64_t es = g->dtype == TSR_F64 ? 8 : 4;
+  const int64_t ar = g->trans_a ? g->k : g->m, ac = g->trans_a ? g->m : g->k;
+  const int64_t br = g->trans_b ? g->n : g->k, bc = g->trans_b ? g->k : g->n;
+  void *a_copy = NULL, *b_copy = NULL;
+  if (copy_a) {
+    if (!(a_copy = tsr__host_copy(g->a, ar, ac, g->lda, es)))
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
+                            "no memory for a copy of a (%lld bytes)", (long long)(ar * ac * es));
+    g->a = a_copy;
+    g->lda = ac;
+  }
+  if (copy_b) {
+    if (!(b_copy = tsr__host_copy(g->b, br, bc, g->ldb, es))) {
+      free(a_copy);
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
+                            "no memory for a copy of b (%lld bytes)", (long long)(br * bc * es));
+    }
+    g->b = b_copy;
+    g->ldb = bc;
+  }
+  const tsr_status st = ops->gemm(TSR_CPU, g);
+  free(a_copy);
+  free(b_copy);
+  return st;
+}
+
 tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m, int64_t n,
                          int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                          int64_t ldb, double beta, void *c, int64_t ldc) {
@@ -386,8 +417,8 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
                           "%lld, ldb = %lld, ldc = %lld",
                           (long long)m, (long long)n, (long long)k, (long long)lda, (long long)ldb,
                           (long long)ldc);
-  const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(TSR_CPU, &ops));
+  /* The CPU's table, which every build has (tsr__backend_for's answer for TSR_CPU). */
+  const struct tsr__backend_ops *ops = &tsr__omp_backend;
   tsr__gemm_args g = {.dtype = dtype,
                       .trans_a = ta,
                       .trans_b = tb,
@@ -403,30 +434,10 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
                       .c = c,
                       .ldc = ldc,
                       .path = TSR_GEMM_NATIVE};
-  /* As tsr_gemm: an operand sharing memory with C is read from a copy taken first. */
-  void *a_copy = NULL, *b_copy = NULL;
-  if (reads_ab && tsr__spans_meet(a, abytes, c, cbytes)) {
-    if (!(a_copy = tsr__host_copy(a, ar, ac, lda, es)))
-      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
-                            "no memory for a copy of a (%lld bytes)", (long long)(ar * ac * es));
-    g.a = a_copy;
-    g.lda = ac;
-  }
-  if (reads_ab && tsr__spans_meet(b, bbytes, c, cbytes)) {
-    if (!(b_copy = tsr__host_copy(b, br, bc, ldb, es))) {
-      free(a_copy);
-      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__,
-                            "no memory for a copy of b (%lld bytes)", (long long)(br * bc * es));
-    }
-    g.b = b_copy;
-    g.ldb = bc;
-  }
-  const tsr_status st = ops->gemm(TSR_CPU, &g);
-  if (a_copy || b_copy) { /* rare: skip two calls of free per call */
-    free(a_copy);
-    free(b_copy);
-  }
-  return st;
+  const bool copy_a = reads_ab && tsr__spans_meet(a, abytes, c, cbytes);
+  const bool copy_b = reads_ab && tsr__spans_meet(b, bbytes, c, cbytes);
+  if (copy_a || copy_b) return tsr__gemm_host_copies(ops, &g, copy_a, copy_b);
+  return ops->gemm(TSR_CPU, &g);
 }
 
 tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,

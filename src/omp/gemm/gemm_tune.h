@@ -273,6 +273,9 @@ bool tsr__gemm_wisdom_lookup(tsr_dtype dtype, int nt, tsr__gemm_config *out);
 void tsr__gemm_wisdom_status(char *buf, size_t size);
 /* Re-reads the wisdom file (after tessera-tune wrote it, or TSR_WISDOM changed). */
 void tsr__gemm_wisdom_reload(void);
+/* A number that changes with every (re)load of the wisdom file: what was derived from it
+   (tsr__gemm_config_get's cached serial configuration) is stale when it moved. */
+unsigned tsr__gemm_wisdom_generation(void);
 
 #ifdef __cplusplus
 }

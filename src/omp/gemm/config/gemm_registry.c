@@ -286,6 +286,14 @@ static int64_t tsr__gemm_env_blocks[3]; /* TSR_CPU_GEMM_BLOCKS (0 = keep) */
 static bool tsr__gemm_env_met = true;
 static pthread_once_t tsr__gemm_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t tsr__gemm_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The configuration of one-thread calls without a tuning object, per dtype: the answer of
+   every small call, so it is worked out once and copied (a call of 16^3 takes ~100 ns; the
+   wisdom look-up and the checks below cost several of them). Tagged with 1 + the wisdom's
+   generation; 0 (tsr__gemm_registry_reload) or another generation: work it out again. The
+   reloads are for the tuner and the tests, between calls, as the defaults they rewrite. */
+static tsr__gemm_config tsr__gemm_serial[2];
+static atomic_uint tsr__gemm_serial_tag[2];
+
 static int tsr__dt_index(tsr_dtype dtype) {
   return dtype == TSR_F32 ? 0 : 1;
 }
@@ -311,6 +319,8 @@ bool tsr__gemm_registry_reload(void) {
   pthread_once(&tsr__gemm_once, tsr__gemm_once_fn);
   pthread_mutex_lock(&tsr__gemm_lock);
   tsr__gemm_registry_load();
+  atomic_store(&tsr__gemm_serial_tag[0], 0u);
+  atomic_store(&tsr__gemm_serial_tag[1], 0u);
   const bool met = tsr__gemm_env_met;
   pthread_mutex_unlock(&tsr__gemm_lock);
   tsr__gemm_wisdom_reload();
@@ -327,8 +337,30 @@ void tsr__gemm_config_default(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
   *out = tsr__gemm_defaults.cfg[tsr__dt_index(dtype)][nt > 1];
 }
 
+static void tsr__gemm_config_work_out(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
+                                      tsr__gemm_config *out);
+
 void tsr__gemm_config_get(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
                           tsr__gemm_config *out) {
+  const int d = tsr__dt_index(dtype);
+  if (t == NULL && nt == 1) {
+    const unsigned want = 1u + tsr__gemm_wisdom_generation();
+    if (atomic_load_explicit(&tsr__gemm_serial_tag[d], memory_order_acquire) == want) {
+      *out = tsr__gemm_serial[d];
+      return;
+    }
+    tsr__gemm_config_work_out(dtype, nt, t, out);
+    pthread_mutex_lock(&tsr__gemm_lock);
+    tsr__gemm_serial[d] = *out;
+    atomic_store_explicit(&tsr__gemm_serial_tag[d], want, memory_order_release);
+    pthread_mutex_unlock(&tsr__gemm_lock);
+    return;
+  }
+  tsr__gemm_config_work_out(dtype, nt, t, out);
+}
+
+static void tsr__gemm_config_work_out(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
+                                      tsr__gemm_config *out) {
   pthread_once(&tsr__gemm_once, tsr__gemm_once_fn);
   const int d = tsr__dt_index(dtype);
   const tsr__gemm_config *own = t ? t->config[d] : NULL;

@@ -479,6 +479,37 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
   return TSR_OK;
 }
 
+/*
+ * The tiny lane: a call whose every operand fits in a few hundred KiB (m*n*k elements within the
+ * small path's bound, the L2 and the LLC, so each of op(A), op(B) and C does) on one thread with
+ * the library's own choices. Its answer is known without the general path's questions: the small
+ * path, no streaming stores (C is below the LLC), one k block (op(B) is below L2), no adaptive
+ * thread count (below TSR__GEMM_SERIAL_MNK). At 16^3 the multiply takes ~100 ns, so each of those
+ * questions is a few per cent of it (issue 31: the per-call cost through CBLAS). Returns false
+ * when the call is not tiny, else true with the call's status in *st.
+ */
+static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, tsr_status *st) {
+  if (mnk >= TSR__GEMM_SERIAL_MNK || g->tuning != NULL) return false;
+  tsr__gemm_config cfg;
+  tsr__gemm_config_get(g->dtype, 1, NULL, &cfg);
+  const tsr__gemm_kernel *ker = cfg.ker;
+  if (ker->small == NULL) return false;
+  const tsr__cpu_facts *f = tsr__cpu_facts_get();
+  const double bytes = mnk * (g->dtype == TSR_F64 ? 8.0 : 4.0);
+  if (bytes > (double)cfg.small_bytes || bytes > (double)f->cache[1].size ||
+      bytes > (double)f->cache[2].size)
+    return false;
+  if (tsr__gemm_small_pack_b(g, ker->mr)) {
+    *st = tsr__gemm_small(g, ker, 1); /* it owns the strip buffer */
+    return true;
+  }
+  /* tsr__gemm_small_kblock's answer: op(B) is below L2. */
+  const int64_t es = g->dtype == TSR_F64 ? 8 : 4;
+  ker->small(g, ker, tsr__gemm_small_dot(g) ? tsr__min64(TSR__GEMM_DOT_KB / es, g->k) : g->k, NULL);
+  *st = TSR_OK;
+  return true;
+}
+
 static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   const size_t es = g->dtype == TSR_F64 ? 8 : 4;
   /* m*n*k without overflow: the core checked each size, the product may still be huge. */
@@ -567,5 +598,7 @@ tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args) {
     tsr__gemm_scale(g);
     return TSR_OK;
   }
+  tsr_status tiny;
+  if (tsr__gemm_tiny(g, (double)g->m * (double)g->n * (double)g->k, &tiny)) return tiny;
   return tsr__gemm_native(g);
 }

@@ -288,8 +288,18 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
      registers beside the loop's: the compiler reloads them from the stack in the k loop.
      TSR__SM_MRS caps those tiles where that was measured to cost (gemm_small_avx512.c). A^T's
      rows are one pointer, and take the full MR. */
-  const int64_t mrb = a_rows_unit ? TSR__SM_MR : TSR__SM_MRS;
-  const int64_t nblk = (m + mrb - 1) / mrb, base = m / nblk, extra = m % nblk;
+  /* Constant divisors, and 32-bit division where m allows (a 64-bit one by a variable is tens
+     of cycles: a quarter of a 16^3 product's per-call budget). */
+  const int64_t nblk =
+      a_rows_unit ? (m + TSR__SM_MR - 1) / TSR__SM_MR : (m + TSR__SM_MRS - 1) / TSR__SM_MRS;
+  int64_t base, extra;
+  if (m <= INT32_MAX) {
+    base = (int64_t)((uint32_t)m / (uint32_t)nblk);
+    extra = (int64_t)((uint32_t)m % (uint32_t)nblk);
+  } else {
+    base = m / nblk;
+    extra = m % nblk;
+  }
   for (int64_t p0 = 0; p0 < g->k; p0 += kb) {
     const int64_t k = g->k - p0 < kb ? g->k - p0 : kb;
     const TSR__SM_T *a = (const TSR__SM_T *)g->a + p0 * cs_a;
