@@ -22,4 +22,11 @@ file(WRITE ${tsr_dropin_map}.in
      "${TESSERA_INTERNAL_VERSION} {\n  global:\n${tsr_dropin_names}  local:\n    _Z*;\n};\n")
 configure_file(${tsr_dropin_map}.in ${tsr_dropin_map} COPYONLY)
 target_link_options(tessera PRIVATE "LINKER:--version-script=${tsr_dropin_map}")
+# The library's calls to its own exported functions (the public tsr_* and the drop-ins' list
+# above) bind inside it: direct calls instead of PLT jumps (a public call such as
+# tsr_gemm_host makes several: its API context, the error helpers), and nothing from outside
+# can interpose them. Measured (issue 31): cblas_sgemm 1x1x1 ... ns.
+if(NOT APPLE)
+  target_link_options(tessera PRIVATE "LINKER:-Bsymbolic-functions")
+endif()
 set_property(TARGET tessera APPEND PROPERTY LINK_DEPENDS ${tsr_dropin_map})

@@ -20,7 +20,8 @@
 #include <string.h>
 
 #include "blas/blas_internal.h"
-#include "core/env.h" /* the drop-ins' interface (core/dropin.h) */
+#include "core/env.h"      /* the drop-ins' interface (core/dropin.h) */
+#include "core/internal.h" /* tsr__gemm_host_tiny (core/dropin.h) */
 #include "tessera/array.h"
 #include "tessera/blas.h"
 #include "tessera/device.h"
@@ -199,6 +200,10 @@ static tsr_status tsr__make_views(const gemm_call *g, storage_views *v) {
    C^T = op(B)^T op(A)^T. tsr_gemm_host never runs a vendor BLAS, which could be this very
    library when it is preloaded. */
 static tsr_status tsr__blas_gemm_cpu(const gemm_call *g) {
+  /* Small calls first, without a second round of checks (tsr__gemm_host_tiny). */
+  if (tsr__gemm_host_tiny(g->dtype, g->tb, g->ta, g->n, g->m, g->k, g->alpha, g->b, g->ldb, g->a,
+                          g->lda, g->beta, g->c, g->ldc))
+    return TSR_OK;
   return tsr_gemm_host(g->dtype, g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS,
                        g->n, g->m, g->k, g->alpha, g->b, g->ldb, g->a, g->lda, g->beta, g->c,
                        g->ldc);

@@ -31,7 +31,8 @@
   X(tsr__env_text)                                                                                 \
   X(tsr__env_choice)                                                                               \
   X(tsr__env_number)                                                                               \
-  X(tsr__env_flag)
+  X(tsr__env_flag)                                                                                 \
+  X(tsr__gemm_host_tiny)
 
 #define TSR__DROPIN_MPI(X)                                                                         \
   X(tsr__dist_agree)                                                                               \

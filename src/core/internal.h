@@ -470,6 +470,11 @@ struct tsr__backend_ops {
   tsr_status (*rng)(tsr_device dev, const tsr__view *dst, uint64_t seed, uint64_t offset,
                     tsr__rng_dist dist, double p0, double p1);
   tsr_status (*gemm)(tsr_device dev, const tsr__gemm_args *args);
+  /* Optional (NULL: none): runs a small host call on the calling thread with nothing to allocate
+     and nothing that can fail, returning true, or returns false having done nothing (then call
+     gemm). Arguments as gemm's, checked; C shares no memory with A or B. The per-call cost of
+     16^3 through the BLAS drop-in (tsr__gemm_host_tiny, issue 31). */
+  bool (*gemm_tiny)(const tsr__gemm_args *args);
 
   /* ---- Distributed-matrix kernels (optional: NULL -> the core stages through the host and
      runs the CPU backend's; see tsr__dev_rng_block_cyclic, tsr__dev_matvec_f64). ---- */
@@ -505,6 +510,17 @@ struct tsr__backend_ops {
                                 size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
                                 void *stream);
 };
+
+/* The BLAS drop-in's lane for small calls (src/core/linalg.c): tsr_gemm_host's row-major
+   C = alpha op(A) op(B) + beta C on arguments the caller has already checked as the reference
+   BLAS does (m, n, k > 0; leading dimensions at least the stored rows' lengths; A, B and C not
+   NULL; alpha != 0). Runs the call and returns true when the CPU backend can run it without
+   allocating (its tiny lane) and C shares no memory with A or B; otherwise returns false having
+   done nothing, and the caller goes on to tsr_gemm_host. Never fails, never sets an error,
+   names no API context: the second round of checks and the context are what it saves. */
+bool tsr__gemm_host_tiny(tsr_dtype dtype, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                         int64_t ldb, double beta, void *c, int64_t ldc);
 
 /* The tables. tsr__gpu_backend exists when TSR_HAVE_CUDA or TSR_HAVE_HIP (one per build). */
 extern const struct tsr__backend_ops tsr__omp_backend;

@@ -381,6 +381,37 @@ tsr__gemm_host_copies(const struct tsr__backend_ops *ops, tsr__gemm_args *g, boo
   return st;
 }
 
+bool tsr__gemm_host_tiny(tsr_dtype dtype, bool trans_a, bool trans_b, int64_t m, int64_t n,
+                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                         int64_t ldb, double beta, void *c, int64_t ldc) {
+  /* The CPU lane's own bound is far below this; it only keeps the spans below from overflowing
+     (each size is then under 2^18 and each leading dimension, a BLAS int, under 2^31). */
+  if ((double)m * (double)n * (double)k > (double)(1 << 18) || !tsr__omp_backend.gemm_tiny)
+    return false;
+  const int64_t es = dtype == TSR_F64 ? 8 : 4;
+  const int64_t ar = trans_a ? k : m, ac = trans_a ? m : k, br = trans_b ? n : k,
+                bc = trans_b ? k : n;
+  if (tsr__spans_meet(a, ((ar - 1) * lda + ac) * es, c, ((m - 1) * ldc + n) * es) ||
+      tsr__spans_meet(b, ((br - 1) * ldb + bc) * es, c, ((m - 1) * ldc + n) * es))
+    return false;
+  const tsr__gemm_args g = {.dtype = dtype,
+                            .trans_a = trans_a,
+                            .trans_b = trans_b,
+                            .m = m,
+                            .n = n,
+                            .k = k,
+                            .alpha = alpha,
+                            .beta = beta,
+                            .a = a,
+                            .lda = lda,
+                            .b = b,
+                            .ldb = ldb,
+                            .c = c,
+                            .ldc = ldc,
+                            .path = TSR_GEMM_NATIVE};
+  return tsr__omp_backend.gemm_tiny(&g);
+}
+
 tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m, int64_t n,
                          int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                          int64_t ldb, double beta, void *c, int64_t ldc) {

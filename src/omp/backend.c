@@ -66,6 +66,7 @@ const struct tsr__backend_ops tsr__omp_backend = {
     .reduce = tsr__omp_reduce,
     .rng = tsr__omp_rng,
     .gemm = tsr__omp_gemm,
+    .gemm_tiny = tsr__omp_gemm_tiny,
     .rng_block_cyclic = tsr__omp_rng_block_cyclic,
     .matvec_f64 = tsr__omp_matvec_f64,
 };

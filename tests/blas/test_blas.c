@@ -292,6 +292,31 @@ static void test_cblas_sgemm(void **state) {
   all_transposes(CBLAS, TSR_F32, 1, 100, 300, 257, 800);
 }
 
+/* Small calls (the drop-in's small lane, tsr__gemm_host_tiny, and the CPU GEMM's tiny lane
+   behind it, issue 31): both APIs, both layouts, every transpose, sizes around the register
+   tiles, A * B^T with a long k (dot products), and B with its leading dimension 4 KiB (its
+   strips are packed: the lane hands the call on), against the float64 reference. */
+static void test_small_calls(void **state) {
+  (void)state;
+  static const int mnk[][3] = {{1, 1, 1}, {16, 16, 16}, {7, 13, 5}, {40, 33, 64}, {3, 5, 300}};
+  uint64_t seed = 900;
+  for (int d = 0; d < 2; ++d)
+    for (size_t s = 0; s < sizeof mnk / sizeof mnk[0]; ++s)
+      for (int api = 0; api < 3; ++api) {
+        const tsr_dtype dt = d ? TSR_F64 : TSR_F32;
+        const int row = api == 2;
+        all_transposes(api == 0 ? FORTRAN : CBLAS, dt, row, mnk[s][0], mnk[s][1], mnk[s][2], seed);
+        seed += 50;
+      }
+  /* ldb * element size = 4096 (column-major B not transposed: k x n, ld = k + pad). */
+  for (int d = 0; d < 2; ++d) {
+    const tsr_dtype dt = d ? TSR_F64 : TSR_F32;
+    const int ld = d ? 512 : 1024, m = 20, n = 16, k = 12;
+    gemm_case t = {FORTRAN, dt, 0, 'N', 'N', m, n, k, 1, ld - k, 2, 1.0, 0.0, 1};
+    run_case(&t, seed++);
+  }
+}
+
 /* Reference semantics that need no arithmetic on A and B, or must ignore what C held. */
 static void test_special_cases(void **state) {
   (void)state;
@@ -618,6 +643,7 @@ int main(void) {
       cmocka_unit_test(test_sgemm),
       cmocka_unit_test(test_cblas_dgemm),
       cmocka_unit_test(test_cblas_sgemm),
+      cmocka_unit_test(test_small_calls),
       cmocka_unit_test(test_special_cases),
       cmocka_unit_test(test_fortran_error_exits),
       cmocka_unit_test(test_fortran_null_scalars),

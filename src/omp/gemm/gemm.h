@@ -43,6 +43,10 @@ extern "C" {
  * loaded, or a dtype other than f32/f64); TSR_ERR_OUT_OF_MEMORY (packing buffers).
  */
 tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args);
+/* The backend table's gemm_tiny (core/internal.h): a native call with m, n, k > 0 and alpha != 0
+   that the tiny lane (gemm_driver.c) runs without allocating (op(B) read in place) is run and
+   true returned; otherwise false, nothing done. */
+bool tsr__omp_gemm_tiny(const tsr__gemm_args *args);
 
 /*
  * The instruction set of the micro-kernel the native path uses for dtype by default: "avx512",
@@ -189,6 +193,16 @@ typedef struct tsr__gemm_config {
 struct tsr__gemm_tuning;
 void tsr__gemm_config_get(tsr_dtype dtype, int nt, const struct tsr__gemm_tuning *t,
                           tsr__gemm_config *out);
+
+/* The configuration of one-thread calls without a tuning object (tsr__gemm_config_get(dtype,
+   1, NULL)), worked out once per registry and wisdom (re)load, with the tiny lane's bound
+   (gemm_driver.c): calls of m*n*k*element size bytes up to tiny_bytes (the smallest of the
+   small-path rule, the L2 and the LLC; 0 when the kernel has no small path) run on it. */
+typedef struct tsr__gemm_serial {
+  tsr__gemm_config cfg;
+  double tiny_bytes;
+} tsr__gemm_serial;
+const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype);
 
 /* Packing (gemm_pack.c). Pack the mc x kc block of op(A) starting at (i0, p0) into MR-row
    micro-panels, zero-padded to a multiple of MR; and the kc x nc block of op(B) starting at

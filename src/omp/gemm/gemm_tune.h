@@ -13,6 +13,8 @@
 #ifndef TSR_OMP_GEMM_TUNE_H
 #define TSR_OMP_GEMM_TUNE_H
 
+#include <stdatomic.h>
+
 #include "omp/gemm/gemm.h"
 #include "omp/omp_internal.h" /* tsr__cpu_cache */
 
@@ -274,8 +276,10 @@ void tsr__gemm_wisdom_status(char *buf, size_t size);
 /* Re-reads the wisdom file (after tessera-tune wrote it, or TSR_WISDOM changed). */
 void tsr__gemm_wisdom_reload(void);
 /* A number that changes with every (re)load of the wisdom file: what was derived from it
-   (tsr__gemm_config_get's cached serial configuration) is stale when it moved. */
+   (tsr__gemm_serial_get's cached configuration) is stale when it moved. The function reads the
+   file first if no call has; the variable is the number as it stands (0: never read). */
 unsigned tsr__gemm_wisdom_generation(void);
+extern atomic_uint tsr__gemm_wisdom_gen;
 
 #ifdef __cplusplus
 }

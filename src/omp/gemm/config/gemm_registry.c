@@ -286,13 +286,16 @@ static int64_t tsr__gemm_env_blocks[3]; /* TSR_CPU_GEMM_BLOCKS (0 = keep) */
 static bool tsr__gemm_env_met = true;
 static pthread_once_t tsr__gemm_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t tsr__gemm_lock = PTHREAD_MUTEX_INITIALIZER;
-/* The configuration of one-thread calls without a tuning object, per dtype: the answer of
-   every small call, so it is worked out once and copied (a call of 16^3 takes ~100 ns; the
-   wisdom look-up and the checks below cost several of them). Tagged with 1 + the wisdom's
-   generation; 0 (tsr__gemm_registry_reload) or another generation: work it out again. The
-   reloads are for the tuner and the tests, between calls, as the defaults they rewrite. */
-static tsr__gemm_config tsr__gemm_serial[2];
+/* The configuration of one-thread calls without a tuning object, per dtype, with the tiny
+   lane's bound (tsr__gemm_serial_get): the answer of every small call, so it is worked out
+   once (a call of 16^3 takes ~100 ns; the wisdom look-up and the checks below cost several of
+   them). Tagged with 1 + the wisdom's generation; 0 (tsr__gemm_registry_reload) or another
+   generation: work it out again. The reloads are for the tuner and the tests, between calls,
+   as are the defaults they rewrite. */
+static tsr__gemm_serial tsr__gemm_serials[2];
 static atomic_uint tsr__gemm_serial_tag[2];
+static void tsr__gemm_config_work_out(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
+                                      tsr__gemm_config *out);
 
 static int tsr__dt_index(tsr_dtype dtype) {
   return dtype == TSR_F32 ? 0 : 1;
@@ -337,26 +340,33 @@ void tsr__gemm_config_default(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
   *out = tsr__gemm_defaults.cfg[tsr__dt_index(dtype)][nt > 1];
 }
 
-static void tsr__gemm_config_work_out(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
-                                      tsr__gemm_config *out);
+const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype) {
+  const int d = tsr__dt_index(dtype);
+  const unsigned want = 1u + atomic_load_explicit(&tsr__gemm_wisdom_gen, memory_order_acquire);
+  if (atomic_load_explicit(&tsr__gemm_serial_tag[d], memory_order_acquire) == want)
+    return &tsr__gemm_serials[d];
+  tsr__gemm_serial s;
+  tsr__gemm_config_work_out(dtype, 1, NULL, &s.cfg);
+  /* The wisdom may have been read for the first time just now: tag with what it is now. */
+  const unsigned now = 1u + tsr__gemm_wisdom_generation();
+  const tsr__cpu_facts *f = tsr__cpu_facts_get();
+  double bound = (double)s.cfg.small_bytes;
+  if ((double)f->cache[1].size < bound) bound = (double)f->cache[1].size;
+  if ((double)f->cache[2].size < bound) bound = (double)f->cache[2].size;
+  s.tiny_bytes = s.cfg.ker->small ? bound : 0.0;
+  pthread_mutex_lock(&tsr__gemm_lock);
+  tsr__gemm_serials[d] = s;
+  atomic_store_explicit(&tsr__gemm_serial_tag[d], now, memory_order_release);
+  pthread_mutex_unlock(&tsr__gemm_lock);
+  return &tsr__gemm_serials[d];
+}
 
 void tsr__gemm_config_get(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
                           tsr__gemm_config *out) {
-  const int d = tsr__dt_index(dtype);
-  if (t == NULL && nt == 1) {
-    const unsigned want = 1u + tsr__gemm_wisdom_generation();
-    if (atomic_load_explicit(&tsr__gemm_serial_tag[d], memory_order_acquire) == want) {
-      *out = tsr__gemm_serial[d];
-      return;
-    }
+  if (t == NULL && nt == 1)
+    *out = tsr__gemm_serial_get(dtype)->cfg;
+  else
     tsr__gemm_config_work_out(dtype, nt, t, out);
-    pthread_mutex_lock(&tsr__gemm_lock);
-    tsr__gemm_serial[d] = *out;
-    atomic_store_explicit(&tsr__gemm_serial_tag[d], want, memory_order_release);
-    pthread_mutex_unlock(&tsr__gemm_lock);
-    return;
-  }
-  tsr__gemm_config_work_out(dtype, nt, t, out);
 }
 
 static void tsr__gemm_config_work_out(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,

@@ -262,18 +262,18 @@ static void tsr__restore_error(const char *saved) {
   (void)tsr__set_error(TSR_OK, fn, "%s", sep + 2);
 }
 
-/* Bumped by every (re)load: configurations cached from the wisdom (tsr__gemm_config_get's
-   serial one) are stale when it moved. */
-static atomic_uint tsr__wisdom_gen;
+/* Bumped by every (re)load: configurations cached from the wisdom (tsr__gemm_serial_get's)
+   are stale when it moved (gemm_tune.h). */
+atomic_uint tsr__gemm_wisdom_gen;
 static void tsr__wisdom_load(void);
 
 unsigned tsr__gemm_wisdom_generation(void) {
   pthread_once(&tsr__wisdom_once, tsr__wisdom_load);
-  return atomic_load_explicit(&tsr__wisdom_gen, memory_order_acquire);
+  return atomic_load_explicit(&tsr__gemm_wisdom_gen, memory_order_acquire);
 }
 
 static void tsr__wisdom_load(void) {
-  atomic_fetch_add(&tsr__wisdom_gen, 1);
+  atomic_fetch_add(&tsr__gemm_wisdom_gen, 1);
   atomic_store(&tsr__wisdom_valid, false);
   char path[4096];
   /* Reading wisdom must not leave a message behind for the user's next failing call, and its

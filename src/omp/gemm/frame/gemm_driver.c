@@ -488,18 +488,13 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
  * questions is a few per cent of it (issue 31: the per-call cost through CBLAS). Returns false
  * when the call is not tiny, else true with the call's status in *st.
  */
-static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, tsr_status *st) {
+static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocate, tsr_status *st) {
   if (mnk >= TSR__GEMM_SERIAL_MNK || g->tuning != NULL) return false;
-  tsr__gemm_config cfg;
-  tsr__gemm_config_get(g->dtype, 1, NULL, &cfg);
-  const tsr__gemm_kernel *ker = cfg.ker;
-  if (ker->small == NULL) return false;
-  const tsr__cpu_facts *f = tsr__cpu_facts_get();
-  const double bytes = mnk * (g->dtype == TSR_F64 ? 8.0 : 4.0);
-  if (bytes > (double)cfg.small_bytes || bytes > (double)f->cache[1].size ||
-      bytes > (double)f->cache[2].size)
-    return false;
+  const tsr__gemm_serial *s = tsr__gemm_serial_get(g->dtype);
+  if (mnk * (g->dtype == TSR_F64 ? 8.0 : 4.0) > s->tiny_bytes) return false;
+  const tsr__gemm_kernel *ker = s->cfg.ker;
   if (tsr__gemm_small_pack_b(g, ker->mr)) {
+    if (!may_allocate) return false;
     *st = tsr__gemm_small(g, ker, 1); /* it owns the strip buffer */
     return true;
   }
@@ -508,6 +503,12 @@ static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, tsr_status *st) 
   ker->small(g, ker, tsr__gemm_small_dot(g) ? tsr__min64(TSR__GEMM_DOT_KB / es, g->k) : g->k, NULL);
   *st = TSR_OK;
   return true;
+}
+
+bool tsr__omp_gemm_tiny(const tsr__gemm_args *g) {
+  tsr_status st;
+  return (g->dtype == TSR_F32 || g->dtype == TSR_F64) && g->path != TSR_GEMM_VENDOR &&
+         tsr__gemm_tiny(g, (double)g->m * (double)g->n * (double)g->k, false, &st);
 }
 
 static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
@@ -599,6 +600,6 @@ tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args) {
     return TSR_OK;
   }
   tsr_status tiny;
-  if (tsr__gemm_tiny(g, (double)g->m * (double)g->n * (double)g->k, &tiny)) return tiny;
+  if (tsr__gemm_tiny(g, (double)g->m * (double)g->n * (double)g->k, true, &tiny)) return tiny;
   return tsr__gemm_native(g);
 }
