@@ -354,9 +354,13 @@ const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype) {
   if ((double)f->cache[1].size < bound) bound = (double)f->cache[1].size;
   if ((double)f->cache[2].size < bound) bound = (double)f->cache[2].size;
   s.tiny_bytes = s.cfg.ker->small ? bound : 0.0;
+  /* Written once per tag: a thread that worked it out at the same time finds it done (callers
+     of the fast path above read the entry only after the tag that publishes it). */
   pthread_mutex_lock(&tsr__gemm_lock);
-  tsr__gemm_serials[d] = s;
-  atomic_store_explicit(&tsr__gemm_serial_tag[d], now, memory_order_release);
+  if (atomic_load_explicit(&tsr__gemm_serial_tag[d], memory_order_relaxed) != now) {
+    tsr__gemm_serials[d] = s;
+    atomic_store_explicit(&tsr__gemm_serial_tag[d], now, memory_order_release);
+  }
   pthread_mutex_unlock(&tsr__gemm_lock);
   return &tsr__gemm_serials[d];
 }
