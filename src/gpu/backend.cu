@@ -27,6 +27,7 @@ extern "C" const struct tsr__backend_ops tsr__gpu_backend = {
     tsr__gpu_reduce,             /* reduce */
     tsr__gpu_rng,                /* rng */
     tsr__gpu_gemm,               /* gemm */
+    nullptr,                     /* gemm_tiny: none (a host lane) */
     tsr__gpu_rng_block_cyclic,   /* rng_block_cyclic */
     tsr__gpu_matvec_f64,         /* matvec_f64 */
     tsr__gpu_op_pinned_alloc,    /* pinned_alloc */
