@@ -7,6 +7,8 @@
 #    xblat3d, xscblat3, xdcblat3) with the library LD_PRELOADed in front of the system BLAS,
 #    only GEMM enabled and error exits on, once with the stock sizes and once with the
 #    largest ones the testers accept (up to 65: the edges of the blocked paths).
+#  - blas_numpy: NumPy (Debian's python3-numpy, whose BLAS is libblas/libcblas) with the
+#    library preloaded, against float64 references from a run without it (blas/run_numpy.sh).
 if(NOT TARGET tessera_blas)
   return()
 endif()
@@ -73,4 +75,12 @@ if(tsr_blas_testers)
                            ENVIRONMENT "${tsr_blas_tester_env}")
     endforeach()
   endforeach()
+  # NumPy, where users meet the drop-in (issue 31): small and ragged products in every layout
+  # NumPy hands to CBLAS, checked against float64 references from a run without the library.
+  set(TSR_NUMPY_PYTHON "/usr/bin/python3" CACHE FILEPATH "Python whose NumPy uses the system BLAS")
+  add_test(NAME blas_numpy
+           COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/blas/run_numpy.sh ${TSR_NUMPY_PYTHON}
+                   ${CMAKE_CURRENT_SOURCE_DIR}/blas/numpy_dropin.py "${tsr_blas_preload}")
+  set_tests_properties(blas_numpy PROPERTIES LABELS "cpu;blas" SKIP_RETURN_CODE 77
+                       ENVIRONMENT "${tsr_blas_tester_env}")
 endif()
