@@ -445,9 +445,10 @@ typedef struct tsr_dist_gemm_options {
  * because MPI libraries such as Open MPI progress non-blocking messages only inside MPI calls,
  * and each chunk repacks the A panel. beta is applied with the first panel (beta = 0 never
  * reads C).
- * Transposed operands (TSR_TRANS) are first redistributed into their transpose with an
- * MPI_Alltoallv (op(A) then has blocks NB_A x MB_A), then multiplied as above: correct for
- * every combination, at the cost of one extra copy of the transposed operand.
+ * Transposed operands (TSR_TRANS) are first redistributed into their transpose by
+ * point-to-point messages (op(A) then has blocks NB_A x MB_A; GPU matrices stay on the device,
+ * staged as the panels are), then multiplied as above: correct for every combination, at the
+ * cost of one extra copy of the transposed operand.
  *
  * Steps: a 1 x 1 grid multiplies its local blocks with one GEMM. On a GPU on a square grid a
  * step aggregates several blocks of one owner (options->panel_width, default 1024 columns).
@@ -490,7 +491,10 @@ TSR_API tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alph
  * broadcasts, sqrt(c) times fewer than SUMMA on a square grid, plus (mk + kn + c mn) / P for
  * the slicing and the reduction, and holds c mn / P words of partial C. c = P (q = 1) is the
  * 1D split of k, best when m, n << k. Every transpose combination is handled in the slicing,
- * without the extra transposed copy SUMMA makes.
+ * without the extra transposed copy SUMMA makes. GPU matrices stay on the device: the slices,
+ * the layers' SUMMA and the reduction pack and unpack their messages on the GPU and hand them
+ * to MPI in device memory when MPI is GPU-aware, else through pinned host buffers (only the
+ * bytes that cross to other ranks are copied, as for SUMMA's panels; `stats` counts them).
  */
 TSR_API tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
                                     const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,

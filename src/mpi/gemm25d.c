@@ -241,10 +241,10 @@ static tsr_status tsr__g25_layers(g25 *L) {
 }
 
 /* The two exchanges that slice op(A) and op(B) onto the layers (process maps: see the top of
-   the file), between host copies of the local blocks. Local status. */
+   the file), from and to the local blocks where they live (host, or device-resident on a GPU:
+   tsr__dm_layout_local). Agreed. */
 static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
-                                           const tsr_dmatrix *b, void *a_host, void *b_host,
-                                           void *al_host, void *bl_host) {
+                                           const tsr_dmatrix *b) {
   const tsr_grid *g = L->g;
   int q = L->q, cq = L->replicas * q, replicas = L->replicas;
   int *pa = L->procs, *pb = L->procs + (size_t)cq * q;
@@ -254,16 +254,13 @@ static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, c
       pb[v * q + r] = (v % replicas) * q * q + (v / replicas) * q + r; /* cq x q */
     }
   tsr__bc_procs gpa = {q, cq, pa}, gpb = {cq, q, pb};
-  tsr__bc_matrix sa = tsr__dm_layout(a, a_host, g->nprow, g->npcol),
-                 sb = tsr__dm_layout(b, b_host, g->nprow, g->npcol), da, db;
+  tsr__bc_matrix sa = tsr__dm_layout_local(a, g->nprow, g->npcol),
+                 sb = tsr__dm_layout_local(b, g->nprow, g->npcol),
+                 da = tsr__dm_layout_local(L->al, q, cq), db = tsr__dm_layout_local(L->bl, cq, q);
   da.row = (tsr__bc_dim){0, L->a_mb, L->a_mb, 0, q};
   da.col = (tsr__bc_dim){0, L->kb, L->kb, 0, cq};
-  da.data = al_host;
-  da.lld = L->al->lld;
   db.row = (tsr__bc_dim){0, L->kb, L->kb, 0, cq};
   db.col = (tsr__bc_dim){0, L->b_nb, L->b_nb, 0, q};
-  db.data = bl_host;
-  db.lld = L->bl->lld;
   const tsr_dmatrix *c = L->al; /* dtype and m of the product */
   tsr_status st =
       tsr__bc_redistribute_ex(g, c->dtype, c->m, L->k, &sa, NULL, ta == TSR_TRANS, &da, &gpa,
@@ -274,32 +271,16 @@ static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, c
   return st;
 }
 
-/* Step 2: this layer's slices al (m x kl) and bl (kl x n) of op(A) and op(B). Agreed. */
+/* Step 2: this layer's slices al (m x kl) and bl (kl x n) of op(A) and op(B), on C's device.
+   Agreed. */
 static tsr_status tsr__g25_slice(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
                                  const tsr_dmatrix *b, const tsr_dmatrix *c) {
-  void *a_host = NULL, *b_host = NULL, *al_host = NULL, *bl_host = NULL;
-  bool a_st = false, b_st = false, al_st = false, bl_st = false;
   tsr_status st = tsr__dm_create(L->lg, c->m, L->kl, L->a_mb, L->kb, c->dtype, c->device, &L->al);
   if (st == TSR_OK)
     st = tsr__dm_create(L->lg, L->kl, c->n, L->kb, L->b_nb, c->dtype, c->device, &L->bl);
-  if (st == TSR_OK) st = tsr__dm_host_get(a, true, &a_host, &a_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(b, true, &b_host, &b_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(L->al, false, &al_host, &al_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(L->bl, false, &bl_host, &bl_st);
   st = tsr__dist_agree(L->g->comm, st);
-  if (st == TSR_OK)
-    st = tsr__g25_exchange_slices(L, ta, tb, a, b, a_host, b_host, al_host, bl_host);
-  if (al_host) {
-    tsr_status s2 = tsr__dm_host_done(L->al, al_host, al_st, st == TSR_OK);
-    if (st == TSR_OK) st = s2;
-  }
-  if (bl_host) {
-    tsr_status s2 = tsr__dm_host_done(L->bl, bl_host, bl_st, st == TSR_OK);
-    if (st == TSR_OK) st = s2;
-  }
-  if (a_host) tsr__dm_host_done(a, a_host, a_st, false);
-  if (b_host) tsr__dm_host_done(b, b_host, b_st, false);
-  return tsr__dist_agree(L->g->comm, st);
+  if (st == TSR_OK) st = tsr__g25_exchange_slices(L, ta, tb, a, b);
+  return st; /* agreed by the exchanges */
 }
 
 /* Step 3: each layer multiplies its slices with the SUMMA schedule into its partial product
@@ -323,35 +304,82 @@ static tsr_status tsr__g25_multiply(g25 *L, double alpha, const tsr_dmatrix *c,
   return st;
 }
 
-/* Step 4: C = beta * C + the sum of the layers' partial products, on C's owners: one
-   accumulating exchange per layer, from its q x q grid onto C's. Agreed. */
-static tsr_status tsr__g25_reduce(g25 *L, double beta, tsr_dmatrix *c) {
+/* The layout of layer l's partial product on the matrices' grid (process map in L->procs). */
+static tsr__bc_procs tsr__g25_layer_procs(g25 *L, int l) {
+  const int q = L->q;
+  for (int r = 0; r < q * q; r++)
+    L->procs[r] = l * q * q + r;
+  return (tsr__bc_procs){q, q, L->procs};
+}
+
+/* Step 4, C on the host: C = beta * C + the sum of the layers' partial products, on C's
+   owners: one accumulating exchange per layer, from its q x q grid onto C's. Agreed. */
+static tsr_status tsr__g25_reduce_host(g25 *L, double beta, tsr_dmatrix *c) {
   const tsr_grid *g = L->g;
   int q = L->q;
-  void *c_host = NULL, *cl_host = NULL;
-  bool c_st = false, cl_st = false;
-  tsr_status st = tsr__dm_host_get(c, beta != 0.0, &c_host, &c_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(L->cl, true, &cl_host, &cl_st);
-  st = tsr__dist_agree(g->comm, st);
-  if (st == TSR_OK) {
-    tsr__scale_local(c, c_host, beta);
-    tsr__bc_matrix dc = tsr__dm_layout(c, c_host, g->nprow, g->npcol);
-    for (int l = 0; l < L->replicas && st == TSR_OK; l++) {
-      for (int r = 0; r < q * q; r++)
-        L->procs[r] = l * q * q + r;
-      tsr__bc_procs gl = {q, q, L->procs};
-      tsr__bc_matrix sl = tsr__dm_layout(L->cl, l == L->layer ? cl_host : NULL, q, q);
-      st = tsr__bc_redistribute_ex(g, c->dtype, c->m, c->n, &sl, &gl, false, &dc, NULL,
-                                   L->xflags | TSR__BC_ACCUMULATE, &L->st.bytes_sent,
-                                   &L->st.bytes_received);
-    }
-  }
-  if (cl_host) tsr__dm_host_done(L->cl, cl_host, cl_st, false);
-  if (c_host) {
-    tsr_status s2 = tsr__dm_host_done(c, c_host, c_st, st == TSR_OK);
-    if (st == TSR_OK) st = s2;
+  void *c_host = tsr__array_ptr(c->storage), *cl_host = tsr__array_ptr(L->cl->storage);
+  tsr_status st = TSR_OK;
+  tsr__scale_local(c, c_host, beta);
+  tsr__bc_matrix dc = tsr__dm_layout(c, c_host, g->nprow, g->npcol);
+  for (int l = 0; l < L->replicas && st == TSR_OK; l++) {
+    tsr__bc_procs gl = tsr__g25_layer_procs(L, l);
+    tsr__bc_matrix sl = tsr__dm_layout(L->cl, l == L->layer ? cl_host : NULL, q, q);
+    st = tsr__bc_redistribute_ex(g, c->dtype, c->m, c->n, &sl, &gl, false, &dc, NULL,
+                                 L->xflags | TSR__BC_ACCUMULATE, &L->st.bytes_sent,
+                                 &L->st.bytes_received);
   }
   return tsr__dist_agree(g->comm, st);
+}
+
+/* C = beta * C on C's device (a GEMM with k = 0, as SUMMA's k = 0 case). Local. */
+static tsr_status tsr__g25_scale_dev(tsr_dmatrix *c, double beta) {
+  tsr_array *av = NULL, *bv = NULL, *cv = NULL;
+  int64_t ashape[2] = {c->mloc, 0}, bshape[2] = {0, c->nloc}, str[2] = {1, 1};
+  tsr_status st = tsr__array_new_view(c->storage, 2, ashape, str, 0, &av);
+  if (st == TSR_OK) st = tsr__array_new_view(c->storage, 2, bshape, str, 0, &bv);
+  if (st == TSR_OK) st = tsr_dmatrix_local(c, &cv);
+  if (st == TSR_OK)
+    st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, av, bv, beta, cv, TSR_GEMM_AUTO);
+  tsr_array_release(av);
+  tsr_array_release(bv);
+  tsr_array_release(cv);
+  return st;
+}
+
+/* C += t on C's device (t: C's layout). Local. */
+static tsr_status tsr__g25_add_dev(tsr_dmatrix *c, const tsr_dmatrix *t) {
+  tsr_array *sum = NULL;
+  tsr_status st = tsr_add(c->storage, t->storage, &sum);
+  if (st == TSR_OK) st = tsr_assign(c->storage, sum);
+  tsr_array_release(sum);
+  return st;
+}
+
+/* Step 4, C on a GPU, device-resident: layer 0's partial product lands in C itself when
+   beta = 0 (C is never read), every other one (all with beta != 0, after C = beta C on the
+   device) in a C-shaped buffer added to C on the device. Agreed. */
+static tsr_status tsr__g25_reduce_dev(g25 *L, double beta, tsr_dmatrix *c) {
+  const tsr_grid *g = L->g;
+  int q = L->q;
+  tsr_dmatrix *t = NULL;
+  tsr_status st = TSR_OK;
+  if (L->replicas > 1 || beta != 0.0)
+    st = tsr__dm_create(c->grid, c->m, c->n, c->mb, c->nb, c->dtype, c->device, &t);
+  if (st == TSR_OK && beta != 0.0 && beta != 1.0) st = tsr__g25_scale_dev(c, beta);
+  st = tsr__dist_agree(g->comm, st);
+  const tsr__bc_matrix dc = tsr__dm_layout_local(c, g->nprow, g->npcol);
+  for (int l = 0; l < L->replicas && st == TSR_OK; l++) {
+    const bool into_c = l == 0 && beta == 0.0;
+    tsr__bc_procs gl = tsr__g25_layer_procs(L, l);
+    tsr__bc_matrix sl = tsr__dm_layout_local(L->cl, q, q);
+    if (l != L->layer) sl.storage = NULL; /* this rank holds none of layer l's product */
+    const tsr__bc_matrix dt = into_c ? dc : tsr__dm_layout_local(t, g->nprow, g->npcol);
+    st = tsr__bc_redistribute_ex(g, c->dtype, c->m, c->n, &sl, &gl, false, &dt, NULL, L->xflags,
+                                 &L->st.bytes_sent, &L->st.bytes_received);
+    if (st == TSR_OK && !into_c) st = tsr__dist_agree(g->comm, tsr__g25_add_dev(c, t));
+  }
+  tsr_dmatrix_free(t);
+  return st;
 }
 
 tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const tsr_dmatrix *a,
@@ -382,7 +410,9 @@ tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const ts
   tsr_dmatrix_free(L.bl);
   L.al = L.bl = NULL;
   double t_red = MPI_Wtime();
-  if (st == TSR_OK) st = tsr__g25_reduce(&L, beta, c);
+  if (st == TSR_OK)
+    st = c->device.kind == TSR_DEVICE_CPU ? tsr__g25_reduce_host(&L, beta, c)
+                                          : tsr__g25_reduce_dev(&L, beta, c);
   L.st.comm_seconds += MPI_Wtime() - t_red;
 
   free(L.procs);

@@ -94,16 +94,30 @@ typedef struct tsr__bc_dim {
 } tsr__bc_dim;
 
 /* A submatrix as seen by one rank: its two dimensions and this rank's local array
-   (column-major, leading dimension lld) of the whole matrix. */
+   (column-major, leading dimension lld) of the whole matrix: host memory at `data`, or, when
+   `storage` is not NULL, the array `storage` on GPU `device` (a GPU matrix's local block,
+   element 0 at its buffer's start; `data` is then ignored). */
 typedef struct tsr__bc_matrix {
   tsr__bc_dim row, col;
   void *data;
   int64_t lld;
+  tsr_array *storage;
+  tsr_device device;
 } tsr__bc_matrix;
 
 /* The layout of a's local array `host` (a's storage or a host copy of it) for the exchange
    below, as a whole matrix on a prow x pcol grid. (dmatrix.c) */
 tsr__bc_matrix tsr__dm_layout(const tsr_dmatrix *a, void *host, int prow, int pcol);
+
+/* The layout of a's own local block where it lives, on a prow x pcol grid: its host memory on
+   the CPU, its device array on a GPU (the exchange then moves it device-resident, staged by
+   the same rule as SUMMA's panels: tsr__dist_gpu_staging). (dmatrix.c) */
+tsr__bc_matrix tsr__dm_layout_local(const tsr_dmatrix *a, int prow, int pcol);
+
+/* Whether GPU data go to MPI through pinned host buffers (true) or in device memory: not
+   tsr_dist_gpu_aware(), or TSR_DIST_GPU_STAGING's 1 / 0. SUMMA's panels and the block-cyclic
+   exchange of device matrices follow it. (gpu_aware.c) */
+bool tsr__dist_gpu_staging(void);
 
 /* Process (0..nprocs-1, or -1 when replicated) owning submatrix index i of dimension d. */
 int tsr__bc_owner(const tsr__bc_dim *d, int64_t i);
@@ -120,6 +134,13 @@ int64_t tsr__bc_next(const tsr__bc_dim *d, int64_t i);
  * receiver's own process row or column when src is replicated, to every owner when dst is
  * replicated. The ranks agree on the outcome. Adds the bytes that crossed to other ranks to *sent /
  * *received (not NULL).
+ *
+ * Device-resident (src or dst with a GPU `storage`; both on the same device where this rank
+ * holds both): the messages are packed and unpacked on the device (strided device copies, a
+ * transpose included) and go to MPI in device memory when MPI takes it, else through pinned
+ * host buffers: one device-to-host copy of what this rank sends to others and one
+ * host-to-device copy of what it receives (at most two of each, the own part stays on the
+ * device), counted by tsr__count. No accumulation (TSR__BC_ACCUMULATE) there.
  */
 tsr_status tsr__bc_redistribute(const tsr_grid *g, tsr_dtype dtype, int64_t m, int64_t n,
                                 const tsr__bc_matrix *src, bool transpose,
