@@ -390,8 +390,10 @@ typedef enum tsr_dist_algorithm {
  * directly.
  *
  * ::TSR_DIST_BCAST_AUTO (0, the default of zero-initialized options) chooses per broadcast
- * from the panel's bytes N and the communicator's size s: MPI_Ibcast when s <= 2 or N < 64
- * KiB; else the ring when N >= (s - 2 - log2 s) (S + alpha beta), S the segment size, else the
+ * from the panel's bytes N and the communicator's size s: MPI_Ibcast when s <= 2, N < 64 KiB
+ * or N is below the environment variable TSR_BCAST_MPI_BELOW (bytes, default 1 MiB: on a
+ * shared-memory node of 4 ranks the pipelined forms lost to Open MPI's MPI_Ibcast below it);
+ * else the ring when N >= (s - 2 - log2 s) (S + alpha beta), S the segment size, else the
  * tree (the ring then costs N / beta + (s - 2) (alpha + S / beta), the tree about
  * 2 N / beta + log2(s) (alpha + S / beta)). Segments: S = sqrt(N alpha beta / (s - 2)) in
  * [16 KiB, 1 MiB]. alpha beta, the fabric's latency times its bandwidth, is taken as 32 KiB
@@ -399,7 +401,8 @@ typedef enum tsr_dist_algorithm {
  *
  * SUMMA (and the layers of 2.5D) broadcast every A and B panel this way. With GPU panels in
  * device memory (a GPU-aware MPI) AUTO never picks MPI_Ibcast, which Open MPI's GPU support
- * does not cover: the tree serves where AUTO would.
+ * does not cover: the tree serves for s <= 2 or N < 64 KiB, the ring or the tree by the rule
+ * above otherwise (TSR_BCAST_MPI_BELOW applies to host buffers only).
  */
 typedef enum tsr_dist_bcast {
   TSR_DIST_BCAST_AUTO = 0, /**< chosen per broadcast by size and communicator (see above) */

@@ -253,7 +253,7 @@ static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, c
       pa[r * cq + v] = (v % replicas) * q * q + r * q + v / replicas;  /* q x cq: (layer row, v) */
       pb[v * q + r] = (v % replicas) * q * q + (v / replicas) * q + r; /* cq x q */
     }
-  tsr__bc_procs gpa = {q, cq, pa}, gpb = {cq, q, pb};
+  tsr__bc_procs gpa = {q, cq, pa, 0, 0}, gpb = {cq, q, pb, 0, 0};
   tsr__bc_matrix sa = tsr__dm_layout_local(a, g->nprow, g->npcol),
                  sb = tsr__dm_layout_local(b, g->nprow, g->npcol),
                  da = tsr__dm_layout_local(L->al, q, cq), db = tsr__dm_layout_local(L->bl, cq, q);
@@ -304,34 +304,8 @@ static tsr_status tsr__g25_multiply(g25 *L, double alpha, const tsr_dmatrix *c,
   return st;
 }
 
-/* The layout of layer l's partial product on the matrices' grid (process map in L->procs). */
-static tsr__bc_procs tsr__g25_layer_procs(g25 *L, int l) {
-  const int q = L->q;
-  for (int r = 0; r < q * q; r++)
-    L->procs[r] = l * q * q + r;
-  return (tsr__bc_procs){q, q, L->procs};
-}
-
-/* Step 4, C on the host: C = beta * C + the sum of the layers' partial products, on C's
-   owners: one accumulating exchange per layer, from its q x q grid onto C's. Agreed. */
-static tsr_status tsr__g25_reduce_host(g25 *L, double beta, tsr_dmatrix *c) {
-  const tsr_grid *g = L->g;
-  int q = L->q;
-  void *c_host = tsr__array_ptr(c->storage), *cl_host = tsr__array_ptr(L->cl->storage);
-  tsr_status st = TSR_OK;
-  tsr__scale_local(c, c_host, beta);
-  tsr__bc_matrix dc = tsr__dm_layout(c, c_host, g->nprow, g->npcol);
-  for (int l = 0; l < L->replicas && st == TSR_OK; l++) {
-    tsr__bc_procs gl = tsr__g25_layer_procs(L, l);
-    tsr__bc_matrix sl = tsr__dm_layout(L->cl, l == L->layer ? cl_host : NULL, q, q);
-    st = tsr__bc_redistribute_ex(g, c->dtype, c->m, c->n, &sl, &gl, false, &dc, NULL,
-                                 L->xflags | TSR__BC_ACCUMULATE, &L->st.bytes_sent,
-                                 &L->st.bytes_received);
-  }
-  return tsr__dist_agree(g->comm, st);
-}
-
-/* C = beta * C on C's device (a GEMM with k = 0, as SUMMA's k = 0 case). Local. */
+/* C = beta * C on C's device (a GEMM with k = 0, as SUMMA's k = 0 case; beta = 0 never reads
+   C). Local. */
 static tsr_status tsr__g25_scale_dev(tsr_dmatrix *c, double beta) {
   tsr_array *av = NULL, *bv = NULL, *cv = NULL;
   int64_t ashape[2] = {c->mloc, 0}, bshape[2] = {0, c->nloc}, str[2] = {1, 1};
@@ -346,40 +320,29 @@ static tsr_status tsr__g25_scale_dev(tsr_dmatrix *c, double beta) {
   return st;
 }
 
-/* C += t on C's device (t: C's layout). Local. */
-static tsr_status tsr__g25_add_dev(tsr_dmatrix *c, const tsr_dmatrix *t) {
-  tsr_array *sum = NULL;
-  tsr_status st = tsr_add(c->storage, t->storage, &sum);
-  if (st == TSR_OK) st = tsr_assign(c->storage, sum);
-  tsr_array_release(sum);
-  return st;
-}
-
-/* Step 4, C on a GPU, device-resident: layer 0's partial product lands in C itself when
-   beta = 0 (C is never read), every other one (all with beta != 0, after C = beta C on the
-   device) in a C-shaped buffer added to C on the device. Agreed. */
-static tsr_status tsr__g25_reduce_dev(g25 *L, double beta, tsr_dmatrix *c) {
+/* Step 4: C = beta * C + the sum of the layers' partial products, on C's owners, in one
+   accumulating exchange from all c layers at once (every rank sends its layer's part while
+   it receives: the c layers' q x q grids as copies of one source grid), where C lives (host, or
+   device-resident on a GPU: beta C by a k = 0 GEMM there). Agreed. */
+static tsr_status tsr__g25_reduce(g25 *L, double beta, tsr_dmatrix *c) {
   const tsr_grid *g = L->g;
-  int q = L->q;
-  tsr_dmatrix *t = NULL;
+  const int q = L->q;
   tsr_status st = TSR_OK;
-  if (L->replicas > 1 || beta != 0.0)
-    st = tsr__dm_create(c->grid, c->m, c->n, c->mb, c->nb, c->dtype, c->device, &t);
-  if (st == TSR_OK && beta != 0.0 && beta != 1.0) st = tsr__g25_scale_dev(c, beta);
+  if (c->device.kind == TSR_DEVICE_CPU)
+    tsr__scale_local(c, tsr__array_ptr(c->storage), beta);
+  else if (beta != 1.0)
+    st = tsr__g25_scale_dev(c, beta);
   st = tsr__dist_agree(g->comm, st);
-  const tsr__bc_matrix dc = tsr__dm_layout_local(c, g->nprow, g->npcol);
-  for (int l = 0; l < L->replicas && st == TSR_OK; l++) {
-    const bool into_c = l == 0 && beta == 0.0;
-    tsr__bc_procs gl = tsr__g25_layer_procs(L, l);
-    tsr__bc_matrix sl = tsr__dm_layout_local(L->cl, q, q);
-    if (l != L->layer) sl.storage = NULL; /* this rank holds none of layer l's product */
-    const tsr__bc_matrix dt = into_c ? dc : tsr__dm_layout_local(t, g->nprow, g->npcol);
-    st = tsr__bc_redistribute_ex(g, c->dtype, c->m, c->n, &sl, &gl, false, &dt, NULL, L->xflags,
-                                 &L->st.bytes_sent, &L->st.bytes_received);
-    if (st == TSR_OK && !into_c) st = tsr__dist_agree(g->comm, tsr__g25_add_dev(c, t));
-  }
-  tsr_dmatrix_free(t);
-  return st;
+  for (int r = 0; r < q * q; r++)
+    L->procs[r] = r; /* layer 0; layer l is ranks l q^2 + r */
+  const tsr__bc_procs layers = {q, q, L->procs, L->replicas, q * q};
+  const tsr__bc_matrix sl = tsr__dm_layout_local(L->cl, q, q),
+                       dc = tsr__dm_layout_local(c, g->nprow, g->npcol);
+  if (st == TSR_OK)
+    st = tsr__bc_redistribute_ex(g, c->dtype, c->m, c->n, &sl, &layers, false, &dc, NULL,
+                                 L->xflags | TSR__BC_ACCUMULATE, &L->st.bytes_sent,
+                                 &L->st.bytes_received);
+  return st; /* agreed by the exchange */
 }
 
 tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const tsr_dmatrix *a,
@@ -410,9 +373,7 @@ tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const ts
   tsr_dmatrix_free(L.bl);
   L.al = L.bl = NULL;
   double t_red = MPI_Wtime();
-  if (st == TSR_OK)
-    st = c->device.kind == TSR_DEVICE_CPU ? tsr__g25_reduce_host(&L, beta, c)
-                                          : tsr__g25_reduce_dev(&L, beta, c);
+  if (st == TSR_OK) st = tsr__g25_reduce(&L, beta, c);
   L.st.comm_seconds += MPI_Wtime() - t_red;
 
   free(L.procs);

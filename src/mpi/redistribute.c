@@ -185,13 +185,20 @@ static void tsr__coords_of(const tsr_grid *g, const tsr__bc_procs *procs, int *x
     xy[2 * r + 1] = procs ? -1 : r % g->npcol;
   }
   if (!procs) return;
-  for (int pr = 0; pr < procs->nprow; pr++)
-    for (int pc = 0; pc < procs->npcol; pc++) {
-      int r = procs->rank[pr * procs->npcol + pc];
-      xy[2 * r] = pr;
-      xy[2 * r + 1] = pc;
-    }
+  for (int l = 0; l < (procs->copies > 1 ? procs->copies : 1); l++)
+    for (int pr = 0; pr < procs->nprow; pr++)
+      for (int pc = 0; pc < procs->npcol; pc++) {
+        int r = procs->rank[pr * procs->npcol + pc] + l * procs->copy_stride;
+        xy[2 * r] = pr;
+        xy[2 * r + 1] = pc;
+      }
 }
+
+/* Largest message of an exchange, in bytes (1 GiB): a rank's part for one peer may exceed
+   2 GiB (2.5D's partial C at GPU sizes), and byte counts past INT_MAX trip MPIs that keep
+   them in an int -- SimGrid's SMPI 3.32 then takes a 2 GiB send for a small one and copies it
+   into a private buffer (the GPU-size 2.5D simulation ran out of memory that way). */
+#define TSR__EXCHANGE_PIECE ((int64_t)1 << 30)
 
 /* The data movement of one redistribution: point-to-point with exactly the peers that share
    data (counts are symmetric by construction: what r sends to q is what q expects from r), so
@@ -205,19 +212,25 @@ static tsr_status tsr__exchange(const tsr_grid *g, tsr_dtype dtype, const char *
   enum { TAG = 0x7e5d };
   size_t es = tsr__dtype_size(dtype);
   int np = g->size, me = g->rank, n = 0;
-  MPI_Request *req = malloc((size_t)(2 * np) * sizeof *req);
+  /* Messages in pieces of at most TSR__EXCHANGE_PIECE bytes (matched in order: same peers, tag
+     and communicator). */
+  const int64_t piece = TSR__EXCHANGE_PIECE / (int64_t)es;
+  int64_t nreq = 0;
+  for (int r = 0; r < np; r++)
+    nreq += (sc[r] + piece - 1) / piece + (rc[r] + piece - 1) / piece;
+  MPI_Request *req = malloc((size_t)(nreq > 0 ? nreq : 1) * sizeof *req);
   if (req == NULL)
-    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%d MPI requests", 2 * np);
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%lld MPI requests", (long long)nreq);
   int mrc = MPI_SUCCESS;
   for (int r = 0; r < np && mrc == MPI_SUCCESS; r++)
-    if (r != me && rc[r] > 0)
-      mrc = MPI_Irecv(rbuf + (size_t)rd[r] * es, rc[r], tsr__mpi_type(dtype), r, TAG, g->comm,
-                      &req[n++]);
+    for (int64_t o = 0; r != me && o < rc[r] && mrc == MPI_SUCCESS; o += piece)
+      mrc = MPI_Irecv(rbuf + (size_t)(rd[r] + o) * es, (int)(rc[r] - o < piece ? rc[r] - o : piece),
+                      tsr__mpi_type(dtype), r, TAG, g->comm, &req[n++]);
   for (int k = 1; k <= np && mrc == MPI_SUCCESS; k++) { /* staggered: not all at rank 0 first */
     int r = (me + k) % np;
-    if (r != me && sc[r] > 0)
-      mrc = MPI_Isend(sbuf + (size_t)sd[r] * es, sc[r], tsr__mpi_type(dtype), r, TAG, g->comm,
-                      &req[n++]);
+    for (int64_t o = 0; r != me && o < sc[r] && mrc == MPI_SUCCESS; o += piece)
+      mrc = MPI_Isend(sbuf + (size_t)(sd[r] + o) * es, (int)(sc[r] - o < piece ? sc[r] - o : piece),
+                      tsr__mpi_type(dtype), r, TAG, g->comm, &req[n++]);
   }
   if (copy_own && sc[me] > 0)
     memcpy(rbuf + (size_t)rd[me] * es, sbuf + (size_t)sd[me] * es, (size_t)sc[me] * es);
@@ -240,14 +253,24 @@ static tsr_status tsr__dev_view(const tsr_array *a, int64_t cols, int64_t rows, 
   return tsr__array_new_view(a, 2, shape, strides, off, out);
 }
 
+/* loc += msg on the device (two views of one shape). */
+static tsr_status tsr__add_dev(tsr_array *loc, const tsr_array *msg) {
+  tsr_array *sum = NULL;
+  tsr_status st = tsr_add(loc, msg, &sum);
+  if (st == TSR_OK) st = tsr_assign(loc, sum);
+  tsr_array_release(sum);
+  return st;
+}
+
 /* The message between `snd` and `rcv` and the local array `loc` (device), one strided device
    copy per (column segment, row segment) pair, in the order tsr__pack writes it: packs
-   (`to_msg`: loc -> msg at element `base`) or unpacks (msg -> loc). `src_side`: loc is the
-   source layout (its local indices, transposed when `transpose`), else the destination. */
+   (`to_msg`: loc -> msg at element `base`) or unpacks (msg -> loc, or loc += msg when
+   `accumulate`). `src_side`: loc is the source layout (its local indices, transposed when
+   `transpose`), else the destination. */
 static tsr_status tsr__move_dev(tsr_array *msg, int64_t base, const seg_list *rows,
                                 const seg_list *cols, const int snd[2], const int rcv[2],
                                 const tsr__bc_matrix *loc, bool src_side, bool transpose,
-                                bool to_msg, int64_t *ridx) {
+                                bool to_msg, bool accumulate, int64_t *ridx) {
   const int64_t nr = tsr__match_rows(rows, snd, rcv, ridx);
   int64_t rows_msg = 0; /* the message's leading dimension: the matched rows */
   for (int64_t t = 0; t < nr; t++)
@@ -269,7 +292,8 @@ static tsr_status tsr__move_dev(tsr_array *msg, int64_t base, const seg_list *ro
         st =
             tr ? tsr__dev_view(loc->storage, cs->len, rs->len, 1, loc->lld, lj + li * loc->lld, &l)
                : tsr__dev_view(loc->storage, cs->len, rs->len, loc->lld, 1, li + lj * loc->lld, &l);
-      if (st == TSR_OK) st = to_msg ? tsr_assign(m, l) : tsr_assign(l, m);
+      if (st == TSR_OK)
+        st = to_msg ? tsr_assign(m, l) : accumulate ? tsr__add_dev(l, m) : tsr_assign(l, m);
       tsr_array_release(m);
       tsr_array_release(l);
       row0 += rs->len;
@@ -408,8 +432,6 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
   const bool on_dev = src->storage != NULL || dst->storage != NULL;
   const tsr_device dev = src->storage ? src->device : dst->device;
   tsr_array *sdev = NULL, *rdev = NULL;
-  if (st == TSR_OK && on_dev && (flags & TSR__BC_ACCUMULATE))
-    st = tsr__set_error(TSR_ERR_INTERNAL, __func__, "accumulating exchange of device matrices");
   if (st == TSR_OK && on_dev) {
     int64_t ns[1] = {stot > 0 ? stot : 1}, nr[1] = {rtot > 0 ? rtot : 1};
     st = tsr_empty(1, ns, dtype, dev, &sdev);
@@ -417,7 +439,7 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
     for (int r = 0; r < np && st == TSR_OK; r++)
       if (sc[r] > 0)
         st = tsr__move_dev(sdev, sd[r], &rows, &cols, ms, dxy + 2 * r, src, true, transpose, true,
-                           ridx);
+                           false, ridx);
   } else if (st == TSR_OK) {
     st = tsr__host_alloc((size_t)(stot > 0 ? stot : 1) * es, (void **)&sbuf);
     if (st == TSR_OK) st = tsr__host_alloc((size_t)(rtot > 0 ? rtot : 1) * es, (void **)&rbuf);
@@ -434,7 +456,7 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
     for (int r = 0; r < np && st == TSR_OK; r++)
       if (rc[r] > 0)
         st = tsr__move_dev(rdev, rd[r], &rows, &cols, sxy + 2 * r, md, dst, false, transpose, false,
-                           ridx);
+                           (flags & TSR__BC_ACCUMULATE) != 0, ridx);
     st = tsr__dist_agree(g->comm, st);
   } else if (st == TSR_OK) {
     st = tsr__exchange(g, dtype, sbuf, sc, sd, rbuf, rc, rd, true);

@@ -318,8 +318,7 @@ static tsr_status tsr__summa_event_wait(summa *s, void *event, const summa_pendi
    would give MPI_Ibcast). */
 static tsr_dist_bcast tsr__summa_bcast_algo(const summa *s, int64_t bytes, int size) {
   if (s->bcast != TSR_DIST_BCAST_AUTO || !s->gpu || s->staging) return s->bcast;
-  const tsr_dist_bcast a = tsr__bcast_choose(bytes, size, 0);
-  return a == TSR_DIST_BCAST_MPI ? TSR_DIST_BCAST_TREE : a;
+  return tsr__bcast_choose(bytes, size, 0, true); /* device memory: never MPI_Ibcast */
 }
 
 /* model_gpu: when the slot's buffers may be overwritten (its last H2D when staging, else its
