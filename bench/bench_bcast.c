@@ -5,7 +5,9 @@
  * median, minimum and maximum over rounds. One measurement: a barrier, then every rank starts
  * the broadcast and waits for it; the time is the latest rank's (MPI_MAX), from the root's
  * random data, checked on every rank after the last round of each size (a wrong copy is an
- * error, exit 1). Run under mpirun (bench/scale/run.sh --bcast-calibration does):
+ * error, exit 1). Run under mpirun (bench/scale/run.sh --parts bcast does, at 2 and 4 ranks;
+ * TSR_SCALE_BCAST_SIZES sets its --sizes, e.g. to re-measure the size below which AUTO takes
+ * MPI_Ibcast for host buffers, TSR_BCAST_MPI_BELOW):
  *
  *   mpirun -n P bench_bcast [--sizes B,B,...] [--rounds R] [--algos mpi,ring,tree,auto]
  *                           [--segment BYTES] [--json FILE]

@@ -3,7 +3,9 @@
    1 x 1 x 4 and 2 x 2 x 1), every transpose combination, ragged sizes (not multiples of the
    block size, fewer panels than layers), f32 and f64, alpha/beta, against a float64 reference
    of the same random inputs; the words moved against SUMMA's; the automatic choice; bad
-   replicas. */
+   replicas; the host<->device copies of device-resident layers (test_25d_device_copies). */
+#include <string.h>
+
 #include "test_dist_util.h"
 
 typedef struct gemm_case {
@@ -192,8 +194,60 @@ static void test_auto_runs(void **state) {
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
 
+static int staging_env(void) {
+  const char *v = getenv("TSR_DIST_GPU_STAGING");
+  if (v && strcmp(v, "1") == 0) return 1;
+  if (v && strcmp(v, "0") == 0) return 0;
+  return !tsr_dist_gpu_aware();
+}
+
+/* Device-resident layers (the emulator of tests/gpu_emu runs this with GPU matrices, staged and
+   device to device): the slicing, the layers' SUMMA and the reduction copy between host and
+   device exactly what crosses to other ranks when staging (every byte received is copied to
+   the device once, a byte sent is copied to the host at most once: once per exchange, once
+   per broadcast panel however many ranks receive it; with layers of one rank, c = P, exactly
+   the bytes sent), nothing when MPI takes device memory, and never the whole local blocks.
+   On the CPU nothing is copied. Transposes, f32 and beta != 0, 1 included. */
+static void test_25d_device_copies(void **state) {
+  (void)state;
+  uint64_t seed = 700;
+  const int gpu = dist_dev.kind != TSR_DEVICE_CPU, staged = gpu && staging_env();
+  const gemm_case big = {45, 38, 67, 4};
+  for (int c = 2; c <= dist_size; c++) {
+    int q = 1;
+    while ((q + 1) * (q + 1) * c <= dist_size)
+      q++;
+    if (dist_size % c != 0 || q * q * c != dist_size) continue;
+    tsr_grid *g = NULL;
+    TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+    for (int t = 0; t < 4; t++) {
+      const tsr_dtype dt = t % 2 ? TSR_F32 : TSR_F64;
+      const double beta = t < 2 ? 0.0 : 0.5;
+      tsr_dist_stats s = run_case(g, &big, dt, t & 1, t >> 1, 1.5, beta, c, seed++);
+      if (staged && (s.h2d_bytes != s.bytes_received || s.d2h_bytes > s.bytes_sent ||
+                     (q == 1 && s.d2h_bytes != s.bytes_sent)))
+        print_error("rank %d c=%d t=%d: h2d %llu (received %llu), d2h %llu (sent %llu)\n",
+                    dist_rank, c, t, (unsigned long long)s.h2d_bytes,
+                    (unsigned long long)s.bytes_received, (unsigned long long)s.d2h_bytes,
+                    (unsigned long long)s.bytes_sent);
+      if (staged) {
+        DIST_ASSERT(s.h2d_bytes == s.bytes_received && s.d2h_bytes <= s.bytes_sent);
+        if (q == 1) DIST_ASSERT(s.d2h_bytes == s.bytes_sent);
+        /* at most two copies each way per exchange (around the own part): 2 slicings and c
+           reductions, plus SUMMA's panels */
+        DIST_ASSERT(s.d2h_copies <= 2 * (uint64_t)(2 + c) + 2 * (uint64_t)s.panels &&
+                    s.h2d_copies <= 2 * (uint64_t)(2 + c) + 2 * (uint64_t)s.panels);
+      } else {
+        DIST_ASSERT(s.h2d_bytes == 0 && s.d2h_bytes == 0 && s.h2d_copies == 0 && s.d2h_copies == 0);
+      }
+    }
+    TSR_ASSERT_OK(tsr_grid_free(g));
+  }
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_25d_all_replicas),
+    cmocka_unit_test(test_25d_device_copies),
     cmocka_unit_test(test_25d_moves_fewer_words),
     cmocka_unit_test(test_choose),
     cmocka_unit_test(test_auto_runs),

@@ -21,9 +21,10 @@ typedef struct bcast_case {
 
 /* count not a multiple of the segment; smaller than a segment; 0; an exact multiple;
    one-element segments (f64; two for f32), more than the request window; the default
-   segment on a buffer big enough for AUTO to pick a pipelined form at 3+ ranks. */
+   segment on a buffer big enough for AUTO to pick a pipelined form at 3+ ranks (over
+   TSR_BCAST_MPI_BELOW's 1 MiB in f32 and f64). */
 static const bcast_case cases[] = {{1000, 256},  {5, 4096}, {0, 64},
-                                   {4096, 1024}, {77, 8},   {70001, 0}};
+                                   {4096, 1024}, {77, 8},   {300001, 0}};
 
 /* A buffer of count + 1 elements on dist_dev holding the values x (as the dtype). */
 static tsr_array *device_buffer(const double *x, int64_t count, tsr_dtype dt) {
@@ -72,7 +73,7 @@ static void run_one(MPI_Comm comm, int root, tsr_dist_bcast algo, tsr_dtype dt,
   DIST_ASSERT(tot[0] == tot[1] && tot[1] == bytes * (uint64_t)(size - 1));
   /* A pipelined form resolved from AUTO matches the rule. */
   if (algo == TSR_DIST_BCAST_AUTO)
-    DIST_ASSERT(op.algo == tsr__bcast_choose((int64_t)bytes, size, cs->segment_bytes));
+    DIST_ASSERT(op.algo == tsr__bcast_choose((int64_t)bytes, size, cs->segment_bytes, false));
   tsr_array_release(buf);
   free(x);
 }
@@ -139,26 +140,48 @@ static void test_row_and_column_in_flight(void **state) {
 static void test_auto_rule(void **state) {
   (void)state;
   const int64_t MiB = 1 << 20;
-  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0), TSR_DIST_BCAST_MPI);
-  assert_int_equal(tsr__bcast_choose(64 * MiB, 1, 0), TSR_DIST_BCAST_MPI);
-  assert_int_equal(tsr__bcast_choose(32 * 1024, 64, 0), TSR_DIST_BCAST_MPI);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 4, 0), TSR_DIST_BCAST_RING);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 1, 0, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(32 * 1024, 64, 0, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 4, 0, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false), TSR_DIST_BCAST_RING);
   /* 256 ranks: the ring needs >= 256 - 16 segments; 1 MiB in 16 KiB segments is 64: tree. */
-  assert_int_equal(tsr__bcast_choose(1 * MiB, 256, 0), TSR_DIST_BCAST_TREE);
-  assert_int_equal(tsr__bcast_choose(64 * MiB, 256, 0), TSR_DIST_BCAST_RING);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 256, 64 * 1024), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(1 * MiB, 256, 0, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 256, 0, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 256, 64 * 1024, false), TSR_DIST_BCAST_TREE);
   /* N >= (s - 2 - log2 s)(S + 32 KiB): 246 * 48 KiB = 11.5 MiB at s = 256, S = 16 KiB */
-  assert_int_equal(tsr__bcast_choose(11 * MiB, 256, 16 * 1024), TSR_DIST_BCAST_TREE);
-  assert_int_equal(tsr__bcast_choose(12 * MiB, 256, 16 * 1024), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(11 * MiB, 256, 16 * 1024, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(12 * MiB, 256, 16 * 1024, false), TSR_DIST_BCAST_RING);
   /* A platform with a larger latency-bandwidth product (SimGrid's fat tree): trees longer. */
   setenv("TSR_BCAST_ALPHA_BETA", "1200000", 1);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0), TSR_DIST_BCAST_TREE);
-  assert_int_equal(tsr__bcast_choose(64 * MiB, 16, 0), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 16, 0, false), TSR_DIST_BCAST_RING);
   assert_true(tsr__bcast_segment_bytes(8 * MiB, 16) > 800 * 1024);
   setenv("TSR_BCAST_ALPHA_BETA", "not a number", 1); /* ignored: the default */
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false), TSR_DIST_BCAST_RING);
   unsetenv("TSR_BCAST_ALPHA_BETA");
+  /* Host buffers: MPI_Ibcast below TSR_BCAST_MPI_BELOW (default 1 MiB, measured with 4 ranks
+     of real mpirun on this machine); the pipelined forms from there. */
+  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(MiB - 8, 64, 0, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(MiB, 4, 0, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(MiB, 64, 0, false), TSR_DIST_BCAST_TREE);
+  setenv("TSR_BCAST_MPI_BELOW", "65536", 1); /* the rule before the measurement */
+  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(32 * 1024, 4, 0, false), TSR_DIST_BCAST_MPI);
+  setenv("TSR_BCAST_MPI_BELOW", "8388608", 1);
+  assert_int_equal(tsr__bcast_choose(4 * MiB, 16, 0, false), TSR_DIST_BCAST_MPI);
+  unsetenv("TSR_BCAST_MPI_BELOW");
+  /* Device buffers never MPI_Ibcast: the tree where host buffers would take it, the model's
+     ring or tree below TSR_BCAST_MPI_BELOW otherwise. */
+  for (int s = 1; s <= 1024; s *= 2)
+    for (int64_t b = 1; b <= 256 * MiB; b *= 4)
+      assert_true(tsr__bcast_choose(b, s, 0, true) != TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0, true), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(32 * 1024, 64, 0, true), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, true), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, true), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(MiB, 256, 0, true), TSR_DIST_BCAST_TREE);
   for (int s = 1; s <= 4096; s *= 4)
     for (int64_t b = 1; b <= 256 * MiB; b *= 8) {
       int64_t seg = tsr__bcast_segment_bytes(b, s);

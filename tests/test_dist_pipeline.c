@@ -124,7 +124,8 @@ static void test_panel_width(void **state) {
 
 /* SUMMA on each panel broadcast (MPI_Ibcast, the pipelined ring and tree, AUTO) on every grid
    of the rank count: the same product, and a ring or tree with segments smaller than a panel
-   (TSR_BCAST_ALPHA_BETA small makes AUTO pick them even for these panels). */
+   (AUTO takes MPI_Ibcast for these host panels, below TSR_BCAST_MPI_BELOW, and the ring or the
+   tree for device panels, which never reach MPI_Ibcast). */
 static void test_bcast_algorithms(void **state) {
   (void)state;
   const tsr_dist_bcast algos[] = {TSR_DIST_BCAST_MPI, TSR_DIST_BCAST_RING, TSR_DIST_BCAST_TREE,

@@ -165,13 +165,17 @@ def schedule(r):
     """The name of a run's schedule in the GPU tables."""
     if r.get("algorithm") == "summa-skeleton":
         return "skeleton/%s" % r.get("bcast", "?")
-    if r["ran"] == "2.5d":
-        return "2.5d c=%d" % r["replicas"]
     name = "summa"
+    if r["ran"] == "2.5d":
+        name = "2.5d c=%d" % r["replicas"]
+        if r.get("node") != "gpu":
+            return name
     if r.get("node") == "gpu" and r.get("bcast"):
         name += "/" + r["bcast"]
     if r.get("fabric"):
         name += " (%s)" % r["fabric"]
+    if r.get("kfull") == "1":
+        name += ", k = n"
     return name
 
 
@@ -344,7 +348,7 @@ def gpu_plots(rows, tl, bsim, outdir):
                          if int(r["nl"]) == nl and schedule(r) == sch)
             ax.plot([p for p, _ in pts], [w for _, w in pts], marker="o", label=sch)
         pts = sorted({(r["P"], r["words_bound"]) for r in weak if int(r["nl"]) == nl and
-                      r["ran"] == "summa"})
+                      r["ran"] == "summa" and r.get("kfull") != "1"})
         ax.plot([p for p, _ in pts], [w for _, w in pts], "k:", label="lower bound")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
@@ -513,7 +517,7 @@ def write_doc(path, rows, cal, rates, ping, files, bsim, breal, tl, parts):
                  "words/rank", "panel words/rank", "lower bound"]
     bt = bcast_tables(breal, bsim)
     weak, strong = gpu_rows(rows, "gpu-weak"), gpu_rows(rows, "gpu-strong")
-    panels = sorted({r["k"] // r["block"] for r in weak + strong})
+    panels = sorted({r["k"] // r["block"] for r in weak + strong if r.get("kfull") != "1"})
     sections = {
         "BCASTREAL": bt["BCASTREAL"], "BCASTSIM": bt["BCASTSIM"],
         "GPUWEAK": gpu_table(weak) if weak else None,

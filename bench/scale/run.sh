@@ -5,7 +5,8 @@
 #
 # --parts: a comma-separated subset of cpu,bcast,gpu (default all): cpu = steps 2-3 below (CPU
 # node rate); bcast = the pipelined broadcast (src/mpi/bcast.c) timed against MPI_Ibcast with
-# real mpirun on 2 and 4 ranks here (bench/bench_bcast.c; skipped with --no-calibrate) and
+# real mpirun on 2 and 4 ranks here (bench/bench_bcast.c; skipped with --no-calibrate; sizes
+# TSR_SCALE_BCAST_SIZES, default 64 KiB ... 64 MiB; rounds TSR_SCALE_BCAST_ROUNDS, 9) and
 # simulated on the fat tree for P = 4 ... 256 (its 8 MiB row at P = 256 is the issue's micro
 # target); gpu = the GPU-node study (H100 model of src/mpi/smpi_model.c, TSR_SMPI_GPU=1):
 # weak scaling at n_local = 16384 of the library's SUMMA (look-ahead 2) on MPI_Ibcast and on
@@ -247,7 +248,7 @@ if part bcast; then
     : >"$BCAST_REAL"
     for P in 2 4; do
       mpirun -n "$P" --oversubscribe "$REAL_BUILD/tsr_bench_bcast" --rounds "${TSR_SCALE_BCAST_ROUNDS:-9}" \
-        --json "$BCAST_REAL" >/dev/null
+        ${TSR_SCALE_BCAST_SIZES:+--sizes "$TSR_SCALE_BCAST_SIZES"} --json "$BCAST_REAL" >/dev/null
     done
   fi
   tsr_log "broadcasts simulated on the fat tree"
@@ -269,10 +270,16 @@ fi
 # of the bandwidth), rdma = an RDMA fabric (factors 1 and 0.97: 24.25 GB/s of a 25 GB/s link,
 # no latency inflation). TSR_SCALE_GPU_PS (default "16 64") lists P, TSR_SCALE_GPU_NL
 # ("16384") n_local, TSR_SCALE_GPU_PANELS (16) the panels of 1024 columns of k,
-# TSR_SCALE_GPU_STRONG=1 adds strong scaling at n = 131072. Simulation cost grows with P times
-# the panels: P = 64 takes ~5 minutes of a busy core per run, P = 1024 hours.
+# TSR_SCALE_GPU_STRONG=1 adds strong scaling at n = 131072. 2.5D (tag kfull=1): the full
+# k = n, where its reduction of C (c n_local^2 words per rank, independent of k) is weighed
+# against all of the multiply, with SUMMA on the same full k beside it (auto, rdma):
+# TSR_SCALE_GPU_25D lists P:c (default "16:4 64:4"; P / c a perfect square, square P); SUMMA
+# runs beside it at k = n up to P = TSR_SCALE_GPU_FULLK_SUMMA (default 16: 64 panels of
+# SUMMA's ring at P = 16 took 5 minutes here, P = 64's 128 would take about an hour).
+# Simulation cost grows with P times the panels: P = 64 takes ~2 minutes of a busy core per
+# 16-panel run, P = 1024 hours.
 RDMA="--cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:0.97"
-gsim() { TSR_SMPI_GPU=1 TSR_SUMMA_CHUNK_FLOPS=1e30 \
+gsim() { TSR_SMPI_GPU=1 TSR_SUMMA_CHUNK_FLOPS=1e18 \
   TSR_BCAST_ALPHA_BETA=${TSR_SCALE_ALPHA_BETA:-1200000} sim "$@"; }
 if part gpu; then
   GPU=57Tf # efficiency = rate / 57 TFLOP/s (the model's f64 rate at large shapes)
@@ -299,6 +306,18 @@ if part gpu; then
         done
         SIM_CFG="--cfg=smpi/test:0 $RDMA" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=rdma" \
           fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 1024 --bcast auto "${tl[@]}"
+      done
+      [ "$nl" = 16384 ] || continue
+      for pc in ${TSR_SCALE_GPU_25D:-16:4 64:4}; do
+        P=${pc%%:*} c=${pc##*:}
+        n=$(python3 -c "import math; print($nl * math.isqrt($P))")
+        tsr_log "GPU nodes, weak scaling, n_local = $nl, P = $P, k = n: SUMMA and 2.5D c = $c"
+        for alg in summa "2.5d --replicas $c"; do
+          [ "$alg" != summa ] || [ "$P" -le "${TSR_SCALE_GPU_FULLK_SUMMA:-16}" ] || continue
+          # shellcheck disable=SC2086
+          SIM_CFG="--cfg=smpi/test:0 $RDMA" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=rdma,kfull=1" \
+            fattree "$P" $GPU -m "$n" -n "$n" -k "$n" --block 1024 --bcast auto --algorithm $alg
+        done
       done
     done
     if [ "${TSR_SCALE_GPU_STRONG:-0}" = 1 ]; then

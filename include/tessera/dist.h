@@ -390,8 +390,10 @@ typedef enum tsr_dist_algorithm {
  * directly.
  *
  * ::TSR_DIST_BCAST_AUTO (0, the default of zero-initialized options) chooses per broadcast
- * from the panel's bytes N and the communicator's size s: MPI_Ibcast when s <= 2 or N < 64
- * KiB; else the ring when N >= (s - 2 - log2 s) (S + alpha beta), S the segment size, else the
+ * from the panel's bytes N and the communicator's size s: MPI_Ibcast when s <= 2, N < 64 KiB
+ * or N is below the environment variable TSR_BCAST_MPI_BELOW (bytes, default 1 MiB: on a
+ * shared-memory node of 4 ranks the pipelined forms lost to Open MPI's MPI_Ibcast below it);
+ * else the ring when N >= (s - 2 - log2 s) (S + alpha beta), S the segment size, else the
  * tree (the ring then costs N / beta + (s - 2) (alpha + S / beta), the tree about
  * 2 N / beta + log2(s) (alpha + S / beta)). Segments: S = sqrt(N alpha beta / (s - 2)) in
  * [16 KiB, 1 MiB]. alpha beta, the fabric's latency times its bandwidth, is taken as 32 KiB
@@ -399,7 +401,8 @@ typedef enum tsr_dist_algorithm {
  *
  * SUMMA (and the layers of 2.5D) broadcast every A and B panel this way. With GPU panels in
  * device memory (a GPU-aware MPI) AUTO never picks MPI_Ibcast, which Open MPI's GPU support
- * does not cover: the tree serves where AUTO would.
+ * does not cover: the tree serves for s <= 2 or N < 64 KiB, the ring or the tree by the rule
+ * above otherwise (TSR_BCAST_MPI_BELOW applies to host buffers only).
  */
 typedef enum tsr_dist_bcast {
   TSR_DIST_BCAST_AUTO = 0, /**< chosen per broadcast by size and communicator (see above) */
@@ -445,9 +448,10 @@ typedef struct tsr_dist_gemm_options {
  * because MPI libraries such as Open MPI progress non-blocking messages only inside MPI calls,
  * and each chunk repacks the A panel. beta is applied with the first panel (beta = 0 never
  * reads C).
- * Transposed operands (TSR_TRANS) are first redistributed into their transpose with an
- * MPI_Alltoallv (op(A) then has blocks NB_A x MB_A), then multiplied as above: correct for
- * every combination, at the cost of one extra copy of the transposed operand.
+ * Transposed operands (TSR_TRANS) are first redistributed into their transpose by
+ * point-to-point messages (op(A) then has blocks NB_A x MB_A; GPU matrices stay on the device,
+ * staged as the panels are), then multiplied as above: correct for every combination, at the
+ * cost of one extra copy of the transposed operand.
  *
  * Steps: a 1 x 1 grid multiplies its local blocks with one GEMM. On a GPU on a square grid a
  * step aggregates several blocks of one owner (options->panel_width, default 1024 columns).
@@ -490,7 +494,10 @@ TSR_API tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alph
  * broadcasts, sqrt(c) times fewer than SUMMA on a square grid, plus (mk + kn + c mn) / P for
  * the slicing and the reduction, and holds c mn / P words of partial C. c = P (q = 1) is the
  * 1D split of k, best when m, n << k. Every transpose combination is handled in the slicing,
- * without the extra transposed copy SUMMA makes.
+ * without the extra transposed copy SUMMA makes. GPU matrices stay on the device: the slices,
+ * the layers' SUMMA and the reduction pack and unpack their messages on the GPU and hand them
+ * to MPI in device memory when MPI is GPU-aware, else through pinned host buffers (only the
+ * bytes that cross to other ranks are copied, as for SUMMA's panels; `stats` counts them).
  */
 TSR_API tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha,
                                     const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,

@@ -29,9 +29,9 @@ static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
     [TSR__ENV_SUMMA_CHUNK_FLOPS] =
         NUM("TSR_SUMMA_CHUNK_FLOPS", "2e9", 1, 1e18,
             "least flops of a SUMMA CPU chunk between MPI progress calls"),
-    [TSR__ENV_DIST_GPU_STAGING] = {"TSR_DIST_GPU_STAGING", TSR__ENV_CHOICE, "auto|0|1", "auto", 0,
-                                   0, false,
-                                   "SUMMA's GPU panels through host buffers (1) or not (0)"},
+    [TSR__ENV_DIST_GPU_STAGING] =
+        {"TSR_DIST_GPU_STAGING", TSR__ENV_CHOICE, "auto|0|1", "auto", 0, 0, false,
+         "GPU data of SUMMA and the exchanges through host buffers (1) or not (0)"},
     [TSR__ENV_SUMMA_LOOKAHEAD] = {"TSR_SUMMA_LOOKAHEAD", TSR__ENV_CHOICE, "auto|1|2|3", "auto", 0,
                                   0, false, "SUMMA's panels in flight beyond the current step"},
     [TSR__ENV_BCAST_ALPHA_BETA] =
@@ -40,6 +40,9 @@ static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
     [TSR__ENV_BCAST_SEND_WINDOW] = {"TSR_BCAST_SEND_WINDOW", TSR__ENV_CHOICE, "1|2|3|4|5|6|7|8",
                                     "2", 0, 0, false,
                                     "pipelined broadcast: segment sends in flight per child"},
+    [TSR__ENV_BCAST_MPI_BELOW] =
+        NUM("TSR_BCAST_MPI_BELOW", "1048576", 0, 1e15,
+            "AUTO broadcast: MPI_Ibcast for host buffers below this many bytes"),
     [TSR__ENV_CPU_KERNEL] = {"TSR_CPU_KERNEL", TSR__ENV_CHOICE, "auto|portable|avx2|avx512", "auto",
                              0, 0, false, "the CPU GEMM micro-kernel ISA"},
     [TSR__ENV_CPU_GEMM_BLOCKS] = {"TSR_CPU_GEMM_BLOCKS", TSR__ENV_BLOCKS,

@@ -17,7 +17,13 @@
  * The ring wins when N / beta > (s - 2 - log2 s)(alpha + S / beta), i.e.
  *   N >= (s - 2 - log2 s) (S + alpha beta),
  * AUTO's rule between the pipelined forms. Below 64 KiB a pipeline gains nothing, and with
- * s <= 2 there is nothing to pipeline: MPI_Ibcast then. The segment size minimizing the ring's
+ * s <= 2 there is nothing to pipeline: MPI_Ibcast then for host buffers, the tree (one message
+ * per child) for device buffers, which Open MPI's GPU support does not cover in collectives.
+ * Host buffers also take MPI_Ibcast below TSR_BCAST_MPI_BELOW bytes (default 1 MiB): real
+ * mpirun on this 2-core machine, 4 ranks, lost 3-4x with the ring at 64 and 256 KiB against
+ * Open MPI's binomial MPI_Ibcast and was within the noise from 1 MiB (docs/scaling.md); a
+ * fabric's alpha beta does not see the per-segment context switches and copies that cost
+ * there. The segment size minimizing the ring's
  * time is S* = sqrt(N alpha beta / (s - 2)), clamped to [16 KiB, 1 MiB] in multiples of 4 KiB
  * (larger segments lose in SimGrid's model, whose single flows are window-limited: 32 MiB to 4
  * ranks took 4.4 ms in 4 MiB segments, 2.4 ms in 1 MiB, 2.1 ms in 256 KiB).
@@ -34,8 +40,8 @@
 
 #include "mpi/mpi_internal.h"
 
-#define BCAST_MPI_BELOW (64 * 1024) /* AUTO: MPI_Ibcast under this many bytes */
-#define BCAST_ALPHA_BETA 32768.0    /* default latency x bandwidth product (bytes) */
+#define BCAST_PIPE_MIN (64 * 1024) /* AUTO: no pipeline under this many bytes */
+#define BCAST_ALPHA_BETA 32768.0   /* default latency x bandwidth product (bytes) */
 #define BCAST_SEG_MIN (16 * 1024)
 #define BCAST_SEG_MAX (1024 * 1024)
 #define BCAST_TAG_MAX 32767
@@ -66,8 +72,10 @@ int64_t tsr__bcast_segment_bytes(int64_t bytes, int size) {
   return (int64_t)s / 4096 * 4096;
 }
 
-tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes) {
-  if (size <= 2 || bytes < BCAST_MPI_BELOW) return TSR_DIST_BCAST_MPI;
+tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device) {
+  if (!device && (double)bytes < tsr__env_number(TSR__ENV_BCAST_MPI_BELOW))
+    return TSR_DIST_BCAST_MPI;
+  if (size <= 2 || bytes < BCAST_PIPE_MIN) return device ? TSR_DIST_BCAST_TREE : TSR_DIST_BCAST_MPI;
   if (segment_bytes <= 0) segment_bytes = tsr__bcast_segment_bytes(bytes, size);
   double stages = (double)size - 2.0 - tsr__log2i(size);
   return (double)bytes >= stages * ((double)segment_bytes + tsr__alpha_beta())
@@ -138,7 +146,8 @@ tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Dataty
   op->seg = segment_bytes / (int64_t)op->es;
   if (op->seg < 1) op->seg = 1;
   if (op->seg > INT_MAX) op->seg = INT_MAX;
-  op->algo = algo == TSR_DIST_BCAST_AUTO ? tsr__bcast_choose(bytes, op->size, segment_bytes) : algo;
+  op->algo =
+      algo == TSR_DIST_BCAST_AUTO ? tsr__bcast_choose(bytes, op->size, segment_bytes, false) : algo;
   op->done = 0;
   if (op->algo == TSR_DIST_BCAST_MPI) {
     if (count > INT_MAX) {

@@ -368,31 +368,32 @@ tsr__bc_matrix tsr__dm_layout(const tsr_dmatrix *a, void *host, int prow, int pc
   l.col = (tsr__bc_dim){0, a->nb, a->nb, 0, pcol};
   l.data = host;
   l.lld = a->lld;
+  l.storage = NULL;
+  l.device = TSR_CPU;
+  return l;
+}
+
+tsr__bc_matrix tsr__dm_layout_local(const tsr_dmatrix *a, int prow, int pcol) {
+  const bool gpu = a->device.kind != TSR_DEVICE_CPU;
+  tsr__bc_matrix l = tsr__dm_layout(a, gpu ? NULL : tsr__array_ptr(a->storage), prow, pcol);
+  l.storage = gpu ? a->storage : NULL;
+  l.device = a->device;
   return l;
 }
 
 /* At(i, p) = A(p, i) through the one block-cyclic exchange (tsr__bc_redistribute, as
-   p?gemr2d), staged through the host for device matrices. */
+   p?gemr2d), device-resident for device matrices. */
 tsr_status tsr__dm_transpose(const tsr_dmatrix *a, tsr_dmatrix **out, uint64_t *sent,
                              uint64_t *received) {
   tsr_grid *g = a->grid;
   tsr_dmatrix *t = NULL;
-  void *src = NULL, *dst = NULL;
-  bool src_staged = false, dst_staged = false;
   uint64_t s0 = 0, r0 = 0;
   tsr_status st = tsr__dm_create(g, a->n, a->m, a->nb, a->mb, a->dtype, a->device, &t);
-  if (st == TSR_OK) st = tsr__dm_host_get(a, true, &src, &src_staged);
-  if (st == TSR_OK) st = tsr__dm_host_get(t, false, &dst, &dst_staged);
   st = tsr__dist_agree(g->comm, st);
   if (st == TSR_OK) {
-    const tsr__bc_matrix sl = tsr__dm_layout(a, src, g->nprow, g->npcol);
-    const tsr__bc_matrix dl = tsr__dm_layout(t, dst, g->nprow, g->npcol);
+    const tsr__bc_matrix sl = tsr__dm_layout_local(a, g->nprow, g->npcol);
+    const tsr__bc_matrix dl = tsr__dm_layout_local(t, g->nprow, g->npcol);
     st = tsr__bc_redistribute(g, a->dtype, t->m, t->n, &sl, true, &dl, &s0, &r0);
-  }
-  if (src) tsr__dm_host_done(a, src, src_staged, false);
-  if (dst) {
-    tsr_status s2 = tsr__dm_host_done(t, dst, dst_staged, st == TSR_OK);
-    if (st == TSR_OK) st = s2;
   }
   if (sent) *sent += s0;
   if (received) *received += r0;

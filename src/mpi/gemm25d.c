@@ -241,10 +241,10 @@ static tsr_status tsr__g25_layers(g25 *L) {
 }
 
 /* The two exchanges that slice op(A) and op(B) onto the layers (process maps: see the top of
-   the file), between host copies of the local blocks. Local status. */
+   the file), from and to the local blocks where they live (host, or device-resident on a GPU:
+   tsr__dm_layout_local). Agreed. */
 static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
-                                           const tsr_dmatrix *b, void *a_host, void *b_host,
-                                           void *al_host, void *bl_host) {
+                                           const tsr_dmatrix *b) {
   const tsr_grid *g = L->g;
   int q = L->q, cq = L->replicas * q, replicas = L->replicas;
   int *pa = L->procs, *pb = L->procs + (size_t)cq * q;
@@ -253,17 +253,14 @@ static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, c
       pa[r * cq + v] = (v % replicas) * q * q + r * q + v / replicas;  /* q x cq: (layer row, v) */
       pb[v * q + r] = (v % replicas) * q * q + (v / replicas) * q + r; /* cq x q */
     }
-  tsr__bc_procs gpa = {q, cq, pa}, gpb = {cq, q, pb};
-  tsr__bc_matrix sa = tsr__dm_layout(a, a_host, g->nprow, g->npcol),
-                 sb = tsr__dm_layout(b, b_host, g->nprow, g->npcol), da, db;
+  tsr__bc_procs gpa = {q, cq, pa, 0, 0}, gpb = {cq, q, pb, 0, 0};
+  tsr__bc_matrix sa = tsr__dm_layout_local(a, g->nprow, g->npcol),
+                 sb = tsr__dm_layout_local(b, g->nprow, g->npcol),
+                 da = tsr__dm_layout_local(L->al, q, cq), db = tsr__dm_layout_local(L->bl, cq, q);
   da.row = (tsr__bc_dim){0, L->a_mb, L->a_mb, 0, q};
   da.col = (tsr__bc_dim){0, L->kb, L->kb, 0, cq};
-  da.data = al_host;
-  da.lld = L->al->lld;
   db.row = (tsr__bc_dim){0, L->kb, L->kb, 0, cq};
   db.col = (tsr__bc_dim){0, L->b_nb, L->b_nb, 0, q};
-  db.data = bl_host;
-  db.lld = L->bl->lld;
   const tsr_dmatrix *c = L->al; /* dtype and m of the product */
   tsr_status st =
       tsr__bc_redistribute_ex(g, c->dtype, c->m, L->k, &sa, NULL, ta == TSR_TRANS, &da, &gpa,
@@ -274,32 +271,16 @@ static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, c
   return st;
 }
 
-/* Step 2: this layer's slices al (m x kl) and bl (kl x n) of op(A) and op(B). Agreed. */
+/* Step 2: this layer's slices al (m x kl) and bl (kl x n) of op(A) and op(B), on C's device.
+   Agreed. */
 static tsr_status tsr__g25_slice(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
                                  const tsr_dmatrix *b, const tsr_dmatrix *c) {
-  void *a_host = NULL, *b_host = NULL, *al_host = NULL, *bl_host = NULL;
-  bool a_st = false, b_st = false, al_st = false, bl_st = false;
   tsr_status st = tsr__dm_create(L->lg, c->m, L->kl, L->a_mb, L->kb, c->dtype, c->device, &L->al);
   if (st == TSR_OK)
     st = tsr__dm_create(L->lg, L->kl, c->n, L->kb, L->b_nb, c->dtype, c->device, &L->bl);
-  if (st == TSR_OK) st = tsr__dm_host_get(a, true, &a_host, &a_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(b, true, &b_host, &b_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(L->al, false, &al_host, &al_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(L->bl, false, &bl_host, &bl_st);
   st = tsr__dist_agree(L->g->comm, st);
-  if (st == TSR_OK)
-    st = tsr__g25_exchange_slices(L, ta, tb, a, b, a_host, b_host, al_host, bl_host);
-  if (al_host) {
-    tsr_status s2 = tsr__dm_host_done(L->al, al_host, al_st, st == TSR_OK);
-    if (st == TSR_OK) st = s2;
-  }
-  if (bl_host) {
-    tsr_status s2 = tsr__dm_host_done(L->bl, bl_host, bl_st, st == TSR_OK);
-    if (st == TSR_OK) st = s2;
-  }
-  if (a_host) tsr__dm_host_done(a, a_host, a_st, false);
-  if (b_host) tsr__dm_host_done(b, b_host, b_st, false);
-  return tsr__dist_agree(L->g->comm, st);
+  if (st == TSR_OK) st = tsr__g25_exchange_slices(L, ta, tb, a, b);
+  return st; /* agreed by the exchanges */
 }
 
 /* Step 3: each layer multiplies its slices with the SUMMA schedule into its partial product
@@ -323,35 +304,45 @@ static tsr_status tsr__g25_multiply(g25 *L, double alpha, const tsr_dmatrix *c,
   return st;
 }
 
-/* Step 4: C = beta * C + the sum of the layers' partial products, on C's owners: one
-   accumulating exchange per layer, from its q x q grid onto C's. Agreed. */
+/* C = beta * C on C's device (a GEMM with k = 0, as SUMMA's k = 0 case; beta = 0 never reads
+   C). Local. */
+static tsr_status tsr__g25_scale_dev(tsr_dmatrix *c, double beta) {
+  tsr_array *av = NULL, *bv = NULL, *cv = NULL;
+  int64_t ashape[2] = {c->mloc, 0}, bshape[2] = {0, c->nloc}, str[2] = {1, 1};
+  tsr_status st = tsr__array_new_view(c->storage, 2, ashape, str, 0, &av);
+  if (st == TSR_OK) st = tsr__array_new_view(c->storage, 2, bshape, str, 0, &bv);
+  if (st == TSR_OK) st = tsr_dmatrix_local(c, &cv);
+  if (st == TSR_OK)
+    st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, av, bv, beta, cv, TSR_GEMM_AUTO);
+  tsr_array_release(av);
+  tsr_array_release(bv);
+  tsr_array_release(cv);
+  return st;
+}
+
+/* Step 4: C = beta * C + the sum of the layers' partial products, on C's owners, in one
+   accumulating exchange from all c layers at once (every rank sends its layer's part while
+   it receives: the c layers' q x q grids as copies of one source grid), where C lives (host, or
+   device-resident on a GPU: beta C by a k = 0 GEMM there). Agreed. */
 static tsr_status tsr__g25_reduce(g25 *L, double beta, tsr_dmatrix *c) {
   const tsr_grid *g = L->g;
-  int q = L->q;
-  void *c_host = NULL, *cl_host = NULL;
-  bool c_st = false, cl_st = false;
-  tsr_status st = tsr__dm_host_get(c, beta != 0.0, &c_host, &c_st);
-  if (st == TSR_OK) st = tsr__dm_host_get(L->cl, true, &cl_host, &cl_st);
+  const int q = L->q;
+  tsr_status st = TSR_OK;
+  if (c->device.kind == TSR_DEVICE_CPU)
+    tsr__scale_local(c, tsr__array_ptr(c->storage), beta);
+  else if (beta != 1.0)
+    st = tsr__g25_scale_dev(c, beta);
   st = tsr__dist_agree(g->comm, st);
-  if (st == TSR_OK) {
-    tsr__scale_local(c, c_host, beta);
-    tsr__bc_matrix dc = tsr__dm_layout(c, c_host, g->nprow, g->npcol);
-    for (int l = 0; l < L->replicas && st == TSR_OK; l++) {
-      for (int r = 0; r < q * q; r++)
-        L->procs[r] = l * q * q + r;
-      tsr__bc_procs gl = {q, q, L->procs};
-      tsr__bc_matrix sl = tsr__dm_layout(L->cl, l == L->layer ? cl_host : NULL, q, q);
-      st = tsr__bc_redistribute_ex(g, c->dtype, c->m, c->n, &sl, &gl, false, &dc, NULL,
-                                   L->xflags | TSR__BC_ACCUMULATE, &L->st.bytes_sent,
-                                   &L->st.bytes_received);
-    }
-  }
-  if (cl_host) tsr__dm_host_done(L->cl, cl_host, cl_st, false);
-  if (c_host) {
-    tsr_status s2 = tsr__dm_host_done(c, c_host, c_st, st == TSR_OK);
-    if (st == TSR_OK) st = s2;
-  }
-  return tsr__dist_agree(g->comm, st);
+  for (int r = 0; r < q * q; r++)
+    L->procs[r] = r; /* layer 0; layer l is ranks l q^2 + r */
+  const tsr__bc_procs layers = {q, q, L->procs, L->replicas, q * q};
+  const tsr__bc_matrix sl = tsr__dm_layout_local(L->cl, q, q),
+                       dc = tsr__dm_layout_local(c, g->nprow, g->npcol);
+  if (st == TSR_OK)
+    st = tsr__bc_redistribute_ex(g, c->dtype, c->m, c->n, &sl, &layers, false, &dc, NULL,
+                                 L->xflags | TSR__BC_ACCUMULATE, &L->st.bytes_sent,
+                                 &L->st.bytes_received);
+  return st; /* agreed by the exchange */
 }
 
 tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const tsr_dmatrix *a,

@@ -19,3 +19,8 @@ int tsr_dist_gpu_aware(void) {
   return 0;
 #endif
 }
+
+bool tsr__dist_gpu_staging(void) {
+  const int v = tsr__env_choice(TSR__ENV_DIST_GPU_STAGING); /* "auto|0|1" */
+  return v == 0 ? !tsr_dist_gpu_aware() : v == 2;
+}

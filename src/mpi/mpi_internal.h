@@ -94,16 +94,30 @@ typedef struct tsr__bc_dim {
 } tsr__bc_dim;
 
 /* A submatrix as seen by one rank: its two dimensions and this rank's local array
-   (column-major, leading dimension lld) of the whole matrix. */
+   (column-major, leading dimension lld) of the whole matrix: host memory at `data`, or, when
+   `storage` is not NULL, the array `storage` on GPU `device` (a GPU matrix's local block,
+   element 0 at its buffer's start; `data` is then ignored). */
 typedef struct tsr__bc_matrix {
   tsr__bc_dim row, col;
   void *data;
   int64_t lld;
+  tsr_array *storage;
+  tsr_device device;
 } tsr__bc_matrix;
 
 /* The layout of a's local array `host` (a's storage or a host copy of it) for the exchange
    below, as a whole matrix on a prow x pcol grid. (dmatrix.c) */
 tsr__bc_matrix tsr__dm_layout(const tsr_dmatrix *a, void *host, int prow, int pcol);
+
+/* The layout of a's own local block where it lives, on a prow x pcol grid: its host memory on
+   the CPU, its device array on a GPU (the exchange then moves it device-resident, staged by
+   the same rule as SUMMA's panels: tsr__dist_gpu_staging). (dmatrix.c) */
+tsr__bc_matrix tsr__dm_layout_local(const tsr_dmatrix *a, int prow, int pcol);
+
+/* Whether GPU data go to MPI through pinned host buffers (true) or in device memory: not
+   tsr_dist_gpu_aware(), or TSR_DIST_GPU_STAGING's 1 / 0. SUMMA's panels and the block-cyclic
+   exchange of device matrices follow it. (gpu_aware.c) */
+bool tsr__dist_gpu_staging(void);
 
 /* Process (0..nprocs-1, or -1 when replicated) owning submatrix index i of dimension d. */
 int tsr__bc_owner(const tsr__bc_dim *d, int64_t i);
@@ -120,16 +134,28 @@ int64_t tsr__bc_next(const tsr__bc_dim *d, int64_t i);
  * receiver's own process row or column when src is replicated, to every owner when dst is
  * replicated. The ranks agree on the outcome. Adds the bytes that crossed to other ranks to *sent /
  * *received (not NULL).
+ *
+ * Device-resident (src or dst with a GPU `storage`; both on the same device where this rank
+ * holds both): the messages are packed and unpacked on the device (strided device copies, a
+ * transpose included) and go to MPI in device memory when MPI takes it, else through pinned
+ * host buffers: one device-to-host copy of what this rank sends to others and one
+ * host-to-device copy of what it receives (at most two of each, the own part stays on the
+ * device), counted by tsr__count. TSR__BC_ACCUMULATE adds on the device (per rectangle).
  */
 tsr_status tsr__bc_redistribute(const tsr_grid *g, tsr_dtype dtype, int64_t m, int64_t n,
                                 const tsr__bc_matrix *src, bool transpose,
                                 const tsr__bc_matrix *dst, uint64_t *sent, uint64_t *received);
 
 /* A process grid of nprow x npcol processes of g's communicator other than g itself:
-   process (pr, pc) is rank[pr * npcol + pc] (the 2.5D layers, gemm25d.c). */
+   process (pr, pc) is rank[pr * npcol + pc] (the 2.5D layers, gemm25d.c). With copies > 1 the
+   grid exists `copies` times, copy l at ranks rank[...] + l * copy_stride, each holding its own
+   matrix of the same layout: as a source, every copy sends its part and a destination receives
+   the sum (with TSR__BC_ACCUMULATE; the c layers' partial products of 2.5D in one exchange).
+   copies 0 or 1: one grid. */
 typedef struct tsr__bc_procs {
   int nprow, npcol;
   const int *rank;
+  int copies, copy_stride;
 } tsr__bc_procs;
 
 /* Flags of tsr__bc_redistribute_ex. */
@@ -223,7 +249,9 @@ void tsr__dist_model_copy(double bytes);
  *     root) mod size receives every segment from r - 1 and forwards it to r + 1;
  *   TSR_DIST_BCAST_TREE: the same segments down a binary tree (r receives from (r - 1) / 2,
  *     forwards to 2r + 1 and 2r + 2);
- *   TSR_DIST_BCAST_AUTO: tsr__bcast_choose(count * element size, size, segment size).
+ *   TSR_DIST_BCAST_AUTO: tsr__bcast_choose(count * element size, size, segment size, false):
+ *     the rule for host buffers; a caller with device buffers resolves AUTO itself with
+ *     device = true (SUMMA does), so that they never reach MPI_Ibcast.
  * A segment is forwarded by the first test/wait call after it arrived: the pipeline moves as
  * often as the caller tests (Open MPI also progresses its own requests only inside MPI calls).
  * At most TSR__BCAST_WINDOW receives and TSR__BCAST_WINDOW sends per child are in flight.
@@ -278,10 +306,13 @@ typedef struct tsr__bcast {
 } tsr__bcast;
 
 /* The algorithm AUTO picks for `bytes` to `size` ranks in segments of `segment_bytes` (0: the
-   default): MPI when size <= 2 or bytes < 64 KiB; RING when
-   bytes >= (size - 2 - log2 size) (segment + alpha beta); else TREE. alpha beta (latency x
-   bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the cost model is in bcast.c). */
-tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes);
+   default), in host memory (device = false) or device memory: host buffers take MPI when
+   size <= 2, bytes < 64 KiB or bytes < TSR_BCAST_MPI_BELOW (default 1 MiB); device buffers
+   never MPI (Open MPI's GPU support does not cover MPI_Ibcast): TREE when size <= 2 or
+   bytes < 64 KiB. Otherwise RING when bytes >= (size - 2 - log2 size) (segment + alpha beta),
+   else TREE. alpha beta (latency x bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the
+   cost model is in bcast.c). */
+tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device);
 
 /* The default segment size for `bytes` to `size` ranks (segment_bytes = 0): the ring's optimum
    sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; the whole buffer

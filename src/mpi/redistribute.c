@@ -185,39 +185,54 @@ static void tsr__coords_of(const tsr_grid *g, const tsr__bc_procs *procs, int *x
     xy[2 * r + 1] = procs ? -1 : r % g->npcol;
   }
   if (!procs) return;
-  for (int pr = 0; pr < procs->nprow; pr++)
-    for (int pc = 0; pc < procs->npcol; pc++) {
-      int r = procs->rank[pr * procs->npcol + pc];
-      xy[2 * r] = pr;
-      xy[2 * r + 1] = pc;
-    }
+  for (int l = 0; l < (procs->copies > 1 ? procs->copies : 1); l++)
+    for (int pr = 0; pr < procs->nprow; pr++)
+      for (int pc = 0; pc < procs->npcol; pc++) {
+        int r = procs->rank[pr * procs->npcol + pc] + l * procs->copy_stride;
+        xy[2 * r] = pr;
+        xy[2 * r + 1] = pc;
+      }
 }
+
+/* Largest message of an exchange, in bytes (1 GiB): a rank's part for one peer may exceed
+   2 GiB (2.5D's partial C at GPU sizes), and byte counts past INT_MAX trip MPIs that keep
+   them in an int -- SimGrid's SMPI 3.32 then takes a 2 GiB send for a small one and copies it
+   into a private buffer (the GPU-size 2.5D simulation ran out of memory that way). */
+#define TSR__EXCHANGE_PIECE ((int64_t)1 << 30)
 
 /* The data movement of one redistribution: point-to-point with exactly the peers that share
    data (counts are symmetric by construction: what r sends to q is what q expects from r), so
    a rank talks to O(its peers), not to all P as MPI_Alltoallv would (a 2.5D slice or a
-   ScaLAPACK submatrix touches few ranks). The own part is a copy. Called by every rank of the
-   grid in the same order; the tag keeps it apart from other point-to-point traffic. */
+   ScaLAPACK submatrix touches few ranks). The own part is a copy (copy_own; the device path
+   copies it on the device). Called by every rank of the grid in the same order; the tag keeps
+   it apart from other point-to-point traffic. */
 static tsr_status tsr__exchange(const tsr_grid *g, tsr_dtype dtype, const char *sbuf, const int *sc,
-                                const int *sd, char *rbuf, const int *rc, const int *rd) {
+                                const int *sd, char *rbuf, const int *rc, const int *rd,
+                                bool copy_own) {
   enum { TAG = 0x7e5d };
   size_t es = tsr__dtype_size(dtype);
   int np = g->size, me = g->rank, n = 0;
-  MPI_Request *req = malloc((size_t)(2 * np) * sizeof *req);
+  /* Messages in pieces of at most TSR__EXCHANGE_PIECE bytes (matched in order: same peers, tag
+     and communicator). */
+  const int64_t piece = TSR__EXCHANGE_PIECE / (int64_t)es;
+  int64_t nreq = 0;
+  for (int r = 0; r < np; r++)
+    nreq += (sc[r] + piece - 1) / piece + (rc[r] + piece - 1) / piece;
+  MPI_Request *req = malloc((size_t)(nreq > 0 ? nreq : 1) * sizeof *req);
   if (req == NULL)
-    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%d MPI requests", 2 * np);
+    return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%lld MPI requests", (long long)nreq);
   int mrc = MPI_SUCCESS;
   for (int r = 0; r < np && mrc == MPI_SUCCESS; r++)
-    if (r != me && rc[r] > 0)
-      mrc = MPI_Irecv(rbuf + (size_t)rd[r] * es, rc[r], tsr__mpi_type(dtype), r, TAG, g->comm,
-                      &req[n++]);
+    for (int64_t o = 0; r != me && o < rc[r] && mrc == MPI_SUCCESS; o += piece)
+      mrc = MPI_Irecv(rbuf + (size_t)(rd[r] + o) * es, (int)(rc[r] - o < piece ? rc[r] - o : piece),
+                      tsr__mpi_type(dtype), r, TAG, g->comm, &req[n++]);
   for (int k = 1; k <= np && mrc == MPI_SUCCESS; k++) { /* staggered: not all at rank 0 first */
     int r = (me + k) % np;
-    if (r != me && sc[r] > 0)
-      mrc = MPI_Isend(sbuf + (size_t)sd[r] * es, sc[r], tsr__mpi_type(dtype), r, TAG, g->comm,
-                      &req[n++]);
+    for (int64_t o = 0; r != me && o < sc[r] && mrc == MPI_SUCCESS; o += piece)
+      mrc = MPI_Isend(sbuf + (size_t)(sd[r] + o) * es, (int)(sc[r] - o < piece ? sc[r] - o : piece),
+                      tsr__mpi_type(dtype), r, TAG, g->comm, &req[n++]);
   }
-  if (sc[me] > 0)
+  if (copy_own && sc[me] > 0)
     memcpy(rbuf + (size_t)rd[me] * es, sbuf + (size_t)sd[me] * es, (size_t)sc[me] * es);
   /* Requests already posted are completed even after a failed post, so no buffer is freed
      under a pending operation. */
@@ -225,6 +240,153 @@ static tsr_status tsr__exchange(const tsr_grid *g, tsr_dtype dtype, const char *
   free(req);
   if (mrc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, mrc, "MPI_Isend/MPI_Irecv");
   if (wrc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, wrc, "MPI_Waitall");
+  return TSR_OK;
+}
+
+/* ---------------------------------------------------------------- device-resident ----- */
+
+/* One rectangle of a message on the device: rows x cols elements of `a` from element `off`
+   with strides (1 along a row run: rs, cs) given per axis, as a 2-D view [cols, rows]. */
+static tsr_status tsr__dev_view(const tsr_array *a, int64_t cols, int64_t rows, int64_t col_stride,
+                                int64_t row_stride, int64_t off, tsr_array **out) {
+  const int64_t shape[2] = {cols, rows}, strides[2] = {col_stride, row_stride};
+  return tsr__array_new_view(a, 2, shape, strides, off, out);
+}
+
+/* loc += msg on the device (two views of one shape). */
+static tsr_status tsr__add_dev(tsr_array *loc, const tsr_array *msg) {
+  tsr_array *sum = NULL;
+  tsr_status st = tsr_add(loc, msg, &sum);
+  if (st == TSR_OK) st = tsr_assign(loc, sum);
+  tsr_array_release(sum);
+  return st;
+}
+
+/* The message between `snd` and `rcv` and the local array `loc` (device), one strided device
+   copy per (column segment, row segment) pair, in the order tsr__pack writes it: packs
+   (`to_msg`: loc -> msg at element `base`) or unpacks (msg -> loc, or loc += msg when
+   `accumulate`). `src_side`: loc is the source layout (its local indices, transposed when
+   `transpose`), else the destination. */
+static tsr_status tsr__move_dev(tsr_array *msg, int64_t base, const seg_list *rows,
+                                const seg_list *cols, const int snd[2], const int rcv[2],
+                                const tsr__bc_matrix *loc, bool src_side, bool transpose,
+                                bool to_msg, bool accumulate, int64_t *ridx) {
+  const int64_t nr = tsr__match_rows(rows, snd, rcv, ridx);
+  int64_t rows_msg = 0; /* the message's leading dimension: the matched rows */
+  for (int64_t t = 0; t < nr; t++)
+    rows_msg += rows->v[ridx[t]].len;
+  const bool tr = src_side && transpose;
+  int64_t col0 = 0;
+  tsr_status st = TSR_OK;
+  for (int64_t c = 0; c < cols->n && st == TSR_OK; c++) {
+    const seg *cs = &cols->v[c];
+    if (!tsr__seg_match(cols, cs, snd, rcv)) continue;
+    int64_t row0 = 0;
+    for (int64_t t = 0; t < nr && st == TSR_OK; t++) {
+      const seg *rs = &rows->v[ridx[t]];
+      const int64_t li = src_side ? rs->src_local : rs->dst_local;
+      const int64_t lj = src_side ? cs->src_local : cs->dst_local;
+      tsr_array *m = NULL, *l = NULL;
+      st = tsr__dev_view(msg, cs->len, rs->len, rows_msg, 1, base + col0 * rows_msg + row0, &m);
+      if (st == TSR_OK)
+        st =
+            tr ? tsr__dev_view(loc->storage, cs->len, rs->len, 1, loc->lld, lj + li * loc->lld, &l)
+               : tsr__dev_view(loc->storage, cs->len, rs->len, loc->lld, 1, li + lj * loc->lld, &l);
+      if (st == TSR_OK)
+        st = to_msg ? tsr_assign(m, l) : accumulate ? tsr__add_dev(l, m) : tsr_assign(l, m);
+      tsr_array_release(m);
+      tsr_array_release(l);
+      row0 += rs->len;
+    }
+    col0 += cs->len;
+  }
+  return st;
+}
+
+/* Copies elements [from, to) of the device array `d` to or from the host buffer `h` (same
+   offsets), on the device's stream (counted as one host<->device copy). */
+static tsr_status tsr__stage_range(tsr_device dev, tsr_array *d, char *h, int64_t from, int64_t to,
+                                   size_t es, tsr__copy_dir dir) {
+  if (to <= from) return TSR_OK;
+  char *dp = (char *)tsr__array_ptr(d) + (size_t)from * es;
+  const size_t bytes = (size_t)(to - from) * es;
+  return dir == TSR__COPY_D2H ? tsr__dev_memcpy_2d_async(dev, h + (size_t)from * es, 0, dp, 0,
+                                                         bytes, 1, TSR__COPY_D2H, NULL)
+                              : tsr__dev_memcpy_2d_async(dev, dp, 0, h + (size_t)from * es, 0,
+                                                         bytes, 1, TSR__COPY_H2D, NULL);
+}
+
+/* The exchange of device messages sdev -> rdev (counts and offsets as tsr__exchange): in
+   device memory when MPI takes it, else through pinned host buffers, the own part copied on
+   the device. Collective (agrees before the messages); the outcome is local after that. */
+static tsr_status tsr__exchange_dev(const tsr_grid *g, tsr_device dev, tsr_dtype dtype,
+                                    tsr_array *sdev, const int *sc, const int *sd, tsr_array *rdev,
+                                    const int *rc, const int *rd, int64_t stot, int64_t rtot) {
+  const size_t es = tsr__dtype_size(dtype);
+  const int me = g->rank;
+  const bool staging = tsr__dist_gpu_staging();
+  char *hs = NULL, *hr = NULL;
+  tsr_status st = TSR_OK;
+  if (staging) {
+    st = tsr__dev_pinned_alloc(dev, (size_t)stot * es, (void **)&hs);
+    if (st == TSR_OK) st = tsr__dev_pinned_alloc(dev, (size_t)rtot * es, (void **)&hr);
+    /* what goes to other ranks: around the own part */
+    if (st == TSR_OK) st = tsr__stage_range(dev, sdev, hs, 0, sd[me], es, TSR__COPY_D2H);
+    if (st == TSR_OK)
+      st = tsr__stage_range(dev, sdev, hs, sd[me] + sc[me], stot, es, TSR__COPY_D2H);
+  }
+  if (st == TSR_OK && sc[me] > 0)
+    st = tsr__dev_memcpy_2d_async(dev, (char *)tsr__array_ptr(rdev) + (size_t)rd[me] * es, 0,
+                                  (char *)tsr__array_ptr(sdev) + (size_t)sd[me] * es, 0,
+                                  (size_t)sc[me] * es, 1, TSR__COPY_D2D, NULL);
+  /* The packs (and staged copies) are complete before MPI reads their buffers. */
+  if (st == TSR_OK) st = tsr_device_synchronize(dev);
+  st = tsr__dist_agree(g->comm, st);
+  if (st == TSR_OK)
+    st = tsr__exchange(g, dtype, staging ? hs : (char *)tsr__array_ptr(sdev), sc, sd,
+                       staging ? hr : (char *)tsr__array_ptr(rdev), rc, rd, false);
+  if (st == TSR_OK && staging) {
+    st = tsr__stage_range(dev, rdev, hr, 0, rd[me], es, TSR__COPY_H2D);
+    if (st == TSR_OK)
+      st = tsr__stage_range(dev, rdev, hr, rd[me] + rc[me], rtot, es, TSR__COPY_H2D);
+    tsr_status s2 = tsr_device_synchronize(dev); /* before the pinned buffers go */
+    if (st == TSR_OK) st = s2;
+  }
+  tsr__dev_pinned_free(dev, hs);
+  tsr__dev_pinned_free(dev, hr);
+  return st;
+}
+
+/* The message counts and offsets of one redistribution (sc, sd, rc, rd: np entries each,
+   consecutive from sc; elements), their totals, and the bytes that cross to other ranks added
+   to *sent / *received. */
+static tsr_status tsr__bc_counts(const tsr_grid *g, int64_t m, int64_t n, size_t es,
+                                 const seg_list *rows, const seg_list *cols, const int *sxy,
+                                 const int *dxy, int *sc, uint64_t *sent, uint64_t *received,
+                                 int64_t *stot, int64_t *rtot) {
+  const int np = g->size;
+  int *sd = sc + np, *rc = sc + 2 * np, *rd = sc + 3 * np;
+  const int *ms = sxy + 2 * g->rank, *md = dxy + 2 * g->rank;
+  for (int r = 0; r < np; r++) {
+    const int *ps = sxy + 2 * r, *pd = dxy + 2 * r;
+    int64_t s = tsr__match_len(rows, ms, pd) * tsr__match_len(cols, ms, pd);
+    int64_t v = tsr__match_len(rows, ps, md) * tsr__match_len(cols, ps, md);
+    if (*stot + s > INT_MAX || *rtot + v > INT_MAX)
+      return tsr__set_error(TSR_ERR_OVERFLOW, __func__,
+                            "redistribution of %lld x %lld elements: more than INT_MAX "
+                            "elements per rank",
+                            (long long)m, (long long)n);
+    sc[r] = (int)s;
+    sd[r] = (int)*stot;
+    rc[r] = (int)v;
+    rd[r] = (int)*rtot;
+    *stot += s;
+    *rtot += v;
+    if (r != g->rank) {
+      *sent += (uint64_t)s * es;
+      *received += (uint64_t)v * es;
+    }
+  }
   return TSR_OK;
 }
 
@@ -264,41 +426,40 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
   if (st == TSR_OK && !(ridx = malloc((size_t)(rows.n > 0 ? rows.n : 1) * sizeof *ridx)))
     st = tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "redistribution row index");
   int64_t stot = 0, rtot = 0;
-  if (st == TSR_OK) {
-    for (int r = 0; r < np && st == TSR_OK; r++) {
-      const int *ps = sxy + 2 * r, *pd = dxy + 2 * r;
-      int64_t s = tsr__match_len(&rows, ms, pd) * tsr__match_len(&cols, ms, pd);
-      int64_t v = tsr__match_len(&rows, ps, md) * tsr__match_len(&cols, ps, md);
-      if (stot + s > INT_MAX || rtot + v > INT_MAX)
-        st = tsr__set_error(TSR_ERR_OVERFLOW, __func__,
-                            "redistribution of %lld x %lld elements: more than INT_MAX "
-                            "elements per rank",
-                            (long long)m, (long long)n);
-      else {
-        sc[r] = (int)s;
-        sd[r] = (int)stot;
-        rc[r] = (int)v;
-        rd[r] = (int)rtot;
-        stot += s;
-        rtot += v;
-        if (r != g->rank) {
-          *sent += (uint64_t)s * es;
-          *received += (uint64_t)v * es;
-        }
-      }
+  if (st == TSR_OK)
+    st = tsr__bc_counts(g, m, n, es, &rows, &cols, sxy, dxy, sc, sent, received, &stot, &rtot);
+  /* Device-resident (a GPU matrix's storage on either side): messages packed on the device. */
+  const bool on_dev = src->storage != NULL || dst->storage != NULL;
+  const tsr_device dev = src->storage ? src->device : dst->device;
+  tsr_array *sdev = NULL, *rdev = NULL;
+  if (st == TSR_OK && on_dev) {
+    int64_t ns[1] = {stot > 0 ? stot : 1}, nr[1] = {rtot > 0 ? rtot : 1};
+    st = tsr_empty(1, ns, dtype, dev, &sdev);
+    if (st == TSR_OK) st = tsr_empty(1, nr, dtype, dev, &rdev);
+    for (int r = 0; r < np && st == TSR_OK; r++)
+      if (sc[r] > 0)
+        st = tsr__move_dev(sdev, sd[r], &rows, &cols, ms, dxy + 2 * r, src, true, transpose, true,
+                           false, ridx);
+  } else if (st == TSR_OK) {
+    st = tsr__host_alloc((size_t)(stot > 0 ? stot : 1) * es, (void **)&sbuf);
+    if (st == TSR_OK) st = tsr__host_alloc((size_t)(rtot > 0 ? rtot : 1) * es, (void **)&rbuf);
+    if (st == TSR_OK) {
+      for (int r = 0; r < np; r++)
+        if (sc[r] > 0)
+          tsr__pack(sbuf + (size_t)sd[r] * es, &rows, &cols, ms, dxy + 2 * r, src, transpose, es,
+                    modeled, ridx);
     }
   }
-  if (st == TSR_OK) st = tsr__host_alloc((size_t)(stot > 0 ? stot : 1) * es, (void **)&sbuf);
-  if (st == TSR_OK) st = tsr__host_alloc((size_t)(rtot > 0 ? rtot : 1) * es, (void **)&rbuf);
-  if (st == TSR_OK) {
-    for (int r = 0; r < np; r++)
-      if (sc[r] > 0)
-        tsr__pack(sbuf + (size_t)sd[r] * es, &rows, &cols, ms, dxy + 2 * r, src, transpose, es,
-                  modeled, ridx);
-  }
   st = tsr__dist_agree(g->comm, st);
-  if (st == TSR_OK) {
-    st = tsr__exchange(g, dtype, sbuf, sc, sd, rbuf, rc, rd);
+  if (st == TSR_OK && on_dev) {
+    st = tsr__exchange_dev(g, dev, dtype, sdev, sc, sd, rdev, rc, rd, stot, rtot);
+    for (int r = 0; r < np && st == TSR_OK; r++)
+      if (rc[r] > 0)
+        st = tsr__move_dev(rdev, rd[r], &rows, &cols, sxy + 2 * r, md, dst, false, transpose, false,
+                           (flags & TSR__BC_ACCUMULATE) != 0, ridx);
+    st = tsr__dist_agree(g->comm, st);
+  } else if (st == TSR_OK) {
+    st = tsr__exchange(g, dtype, sbuf, sc, sd, rbuf, rc, rd, true);
     if (st == TSR_OK)
       for (int r = 0; r < np; r++)
         if (rc[r] > 0)
@@ -307,6 +468,8 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
     if (modeled) tsr__dist_model_copy((double)(stot + rtot) * (double)es);
     st = tsr__dist_agree(g->comm, st);
   }
+  tsr_array_release(sdev);
+  tsr_array_release(rdev);
   tsr__host_free(sbuf);
   tsr__host_free(rbuf);
   free(ridx);

@@ -18,9 +18,11 @@
  * for a GEMM or a copy (a slot's reuse, the end of the call) charge the host.
  * tsr__dist_model_pack_seconds: a panel's 2-D pack on the device, bytes / PCIe when staging
  * (to pinned memory), else 2 bytes / TSR_SMPI_HBM_BW (read and write; default 2.5e12 B/s of
- * an H100's 3.35 TB/s HBM3). While it waits for the device, the host tests MPI every
- * tsr__dist_model_poll_seconds (TSR_SMPI_GPU_POLL, default 25 us: less than one 1 MiB segment's
- * 42 us at 25 GB/s, so a ring's forwarding is not held back by the polling).
+ * an H100's 3.35 TB/s HBM3). The GPU node's other local copies (tsr__dist_model_copy: 2.5D's
+ * packing and unpacking of its slices and partial products, beta C) are charged the same way,
+ * as device copies, not at the CPU's TSR_SMPI_MEMORY_BW. While it waits for the device, the host
+ * tests MPI every tsr__dist_model_poll_seconds (TSR_SMPI_GPU_POLL, default 25 us: less than one 1
+ * MiB segment's 42 us at 25 GB/s, so a ring's forwarding is not held back by the polling).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +114,10 @@ void tsr__dist_model_copy(double bytes) {
 #ifdef TSR_SMPI_MODEL
   static double bw = 0;
   if (bw <= 0) bw = tsr__env_number(TSR__ENV_SMPI_MEMORY_BW);
-  if (bytes > 0) tsr__model_seconds(bytes / bw);
+  /* The GPU node keeps its blocks on the device (the 2.5D exchanges pack and unpack there):
+     a device copy, through PCIe when staging. */
+  if (bytes > 0)
+    tsr__model_seconds(tsr__dist_model_gpu() ? tsr__dist_model_pack_seconds(bytes) : bytes / bw);
 #else
   (void)bytes;
 #endif

@@ -71,12 +71,6 @@ static double tsr__summa_chunk_flops(void) {
   return tsr__env_number(TSR__ENV_SUMMA_CHUNK_FLOPS); /* default TSR__SUMMA_CHUNK_FLOPS */
 }
 
-/* Whether GPU panels travel through the host (see the top; TSR_DIST_GPU_STAGING overrides). */
-static bool tsr__summa_gpu_staging(void) {
-  const int v = tsr__env_choice(TSR__ENV_DIST_GPU_STAGING); /* "auto|0|1" */
-  return v == 0 ? !tsr_dist_gpu_aware() : v == 2;
-}
-
 #define SUMMA_SLOTS 4 /* look-ahead at most 3 */
 #define SUMMA_LOOKAHEAD 2
 
@@ -324,8 +318,7 @@ static tsr_status tsr__summa_event_wait(summa *s, void *event, const summa_pendi
    would give MPI_Ibcast). */
 static tsr_dist_bcast tsr__summa_bcast_algo(const summa *s, int64_t bytes, int size) {
   if (s->bcast != TSR_DIST_BCAST_AUTO || !s->gpu || s->staging) return s->bcast;
-  const tsr_dist_bcast a = tsr__bcast_choose(bytes, size, 0);
-  return a == TSR_DIST_BCAST_MPI ? TSR_DIST_BCAST_TREE : a;
+  return tsr__bcast_choose(bytes, size, 0, true); /* device memory: never MPI_Ibcast */
 }
 
 /* model_gpu: when the slot's buffers may be overwritten (its last H2D when staging, else its
@@ -751,7 +744,7 @@ tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix
   s.es = tsr__dtype_size(c->dtype);
   s.type = tsr__mpi_type(c->dtype);
   s.gpu = c->device.kind != TSR_DEVICE_CPU;
-  s.staging = s.gpu && tsr__summa_gpu_staging();
+  s.staging = s.gpu && tsr__dist_gpu_staging(); /* gpu_aware.c */
   s.model_gpu = !s.gpu && tsr__dist_modeled() && tsr__dist_model_gpu();
   s.slots = tsr__summa_lookahead(s.gpu || s.model_gpu) + 1;
   s.bcast = options ? options->bcast : TSR_DIST_BCAST_AUTO;

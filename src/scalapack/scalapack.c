@@ -341,6 +341,8 @@ static tsr__bc_matrix tsr__sub_layout(const desc11 *d, int ix, int jx, const gri
   x.col = (tsr__bc_dim){jx, d->inb, d->nb, d->csrc, gp->npcol};
   x.data = (void *)(uintptr_t)data; /* read-only for A and B */
   x.lld = d->lld;
+  x.storage = NULL; /* host memory */
+  x.device = TSR_CPU;
   return x;
 }
 
@@ -390,6 +392,8 @@ static tsr__bc_matrix tsr__standard_layout(const tsr_dmatrix *a, const tsr_grid 
   x.col = (tsr__bc_dim){0, a->nb, a->nb, 0, g->npcol};
   x.data = tsr__array_ptr(a->storage);
   x.lld = a->lld;
+  x.storage = NULL; /* host memory (ScaLAPACK's matrices are on the CPU) */
+  x.device = TSR_CPU;
   return x;
 }
 
