@@ -557,6 +557,15 @@ def write_doc(path, rows, cal, rates, ping, files, bsim, breal, tl, parts):
             skipped.add(k)
             sections[k] = "(not run)"
     old = open(path).read() if os.path.exists(path) else ""
+    # Targets whose data this run did not make (the broadcasts' JSON of a run without the bcast
+    # part) keep the page's rows.
+    m = re.search(r"<!-- TARGETS -->\n(.*?)<!-- /TARGETS -->", old, re.S)
+    if m and "TARGETS" not in skipped:
+        keep = [line for line in m.group(1).splitlines()
+                if (line.startswith("| pipelined broadcast") and not bsim) or
+                (line.startswith("| no slower than") and not breal)]
+        lines = sections["TARGETS"].splitlines()
+        sections["TARGETS"] = "\n".join(lines[:2] + keep + lines[2:])
     text = tmpl
     for k, v in sections.items():
         text = text.replace("@%s@" % k, v)

@@ -273,7 +273,8 @@ fi
 # TSR_SCALE_GPU_STRONG=1 adds strong scaling at n = 131072. 2.5D (tag kfull=1): the full
 # k = n, where its reduction of C (c n_local^2 words per rank, independent of k) is weighed
 # against all of the multiply, with SUMMA on the same full k beside it (auto, rdma):
-# TSR_SCALE_GPU_25D lists P:c (default "16:4 64:4"; P / c a perfect square, square P); SUMMA
+# TSR_SCALE_GPU_25D lists P:c (default "16:4"; P / c a perfect square, square P; "16:4 64:4"
+# adds P = 64, which did not finish in 45 minutes here: simulated clock 1.03 s of ~1.9); SUMMA
 # runs beside it at k = n up to P = TSR_SCALE_GPU_FULLK_SUMMA (default 16: 64 panels of
 # SUMMA's ring at P = 16 took 5 minutes here, P = 64's 128 would take about an hour).
 # Simulation cost grows with P times the panels: P = 64 takes ~2 minutes of a busy core per
@@ -308,7 +309,7 @@ if part gpu; then
           fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 1024 --bcast auto "${tl[@]}"
       done
       [ "$nl" = 16384 ] || continue
-      for pc in ${TSR_SCALE_GPU_25D:-16:4 64:4}; do
+      for pc in ${TSR_SCALE_GPU_25D:-16:4}; do
         P=${pc%%:*} c=${pc##*:}
         n=$(python3 -c "import math; print($nl * math.isqrt($P))")
         tsr_log "GPU nodes, weak scaling, n_local = $nl, P = $P, k = n: SUMMA and 2.5D c = $c"
