@@ -736,6 +736,43 @@ static void *pool_caller(void *arg) {
   return (void *)(intptr_t)pool_job_defects(j, ran, 3);
 }
 
+/* A probe that had to wake sleeping pool threads measured their wake-up: the next call while
+   they poll (tsr__gemm_adapt_cold) probes again, and the overhead it measures, lower, is what
+   the calls after it use; later calls pay no wake-up and stay on the threads. Without the warm
+   probe a library that went serial stayed serial, every re-probe finding the threads asleep. */
+static void test_adaptive_warm_probe(void **state) {
+  (void)state;
+  const int64_t ms = 1000000;
+  const double flops = 4e6; /* one thread: 40 us, two would save 20 us */
+  tsr__gemm_adapt s;
+  atomic_init(&s.overhead_ns, 0);
+  atomic_init(&s.overhead_at, 0);
+  atomic_init(&s.fs_per_flop, 0);
+  atomic_init(&s.reprobe_ns, 0);
+  atomic_init(&s.warm_probe_before, 0);
+  atomic_init(&s.warm_probe, false);
+  tsr__gemm_adapt_learn_serial(&s, 40000, flops);
+  /* A cold probe: 60 us, the caller worked 20 (overhead 40 us, the threads' wake-up). */
+  int64_t t = 1000 * ms;
+  tsr__gemm_adapt_learn_parallel(&s, 60000, 20000, 20000, flops, t);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1 * ms)); /* no mark: serial */
+  tsr__gemm_adapt_cold(&s, t);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1 * ms)); /* the warm probe */
+  /* It measures 3 us: the mean is replaced, and the calls after it run on the threads. */
+  tsr__gemm_adapt_learn_parallel(&s, 23000, 20000, 20000, flops, t + 1 * ms);
+  assert_int_equal(atomic_load(&s.overhead_ns), 3000);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 2 * ms));
+  /* One warm probe per mark, and only while the threads poll. */
+  tsr__gemm_adapt_learn_parallel(&s, 100000, 20000, 20000, flops, t + 2 * ms);
+  tsr__gemm_adapt_learn_parallel(&s, 100000, 20000, 20000, flops, t + 2 * ms);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 3 * ms));
+  tsr__gemm_adapt_cold(&s, t + 3 * ms);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 40 * ms)); /* past the window */
+  tsr__gemm_adapt_cold(&s, t + 40 * ms);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 41 * ms));
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 42 * ms)); /* used */
+}
+
 /* The adaptive thread count's rules on a state of the test's own and a clock it sets:
    serial while the overhead it learned outweighs what threads save; re-probed after 50 ms,
    then at doubling waits up to max(1 s, 100 x overhead), never longer; one fast probe brings
@@ -749,6 +786,8 @@ static void test_adaptive_reprobe(void **state) {
   atomic_init(&s.overhead_at, 0);
   atomic_init(&s.fs_per_flop, 0);
   atomic_init(&s.reprobe_ns, 0);
+  atomic_init(&s.warm_probe_before, 0);
+  atomic_init(&s.warm_probe, false);
   assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, 0)); /* nothing learned */
   /* One thread: 1 ms for 1e8 flops, so two threads would save 0.5 ms. */
   tsr__gemm_adapt_learn_serial(&s, 1 * ms, flops);
@@ -1376,6 +1415,7 @@ int main(void) {
       cmocka_unit_test(test_called_from_threads),
       cmocka_unit_test(test_thread_pool),
       cmocka_unit_test(test_adaptive_reprobe),
+      cmocka_unit_test(test_adaptive_warm_probe),
       cmocka_unit_test(test_vendor_path),
       cmocka_unit_test(test_kernel_overrides),
       cmocka_unit_test(test_small_path),

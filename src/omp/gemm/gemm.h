@@ -303,7 +303,15 @@ typedef struct tsr__gemm_adapt {
   _Atomic int64_t overhead_at; /* when it was last measured */
   _Atomic int64_t fs_per_flop; /* one thread's time per flop, femtoseconds */
   _Atomic int64_t reprobe_ns;  /* how long a high overhead is trusted; 0: the shortest */
+  /* A parallel call that had to wake sleeping pool threads (tsr__gemm_adapt_cold) measured
+     their wake-up, which calls that follow while the threads poll do not pay: the next call
+     before warm_probe_before is a probe too, and what it measures replaces a higher mean
+     (warm_probe: that call is under way). 0: none. */
+  _Atomic int64_t warm_probe_before;
+  atomic_bool warm_probe;
 } tsr__gemm_adapt;
+/* The call just learned (tsr__gemm_adapt_learn_parallel) woke its threads from sleep. */
+void tsr__gemm_adapt_cold(tsr__gemm_adapt *s, int64_t now);
 bool tsr__gemm_adapt_parallel(tsr__gemm_adapt *s, double flops, int nt, int64_t now);
 void tsr__gemm_adapt_learn_parallel(tsr__gemm_adapt *s, int64_t region_ns, int64_t caller_work_ns,
                                     int64_t work_ns, double flops, int64_t now);
