@@ -736,6 +736,16 @@ static void *pool_caller(void *arg) {
   return (void *)(intptr_t)pool_job_defects(j, ran, 3);
 }
 
+/* An adaptive thread-count state that has learned nothing. */
+static void adapt_init(tsr__gemm_adapt *s) {
+  atomic_init(&s->overhead_ns, 0);
+  atomic_init(&s->overhead_at, 0);
+  atomic_init(&s->fs_per_flop, 0);
+  atomic_init(&s->reprobe_ns, 0);
+  atomic_init(&s->warm_probe_before, 0);
+  atomic_init(&s->warm_probe, false);
+}
+
 /* A probe that had to wake sleeping pool threads measured their wake-up: the next call while
    they poll (tsr__gemm_adapt_cold) probes again, and the overhead it measures, lower, is what
    the calls after it use; later calls pay no wake-up and stay on the threads. Without the warm
@@ -745,12 +755,7 @@ static void test_adaptive_warm_probe(void **state) {
   const int64_t ms = 1000000;
   const double flops = 4e6; /* one thread: 40 us, two would save 20 us */
   tsr__gemm_adapt s;
-  atomic_init(&s.overhead_ns, 0);
-  atomic_init(&s.overhead_at, 0);
-  atomic_init(&s.fs_per_flop, 0);
-  atomic_init(&s.reprobe_ns, 0);
-  atomic_init(&s.warm_probe_before, 0);
-  atomic_init(&s.warm_probe, false);
+  adapt_init(&s);
   tsr__gemm_adapt_learn_serial(&s, 40000, flops);
   /* A cold probe: 60 us, the caller worked 20 (overhead 40 us, the threads' wake-up). */
   int64_t t = 1000 * ms;
@@ -782,12 +787,7 @@ static void test_adaptive_reprobe(void **state) {
   const int64_t ms = 1000000;
   const double flops = 1e8;
   tsr__gemm_adapt s;
-  atomic_init(&s.overhead_ns, 0);
-  atomic_init(&s.overhead_at, 0);
-  atomic_init(&s.fs_per_flop, 0);
-  atomic_init(&s.reprobe_ns, 0);
-  atomic_init(&s.warm_probe_before, 0);
-  atomic_init(&s.warm_probe, false);
+  adapt_init(&s);
   assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, 0)); /* nothing learned */
   /* One thread: 1 ms for 1e8 flops, so two threads would save 0.5 ms. */
   tsr__gemm_adapt_learn_serial(&s, 1 * ms, flops);

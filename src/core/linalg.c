@@ -350,6 +350,28 @@ static void *tsr__host_copy(const void *x, int64_t rows, int64_t cols, int64_t l
   return t;
 }
 
+/* The backend's form of a checked host call (row-major, native path). */
+static tsr__gemm_args tsr__host_gemm_args(tsr_dtype dtype, bool ta, bool tb, int64_t m, int64_t n,
+                                          int64_t k, double alpha, const void *a, int64_t lda,
+                                          const void *b, int64_t ldb, double beta, void *c,
+                                          int64_t ldc) {
+  return (tsr__gemm_args){.dtype = dtype,
+                          .trans_a = ta,
+                          .trans_b = tb,
+                          .m = m,
+                          .n = n,
+                          .k = k,
+                          .alpha = alpha,
+                          .beta = beta,
+                          .a = a,
+                          .lda = lda,
+                          .b = b,
+                          .ldb = ldb,
+                          .c = c,
+                          .ldc = ldc,
+                          .path = TSR_GEMM_NATIVE};
+}
+
 /* tsr_gemm_host's rare case, out of its line: an operand sharing memory with C is read from a
    copy taken first (as tsr_gemm does). */
 static __attribute__((noinline)) tsr_status
@@ -391,24 +413,13 @@ bool tsr__gemm_host_tiny(tsr_dtype dtype, bool trans_a, bool trans_b, int64_t m,
   const int64_t es = dtype == TSR_F64 ? 8 : 4;
   const int64_t ar = trans_a ? k : m, ac = trans_a ? m : k, br = trans_b ? n : k,
                 bc = trans_b ? k : n;
-  if (tsr__spans_meet(a, ((ar - 1) * lda + ac) * es, c, ((m - 1) * ldc + n) * es) ||
-      tsr__spans_meet(b, ((br - 1) * ldb + bc) * es, c, ((m - 1) * ldc + n) * es))
-    return false;
-  const tsr__gemm_args g = {.dtype = dtype,
-                            .trans_a = trans_a,
-                            .trans_b = trans_b,
-                            .m = m,
-                            .n = n,
-                            .k = k,
-                            .alpha = alpha,
-                            .beta = beta,
-                            .a = a,
-                            .lda = lda,
-                            .b = b,
-                            .ldb = ldb,
-                            .c = c,
-                            .ldc = ldc,
-                            .path = TSR_GEMM_NATIVE};
+  int64_t abytes = 0, bbytes = 0, cbytes = 0; /* no overflow within the bound above */
+  (void)tsr__linalg_host_span(ar, ac, lda, es, &abytes);
+  (void)tsr__linalg_host_span(br, bc, ldb, es, &bbytes);
+  (void)tsr__linalg_host_span(m, n, ldc, es, &cbytes);
+  if (tsr__spans_meet(a, abytes, c, cbytes) || tsr__spans_meet(b, bbytes, c, cbytes)) return false;
+  const tsr__gemm_args g =
+      tsr__host_gemm_args(dtype, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   return tsr__omp_backend.gemm_tiny(&g);
 }
 
@@ -450,21 +461,8 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
                           (long long)ldc);
   /* The CPU's table, which every build has (tsr__backend_for's answer for TSR_CPU). */
   const struct tsr__backend_ops *ops = &tsr__omp_backend;
-  tsr__gemm_args g = {.dtype = dtype,
-                      .trans_a = ta,
-                      .trans_b = tb,
-                      .m = m,
-                      .n = n,
-                      .k = k,
-                      .alpha = alpha,
-                      .beta = beta,
-                      .a = a,
-                      .lda = lda,
-                      .b = b,
-                      .ldb = ldb,
-                      .c = c,
-                      .ldc = ldc,
-                      .path = TSR_GEMM_NATIVE};
+  tsr__gemm_args g =
+      tsr__host_gemm_args(dtype, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   const bool copy_a = reads_ab && tsr__spans_meet(a, abytes, c, cbytes);
   const bool copy_b = reads_ab && tsr__spans_meet(b, bbytes, c, cbytes);
   if (copy_a || copy_b) return tsr__gemm_host_copies(ops, &g, copy_a, copy_b);

@@ -498,9 +498,7 @@ static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocat
     *st = tsr__gemm_small(g, ker, 1); /* it owns the strip buffer */
     return true;
   }
-  /* tsr__gemm_small_kblock's answer: op(B) is below L2. */
-  const int64_t es = g->dtype == TSR_F64 ? 8 : 4;
-  ker->small(g, ker, tsr__gemm_small_dot(g) ? tsr__min64(TSR__GEMM_DOT_KB / es, g->k) : g->k, NULL);
+  ker->small(g, ker, tsr__gemm_small_kblock(g, ker->mr), NULL);
   *st = TSR_OK;
   return true;
 }
