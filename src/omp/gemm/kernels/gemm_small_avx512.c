@@ -34,6 +34,8 @@
    64^3 4900 / 4850 / 4850 (4610). dgemm keeps 14 rows: 48^3 4220 / 4222 / 4085-4143 (3900),
    64^3 10000 / 9970 / 9650 (9140). */
 #define TSR__SM_MRS 10
+#define TSR__SM_NVW 4
+#define TSR__SM_MRW 6
 #define TSR__SM_DI 4
 #define TSR__SM_DJ 6
 #include "omp/gemm/kernels/gemm_small_impl.h"
@@ -55,6 +57,8 @@
 #define TSR__SM_MUL(a, b) _mm512_mul_pd(a, b)
 #define TSR__SM_PACK_B pack_b_f64
 #define TSR__SM_HSUM(v) _mm512_reduce_add_pd(v)
+#define TSR__SM_NVW 4
+#define TSR__SM_MRW 6
 #define TSR__SM_DI 4
 #define TSR__SM_DJ 6
 #include "omp/gemm/kernels/gemm_small_impl.h"

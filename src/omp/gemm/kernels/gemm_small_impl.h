@@ -47,6 +47,20 @@
 #if TSR__SM_MRS < 1 || TSR__SM_MRS > TSR__SM_MR
 #error "TSR__SM_MRS must be 1..TSR__SM_MR"
 #endif
+/* TSR__SM_NVW, TSR__SM_MRW (optional; default 2 and MR, no wide tiles): with op(B) read in
+   place and in one k block, C is taken in strips of TSR__SM_NVW vectors (3 or 4; 2 for none)
+   whose tiles have at most TSR__SM_MRW rows (R x NVW accumulators, NVW vectors of op(B) and a
+   broadcast must fit the ISA's vector registers). A wider, shorter tile reads fewer rows of
+   op(A) per step (fewer broadcast streams and row pointers) and stores as many vectors per
+   FMA. The packed strips (B^T) and the k-blocked path keep NR = 2 vectors: the kernel's pack_b
+   and the prefetch distance are per NR strip. */
+#ifndef TSR__SM_NVW
+#define TSR__SM_NVW 2
+#define TSR__SM_MRW TSR__SM_MR
+#endif
+#if TSR__SM_NVW < 2 || TSR__SM_NVW > 4 || TSR__SM_MRW < 1 || TSR__SM_MRW > 6
+#error "TSR__SM_NVW must be 2..4 and TSR__SM_MRW 1..6"
+#endif
 #if !((TSR__SM_DI == 2 && TSR__SM_DJ == 4) || (TSR__SM_DI == 4 && TSR__SM_DJ == 6))
 #error "gemm_small_impl.h has dot-product tile cases for 2 x 4 and 4 x 6"
 #endif
@@ -62,7 +76,7 @@
 /*
  * C[0:R, 0:cols] = alpha * op(A)[0:R, 0:k] * op(B)[0:k, 0:cols] + beta * C (beta == 0: C not
  * read). op(A)(i, p) at a[i*rs_a + p*cs_a]; op(B)(p, j) at b[p*ldb + j]; C(i, j) at
- * c[i*ldc + j]. NV (1 or 2) vectors of columns, the last one masked by mlast. R, NV and the
+ * c[i*ldc + j]. NV (1..TSR__SM_NVW) vectors of columns, the last one masked by mlast. R, NV and the
  * A stride that is 1 are constants where it is inlined, so the accumulators live in registers.
  * pf: each step also prefetches its row of op(B) TSR__SM_PF_STRIPS strips to the right.
  */
@@ -70,11 +84,15 @@ static inline __attribute__((always_inline)) void
 TSR__SM_TILE(const int R, const int NV, int64_t k, const TSR__SM_T *a, int64_t rs_a, int64_t cs_a,
              const TSR__SM_T *b, int64_t ldb, TSR__SM_M mlast, TSR__SM_T alpha, TSR__SM_T beta,
              TSR__SM_T *c, int64_t ldc, bool pf) {
-  TSR__SM_V acc0[TSR__SM_MR], acc1[TSR__SM_MR];
+  /* One array per vector of columns (not one 2-D array: GCC keeps an aggregate that large in
+     memory instead of in registers). */
+  TSR__SM_V acc0[TSR__SM_MR], acc1[TSR__SM_MR], acc2[TSR__SM_MRW], acc3[TSR__SM_MRW];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     acc0[r] = TSR__SM_ZERO();
-    acc1[r] = TSR__SM_ZERO();
+    if (NV > 1) acc1[r] = TSR__SM_ZERO();
+    if (NV > 2) acc2[r] = TSR__SM_ZERO();
+    if (NV > 3) acc3[r] = TSR__SM_ZERO();
   }
   for (int64_t p = 0; p < k; ++p) {
     const TSR__SM_T *bp = b + p * ldb;
@@ -83,14 +101,22 @@ TSR__SM_TILE(const int R, const int NV, int64_t k, const TSR__SM_T *a, int64_t r
       __builtin_prefetch(bp + TSR__SM_PF_STRIPS * 2 * TSR__SM_L, 0, 3);
       __builtin_prefetch(bp + TSR__SM_PF_STRIPS * 2 * TSR__SM_L + TSR__SM_L, 0, 3);
     }
-    const TSR__SM_V b0 = NV == 2 ? TSR__SM_LOAD(bp) : TSR__SM_LOADM(mlast, bp);
-    const TSR__SM_V b1 = NV == 2 ? TSR__SM_LOADM(mlast, bp + TSR__SM_L) : TSR__SM_ZERO();
+    /* Vector v of the row: full below NV - 1, the last one masked. */
+#define TSR__SM_BV(v)                                                                              \
+  ((v) < NV - 1 ? TSR__SM_LOAD(bp + (v)*TSR__SM_L) : TSR__SM_LOADM(mlast, bp + (v)*TSR__SM_L))
+    const TSR__SM_V b0 = TSR__SM_BV(0);
+    const TSR__SM_V b1 = NV > 1 ? TSR__SM_BV(1) : TSR__SM_ZERO();
+    const TSR__SM_V b2 = NV > 2 ? TSR__SM_BV(2) : TSR__SM_ZERO();
+    const TSR__SM_V b3 = NV > 3 ? TSR__SM_BV(3) : TSR__SM_ZERO();
+#undef TSR__SM_BV
     const TSR__SM_T *ap = a + p * cs_a;
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const TSR__SM_V ar = TSR__SM_SET1(ap[r * rs_a]);
       acc0[r] = TSR__SM_FMA(ar, b0, acc0[r]);
-      if (NV == 2) acc1[r] = TSR__SM_FMA(ar, b1, acc1[r]);
+      if (NV > 1) acc1[r] = TSR__SM_FMA(ar, b1, acc1[r]);
+      if (NV > 2) acc2[r] = TSR__SM_FMA(ar, b2, acc2[r]);
+      if (NV > 3) acc3[r] = TSR__SM_FMA(ar, b3, acc3[r]);
     }
   }
   const TSR__SM_V va = TSR__SM_SET1(alpha), vb = TSR__SM_SET1(beta);
@@ -99,19 +125,24 @@ TSR__SM_TILE(const int R, const int NV, int64_t k, const TSR__SM_T *a, int64_t r
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     TSR__SM_T *cr = c + r * ldc;
-    TSR__SM_V x0 = scale ? TSR__SM_MUL(va, acc0[r]) : acc0[r],
-              x1 = scale ? TSR__SM_MUL(va, acc1[r]) : acc1[r];
-    if (NV == 2) {
-      if (beta != 0) {
-        x0 = TSR__SM_FMA(vb, TSR__SM_LOAD(cr), x0);
-        x1 = TSR__SM_FMA(vb, TSR__SM_LOADM(mlast, cr + TSR__SM_L), x1);
-      }
-      TSR__SM_STORE(cr, x0);
-      TSR__SM_STOREM(cr + TSR__SM_L, mlast, x1);
-    } else {
-      if (beta != 0) x0 = TSR__SM_FMA(vb, TSR__SM_LOADM(mlast, cr), x0);
-      TSR__SM_STOREM(cr, mlast, x0);
-    }
+    /* C's vector v of row r from accumulator x: full below NV - 1, the last one masked. */
+#define TSR__SM_PUT(v, x)                                                                          \
+  do {                                                                                             \
+    TSR__SM_T *cv = cr + (v)*TSR__SM_L;                                                            \
+    TSR__SM_V y = scale ? TSR__SM_MUL(va, (x)) : (x);                                              \
+    if ((v) < NV - 1) {                                                                            \
+      if (beta != 0) y = TSR__SM_FMA(vb, TSR__SM_LOAD(cv), y);                                     \
+      TSR__SM_STORE(cv, y);                                                                        \
+    } else {                                                                                       \
+      if (beta != 0) y = TSR__SM_FMA(vb, TSR__SM_LOADM(mlast, cv), y);                             \
+      TSR__SM_STOREM(cv, mlast, y);                                                                \
+    }                                                                                              \
+  } while (0)
+    TSR__SM_PUT(0, acc0[r]);
+    if (NV > 1) TSR__SM_PUT(1, acc1[r]);
+    if (NV > 2) TSR__SM_PUT(2, acc2[r]);
+    if (NV > 3) TSR__SM_PUT(3, acc3[r]);
+#undef TSR__SM_PUT
   }
 }
 
@@ -157,6 +188,50 @@ TSR__SM_ROWS(int rows, int nv, bool a_rows_unit, int64_t k, const TSR__SM_T *ai,
   default: break;
   }
 }
+
+/* One tile of a wide strip (3..TSR__SM_NVW vectors), `rows` 1..TSR__SM_MRW. */
+#define TSR__SM_WROWS TSR__SM_CAT(TSR__SM_NAME, _wrows)
+#define TSR__SM_WIDE TSR__SM_CAT(TSR__SM_NAME, _wide)
+#define TSR__SM_WTILE_CASE(R)                                                                      \
+  case R:                                                                                          \
+    if (nv == 4) {                                                                                 \
+      if (a_rows_unit)                                                                             \
+        TSR__SM_TILE(R, 4, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, false);             \
+      else                                                                                         \
+        TSR__SM_TILE(R, 4, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, false);             \
+    } else {                                                                                       \
+      if (a_rows_unit)                                                                             \
+        TSR__SM_TILE(R, 3, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, false);             \
+      else                                                                                         \
+        TSR__SM_TILE(R, 3, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, false);             \
+    }                                                                                              \
+    break;
+#if TSR__SM_NVW > 2
+static inline __attribute__((always_inline)) void
+TSR__SM_WROWS(int rows, int nv, bool a_rows_unit, int64_t k, const TSR__SM_T *ai, int64_t rs_a,
+              int64_t cs_a, const TSR__SM_T *bs, int64_t ldbs, TSR__SM_M ml, TSR__SM_T alpha,
+              TSR__SM_T beta, TSR__SM_T *ci, int64_t ldc) {
+  switch (rows) {
+    TSR__SM_WTILE_CASE(1)
+#if TSR__SM_MRW > 1
+    TSR__SM_WTILE_CASE(2)
+#endif
+#if TSR__SM_MRW > 2
+    TSR__SM_WTILE_CASE(3)
+#endif
+#if TSR__SM_MRW > 3
+    TSR__SM_WTILE_CASE(4)
+#endif
+#if TSR__SM_MRW > 4
+    TSR__SM_WTILE_CASE(5)
+#endif
+#if TSR__SM_MRW > 5
+    TSR__SM_WTILE_CASE(6)
+#endif
+  default: break;
+  }
+}
+#endif
 
 /*
  * A * B^T by dot products (tsr__gemm_small_dot, gemm.h): op(A) = A and op(B) = B^T, both stored
@@ -265,6 +340,65 @@ static void TSR__SM_DOT(const tsr__gemm_args *g, int64_t kb) {
 }
 #undef TSR__SM_DCASE
 
+#ifndef TSR__GEMM_SMALL_SPLIT_DEFINED
+#define TSR__GEMM_SMALL_SPLIT_DEFINED
+/* m rows in nblk blocks of near-equal height: *base rows each, the first *extra one more.
+   32-bit division where m allows (a 64-bit one by a variable is tens of cycles: a quarter of a
+   16^3 product's per-call budget). */
+static inline __attribute__((always_inline)) void tsr__gemm_small_split(int64_t m, int64_t nblk,
+                                                                 int64_t *base, int64_t *extra) {
+  if (m <= INT32_MAX) {
+    *base = (int64_t)((uint32_t)m / (uint32_t)nblk);
+    *extra = (int64_t)((uint32_t)m % (uint32_t)nblk);
+  } else {
+    *base = m / nblk;
+    *extra = m % nblk;
+  }
+}
+#endif
+
+#if TSR__SM_NVW > 2
+/* The call in strips of TSR__SM_NVW vectors (op(B) in place, one k block; n > NR): tiles of up
+   to TSR__SM_MRW rows, and a last strip of at most 2 vectors in TSR__SM_ROWS's tiles. A
+   function of its own, so that the narrow path's registers and code stay as they were for the
+   smallest calls. */
+static __attribute__((noinline)) void TSR__SM_WIDE(const tsr__gemm_args *g, TSR__SM_T alpha,
+                                                   bool a_rows_unit, int64_t rs_a, int64_t cs_a) {
+  enum { W = TSR__SM_NVW * TSR__SM_L };
+  const int64_t m = g->m, n = g->n, k = g->k, ldb = g->ldb, ldc = g->ldc;
+  const TSR__SM_T beta = (TSR__SM_T)g->beta;
+  const TSR__SM_T *a = g->a, *b = g->b;
+  TSR__SM_T *c = g->c;
+  const int64_t wblk = (m + TSR__SM_MRW - 1) / TSR__SM_MRW;
+  int64_t wbase, wextra;
+  tsr__gemm_small_split(m, wblk, &wbase, &wextra);
+  for (int64_t j0 = 0; j0 < n; j0 += W) {
+    const int64_t cols = n - j0 < W ? n - j0 : W;
+    const int nv = (int)((cols + TSR__SM_L - 1) / TSR__SM_L);
+    const TSR__SM_M ml = TSR__SM_MASK((int)(cols - (nv - 1) * TSR__SM_L));
+    if (nv > 2) {
+      for (int64_t bi = 0, i0 = 0; bi < wblk; ++bi) {
+        const int rows = (int)(wbase + (bi < wextra ? 1 : 0));
+        TSR__SM_WROWS(rows, nv, a_rows_unit, k, a + i0 * rs_a, rs_a, cs_a, b + j0, ldb, ml, alpha,
+                      beta, c + i0 * ldc + j0, ldc);
+        i0 += rows;
+      }
+    } else {
+      const int64_t nblk =
+          a_rows_unit ? (m + TSR__SM_MR - 1) / TSR__SM_MR : (m + TSR__SM_MRS - 1) / TSR__SM_MRS;
+      int64_t base, extra;
+      tsr__gemm_small_split(m, nblk, &base, &extra);
+      for (int64_t bi = 0, i0 = 0; bi < nblk; ++bi) {
+        const int rows = (int)(base + (bi < extra ? 1 : 0));
+        TSR__SM_ROWS(rows, nv, a_rows_unit, k, a + i0 * rs_a, rs_a, cs_a, b + j0, ldb, ml, alpha,
+                     beta, c + i0 * ldc + j0, ldc, false);
+        i0 += rows;
+      }
+    }
+  }
+}
+#endif
+
 void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb, void *buf) {
   enum { NR = 2 * TSR__SM_L };
   if (tsr__gemm_small_dot(g)) {
@@ -276,6 +410,12 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
   const bool a_rows_unit = g->trans_a;
   const int64_t rs_a = g->trans_a ? 1 : g->lda, cs_a = g->trans_a ? g->lda : 1;
   const bool pack_b = tsr__gemm_small_pack_b(g, TSR__SM_MR);
+#if TSR__SM_NVW > 2
+  if (!pack_b && kb >= g->k && g->n > NR) {
+    TSR__SM_WIDE(g, alpha, a_rows_unit, rs_a, cs_a);
+    return;
+  }
+#endif
   /* With k blocks (kb < k), B in place is read row block by row block, the next strips'
      lines of each row prefetched: each row of B is then read front to back. */
   const bool pf = kb < g->k && !pack_b;
@@ -288,18 +428,11 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
      registers beside the loop's: the compiler reloads them from the stack in the k loop.
      TSR__SM_MRS caps those tiles where that was measured to cost (gemm_small_avx512.c). A^T's
      rows are one pointer, and take the full MR. */
-  /* Constant divisors, and 32-bit division where m allows (a 64-bit one by a variable is tens
-     of cycles: a quarter of a 16^3 product's per-call budget). */
+  /* Constant divisors (nblk), and 32-bit division where m allows (TSR__SM_SPLIT). */
   const int64_t nblk =
       a_rows_unit ? (m + TSR__SM_MR - 1) / TSR__SM_MR : (m + TSR__SM_MRS - 1) / TSR__SM_MRS;
   int64_t base, extra;
-  if (m <= INT32_MAX) {
-    base = (int64_t)((uint32_t)m / (uint32_t)nblk);
-    extra = (int64_t)((uint32_t)m % (uint32_t)nblk);
-  } else {
-    base = m / nblk;
-    extra = m % nblk;
-  }
+  tsr__gemm_small_split(m, nblk, &base, &extra);
   for (int64_t p0 = 0; p0 < g->k; p0 += kb) {
     const int64_t k = g->k - p0 < kb ? g->k - p0 : kb;
     const TSR__SM_T *a = (const TSR__SM_T *)g->a + p0 * cs_a;
@@ -344,6 +477,11 @@ void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_
 }
 
 #undef TSR__SM_TILE_CASE
+#undef TSR__SM_WTILE_CASE
+#undef TSR__SM_WROWS
+#undef TSR__SM_WIDE
+#undef TSR__SM_NVW
+#undef TSR__SM_MRW
 #undef TSR__SM_DTILE
 #undef TSR__SM_DOT
 #undef TSR__SM_HSUM
