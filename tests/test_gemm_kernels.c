@@ -425,6 +425,38 @@ static void test_guard_pages(void **state) {
   tuning.small_kblock = 0;
 }
 
+/* The small path's wide strips (gemm_small_impl.h, TSR__SM_NVW: AVX-512 takes op(B) in place in
+   strips of 4 vectors, tiles of at most 6 rows): every tile height 1-7, strips of 3 and 4
+   vectors with a full or a masked last vector, a wide strip followed by a narrow remainder,
+   both strides of op(A), alpha 1 and not, beta 0 and not, guard pages after and before each
+   operand. Where the kernel has no wide strips the same cases run its narrow tiles. */
+static void test_small_wide_tiles(void **state) {
+  (void)state;
+  set_threads(1);
+  tuning.small_mnk = INT64_MAX;
+  tuning.small_kblock = 0;
+  for (int d = 0; d < 2; ++d) {
+    const int64_t l = cfg_of(dtypes[d], 1).ker->nr / 2; /* lanes of a vector (NR = 2 vectors) */
+    const int64_t ns[] = {2 * l + 1, 3 * l, 4 * l - 1, 4 * l, 5 * l + 1, 10 * l + 3};
+    for (int64_t m = 1; m <= 7; ++m)
+      for (size_t i = 0; i < sizeof ns / sizeof ns[0]; ++i)
+        for (int t = 0; t < 4; ++t) {
+          gemm_case gc = {.dtype = dtypes[d],
+                          .ta = t & 1,
+                          .tb = false,
+                          .m = m,
+                          .n = ns[i],
+                          .k = t < 2 ? 9 : 1,
+                          .alpha = t == 1 ? 1.0 : 1.25,
+                          .beta = t == 2 ? 0.0 : -0.5,
+                          .path = TSR_GEMM_NATIVE,
+                          .guard = 1 + (int)((i + (size_t)m) % 2)};
+          check(gc, 3100 + (uint64_t)(m * 64 + (int64_t)i * 4 + t));
+        }
+  }
+  tuning.small_mnk = -1;
+}
+
 /* Streaming (non-temporal) stores of C (tsr__gemm_stream_c), with the size threshold at 0 so
    that small cases take the path: full and edge tiles, every transpose, 1-3 threads, C
    starting as NaN (never read); and the cases that must not stream. */
@@ -1409,6 +1441,7 @@ int main(void) {
       cmocka_unit_test(test_cache_block_edges),
       cmocka_unit_test(test_threaded_shapes),
       cmocka_unit_test(test_guard_pages),
+      cmocka_unit_test(test_small_wide_tiles),
       cmocka_unit_test(test_alpha_beta_special),
       cmocka_unit_test(test_streaming_stores),
       cmocka_unit_test(test_ukr_general_stride),
