@@ -171,6 +171,13 @@ bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
 /* The k block of the small path's dot products (A * B^T), in bytes of a row. */
 #define TSR__GEMM_DOT_KB 4096
 int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr);
+/* tsr__gemm_small_kblock's answer when op(B) fits in L2 and no tuning object forces a block
+   (every call of the tiny lane, gemm_driver.c): k, or TSR__GEMM_DOT_KB bytes of a row for dot
+   products. Inline: the tiny lane's calls take ~100 ns. */
+static inline int64_t tsr__gemm_small_kblock_fit(const tsr__gemm_args *g) {
+  if (tsr__gemm_small_dot(g)) return tsr__min64(TSR__GEMM_DOT_KB / (g->dtype == TSR_F64 ? 8 : 4), g->k);
+  return g->k;
+}
 /* The pool itself, tsr__gemm_pool_run, is declared in gemm.h (tests call it directly). */
 
 /* ---------------------------------------------------------------- wisdom -------------- */

@@ -372,9 +372,9 @@ int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
   if (forced > 0) return tsr__min64(forced, g->k);
   const int64_t es = g->dtype == TSR_F64 ? 8 : 4;
   /* Dot products: TSR__GEMM_DOT_KB bytes of each row of A and B a block. */
-  if (tsr__gemm_small_dot(g)) return tsr__min64(TSR__GEMM_DOT_KB / es, g->k);
   const double bytes = (double)g->k * (double)g->n * (double)es;
-  if (bytes <= (double)tsr__cpu_facts_get()->cache[1].size) return g->k;
+  if (tsr__gemm_small_dot(g) || bytes <= (double)tsr__cpu_facts_get()->cache[1].size)
+    return tsr__gemm_small_kblock_fit(g);
   /* Several row blocks over B's rows 4 KiB apart: one block (gemm_tune.h). */
   if (tsr__gemm_small_rows_alias(g, mr)) return g->k;
   return tsr__min64(TSR__GEMM_SMALL_KB, g->k);
@@ -498,7 +498,8 @@ static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocat
     *st = tsr__gemm_small(g, ker, 1); /* it owns the strip buffer */
     return true;
   }
-  ker->small(g, ker, tsr__gemm_small_kblock(g, ker->mr), NULL);
+  /* op(B) is within tiny_bytes (at most L2), and there is no tuning object. */
+  ker->small(g, ker, tsr__gemm_small_kblock_fit(g), NULL);
   *st = TSR_OK;
   return true;
 }

@@ -292,7 +292,7 @@ TSR__SM_DTILE(const int RI, const int RJ, int64_t k, const TSR__SM_T *a, int64_t
     TSR__SM_DTILE(RI, RJ, k, ai, g->lda, bj, g->ldb, alpha, beta, c + i0 * ldc + j0, ldc);         \
     break;
 
-static void TSR__SM_DOT(const tsr__gemm_args *g, int64_t kb) {
+static __attribute__((noinline)) void TSR__SM_DOT(const tsr__gemm_args *g, int64_t kb) {
   const TSR__SM_T alpha = (TSR__SM_T)g->alpha;
   const int64_t m = g->m, n = g->n, ldc = g->ldc;
   TSR__SM_T *c = g->c;
@@ -347,7 +347,10 @@ static void TSR__SM_DOT(const tsr__gemm_args *g, int64_t kb) {
    16^3 product's per-call budget). */
 static inline __attribute__((always_inline)) void tsr__gemm_small_split(int64_t m, int64_t nblk,
                                                                  int64_t *base, int64_t *extra) {
-  if (m <= INT32_MAX) {
+  if (nblk <= 2) { /* no division: the smallest calls (a division is ~10 cycles) */
+    *base = nblk == 1 ? m : m >> 1;
+    *extra = nblk == 1 ? 0 : m & 1;
+  } else if (m <= INT32_MAX) {
     *base = (int64_t)((uint32_t)m / (uint32_t)nblk);
     *extra = (int64_t)((uint32_t)m % (uint32_t)nblk);
   } else {
