@@ -28,7 +28,10 @@
  * The idea is OpenBLAS's "small matrix" kernels (0.3.16+, SkylakeX); this is our own register
  * tiling, shared with the packed kernels' MR x NR.
  *
- * Loop order: NR-column strips of C (op(B)'s strip stays in L1) times MR-row blocks. The k
+ * Loop order: NR-column strips of C (op(B)'s strip stays in L1) times MR-row blocks. Where the
+ * ISA has the registers (TSR__SM_NVW, AVX-512), op(B) read in place in one k block is taken in
+ * wider strips of 4 vectors with tiles of at most 6 rows (TSR__SM_WIDE): per FMA they read fewer
+ * rows of op(A), each its own broadcast stream and row pointer. The k
  * loop of a tile runs in order p = 0, 1, ..., k-1 with one FMA per element, as the packed
  * kernels do, so both paths round the same way. An op(B) larger than L2 is taken in k blocks
  * of kb rows (tsr__gemm_small_kblock, gemm_tune.h), outermost, each a pass over C.
