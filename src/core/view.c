@@ -5,9 +5,11 @@
 #include "core/internal.h"
 
 void *tsr__array_ptr(const tsr_array *a) {
-  /* A zero-byte buffer may have a NULL pointer (GPU allocators): no arithmetic on it. */
-  return a->buffer->data == NULL
-             ? NULL
+  /* A zero-byte buffer may have a NULL pointer (GPU allocators): no arithmetic on it. Offset 0
+     (every array not sliced from another) asks no element size: this runs three times per
+     tsr_gemm call. */
+  return a->buffer->data == NULL || a->offset == 0
+             ? a->buffer->data
              : (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
 }
 
