@@ -38,8 +38,11 @@ static int64_t tsr__max1(int64_t x) {
 /*
  * Describes the stored matrix x (rows x cols) as a row-major matrix with a leading dimension,
  * possibly of its transpose. Returns false when neither stride is unit (or one is negative).
+ * Inlined: three times per small tsr_gemm call.
  */
-static bool tsr__as_row_major(const tsr__mat *x, bool *transposed, int64_t *ld) {
+static inline __attribute__((always_inline)) bool tsr__as_row_major(const tsr__mat *x,
+                                                                      bool *transposed,
+                                                                      int64_t *ld) {
   if (x->rs < 0 || x->cs < 0) return false;
   bool unit_col = x->cs == 1 || x->cols <= 1;
   bool unit_row = x->rs == 1 || x->rows <= 1;
