@@ -230,6 +230,11 @@ static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device 
   int64_t m = c->rows, n = c->cols;
   int64_t k = ta ? a->rows : a->cols;
   if (m == 0 || n == 0) return TSR_OK;
+  if (dev.kind == TSR_DEVICE_CPU && alpha != 0.0 && k > 0 &&
+      tsr__gemm_mats_tiny(dtype, ta, tb, alpha, a, b, beta, c, path)) {
+    tsr__count(TSR__COUNT_GEMM_CALLS, 1);
+    return TSR_OK;
+  }
   if (!ops->gemm)
     return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "gemm is not implemented on device %s",
                           ops->name);
@@ -652,11 +657,11 @@ static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device
                                   tsr_gemm_path path, const matmul_plan *p, const tsr_array *a,
                                   const tsr_array *b, tsr_array *c) {
   int64_t es = (int64_t)tsr__dtype_size(a->dtype);
-  tsr__view av = tsr__view_of(a), bv = tsr__view_of(b), cv = tsr__view_of(c);
-  tsr__mat bm = {(char *)bv.data, p->k, p->n, p->b_rs, p->b_cs};
+  char *ad = tsr__array_ptr(a), *bd = tsr__array_ptr(b), *cd = tsr__array_ptr(c);
+  tsr__mat bm = {bd, p->k, p->n, p->b_rs, p->b_cs};
   if (tsr__matmul_foldable(p)) {
-    tsr__mat am = {(char *)av.data, p->count * p->m, p->k, p->a_rs, p->a_cs};
-    tsr__mat cm = {(char *)cv.data, p->count * p->m, p->n, p->n, 1};
+    tsr__mat am = {ad, p->count * p->m, p->k, p->a_rs, p->a_cs};
+    tsr__mat cm = {cd, p->count * p->m, p->n, p->n, 1};
     return tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
   }
   int64_t idx[TSR_MAX_DIMS] = {0};
@@ -667,9 +672,9 @@ static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device
       bo += idx[i] * p->b_bs[i];
       co += idx[i] * p->c_bs[i];
     }
-    tsr__mat am = {(char *)av.data + ao * es, p->m, p->k, p->a_rs, p->a_cs};
-    tsr__mat bmi = {(char *)bv.data + bo * es, p->k, p->n, p->b_rs, p->b_cs};
-    tsr__mat cm = {(char *)cv.data + co * es, p->m, p->n, p->n, 1};
+    tsr__mat am = {ad + ao * es, p->m, p->k, p->a_rs, p->a_cs};
+    tsr__mat bmi = {bd + bo * es, p->k, p->n, p->b_rs, p->b_cs};
+    tsr__mat cm = {cd + co * es, p->m, p->n, p->n, 1};
     TSR_CALL(tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bmi, 0.0, &cm, path));
     for (int i = p->nbatch - 1; i >= 0; i--) {
       if (++idx[i] < p->batch[i]) break;
