@@ -6,7 +6,9 @@
  *  - no source file in src/ reads a TSR_* variable with getenv() outside the reader;
  *  - the reader: choices (without case), numbers in range, blocks; a bad value keeps the
  *    default with one warning on stderr (once per variable) naming the variable, the value and
- *    the default; a bad value of an `error` row fails with TSR_ERR_INVALID_ARGUMENT naming them.
+ *    the default; a bad value of an `error` row fails with TSR_ERR_INVALID_ARGUMENT naming them;
+ *  - a repeated read of a choice (answered from the reader's per-thread memory) sees every
+ *    setenv, putenv (a putenv'd buffer changed in place too), unsetenv and clearenv.
  * Arguments: the README and the src/ folder (ctest passes them).
  */
 #define _GNU_SOURCE
@@ -256,6 +258,88 @@ static void test_bad_values(void **state) {
       strstr(tsr_last_error(), "TSR_GEMM=\"fastest\" is not one of auto|native|vendor"));
 }
 
+/* tsr__env_choice's per-thread memory of a variable's entry (env.c, tsr__env_memo): a repeated
+   read gives what a new read of the environment gives after every way a program changes it
+   (TSR_GEMM is read by every tsr_gemm call, and tests change it between calls). */
+static void test_repeat_reads(void **state) {
+  (void)state;
+  extern char **environ;
+  const tsr__env_id g = TSR__ENV_GEMM; /* auto|native|vendor, default auto */
+  unsetenv("TSR_GEMM");
+  assert_int_equal(tsr__env_choice(g), 0);
+  assert_int_equal(tsr__env_choice(g), 0); /* remembered: unset */
+  setenv("TSR_GEMM", "native", 1);         /* appended: after the remembered last entry */
+  assert_int_equal(tsr__env_choice(g), 1);
+  assert_int_equal(tsr__env_choice(g), 1);
+  setenv("TSR_GEMM", "VENDOR", 1); /* replaced: another string in the slot */
+  assert_int_equal(tsr__env_choice(g), 2);
+  setenv("TSR_GEMM", "native", 1); /* back to a text read before (glibc may reuse its string) */
+  assert_int_equal(tsr__env_choice(g), 1);
+  /* Another variable set before it and removed: the entries after it move down. */
+  setenv("TSR_TEST_MEMO_OTHER", "x", 1);
+  assert_int_equal(tsr__env_choice(g), 1);
+  unsetenv("TSR_TEST_MEMO_OTHER");
+  assert_int_equal(tsr__env_choice(g), 1);
+  /* Another variable: the one remembered is replaced, and the first one read again. */
+  setenv("TSR_SCALAPACK_PATH", "redistribute", 1);
+  assert_int_equal(tsr__env_choice(TSR__ENV_SCALAPACK_PATH), 1);
+  assert_int_equal(tsr__env_choice(g), 1);
+  unsetenv("TSR_SCALAPACK_PATH");
+  /* A bad value is not remembered: every read fails with its message. */
+  setenv("TSR_GEMM", "fastest", 1);
+  for (int i = 0; i < 2; ++i) {
+    tsr_clear_error();
+    assert_int_equal(tsr__env_choice(g), -2);
+    assert_non_null(strstr(tsr_last_error(), "TSR_GEMM=\"fastest\""));
+  }
+  /* putenv: the environment holds the caller's buffer, and a change of its text is a change of
+     the variable, with no call in between. */
+  static char buf[] = "TSR_GEMM=vendor";
+  assert_int_equal(putenv(buf), 0);
+  assert_int_equal(tsr__env_choice(g), 2);
+  memcpy(buf + 9, "native", 7);
+  assert_int_equal(tsr__env_choice(g), 1);
+  memcpy(buf + 9, "fast!", 6);
+  assert_int_equal(tsr__env_choice(g), -2);
+  memcpy(buf + 9, "auto", 5);
+  assert_int_equal(tsr__env_choice(g), 0);
+  unsetenv("TSR_GEMM"); /* the last entry moves: remembered "auto" must not answer */
+  setenv("TSR_GEMM", "vendor", 1);
+  assert_int_equal(tsr__env_choice(g), 2);
+  /* An empty value reads as unset (the default), and is remembered as such. */
+  setenv("TSR_GEMM", "", 1);
+  assert_int_equal(tsr__env_choice(g), 0);
+  assert_int_equal(tsr__env_choice(g), 0);
+  setenv("TSR_GEMM", "native", 1);
+  assert_int_equal(tsr__env_choice(g), 1);
+  /* clearenv (environ NULL), then a new environment: the copies of the old one put back. */
+  size_t n = 0;
+  while (environ[n])
+    ++n;
+  char **saved = malloc((n + 1) * sizeof *saved);
+  assert_non_null(saved);
+  for (size_t i = 0; i < n; ++i)
+    assert_non_null(saved[i] = strdup(environ[i]));
+  assert_int_equal(clearenv(), 0);
+  assert_int_equal(tsr__env_choice(g), 0);
+  assert_int_equal(tsr__env_choice(g), 0);
+  setenv("TSR_GEMM", "vendor", 1);
+  assert_int_equal(tsr__env_choice(g), 2);
+  assert_int_equal(clearenv(), 0);
+  for (size_t i = 0; i < n; ++i) {
+    if (strncmp(saved[i], "TSR_GEMM=", 9) == 0) { /* removed below: set as a copy */
+      assert_int_equal(setenv("TSR_GEMM", saved[i] + 9, 1), 0);
+      free(saved[i]);
+    } else {
+      assert_int_equal(putenv(saved[i]), 0); /* the environment keeps it: not freed */
+    }
+  }
+  free(saved);
+  assert_int_equal(tsr__env_choice(g), 1); /* the "native" of before */
+  unsetenv("TSR_GEMM");
+  assert_int_equal(tsr__env_choice(g), 0);
+}
+
 int main(int argc, char **argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s README.md SRC_DIR\n", argv[0]);
@@ -268,6 +352,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_no_other_reader),
       cmocka_unit_test(test_reader),
       cmocka_unit_test(test_bad_values),
+      cmocka_unit_test(test_repeat_reads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

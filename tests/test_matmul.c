@@ -2,8 +2,11 @@
  * tsr_matmul (NumPy semantics) and tsr_gemm / tsr_gemm_ex against a float64 reference
  * computed here with plain loops, on random inputs: 2-D, 1-D promotions, broadcast batches,
  * non-contiguous operands, ragged sizes (1, primes, k = 0), sizes past the GEMM blocking,
- * transposes, alpha/beta, beta = 0 over NaN, column-major and strided C, and shape errors.
+ * transposes, alpha/beta, beta = 0 over NaN, column-major and strided C, and shape errors;
+ * small calls on host views (the tiny lane), with operands sharing memory with C, and with
+ * TSR_GEMM changed between calls.
  */
+#define _XOPEN_SOURCE 700 /* setenv, putenv, strdup */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -933,6 +936,260 @@ static void test_gemm_errors(void **state) {
     tsr_array_release(arrays[i]);
 }
 
+/* ---------------------------------------------------------------- gemm: small host calls */
+
+/* Stores the r x c values v (C order, rounded to dt) at mem, row-major with leading dimension
+   ld or column-major (ld >= r), and returns a host view of them. */
+static tsr_array *tiny_view(tsr_dtype dt, void *mem, int64_t r, int64_t c, int64_t ld, int col_major,
+                            const double *v) {
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j) {
+      const int64_t at = col_major ? i + j * ld : i * ld + j;
+      if (dt == TSR_F32)
+        ((float *)mem)[at] = (float)v[i * c + j];
+      else
+        ((double *)mem)[at] = v[i * c + j];
+    }
+  int64_t shape[2] = {r, c}, strides[2] = {col_major ? 1 : ld, col_major ? ld : 1};
+  tsr_array *x = NULL;
+  TSR_ASSERT_OK(tsr_from_host_view(2, shape, strides, dt, mem, &x));
+  return x;
+}
+
+/* n random values in [-1, 1) rounded to dt (the reference then sees what Tessera sees). */
+static double *tiny_values(tsr_dtype dt, int64_t n, uint64_t seed) {
+  double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+  assert_non_null(v);
+  tsr_test_fill_random(v, (size_t)n, seed);
+  for (int64_t i = 0; i < n; ++i)
+    v[i] = ct_round(dt, v[i]);
+  return v;
+}
+
+/* A buffer of n elements of dt, all NaN (padding that must never be read or written). */
+static void *nan_buffer(tsr_dtype dt, int64_t n) {
+  void *x = malloc((size_t)n * 8);
+  assert_non_null(x);
+  for (int64_t i = 0; i < n; ++i) {
+    if (dt == TSR_F32)
+      ((float *)x)[i] = NAN;
+    else
+      ((double *)x)[i] = NAN;
+  }
+  return x;
+}
+
+/* tsr_gemm on host views small enough for the CPU's tiny lane (the BLAS drop-in's, taken by
+   tsr_gemm when no matrix needs a copy and C shares no memory with A or B): every transpose,
+   row- and column-major A, B and C with padded leading dimensions (NaN in the padding, which
+   must stay NaN), alpha and beta (beta = 0 over NaN), against the float64 reference. */
+static void test_gemm_tiny_host_views(void **state) {
+  (void)state;
+  static const int64_t mnk[][3] = {{1, 1, 1}, {16, 16, 16}, {5, 7, 3}, {2, 9, 17}, {33, 1, 4}};
+  uint64_t seed = 8100;
+  for (int d = 0; d < 2; d++)
+    for (size_t s = 0; s < sizeof mnk / sizeof mnk[0]; s++)
+      for (int t = 0; t < 4; t++)
+        for (int layout = 0; layout < 8; layout++) {
+          const tsr_dtype dt = float_dtypes[d];
+          const tsr_trans ta = (t & 1) ? TSR_TRANS : TSR_NO_TRANS,
+                          tb = (t & 2) ? TSR_TRANS : TSR_NO_TRANS;
+          const int64_t m = mnk[s][0], n = mnk[s][1], k = mnk[s][2];
+          const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+          const int acm = layout & 1, bcm = (layout >> 1) & 1, ccm = (layout >> 2) & 1;
+          const int64_t lda = (acm ? ar : ac) + 2, ldb = (bcm ? br : bc) + 1,
+                        ldc = (ccm ? m : n) + 3;
+          const double alpha = (t + layout) % 3 ? -0.75 : 1.0, beta = layout % 2 ? 0.0 : 1.5;
+          double *va = tiny_values(dt, ar * ac, seed++), *vb = tiny_values(dt, br * bc, seed++);
+          double *vc = tiny_values(dt, m * n, seed++);
+          const int64_t na = (acm ? ac : ar) * lda, nb = (bcm ? bc : br) * ldb,
+                        nc = (ccm ? n : m) * ldc;
+          void *ma = nan_buffer(dt, na), *mb = nan_buffer(dt, nb), *mc = nan_buffer(dt, nc);
+          tsr_array *a = tiny_view(dt, ma, ar, ac, lda, acm, va);
+          tsr_array *b = tiny_view(dt, mb, br, bc, ldb, bcm, vb);
+          tsr_array *c = tiny_view(dt, mc, m, n, ldc, ccm, vc);
+          if (beta == 0.0) { /* C is not read: NaN in it must not propagate */
+            if (dt == TSR_F32)
+              ((float *)mc)[0] = NAN;
+            else
+              ((double *)mc)[0] = NAN;
+          }
+          TSR_ASSERT_OK(tsr_gemm(ta, tb, alpha, a, b, beta, c));
+          double *ref = ref_gemm(ta, tb, alpha, va, vb, beta, vc, m, n, k);
+          double *got = tsr_test_read_f64(c);
+          char what[96];
+          snprintf(what, sizeof what, "tiny %c%c %lldx%lldx%lld layout %d", ta ? 'T' : 'N',
+                   tb ? 'T' : 'N', (long long)m, (long long)n, (long long)k, layout);
+          check_rel(got, ref, m * n, dt, k, what);
+          /* The padding after C's first stored row or column is untouched. */
+          const int64_t pad = ccm ? m : n;
+          assert_true(isnan(dt == TSR_F32 ? (double)((float *)mc)[pad] : ((double *)mc)[pad]));
+          free(got);
+          free(ref);
+          tsr_array_release(a);
+          tsr_array_release(b);
+          tsr_array_release(c);
+          free(ma);
+          free(mb);
+          free(mc);
+          free(va);
+          free(vb);
+          free(vc);
+        }
+}
+
+/* Where one small call's matrices lie in one host buffer: offsets and leading dimensions in
+   elements, all row-major; b_is_ct: B is C's transpose (C's memory, column-major), multiplied
+   as op(B) = B^T, else op(B) = B (a row-major op(B): the tiny lane needs no buffer for it and
+   takes the call unless C meets A or B). */
+typedef struct tiny_alias {
+  int64_t m, n, k, off_a, lda, off_b, ldb, off_c, ldc;
+  int b_is_ct;
+  const char *what;
+} tiny_alias;
+
+/* Runs the call on values filling the whole buffer, against the reference taken from the
+   values before the call. */
+static void tiny_alias_case(tsr_dtype dt, const tiny_alias *x, uint64_t seed) {
+  const tsr_trans tb = x->b_is_ct ? TSR_TRANS : TSR_NO_TRANS;
+  int64_t size = x->off_a + x->m * x->lda;
+  if (x->off_b + x->k * x->ldb > size) size = x->off_b + x->k * x->ldb;
+  if (x->off_c + x->m * x->ldc > size) size = x->off_c + x->m * x->ldc;
+  void *mem = nan_buffer(dt, size);
+  double *vall = tiny_values(dt, size, seed);
+  for (int64_t i = 0; i < size; ++i) {
+    if (dt == TSR_F32)
+      ((float *)mem)[i] = (float)vall[i];
+    else
+      ((double *)mem)[i] = vall[i];
+  }
+  const size_t es = dt == TSR_F32 ? 4 : 8;
+  int64_t sa[2] = {x->m, x->k}, sb[2] = {x->k, x->n}, sbt[2] = {x->n, x->k}, sc[2] = {x->m, x->n};
+  int64_t ra[2] = {x->lda, 1}, rb[2] = {x->ldb, 1}, rc[2] = {x->ldc, 1}, rct[2] = {1, x->ldc};
+  tsr_array *a = NULL, *b = NULL, *c = NULL;
+  TSR_ASSERT_OK(tsr_from_host_view(2, sa, ra, dt, (char *)mem + x->off_a * es, &a));
+  TSR_ASSERT_OK(tsr_from_host_view(2, sc, rc, dt, (char *)mem + x->off_c * es, &c));
+  if (x->b_is_ct)
+    TSR_ASSERT_OK(tsr_from_host_view(2, sbt, rct, dt, (char *)mem + x->off_c * es, &b));
+  else
+    TSR_ASSERT_OK(tsr_from_host_view(2, sb, rb, dt, (char *)mem + x->off_b * es, &b));
+  double *va = tsr_test_read_f64(a), *vb = tsr_test_read_f64(b), *vc = tsr_test_read_f64(c);
+  TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, tb, 1.25, a, b, -0.5, c));
+  double *ref = ref_gemm(TSR_NO_TRANS, tb, 1.25, va, vb, -0.5, vc, x->m, x->n, x->k);
+  double *got = tsr_test_read_f64(c);
+  check_rel(got, ref, x->m * x->n, dt, x->k, x->what);
+  free(got);
+  free(ref);
+  free(va);
+  free(vb);
+  free(vc);
+  free(vall);
+  tsr_array_release(a);
+  tsr_array_release(b);
+  tsr_array_release(c);
+  free(mem);
+}
+
+/* Small calls whose operands share memory with C (the tiny lane must refuse them: the general
+   path reads A or B from a copy) or lie in the same buffer without sharing an element (the
+   lane takes those whose spans do not meet): host views of one buffer, and owned arrays. C is
+   64 columns wide, past every small kernel's register tile, so that later tiles read what
+   earlier ones wrote: each aliased case fails without the copy. */
+static void test_gemm_tiny_aliasing(void **state) {
+  (void)state;
+  static const tiny_alias cases[] = {
+      {5, 64, 64, 0, 64, 320, 64, 0, 64, 0, "tiny: C is A"},
+      {5, 64, 64, 0, 64, 1000, 64, 131, 64, 0, "tiny: C overlaps A's end"},
+      {5, 64, 64, 5000, 64, 0, 64, 4095, 64, 0, "tiny: C starts on B's last element"},
+      {24, 24, 24, 2000, 24, 0, 24, 0, 24, 1, "tiny: B is C's transpose"},
+      {5, 64, 64, 64, 128, 1000, 64, 0, 128, 0, "tiny: A's rows between C's"},
+      {5, 64, 64, 0, 64, 320, 64, 4416, 64, 0, "tiny: A, B, C adjacent in one buffer"},
+  };
+  for (int d = 0; d < 2; d++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      tiny_alias_case(float_dtypes[d], &cases[i], 8600 + (uint64_t)(d * 10) + i);
+  /* Owned arrays: C is A. */
+  for (int d = 0; d < 2; d++) {
+    const tsr_dtype dt = float_dtypes[d];
+    int64_t sa[2] = {5, 64}, sb[2] = {64, 64};
+    double *ha = NULL, *hb = NULL;
+    tsr_array *a = tsr_test_random_array(2, sa, dt, TSR_CPU, 8680 + (uint64_t)d, &ha);
+    tsr_array *b = tsr_test_random_array(2, sb, dt, TSR_CPU, 8690 + (uint64_t)d, &hb);
+    TSR_ASSERT_OK(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 0.5, a, b, 2.0, a));
+    double *ref = ref_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 0.5, ha, hb, 2.0, ha, 5, 64, 64);
+    double *got = tsr_test_read_f64(a);
+    check_rel(got, ref, 5 * 64, dt, 64, "tiny: owned, C is A");
+    free(got);
+    free(ref);
+    free(ha);
+    free(hb);
+    tsr_array_release(a);
+    tsr_array_release(b);
+  }
+}
+
+/* TSR_GEMM changed between tsr_gemm calls on the same small host arrays: every call reads it
+   (the reader's per-thread memory of its entry, src/core/env.c, must not hide a change). */
+static void test_gemm_env_between_calls(void **state) {
+  (void)state;
+  const char *old = getenv("TSR_GEMM");
+  char *saved = old ? strdup(old) : NULL;
+  const int64_t m = 6, n = 5, k = 4;
+  int64_t sa[2] = {m, k}, sb[2] = {k, n}, sc[2] = {m, n};
+  double *ha = NULL, *hb = NULL, *hc = NULL;
+  tsr_array *a = tsr_test_random_array(2, sa, TSR_F64, TSR_CPU, 8700, &ha);
+  tsr_array *b = tsr_test_random_array(2, sb, TSR_F64, TSR_CPU, 8701, &hb);
+  tsr_array *c = tsr_test_random_array(2, sc, TSR_F64, TSR_CPU, 8702, &hc);
+  double *ref = ref_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, ha, hb, 0.0, NULL, m, n, k);
+  static char buf[] = "TSR_GEMM=native";
+  const char *values[] = {NULL, "native", "fastest", "NATIVE", "vendor", "auto", "",
+                          "bogus", NULL, "putenv", "putenv-bad", "putenv-auto"};
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
+    const char *v = values[i];
+    if (!v)
+      unsetenv("TSR_GEMM");
+    else if (strcmp(v, "putenv") == 0)
+      assert_int_equal(putenv(buf), 0);
+    else if (strcmp(v, "putenv-bad") == 0)
+      memcpy(buf + 9, "nativ", 6); /* the same entry, its text changed in place */
+    else if (strcmp(v, "putenv-auto") == 0)
+      memcpy(buf + 9, "auto", 5);
+    else
+      setenv("TSR_GEMM", v, 1);
+    const int bad = v && (strcmp(v, "fastest") == 0 || strcmp(v, "bogus") == 0 ||
+                          strcmp(v, "putenv-bad") == 0);
+    double before[30], after[30];
+    TSR_ASSERT_OK(tsr_array_read(c, before, sizeof before));
+    tsr_status st = tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, a, b, 0.0, c);
+    if (bad) {
+      TSR_ASSERT_STATUS(st, TSR_ERR_INVALID_ARGUMENT, "TSR_GEMM=");
+      TSR_ASSERT_OK(tsr_array_read(c, after, sizeof after));
+      assert_memory_equal(before, after, sizeof before); /* C untouched */
+    } else if (v && strcmp(v, "vendor") == 0 && st == TSR_ERR_UNSUPPORTED) {
+      TSR_ASSERT_STATUS(st, TSR_ERR_UNSUPPORTED, NULL); /* no vendor BLAS in this build */
+    } else {
+      TSR_ASSERT_OK(st);
+      double *got = tsr_test_read_f64(c);
+      check_rel(got, ref, m * n, TSR_F64, k, v ? v : "TSR_GEMM unset");
+      free(got);
+    }
+    /* Scribble on C so that the next good call must write it. */
+    TSR_ASSERT_OK(tsr_array_write(c, hc, (size_t)(m * n) * sizeof(double)));
+  }
+  unsetenv("TSR_GEMM"); /* removes the putenv'd buffer from the environment */
+  if (saved) {
+    setenv("TSR_GEMM", saved, 1);
+    free(saved);
+  }
+  free(ref);
+  free(ha);
+  free(hb);
+  free(hc);
+  tsr_array_release(a);
+  tsr_array_release(b);
+  tsr_array_release(c);
+}
+
 int main(void) {
   dev = tsr_test_device();
   const struct CMUnitTest tests[] = {
@@ -951,6 +1208,9 @@ int main(void) {
       cmocka_unit_test(test_concurrent_callers),
       cmocka_unit_test(test_gemm_errors),
       cmocka_unit_test(test_gemm_host),
+      cmocka_unit_test(test_gemm_tiny_host_views),
+      cmocka_unit_test(test_gemm_tiny_aliasing),
+      cmocka_unit_test(test_gemm_env_between_calls),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

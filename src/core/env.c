@@ -89,9 +89,91 @@ const tsr__env_var *tsr__env_table(void) {
   return tsr__env_vars;
 }
 
+extern char **environ; /* POSIX: the program declares it */
+
+/* getenv's search, giving the entry's index too: the value of the first "name=" entry of env,
+   or NULL with *slot the number of entries. */
+static const char *tsr__env_find(char **env, const char *name, size_t len, int *slot) {
+  int i = 0;
+  if (env)
+    for (; env[i]; ++i)
+      if (strncmp(env[i], name, len) == 0 && env[i][len] == '=') {
+        *slot = i;
+        return env[i] + len + 1;
+      }
+  *slot = i;
+  return NULL;
+}
+
 const char *tsr__env_text(tsr__env_id id) {
-  const char *v = getenv(tsr__env_vars[id].name);
+  const char *name = tsr__env_vars[id].name;
+  int slot;
+  const char *v = tsr__env_find(environ, name, strlen(name), &slot);
   return v && *v ? v : NULL;
+}
+
+/*
+ * tsr__env_choice's memory of its last good answer on this thread, so that a variable read on
+ * every call (TSR_GEMM, by every tsr_gemm with TSR_GEMM_AUTO) costs a few compares instead of
+ * a scan of the environment (issue 31: the scan was ~280 instructions of a ~2000-instruction
+ * 1x1x1 tsr_gemm). The value is still the one in the environment at the call: the memory
+ * holds where the variable's entry sits in environ and its text, and is used only while
+ *  - environ is the same array and the entry at that index is the same string with the same
+ *    value (setenv and putenv of the variable put another string there, or the same string
+ *    with other text: a putenv'd buffer changed in place; unsetenv of any variable moves the
+ *    entries after it down), or
+ *  - when the variable was unset, environ is the same array with the same last entry and no
+ *    entry after it (setenv or putenv of a new variable appends one; unsetenv moves the last).
+ * Anything else (clearenv: environ is NULL or another array) reads the environment again. What
+ * it cannot see: another entry's putenv'd buffer renamed in place to the variable, and a
+ * clearenv whose next environ array is allocated at the old one's address, both before the
+ * next read on this thread (as getenv racing with setenv, not something a program does). Per
+ * thread (nothing shared, no locks), initial-exec TLS
+ * like the API context (no __tls_get_addr per call), one variable at a time (the per-call
+ * reads are TSR_GEMM's). Bad values are never remembered: their error or warning comes from
+ * the full read.
+ */
+typedef struct tsr__env_memo {
+  char **env;        /* environ at the read */
+  const char *entry; /* set: env[slot], "NAME=value"; unset: env[slot - 1] (NULL if slot 0) */
+  int slot;          /* set: the entry's index; unset: the number of entries */
+  signed char id;    /* the variable, -1: nothing remembered */
+  signed char answer;
+  unsigned char vofs; /* set: strlen(NAME) + 1, where the value starts in the entry; 0: unset */
+  char value[13];     /* set: the value (shorter values only) */
+} tsr__env_memo;
+
+static _Thread_local tsr__env_memo tsr__env_memo_of_thread
+    __attribute__((tls_model("initial-exec"))) = {.id = -1};
+
+static bool tsr__env_memo_hit(const tsr__env_memo *m, tsr__env_id id, char **env) {
+  if (m->id != (int)id || env != m->env) return false;
+  if (!env) return true; /* no environment then and now */
+  if (!m->vofs) return env[m->slot] == NULL && (m->slot == 0 || env[m->slot - 1] == m->entry);
+  if (env[m->slot] != m->entry) return false;
+  const char *v = m->entry + m->vofs;
+  for (int i = 0; v[i] == m->value[i]; ++i)
+    if (!v[i]) return true;
+  return false;
+}
+
+/* Remembers a good answer read from env (value: the variable's value, NULL when unset). */
+static void tsr__env_memo_keep(tsr__env_memo *m, tsr__env_id id, char **env, int slot,
+                               const char *value, size_t name_len, int answer) {
+  m->id = -1;
+  if (value && strlen(value) >= sizeof m->value) return; /* no choice is that long */
+  m->env = env;
+  m->slot = slot;
+  m->answer = (signed char)answer;
+  if (value) {
+    m->entry = env[slot];
+    m->vofs = (unsigned char)(name_len + 1);
+    strcpy(m->value, value);
+  } else {
+    m->entry = slot > 0 ? env[slot - 1] : NULL;
+    m->vofs = 0;
+  }
+  m->id = (signed char)id;
 }
 
 /* The one warning of a bad value (once per variable and process): the variable, the value,
@@ -124,13 +206,23 @@ static int tsr__env_index(const char *values, const char *text) {
   }
 }
 
-int tsr__env_choice(tsr__env_id id) {
+/* tsr__env_choice's full read, out of its line (the memory's hit is the whole per-call cost). */
+static __attribute__((noinline)) int tsr__env_choice_read(tsr__env_id id, tsr__env_memo *m,
+                                                          char **env) {
   const tsr__env_var *e = &tsr__env_vars[id];
   const int dflt = *e->def ? tsr__env_index(e->values, e->def) : -1;
-  const char *v = tsr__env_text(id);
-  if (!v) return dflt;
+  const size_t len = strlen(e->name);
+  int slot;
+  const char *v = tsr__env_find(env, e->name, len, &slot);
+  if (!v || !*v) {
+    tsr__env_memo_keep(m, id, env, slot, v, len, dflt); /* "" reads as unset */
+    return dflt;
+  }
   const int i = tsr__env_index(e->values, v);
-  if (i >= 0) return i;
+  if (i >= 0) {
+    tsr__env_memo_keep(m, id, env, slot, v, len, i);
+    return i;
+  }
   if (e->error) {
     tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "%s=\"%.64s\" is not one of %s", e->name, v,
                    e->values);
@@ -138,6 +230,12 @@ int tsr__env_choice(tsr__env_id id) {
   }
   tsr__env_warn(id, v);
   return dflt;
+}
+
+int tsr__env_choice(tsr__env_id id) {
+  tsr__env_memo *m = &tsr__env_memo_of_thread;
+  char **env = environ;
+  return tsr__env_memo_hit(m, id, env) ? m->answer : tsr__env_choice_read(id, m, env);
 }
 
 bool tsr__env_flag(tsr__env_id id) {

@@ -280,8 +280,9 @@ tsr_status tsr__array_alloc(int ndim, const int64_t *shape, tsr_dtype dtype, tsr
 tsr_status tsr__array_contiguous(const tsr_array *a, tsr_array **out);
 
 /* Whether two arrays may share memory (their byte ranges intersect; false when either is
-   empty). Conservative: interleaved views of one buffer count as overlapping. Both arrays
-   must be on one device. */
+   empty, or when they are on two buffers the library allocated, without looking further).
+   Conservative: interleaved views of one buffer count as overlapping. Both arrays must be on
+   one device. */
 bool tsr__arrays_may_overlap(const tsr_array *a, const tsr_array *b);
 
 /* C-contiguous strides for a shape. */

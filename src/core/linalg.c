@@ -38,8 +38,11 @@ static int64_t tsr__max1(int64_t x) {
 /*
  * Describes the stored matrix x (rows x cols) as a row-major matrix with a leading dimension,
  * possibly of its transpose. Returns false when neither stride is unit (or one is negative).
+ * Inlined: three times per small tsr_gemm call.
  */
-static bool tsr__as_row_major(const tsr__mat *x, bool *transposed, int64_t *ld) {
+static inline __attribute__((always_inline)) bool tsr__as_row_major(const tsr__mat *x,
+                                                                      bool *transposed,
+                                                                      int64_t *ld) {
   if (x->rs < 0 || x->cs < 0) return false;
   bool unit_col = x->cs == 1 || x->cols <= 1;
   bool unit_row = x->rs == 1 || x->rows <= 1;
@@ -102,22 +105,118 @@ static tsr_status tsr__mat_temp(const struct tsr__backend_ops *ops, tsr_device d
   return TSR_OK;
 }
 
+/* An operand in backend form without a copy; false when its layout needs one. */
+static bool tsr__operand_in_place(const tsr__mat *x, bool trans, tsr__operand *out) {
+  bool t;
+  if (!tsr__as_row_major(x, &t, &out->ld)) return false;
+  out->data = x->data;
+  out->trans = trans != t;
+  return true;
+}
+
 /* Brings an operand into backend form, copying it to *tmp only when its layout needs it. */
 static tsr_status tsr__linalg_operand(const struct tsr__backend_ops *ops, tsr_device dev,
                                       tsr_dtype dtype, const tsr__mat *x, bool trans,
                                       tsr_array **tmp, tsr__operand *out) {
-  bool t;
-  int64_t ld;
-  tsr__mat m = *x;
-  if (!tsr__as_row_major(&m, &t, &ld)) {
-    TSR_CALL(tsr__mat_temp(ops, dev, dtype, x, true, tmp, &m));
-    t = false;
-    ld = m.rs;
-  }
+  if (tsr__operand_in_place(x, trans, out)) return TSR_OK;
+  tsr__mat m;
+  TSR_CALL(tsr__mat_temp(ops, dev, dtype, x, true, tmp, &m));
   out->data = m.data;
-  out->ld = ld;
-  out->trans = trans != t;
+  out->ld = m.rs;
+  out->trans = trans;
   return TSR_OK;
+}
+
+/* Bytes spanned by a row-major rows x cols matrix with leading dimension ld (rows, cols >= 1);
+   false on overflow. */
+static bool tsr__linalg_host_span(int64_t rows, int64_t cols, int64_t ld, int64_t es,
+                                  int64_t *bytes) {
+  /* The compiler's checked arithmetic, inline: this runs three times per tsr_gemm_host call. */
+  int64_t e;
+  return !__builtin_mul_overflow(rows - 1, ld, &e) && !__builtin_add_overflow(e, cols, &e) &&
+         !__builtin_mul_overflow(e, es, bytes);
+}
+
+static bool tsr__spans_meet(const void *x, int64_t xb, const void *y, int64_t yb) {
+  const uintptr_t a = (uintptr_t)x, b = (uintptr_t)y;
+  return a < b + (uintptr_t)yb && b < a + (uintptr_t)xb;
+}
+
+/* The backend's form of a checked call (row-major). */
+static tsr__gemm_args tsr__host_gemm_args(tsr_dtype dtype, bool ta, bool tb, int64_t m, int64_t n,
+                                          int64_t k, double alpha, const void *a, int64_t lda,
+                                          const void *b, int64_t ldb, double beta, void *c,
+                                          int64_t ldc, tsr_gemm_path path) {
+  return (tsr__gemm_args){.dtype = dtype,
+                          .trans_a = ta,
+                          .trans_b = tb,
+                          .m = m,
+                          .n = n,
+                          .k = k,
+                          .alpha = alpha,
+                          .beta = beta,
+                          .a = a,
+                          .lda = lda,
+                          .b = b,
+                          .ldb = ldb,
+                          .c = c,
+                          .ldc = ldc,
+                          .path = path};
+}
+
+/*
+ * The backend's arguments for C (m x n, stored at c: row-major with ldc, or column-major when
+ * c_t) = alpha op(A) op(B) + beta C, the operands in backend form. A column-major C is computed
+ * as C^T (n x m) = op(B)^T op(A)^T: an operand whose row-major form has flag t is, transposed,
+ * the same storage with flag !t.
+ */
+static tsr__gemm_args tsr__gemm_form(tsr_dtype dtype, int64_t m, int64_t n, int64_t k,
+                                     double alpha, const tsr__operand *oa, const tsr__operand *ob,
+                                     double beta, void *c, int64_t ldc, bool c_t,
+                                     tsr_gemm_path path) {
+  const tsr__operand *x = c_t ? ob : oa, *y = c_t ? oa : ob;
+  return tsr__host_gemm_args(dtype, x->trans != c_t, y->trans != c_t, c_t ? n : m, c_t ? m : n, k,
+                             alpha, x->data, x->ld, y->data, y->ld, beta, c, ldc, path);
+}
+
+/*
+ * The CPU backend's tiny lane (gemm_tiny) for a call in backend form on host memory with m, n,
+ * k > 0 and alpha != 0: true when it ran the call, false having done nothing (too large, C's
+ * span meets A's or B's, or the lane declined: a vendor path, or B's strips would need a
+ * buffer). Shared by the BLAS drop-in (tsr__gemm_host_tiny) and tsr_gemm on host arrays.
+ */
+static bool tsr__gemm_args_tiny(const tsr__gemm_args *g) {
+  /* The CPU lane's own bound is at most this (64^3 f32 with a 1 MiB L2); larger calls skip the
+     spans. */
+  if ((double)g->m * (double)g->n * (double)g->k > (double)(1 << 18) || !tsr__omp_backend.gemm_tiny)
+    return false;
+  const int64_t es = g->dtype == TSR_F64 ? 8 : 4;
+  const int64_t ar = g->trans_a ? g->k : g->m, ac = g->trans_a ? g->m : g->k;
+  const int64_t br = g->trans_b ? g->n : g->k, bc = g->trans_b ? g->k : g->n;
+  int64_t abytes, bbytes, cbytes;
+  if (!tsr__linalg_host_span(ar, ac, g->lda, es, &abytes) ||
+      !tsr__linalg_host_span(br, bc, g->ldb, es, &bbytes) ||
+      !tsr__linalg_host_span(g->m, g->n, g->ldc, es, &cbytes) ||
+      tsr__spans_meet(g->a, abytes, g->c, cbytes) || tsr__spans_meet(g->b, bbytes, g->c, cbytes))
+    return false;
+  return tsr__omp_backend.gemm_tiny(g);
+}
+
+/* tsr__gemm_mats on the CPU through the tiny lane: true when the call ran there (every matrix
+   in backend form without a copy, and tsr__gemm_args_tiny took it), false having done nothing.
+   m, n, k > 0 and alpha != 0. */
+static bool tsr__gemm_mats_tiny(tsr_dtype dtype, bool ta, bool tb, double alpha, const tsr__mat *a,
+                                const tsr__mat *b, double beta, const tsr__mat *c,
+                                tsr_gemm_path path) {
+  tsr__operand oa, ob;
+  bool c_t;
+  int64_t ldc;
+  if (!tsr__as_row_major(c, &c_t, &ldc) || !tsr__operand_in_place(a, ta, &oa) ||
+      !tsr__operand_in_place(b, tb, &ob))
+    return false;
+  const tsr__gemm_args g = tsr__gemm_form(dtype, c->rows, c->cols, ta ? a->rows : a->cols, alpha,
+                                          &oa, &ob, beta, c->data, ldc, c_t, path);
+  return tsr__gemm_args_tiny(&g);
 }
 
 /*
@@ -131,6 +230,11 @@ static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device 
   int64_t m = c->rows, n = c->cols;
   int64_t k = ta ? a->rows : a->cols;
   if (m == 0 || n == 0) return TSR_OK;
+  if (dev.kind == TSR_DEVICE_CPU && alpha != 0.0 && k > 0 &&
+      tsr__gemm_mats_tiny(dtype, ta, tb, alpha, a, b, beta, c, path)) {
+    tsr__count(TSR__COUNT_GEMM_CALLS, 1);
+    return TSR_OK;
+  }
   if (!ops->gemm)
     return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "gemm is not implemented on device %s",
                           ops->name);
@@ -162,36 +266,8 @@ static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device 
     ob.trans = tb;
   }
 
-  tsr__gemm_args args;
-  memset(&args, 0, sizeof args);
-  args.dtype = dtype;
-  args.k = k;
-  args.alpha = alpha;
-  args.beta = beta;
-  args.c = cm.data;
-  args.ldc = ldc;
-  args.path = path;
-  if (!c_t) {
-    args.m = m;
-    args.n = n;
-    args.a = oa.data;
-    args.lda = oa.ld;
-    args.trans_a = oa.trans;
-    args.b = ob.data;
-    args.ldb = ob.ld;
-    args.trans_b = ob.trans;
-  } else {
-    /* C is stored column-major: C^T (n x m) = op(B)^T op(A)^T. An operand whose row-major
-       form has flag t is, transposed, the same storage with flag !t. */
-    args.m = n;
-    args.n = m;
-    args.a = ob.data;
-    args.lda = ob.ld;
-    args.trans_a = !ob.trans;
-    args.b = oa.data;
-    args.ldb = oa.ld;
-    args.trans_b = !oa.trans;
-  }
+  const tsr__gemm_args args =
+      tsr__gemm_form(dtype, m, n, k, alpha, &oa, &ob, beta, cm.data, ldc, c_t, path);
   TSR_CALL_GOTO(st, done, ops->gemm(dev, &args));
   tsr__count(TSR__COUNT_GEMM_CALLS, 1);
 
@@ -267,9 +343,13 @@ static inline tsr_status tsr__check_trans(tsr_trans transa, tsr_trans transb) {
                         (int)transa, (int)transb);
 }
 
-static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alpha,
-                                  const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
-                                  tsr_gemm_path path) {
+/*
+ * tsr_gemm's checks, in the order of their messages, with one test for the common case: the
+ * dtype and device pairs go through tsr__check_pair (for its messages) only when one differs.
+ * On success dims = {m, n, k}.
+ */
+static tsr_status tsr__gemm_check(tsr_trans transa, tsr_trans transb, const tsr_array *a,
+                                  const tsr_array *b, const tsr_array *c, int64_t dims[3]) {
   if (!a || !b || !c)
     return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", !a ? "a" : !b ? "b" : "c");
   TSR_CALL(tsr__check_trans(transa, transb));
@@ -277,9 +357,13 @@ static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alp
     return tsr__set_error(TSR_ERR_SHAPE, __func__,
                           "a, b and c must be 2-D; they have %d, %d, %d axes", a->ndim, b->ndim,
                           c->ndim);
-  TSR_CALL(tsr__check_pair(a, "a", b, "b"));
-  TSR_CALL(tsr__check_pair(a, "a", c, "c"));
-  bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
+  const tsr_device da = a->buffer->device, db = b->buffer->device, dc = c->buffer->device;
+  if (a->dtype != b->dtype || a->dtype != c->dtype || (a->dtype != TSR_F32 && a->dtype != TSR_F64) ||
+      da.kind != db.kind || da.index != db.index || da.kind != dc.kind || da.index != dc.index) {
+    TSR_CALL(tsr__check_pair(a, "a", b, "b"));
+    TSR_CALL(tsr__check_pair(a, "a", c, "c"));
+  }
+  const bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
   int64_t m = ta ? a->shape[1] : a->shape[0], ka = ta ? a->shape[0] : a->shape[1];
   int64_t kb = tb ? b->shape[1] : b->shape[0], n = tb ? b->shape[0] : b->shape[1];
   if (ka != kb)
@@ -294,18 +378,38 @@ static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alp
       ((c->shape[0] > 1 && c->strides[0] == 0) || (c->shape[1] > 1 && c->strides[1] == 0)))
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "c is a broadcast view (stride 0): its elements overlap");
+  dims[0] = m;
+  dims[1] = n;
+  dims[2] = ka;
+  return TSR_OK;
+}
+
+static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alpha,
+                                  const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
+                                  tsr_gemm_path path) {
+  int64_t dims[3] = {0, 0, 0};
+  TSR_CALL(tsr__gemm_check(transa, transb, a, b, c, dims));
+  const int64_t m = dims[0], n = dims[1], k = dims[2];
+  const bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
   tsr_gemm_path resolved = TSR_GEMM_AUTO;
   TSR_CALL(tsr__gemm_resolve_path(path, &resolved));
-  const struct tsr__backend_ops *ops;
-  TSR_CALL(tsr__backend_for(c->buffer->device, &ops));
-  tsr_device dev = c->buffer->device;
+  const tsr_device dev = c->buffer->device;
   tsr__mat am = tsr__mat_of(a), bm = tsr__mat_of(b), cm = tsr__mat_of(c);
+  /* A small call on the CPU whose matrices need no copy and whose C shares no memory with A or
+     B takes the BLAS drop-in's lane: no allocation, nothing that can fail (issue 31). */
+  if (dev.kind == TSR_DEVICE_CPU && dev.index == 0 && alpha != 0.0 && m > 0 && n > 0 && k > 0 &&
+      tsr__gemm_mats_tiny(c->dtype, ta, tb, alpha, &am, &bm, beta, &cm, resolved)) {
+    tsr__count(TSR__COUNT_GEMM_CALLS, 1);
+    return TSR_OK;
+  }
+  const struct tsr__backend_ops *ops;
+  TSR_CALL(tsr__backend_for(dev, &ops));
   /* The backends write C while they read A and B. The reference BLAS forbids the overlap;
      here, as in NumPy, an operand that may share memory with C (tsr_gemm(.., a, b, .., a),
      or views of one buffer) is read from a copy taken before C changes. */
   tsr_array *a_copy = NULL, *b_copy = NULL;
   tsr_status st = TSR_OK;
-  if (alpha != 0.0 && ka > 0 && m > 0 && n > 0) {
+  if (alpha != 0.0 && k > 0 && m > 0 && n > 0) {
     tsr__mat t;
     if (tsr__arrays_may_overlap(a, c)) {
       TSR_CALL_GOTO(st, done, tsr__mat_temp(ops, dev, c->dtype, &am, true, &a_copy, &t));
@@ -325,21 +429,6 @@ done:
 
 /* ---------------------------------------------------------------- host pointers ------- */
 
-/* Bytes spanned by a row-major rows x cols matrix with leading dimension ld (rows, cols >= 1);
-   false on overflow. */
-static bool tsr__linalg_host_span(int64_t rows, int64_t cols, int64_t ld, int64_t es,
-                                  int64_t *bytes) {
-  /* The compiler's checked arithmetic, inline: this runs three times per tsr_gemm_host call. */
-  int64_t e;
-  return !__builtin_mul_overflow(rows - 1, ld, &e) && !__builtin_add_overflow(e, cols, &e) &&
-         !__builtin_mul_overflow(e, es, bytes);
-}
-
-static bool tsr__spans_meet(const void *x, int64_t xb, const void *y, int64_t yb) {
-  const uintptr_t a = (uintptr_t)x, b = (uintptr_t)y;
-  return a < b + (uintptr_t)yb && b < a + (uintptr_t)xb;
-}
-
 /* A contiguous (ld = cols) copy of the rows x cols matrix x (ld), or NULL. */
 static void *tsr__host_copy(const void *x, int64_t rows, int64_t cols, int64_t ld, int64_t es) {
   /* rows * cols * es <= the span, which fits (tsr__host_span). */
@@ -348,28 +437,6 @@ static void *tsr__host_copy(const void *x, int64_t rows, int64_t cols, int64_t l
     for (int64_t i = 0; i < rows; ++i)
       memcpy(t + i * cols * es, (const char *)x + i * ld * es, (size_t)(cols * es));
   return t;
-}
-
-/* The backend's form of a checked host call (row-major, native path). */
-static tsr__gemm_args tsr__host_gemm_args(tsr_dtype dtype, bool ta, bool tb, int64_t m, int64_t n,
-                                          int64_t k, double alpha, const void *a, int64_t lda,
-                                          const void *b, int64_t ldb, double beta, void *c,
-                                          int64_t ldc) {
-  return (tsr__gemm_args){.dtype = dtype,
-                          .trans_a = ta,
-                          .trans_b = tb,
-                          .m = m,
-                          .n = n,
-                          .k = k,
-                          .alpha = alpha,
-                          .beta = beta,
-                          .a = a,
-                          .lda = lda,
-                          .b = b,
-                          .ldb = ldb,
-                          .c = c,
-                          .ldc = ldc,
-                          .path = TSR_GEMM_NATIVE};
 }
 
 /* tsr_gemm_host's rare case, out of its line: an operand sharing memory with C is read from a
@@ -406,21 +473,10 @@ tsr__gemm_host_copies(const struct tsr__backend_ops *ops, tsr__gemm_args *g, boo
 bool tsr__gemm_host_tiny(tsr_dtype dtype, bool trans_a, bool trans_b, int64_t m, int64_t n,
                          int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                          int64_t ldb, double beta, void *c, int64_t ldc) {
-  /* The CPU lane's own bound is far below this; it only keeps the spans below from overflowing
-     (each size is then under 2^18 and each leading dimension, a BLAS int, under 2^31). */
-  if ((double)m * (double)n * (double)k > (double)(1 << 18) || !tsr__omp_backend.gemm_tiny)
-    return false;
-  const int64_t es = dtype == TSR_F64 ? 8 : 4;
-  const int64_t ar = trans_a ? k : m, ac = trans_a ? m : k, br = trans_b ? n : k,
-                bc = trans_b ? k : n;
-  int64_t abytes = 0, bbytes = 0, cbytes = 0; /* no overflow within the bound above */
-  (void)tsr__linalg_host_span(ar, ac, lda, es, &abytes);
-  (void)tsr__linalg_host_span(br, bc, ldb, es, &bbytes);
-  (void)tsr__linalg_host_span(m, n, ldc, es, &cbytes);
-  if (tsr__spans_meet(a, abytes, c, cbytes) || tsr__spans_meet(b, bbytes, c, cbytes)) return false;
   const tsr__gemm_args g =
-      tsr__host_gemm_args(dtype, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  return tsr__omp_backend.gemm_tiny(&g);
+      tsr__host_gemm_args(dtype, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                          TSR_GEMM_NATIVE);
+  return tsr__gemm_args_tiny(&g);
 }
 
 tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m, int64_t n,
@@ -461,8 +517,8 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
                           (long long)ldc);
   /* The CPU's table, which every build has (tsr__backend_for's answer for TSR_CPU). */
   const struct tsr__backend_ops *ops = &tsr__omp_backend;
-  tsr__gemm_args g =
-      tsr__host_gemm_args(dtype, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  tsr__gemm_args g = tsr__host_gemm_args(dtype, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                                         ldc, TSR_GEMM_NATIVE);
   const bool copy_a = reads_ab && tsr__spans_meet(a, abytes, c, cbytes);
   const bool copy_b = reads_ab && tsr__spans_meet(b, bbytes, c, cbytes);
   if (copy_a || copy_b) return tsr__gemm_host_copies(ops, &g, copy_a, copy_b);
@@ -601,11 +657,11 @@ static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device
                                   tsr_gemm_path path, const matmul_plan *p, const tsr_array *a,
                                   const tsr_array *b, tsr_array *c) {
   int64_t es = (int64_t)tsr__dtype_size(a->dtype);
-  tsr__view av = tsr__view_of(a), bv = tsr__view_of(b), cv = tsr__view_of(c);
-  tsr__mat bm = {(char *)bv.data, p->k, p->n, p->b_rs, p->b_cs};
+  char *ad = tsr__array_ptr(a), *bd = tsr__array_ptr(b), *cd = tsr__array_ptr(c);
+  tsr__mat bm = {bd, p->k, p->n, p->b_rs, p->b_cs};
   if (tsr__matmul_foldable(p)) {
-    tsr__mat am = {(char *)av.data, p->count * p->m, p->k, p->a_rs, p->a_cs};
-    tsr__mat cm = {(char *)cv.data, p->count * p->m, p->n, p->n, 1};
+    tsr__mat am = {ad, p->count * p->m, p->k, p->a_rs, p->a_cs};
+    tsr__mat cm = {cd, p->count * p->m, p->n, p->n, 1};
     return tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
   }
   int64_t idx[TSR_MAX_DIMS] = {0};
@@ -616,9 +672,9 @@ static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device
       bo += idx[i] * p->b_bs[i];
       co += idx[i] * p->c_bs[i];
     }
-    tsr__mat am = {(char *)av.data + ao * es, p->m, p->k, p->a_rs, p->a_cs};
-    tsr__mat bmi = {(char *)bv.data + bo * es, p->k, p->n, p->b_rs, p->b_cs};
-    tsr__mat cm = {(char *)cv.data + co * es, p->m, p->n, p->n, 1};
+    tsr__mat am = {ad + ao * es, p->m, p->k, p->a_rs, p->a_cs};
+    tsr__mat bmi = {bd + bo * es, p->k, p->n, p->b_rs, p->b_cs};
+    tsr__mat cm = {cd + co * es, p->m, p->n, p->n, 1};
     TSR_CALL(tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bmi, 0.0, &cm, path));
     for (int i = p->nbatch - 1; i >= 0; i--) {
       if (++idx[i] < p->batch[i]) break;

@@ -5,9 +5,11 @@
 #include "core/internal.h"
 
 void *tsr__array_ptr(const tsr_array *a) {
-  /* A zero-byte buffer may have a NULL pointer (GPU allocators): no arithmetic on it. */
-  return a->buffer->data == NULL
-             ? NULL
+  /* A zero-byte buffer may have a NULL pointer (GPU allocators): no arithmetic on it. Offset 0
+     (every array not sliced from another) asks no element size: this runs three times per
+     tsr_gemm call. */
+  return a->buffer->data == NULL || a->offset == 0
+             ? a->buffer->data
              : (char *)a->buffer->data + a->offset * (int64_t)tsr__dtype_size(a->dtype);
 }
 
@@ -80,6 +82,10 @@ static void tsr__extent(const tsr_array *a, uintptr_t *lo, uintptr_t *hi) {
 }
 
 bool tsr__arrays_may_overlap(const tsr_array *a, const tsr_array *b) {
+  /* Two buffers the library allocated are distinct memory; only views of one buffer, or
+     borrowed memory (tsr_from_host_view, which may wrap any address), need the extents. */
+  if (a->buffer != b->buffer && !((a->buffer->flags | b->buffer->flags) & TSR__BUFFER_BORROWED))
+    return false;
   if (tsr__array_size(a) == 0 || tsr__array_size(b) == 0) return false;
   uintptr_t alo, ahi, blo, bhi;
   tsr__extent(a, &alo, &ahi);
