@@ -72,15 +72,88 @@ int64_t tsr__bcast_segment_bytes(int64_t bytes, int size) {
   return (int64_t)s / 4096 * 4096;
 }
 
-tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device) {
+tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device,
+                                 bool shared_cores) {
   if (!device && (double)bytes < tsr__env_number(TSR__ENV_BCAST_MPI_BELOW))
     return TSR_DIST_BCAST_MPI;
   if (size <= 2 || bytes < BCAST_PIPE_MIN) return device ? TSR_DIST_BCAST_TREE : TSR_DIST_BCAST_MPI;
+  /* Ranks that share cores: a ring advances only while all of its ranks run, the tree's
+     depth is log2(s) (real mpirun, 4 ranks on 2 cores: docs/scaling.md). */
+  if (shared_cores) return TSR_DIST_BCAST_TREE;
   if (segment_bytes <= 0) segment_bytes = tsr__bcast_segment_bytes(bytes, size);
   double stages = (double)size - 2.0 - tsr__log2i(size);
   return (double)bytes >= stages * ((double)segment_bytes + tsr__alpha_beta())
              ? TSR_DIST_BCAST_RING
              : TSR_DIST_BCAST_TREE;
+}
+
+/* ------------------------------------------------ ranks that share cores, per communicator */
+
+/* The fact is cached on the communicator as an attribute holding 1 + shared (copied by
+   MPI_Comm_dup: the same ranks). The key is made at the first use. */
+static int tsr__shared_keyval = MPI_KEYVAL_INVALID;
+
+static int tsr__shared_key(void) {
+  if (tsr__shared_keyval == MPI_KEYVAL_INVALID &&
+      MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &tsr__shared_keyval,
+                             NULL) != MPI_SUCCESS)
+    tsr__shared_keyval = MPI_KEYVAL_INVALID;
+  return tsr__shared_keyval;
+}
+
+int tsr__bcast_shared_cores_cached(MPI_Comm comm) {
+  if (tsr__dist_modeled() || comm == MPI_COMM_NULL || tsr__shared_keyval == MPI_KEYVAL_INVALID)
+    return -1;
+  void *val = NULL;
+  int flag = 0;
+  if (MPI_Comm_get_attr(comm, tsr__shared_keyval, &val, &flag) != MPI_SUCCESS || !flag) return -1;
+  return (int)((intptr_t)val - 1);
+}
+
+tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared) {
+  if (tsr__dist_modeled()) return TSR_OK;
+  int key = tsr__shared_key();
+  int rc = key == MPI_KEYVAL_INVALID ? MPI_ERR_KEYVAL
+                                     : MPI_Comm_set_attr(comm, key, (void *)(intptr_t)(1 + shared));
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_set_attr (ranks sharing cores)");
+  return TSR_OK;
+}
+
+tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared) {
+  *shared = false;
+  /* TSR_BCAST_SHARED_CORES: "auto|0|1" */
+  const int forced = tsr__env_choice(TSR__ENV_BCAST_SHARED_CORES);
+  int mine = forced == 2;
+  /* Under SimGrid's SMPI every simulated rank runs in one process on one host: the node's
+     counts describe the simulator, not the modeled platform, whose choices stay the cost
+     model's; no collective either (one process reads one environment). */
+  if (tsr__dist_modeled()) {
+    *shared = mine;
+    return TSR_OK;
+  }
+  if (forced != 1 && forced != 2) {
+    /* A rank that cannot count (an MPI failure there) takes the safe side, and still joins
+       the reduction: its peers are in it. */
+    int cores = 1, ranks = 1;
+    mine = tsr__dist_node_counts(comm, &cores, &ranks) != TSR_OK || ranks > cores;
+  }
+  int any = 0;
+  int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce (ranks sharing cores)");
+  *shared = any != 0;
+  return TSR_OK;
+}
+
+tsr_status tsr__bcast_shared_cores(MPI_Comm comm, bool *shared) {
+  const int cached = tsr__bcast_shared_cores_cached(comm);
+  if (cached >= 0) {
+    *shared = cached != 0;
+    return TSR_OK;
+  }
+  TSR_CALL(tsr__bcast_shared_cores_agree(comm, shared));
+  return tsr__bcast_shared_cores_set(comm, *shared);
 }
 
 /* Elements of segment i. */
@@ -146,8 +219,15 @@ tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Dataty
   op->seg = segment_bytes / (int64_t)op->es;
   if (op->seg < 1) op->seg = 1;
   if (op->seg > INT_MAX) op->seg = INT_MAX;
-  op->algo =
-      algo == TSR_DIST_BCAST_AUTO ? tsr__bcast_choose(bytes, op->size, segment_bytes, false) : algo;
+  if (algo == TSR_DIST_BCAST_AUTO) {
+    /* Collective the first time on a communicator (every rank starts its broadcasts on it
+       in the same order); cached after, and at grid creation for the grid's. */
+    bool shared = false;
+    st = tsr__bcast_shared_cores(comm, &shared);
+    if (st != TSR_OK) return op->status = st;
+    algo = tsr__bcast_choose(bytes, op->size, segment_bytes, false, shared);
+  }
+  op->algo = algo;
   op->done = 0;
   if (op->algo == TSR_DIST_BCAST_MPI) {
     if (count > INT_MAX) {
