@@ -157,8 +157,8 @@ int main(int argc, char **argv) {
                "\"reps\": %d, "
                "\"median_s\": %.6g, \"min_s\": %.6g, \"max_s\": %.6g, \"GBps\": %.4g}",
                size, bytes, algo_name(algos[a]), algo_name(resolved[a]), (int)shared,
-               (long long)(segment ? segment : tsr__bcast_segment_bytes(bytes, size)), rounds, reps,
-               med, v[0], v[rounds - 1], (double)bytes / med / 1e9);
+               (long long)(segment ? segment : tsr__bcast_segment_bytes(bytes, size, shared)),
+               rounds, reps, med, v[0], v[rounds - 1], (double)bytes / med / 1e9);
       printf("%s\n", line);
       if (out && fprintf(out, "%s\n", line) < 0) rc = 1;
     }

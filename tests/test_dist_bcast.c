@@ -5,12 +5,13 @@
    count; row and column broadcasts of a process grid in flight at once (two per communicator,
    as SUMMA's two slots; tested together, or waited for one pair while the other moves); the
    AUTO rule, with and without ranks that share cores; that fact agreed on every rank (counted,
-   forced on one rank, cached per communicator and at grid creation); bad arguments; an MPI error in flight (a truncated
-   segment) that must give TSR_ERR_MPI on the rank that saw it and no hang anywhere; the
-   options' bcast field. Buffers live on TSR_TEST_DEVICE (the GPU emulator runs this program
-   with emulated device buffers, tests/gpu_emu/run.sh). */
+   forced on one rank, cached per communicator and at grid creation) and the default segment it
+   gives; bad arguments; an MPI error in flight (a truncated segment) that must give TSR_ERR_MPI
+   on the rank that saw it and no hang anywhere; the options' bcast field. Buffers live on
+   TSR_TEST_DEVICE (the GPU emulator runs this program with emulated device buffers,
+   tests/gpu_emu/run.sh). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include <unistd.h>                 /* sysconf */
+#include <unistd.h>             /* sysconf */
 
 #include "mpi/mpi_internal.h"
 #include "test_dist_util.h"
@@ -77,11 +78,18 @@ static tsr_dist_bcast run_one(MPI_Comm comm, int root, tsr_dist_bcast algo, tsr_
   DIST_ASSERT(tot[0] == tot[1] && tot[1] == bytes * (uint64_t)(size - 1));
   /* A form resolved from AUTO matches the rule, with the communicator's agreed fact (cached by
      the start). */
+  const int shared = tsr__bcast_shared_cores_cached(comm);
   if (algo == TSR_DIST_BCAST_AUTO) {
-    const int shared = tsr__bcast_shared_cores_cached(comm);
     DIST_ASSERT(shared == 0 || shared == 1);
     DIST_ASSERT(op.algo ==
                 tsr__bcast_choose((int64_t)bytes, size, cs->segment_bytes, false, shared == 1));
+  }
+  /* A pipelined form's default segment follows the same fact (the largest when shared). */
+  if (op.algo != TSR_DIST_BCAST_MPI && cs->segment_bytes == 0) {
+    DIST_ASSERT(shared == 0 || shared == 1);
+    int64_t seg =
+        tsr__bcast_segment_bytes((int64_t)bytes, size, shared == 1) / (int64_t)tsr__dtype_size(dt);
+    DIST_ASSERT(op.seg == (seg < 1 ? 1 : seg));
   }
   tsr_array_release(buf);
   free(x);
@@ -166,7 +174,7 @@ static void test_auto_rule(void **state) {
   setenv("TSR_BCAST_ALPHA_BETA", "1200000", 1);
   assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false, false), TSR_DIST_BCAST_TREE);
   assert_int_equal(tsr__bcast_choose(64 * MiB, 16, 0, false, false), TSR_DIST_BCAST_RING);
-  assert_true(tsr__bcast_segment_bytes(8 * MiB, 16) > 800 * 1024);
+  assert_true(tsr__bcast_segment_bytes(8 * MiB, 16, false) > 800 * 1024);
   setenv("TSR_BCAST_ALPHA_BETA", "not a number", 1); /* ignored: the default */
   assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false, false), TSR_DIST_BCAST_RING);
   unsetenv("TSR_BCAST_ALPHA_BETA");
@@ -213,15 +221,22 @@ static void test_auto_rule(void **state) {
   assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0, true, true), TSR_DIST_BCAST_TREE);
   for (int s = 1; s <= 4096; s *= 4)
     for (int64_t b = 1; b <= 256 * MiB; b *= 8) {
-      int64_t seg = tsr__bcast_segment_bytes(b, s);
+      int64_t seg = tsr__bcast_segment_bytes(b, s, false);
       assert_true(seg >= 16 * 1024 && seg % 4096 == 0);
       /* one message for two ranks; else at most 1 MiB */
       assert_true(s <= 2 ? seg >= b : seg <= MiB);
     }
-  assert_int_equal(tsr__bcast_segment_bytes(5 * MiB + 1, 2), 5 * MiB + 4096);
+  assert_int_equal(tsr__bcast_segment_bytes(5 * MiB + 1, 2, false), 5 * MiB + 4096);
   /* Larger panels, larger segments; more ranks, smaller ones. */
-  assert_true(tsr__bcast_segment_bytes(64 * MiB, 16) > tsr__bcast_segment_bytes(4 * MiB, 16));
-  assert_true(tsr__bcast_segment_bytes(8 * MiB, 256) < tsr__bcast_segment_bytes(8 * MiB, 8));
+  assert_true(tsr__bcast_segment_bytes(64 * MiB, 16, false) >
+              tsr__bcast_segment_bytes(4 * MiB, 16, false));
+  assert_true(tsr__bcast_segment_bytes(8 * MiB, 256, false) <
+              tsr__bcast_segment_bytes(8 * MiB, 8, false));
+  /* Ranks that share cores: the largest segment (one message up to 1 MiB), one hop none. */
+  for (int s = 3; s <= 4096; s *= 4)
+    for (int64_t b = 1; b <= 256 * MiB; b *= 8)
+      assert_int_equal(tsr__bcast_segment_bytes(b, s, true), MiB);
+  assert_int_equal(tsr__bcast_segment_bytes(5 * MiB + 1, 2, true), 5 * MiB + 4096);
 }
 
 /* 1 when v is the same on every rank of comm. */
@@ -290,7 +305,7 @@ static void test_shared_cores_agreed(void **state) {
   DIST_ASSERT(same_everywhere(forced, (int)ran));
   DIST_ASSERT(ran == tsr__bcast_choose(bytes, dist_size, 0, false, true));
   DIST_ASSERT(ran != TSR_DIST_BCAST_RING);
-  if (dist_size >= 3) DIST_ASSERT(ran == TSR_DIST_BCAST_TREE);
+  if (dist_size >= 3) DIST_ASSERT(ran == TSR_DIST_BCAST_TREE); /* in 1 MiB segments (run_one) */
   MPI_Comm_free(&apart);
   MPI_Comm_free(&forced);
 

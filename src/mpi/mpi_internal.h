@@ -259,10 +259,12 @@ void tsr__dist_model_copy(double bytes);
  *   TSR_DIST_BCAST_AUTO: tsr__bcast_choose(count * element size, size, segment size, false,
  *     tsr__bcast_shared_cores(comm)): the rule for host buffers; a caller with device buffers
  *     resolves AUTO itself with device = true (SUMMA does), so that they never reach
- *     MPI_Ibcast. The first AUTO broadcast on a communicator whose fact is not cached yet
- *     (tsr__bcast_shared_cores) makes that collective inside tsr__bcast_start: the ranks must
- *     reach it in the same order, and none may block meanwhile on a pipelined broadcast that
- *     needs another rank's forwarding; a grid's communicators are cached at its creation.
+ *     MPI_Ibcast.
+ * AUTO and a ring or tree with the default segment (segment_bytes = 0) need to know whether
+ * the ranks share cores (tsr__bcast_shared_cores): the first such broadcast on a communicator
+ * whose fact is not cached yet makes that collective inside tsr__bcast_start, so the ranks
+ * must reach it in the same order, and none may block meanwhile on a pipelined broadcast that
+ * needs another rank's forwarding; a grid's communicators are cached at its creation.
  * A segment is forwarded by the first test/wait call after it arrived: the pipeline moves as
  * often as the caller tests (Open MPI also progresses its own requests only inside MPI calls).
  * At most TSR__BCAST_WINDOW receives and TSR__BCAST_WINDOW sends per child are in flight.
@@ -273,7 +275,8 @@ void tsr__dist_model_copy(double bytes);
  * once this rank's previous broadcast with it completed (SUMMA: its two slots, tags 0 and 1,
  * one per communicator). MPI_Ibcast ignores the tag (MPI orders collectives itself).
  *
- * segment_bytes: 0 for the default (tsr__bcast_segment_bytes); rounded down to a multiple of
+ * segment_bytes: 0 for the default (tsr__bcast_segment_bytes with the communicator's fact);
+ * rounded down to a multiple of
  * the element size, at least one element. The buffer may be device memory when the MPI is
  * GPU-aware for point-to-point (only pointers reach MPI: the broadcast never reads it), else
  * host memory (pinned for GPU staging). It must stay untouched until the broadcast completed.
@@ -322,7 +325,8 @@ typedef struct tsr__bcast {
    bytes < 64 KiB or bytes < TSR_BCAST_MPI_BELOW (default 1 MiB); device buffers never MPI
    (Open MPI's GPU support does not cover MPI_Ibcast): TREE when size <= 2 or bytes < 64 KiB.
    Otherwise TREE when the ranks share cores (a ring moves only while all its ranks run: 4
-   ranks on 2 cores lost up to 2x, docs/scaling.md), else RING when
+   ranks on 2 cores lost up to 2x, docs/scaling.md; its default segment is then 1 MiB), else
+   RING when
    bytes >= (size - 2 - log2 size) (segment + alpha beta), else TREE. alpha beta (latency x
    bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the cost model is in bcast.c). Local;
    the same arguments give the same answer on every rank. */
@@ -352,9 +356,10 @@ tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared);
 int tsr__bcast_shared_cores_cached(MPI_Comm comm);
 
 /* The default segment size for `bytes` to `size` ranks (segment_bytes = 0): the ring's optimum
-   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; the whole buffer
-   (at least 16 KiB) when size <= 2. */
-int64_t tsr__bcast_segment_bytes(int64_t bytes, int size);
+   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; 1 MiB on ranks
+   that share cores (shared_cores: each hop waits for its forwarder to be scheduled, so fewer,
+   larger segments); the whole buffer (at least 16 KiB) when size <= 2. */
+int64_t tsr__bcast_segment_bytes(int64_t bytes, int size, bool shared_cores);
 
 /* Starts the broadcast (posts what can be posted). Local: no agreement. */
 tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Datatype type, int root,
