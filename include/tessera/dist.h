@@ -63,7 +63,9 @@ typedef tsr_grid_props tsr_grid_info_t;
 
 /**
  * Creates a P x Q process grid over `comm` (duplicated with MPI_Comm_dup, so the grid's
- * messages never mix with the caller's). Collective over `comm`.
+ * messages never mix with the caller's). Collective over `comm`. The ranks also agree here,
+ * once, whether they share cores (some node holds more of them than CPUs), which the panel
+ * broadcasts' ::TSR_DIST_BCAST_AUTO then reads without another collective.
  * @param p, q process rows and columns. Both 0: the near-square grid P x Q with P <= Q and
  *        P * Q = size (P the largest divisor of size not above sqrt(size)); one of them 0: the
  *        other is size / given.
@@ -401,9 +403,10 @@ typedef enum tsr_dist_algorithm {
  * Where the communicator's ranks share cores (some node holds more of its ranks than CPUs,
  * e.g. `mpirun --oversubscribe`), AUTO never takes the ring: a ring advances only while all of
  * its ranks run, and 4 ranks on 2 cores lost up to 2x with it (docs/scaling.md); it takes the
- * tree where the ring would serve. The ranks agree on that fact once per communicator (one
- * MPI_Allreduce, cached; a grid's communicators at tsr_grid_create), and the environment
- * variable TSR_BCAST_SHARED_CORES (auto, 0, 1) can force it.
+ * tree where the ring would serve, in segments of 1 MiB (each hop waits for its forwarder to
+ * be scheduled, so fewer, larger segments). The ranks agree on that fact once per
+ * communicator (one MPI_Allreduce, cached; a grid's communicators at tsr_grid_create), and the
+ * environment variable TSR_BCAST_SHARED_CORES (auto, 0, 1) can force it.
  *
  * SUMMA (and the layers of 2.5D) broadcast every A and B panel this way. With GPU panels in
  * device memory (a GPU-aware MPI) AUTO never picks MPI_Ibcast, which Open MPI's GPU support

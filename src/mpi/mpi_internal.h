@@ -276,10 +276,9 @@ void tsr__dist_model_copy(double bytes);
  * one per communicator). MPI_Ibcast ignores the tag (MPI orders collectives itself).
  *
  * segment_bytes: 0 for the default (tsr__bcast_segment_bytes with the communicator's fact);
- * rounded down to a multiple of
- * the element size, at least one element. The buffer may be device memory when the MPI is
- * GPU-aware for point-to-point (only pointers reach MPI: the broadcast never reads it), else
- * host memory (pinned for GPU staging). It must stay untouched until the broadcast completed.
+ * rounded down to a multiple of the element size, at least one element. The buffer may be
+ * device memory when the MPI is GPU-aware for point-to-point (only pointers reach MPI: the
+ * broadcast never reads it), else host memory (pinned for GPU staging). It must stay untouched until the broadcast completed.
  *
  * Errors (the op is then complete, *done = 1, and later calls return the same status): bad
  * arguments TSR_ERR_INVALID_ARGUMENT / TSR_ERR_OVERFLOW (count over INT_MAX for MPI_Ibcast) /
@@ -326,10 +325,9 @@ typedef struct tsr__bcast {
    (Open MPI's GPU support does not cover MPI_Ibcast): TREE when size <= 2 or bytes < 64 KiB.
    Otherwise TREE when the ranks share cores (a ring moves only while all its ranks run: 4
    ranks on 2 cores lost up to 2x, docs/scaling.md; its default segment is then 1 MiB), else
-   RING when
-   bytes >= (size - 2 - log2 size) (segment + alpha beta), else TREE. alpha beta (latency x
-   bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the cost model is in bcast.c). Local;
-   the same arguments give the same answer on every rank. */
+   RING when bytes >= (size - 2 - log2 size) (segment + alpha beta), else TREE. alpha beta
+   (latency x bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the cost model is in
+   bcast.c). Local; the same arguments give the same answer on every rank. */
 tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device,
                                  bool shared_cores);
 
