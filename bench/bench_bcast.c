@@ -93,13 +93,19 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  int rc = 0;
+  /* Whether the ranks share cores (AUTO's rule depends on it): agreed here, once, outside the
+     timed broadcasts (the first AUTO broadcast would otherwise make that collective). */
+  bool shared = false;
+  int rc = tsr__bcast_shared_cores(MPI_COMM_WORLD, &shared) == TSR_OK ? 0 : 1;
+  if (rc) fprintf(stderr, "rank %d: %s\n", rank, tsr_last_error());
   FILE *out = NULL;
   if (rank == 0 && json && !(out = fopen(json, "a"))) {
     fprintf(stderr, "bench_bcast: cannot open %s\n", json);
     rc = 1;
   }
-  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int any = 0;
+  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  rc = any;
   for (int s = 0; s < nsizes && rc == 0; s++) {
     long long bytes = sizes[s] / 8 * 8;
     int64_t count = bytes / 8;
@@ -147,11 +153,12 @@ int main(int argc, char **argv) {
       char line[512];
       snprintf(line, sizeof line,
                "{\"bench\": \"bcast\", \"P\": %d, \"bytes\": %lld, \"algo\": \"%s\", "
-               "\"ran\": \"%s\", \"segment\": %lld, \"rounds\": %d, \"reps\": %d, "
+               "\"ran\": \"%s\", \"shared_cores\": %d, \"segment\": %lld, \"rounds\": %d, "
+               "\"reps\": %d, "
                "\"median_s\": %.6g, \"min_s\": %.6g, \"max_s\": %.6g, \"GBps\": %.4g}",
-               size, bytes, algo_name(algos[a]), algo_name(resolved[a]),
-               (long long)(segment ? segment : tsr__bcast_segment_bytes(bytes, size)), rounds, reps,
-               med, v[0], v[rounds - 1], (double)bytes / med / 1e9);
+               size, bytes, algo_name(algos[a]), algo_name(resolved[a]), (int)shared,
+               (long long)(segment ? segment : tsr__bcast_segment_bytes(bytes, size, shared)),
+               rounds, reps, med, v[0], v[rounds - 1], (double)bytes / med / 1e9);
       printf("%s\n", line);
       if (out && fprintf(out, "%s\n", line) < 0) rc = 1;
     }

@@ -4,11 +4,15 @@
    count 0), checked bitwise against the root's random data and for untouched memory past the
    count; row and column broadcasts of a process grid in flight at once (two per communicator,
    as SUMMA's two slots; tested together, or waited for one pair while the other moves); the
-   AUTO rule; bad arguments; an MPI error in flight (a truncated
-   segment) that must give TSR_ERR_MPI on the rank that saw it and no hang anywhere; the
-   options' bcast field. Buffers live on TSR_TEST_DEVICE (the GPU emulator runs this program
-   with emulated device buffers, tests/gpu_emu/run.sh). */
+   AUTO rule, with and without ranks that share cores; that fact agreed on every rank (counted,
+   forced on one rank, cached per communicator and at grid creation) and the default segment it
+   gives; bad arguments; an MPI error in flight (a truncated segment) that must give TSR_ERR_MPI
+   on the rank that saw it and no hang anywhere; the options' bcast field. Buffers live on
+   TSR_TEST_DEVICE (the GPU emulator runs this program with emulated device buffers,
+   tests/gpu_emu/run.sh). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include <unistd.h>             /* sysconf */
+
 #include "mpi/mpi_internal.h"
 #include "test_dist_util.h"
 
@@ -45,8 +49,9 @@ static int buffer_ok(const tsr_array *buf, int64_t count, tsr_dtype dt, uint64_t
   return ok;
 }
 
-static void run_one(MPI_Comm comm, int root, tsr_dist_bcast algo, tsr_dtype dt,
-                    const bcast_case *cs, uint64_t seed) {
+/* Returns the algorithm that ran. */
+static tsr_dist_bcast run_one(MPI_Comm comm, int root, tsr_dist_bcast algo, tsr_dtype dt,
+                              const bcast_case *cs, uint64_t seed) {
   int rank, size;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &size);
@@ -71,11 +76,24 @@ static void run_one(MPI_Comm comm, int root, tsr_dist_bcast algo, tsr_dtype dt,
   uint64_t b[2] = {op.bytes_sent, op.bytes_received}, tot[2];
   MPI_Allreduce(b, tot, 2, MPI_UINT64_T, MPI_SUM, comm);
   DIST_ASSERT(tot[0] == tot[1] && tot[1] == bytes * (uint64_t)(size - 1));
-  /* A pipelined form resolved from AUTO matches the rule. */
-  if (algo == TSR_DIST_BCAST_AUTO)
-    DIST_ASSERT(op.algo == tsr__bcast_choose((int64_t)bytes, size, cs->segment_bytes, false));
+  /* A form resolved from AUTO matches the rule, with the communicator's agreed fact (cached by
+     the start). */
+  const int shared = tsr__bcast_shared_cores_cached(comm);
+  if (algo == TSR_DIST_BCAST_AUTO) {
+    DIST_ASSERT(shared == 0 || shared == 1);
+    DIST_ASSERT(op.algo ==
+                tsr__bcast_choose((int64_t)bytes, size, cs->segment_bytes, false, shared == 1));
+  }
+  /* A pipelined form's default segment follows the same fact (the largest when shared). */
+  if (op.algo != TSR_DIST_BCAST_MPI && cs->segment_bytes == 0) {
+    DIST_ASSERT(shared == 0 || shared == 1);
+    int64_t seg =
+        tsr__bcast_segment_bytes((int64_t)bytes, size, shared == 1) / (int64_t)tsr__dtype_size(dt);
+    DIST_ASSERT(op.seg == (seg < 1 ? 1 : seg));
+  }
   tsr_array_release(buf);
   free(x);
+  return op.algo;
 }
 
 static void test_every_algorithm_root_dtype(void **state) {
@@ -140,59 +158,173 @@ static void test_row_and_column_in_flight(void **state) {
 static void test_auto_rule(void **state) {
   (void)state;
   const int64_t MiB = 1 << 20;
-  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0, false), TSR_DIST_BCAST_MPI);
-  assert_int_equal(tsr__bcast_choose(64 * MiB, 1, 0, false), TSR_DIST_BCAST_MPI);
-  assert_int_equal(tsr__bcast_choose(32 * 1024, 64, 0, false), TSR_DIST_BCAST_MPI);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 4, 0, false), TSR_DIST_BCAST_RING);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0, false, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 1, 0, false, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(32 * 1024, 64, 0, false, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 4, 0, false, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false, false), TSR_DIST_BCAST_RING);
   /* 256 ranks: the ring needs >= 256 - 16 segments; 1 MiB in 16 KiB segments is 64: tree. */
-  assert_int_equal(tsr__bcast_choose(1 * MiB, 256, 0, false), TSR_DIST_BCAST_TREE);
-  assert_int_equal(tsr__bcast_choose(64 * MiB, 256, 0, false), TSR_DIST_BCAST_RING);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 256, 64 * 1024, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(1 * MiB, 256, 0, false, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 256, 0, false, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 256, 64 * 1024, false, false), TSR_DIST_BCAST_TREE);
   /* N >= (s - 2 - log2 s)(S + 32 KiB): 246 * 48 KiB = 11.5 MiB at s = 256, S = 16 KiB */
-  assert_int_equal(tsr__bcast_choose(11 * MiB, 256, 16 * 1024, false), TSR_DIST_BCAST_TREE);
-  assert_int_equal(tsr__bcast_choose(12 * MiB, 256, 16 * 1024, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(11 * MiB, 256, 16 * 1024, false, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(12 * MiB, 256, 16 * 1024, false, false), TSR_DIST_BCAST_RING);
   /* A platform with a larger latency-bandwidth product (SimGrid's fat tree): trees longer. */
   setenv("TSR_BCAST_ALPHA_BETA", "1200000", 1);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false), TSR_DIST_BCAST_TREE);
-  assert_int_equal(tsr__bcast_choose(64 * MiB, 16, 0, false), TSR_DIST_BCAST_RING);
-  assert_true(tsr__bcast_segment_bytes(8 * MiB, 16) > 800 * 1024);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 16, 0, false, false), TSR_DIST_BCAST_RING);
+  assert_true(tsr__bcast_segment_bytes(8 * MiB, 16, false) > 800 * 1024);
   setenv("TSR_BCAST_ALPHA_BETA", "not a number", 1); /* ignored: the default */
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, false, false), TSR_DIST_BCAST_RING);
   unsetenv("TSR_BCAST_ALPHA_BETA");
   /* Host buffers: MPI_Ibcast below TSR_BCAST_MPI_BELOW (default 1 MiB, measured with 4 ranks
      of real mpirun on this machine); the pipelined forms from there. */
-  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, false), TSR_DIST_BCAST_MPI);
-  assert_int_equal(tsr__bcast_choose(MiB - 8, 64, 0, false), TSR_DIST_BCAST_MPI);
-  assert_int_equal(tsr__bcast_choose(MiB, 4, 0, false), TSR_DIST_BCAST_RING);
-  assert_int_equal(tsr__bcast_choose(MiB, 64, 0, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, false, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(MiB - 8, 64, 0, false, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(MiB, 4, 0, false, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(MiB, 64, 0, false, false), TSR_DIST_BCAST_TREE);
   setenv("TSR_BCAST_MPI_BELOW", "65536", 1); /* the rule before the measurement */
-  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, false), TSR_DIST_BCAST_RING);
-  assert_int_equal(tsr__bcast_choose(32 * 1024, 4, 0, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, false, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(32 * 1024, 4, 0, false, false), TSR_DIST_BCAST_MPI);
   setenv("TSR_BCAST_MPI_BELOW", "8388608", 1);
-  assert_int_equal(tsr__bcast_choose(4 * MiB, 16, 0, false), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(4 * MiB, 16, 0, false, false), TSR_DIST_BCAST_MPI);
   unsetenv("TSR_BCAST_MPI_BELOW");
   /* Device buffers never MPI_Ibcast: the tree where host buffers would take it, the model's
      ring or tree below TSR_BCAST_MPI_BELOW otherwise. */
   for (int s = 1; s <= 1024; s *= 2)
     for (int64_t b = 1; b <= 256 * MiB; b *= 4)
-      assert_true(tsr__bcast_choose(b, s, 0, true) != TSR_DIST_BCAST_MPI);
-  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0, true), TSR_DIST_BCAST_TREE);
-  assert_int_equal(tsr__bcast_choose(32 * 1024, 64, 0, true), TSR_DIST_BCAST_TREE);
-  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, true), TSR_DIST_BCAST_RING);
-  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, true), TSR_DIST_BCAST_RING);
-  assert_int_equal(tsr__bcast_choose(MiB, 256, 0, true), TSR_DIST_BCAST_TREE);
+      assert_true(tsr__bcast_choose(b, s, 0, true, false) != TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0, true, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(32 * 1024, 64, 0, true, false), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, true, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, true, false), TSR_DIST_BCAST_RING);
+  assert_int_equal(tsr__bcast_choose(MiB, 256, 0, true, false), TSR_DIST_BCAST_TREE);
+  /* Ranks that share cores (an oversubscribed node): never the ring; host buffers keep
+     MPI_Ibcast where they took it, device buffers never take it. */
+  for (int s = 1; s <= 1024; s *= 2)
+    for (int64_t b = 1; b <= 256 * MiB; b *= 4)
+      for (int dev = 0; dev < 2; dev++) {
+        tsr_dist_bcast a = tsr__bcast_choose(b, s, 0, dev, true);
+        assert_true(a != TSR_DIST_BCAST_RING);
+        if (dev) assert_true(a != TSR_DIST_BCAST_MPI);
+        if (!dev && tsr__bcast_choose(b, s, 0, false, false) == TSR_DIST_BCAST_MPI)
+          assert_int_equal(a, TSR_DIST_BCAST_MPI);
+      }
+  assert_int_equal(tsr__bcast_choose(MiB, 4, 0, false, true), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 4, 0, false, true), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 16, 0, false, true), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, false, true), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0, false, true), TSR_DIST_BCAST_MPI);
+  assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, true, true), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, true, true), TSR_DIST_BCAST_TREE);
+  assert_int_equal(tsr__bcast_choose(64 * MiB, 2, 0, true, true), TSR_DIST_BCAST_TREE);
   for (int s = 1; s <= 4096; s *= 4)
     for (int64_t b = 1; b <= 256 * MiB; b *= 8) {
-      int64_t seg = tsr__bcast_segment_bytes(b, s);
+      int64_t seg = tsr__bcast_segment_bytes(b, s, false);
       assert_true(seg >= 16 * 1024 && seg % 4096 == 0);
       /* one message for two ranks; else at most 1 MiB */
       assert_true(s <= 2 ? seg >= b : seg <= MiB);
     }
-  assert_int_equal(tsr__bcast_segment_bytes(5 * MiB + 1, 2), 5 * MiB + 4096);
+  assert_int_equal(tsr__bcast_segment_bytes(5 * MiB + 1, 2, false), 5 * MiB + 4096);
   /* Larger panels, larger segments; more ranks, smaller ones. */
-  assert_true(tsr__bcast_segment_bytes(64 * MiB, 16) > tsr__bcast_segment_bytes(4 * MiB, 16));
-  assert_true(tsr__bcast_segment_bytes(8 * MiB, 256) < tsr__bcast_segment_bytes(8 * MiB, 8));
+  assert_true(tsr__bcast_segment_bytes(64 * MiB, 16, false) >
+              tsr__bcast_segment_bytes(4 * MiB, 16, false));
+  assert_true(tsr__bcast_segment_bytes(8 * MiB, 256, false) <
+              tsr__bcast_segment_bytes(8 * MiB, 8, false));
+  /* Ranks that share cores: the largest segment (one message up to 1 MiB), one hop none. */
+  for (int s = 3; s <= 4096; s *= 4)
+    for (int64_t b = 1; b <= 256 * MiB; b *= 8)
+      assert_int_equal(tsr__bcast_segment_bytes(b, s, true), MiB);
+  assert_int_equal(tsr__bcast_segment_bytes(5 * MiB + 1, 2, true), 5 * MiB + 4096);
+}
+
+/* 1 when v is the same on every rank of comm. */
+static int same_everywhere(MPI_Comm comm, int v) {
+  int lo = 0, hi = 0;
+  MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, comm);
+  MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, comm);
+  return lo == hi;
+}
+
+/* A new communicator of all ranks with no cached attribute (MPI_Comm_split copies none). */
+static MPI_Comm fresh_world(void) {
+  MPI_Comm c;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, dist_rank, &c);
+  return c;
+}
+
+/* Whether the ranks share cores (tsr__bcast_shared_cores), at 1, 2, 3, 4 and 6 ranks: the
+   same on every rank; counted (a node with more ranks than CPUs: ctest starts all ranks on one
+   node, so 3, 4 and 6 ranks on 2 CPUs); forced by TSR_BCAST_SHARED_CORES on one rank and then
+   taken by all; cached per communicator (copied by MPI_Comm_dup); cached on a grid's three
+   communicators at its creation; AUTO on such ranks never the ring, with the right data. */
+static void test_shared_cores_agreed(void **state) {
+  (void)state;
+  const int64_t MiB = 1 << 20;
+  unsetenv("TSR_BCAST_SHARED_CORES");
+  MPI_Comm world = fresh_world();
+  assert_int_equal(tsr__bcast_shared_cores_cached(world), -1);
+  bool shared = false;
+  TSR_ASSERT_OK(tsr__bcast_shared_cores(world, &shared));
+  DIST_ASSERT(same_everywhere(world, shared));
+  assert_int_equal(tsr__bcast_shared_cores_cached(world), shared);
+  /* The public counts say the same; and more ranks on this node than online CPUs is shared
+     whatever the counting. */
+  tsr_dist_binding b;
+  TSR_ASSERT_OK(tsr_dist_binding_get(world, &b));
+  int over = b.ranks_on_node > b.node_cores, any = 0;
+  MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, world);
+  DIST_ASSERT(shared == (any != 0));
+  if (b.ranks_on_node > sysconf(_SC_NPROCESSORS_ONLN)) DIST_ASSERT(shared);
+
+  /* Forced on the last rank only (0 elsewhere): every rank takes it. */
+  setenv("TSR_BCAST_SHARED_CORES", dist_rank == dist_size - 1 ? "1" : "0", 1);
+  MPI_Comm forced = fresh_world();
+  TSR_ASSERT_OK(tsr__bcast_shared_cores(forced, &shared));
+  DIST_ASSERT(shared);
+  /* Cached: the variable no longer matters to this communicator; a duplicate inherits. */
+  setenv("TSR_BCAST_SHARED_CORES", "0", 1);
+  TSR_ASSERT_OK(tsr__bcast_shared_cores(forced, &shared));
+  DIST_ASSERT(shared);
+  MPI_Comm dup;
+  MPI_Comm_dup(forced, &dup);
+  assert_int_equal(tsr__bcast_shared_cores_cached(dup), 1);
+  MPI_Comm_free(&dup);
+  /* Forced 0 everywhere: not shared, and AUTO keeps the cost model's ring where it takes it. */
+  MPI_Comm apart = fresh_world();
+  TSR_ASSERT_OK(tsr__bcast_shared_cores(apart, &shared));
+  DIST_ASSERT(!shared);
+  const bcast_case big = {MiB + 4097, 0}; /* 8 MiB + 32 KiB of f64 */
+  const int64_t bytes = big.count * 8;
+  tsr_dist_bcast ran = run_one(apart, dist_size - 1, TSR_DIST_BCAST_AUTO, TSR_F64, &big, 71);
+  DIST_ASSERT(ran == tsr__bcast_choose(bytes, dist_size, 0, false, false));
+  if (dist_size >= 3) DIST_ASSERT(ran == TSR_DIST_BCAST_RING);
+  /* On ranks that share cores the same broadcast is no ring, on every rank, data right. */
+  ran = run_one(forced, dist_size - 1, TSR_DIST_BCAST_AUTO, TSR_F64, &big, 72);
+  DIST_ASSERT(same_everywhere(forced, (int)ran));
+  DIST_ASSERT(ran == tsr__bcast_choose(bytes, dist_size, 0, false, true));
+  DIST_ASSERT(ran != TSR_DIST_BCAST_RING);
+  if (dist_size >= 3) DIST_ASSERT(ran == TSR_DIST_BCAST_TREE); /* in 1 MiB segments (run_one) */
+  MPI_Comm_free(&apart);
+  MPI_Comm_free(&forced);
+
+  /* A grid agrees once at its creation and caches the fact on its three communicators. */
+  for (int f = 0; f < 3; f++) {
+    if (f < 2)
+      setenv("TSR_BCAST_SHARED_CORES", f ? "1" : "0", 1);
+    else
+      unsetenv("TSR_BCAST_SHARED_CORES");
+    tsr_grid *g = NULL;
+    TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+    int want = f < 2 ? f : (int)(any != 0);
+    DIST_ASSERT(g->shared_cores == want);
+    DIST_ASSERT(tsr__bcast_shared_cores_cached(g->comm) == want);
+    DIST_ASSERT(tsr__bcast_shared_cores_cached(g->row_comm) == want);
+    DIST_ASSERT(tsr__bcast_shared_cores_cached(g->col_comm) == want);
+    TSR_ASSERT_OK(tsr_grid_free(g));
+  }
+  MPI_Comm_free(&world);
 }
 
 static void test_bad_arguments(void **state) {
@@ -315,6 +447,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_algorithm_root_dtype),
     cmocka_unit_test(test_row_and_column_in_flight),
     cmocka_unit_test(test_auto_rule),
+    cmocka_unit_test(test_shared_cores_agreed),
     cmocka_unit_test(test_bad_arguments),
     cmocka_unit_test(test_truncated_segment),
     cmocka_unit_test(test_gemm_option),

@@ -558,14 +558,18 @@ def write_doc(path, rows, cal, rates, ping, files, bsim, breal, tl, parts):
             sections[k] = "(not run)"
     old = open(path).read() if os.path.exists(path) else ""
     # Targets whose data this run did not make (the broadcasts' JSON of a run without the bcast
-    # part) keep the page's rows.
+    # part, the GPU study's rows of a run without the gpu part) keep the page's rows, in the
+    # page's order (broadcasts first, weak scaling last).
     m = re.search(r"<!-- TARGETS -->\n(.*?)<!-- /TARGETS -->", old, re.S)
     if m and "TARGETS" not in skipped:
-        keep = [line for line in m.group(1).splitlines()
+        old_rows = m.group(1).splitlines()
+        keep = [line for line in old_rows
                 if (line.startswith("| pipelined broadcast") and not bsim) or
                 (line.startswith("| no slower than") and not breal)]
+        weak = any(r.get("study") == "gpu-weak" for r in rows)
+        tail = [line for line in old_rows if line.startswith("| weak scaling") and not weak]
         lines = sections["TARGETS"].splitlines()
-        sections["TARGETS"] = "\n".join(lines[:2] + keep + lines[2:])
+        sections["TARGETS"] = "\n".join(lines[:2] + keep + lines[2:] + tail)
     text = tmpl
     for k, v in sections.items():
         text = text.replace("@%s@" % k, v)

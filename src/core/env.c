@@ -43,6 +43,9 @@ static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
     [TSR__ENV_BCAST_MPI_BELOW] =
         NUM("TSR_BCAST_MPI_BELOW", "1048576", 0, 1e15,
             "AUTO broadcast: MPI_Ibcast for host buffers below this many bytes"),
+    [TSR__ENV_BCAST_SHARED_CORES] =
+        {"TSR_BCAST_SHARED_CORES", TSR__ENV_CHOICE, "auto|0|1", "auto", 0, 0, false,
+         "AUTO broadcast: ranks share cores (1: never the ring) or not (0); auto: counted"},
     [TSR__ENV_CPU_KERNEL] = {"TSR_CPU_KERNEL", TSR__ENV_CHOICE, "auto|portable|avx2|avx512", "auto",
                              0, 0, false, "the CPU GEMM micro-kernel ISA"},
     [TSR__ENV_CPU_GEMM_BLOCKS] = {"TSR_CPU_GEMM_BLOCKS", TSR__ENV_BLOCKS,

@@ -23,7 +23,11 @@
  * mpirun on this 2-core machine, 4 ranks, lost 3-4x with the ring at 64 and 256 KiB against
  * Open MPI's binomial MPI_Ibcast and was within the noise from 1 MiB (docs/scaling.md); a
  * fabric's alpha beta does not see the per-segment context switches and copies that cost
- * there. The segment size minimizing the ring's
+ * there. Ranks that share cores (a node holding more of the communicator's ranks than CPUs,
+ * tsr__bcast_shared_cores, agreed once per communicator) never take the ring: it advances
+ * only while all its ranks run, and with 4 ranks on the 2 cores here it lost up to 2x from
+ * 1 MiB on (0.44 against 0.24 ms at 1 MiB) while the tree, log2(s) deep, stayed near
+ * MPI_Ibcast (docs/scaling.md). The segment size minimizing the ring's
  * time is S* = sqrt(N alpha beta / (s - 2)), clamped to [16 KiB, 1 MiB] in multiples of 4 KiB
  * (larger segments lose in SimGrid's model, whose single flows are window-limited: 32 MiB to 4
  * ranks took 4.4 ms in 4 MiB segments, 2.4 ms in 1 MiB, 2.1 ms in 256 KiB).
@@ -62,9 +66,15 @@ static double tsr__alpha_beta(void) {
   return tsr__env_number(TSR__ENV_BCAST_ALPHA_BETA); /* default BCAST_ALPHA_BETA */
 }
 
-int64_t tsr__bcast_segment_bytes(int64_t bytes, int size) {
+int64_t tsr__bcast_segment_bytes(int64_t bytes, int size, bool shared_cores) {
   /* One hop (or none) forwards nothing: one message, as MPI_Ibcast sends. */
   if (size <= 2) return bytes > BCAST_SEG_MIN ? (bytes + 4095) / 4096 * 4096 : BCAST_SEG_MIN;
+  /* Ranks that share cores: a segment moves one hop only when its forwarder is scheduled, a
+     cost no alpha beta of a fabric describes; the largest segment (the model's choice for a
+     large alpha beta). 4 ranks on 2 cores here, tree at 1 / 4 MiB: 0.39 / 1.47 ms in the
+     default 128 / 256 KiB segments, 0.25 / 1.11 ms in 1 MiB ones, MPI_Ibcast 0.21-0.23 /
+     0.89-1.11 ms (bench_bcast --segment, docs/scaling.md). */
+  if (shared_cores) return BCAST_SEG_MAX;
   double stages = size > 3 ? (double)(size - 2) : 1.0;
   double s = sqrt((double)(bytes > 0 ? bytes : 1) * tsr__alpha_beta() / stages);
   if (s < BCAST_SEG_MIN) s = BCAST_SEG_MIN;
@@ -72,15 +82,88 @@ int64_t tsr__bcast_segment_bytes(int64_t bytes, int size) {
   return (int64_t)s / 4096 * 4096;
 }
 
-tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device) {
+tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device,
+                                 bool shared_cores) {
   if (!device && (double)bytes < tsr__env_number(TSR__ENV_BCAST_MPI_BELOW))
     return TSR_DIST_BCAST_MPI;
   if (size <= 2 || bytes < BCAST_PIPE_MIN) return device ? TSR_DIST_BCAST_TREE : TSR_DIST_BCAST_MPI;
-  if (segment_bytes <= 0) segment_bytes = tsr__bcast_segment_bytes(bytes, size);
+  /* Ranks that share cores: a ring advances only while all of its ranks run, the tree's
+     depth is log2(s) (real mpirun, 4 ranks on 2 cores: docs/scaling.md). */
+  if (shared_cores) return TSR_DIST_BCAST_TREE;
+  if (segment_bytes <= 0) segment_bytes = tsr__bcast_segment_bytes(bytes, size, false);
   double stages = (double)size - 2.0 - tsr__log2i(size);
   return (double)bytes >= stages * ((double)segment_bytes + tsr__alpha_beta())
              ? TSR_DIST_BCAST_RING
              : TSR_DIST_BCAST_TREE;
+}
+
+/* ------------------------------------------------ ranks that share cores, per communicator */
+
+/* The fact is cached on the communicator as an attribute holding 1 + shared (copied by
+   MPI_Comm_dup: the same ranks). The key is made at the first use. */
+static int tsr__shared_keyval = MPI_KEYVAL_INVALID;
+
+static int tsr__shared_key(void) {
+  if (tsr__shared_keyval == MPI_KEYVAL_INVALID &&
+      MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &tsr__shared_keyval, NULL) !=
+          MPI_SUCCESS)
+    tsr__shared_keyval = MPI_KEYVAL_INVALID;
+  return tsr__shared_keyval;
+}
+
+int tsr__bcast_shared_cores_cached(MPI_Comm comm) {
+  if (tsr__dist_modeled() || comm == MPI_COMM_NULL || tsr__shared_keyval == MPI_KEYVAL_INVALID)
+    return -1;
+  void *val = NULL;
+  int flag = 0;
+  if (MPI_Comm_get_attr(comm, tsr__shared_keyval, &val, &flag) != MPI_SUCCESS || !flag) return -1;
+  return (int)((intptr_t)val - 1);
+}
+
+tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared) {
+  if (tsr__dist_modeled()) return TSR_OK;
+  int key = tsr__shared_key();
+  int rc = key == MPI_KEYVAL_INVALID ? MPI_ERR_KEYVAL
+                                     : MPI_Comm_set_attr(comm, key, (void *)(intptr_t)(1 + shared));
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_set_attr (ranks sharing cores)");
+  return TSR_OK;
+}
+
+tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared) {
+  *shared = false;
+  /* TSR_BCAST_SHARED_CORES: "auto|0|1" */
+  const int forced = tsr__env_choice(TSR__ENV_BCAST_SHARED_CORES);
+  int mine = forced == 2;
+  /* Under SimGrid's SMPI every simulated rank runs in one process on one host: the node's
+     counts describe the simulator, not the modeled platform, whose choices stay the cost
+     model's; no collective either (one process reads one environment). */
+  if (tsr__dist_modeled()) {
+    *shared = mine;
+    return TSR_OK;
+  }
+  if (forced != 1 && forced != 2) {
+    /* A rank that cannot count (an MPI failure there) takes the safe side, and still joins
+       the reduction: its peers are in it. */
+    int cores = 1, ranks = 1;
+    mine = tsr__dist_node_counts(comm, &cores, &ranks) != TSR_OK || ranks > cores;
+  }
+  int any = 0;
+  int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce (ranks sharing cores)");
+  *shared = any != 0;
+  return TSR_OK;
+}
+
+tsr_status tsr__bcast_shared_cores(MPI_Comm comm, bool *shared) {
+  const int cached = tsr__bcast_shared_cores_cached(comm);
+  if (cached >= 0) {
+    *shared = cached != 0;
+    return TSR_OK;
+  }
+  TSR_CALL(tsr__bcast_shared_cores_agree(comm, shared));
+  return tsr__bcast_shared_cores_set(comm, *shared);
 }
 
 /* Elements of segment i. */
@@ -142,12 +225,21 @@ tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Dataty
   op->tag = tag;
   op->parent = -1;
   int64_t bytes = count * (int64_t)op->es;
-  if (segment_bytes == 0) segment_bytes = tsr__bcast_segment_bytes(bytes, op->size);
+  /* AUTO and the default segment depend on whether the ranks share cores: collective the first
+     time on a communicator (every rank starts its broadcasts on it in the same order), cached
+     after, and at grid creation for the grid's. */
+  bool shared = false;
+  if (algo == TSR_DIST_BCAST_AUTO || (algo != TSR_DIST_BCAST_MPI && segment_bytes == 0)) {
+    st = tsr__bcast_shared_cores(comm, &shared);
+    if (st != TSR_OK) return op->status = st;
+  }
+  if (segment_bytes == 0) segment_bytes = tsr__bcast_segment_bytes(bytes, op->size, shared);
   op->seg = segment_bytes / (int64_t)op->es;
   if (op->seg < 1) op->seg = 1;
   if (op->seg > INT_MAX) op->seg = INT_MAX;
-  op->algo =
-      algo == TSR_DIST_BCAST_AUTO ? tsr__bcast_choose(bytes, op->size, segment_bytes, false) : algo;
+  if (algo == TSR_DIST_BCAST_AUTO)
+    algo = tsr__bcast_choose(bytes, op->size, segment_bytes, false, shared);
+  op->algo = algo;
   op->done = 0;
   if (op->algo == TSR_DIST_BCAST_MPI) {
     if (count > INT_MAX) {

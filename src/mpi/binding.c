@@ -98,11 +98,7 @@ static int tsr__env_threads(void) {
   return (int)t;
 }
 
-tsr_status tsr_dist_binding_get(MPI_Comm comm, tsr_dist_binding *out) {
-  TSR_API_ENTRY();
-  if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
-  if (comm == MPI_COMM_NULL)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "comm is MPI_COMM_NULL");
+tsr_status tsr__dist_node_counts(MPI_Comm comm, int *node_cores, int *ranks_on_node) {
   MPI_Comm node = MPI_COMM_NULL;
   int rank = 0, size = 1;
   int rc = MPI_Comm_rank(comm, &rank);
@@ -112,7 +108,18 @@ tsr_status tsr_dist_binding_get(MPI_Comm comm, tsr_dist_binding *out) {
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   if (rc != MPI_SUCCESS)
     return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_split_type (ranks on the node)");
-  const int node_cores = tsr__node_cores();
-  tsr__dist_binding_rule(node_cores, tsr__mask_cores(node_cores), size, tsr__env_threads(), out);
+  *node_cores = tsr__node_cores();
+  *ranks_on_node = size;
+  return TSR_OK;
+}
+
+tsr_status tsr_dist_binding_get(MPI_Comm comm, tsr_dist_binding *out) {
+  TSR_API_ENTRY();
+  if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
+  if (comm == MPI_COMM_NULL)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "comm is MPI_COMM_NULL");
+  int node_cores = 1, ranks = 1;
+  TSR_CALL(tsr__dist_node_counts(comm, &node_cores, &ranks));
+  tsr__dist_binding_rule(node_cores, tsr__mask_cores(node_cores), ranks, tsr__env_threads(), out);
   return TSR_OK;
 }

@@ -114,6 +114,20 @@ static void tsr__grid_release_comms(tsr_grid *g) {
   if (g->comm != MPI_COMM_NULL) MPI_Comm_free(&g->comm);
 }
 
+/* Whether the grid's ranks share cores, agreed once over the whole grid and cached on its
+   three communicators, so that the AUTO broadcasts of SUMMA (host panels in tsr__bcast_start,
+   device panels in summa.c) decide without a collective. Collective; agreed. */
+static tsr_status tsr__grid_shared_cores(tsr_grid *g) {
+  bool shared = false;
+  tsr_status st = tsr__bcast_shared_cores_agree(g->comm, &shared);
+  if (st == TSR_OK) st = tsr__bcast_shared_cores_set(g->comm, shared);
+  if (st == TSR_OK) st = tsr__bcast_shared_cores_set(g->row_comm, shared);
+  if (st == TSR_OK) st = tsr__bcast_shared_cores_set(g->col_comm, shared);
+  g->shared_cores = shared;
+  /* The SimGrid model made no MPI call here (and its grids keep their simulated time). */
+  return tsr__dist_modeled() ? st : tsr__dist_agree(g->comm, st);
+}
+
 tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
   TSR_API_ENTRY();
   if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
@@ -188,6 +202,12 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
   }
   MPI_Comm_set_errhandler(g->row_comm, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(g->col_comm, MPI_ERRORS_RETURN);
+  st = tsr__grid_shared_cores(g);
+  if (st != TSR_OK) {
+    tsr__grid_release_comms(g);
+    free(g);
+    return st;
+  }
   *out = g;
   return TSR_OK;
 }

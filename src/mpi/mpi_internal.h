@@ -13,6 +13,8 @@
 struct tsr_grid {
   MPI_Comm comm, row_comm, col_comm;
   int nprow, npcol, myrow, mycol, rank, size;
+  bool shared_cores; /* some node of the grid holds more of its ranks than CPUs (agreed at
+                        creation, tsr__bcast_shared_cores; also cached on the three comms) */
   struct tsr__summa_plan *summa_plan; /* SUMMA's buffers, streams and events, kept across
                                          calls (summa.c); freed with the grid through */
   void (*summa_plan_free)(struct tsr__summa_plan *); /* this, set by summa.c (the grid does not
@@ -54,6 +56,11 @@ tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *w
    Counts below 1 are taken as 1, and a mask larger than the node as the node. */
 void tsr__dist_binding_rule(int node_cores, int mask_cores, int ranks_on_node, int env_threads,
                             tsr_dist_binding *out);
+
+/* The counts of tsr_dist_binding_get (binding.c): the CPUs of this rank's node that the job
+   may use (online CPUs, fewer when the cgroup's cpuset says so) and the ranks of `comm` on
+   this node (MPI_Comm_split_type SHARED). Collective over comm. */
+tsr_status tsr__dist_node_counts(MPI_Comm comm, int *node_cores, int *ranks_on_node);
 
 /* The MPI datatype of a float dtype. */
 MPI_Datatype tsr__mpi_type(tsr_dtype dtype);
@@ -249,9 +256,15 @@ void tsr__dist_model_copy(double bytes);
  *     root) mod size receives every segment from r - 1 and forwards it to r + 1;
  *   TSR_DIST_BCAST_TREE: the same segments down a binary tree (r receives from (r - 1) / 2,
  *     forwards to 2r + 1 and 2r + 2);
- *   TSR_DIST_BCAST_AUTO: tsr__bcast_choose(count * element size, size, segment size, false):
- *     the rule for host buffers; a caller with device buffers resolves AUTO itself with
- *     device = true (SUMMA does), so that they never reach MPI_Ibcast.
+ *   TSR_DIST_BCAST_AUTO: tsr__bcast_choose(count * element size, size, segment size, false,
+ *     tsr__bcast_shared_cores(comm)): the rule for host buffers; a caller with device buffers
+ *     resolves AUTO itself with device = true (SUMMA does), so that they never reach
+ *     MPI_Ibcast.
+ * AUTO and a ring or tree with the default segment (segment_bytes = 0) need to know whether
+ * the ranks share cores (tsr__bcast_shared_cores): the first such broadcast on a communicator
+ * whose fact is not cached yet makes that collective inside tsr__bcast_start, so the ranks
+ * must reach it in the same order, and none may block meanwhile on a pipelined broadcast that
+ * needs another rank's forwarding; a grid's communicators are cached at its creation.
  * A segment is forwarded by the first test/wait call after it arrived: the pipeline moves as
  * often as the caller tests (Open MPI also progresses its own requests only inside MPI calls).
  * At most TSR__BCAST_WINDOW receives and TSR__BCAST_WINDOW sends per child are in flight.
@@ -262,10 +275,10 @@ void tsr__dist_model_copy(double bytes);
  * once this rank's previous broadcast with it completed (SUMMA: its two slots, tags 0 and 1,
  * one per communicator). MPI_Ibcast ignores the tag (MPI orders collectives itself).
  *
- * segment_bytes: 0 for the default (tsr__bcast_segment_bytes); rounded down to a multiple of
- * the element size, at least one element. The buffer may be device memory when the MPI is
- * GPU-aware for point-to-point (only pointers reach MPI: the broadcast never reads it), else
- * host memory (pinned for GPU staging). It must stay untouched until the broadcast completed.
+ * segment_bytes: 0 for the default (tsr__bcast_segment_bytes with the communicator's fact);
+ * rounded down to a multiple of the element size, at least one element. The buffer may be
+ * device memory when the MPI is GPU-aware for point-to-point (only pointers reach MPI: the
+ * broadcast never reads it), else host memory (pinned for GPU staging). It must stay untouched until the broadcast completed.
  *
  * Errors (the op is then complete, *done = 1, and later calls return the same status): bad
  * arguments TSR_ERR_INVALID_ARGUMENT / TSR_ERR_OVERFLOW (count over INT_MAX for MPI_Ibcast) /
@@ -306,18 +319,45 @@ typedef struct tsr__bcast {
 } tsr__bcast;
 
 /* The algorithm AUTO picks for `bytes` to `size` ranks in segments of `segment_bytes` (0: the
-   default), in host memory (device = false) or device memory: host buffers take MPI when
-   size <= 2, bytes < 64 KiB or bytes < TSR_BCAST_MPI_BELOW (default 1 MiB); device buffers
-   never MPI (Open MPI's GPU support does not cover MPI_Ibcast): TREE when size <= 2 or
-   bytes < 64 KiB. Otherwise RING when bytes >= (size - 2 - log2 size) (segment + alpha beta),
-   else TREE. alpha beta (latency x bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the
-   cost model is in bcast.c). */
-tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device);
+   default), in host memory (device = false) or device memory, on ranks that share cores
+   (shared_cores, tsr__bcast_shared_cores) or not: host buffers take MPI when size <= 2,
+   bytes < 64 KiB or bytes < TSR_BCAST_MPI_BELOW (default 1 MiB); device buffers never MPI
+   (Open MPI's GPU support does not cover MPI_Ibcast): TREE when size <= 2 or bytes < 64 KiB.
+   Otherwise TREE when the ranks share cores (a ring moves only while all its ranks run: 4
+   ranks on 2 cores lost up to 2x, docs/scaling.md; its default segment is then 1 MiB), else
+   RING when bytes >= (size - 2 - log2 size) (segment + alpha beta), else TREE. alpha beta
+   (latency x bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the cost model is in
+   bcast.c). Local; the same arguments give the same answer on every rank. */
+tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device,
+                                 bool shared_cores);
+
+/* Whether the ranks of `comm` share cores, the same answer on every rank: true when the node
+   of some rank holds more ranks of comm than CPUs (tsr__dist_node_counts: an oversubscribed
+   node, e.g. mpirun --oversubscribe), agreed with one MPI_Allreduce (MPI_MAX), or as
+   TSR_BCAST_SHARED_CORES forces it (1 on any rank: true). Cached on the communicator (an
+   attribute, copied by MPI_Comm_dup): collective over comm the first time, local after. In
+   a TSR_SMPI_MODEL build (bench/scale) false, or as the variable forces it, without any MPI
+   call: the simulated ranks share the simulator's host, not the modeled platform's cores.
+   Errors: TSR_ERR_MPI when the reduction fails (a rank that cannot count its node takes
+   true). */
+tsr_status tsr__bcast_shared_cores(MPI_Comm comm, bool *shared);
+
+/* tsr__bcast_shared_cores computed anew (collective; not cached). tsr_grid_create agrees on
+   it over the grid's communicator and caches it on the row and column communicators with
+   tsr__bcast_shared_cores_set (the value of a larger set of ranks, the same on every rank of
+   each). */
+tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared);
+tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared);
+
+/* The cached fact of comm: 0 or 1, or -1 when none is cached (always -1 in a TSR_SMPI_MODEL
+   build). Local. */
+int tsr__bcast_shared_cores_cached(MPI_Comm comm);
 
 /* The default segment size for `bytes` to `size` ranks (segment_bytes = 0): the ring's optimum
-   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; the whole buffer
-   (at least 16 KiB) when size <= 2. */
-int64_t tsr__bcast_segment_bytes(int64_t bytes, int size);
+   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; 1 MiB on ranks
+   that share cores (shared_cores: each hop waits for its forwarder to be scheduled, so fewer,
+   larger segments); the whole buffer (at least 16 KiB) when size <= 2. */
+int64_t tsr__bcast_segment_bytes(int64_t bytes, int size, bool shared_cores);
 
 /* Starts the broadcast (posts what can be posted). Local: no agreement. */
 tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Datatype type, int root,

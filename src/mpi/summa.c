@@ -312,13 +312,15 @@ static tsr_status tsr__summa_event_wait(summa *s, void *event, const summa_pendi
   return TSR_OK;
 }
 
-/* The broadcast algorithm for a panel of `bytes` on `comm` of `size` ranks: options->bcast;
-   AUTO is decided here when the panel is in device memory, where Open MPI's GPU support does
-   not cover MPI_Ibcast: Tessera's own point-to-point broadcast then (the tree for what AUTO
-   would give MPI_Ibcast). */
+/* The broadcast algorithm for a panel of `bytes` on a row or column of `size` ranks:
+   options->bcast; AUTO is decided here when the panel is in device memory, where Open MPI's
+   GPU support does not cover MPI_Ibcast: Tessera's own point-to-point broadcast then (the tree
+   for what AUTO would give MPI_Ibcast, and where the grid's ranks share cores, agreed at the
+   grid's creation). */
 static tsr_dist_bcast tsr__summa_bcast_algo(const summa *s, int64_t bytes, int size) {
   if (s->bcast != TSR_DIST_BCAST_AUTO || !s->gpu || s->staging) return s->bcast;
-  return tsr__bcast_choose(bytes, size, 0, true); /* device memory: never MPI_Ibcast */
+  /* device memory: never MPI_Ibcast */
+  return tsr__bcast_choose(bytes, size, 0, true, s->g->shared_cores);
 }
 
 /* model_gpu: when the slot's buffers may be overwritten (its last H2D when staging, else its
