@@ -776,6 +776,8 @@ static void adapt_init(tsr__gemm_adapt *s) {
   atomic_init(&s->reprobe_ns, 0);
   atomic_init(&s->warm_probe_before, 0);
   atomic_init(&s->warm_probe, false);
+  atomic_init(&s->warm_until, 0);
+  atomic_init(&s->warm_left, 0);
 }
 
 /* A probe that had to wake sleeping pool threads measured their wake-up: the next call while
@@ -808,6 +810,60 @@ static void test_adaptive_warm_probe(void **state) {
   tsr__gemm_adapt_cold(&s, t + 40 * ms);
   assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 41 * ms));
   assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 42 * ms)); /* used */
+}
+
+/* Threads that have just woken may still be settling: a warm probe that measured less than the
+   mean, but still too much, arms another, up to three per cold call and within its window.
+   Before, the one warm probe left sgemm 128^3 on two threads serial after a spell of tiny
+   calls (Zen 4: 286 us cold, 50 us warm, then 38 us a call serial against 21 in parallel). */
+static void test_adaptive_warm_probes_settle(void **state) {
+  (void)state;
+  const int64_t ms = 1000000;
+  const double flops = 4e6; /* one thread: 40 us, two would save 20 us */
+  tsr__gemm_adapt s;
+  adapt_init(&s);
+  tsr__gemm_adapt_learn_serial(&s, 40000, flops);
+  const int64_t t = 1000 * ms;
+  /* The cold call: overhead 266 us. */
+  tsr__gemm_adapt_learn_parallel(&s, 286000, 20000, 20000, flops, t);
+  tsr__gemm_adapt_cold(&s, t);
+  /* Warm probe 1: 30 us, lower (it replaces the mean) but still more than the saving. */
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1 * ms));
+  tsr__gemm_adapt_learn_parallel(&s, 50000, 20000, 20000, flops, t + 1 * ms);
+  assert_int_equal(atomic_load(&s.overhead_ns), 30000);
+  /* Warm probe 2 (armed by the first): 1 us, and the calls after it run on the threads. */
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 2 * ms));
+  tsr__gemm_adapt_learn_parallel(&s, 21000, 20000, 20000, flops, t + 2 * ms);
+  assert_int_equal(atomic_load(&s.overhead_ns), 1000);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 3 * ms));
+  /* At most three per cold call: a machine that stays slow is not probed on every call. */
+  adapt_init(&s);
+  tsr__gemm_adapt_learn_serial(&s, 40000, flops);
+  tsr__gemm_adapt_learn_parallel(&s, 900000, 20000, 20000, flops, t);
+  tsr__gemm_adapt_cold(&s, t);
+  int64_t ovh = 880000;
+  for (int i = 0; i < 3; ++i) {
+    assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + (1 + i) * ms));
+    ovh /= 2; /* lower each time, still far above the 20 us saved */
+    tsr__gemm_adapt_learn_parallel(&s, 20000 + ovh, 20000, 20000, flops, t + (1 + i) * ms);
+  }
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 5 * ms));
+  /* And a warm probe that measured no less arms none. */
+  adapt_init(&s);
+  tsr__gemm_adapt_learn_serial(&s, 40000, flops);
+  tsr__gemm_adapt_learn_parallel(&s, 120000, 20000, 20000, flops, t);
+  tsr__gemm_adapt_cold(&s, t);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1 * ms));
+  tsr__gemm_adapt_learn_parallel(&s, 150000, 20000, 20000, flops, t + 1 * ms);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 2 * ms));
+  /* Nor one past the cold call's window. */
+  adapt_init(&s);
+  tsr__gemm_adapt_learn_serial(&s, 40000, flops);
+  tsr__gemm_adapt_learn_parallel(&s, 286000, 20000, 20000, flops, t);
+  tsr__gemm_adapt_cold(&s, t);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1 * ms));
+  tsr__gemm_adapt_learn_parallel(&s, 50000, 20000, 20000, flops, t + 1 * ms);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 40 * ms));
 }
 
 /* The adaptive thread count's rules on a state of the test's own and a clock it sets:
@@ -1449,6 +1505,7 @@ int main(void) {
       cmocka_unit_test(test_thread_pool),
       cmocka_unit_test(test_adaptive_reprobe),
       cmocka_unit_test(test_adaptive_warm_probe),
+      cmocka_unit_test(test_adaptive_warm_probes_settle),
       cmocka_unit_test(test_vendor_path),
       cmocka_unit_test(test_kernel_overrides),
       cmocka_unit_test(test_small_path),

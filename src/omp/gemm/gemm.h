@@ -306,9 +306,13 @@ typedef struct tsr__gemm_adapt {
   /* A parallel call that had to wake sleeping pool threads (tsr__gemm_adapt_cold) measured
      their wake-up, which calls that follow while the threads poll do not pay: the next call
      before warm_probe_before is a probe too, and what it measures replaces a higher mean
-     (warm_probe: that call is under way). 0: none. */
+     (warm_probe: that call is under way). 0: none. Threads just woken can still be settling:
+     a warm probe that measured less than the mean before it arms the next one, up to
+     warm_left probes per mark, all before warm_until. */
   _Atomic int64_t warm_probe_before;
   atomic_bool warm_probe;
+  _Atomic int64_t warm_until;
+  atomic_int warm_left;
 } tsr__gemm_adapt;
 /* The call just learned (tsr__gemm_adapt_learn_parallel) woke its threads from sleep. */
 void tsr__gemm_adapt_cold(tsr__gemm_adapt *s, int64_t now);

@@ -93,7 +93,7 @@ typedef struct tsr__gemm_pool {
   atomic_int max_join;    /* threads the current job takes besides its caller */
   _Atomic int64_t left;   /* threads that joined the current job and finished it */
   atomic_int sleepers;    /* threads waiting on `wake` */
-  atomic_bool woke;       /* the last job was posted to sleeping threads */
+  atomic_bool woke;       /* the last job was posted to sleeping or newly started threads */
   void (*_Atomic fn)(void *, int);
   void *_Atomic arg;
 } tsr__gemm_pool;
@@ -202,6 +202,7 @@ int tsr__gemm_pool_run(int nt, const tsr__gemm_tuning *t, void (*fn)(void *arg, 
     fn(arg, 0);
     return 1;
   }
+  const int had = tsr__pool.threads;
   tsr__pool_grow(nt - 1);
   const int max_join = nt - 1 < tsr__pool.threads ? nt - 1 : tsr__pool.threads;
   atomic_store(&tsr__pool.fn, fn);
@@ -211,7 +212,9 @@ int tsr__gemm_pool_run(int nt, const tsr__gemm_tuning *t, void (*fn)(void *arg, 
   const uint32_t gen = ++tsr__pool.gen ? tsr__pool.gen : ++tsr__pool.gen; /* never 0 */
   atomic_store(&tsr__pool.state, (uint64_t)gen << 32);
   const bool sleeping = atomic_load(&tsr__pool.sleepers) > 0;
-  atomic_store_explicit(&tsr__pool.woke, sleeping, memory_order_relaxed);
+  /* Threads started for this job pay their start-up as sleeping ones pay their wake-up. */
+  atomic_store_explicit(&tsr__pool.woke, sleeping || tsr__pool.threads > had,
+                        memory_order_relaxed);
   if (sleeping) {
     pthread_mutex_lock(&tsr__pool.sleep_lock);
     pthread_cond_broadcast(&tsr__pool.wake);
@@ -299,10 +302,19 @@ void tsr__gemm_adapt_learn_parallel(tsr__gemm_adapt *s, int64_t region_ns, int64
   /* The caller's time not spent working: what the call lost to its threads. */
   int64_t ovh = region_ns - caller_work_ns;
   if (ovh < 1000) ovh = 1000;
-  /* A warm probe's overhead is what repeated calls pay: a lower one replaces the mean. */
+  /* A warm probe's overhead is what repeated calls pay: a lower one replaces the mean, and
+     arms the next warm probe (threads that have just woken may still be settling; measured on
+     Zen 4, 2 vCPUs: sgemm 128^3 on two threads after a spell of tiny calls took 286 us on the
+     cold call, 50 on the warm probe and 21 once settled, and one warm probe left it serial at
+     38 us a call). */
   if (atomic_exchange_explicit(&s->warm_probe, false, memory_order_relaxed) &&
-      ovh < atomic_load_explicit(&s->overhead_ns, memory_order_relaxed))
+      ovh < atomic_load_explicit(&s->overhead_ns, memory_order_relaxed)) {
     atomic_store_explicit(&s->overhead_ns, 0, memory_order_relaxed);
+    if (atomic_fetch_sub_explicit(&s->warm_left, 1, memory_order_relaxed) > 1)
+      atomic_store_explicit(&s->warm_probe_before,
+                            atomic_load_explicit(&s->warm_until, memory_order_relaxed),
+                            memory_order_relaxed);
+  }
   if (tsr__gemm_learn(&s->overhead_ns, ovh, true))
     atomic_store_explicit(&s->reprobe_ns,
                           atomic_load_explicit(&s->reprobe_ns, memory_order_relaxed) / 2,
@@ -312,10 +324,13 @@ void tsr__gemm_adapt_learn_parallel(tsr__gemm_adapt *s, int64_t region_ns, int64
 }
 
 /* Pool threads poll for TSR__POOL_SPIN_DEFAULT_NS after a job; a call within a fifth of that
-   finds them awake. */
+   finds them awake. At most TSR__GEMM_WARM_PROBES warm probes follow one cold call. */
 #define TSR__GEMM_WARM_PROBE_NS (TSR__POOL_SPIN_DEFAULT_NS / 5)
+#define TSR__GEMM_WARM_PROBES 3
 
 void tsr__gemm_adapt_cold(tsr__gemm_adapt *s, int64_t now) {
+  atomic_store_explicit(&s->warm_left, TSR__GEMM_WARM_PROBES, memory_order_relaxed);
+  atomic_store_explicit(&s->warm_until, now + TSR__GEMM_WARM_PROBE_NS, memory_order_relaxed);
   atomic_store_explicit(&s->warm_probe_before, now + TSR__GEMM_WARM_PROBE_NS, memory_order_relaxed);
 }
 
