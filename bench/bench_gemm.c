@@ -506,7 +506,7 @@ int main(int argc, char **argv) {
           br->med[i] = br->lo[i] = br->hi[i] = br->cpu[i] = NAN;
         for (int q = 0; q < nimpl; ++q) {
           const int i = impls[q];
-          const double med = median(times[i], reps); /* sorts: [0] fastest */
+          const double med = median(times[i], reps);             /* sorts: [0] fastest */
           br->med[i] = flop / (best ? times[i][0] : med) * 1e-9; /* the reported statistic */
           br->hi[i] = flop / times[i][0] * 1e-9;
           br->lo[i] = flop / times[i][reps - 1] * 1e-9;

@@ -940,8 +940,8 @@ static void test_gemm_errors(void **state) {
 
 /* Stores the r x c values v (C order, rounded to dt) at mem, row-major with leading dimension
    ld or column-major (ld >= r), and returns a host view of them. */
-static tsr_array *tiny_view(tsr_dtype dt, void *mem, int64_t r, int64_t c, int64_t ld, int col_major,
-                            const double *v) {
+static tsr_array *tiny_view(tsr_dtype dt, void *mem, int64_t r, int64_t c, int64_t ld,
+                            int col_major, const double *v) {
   for (int64_t i = 0; i < r; ++i)
     for (int64_t j = 0; j < c; ++j) {
       const int64_t at = col_major ? i + j * ld : i * ld + j;
@@ -1142,8 +1142,8 @@ static void test_gemm_env_between_calls(void **state) {
   tsr_array *c = tsr_test_random_array(2, sc, TSR_F64, TSR_CPU, 8702, &hc);
   double *ref = ref_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, ha, hb, 0.0, NULL, m, n, k);
   static char buf[] = "TSR_GEMM=native";
-  const char *values[] = {NULL, "native", "fastest", "NATIVE", "vendor", "auto", "",
-                          "bogus", NULL, "putenv", "putenv-bad", "putenv-auto"};
+  const char *values[] = {NULL, "native", "fastest", "NATIVE", "vendor",     "auto",
+                          "",   "bogus",  NULL,      "putenv", "putenv-bad", "putenv-auto"};
   for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
     const char *v = values[i];
     if (!v)
@@ -1156,8 +1156,8 @@ static void test_gemm_env_between_calls(void **state) {
       memcpy(buf + 9, "auto", 5);
     else
       setenv("TSR_GEMM", v, 1);
-    const int bad = v && (strcmp(v, "fastest") == 0 || strcmp(v, "bogus") == 0 ||
-                          strcmp(v, "putenv-bad") == 0);
+    const int bad =
+        v && (strcmp(v, "fastest") == 0 || strcmp(v, "bogus") == 0 || strcmp(v, "putenv-bad") == 0);
     double before[30], after[30];
     TSR_ASSERT_OK(tsr_array_read(c, before, sizeof before));
     tsr_status st = tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, a, b, 0.0, c);

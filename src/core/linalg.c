@@ -41,8 +41,7 @@ static int64_t tsr__max1(int64_t x) {
  * Inlined: three times per small tsr_gemm call.
  */
 static inline __attribute__((always_inline)) bool tsr__as_row_major(const tsr__mat *x,
-                                                                      bool *transposed,
-                                                                      int64_t *ld) {
+                                                                    bool *transposed, int64_t *ld) {
   if (x->rs < 0 || x->cs < 0) return false;
   bool unit_col = x->cs == 1 || x->cols <= 1;
   bool unit_row = x->rs == 1 || x->rows <= 1;
@@ -170,10 +169,9 @@ static tsr__gemm_args tsr__host_gemm_args(tsr_dtype dtype, bool ta, bool tb, int
  * as C^T (n x m) = op(B)^T op(A)^T: an operand whose row-major form has flag t is, transposed,
  * the same storage with flag !t.
  */
-static tsr__gemm_args tsr__gemm_form(tsr_dtype dtype, int64_t m, int64_t n, int64_t k,
-                                     double alpha, const tsr__operand *oa, const tsr__operand *ob,
-                                     double beta, void *c, int64_t ldc, bool c_t,
-                                     tsr_gemm_path path) {
+static tsr__gemm_args tsr__gemm_form(tsr_dtype dtype, int64_t m, int64_t n, int64_t k, double alpha,
+                                     const tsr__operand *oa, const tsr__operand *ob, double beta,
+                                     void *c, int64_t ldc, bool c_t, tsr_gemm_path path) {
   const tsr__operand *x = c_t ? ob : oa, *y = c_t ? oa : ob;
   return tsr__host_gemm_args(dtype, x->trans != c_t, y->trans != c_t, c_t ? n : m, c_t ? m : n, k,
                              alpha, x->data, x->ld, y->data, y->ld, beta, c, ldc, path);
@@ -358,8 +356,9 @@ static tsr_status tsr__gemm_check(tsr_trans transa, tsr_trans transb, const tsr_
                           "a, b and c must be 2-D; they have %d, %d, %d axes", a->ndim, b->ndim,
                           c->ndim);
   const tsr_device da = a->buffer->device, db = b->buffer->device, dc = c->buffer->device;
-  if (a->dtype != b->dtype || a->dtype != c->dtype || (a->dtype != TSR_F32 && a->dtype != TSR_F64) ||
-      da.kind != db.kind || da.index != db.index || da.kind != dc.kind || da.index != dc.index) {
+  if (a->dtype != b->dtype || a->dtype != c->dtype ||
+      (a->dtype != TSR_F32 && a->dtype != TSR_F64) || da.kind != db.kind || da.index != db.index ||
+      da.kind != dc.kind || da.index != dc.index) {
     TSR_CALL(tsr__check_pair(a, "a", b, "b"));
     TSR_CALL(tsr__check_pair(a, "a", c, "c"));
   }
@@ -473,9 +472,8 @@ tsr__gemm_host_copies(const struct tsr__backend_ops *ops, tsr__gemm_args *g, boo
 bool tsr__gemm_host_tiny(tsr_dtype dtype, bool trans_a, bool trans_b, int64_t m, int64_t n,
                          int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                          int64_t ldb, double beta, void *c, int64_t ldc) {
-  const tsr__gemm_args g =
-      tsr__host_gemm_args(dtype, trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
-                          TSR_GEMM_NATIVE);
+  const tsr__gemm_args g = tsr__host_gemm_args(dtype, trans_a, trans_b, m, n, k, alpha, a, lda, b,
+                                               ldb, beta, c, ldc, TSR_GEMM_NATIVE);
   return tsr__gemm_args_tiny(&g);
 }
 

@@ -278,7 +278,8 @@ void tsr__dist_model_copy(double bytes);
  * segment_bytes: 0 for the default (tsr__bcast_segment_bytes with the communicator's fact);
  * rounded down to a multiple of the element size, at least one element. The buffer may be
  * device memory when the MPI is GPU-aware for point-to-point (only pointers reach MPI: the
- * broadcast never reads it), else host memory (pinned for GPU staging). It must stay untouched until the broadcast completed.
+ * broadcast never reads it), else host memory (pinned for GPU staging). It must stay untouched
+ * until the broadcast completed.
  *
  * Errors (the op is then complete, *done = 1, and later calls return the same status): bad
  * arguments TSR_ERR_INVALID_ARGUMENT / TSR_ERR_OVERFLOW (count over INT_MAX for MPI_Ibcast) /

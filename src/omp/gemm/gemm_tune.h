@@ -175,7 +175,8 @@ int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr);
    (every call of the tiny lane, gemm_driver.c): k, or TSR__GEMM_DOT_KB bytes of a row for dot
    products. Inline: the tiny lane's calls take ~100 ns. */
 static inline int64_t tsr__gemm_small_kblock_fit(const tsr__gemm_args *g) {
-  if (tsr__gemm_small_dot(g)) return tsr__min64(TSR__GEMM_DOT_KB / (g->dtype == TSR_F64 ? 8 : 4), g->k);
+  if (tsr__gemm_small_dot(g))
+    return tsr__min64(TSR__GEMM_DOT_KB / (g->dtype == TSR_F64 ? 8 : 4), g->k);
   return g->k;
 }
 /* The pool itself, tsr__gemm_pool_run, is declared in gemm.h (tests call it directly). */

@@ -213,8 +213,7 @@ int tsr__gemm_pool_run(int nt, const tsr__gemm_tuning *t, void (*fn)(void *arg, 
   atomic_store(&tsr__pool.state, (uint64_t)gen << 32);
   const bool sleeping = atomic_load(&tsr__pool.sleepers) > 0;
   /* Threads started for this job pay their start-up as sleeping ones pay their wake-up. */
-  atomic_store_explicit(&tsr__pool.woke, sleeping || tsr__pool.threads > had,
-                        memory_order_relaxed);
+  atomic_store_explicit(&tsr__pool.woke, sleeping || tsr__pool.threads > had, memory_order_relaxed);
   if (sleeping) {
     pthread_mutex_lock(&tsr__pool.sleep_lock);
     pthread_cond_broadcast(&tsr__pool.wake);

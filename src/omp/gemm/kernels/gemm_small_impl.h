@@ -348,8 +348,8 @@ static __attribute__((noinline)) void TSR__SM_DOT(const tsr__gemm_args *g, int64
 /* m rows in nblk blocks of near-equal height: *base rows each, the first *extra one more.
    32-bit division where m allows (a 64-bit one by a variable is tens of cycles: a quarter of a
    16^3 product's per-call budget). */
-static inline __attribute__((always_inline)) void tsr__gemm_small_split(int64_t m, int64_t nblk,
-                                                                 int64_t *base, int64_t *extra) {
+static inline __attribute__((always_inline)) void
+tsr__gemm_small_split(int64_t m, int64_t nblk, int64_t *base, int64_t *extra) {
   if (nblk <= 2) { /* no division: the smallest calls (a division is ~10 cycles) */
     *base = nblk == 1 ? m : m >> 1;
     *extra = nblk == 1 ? 0 : m & 1;
