@@ -812,6 +812,15 @@ static void test_adaptive_warm_probe(void **state) {
   assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 42 * ms)); /* used */
 }
 
+/* A state that learned one thread's 40 us for 4e6 flops, then a cold parallel call of
+   cold_ns (the caller worked 20 us) at time t, marked cold. */
+static void settle_start(tsr__gemm_adapt *s, int64_t cold_ns, int64_t t) {
+  adapt_init(s);
+  tsr__gemm_adapt_learn_serial(s, 40000, 4e6);
+  tsr__gemm_adapt_learn_parallel(s, cold_ns, 20000, 20000, 4e6, t);
+  tsr__gemm_adapt_cold(s, t);
+}
+
 /* Threads that have just woken may still be settling: a warm probe that measured less than the
    mean, but still too much, arms another, up to three per cold call and within its window.
    Before, the one warm probe left sgemm 128^3 on two threads serial after a spell of tiny
@@ -821,12 +830,9 @@ static void test_adaptive_warm_probes_settle(void **state) {
   const int64_t ms = 1000000;
   const double flops = 4e6; /* one thread: 40 us, two would save 20 us */
   tsr__gemm_adapt s;
-  adapt_init(&s);
-  tsr__gemm_adapt_learn_serial(&s, 40000, flops);
   const int64_t t = 1000 * ms;
   /* The cold call: overhead 266 us. */
-  tsr__gemm_adapt_learn_parallel(&s, 286000, 20000, 20000, flops, t);
-  tsr__gemm_adapt_cold(&s, t);
+  settle_start(&s, 286000, t);
   /* Warm probe 1: 30 us, lower (it replaces the mean) but still more than the saving. */
   assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1 * ms));
   tsr__gemm_adapt_learn_parallel(&s, 50000, 20000, 20000, flops, t + 1 * ms);
@@ -837,10 +843,7 @@ static void test_adaptive_warm_probes_settle(void **state) {
   assert_int_equal(atomic_load(&s.overhead_ns), 1000);
   assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 3 * ms));
   /* At most three per cold call: a machine that stays slow is not probed on every call. */
-  adapt_init(&s);
-  tsr__gemm_adapt_learn_serial(&s, 40000, flops);
-  tsr__gemm_adapt_learn_parallel(&s, 900000, 20000, 20000, flops, t);
-  tsr__gemm_adapt_cold(&s, t);
+  settle_start(&s, 900000, t);
   int64_t ovh = 880000;
   for (int i = 0; i < 3; ++i) {
     assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + (1 + i) * ms));
@@ -849,18 +852,12 @@ static void test_adaptive_warm_probes_settle(void **state) {
   }
   assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 5 * ms));
   /* And a warm probe that measured no less arms none. */
-  adapt_init(&s);
-  tsr__gemm_adapt_learn_serial(&s, 40000, flops);
-  tsr__gemm_adapt_learn_parallel(&s, 120000, 20000, 20000, flops, t);
-  tsr__gemm_adapt_cold(&s, t);
+  settle_start(&s, 120000, t);
   assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1 * ms));
   tsr__gemm_adapt_learn_parallel(&s, 150000, 20000, 20000, flops, t + 1 * ms);
   assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 2 * ms));
   /* Nor one past the cold call's window. */
-  adapt_init(&s);
-  tsr__gemm_adapt_learn_serial(&s, 40000, flops);
-  tsr__gemm_adapt_learn_parallel(&s, 286000, 20000, 20000, flops, t);
-  tsr__gemm_adapt_cold(&s, t);
+  settle_start(&s, 286000, t);
   assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + 1 * ms));
   tsr__gemm_adapt_learn_parallel(&s, 50000, 20000, 20000, flops, t + 1 * ms);
   assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, t + 40 * ms));

@@ -220,15 +220,17 @@ static bool tsr__gemm_mats_tiny(tsr_dtype dtype, bool ta, bool tb, double alpha,
 /*
  * C (m x n) = alpha op(A) op(B) + beta C on strided matrices of one device. A and B are the
  * STORED matrices (op applied through ta/tb). The caller has validated shapes and dtypes.
+ * try_tiny: first offer a CPU call to the tiny lane (false when the caller just offered it these
+ * matrices).
  */
 static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device dev,
                                  tsr_dtype dtype, bool ta, bool tb, double alpha, const tsr__mat *a,
                                  const tsr__mat *b, double beta, const tsr__mat *c,
-                                 tsr_gemm_path path) {
+                                 tsr_gemm_path path, bool try_tiny) {
   int64_t m = c->rows, n = c->cols;
   int64_t k = ta ? a->rows : a->cols;
   if (m == 0 || n == 0) return TSR_OK;
-  if (dev.kind == TSR_DEVICE_CPU && alpha != 0.0 && k > 0 &&
+  if (try_tiny && dev.kind == TSR_DEVICE_CPU && alpha != 0.0 && k > 0 &&
       tsr__gemm_mats_tiny(dtype, ta, tb, alpha, a, b, beta, c, path)) {
     tsr__count(TSR__COUNT_GEMM_CALLS, 1);
     return TSR_OK;
@@ -419,7 +421,9 @@ static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alp
       bm = t;
     }
   }
-  st = tsr__gemm_mats(ops, dev, c->dtype, ta, tb, alpha, &am, &bm, beta, &cm, resolved);
+  /* The lane declined these matrices above; copies are other matrices. */
+  st = tsr__gemm_mats(ops, dev, c->dtype, ta, tb, alpha, &am, &bm, beta, &cm, resolved,
+                      a_copy || b_copy);
 done:
   tsr_array_release(a_copy);
   tsr_array_release(b_copy);
@@ -660,7 +664,7 @@ static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device
   if (tsr__matmul_foldable(p)) {
     tsr__mat am = {ad, p->count * p->m, p->k, p->a_rs, p->a_cs};
     tsr__mat cm = {cd, p->count * p->m, p->n, p->n, 1};
-    return tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path);
+    return tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path, true);
   }
   int64_t idx[TSR_MAX_DIMS] = {0};
   for (int64_t it = 0; it < p->count; it++) {
@@ -673,7 +677,8 @@ static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device
     tsr__mat am = {ad + ao * es, p->m, p->k, p->a_rs, p->a_cs};
     tsr__mat bmi = {bd + bo * es, p->k, p->n, p->b_rs, p->b_cs};
     tsr__mat cm = {cd + co * es, p->m, p->n, p->n, 1};
-    TSR_CALL(tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bmi, 0.0, &cm, path));
+    TSR_CALL(
+        tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bmi, 0.0, &cm, path, true));
     for (int i = p->nbatch - 1; i >= 0; i--) {
       if (++idx[i] < p->batch[i]) break;
       idx[i] = 0;
