@@ -120,12 +120,15 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
        process, median of the per-round ratio to OpenBLAS 0.3.34, its SkylakeX kernels):
        - The old blocks left large products short: dgemm 2048^3 0.77, sgemm 0.87.
          Deep KC, as on Zen 4/5 (the kernels fetch C's tile late, so fewer passes over C pay),
-         lifts them: dgemm KC 512, MC 224: 0.93-0.97; sgemm KC 1024, MC 56: 0.97-0.98.
-       - NC 1024, not 4096: shallow slices (k <= 256) walk C along its rows and stream every
-         B micro-panel of the block once per A micro-panel; a 4096-wide block of B (4 MiB f32,
-         8 MiB f64 at k = 256) does not fit the 2 MiB L2 and comes from the slower L3 each
-         time. 4096x4096x256: sgemm 0.95 -> 1.10, dgemm 0.85 -> 0.91-0.95. 2048^3 unchanged
-         within the noise (NC only sets how often A is repacked once slices are deep).
+         lifts them: dgemm KC 512, MC 224: 0.89-0.97; sgemm KC 1024, MC 56: 0.97-0.98.
+       - NC 1024 (f32) and 512 (f64), not 4096: shallow slices (k <= 256) walk C along its
+         rows and stream every B micro-panel of the block once per A micro-panel; a 4096-wide
+         block of B (4 MiB f32, 8 MiB f64 at k = 256) does not fit the 2 MiB L2 and comes from
+         the slower L3 each time; 1 MiB (half the L2) does. 4096x4096x256: sgemm 0.95 -> 1.10,
+         dgemm 0.85 -> 1.08 (NC 1024: 0.90); SUMMA's local multiply in ScaLAPACK's layout
+         (column-major C, ldc 4096, beta 1: row-major 2048x4096x256) dgemm 0.79 -> 0.89,
+         sgemm 0.97. Deep slices lose nothing (NC only sets how often A is repacked there):
+         dgemm 2048^3 NC 512 0.97 vs NC 1024 0.90.
        - 1000^3 and 1024^3 within +-4 % of the old blocks either way (the shared VM's noise:
          single runs swing 0.6-1.3); two threads (2048^3): dgemm 0.97 -> 1.05-1.12, sgemm
          0.99 -> 1.05. Sapphire Rapids takes the same row (same core and L2), not re-measured. */
@@ -135,7 +138,7 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
      0x8F,
      0x8F,
      {"avx512-14x32", "avx512-14x16"},
-     {{1024, 56, 1024}, {512, 224, 1024}},
+     {{1024, 56, 1024}, {512, 224, 512}},
      {{0, 0, 0}, {0, 0, 0}},
      4,
      0},
@@ -145,7 +148,7 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
      0xCF,
      0xCF,
      {"avx512-14x32", "avx512-14x16"},
-     {{1024, 56, 1024}, {512, 224, 1024}},
+     {{1024, 56, 1024}, {512, 224, 512}},
      {{0, 0, 0}, {0, 0, 0}},
      4,
      0},
