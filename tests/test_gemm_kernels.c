@@ -1116,6 +1116,19 @@ static void test_default_rule(void **state) {
   assert_string_equal(ch.cfg[1][0].ker->name, "avx512-14x16");
   assert_int_equal(ch.cfg[1][0].kc, 256);
   assert_int_equal(ch.cfg[1][1].mc, 224);
+  /* The measured Emerald Rapids row (issue 31): deep KC, NC within half the 2 MiB L2 for
+     shallow slices, and its own small-path rule (96 KiB, not the L2). */
+  tsr__gemm_cpu emr = fake_cpu("GenuineIntel", 6, 0xCF, true, true, 48, 2048, 307200);
+  assert_true(tsr__gemm_choose(&emr, NULL, &ch));
+  assert_string_equal(ch.uarch, "spr");
+  assert_int_equal(ch.cfg[0][0].kc, 1024);
+  assert_int_equal(ch.cfg[0][0].nc, 1024);
+  assert_int_equal(ch.cfg[1][0].kc, 512);
+  assert_int_equal(ch.cfg[1][0].mc, 224);
+  assert_int_equal(ch.cfg[1][1].nc, 512);
+  for (int d = 0; d < 2; ++d)
+    for (int t = 0; t < 2; ++t)
+      assert_int_equal(ch.cfg[d][t].small_bytes, 96 << 10);
   /* The same CPUID with AVX-512 hidden (a hypervisor): the row does not apply; the rule. */
   zen4.avx512 = false;
   assert_true(tsr__gemm_choose(&zen4, NULL, &ch));
@@ -1405,10 +1418,16 @@ static void test_small_path(void **state) {
         assert_false(tsr__gemm_small_path(&probe, &lim));
         probe.n = nr; /* one strip: whatever the bound */
         assert_true(tsr__gemm_small_path(&probe, &lim));
-        /* A call's configuration with no rule of its own takes the default's. */
-        assert_int_equal(def.small_bytes, (int64_t)tsr__cpu_facts_get()->cache[1].size > 0
-                                              ? (int64_t)tsr__cpu_facts_get()->cache[1].size
-                                              : 256 << 10);
+        /* The default's rule: the registry row's own (Sapphire/Emerald Rapids: 96 KiB), else
+           the L2 size. A call's configuration with no rule of its own takes the default's. */
+        const int64_t l2 = (int64_t)tsr__cpu_facts_get()->cache[1].size > 0
+                               ? (int64_t)tsr__cpu_facts_get()->cache[1].size
+                               : 256 << 10;
+        tsr__gemm_config base;
+        tsr__gemm_config_default(dtypes[d], 1, &base);
+        const bool spr =
+            strcmp(tsr__gemm_uarch_name(), "spr") == 0 && strcmp(base.source, "registry") == 0;
+        assert_int_equal(def.small_bytes, spr ? 96 << 10 : l2);
         tsr__gemm_config zero = cf, got;
         zero.small_bytes = 0;
         tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = &zero;
