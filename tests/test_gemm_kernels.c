@@ -1121,6 +1121,8 @@ static void test_default_rule(void **state) {
   tsr__gemm_cpu emr = fake_cpu("GenuineIntel", 6, 0xCF, true, true, 48, 2048, 307200);
   assert_true(tsr__gemm_choose(&emr, NULL, &ch));
   assert_string_equal(ch.uarch, "spr");
+  assert_string_equal(ch.cfg[0][0].ker->name, "avx512-14x32-pb");
+  assert_string_equal(ch.cfg[1][1].ker->name, "avx512-14x16-pb");
   assert_int_equal(ch.cfg[0][0].kc, 1024);
   assert_int_equal(ch.cfg[0][0].nc, 1024);
   assert_int_equal(ch.cfg[1][0].kc, 512);

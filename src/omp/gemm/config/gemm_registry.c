@@ -138,13 +138,15 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
          vs 0.78 (small kept), 128^3 1.10 vs 1.19, 192^3 1.02 vs 1.17, 256^3 0.93 vs 1.15,
          384^3 0.83 vs 1.06, 512^3 0.91 vs 1.07; sgemm 128^3 1.24 vs 1.10 (small kept), 192^3
          1.06 vs 1.06, 256^3 0.98 vs 1.05, 384^3 0.87 vs 1.04, 512^3 0.79 vs 1.04.
+       - The "-pb" kernels (the same register blocks with a B prefetch, gemm_ukr_avx512.c):
+         the B micro-panel of these deep KC no longer fits the L1.
        Sapphire Rapids takes the same row (same core and L2), not re-measured. */
     {"spr",
      "GenuineIntel",
      6,
      0x8F,
      0x8F,
-     {"avx512-14x32", "avx512-14x16"},
+     {"avx512-14x32-pb", "avx512-14x16-pb"},
      {{1024, 56, 1024}, {512, 224, 512}},
      {{0, 0, 0}, {0, 0, 0}},
      4,
@@ -154,7 +156,7 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
      6,
      0xCF,
      0xCF,
-     {"avx512-14x32", "avx512-14x16"},
+     {"avx512-14x32-pb", "avx512-14x16-pb"},
      {{1024, 56, 1024}, {512, 224, 512}},
      {{0, 0, 0}, {0, 0, 0}},
      4,

@@ -88,18 +88,35 @@
   TSR__ROW(BC, SUF, ES, 12, 24, 25, 30)                                                            \
   TSR__ROW(BC, SUF, ES, 13, 26, 27, 31)
 
-/* One k step of the 14 x 2-vector block: B's two vectors, the A prefetch, 14 rows of FMAs. */
-#define TSR__STEP_F64                                                                              \
+/* One k step of the 14 x 2-vector block: B's two vectors, the A prefetch, PFB (nothing, or
+   the B prefetch below), 14 rows of FMAs. */
+#define TSR__STEP_F64_(PFB)                                                                        \
   "vmovapd (%[b]), %%zmm28\n\t"                                                                     \
   "vmovapd 64(%[b]), %%zmm29\n\t"                                                                   \
   "prefetcht0 " TSR__PF_A_F64 "(%[a])\n\t"                                                          \
-  "prefetcht0 " TSR__PF_A_F64 "+64(%[a])\n\t" TSR__STEP14("sd", "pd", "8") "add $112, %[a]\n\t"    \
+  "prefetcht0 " TSR__PF_A_F64 "+64(%[a])\n\t" PFB TSR__STEP14("sd", "pd", "8")                      \
+  "add $112, %[a]\n\t"                                                                              \
   "add $128, %[b]\n\t"
-#define TSR__STEP_F32                                                                              \
+#define TSR__STEP_F32_(PFB)                                                                        \
   "vmovaps (%[b]), %%zmm28\n\t"                                                                     \
   "vmovaps 64(%[b]), %%zmm29\n\t"                                                                   \
-  "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t" TSR__STEP14("ss", "ps", "4") "add $56, %[a]\n\t"        \
+  "prefetcht0 " TSR__PF_A_F32 "(%[a])\n\t" PFB TSR__STEP14("ss", "ps", "4") "add $56, %[a]\n\t"   \
   "add $128, %[b]\n\t"
+/* The B prefetch of the "-pb" kernels: the B micro-panel's two lines 8 k steps ahead. A
+   micro-panel of KC x NR elements outgrows the L1 at deep KC (KC 512 f64: 64 KiB; KC 1024 f32:
+   128 KiB) and, in the row-wise order of shallow slices (gemm_macro.c), every B micro-panel
+   comes from L2 or L3 once per A micro-panel; the hardware prefetchers of Intel's Golden Cove
+   (Sapphire/Emerald Rapids) left those loads exposed. Measured on Emerald Rapids (one
+   thread, both kernels interleaved in one process with OpenBLAS 0.3.34, medians of 5-7 rounds
+   of the ratio to it): dgemm 2048^3 0.96 -> 0.97, 4096x4096x256 1.09 -> 1.14, SUMMA's local
+   multiply (row-major 2048x4096x256, beta 1) 0.84 -> 0.93; sgemm 2048^3 0.97 -> 1.02,
+   4096x4096x256 1.14 -> 1.17. Zen 4/5 keep the kernels without it (their rows were measured
+   so; tessera-tune tries both). */
+#define TSR__PF_B "prefetcht0 1024(%[b])\n\tprefetcht0 1088(%[b])\n\t"
+#define TSR__STEP_F64 TSR__STEP_F64_("")
+#define TSR__STEP_F64_PB TSR__STEP_F64_(TSR__PF_B)
+#define TSR__STEP_F32 TSR__STEP_F32_("")
+#define TSR__STEP_F32_PB TSR__STEP_F32_(TSR__PF_B)
 /* The C update after the k loop (gemm.h): alpha, beta in zmm30/31, two 64-byte vectors
    a row. */
 #define TSR__E14(E, SUF, R0, R1) E(SUF, "zmm", "64", "30", "31", R0, R1)
@@ -113,45 +130,56 @@
 
 /* ---------------------------------------------------------------- f64, 14x16 ----------- */
 
-static inline __attribute__((always_inline)) void
-tsr__gemm_ukr_avx512_f64_body(int64_t k, double alpha, const double *ap, const double *bp,
-                              double beta, double *c, int64_t rs_c, int64_t cs_c, bool stream) {
-  _Alignas(64) double t[14 * 16];
-  TSR__GEMM_EPI_OPERANDS(double, 16);
-  /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores
-     after the k loop would otherwise wait for each line's read-for-ownership from memory
-     (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 -> 94);
-     before or late in the k loop (gemm.h). */
-  TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, 120, 1);
-  __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(TSR__STEP_F64, "prefetchw", 120)
-                       TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "sd", "pd", "8")
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),
-                     [c] "+r"(cp), [cpf] "+r"(cpf)
-                   : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
-                   : "cc", "memory", TSR__XMM_CLOBBERS);
-  TSR__GEMM_EPI_STRIDED(14, 16);
-}
+/* The kernel body NAME##_body with k step STEP (with or without the B prefetch). */
+#define TSR__UKR_F64_BODY(NAME, STEP)                                                              \
+  static inline __attribute__((always_inline)) void NAME##_body(                                   \
+      int64_t k, double alpha, const double *ap, const double *bp, double beta, double *c,         \
+      int64_t rs_c, int64_t cs_c, bool stream) {                                                   \
+    _Alignas(64) double t[14 * 16];                                                                \
+    TSR__GEMM_EPI_OPERANDS(double, 16);                                                            \
+    /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores       \
+       after the k loop would otherwise wait for each line's read-for-ownership from memory        \
+       (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 ->        \
+       94); before or late in the k loop (gemm.h). */                                              \
+    TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, 120, 1);                                  \
+    __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(STEP, "prefetchw", 120)                           \
+                         TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "sd", "pd", "8")       \
+                     : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),     \
+                       [c] "+r"(cp), [cpf] "+r"(cpf)                                               \
+                     : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)                \
+                     : "cc", "memory", TSR__XMM_CLOBBERS);                                         \
+    TSR__GEMM_EPI_STRIDED(14, 16);                                                                 \
+  }
+
+TSR__UKR_F64_BODY(tsr__gemm_ukr_avx512_f64, TSR__STEP_F64)
+TSR__UKR_F64_BODY(tsr__gemm_ukr_avx512_f64_pb, TSR__STEP_F64_PB)
 
 TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f64, double)
+TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f64_pb, double)
 
 /* ---------------------------------------------------------------- f32, 14x32 ----------- */
 
-static inline __attribute__((always_inline)) void
-tsr__gemm_ukr_avx512_f32_body(int64_t k, float alpha, const float *ap, const float *bp, float beta,
-                              float *c, int64_t rs_c, int64_t cs_c, bool stream) {
-  _Alignas(64) float t[14 * 32];
-  TSR__GEMM_EPI_OPERANDS(float, 32);
-  TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, 124, 1);
-  __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(TSR__STEP_F32, "prefetchw", 124)
-                       TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "ss", "ps", "4")
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),
-                     [c] "+r"(cp), [cpf] "+r"(cpf)
-                   : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
-                   : "cc", "memory", TSR__XMM_CLOBBERS);
-  TSR__GEMM_EPI_STRIDED(14, 32);
-}
+#define TSR__UKR_F32_BODY(NAME, STEP)                                                              \
+  static inline __attribute__((always_inline)) void NAME##_body(                                   \
+      int64_t k, float alpha, const float *ap, const float *bp, float beta, float *c,              \
+      int64_t rs_c, int64_t cs_c, bool stream) {                                                   \
+    _Alignas(64) float t[14 * 32];                                                                 \
+    TSR__GEMM_EPI_OPERANDS(float, 32);                                                             \
+    TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, 124, 1);                                  \
+    __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(STEP, "prefetchw", 124)                           \
+                         TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "ss", "ps", "4")       \
+                     : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),     \
+                       [c] "+r"(cp), [cpf] "+r"(cpf)                                               \
+                     : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)                \
+                     : "cc", "memory", TSR__XMM_CLOBBERS);                                         \
+    TSR__GEMM_EPI_STRIDED(14, 32);                                                                 \
+  }
+
+TSR__UKR_F32_BODY(tsr__gemm_ukr_avx512_f32, TSR__STEP_F32)
+TSR__UKR_F32_BODY(tsr__gemm_ukr_avx512_f32_pb, TSR__STEP_F32_PB)
 
 TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f32, float)
+TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f32_pb, float)
 
 #else
 /* ISO C forbids an empty translation unit. */

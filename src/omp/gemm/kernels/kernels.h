@@ -38,6 +38,15 @@ void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const d
                               double beta, double *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx512_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
                                      double beta, double *c, int64_t rs_c, int64_t cs_c);
+/* The same with a B prefetch ("-pb" kernels, gemm_ukr_avx512.c). */
+void tsr__gemm_ukr_avx512_f32_pb(int64_t k, float alpha, const float *ap, const float *bp,
+                                 float beta, float *c, int64_t rs_c, int64_t cs_c);
+void tsr__gemm_ukr_avx512_f32_pb_stream(int64_t k, float alpha, const float *ap, const float *bp,
+                                        float beta, float *c, int64_t rs_c, int64_t cs_c);
+void tsr__gemm_ukr_avx512_f64_pb(int64_t k, double alpha, const double *ap, const double *bp,
+                                 double beta, double *c, int64_t rs_c, int64_t cs_c);
+void tsr__gemm_ukr_avx512_f64_pb_stream(int64_t k, double alpha, const double *ap, const double *bp,
+                                        double beta, double *c, int64_t rs_c, int64_t cs_c);
 /* Small-matrix GEMM without packing (gemm_small_avx2.c, gemm_small_avx512.c). */
 void tsr__gemm_small_avx2_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
                               void *bbuf);
