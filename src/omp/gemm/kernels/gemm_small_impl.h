@@ -68,6 +68,22 @@
 #error "gemm_small_impl.h has dot-product tile cases for 2 x 4 and 4 x 6"
 #endif
 
+/* TSR__SM_LONG_K (optional, 0 or 1; default 0): the tiles' k loop is said to be long
+   (__builtin_expect_with_probability). With its tile one case of a few hundred (TSR__SM_ROWS),
+   GCC otherwise takes the loop for cold beside the row-block loops around it and keeps their
+   values in registers instead of the loop's row offsets, which it then reloads from the stack
+   every step (AVX-512 sgemm 16^3 on Emerald Rapids: 7 reloads per 8 FMAs, bound by the load
+   ports). With AVX2's 16 vector registers the hint makes GCC spill accumulators instead
+   (callgrind: dgemm 64^3 +21 % instructions), so only gemm_small_avx512.c sets it. */
+#ifndef TSR__SM_LONG_K
+#define TSR__SM_LONG_K 0
+#endif
+#if TSR__SM_LONG_K
+#define TSR__SM_KLOOP(cond) __builtin_expect_with_probability(cond, 1, 0.999)
+#else
+#define TSR__SM_KLOOP(cond) (cond)
+#endif
+
 /* How many NR-column strips ahead the k-blocked loop prefetches B (gemm_tune.h). */
 #define TSR__SM_PF_STRIPS 4
 #define TSR__SM_CAT_(a, b) a##b
@@ -97,11 +113,7 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
     if (NV > 2) acc2[r] = TSR__SM_ZERO();
     if (NV > 3) acc3[r] = TSR__SM_ZERO();
   }
-  /* The k loop said to be long: with its tile one case of a few hundred (TSR__SM_ROWS), GCC
-     otherwise takes it for cold beside the row-block loops around it and keeps their values in
-     registers instead of this loop's row offsets, which it reloads from the stack every step
-     (sgemm 16^3 on Emerald Rapids: 7 reloads per 8 FMAs, load-port bound). */
-  for (int64_t p = 0; __builtin_expect_with_probability(p < k, 1, 0.999); ++p) {
+  for (int64_t p = 0; TSR__SM_KLOOP(p < k); ++p) {
     const TSR__SM_T *bp = b + p * ldb;
     if (pf) {
       /* The same row's lines TSR__SM_PF_STRIPS strips ahead (never faults). */
@@ -571,6 +583,8 @@ void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_
 #undef TSR__SM_DI
 #undef TSR__SM_DJ
 #undef TSR__SM_PF_STRIPS
+#undef TSR__SM_LONG_K
+#undef TSR__SM_KLOOP
 #undef TSR__SM_MRS
 #undef TSR__SM_TILE
 #undef TSR__SM_ROWS
