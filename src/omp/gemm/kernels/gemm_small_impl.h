@@ -68,6 +68,22 @@
 #error "gemm_small_impl.h has dot-product tile cases for 2 x 4 and 4 x 6"
 #endif
 
+/* TSR__SM_LONG_K (optional, 0 or 1; default 0): the tiles' k loop is said to be long
+   (__builtin_expect_with_probability). With its tile one case of a few hundred (TSR__SM_ROWS),
+   GCC otherwise takes the loop for cold beside the row-block loops around it and keeps their
+   values in registers instead of the loop's row offsets, which it then reloads from the stack
+   every step (AVX-512 sgemm 16^3 on Emerald Rapids: 7 reloads per 8 FMAs, bound by the load
+   ports). With AVX2's 16 vector registers the hint makes GCC spill accumulators instead
+   (callgrind: dgemm 64^3 +21 % instructions), so only gemm_small_avx512.c sets it. */
+#ifndef TSR__SM_LONG_K
+#define TSR__SM_LONG_K 0
+#endif
+#if TSR__SM_LONG_K
+#define TSR__SM_KLOOP(cond) __builtin_expect_with_probability(cond, 1, 0.999)
+#else
+#define TSR__SM_KLOOP(cond) (cond)
+#endif
+
 /* How many NR-column strips ahead the k-blocked loop prefetches B (gemm_tune.h). */
 #define TSR__SM_PF_STRIPS 4
 #define TSR__SM_CAT_(a, b) a##b
@@ -84,9 +100,9 @@
  * pf: each step also prefetches its row of op(B) TSR__SM_PF_STRIPS strips to the right.
  */
 static inline __attribute__((always_inline)) void
-TSR__SM_TILE(const int R, const int NV, int64_t k, const TSR__SM_T *a, int64_t rs_a, int64_t cs_a,
-             const TSR__SM_T *b, int64_t ldb, TSR__SM_M mlast, TSR__SM_T alpha, TSR__SM_T beta,
-             TSR__SM_T *c, int64_t ldc, bool pf) {
+TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__SM_T *a,
+             int64_t rs_a, int64_t cs_a, const TSR__SM_T *b, int64_t ldb, TSR__SM_M mlast,
+             TSR__SM_T alpha, TSR__SM_T beta, TSR__SM_T *c, int64_t ldc, const bool pf) {
   /* One array per vector of columns (not one 2-D array: GCC keeps an aggregate that large in
      memory instead of in registers). */
   TSR__SM_V acc0[TSR__SM_MR], acc1[TSR__SM_MR], acc2[TSR__SM_MRW], acc3[TSR__SM_MRW];
@@ -97,16 +113,17 @@ TSR__SM_TILE(const int R, const int NV, int64_t k, const TSR__SM_T *a, int64_t r
     if (NV > 2) acc2[r] = TSR__SM_ZERO();
     if (NV > 3) acc3[r] = TSR__SM_ZERO();
   }
-  for (int64_t p = 0; p < k; ++p) {
+  for (int64_t p = 0; TSR__SM_KLOOP(p < k); ++p) {
     const TSR__SM_T *bp = b + p * ldb;
     if (pf) {
       /* The same row's lines TSR__SM_PF_STRIPS strips ahead (never faults). */
       __builtin_prefetch(bp + TSR__SM_PF_STRIPS * 2 * TSR__SM_L, 0, 3);
       __builtin_prefetch(bp + TSR__SM_PF_STRIPS * 2 * TSR__SM_L + TSR__SM_L, 0, 3);
     }
-    /* Vector v of the row: full below NV - 1, the last one masked. */
+    /* Vector v of the row: full below NV - 1, the last one masked unless FULL. */
 #define TSR__SM_BV(v)                                                                              \
-  ((v) < NV - 1 ? TSR__SM_LOAD(bp + (v)*TSR__SM_L) : TSR__SM_LOADM(mlast, bp + (v)*TSR__SM_L))
+  ((v) < NV - 1 || FULL ? TSR__SM_LOAD(bp + (v)*TSR__SM_L)                                         \
+                        : TSR__SM_LOADM(mlast, bp + (v)*TSR__SM_L))
     const TSR__SM_V b0 = TSR__SM_BV(0);
     const TSR__SM_V b1 = NV > 1 ? TSR__SM_BV(1) : TSR__SM_ZERO();
     const TSR__SM_V b2 = NV > 2 ? TSR__SM_BV(2) : TSR__SM_ZERO();
@@ -128,12 +145,13 @@ TSR__SM_TILE(const int R, const int NV, int64_t k, const TSR__SM_T *a, int64_t r
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     TSR__SM_T *cr = c + r * ldc;
-    /* C's vector v of row r from accumulator x: full below NV - 1, the last one masked. */
+    /* C's vector v of row r from accumulator x: full below NV - 1, the last one masked unless
+       FULL. */
 #define TSR__SM_PUT(v, x)                                                                          \
   do {                                                                                             \
     TSR__SM_T *cv = cr + (v)*TSR__SM_L;                                                            \
     TSR__SM_V y = scale ? TSR__SM_MUL(va, (x)) : (x);                                              \
-    if ((v) < NV - 1) {                                                                            \
+    if ((v) < NV - 1 || FULL) {                                                                    \
       if (beta != 0) y = TSR__SM_FMA(vb, TSR__SM_LOAD(cv), y);                                     \
       TSR__SM_STORE(cv, y);                                                                        \
     } else {                                                                                       \
@@ -151,76 +169,139 @@ TSR__SM_TILE(const int R, const int NV, int64_t k, const TSR__SM_T *a, int64_t r
 
 /* One tile of R rows: NVA vectors of columns when nv == NVA, else NVB; specialized on which of
    op(A)'s strides is 1. TSR__SM_ROWS takes NV 2 or 1, TSR__SM_WROWS 4 or 3. */
-#define TSR__SM_CASE(R, NVA, NVB, PF)                                                              \
+#define TSR__SM_CASE(R, NVA, NVB, FULL, PF)                                                        \
   case R:                                                                                          \
     if (nv == NVA) {                                                                               \
       if (a_rows_unit)                                                                             \
-        TSR__SM_TILE(R, NVA, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, PF);              \
+        TSR__SM_TILE(R, NVA, FULL, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, PF);        \
       else                                                                                         \
-        TSR__SM_TILE(R, NVA, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, PF);              \
+        TSR__SM_TILE(R, NVA, FULL, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, PF);        \
     } else {                                                                                       \
       if (a_rows_unit)                                                                             \
-        TSR__SM_TILE(R, NVB, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, PF);              \
+        TSR__SM_TILE(R, NVB, FULL, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc, PF);        \
       else                                                                                         \
-        TSR__SM_TILE(R, NVB, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, PF);              \
+        TSR__SM_TILE(R, NVB, FULL, k, ai, rs_a, 1, bs, ldbs, ml, alpha, beta, ci, ldc, PF);        \
     }                                                                                              \
     break;
-#define TSR__SM_TILE_CASE(R) TSR__SM_CASE(R, 2, 1, pf)
-
-/* One tile of `rows` rows (1..MR) and nv vectors of columns, the tile specialized on both and on
-   which of op(A)'s strides is 1 (arguments as TSR__SM_TILE's). */
-static inline __attribute__((always_inline)) void
-TSR__SM_ROWS(int rows, int nv, bool a_rows_unit, int64_t k, const TSR__SM_T *ai, int64_t rs_a,
-             int64_t cs_a, const TSR__SM_T *bs, int64_t ldbs, TSR__SM_M ml, TSR__SM_T alpha,
-             TSR__SM_T beta, TSR__SM_T *ci, int64_t ldc, bool pf) {
-  switch (rows) {
-    TSR__SM_TILE_CASE(1)
-    TSR__SM_TILE_CASE(2)
-    TSR__SM_TILE_CASE(3)
-    TSR__SM_TILE_CASE(4)
-    TSR__SM_TILE_CASE(5)
-    TSR__SM_TILE_CASE(6)
+#define TSR__SM_TILE_CASE(R) TSR__SM_CASE(R, 2, 1, TSR__SM_FULL, TSR__SM_PF)
+/* The narrow tiles, 1..MR rows, for the TSR__SM_FULL and TSR__SM_PF defined around it. */
 #if TSR__SM_MR > 6
-    TSR__SM_TILE_CASE(7)
-    TSR__SM_TILE_CASE(8)
-    TSR__SM_TILE_CASE(9)
-    TSR__SM_TILE_CASE(10)
-    TSR__SM_TILE_CASE(11)
-    TSR__SM_TILE_CASE(12)
-    TSR__SM_TILE_CASE(13)
-    TSR__SM_TILE_CASE(14)
+#define TSR__SM_ROWS_SWITCH                                                                        \
+  switch (rows) {                                                                                  \
+    TSR__SM_TILE_CASE(1)                                                                           \
+    TSR__SM_TILE_CASE(2)                                                                           \
+    TSR__SM_TILE_CASE(3)                                                                           \
+    TSR__SM_TILE_CASE(4)                                                                           \
+    TSR__SM_TILE_CASE(5)                                                                           \
+    TSR__SM_TILE_CASE(6)                                                                           \
+    TSR__SM_TILE_CASE(7)                                                                           \
+    TSR__SM_TILE_CASE(8)                                                                           \
+    TSR__SM_TILE_CASE(9)                                                                           \
+    TSR__SM_TILE_CASE(10)                                                                          \
+    TSR__SM_TILE_CASE(11)                                                                          \
+    TSR__SM_TILE_CASE(12)                                                                          \
+    TSR__SM_TILE_CASE(13)                                                                          \
+    TSR__SM_TILE_CASE(14)                                                                          \
+  default: break;                                                                                  \
+  }
+#else
+#define TSR__SM_ROWS_SWITCH                                                                        \
+  switch (rows) {                                                                                  \
+    TSR__SM_TILE_CASE(1)                                                                           \
+    TSR__SM_TILE_CASE(2)                                                                           \
+    TSR__SM_TILE_CASE(3)                                                                           \
+    TSR__SM_TILE_CASE(4)                                                                           \
+    TSR__SM_TILE_CASE(5)                                                                           \
+    TSR__SM_TILE_CASE(6)                                                                           \
+  default: break;                                                                                  \
+  }
 #endif
-  default: break;
+
+/* One tile of `rows` rows (1..MR) and nv vectors of columns, the tile specialized on both, on
+   which of op(A)'s strides is 1, on whether the last vector is full (no mask: `full`, when the
+   columns are a multiple of the lanes) and on pf (arguments as TSR__SM_TILE's). Each flag is a
+   constant in the k loop, none a register or a test there: on Emerald Rapids the k loop of the
+   8 x 2 tile (dgemm 16^3) had reloaded the mask from the stack, tested pf and spilled a row
+   pointer to a vector register in every step. The prefetching tiles (large op(B)) mask. */
+static inline __attribute__((always_inline)) void
+TSR__SM_ROWS(int rows, int nv, bool full, bool a_rows_unit, int64_t k, const TSR__SM_T *ai,
+             int64_t rs_a, int64_t cs_a, const TSR__SM_T *bs, int64_t ldbs, TSR__SM_M ml,
+             TSR__SM_T alpha, TSR__SM_T beta, TSR__SM_T *ci, int64_t ldc, bool pf) {
+  if (pf) {
+#define TSR__SM_FULL false
+#define TSR__SM_PF true
+    TSR__SM_ROWS_SWITCH
+#undef TSR__SM_FULL
+#undef TSR__SM_PF
+  } else if (full) {
+#define TSR__SM_FULL true
+#define TSR__SM_PF false
+    TSR__SM_ROWS_SWITCH
+#undef TSR__SM_FULL
+#undef TSR__SM_PF
+  } else {
+#define TSR__SM_FULL false
+#define TSR__SM_PF false
+    TSR__SM_ROWS_SWITCH
+#undef TSR__SM_FULL
+#undef TSR__SM_PF
   }
 }
 
 /* One tile of a wide strip (3..TSR__SM_NVW vectors), `rows` 1..TSR__SM_MRW. */
 #define TSR__SM_WROWS TSR__SM_CAT(TSR__SM_NAME, _wrows)
 #define TSR__SM_WIDE TSR__SM_CAT(TSR__SM_NAME, _wide)
-#define TSR__SM_WTILE_CASE(R) TSR__SM_CASE(R, 4, 3, false)
+#define TSR__SM_WTILE_CASE(R) TSR__SM_CASE(R, 4, 3, TSR__SM_FULL, false)
 #if TSR__SM_NVW > 2
-static inline __attribute__((always_inline)) void
-TSR__SM_WROWS(int rows, int nv, bool a_rows_unit, int64_t k, const TSR__SM_T *ai, int64_t rs_a,
-              int64_t cs_a, const TSR__SM_T *bs, int64_t ldbs, TSR__SM_M ml, TSR__SM_T alpha,
-              TSR__SM_T beta, TSR__SM_T *ci, int64_t ldc) {
-  switch (rows) {
-    TSR__SM_WTILE_CASE(1)
+/* The cases 1..TSR__SM_MRW. */
+#define TSR__SM_WC_1 TSR__SM_WTILE_CASE(1)
 #if TSR__SM_MRW > 1
-    TSR__SM_WTILE_CASE(2)
+#define TSR__SM_WC_2 TSR__SM_WTILE_CASE(2)
+#else
+#define TSR__SM_WC_2
 #endif
 #if TSR__SM_MRW > 2
-    TSR__SM_WTILE_CASE(3)
+#define TSR__SM_WC_3 TSR__SM_WTILE_CASE(3)
+#else
+#define TSR__SM_WC_3
 #endif
 #if TSR__SM_MRW > 3
-    TSR__SM_WTILE_CASE(4)
+#define TSR__SM_WC_4 TSR__SM_WTILE_CASE(4)
+#else
+#define TSR__SM_WC_4
 #endif
 #if TSR__SM_MRW > 4
-    TSR__SM_WTILE_CASE(5)
+#define TSR__SM_WC_5 TSR__SM_WTILE_CASE(5)
+#else
+#define TSR__SM_WC_5
 #endif
 #if TSR__SM_MRW > 5
-    TSR__SM_WTILE_CASE(6)
+#define TSR__SM_WC_6 TSR__SM_WTILE_CASE(6)
+#else
+#define TSR__SM_WC_6
 #endif
-  default: break;
+#define TSR__SM_WROWS_SWITCH                                                                       \
+  switch (rows) {                                                                                  \
+    TSR__SM_WC_1                                                                                   \
+    TSR__SM_WC_2                                                                                   \
+    TSR__SM_WC_3                                                                                   \
+    TSR__SM_WC_4                                                                                   \
+    TSR__SM_WC_5                                                                                   \
+    TSR__SM_WC_6                                                                                   \
+  default: break;                                                                                  \
+  }
+static inline __attribute__((always_inline)) void
+TSR__SM_WROWS(int rows, int nv, bool full, bool a_rows_unit, int64_t k, const TSR__SM_T *ai,
+              int64_t rs_a, int64_t cs_a, const TSR__SM_T *bs, int64_t ldbs, TSR__SM_M ml,
+              TSR__SM_T alpha, TSR__SM_T beta, TSR__SM_T *ci, int64_t ldc) {
+  if (full) {
+#define TSR__SM_FULL true
+    TSR__SM_WROWS_SWITCH
+#undef TSR__SM_FULL
+  } else {
+#define TSR__SM_FULL false
+    TSR__SM_WROWS_SWITCH
+#undef TSR__SM_FULL
   }
 }
 #endif
@@ -377,12 +458,14 @@ static __attribute__((noinline)) void TSR__SM_WIDE(const tsr__gemm_args *g, TSR_
   for (int64_t j0 = 0; j0 < n; j0 += W) {
     const int64_t cols = n - j0 < W ? n - j0 : W;
     const int nv = (int)((cols + TSR__SM_L - 1) / TSR__SM_L);
-    const TSR__SM_M ml = TSR__SM_MASK((int)(cols - (nv - 1) * TSR__SM_L));
+    const int last = (int)(cols - (nv - 1) * TSR__SM_L);
+    const TSR__SM_M ml = TSR__SM_MASK(last);
+    const bool full = last == TSR__SM_L;
     if (nv > 2) {
       for (int64_t bi = 0, i0 = 0; bi < wblk; ++bi) {
         const int rows = (int)(wbase + (bi < wextra ? 1 : 0));
-        TSR__SM_WROWS(rows, nv, a_rows_unit, k, a + i0 * rs_a, rs_a, cs_a, b + j0, ldb, ml, alpha,
-                      beta, c + i0 * ldc + j0, ldc);
+        TSR__SM_WROWS(rows, nv, full, a_rows_unit, k, a + i0 * rs_a, rs_a, cs_a, b + j0, ldb, ml,
+                      alpha, beta, c + i0 * ldc + j0, ldc);
         i0 += rows;
       }
     } else { /* the last strip, at most 2 vectors */
@@ -391,8 +474,8 @@ static __attribute__((noinline)) void TSR__SM_WIDE(const tsr__gemm_args *g, TSR_
       tsr__gemm_small_split(m, nblk, &base, &extra);
       for (int64_t bi = 0, i0 = 0; bi < nblk; ++bi) {
         const int rows = (int)(base + (bi < extra ? 1 : 0));
-        TSR__SM_ROWS(rows, nv, a_rows_unit, k, a + i0 * rs_a, rs_a, cs_a, b + j0, ldb, ml, alpha,
-                     beta, c + i0 * ldc + j0, ldc, false);
+        TSR__SM_ROWS(rows, nv, full, a_rows_unit, k, a + i0 * rs_a, rs_a, cs_a, b + j0, ldb, ml,
+                     alpha, beta, c + i0 * ldc + j0, ldc, false);
         i0 += rows;
       }
     }
@@ -441,7 +524,9 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
     for (int64_t j0 = 0; j0 < n; j0 += NR) {
       const int64_t cols = n - j0 < NR ? n - j0 : NR;
       const int nv = cols > TSR__SM_L ? 2 : 1;
-      const TSR__SM_M ml = TSR__SM_MASK((int)(cols - (nv - 1) * TSR__SM_L));
+      const int last = (int)(cols - (nv - 1) * TSR__SM_L);
+      const TSR__SM_M ml = TSR__SM_MASK(last);
+      const bool full = last == TSR__SM_L;
       const TSR__SM_T *bs;
       int64_t ldbs;
       if (pack_b) {
@@ -458,8 +543,8 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
         const int rows = (int)(base + (bi < extra ? 1 : 0));
         const TSR__SM_T *ai = a + i0 * rs_a;
         TSR__SM_T *ci = c + i0 * ldc + j0;
-        TSR__SM_ROWS(rows, nv, a_rows_unit, k, ai, rs_a, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc,
-                     pf);
+        TSR__SM_ROWS(rows, nv, full, a_rows_unit, k, ai, rs_a, cs_a, bs, ldbs, ml, alpha, beta, ci,
+                     ldc, pf);
         i0 += rows;
       }
     }
@@ -471,12 +556,20 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
    op(B) ((p, j) at bp[p*NR + j]), with exactly mb rows and masked columns, no padded tile. */
 void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_T *bp,
                   TSR__SM_T alpha, TSR__SM_T beta, TSR__SM_T *c, int64_t ldc) {
-  const int nv = nb > TSR__SM_L ? 2 : 1;
-  TSR__SM_ROWS(mb, nv, true, k, ap, 1, TSR__SM_MR, bp, 2 * TSR__SM_L,
-               TSR__SM_MASK(nb - (nv - 1) * TSR__SM_L), alpha, beta, c, ldc, false);
+  const int nv = nb > TSR__SM_L ? 2 : 1, last = nb - (nv - 1) * TSR__SM_L;
+  TSR__SM_ROWS(mb, nv, last == TSR__SM_L, true, k, ap, 1, TSR__SM_MR, bp, 2 * TSR__SM_L,
+               TSR__SM_MASK(last), alpha, beta, c, ldc, false);
 }
 
 #undef TSR__SM_CASE
+#undef TSR__SM_ROWS_SWITCH
+#undef TSR__SM_WROWS_SWITCH
+#undef TSR__SM_WC_1
+#undef TSR__SM_WC_2
+#undef TSR__SM_WC_3
+#undef TSR__SM_WC_4
+#undef TSR__SM_WC_5
+#undef TSR__SM_WC_6
 #undef TSR__SM_NBLK
 #undef TSR__SM_TILE_CASE
 #undef TSR__SM_WTILE_CASE
@@ -490,6 +583,8 @@ void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_
 #undef TSR__SM_DI
 #undef TSR__SM_DJ
 #undef TSR__SM_PF_STRIPS
+#undef TSR__SM_LONG_K
+#undef TSR__SM_KLOOP
 #undef TSR__SM_MRS
 #undef TSR__SM_TILE
 #undef TSR__SM_ROWS
