@@ -1251,6 +1251,94 @@ static void test_kernel_overrides(void **state) {
   tuning.small_mnk = -1;
 }
 
+/* The tiny lane's bounds (tsr__omp_gemm_tiny, the CBLAS drop-in's way in): it takes a call
+   whose m*n*k fits the L2 and the LLC and whose op(A) and C are within the small-path rule,
+   whatever that rule (a row may set one below the L2: Sapphire/Emerald Rapids' 96 KiB had
+   shrunk the lane to m*n*k within the rule, leaving dgemm 24^3 and 32^3 on the general path);
+   not one whose op(A) is past the rule; and computes what the reference does. */
+static void test_tiny_lane_bounds(void **state) {
+  (void)state;
+  set_threads(1);
+  const tsr__cpu_facts *f = tsr__cpu_facts_get();
+  double cache = (double)f->cache[1].size;
+  if ((double)f->cache[2].size < cache) cache = (double)f->cache[2].size;
+  int tested = 0;
+  for (int d = 0; d < 2; ++d) {
+    const tsr_dtype dt = dtypes[d];
+    const size_t es = dt == TSR_F32 ? 4 : 8;
+    const tsr__gemm_serial *ser = tsr__gemm_serial_get(dt);
+    if (ser->cfg.ker->small == NULL) continue;
+    const double rule = (double)ser->cfg.small_bytes;
+    /* 32^3: operands of 4-8 KiB, m*n*k of 128-256 KiB. */
+    const int64_t n = 32;
+    if ((double)(n * n * n) * (double)es > cache || (double)(n * n) * (double)es > rule) continue;
+    double *ha = malloc((size_t)(n * n) * sizeof *ha), *hb = malloc((size_t)(n * n) * sizeof *hb);
+    char *a = malloc((size_t)(n * n) * es), *b = malloc((size_t)(n * n) * es);
+    char *c = malloc((size_t)(n * n) * es);
+    assert_non_null(ha);
+    assert_non_null(hb);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_non_null(c);
+    tsr_test_fill_random(ha, (size_t)(n * n), 9100 + (uint64_t)d);
+    tsr_test_fill_random(hb, (size_t)(n * n), 9200 + (uint64_t)d);
+    for (int64_t i = 0; i < n * n; ++i) {
+      store(dt, a, (size_t)i, ha[i]);
+      store(dt, b, (size_t)i, hb[i]);
+      ha[i] = load(dt, a, (size_t)i);
+      hb[i] = load(dt, b, (size_t)i);
+    }
+    tsr__gemm_args g = {.dtype = dt,
+                        .m = n,
+                        .n = n,
+                        .k = n,
+                        .alpha = 1,
+                        .beta = 0,
+                        .a = a,
+                        .lda = n,
+                        .b = b,
+                        .ldb = n,
+                        .c = c,
+                        .ldc = n,
+                        .path = TSR_GEMM_NATIVE};
+    assert_true(tsr__omp_gemm_tiny(&g));
+    double err = 0, norm = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        double r = 0;
+        for (int64_t p = 0; p < n; ++p)
+          r += ha[i * n + p] * hb[p * n + j];
+        err += (load(dt, c, (size_t)(i * n + j)) - r) * (load(dt, c, (size_t)(i * n + j)) - r);
+        norm += r * r;
+      }
+    assert_true(sqrt(err / norm) < (dt == TSR_F32 ? 1e-5 : 1e-13));
+    /* op(A) one row past the rule (k = 8, n = 8): not tiny, whatever m*n*k is. */
+    const int64_t kk = 8, m = (int64_t)(rule / (double)(kk * (int64_t)es)) + 1;
+    g = (tsr__gemm_args){.dtype = dt,
+                         .m = m,
+                         .n = kk,
+                         .k = kk,
+                         .alpha = 1,
+                         .beta = 0,
+                         .a = a,
+                         .lda = kk,
+                         .b = b,
+                         .ldb = kk,
+                         .c = c,
+                         .ldc = kk,
+                         .path = TSR_GEMM_NATIVE};
+    assert_false(tsr__omp_gemm_tiny(&g)); /* answered before any operand is read */
+    free(ha);
+    free(hb);
+    free(a);
+    free(b);
+    free(c);
+    tested++;
+  }
+  set_threads(2);
+  if (tested == 0) skip();
+}
+
 /* The small-matrix path (no packing) of every kernel this CPU runs that has one: every row
    count of a tile up to 2*MR+3, masked last vectors (n around one and two vectors), k from 1
    to past L1, all transposes, beta 0 / 1 / 0.5, padded leading dimensions, NaN C with beta 0;
@@ -1527,6 +1615,7 @@ int main(void) {
       cmocka_unit_test(test_vendor_path),
       cmocka_unit_test(test_kernel_overrides),
       cmocka_unit_test(test_small_path),
+      cmocka_unit_test(test_tiny_lane_bounds),
       cmocka_unit_test(test_error_names_caller),
       cmocka_unit_test(test_public_api),
       cmocka_unit_test(test_default_rule),

@@ -195,12 +195,17 @@ void tsr__gemm_config_get(tsr_dtype dtype, int nt, const struct tsr__gemm_tuning
                           tsr__gemm_config *out);
 
 /* The configuration of one-thread calls without a tuning object (tsr__gemm_config_get(dtype,
-   1, NULL)), worked out once per registry and wisdom (re)load, with the tiny lane's bound
-   (gemm_driver.c): calls of m*n*k*element size bytes up to tiny_bytes (the smallest of the
-   small-path rule, the L2 and the LLC; 0 when the kernel has no small path) run on it. */
+   1, NULL)), worked out once per registry and wisdom (re)load, with the tiny lane's bounds
+   (gemm_driver.c): calls of m*n*k*element size bytes up to tiny_bytes (the smaller of the L2
+   and the LLC; 0 when the kernel has no small path) whose op(A) and C are within the
+   small-path rule run on it. operand_bytes: that rule (cfg.small_bytes) where it is below
+   tiny_bytes, else 0: then m*n*k within tiny_bytes implies it, and the lane asks nothing more
+   (a row whose rule is below the L2, Sapphire/Emerald Rapids' 96 KiB, would otherwise shrink
+   the lane to m*n*k within the rule: dgemm 24^3 and 32^3 out of it). */
 typedef struct tsr__gemm_serial {
   tsr__gemm_config cfg;
   double tiny_bytes;
+  double operand_bytes;
 } tsr__gemm_serial;
 const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype);
 

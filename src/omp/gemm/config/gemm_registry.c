@@ -376,10 +376,10 @@ const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype) {
   /* The wisdom may have been read for the first time just now: tag with what it is now. */
   const unsigned now = 1u + tsr__gemm_wisdom_generation();
   const tsr__cpu_facts *f = tsr__cpu_facts_get();
-  double bound = (double)s.cfg.small_bytes;
-  if ((double)f->cache[1].size < bound) bound = (double)f->cache[1].size;
+  double bound = (double)f->cache[1].size;
   if ((double)f->cache[2].size < bound) bound = (double)f->cache[2].size;
   s.tiny_bytes = s.cfg.ker->small ? bound : 0.0;
+  s.operand_bytes = (double)s.cfg.small_bytes < bound ? (double)s.cfg.small_bytes : 0.0;
   /* Written once per tag: a thread that worked it out at the same time finds it done (callers
      of the fast path above read the entry only after the tag that publishes it). */
   pthread_mutex_lock(&tsr__gemm_lock);

@@ -481,7 +481,8 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
 
 /*
  * The tiny lane: a call whose every operand fits in a few hundred KiB (m*n*k elements within the
- * small path's bound, the L2 and the LLC, so each of op(A), op(B) and C does) on one thread with
+ * L2 and the LLC, so each of op(A), op(B) and C does; op(A) and C within the small path's bound)
+ * on one thread with
  * the library's own choices. Its answer is known without the general path's questions: the small
  * path, no streaming stores (C is below the LLC), one k block (op(B) is below L2), no adaptive
  * thread count (below TSR__GEMM_SERIAL_MNK). At 16^3 the multiply takes ~100 ns, so each of those
@@ -491,7 +492,12 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
 static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocate, tsr_status *st) {
   if (mnk >= TSR__GEMM_SERIAL_MNK || g->tuning != NULL) return false;
   const tsr__gemm_serial *s = tsr__gemm_serial_get(g->dtype);
-  if (mnk * (g->dtype == TSR_F64 ? 8.0 : 4.0) > s->tiny_bytes) return false;
+  const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
+  if (mnk * es > s->tiny_bytes) return false;
+  /* op(A) and C within the small-path rule, as tsr__gemm_small_path asks. */
+  if (s->operand_bytes > 0 && ((double)g->m * (double)g->k * es > s->operand_bytes ||
+                               (double)g->m * (double)g->n * es > s->operand_bytes))
+    return false;
   const tsr__gemm_kernel *ker = s->cfg.ker;
   if (tsr__gemm_small_pack_b(g, ker->mr)) {
     if (!may_allocate) return false;
