@@ -130,8 +130,9 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
          sgemm 0.97. Deep slices lose nothing (NC only sets how often A is repacked there):
          dgemm 2048^3 NC 512 0.97 vs NC 1024 0.90.
        - 1000^3 and 1024^3 within +-4 % of the old blocks either way (the shared VM's noise:
-         single runs swing 0.6-1.3); two threads (2048^3): dgemm 0.97 -> 1.05-1.12, sgemm
-         0.99 -> 1.05.
+         single runs swing 0.6-1.3). Two threads, 2048^3, the old row: dgemm 0.97, sgemm 0.99;
+         this row (bench_gemm --threads 2 --best, the CBLAS drop-in): dgemm 1.04, sgemm 1.08,
+         4096x4096x256 1.21 / 1.08.
        - The small path (no packing) only up to 96 KiB of op(A) and C, not the L2's 2 MiB: with
          a 2 MiB L2 the rule sent products up to 512^3 f64 there, where packing pays. Small path
          against packed (ratio to OpenBLAS, medians of 9 interleaved rounds): dgemm 96^3 0.93
