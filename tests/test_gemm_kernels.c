@@ -1533,6 +1533,7 @@ static void test_small_path(void **state) {
           .dtype = dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1, .tuning = &tuning};
       assert_false(tsr__gemm_small_path(&probe, &cf));
     }
+    tuning.config[dtypes[d] == TSR_F32 ? 0 : 1] = NULL; /* the last cf ends here */
   }
   tuning.small_mnk = -1;
   set_threads(2);
