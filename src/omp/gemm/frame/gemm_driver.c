@@ -482,12 +482,11 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
 /*
  * The tiny lane: a call whose every operand fits in a few hundred KiB (m*n*k elements within the
  * L2 and the LLC, so each of op(A), op(B) and C does; op(A) and C within the small path's bound)
- * on one thread with
- * the library's own choices. Its answer is known without the general path's questions: the small
- * path, no streaming stores (C is below the LLC), one k block (op(B) is below L2), no adaptive
- * thread count (below TSR__GEMM_SERIAL_MNK). At 16^3 the multiply takes ~100 ns, so each of those
- * questions is a few per cent of it (issue 31: the per-call cost through CBLAS). Returns false
- * when the call is not tiny, else true with the call's status in *st.
+ * on one thread with the library's own choices. Its answer is known without the general path's
+ * questions: the small path, no streaming stores (C is below the LLC), one k block (op(B) is below
+ * L2), no adaptive thread count (below TSR__GEMM_SERIAL_MNK). At 16^3 the multiply takes ~100 ns,
+ * so each of those questions is a few per cent of it (issue 31: the per-call cost through CBLAS).
+ * Returns false when the call is not tiny, else true with the call's status in *st.
  */
 static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocate, tsr_status *st) {
   if (mnk >= TSR__GEMM_SERIAL_MNK || g->tuning != NULL) return false;

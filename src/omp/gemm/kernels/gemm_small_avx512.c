@@ -71,9 +71,7 @@
 #define TSR__SM_MRW 6
 #define TSR__SM_DI 4
 #define TSR__SM_DJ 6
-/* The k loop said to be long (gemm_small_impl.h): Emerald Rapids, in-process best of 41,
-   kernel alone, sgemm 16^3 ~104 -> ~88 ns, 32^3 ~462 -> ~442 (no row offsets reloaded). */
-#define TSR__SM_LONG_K 1
+#define TSR__SM_LONG_K 1 /* as for f32 */
 #include "omp/gemm/kernels/gemm_small_impl.h"
 
 #endif

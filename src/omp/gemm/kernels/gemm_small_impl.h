@@ -186,25 +186,18 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
 #define TSR__SM_TILE_CASE(R) TSR__SM_CASE(R, 2, 1, TSR__SM_FULL, TSR__SM_PF)
 /* The narrow tiles, 1..MR rows, for the TSR__SM_FULL and TSR__SM_PF defined around it. */
 #if TSR__SM_MR > 6
-#define TSR__SM_ROWS_SWITCH                                                                        \
-  switch (rows) {                                                                                  \
-    TSR__SM_TILE_CASE(1)                                                                           \
-    TSR__SM_TILE_CASE(2)                                                                           \
-    TSR__SM_TILE_CASE(3)                                                                           \
-    TSR__SM_TILE_CASE(4)                                                                           \
-    TSR__SM_TILE_CASE(5)                                                                           \
-    TSR__SM_TILE_CASE(6)                                                                           \
-    TSR__SM_TILE_CASE(7)                                                                           \
-    TSR__SM_TILE_CASE(8)                                                                           \
-    TSR__SM_TILE_CASE(9)                                                                           \
-    TSR__SM_TILE_CASE(10)                                                                          \
-    TSR__SM_TILE_CASE(11)                                                                          \
-    TSR__SM_TILE_CASE(12)                                                                          \
-    TSR__SM_TILE_CASE(13)                                                                          \
-    TSR__SM_TILE_CASE(14)                                                                          \
-  default: break;                                                                                  \
-  }
+#define TSR__SM_ROWS_HI                                                                            \
+  TSR__SM_TILE_CASE(7)                                                                             \
+  TSR__SM_TILE_CASE(8)                                                                             \
+  TSR__SM_TILE_CASE(9)                                                                             \
+  TSR__SM_TILE_CASE(10)                                                                            \
+  TSR__SM_TILE_CASE(11)                                                                            \
+  TSR__SM_TILE_CASE(12)                                                                            \
+  TSR__SM_TILE_CASE(13)                                                                            \
+  TSR__SM_TILE_CASE(14)
 #else
+#define TSR__SM_ROWS_HI
+#endif
 #define TSR__SM_ROWS_SWITCH                                                                        \
   switch (rows) {                                                                                  \
     TSR__SM_TILE_CASE(1)                                                                           \
@@ -213,9 +206,9 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
     TSR__SM_TILE_CASE(4)                                                                           \
     TSR__SM_TILE_CASE(5)                                                                           \
     TSR__SM_TILE_CASE(6)                                                                           \
+    TSR__SM_ROWS_HI                                                                                \
   default: break;                                                                                  \
   }
-#endif
 
 /* One tile of `rows` rows (1..MR) and nv vectors of columns, the tile specialized on both, on
    which of op(A)'s strides is 1, on whether the last vector is full (no mask: `full`, when the
@@ -563,6 +556,7 @@ void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_
 
 #undef TSR__SM_CASE
 #undef TSR__SM_ROWS_SWITCH
+#undef TSR__SM_ROWS_HI
 #undef TSR__SM_WROWS_SWITCH
 #undef TSR__SM_WC_1
 #undef TSR__SM_WC_2

@@ -128,58 +128,36 @@
   TSR__E14(E, SUF, 26, 27)
 // clang-format on
 
-/* ---------------------------------------------------------------- f64, 14x16 ----------- */
-
-/* The kernel body NAME##_body with k step STEP (with or without the B prefetch). */
-#define TSR__UKR_F64_BODY(NAME, STEP)                                                              \
+/* The kernel body NAME##_body for element type T, NR = 2 vectors of T, k step STEP (with or
+   without the B prefetch); LASTB the byte offset of a C row's last element, BC/SUF/ES the
+   broadcast and FMA suffixes and the element size as strings. */
+#define TSR__UKR_BODY(NAME, T, NR, STEP, LASTB, BC, SUF, ES)                                       \
   static inline __attribute__((always_inline)) void NAME##_body(                                   \
-      int64_t k, double alpha, const double *ap, const double *bp, double beta, double *c,         \
-      int64_t rs_c, int64_t cs_c, bool stream) {                                                   \
-    _Alignas(64) double t[14 * 16];                                                                \
-    TSR__GEMM_EPI_OPERANDS(double, 16);                                                            \
+      int64_t k, T alpha, const T *ap, const T *bp, T beta, T *c, int64_t rs_c, int64_t cs_c,      \
+      bool stream) {                                                                               \
+    _Alignas(64) T t[14 * (NR)];                                                                   \
+    TSR__GEMM_EPI_OPERANDS(T, NR);                                                                 \
     /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores       \
        after the k loop would otherwise wait for each line's read-for-ownership from memory        \
        (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 ->        \
        94); before or late in the k loop (gemm.h). */                                              \
-    TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, 120, 1);                                  \
-    __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(STEP, "prefetchw", 120)                           \
-                         TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "sd", "pd", "8")       \
+    TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, LASTB, 1);                                \
+    __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(STEP, "prefetchw", LASTB)                         \
+                         TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", BC, SUF, ES)           \
                      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),     \
                        [c] "+r"(cp), [cpf] "+r"(cpf)                                               \
                      : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)                \
                      : "cc", "memory", TSR__XMM_CLOBBERS);                                         \
-    TSR__GEMM_EPI_STRIDED(14, 16);                                                                 \
-  }
+    TSR__GEMM_EPI_STRIDED(14, NR);                                                                 \
+  }                                                                                                \
+  TSR__GEMM_UKR_DEFINE(NAME, T)
 
-TSR__UKR_F64_BODY(tsr__gemm_ukr_avx512_f64, TSR__STEP_F64)
-TSR__UKR_F64_BODY(tsr__gemm_ukr_avx512_f64_pb, TSR__STEP_F64_PB)
-
-TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f64, double)
-TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f64_pb, double)
-
-/* ---------------------------------------------------------------- f32, 14x32 ----------- */
-
-#define TSR__UKR_F32_BODY(NAME, STEP)                                                              \
-  static inline __attribute__((always_inline)) void NAME##_body(                                   \
-      int64_t k, float alpha, const float *ap, const float *bp, float beta, float *c,              \
-      int64_t rs_c, int64_t cs_c, bool stream) {                                                   \
-    _Alignas(64) float t[14 * 32];                                                                 \
-    TSR__GEMM_EPI_OPERANDS(float, 32);                                                             \
-    TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, 124, 1);                                  \
-    __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(STEP, "prefetchw", 124)                           \
-                         TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", "ss", "ps", "4")       \
-                     : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),     \
-                       [c] "+r"(cp), [cpf] "+r"(cpf)                                               \
-                     : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)                \
-                     : "cc", "memory", TSR__XMM_CLOBBERS);                                         \
-    TSR__GEMM_EPI_STRIDED(14, 32);                                                                 \
-  }
-
-TSR__UKR_F32_BODY(tsr__gemm_ukr_avx512_f32, TSR__STEP_F32)
-TSR__UKR_F32_BODY(tsr__gemm_ukr_avx512_f32_pb, TSR__STEP_F32_PB)
-
-TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f32, float)
-TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx512_f32_pb, float)
+/* f64, 14x16 */
+TSR__UKR_BODY(tsr__gemm_ukr_avx512_f64, double, 16, TSR__STEP_F64, 120, "sd", "pd", "8")
+TSR__UKR_BODY(tsr__gemm_ukr_avx512_f64_pb, double, 16, TSR__STEP_F64_PB, 120, "sd", "pd", "8")
+/* f32, 14x32 */
+TSR__UKR_BODY(tsr__gemm_ukr_avx512_f32, float, 32, TSR__STEP_F32, 124, "ss", "ps", "4")
+TSR__UKR_BODY(tsr__gemm_ukr_avx512_f32_pb, float, 32, TSR__STEP_F32_PB, 124, "ss", "ps", "4")
 
 #else
 /* ISO C forbids an empty translation unit. */
