@@ -80,8 +80,9 @@ static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
                                     "SimGrid model: memory bytes/s of local copies"),
     [TSR__ENV_SMPI_HBM_BW] = NUM("TSR_SMPI_HBM_BW", "2.5e12", 1e-30, HUGE_VAL,
                                  "SimGrid model: device memory bytes/s of panel packs"),
-    [TSR__ENV_SMPI_GPU_POLL] = NUM("TSR_SMPI_GPU_POLL", "25e-6", 1e-30, HUGE_VAL,
-                                   "SimGrid model: seconds between broadcast tests while waiting"),
+    [TSR__ENV_SMPI_GPU_POLL] = NUM("TSR_SMPI_GPU_POLL", "0", 0, HUGE_VAL,
+                                   "SimGrid model: seconds between broadcast tests while waiting "
+                                   "(0: event-driven waits)"),
     [TSR__ENV_OMP_WAIT_POLICY] = {"OMP_WAIT_POLICY", TSR__ENV_CHOICE, "passive|active", "", 0, 0,
                                   false, "how idle CPU GEMM pool threads wait"},
 };

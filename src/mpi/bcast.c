@@ -241,6 +241,8 @@ tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Dataty
     algo = tsr__bcast_choose(bytes, op->size, segment_bytes, false, shared);
   op->algo = algo;
   op->done = 0;
+  op->wait_only =
+      tsr__dist_modeled() && tsr__dist_model_gpu() && tsr__dist_model_poll_seconds() == 0;
   if (op->algo == TSR_DIST_BCAST_MPI) {
     if (count > INT_MAX) {
       op->done = 1;
@@ -318,6 +320,14 @@ static void tsr__test_mpi(tsr__bcast *op) {
   }
 }
 
+/* Whether a segment's request completed: a null request did (tsr__wait_any completed it); in
+   a wait_only op a pending one is not asked (only waits complete it), else MPI_Test. */
+static int tsr__bcast_req_test(const tsr__bcast *op, MPI_Request *q, int *flag) {
+  *flag = *q == MPI_REQUEST_NULL;
+  if (*flag || op->wait_only) return MPI_SUCCESS;
+  return MPI_Test(q, flag, MPI_STATUS_IGNORE);
+}
+
 /* The receives of a ring/tree: post up to the window, complete them in order. Returns false
    after an error that abandoned the op. */
 static bool tsr__test_receives(tsr__bcast *op, bool *moved) {
@@ -340,8 +350,7 @@ static bool tsr__test_receives(tsr__bcast *op, bool *moved) {
     MPI_Request *q = &op->rreq[i % TSR__BCAST_WINDOW];
     /* A request completed by tsr__wait_any is null: done (SMPI 3.32's MPI_Test answers flag 0
        for a null request, so it is not asked). */
-    flag = 1;
-    rc = *q == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_Test(q, &flag, MPI_STATUS_IGNORE);
+    rc = tsr__bcast_req_test(op, q, &flag);
     if (rc != MPI_SUCCESS) {
       tsr__fail(op, rc, "MPI_Irecv (broadcast segment)");
       if (*q != MPI_REQUEST_NULL) {
@@ -368,8 +377,7 @@ static bool tsr__test_sends(tsr__bcast *op, int c, bool *moved) {
   int rc, flag = 0;
   while (op->send_done[c] < op->sent[c]) {
     MPI_Request *q = &op->sreq[c][op->send_done[c] % TSR__BCAST_WINDOW];
-    flag = 1;
-    rc = *q == MPI_REQUEST_NULL ? MPI_SUCCESS : MPI_Test(q, &flag, MPI_STATUS_IGNORE);
+    rc = tsr__bcast_req_test(op, q, &flag);
     if (rc != MPI_SUCCESS) {
       tsr__fail(op, rc, "MPI_Isend (broadcast segment)");
       tsr__bcast_abandon(op);
@@ -445,13 +453,15 @@ tsr_status tsr__bcast_testall(int n, tsr__bcast *const *ops, int *done) {
 /* Blocks in MPI_Waitany until one of the pending requests of the ops completes (a segment
    arrived or left): no spinning (Open MPI progresses inside Waitany; under SimGrid's SMPI a
    spinning MPI_Test loop would charge its injected test time instead). An error completes the
-   request and is recorded on its op. n <= BCAST_WAIT_OPS. */
+   request and is recorded on its op. n <= BCAST_WAIT_OPS. `extra` (may be NULL): one more
+   request to wait on, the caller's; true when it completed (then null). */
 #define BCAST_WAIT_OPS 16
-static void tsr__wait_any(int n, tsr__bcast *const *ops) {
-  MPI_Request req[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1)];
-  MPI_Request *where[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1)];
-  tsr__bcast *owner[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1)];
+static bool tsr__wait_any(int n, tsr__bcast *const *ops, MPI_Request *extra) {
+  MPI_Request req[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1) + 1];
+  MPI_Request *where[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1) + 1];
+  tsr__bcast *owner[BCAST_WAIT_OPS * (3 * TSR__BCAST_WINDOW + 1) + 1];
   int cnt = 0;
+  if (n > BCAST_WAIT_OPS) n = BCAST_WAIT_OPS;
   for (int i = 0; i < n; i++) {
     tsr__bcast *op = ops[i];
     if (!op || op->done) continue;
@@ -470,10 +480,16 @@ static void tsr__wait_any(int n, tsr__bcast *const *ops) {
         owner[cnt++] = op;
       }
   }
-  if (cnt == 0) return;
+  const int nops = cnt;
+  if (extra && *extra != MPI_REQUEST_NULL) req[cnt++] = *extra;
+  if (cnt == 0) return false;
   int idx = MPI_UNDEFINED;
   int rc = MPI_Waitany(cnt, req, &idx, MPI_STATUS_IGNORE);
-  if (idx >= 0 && idx < cnt) {
+  if (idx == nops && idx < cnt) {
+    *extra = MPI_REQUEST_NULL;
+    return true;
+  }
+  if (idx >= 0 && idx < nops) {
     /* Completed (MPI_Waitany freed it): the op's own test sees a null request, i.e. done. */
     *where[idx] = MPI_REQUEST_NULL;
     if (rc != MPI_SUCCESS) {
@@ -492,6 +508,11 @@ static void tsr__wait_any(int n, tsr__bcast *const *ops) {
         tsr__bcast_abandon(ops[i]);
       }
   }
+  return false;
+}
+
+bool tsr__bcast_wait_any(int n, tsr__bcast *const *ops, MPI_Request *extra) {
+  return tsr__wait_any(n, ops, extra);
 }
 
 tsr_status tsr__bcast_wait_while(int n, tsr__bcast *const *ops, int n_also,
@@ -516,8 +537,9 @@ tsr_status tsr__bcast_wait_while(int n, tsr__bcast *const *ops, int n_also,
     if (n_also > 0) tsr__bcast_testall(n_also, also, &ignored); /* their errors stay theirs */
     tsr_status st = tsr__bcast_testall(n, ops, &done);
     if (done) return st;
-    /* More ops than tsr__wait_any takes: spin on the tests. */
-    if (complete) tsr__wait_any(na, all);
+    /* More ops than tsr__wait_any takes: spin on the tests (wait_only ops complete only in
+       waits: wait on the first ones). */
+    if (complete || (na > 0 && all[0] && all[0]->wait_only)) tsr__wait_any(na, all, NULL);
   }
 }
 

@@ -231,8 +231,31 @@ double tsr__dist_model_staging_seconds(double bytes);
 /* The seconds of packing a panel of `bytes` on the modeled device (to pinned memory when
    staging, else within HBM). */
 double tsr__dist_model_pack_seconds(double bytes);
-/* The modeled host's polling interval while it waits for the modeled device (seconds). */
+/* The modeled host's polling interval while it waits for the modeled device (seconds; 0, the
+   default: it blocks until a message of the broadcasts in flight or the device's time comes,
+   with tsr__model_timer below). */
 double tsr__dist_model_poll_seconds(void);
+
+/* The modeled host's alarm clock (TSR_SMPI_MODEL build, TSR_SMPI_GPU=1, TSR_SMPI_GPU_POLL=0): a
+   message to itself on MPI_COMM_SELF, sized so that it arrives `seconds` later in simulated
+   time, from a folded buffer (SMPI_SHARED_MALLOC: nothing is copied). The host waits in one
+   MPI_Waitany on it and the broadcasts' requests, so it wakes when a segment arrives or leaves
+   or when the modeled device is done, without polling. Why not MPI_Test: SimGrid 3.32 keeps
+   every communication completed by a test in its actor's list of activities (only a wait
+   removes it), and every later wait and compute charge scans that list, so a run's cost grew
+   with the square of its messages (docs/scaling.md). The size for `seconds` comes from the
+   loopback rate measured on the timers already fired (the first one is short). start posts
+   the timer (not running); fired completes it after MPI_Waitany returned its receive (recv
+   is then MPI_REQUEST_NULL); stop waits out a running one (its time has come by then). */
+typedef struct tsr__model_timer {
+  MPI_Request recv, send;
+  double start;
+  int64_t bytes;
+  int running;
+} tsr__model_timer;
+void tsr__dist_model_timer_start(tsr__model_timer *t, double seconds);
+void tsr__dist_model_timer_fired(tsr__model_timer *t);
+void tsr__dist_model_timer_stop(tsr__model_timer *t);
 /* Charges `seconds` of compute to this rank's simulated host (TSR_SMPI_MODEL; no-op else). */
 void tsr__dist_model_charge(double seconds);
 
@@ -316,6 +339,9 @@ typedef struct tsr__bcast {
   MPI_Request mreq;                       /* MPI_Ibcast */
   tsr_status status;                      /* TSR_OK, or the first error */
   int done;
+  /* Requests complete only in waits (tsr__bcast_wait_any), never in MPI_Test: the modeled GPU
+     host's event-driven waits (TSR_SMPI_MODEL, tsr__model_timer). */
+  int wait_only;
   uint64_t bytes_sent, bytes_received; /* payload this rank sent / received so far */
 } tsr__bcast;
 
@@ -385,6 +411,12 @@ tsr_status tsr__bcast_waitall(int n, tsr__bcast *const *ops);
    test/wait returns them). NULL entries and completed ops are skipped. */
 tsr_status tsr__bcast_wait_while(int n, tsr__bcast *const *ops, int n_also,
                                  tsr__bcast *const *also);
+
+/* Blocks in one MPI_Waitany until a pending request of the ops (NULL entries and completed
+   ops skipped; at most 16 ops) or *extra (may be NULL or MPI_REQUEST_NULL) completes. Returns
+   true when it was *extra (then MPI_REQUEST_NULL); a completed request of an op is seen by
+   its next test. With nothing to wait on it returns false at once. */
+bool tsr__bcast_wait_any(int n, tsr__bcast *const *ops, MPI_Request *extra);
 
 /* Abandons an op that is still in flight (after a local error elsewhere): cancels and
    completes its receives, releases its sends (MPI_Request_free). No-op when complete. */

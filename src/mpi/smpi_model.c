@@ -21,8 +21,11 @@
  * an H100's 3.35 TB/s HBM3). The GPU node's other local copies (tsr__dist_model_copy: 2.5D's
  * packing and unpacking of its slices and partial products, beta C) are charged the same way,
  * as device copies, not at the CPU's TSR_SMPI_MEMORY_BW. While it waits for the device, the host
- * tests MPI every tsr__dist_model_poll_seconds (TSR_SMPI_GPU_POLL, default 25 us: less than one 1
- * MiB segment's 42 us at 25 GB/s, so a ring's forwarding is not held back by the polling).
+ * blocks in one MPI_Waitany on the broadcasts in flight and an alarm that arrives when the
+ * device is done (tsr__model_timer, mpi_internal.h): it forwards a segment the moment it
+ * arrives, as a host thread blocked in MPI progress would. TSR_SMPI_GPU_POLL > 0 restores the
+ * polled form (compute slices of that many seconds, MPI_Test between them), which SimGrid 3.32
+ * makes quadratic in the messages of a run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +79,59 @@ double tsr__dist_model_staging_seconds(double bytes) {
 
 double tsr__dist_model_poll_seconds(void) {
   return tsr__env_number(TSR__ENV_SMPI_GPU_POLL);
+}
+
+#ifdef TSR_SMPI_MODEL
+/* The alarm's messages: one folded buffer for every rank (SMPI runs the ranks in one process;
+   SMPI_SHARED_MALLOC memory is never copied), and the loopback's bytes per second measured on
+   the alarms fired so far (the same for every rank: one platform). At most 1 GiB a message
+   (SMPI 3.32 mistakes a message of 2 GiB or more for a small one). */
+#define TSR__TIMER_MAX_BYTES ((int64_t)1 << 30)
+#define TSR__TIMER_FIRST_BYTES ((int64_t)1 << 20)
+static char *tsr__timer_buf;
+static double tsr__timer_rate;
+#endif
+
+void tsr__dist_model_timer_start(tsr__model_timer *t, double seconds) {
+#ifdef TSR_SMPI_MODEL
+  if (!tsr__timer_buf) tsr__timer_buf = SMPI_SHARED_MALLOC((size_t)TSR__TIMER_MAX_BYTES);
+  /* Until a rate is known, a 1 MiB probe; after, the bytes that take `seconds` at the measured
+     rate, which latency makes a slight under-estimate: the alarm comes early, never late. */
+  double want = tsr__timer_rate > 0 ? seconds * tsr__timer_rate : (double)TSR__TIMER_FIRST_BYTES;
+  if (want > (double)TSR__TIMER_MAX_BYTES) want = (double)TSR__TIMER_MAX_BYTES;
+  t->bytes = (int64_t)want;
+  t->start = MPI_Wtime();
+  MPI_Irecv(tsr__timer_buf, (int)t->bytes, MPI_BYTE, 0, 0, MPI_COMM_SELF, &t->recv);
+  MPI_Isend(tsr__timer_buf, (int)t->bytes, MPI_BYTE, 0, 0, MPI_COMM_SELF, &t->send);
+  t->running = 1;
+#else
+  (void)t, (void)seconds;
+#endif
+}
+
+void tsr__dist_model_timer_fired(tsr__model_timer *t) {
+#ifdef TSR_SMPI_MODEL
+  if (!t->running) return;
+  MPI_Wait(&t->send, MPI_STATUS_IGNORE); /* arrived with the receive: returns at once */
+  const double dt = MPI_Wtime() - t->start;
+  if (dt > 0 && t->bytes >= TSR__TIMER_FIRST_BYTES) {
+    const double rate = (double)t->bytes / dt;
+    if (rate > tsr__timer_rate) tsr__timer_rate = rate; /* larger messages: less latency in it */
+  }
+  t->running = 0;
+#else
+  (void)t;
+#endif
+}
+
+void tsr__dist_model_timer_stop(tsr__model_timer *t) {
+#ifdef TSR_SMPI_MODEL
+  if (!t->running) return;
+  if (t->recv != MPI_REQUEST_NULL) MPI_Wait(&t->recv, MPI_STATUS_IGNORE);
+  tsr__dist_model_timer_fired(t);
+#else
+  (void)t;
+#endif
 }
 
 double tsr__dist_model_pack_seconds(double bytes) {

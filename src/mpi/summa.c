@@ -126,6 +126,7 @@ typedef struct summa {
   double h2d_end;               /* model_gpu, staging: the copy engine's queue ends */
   double slot_end[SUMMA_SLOTS]; /* model_gpu: the GEMM that last read the slot ends */
   double slot_h2d[SUMMA_SLOTS]; /* model_gpu, staging: the slot's last H2D ends */
+  tsr__model_timer timer;       /* model_gpu: the host's alarm while it waits for the device */
   struct tsr__summa_plan *plan;
   tsr_dist_bcast bcast;               /* options->bcast (AUTO: chosen per broadcast, bcast.c) */
   tsr__bcast op[SUMMA_SLOTS][2];      /* A and B broadcasts of the step in each slot */
@@ -281,14 +282,23 @@ static void tsr__summa_progress(const summa_pending *pending) {
 }
 
 /* The modeled GPU (model_gpu): the host waits until simulated time `until` (a GEMM or a copy
-   of the modeled device ends), charged in slices (tsr__dist_model_poll_seconds) with the
-   broadcasts in `pending` progressed between them, as the host thread polls MPI while a GPU
-   computes. */
-static void tsr__summa_model_wait(double until, const summa_pending *pending) {
+   of the modeled device ends) while the broadcasts in `pending` progress, as the host thread
+   drives MPI while a GPU computes: it blocks in MPI_Waitany on their requests and an alarm set
+   for `until` (s->timer), forwarding each segment as it arrives; with TSR_SMPI_GPU_POLL > 0 it
+   charges slices of that length and tests between them instead. Leftovers under 1 us (the
+   alarm's latency) are charged as compute. */
+static void tsr__summa_model_wait(summa *s, double until, const summa_pending *pending) {
   const double slice = tsr__dist_model_poll_seconds();
+  const bool events = slice == 0 && pending && pending->n > 0;
   for (double now = MPI_Wtime(); now < until; now = MPI_Wtime()) {
     const double dt = until - now;
-    tsr__dist_model_charge(dt < slice ? dt : slice);
+    if (!events || dt < 1e-6) {
+      tsr__dist_model_charge(slice > 0 && dt > slice ? slice : dt);
+    } else {
+      if (!s->timer.running) tsr__dist_model_timer_start(&s->timer, dt);
+      if (tsr__bcast_wait_any(pending->n, pending->op, &s->timer.recv))
+        tsr__dist_model_timer_fired(&s->timer);
+    }
     tsr__summa_progress(pending);
   }
 }
@@ -358,7 +368,7 @@ static tsr_status tsr__summa_post_a(summa *s, const summa_step *step, int sl,
       buf = slot->a_host;
     } else {
       if (s->model_gpu) /* staged: the panel's D2H (0 s GPU-aware) */
-        tsr__summa_model_wait(MPI_Wtime() + tsr__dist_model_staging_seconds((double)cnt_a * es),
+        tsr__summa_model_wait(s, MPI_Wtime() + tsr__dist_model_staging_seconds((double)cnt_a * es),
                               pending);
       buf = (void *)(uintptr_t)src;
     }
@@ -370,7 +380,7 @@ static tsr_status tsr__summa_post_a(summa *s, const summa_step *step, int sl,
       buf = slot->a_host;
     } else {
       if (s->gpu) st = tsr__summa_event_wait(s, slot->ev_gemm, pending, true);
-      if (s->model_gpu) tsr__summa_model_wait(tsr__summa_model_slot_free(s, sl), pending);
+      if (s->model_gpu) tsr__summa_model_wait(s, tsr__summa_model_slot_free(s, sl), pending);
       buf = tsr__array_ptr(slot->a_dev);
     }
     s->stats->bytes_received += (uint64_t)cnt_a * es;
@@ -423,8 +433,8 @@ static tsr_status tsr__summa_post_b(summa *s, const summa_step *step, int sl,
        copy (to pinned memory when staging) once the slot is free, polling meanwhile. */
     buf = tsr__array_ptr(slot->b_dev);
     if (s->model_gpu)
-      tsr__summa_model_wait(tsr__summa_model_slot_free(s, sl), pending),
-          tsr__summa_model_wait(MPI_Wtime() + tsr__dist_model_pack_seconds((double)cnt_b * es),
+      tsr__summa_model_wait(s, tsr__summa_model_slot_free(s, sl), pending),
+          tsr__summa_model_wait(s, MPI_Wtime() + tsr__dist_model_pack_seconds((double)cnt_b * es),
                                 pending);
     else if (tsr__dist_modeled())
       tsr__dist_model_copy((double)cnt_b * (double)es);
@@ -442,7 +452,7 @@ static tsr_status tsr__summa_post_b(summa *s, const summa_step *step, int sl,
       buf = slot->b_host;
     } else {
       if (s->gpu) s2 = tsr__summa_event_wait(s, slot->ev_gemm, pending, true);
-      if (s->model_gpu) tsr__summa_model_wait(tsr__summa_model_slot_free(s, sl), pending);
+      if (s->model_gpu) tsr__summa_model_wait(s, tsr__summa_model_slot_free(s, sl), pending);
       buf = tsr__array_ptr(slot->b_dev);
     }
     if (st == TSR_OK) st = s2;
@@ -684,7 +694,8 @@ static tsr_status tsr__summa_finish(summa *s) {
   tsr_status st = TSR_OK;
   if (s->model_gpu) {
     double t0 = MPI_Wtime();
-    tsr__summa_model_wait(s->dev_end, NULL); /* the modeled device drains */
+    tsr__summa_model_wait(s, s->dev_end, NULL); /* the modeled device drains */
+    tsr__dist_model_timer_stop(&s->timer);
     s->stats->compute_seconds += MPI_Wtime() - t0;
   }
   if (s->gpu) {
