@@ -262,37 +262,42 @@ fi
 
 # ---------------------------------------------------------------- GPU nodes ------------
 # The H100 model (smpi_model.c): the library's SUMMA (look-ahead 2, summa.c) with its GEMMs on
-# the modeled device, queued asynchronously while the host polls MPI every 25 us; one GEMM call
-# per step (no CPU chunking); the fabric's alpha beta for the pipelined broadcast; SMPI's
-# injected MPI_Test time off (smpi/test:0: the host polls, a test costs ~0.1-1 us, not SMPI's
-# 100 us). Two fabric models (tag fabric=): smpi = SMPI's default latency and bandwidth factors
-# (calibrated by SimGrid on a TCP cluster: large messages pay 11.6x the route latency and 0.94
-# of the bandwidth), rdma = an RDMA fabric (factors 1 and 0.97: 24.25 GB/s of a 25 GB/s link,
-# no latency inflation). TSR_SCALE_GPU_PS (default "16 64") lists P, TSR_SCALE_GPU_NL
-# ("16384") n_local, TSR_SCALE_GPU_PANELS (16) the panels of 1024 columns of k,
-# TSR_SCALE_GPU_STRONG=1 adds strong scaling at n = 131072. 2.5D (tag kfull=1): the full
-# k = n, where its reduction of C (c n_local^2 words per rank, independent of k) is weighed
-# against all of the multiply, with SUMMA on the same full k beside it (auto, rdma):
-# TSR_SCALE_GPU_25D lists P:c (default "16:4"; P / c a perfect square, square P; "16:4 64:4"
-# adds P = 64, which did not finish in 45 minutes here: simulated clock 1.03 s of ~1.9); SUMMA
-# runs beside it at k = n up to P = TSR_SCALE_GPU_FULLK_SUMMA (default 16: 64 panels of
-# SUMMA's ring at P = 16 took 5 minutes here, P = 64's 128 would take about an hour).
-# Simulation cost grows with P times the panels: P = 64 takes ~2 minutes of a busy core per
-# 16-panel run, P = 1024 hours.
-RDMA="--cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:0.97"
+# the modeled device, queued asynchronously while the host blocks in MPI_Waitany on the
+# broadcasts and an alarm for the device (TSR_SMPI_GPU_POLL=0); one GEMM call per step (no CPU
+# chunking); the fabric's alpha beta for the pipelined broadcast; SMPI's injected MPI_Test time
+# off (smpi/test:0). Two fabric models (tag fabric=): smpi = SMPI's defaults (calibrated by
+# SimGrid on a TCP cluster: large messages pay 11.6x the route latency and 0.94 of the
+# bandwidth, and every flow loads its reverse route with its TCP acknowledgements,
+# network/crosstraffic), rdma = an RDMA fabric (factors 1 and 0.97: 24.25 GB/s of a 25 GB/s
+# link, no latency inflation, no cross traffic). TSR_SCALE_GPU_PS (default "16 64 256 1024")
+# lists P, the smpi rows only up to TSR_SCALE_GPU_SMPI_MAXP (64: with cross traffic a run costs
+# ~3x more); TSR_SCALE_GPU_NL ("16384") n_local; TSR_SCALE_GPU_PANELS (16) the panels of 1024
+# columns of k. At n_local = 16384 every P also runs with twice the panels (tag panels2=1): the
+# difference is the steady state of one step, from which report.py extends the run to k = n;
+# SUMMA runs at the full k = n directly (tag kfull=1) up to P = TSR_SCALE_GPU_FULLK_SUMMA
+# (default 256) to check that extension. TSR_SCALE_GPU_STRONG=1 adds strong scaling at
+# n = 131072. 2.5D (tag kfull=1): the full k = n, where its reduction of C (c n_local^2 words
+# per rank, independent of k) is weighed against all of the multiply: TSR_SCALE_GPU_25D lists
+# P:c (default "16:4 64:4"; P / c a perfect square, square P).
+# Wall time on one core of an Emerald Rapids VM: P = 64 10 s per 16 panels, P = 256 55 s,
+# P = 1024 about 15 minutes; SUMMA at k = n: P = 64 68 s, P = 256 about 15 minutes.
+RDMA="--cfg=smpi/lat-factor:0:1 --cfg=smpi/bw-factor:0:0.97 --cfg=network/crosstraffic:0"
+# Folded memory in 1 GiB blocks: at P = 1024 every rank holds three 2 GiB matrices, and 64 MiB
+# blocks would need more memory mappings than Linux gives a process (vm.max_map_count, 65530).
 gsim() { TSR_SMPI_GPU=1 TSR_SUMMA_CHUNK_FLOPS=1e18 \
-  TSR_BCAST_ALPHA_BETA=${TSR_SCALE_ALPHA_BETA:-1200000} sim "$@"; }
+  TSR_BCAST_ALPHA_BETA=${TSR_SCALE_ALPHA_BETA:-1200000} \
+  SIM_CFG="${SIM_CFG:-} --cfg=smpi/shared-malloc-blocksize:1073741824" sim "$@"; }
 if part gpu; then
   GPU=57Tf # efficiency = rate / 57 TFLOP/s (the model's f64 rate at large shapes)
   PANELS=${TSR_SCALE_GPU_PANELS:-16}
   if [ $smoke -eq 1 ]; then
     tsr_log "GPU nodes, smoke (P = 16, n_local = 4096)"
-    for b in mpi auto; do
-      SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=4096,bcast=$b,fabric=smpi" fattree 16 $GPU \
-        -m 16384 -n 16384 -k 8192 --block 1024 --bcast $b --timeline "$TIMELINE"
-    done
+    TSR_SMPI_GPU_POLL=1e-4 SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=4096,bcast=mpi,fabric=smpi" \
+      fattree 16 $GPU -m 16384 -n 16384 -k 8192 --block 1024 --bcast mpi --timeline "$TIMELINE"
+    SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=4096,bcast=auto,fabric=smpi" \
+      fattree 16 $GPU -m 16384 -n 16384 -k 8192 --block 1024 --bcast auto --timeline "$TIMELINE"
   else
-    GPU_PS=${TSR_SCALE_GPU_PS:-16 64}
+    GPU_PS=${TSR_SCALE_GPU_PS:-16 64 256 1024}
     for nl in ${TSR_SCALE_GPU_NL:-16384}; do
       tsr_log "GPU nodes, weak scaling, n_local = $nl, k = $PANELS panels of 1024"
       for P in $GPU_PS; do
@@ -301,24 +306,34 @@ if part gpu; then
         tl=()
         # one rank's time line at the largest P, n_local = 16384
         [ "$P" = "${GPU_PS##* }" ] && [ "$nl" = 16384 ] && tl=(--timeline "$TIMELINE")
-        for b in mpi auto; do
-          SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=$b,fabric=smpi" \
-            fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 1024 --bcast $b "${tl[@]}"
-        done
+        if [ "$P" -le "${TSR_SCALE_GPU_SMPI_MAXP:-64}" ]; then
+          # MPI_Ibcast: the polled host (its time is the same for any interval, 1 us .. 1 ms;
+          # with the alarm's waits these rows came out 25 % slower, unexplained)
+          TSR_SMPI_GPU_POLL=1e-4 SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=mpi,fabric=smpi" \
+            fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 1024 --bcast mpi "${tl[@]}"
+          SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=smpi" \
+            fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 1024 --bcast auto "${tl[@]}"
+        fi
         SIM_CFG="--cfg=smpi/test:0 $RDMA" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=rdma" \
           fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 1024 --bcast auto "${tl[@]}"
+        [ "$nl" = 16384 ] || continue
+        SIM_CFG="--cfg=smpi/test:0 $RDMA" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=rdma,panels2=1" \
+          fattree "$P" $GPU -m "$n" -n "$n" -k $((2 * k)) --block 1024 --bcast auto
       done
       [ "$nl" = 16384 ] || continue
-      for pc in ${TSR_SCALE_GPU_25D:-16:4}; do
+      for P in $GPU_PS; do
+        [ "$P" -le "${TSR_SCALE_GPU_FULLK_SUMMA:-256}" ] || continue
+        n=$(python3 -c "import math; print($nl * math.isqrt($P))")
+        tsr_log "GPU nodes, weak scaling, n_local = $nl, P = $P, SUMMA at k = n"
+        SIM_CFG="--cfg=smpi/test:0 $RDMA" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=rdma,kfull=1" \
+          fattree "$P" $GPU -m "$n" -n "$n" -k "$n" --block 1024 --bcast auto
+      done
+      for pc in ${TSR_SCALE_GPU_25D:-16:4 64:4}; do
         P=${pc%%:*} c=${pc##*:}
         n=$(python3 -c "import math; print($nl * math.isqrt($P))")
-        tsr_log "GPU nodes, weak scaling, n_local = $nl, P = $P, k = n: SUMMA and 2.5D c = $c"
-        for alg in summa "2.5d --replicas $c"; do
-          [ "$alg" != summa ] || [ "$P" -le "${TSR_SCALE_GPU_FULLK_SUMMA:-16}" ] || continue
-          # shellcheck disable=SC2086
-          SIM_CFG="--cfg=smpi/test:0 $RDMA" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=rdma,kfull=1" \
-            fattree "$P" $GPU -m "$n" -n "$n" -k "$n" --block 1024 --bcast auto --algorithm $alg
-        done
+        tsr_log "GPU nodes, weak scaling, n_local = $nl, P = $P, k = n: 2.5D c = $c"
+        SIM_CFG="--cfg=smpi/test:0 $RDMA" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=rdma,kfull=1" \
+          fattree "$P" $GPU -m "$n" -n "$n" -k "$n" --block 1024 --bcast auto --algorithm 2.5d --replicas "$c"
       done
     done
     if [ "${TSR_SCALE_GPU_STRONG:-0}" = 1 ]; then
