@@ -214,6 +214,29 @@ def gpu_steady(rows):
     return out
 
 
+def steady_note(st):
+    """One sentence on SUMMA's steady state at the largest P (docs/scaling.md)."""
+    if not st:
+        return "(not simulated in this run)"
+    x = st[-1]
+    nl = x["n"] / math.isqrt(x["P"])
+    gbs = 2 * nl * 1024 * 8 / x["step"] / 1e9
+    return ("%.1f %% of the node rate per step at P = %d: the ring delivers %.1f GB/s of the "
+            "link's 24.25, and %.1f %% at k = n" % (100 * x["e_step"], x["P"], gbs,
+                                                      100 * x["e_full"]))
+
+
+def sim_cost(rows):
+    """The simulator's wall time per GPU run (summa/auto, rdma), for docs/scaling.md."""
+    out = []
+    for r in sorted((r for r in rows if r.get("study") == "gpu-weak" and
+                     r.get("fabric") == "rdma" and "sim_wall_seconds" in r),
+                    key=lambda r: (r["ran"], r.get("kfull") or "", r.get("panels2") or "", r["P"])):
+        out.append("%s P = %d, %d panels: %.0f s" % (schedule(r), r["P"], r["k"] // r["block"],
+                                                    r["sim_wall_seconds"]))
+    return "; ".join(out) if out else "(no GPU run in this report)"
+
+
 def gpu_steady_table(st):
     def opt(fmt, key):
         return lambda r: fmt % r[key] if r[key] is not None else ""
@@ -602,6 +625,8 @@ def write_doc(path, rows, cal, rates, ping, files, bsim, breal, tl, parts):
         if tl else None,
         "TARGETS": targets(bsim, breal, rows),
         "PANELS": "/".join(str(p) for p in panels) if panels else "16",
+        "STEADYNOTE": steady_note(gpu_steady(rows)),
+        "SIMCOST": sim_cost(rows),
         "CPU": model.group(1) if model else "unknown",
         "CALIBRATION": table(cal, ["P", "grid", "n", "runs", lambda c: "%.3f" % c["real_median_s"],
                                    lambda c: "%.3f .. %.3f" % (c["real_min_s"], c["real_max_s"]),

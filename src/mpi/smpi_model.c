@@ -14,7 +14,7 @@
  * TSR_SMPI_GPU_STAGING=1 adds the host-to-device copy of both operand panels at
  * TSR_SMPI_PCIE_BW (default 50e9 B/s, PCIe 5 x16 pinned) before each multiply.
  * SUMMA runs this device asynchronously (src/mpi/summa.c, summa_model_gemm): its GEMMs and
- * staged copies queue on modeled device clocks while the host polls MPI, and only its waits
+ * staged copies queue on modeled device clocks while the host drives MPI, and only its waits
  * for a GEMM or a copy (a slot's reuse, the end of the call) charge the host.
  * tsr__dist_model_pack_seconds: a panel's 2-D pack on the device, bytes / PCIe when staging
  * (to pinned memory), else 2 bytes / TSR_SMPI_HBM_BW (read and write; default 2.5e12 B/s of
