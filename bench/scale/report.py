@@ -558,10 +558,20 @@ def check_smoke(rows, bsim):
     P = 16 the 2.5D panel broadcasts (c = 4 on 2 x 2 x 4) at most 1/sqrt(4) of SUMMA's words;
     the simulated 8 MiB broadcast to 16 ranks: tree and auto >= 1.5x faster than the flat
     MPI_Ibcast (the ring of 16 is not, on SimGrid's fat tree); SUMMA on the modeled GPU: the
-    pipelined broadcast (auto) at least as efficient as MPI_Ibcast, moving the same words."""
+    pipelined broadcast (auto) at least as efficient as MPI_Ibcast, moving the same words, and
+    the host's event-driven waits (the alarm, TSR_SMPI_GPU_POLL=0) within 2 % of the polled
+    host's time (TSR_SMPI_GPU_POLL=25e-6; tag hostwait=poll): an alarm that came late or early
+    would part them."""
     bad = []
-    if len(rows) != 9:
-        bad.append("%d runs instead of 9" % len(rows))
+    if len(rows) != 10:
+        bad.append("%d runs instead of 10" % len(rows))
+    polled = [r for r in rows if r.get("hostwait") == "poll"]
+    rows = [r for r in rows if r.get("hostwait") != "poll"]
+    ev = [r for r in rows if r.get("node") == "gpu" and r.get("bcast") == "auto"]
+    if len(polled) != 1 or len(ev) != 1 or \
+            abs(ev[0]["seconds"] - polled[0]["seconds"]) > 0.02 * polled[0]["seconds"]:
+        bad.append("GPU SUMMA: event-driven waits not within 2 %% of the polled host (%s vs %s)"
+                   % ([r["seconds"] for r in ev], [r["seconds"] for r in polled]))
     g = bcast_groups(bsim).get((16, 8388608), {})
     for a in ("tree", "auto"):
         if not g.get("mpi") or not g.get(a) or g["mpi"]["median_s"] < 1.5 * g[a]["median_s"]:

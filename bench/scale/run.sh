@@ -297,6 +297,9 @@ if part gpu; then
       fattree 16 $GPU -m 16384 -n 16384 -k 8192 --block 1024 --bcast mpi --timeline "$TIMELINE"
     SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=4096,bcast=auto,fabric=smpi" \
       fattree 16 $GPU -m 16384 -n 16384 -k 8192 --block 1024 --bcast auto --timeline "$TIMELINE"
+    # the same with the polled host: report.py --check-smoke compares the two
+    TSR_SMPI_GPU_POLL=25e-6 SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=4096,bcast=auto,fabric=smpi,hostwait=poll" \
+      fattree 16 $GPU -m 16384 -n 16384 -k 8192 --block 1024 --bcast auto
   else
     GPU_PS=${TSR_SCALE_GPU_PS:-16 64 256 1024}
     for nl in ${TSR_SCALE_GPU_NL:-16384}; do
