@@ -311,8 +311,8 @@ if part gpu; then
         # one rank's time line at the largest P, n_local = 16384
         [ "$P" = "${GPU_PS##* }" ] && [ "$nl" = 16384 ] && tl=(--timeline "$TIMELINE")
         if [ "$P" -le "${TSR_SCALE_GPU_SMPI_MAXP:-64}" ]; then
-          # MPI_Ibcast: the polled host (its time is the same for any interval, 1 us .. 1 ms;
-          # with the alarm's waits these rows came out 25 % slower, unexplained)
+          # MPI_Ibcast: the polled host (the same time for any interval, 1 us .. 1 ms, and the
+          # same as with the alarm's waits: P = 16 0.263307 s, P = 64 0.433317 s)
           TSR_SMPI_GPU_POLL=1e-4 SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=mpi,fabric=smpi" \
             fattree "$P" $GPU -m "$n" -n "$n" -k "$k" --block 1024 --bcast mpi "${tl[@]}"
           SIM_CFG="--cfg=smpi/test:0" gsim "study=gpu-weak,node=gpu,nl=$nl,bcast=auto,fabric=smpi" \

@@ -467,9 +467,9 @@ static bool tsr__wait_any(int n, tsr__bcast *const *ops, MPI_Request *extra) {
     if (!op || op->done) continue;
     MPI_Request *all[3 * TSR__BCAST_WINDOW + 1];
     int na = 0;
-    /* Not an MPI_Ibcast beside the caller's request: SMPI 3.32 completes a non-blocking
-       collective inside MPI_Waitany before it looks at the others (the modeled host would
-       sleep past its alarm); it completes in tsr__bcast_wait_while. */
+    /* Not an MPI_Ibcast beside the caller's request (the modeled host's alarm): it completes
+       in tsr__bcast_wait_while, as with the polled host, which never completed one while it
+       waited for the device. */
     if (!extra) all[na++] = &op->mreq;
     for (int w = 0; w < TSR__BCAST_WINDOW; w++) {
       all[na++] = &op->rreq[w];

@@ -416,8 +416,8 @@ tsr_status tsr__bcast_wait_while(int n, tsr__bcast *const *ops, int n_also,
    ops skipped; at most 16 ops) or *extra (may be NULL or MPI_REQUEST_NULL) completes. Returns
    true when it was *extra (then MPI_REQUEST_NULL); a completed request of an op is seen by
    its next test. With nothing to wait on it returns false at once. With an extra request the
-   ops' MPI_Ibcast requests are left out (SMPI completes a whole non-blocking collective in
-   MPI_Waitany before the other requests): tsr__bcast_wait_while completes them. */
+   ops' MPI_Ibcast requests are left out (as the polled host did): tsr__bcast_wait_while
+   completes them. */
 bool tsr__bcast_wait_any(int n, tsr__bcast *const *ops, MPI_Request *extra);
 
 /* Abandons an op that is still in flight (after a local error elsewhere): cancels and
