@@ -229,11 +229,14 @@ def steady_note(st):
 def sim_cost(rows):
     """The simulator's wall time per GPU run (summa/auto, rdma), for docs/scaling.md."""
     out = []
-    for r in sorted((r for r in rows if r.get("study") == "gpu-weak" and
+    for r in sorted((r for r in rows if r.get("study", "").startswith("gpu-") and
                      r.get("fabric") == "rdma" and "sim_wall_seconds" in r),
-                    key=lambda r: (r["ran"], r.get("kfull") or "", r.get("panels2") or "", r["P"])):
-        out.append("%s P = %d, %d panels: %.0f s" % (schedule(r), r["P"], r["k"] // r["block"],
-                                                    r["sim_wall_seconds"]))
+                    key=lambda r: (r["study"], int(r.get("nl") or 0), r["ran"],
+                                   r.get("kfull") or "", r.get("panels2") or "", r["P"])):
+        what = ("weak, n_local = %s" % r["nl"]) if r["study"] == "gpu-weak" else \
+            "strong, n = %d" % r["n"]
+        out.append("%s, %s, P = %d, %d panels: %.0f s" % (
+            what, schedule(r), r["P"], r["k"] // r["block"], r["sim_wall_seconds"]))
     return "; ".join(out) if out else "(no GPU run in this report)"
 
 
