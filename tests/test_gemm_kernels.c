@@ -1256,6 +1256,24 @@ static void test_kernel_overrides(void **state) {
    whatever that rule (a row may set one below the L2: Sapphire/Emerald Rapids' 96 KiB had
    shrunk the lane to m*n*k within the rule, leaving dgemm 24^3 and 32^3 on the general path);
    not one whose op(A) is past the rule; and computes what the reference does. */
+/* C (m x n) = A (m x k) B (k x n), row-major and contiguous, alpha 1, beta 0, native path. */
+static tsr__gemm_args tiny_lane_args(tsr_dtype dt, int64_t m, int64_t n, int64_t k, const void *a,
+                                     const void *b, void *c) {
+  return (tsr__gemm_args){.dtype = dt,
+                          .m = m,
+                          .n = n,
+                          .k = k,
+                          .alpha = 1,
+                          .beta = 0,
+                          .a = a,
+                          .lda = k,
+                          .b = b,
+                          .ldb = n,
+                          .c = c,
+                          .ldc = n,
+                          .path = TSR_GEMM_NATIVE};
+}
+
 static void test_tiny_lane_bounds(void **state) {
   (void)state;
   set_threads(1);
@@ -1288,19 +1306,7 @@ static void test_tiny_lane_bounds(void **state) {
       ha[i] = load(dt, a, (size_t)i);
       hb[i] = load(dt, b, (size_t)i);
     }
-    tsr__gemm_args g = {.dtype = dt,
-                        .m = n,
-                        .n = n,
-                        .k = n,
-                        .alpha = 1,
-                        .beta = 0,
-                        .a = a,
-                        .lda = n,
-                        .b = b,
-                        .ldb = n,
-                        .c = c,
-                        .ldc = n,
-                        .path = TSR_GEMM_NATIVE};
+    tsr__gemm_args g = tiny_lane_args(dt, n, n, n, a, b, c);
     assert_true(tsr__omp_gemm_tiny(&g));
     double *ref = malloc((size_t)(n * n) * sizeof *ref),
            *got = malloc((size_t)(n * n) * sizeof *got);
@@ -1314,19 +1320,7 @@ static void test_tiny_lane_bounds(void **state) {
     free(got);
     /* op(A) one row past the rule (k = 8, n = 8): not tiny, whatever m*n*k is. */
     const int64_t kk = 8, m = (int64_t)(rule / (double)(kk * (int64_t)es)) + 1;
-    g = (tsr__gemm_args){.dtype = dt,
-                         .m = m,
-                         .n = kk,
-                         .k = kk,
-                         .alpha = 1,
-                         .beta = 0,
-                         .a = a,
-                         .lda = kk,
-                         .b = b,
-                         .ldb = kk,
-                         .c = c,
-                         .ldc = kk,
-                         .path = TSR_GEMM_NATIVE};
+    g = tiny_lane_args(dt, m, kk, kk, a, b, c);
     assert_false(tsr__omp_gemm_tiny(&g)); /* answered before any operand is read */
     free(ha);
     free(hb);

@@ -628,17 +628,18 @@ def write_doc(path, rows, cal, rates, ping, files, bsim, breal, tl, parts):
                  "words/rank", "panel words/rank", "lower bound"]
     bt = bcast_tables(breal, bsim)
     weak, strong = gpu_rows(rows, "gpu-weak"), gpu_rows(rows, "gpu-strong")
+    steady = gpu_steady(rows)
     panels = sorted({r["k"] // r["block"] for r in weak + strong if r.get("kfull") != "1"})
     sections = {
         "BCASTREAL": bt["BCASTREAL"], "BCASTSIM": bt["BCASTSIM"],
         "GPUWEAK": gpu_table(weak) if weak else None,
-        "GPUSTEADY": gpu_steady_table(gpu_steady(rows)) if gpu_steady(rows) else None,
+        "GPUSTEADY": gpu_steady_table(steady) if steady else None,
         "GPUSTRONG": gpu_table(strong) if strong else None,
         "TIMELINE": timeline_table(tl) + "\n\n![gpu_timeline.png](scaling/gpu_timeline.png)"
         if tl else None,
         "TARGETS": targets(bsim, breal, rows),
         "PANELS": "/".join(str(p) for p in panels) if panels else "16",
-        "STEADYNOTE": steady_note(gpu_steady(rows)),
+        "STEADYNOTE": steady_note(steady),
         "SIMCOST": sim_cost(rows),
         "CPU": model.group(1) if model else "unknown",
         "CALIBRATION": table(cal, ["P", "grid", "n", "runs", lambda c: "%.3f" % c["real_median_s"],
