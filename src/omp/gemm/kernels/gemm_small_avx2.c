@@ -44,6 +44,7 @@ static inline double tsr__sm_hsum_pd(__m256d v) {
 #define TSR__SM_STOREM(p, msk, v) _mm256_maskstore_ps(p, msk, v)
 #define TSR__SM_FMA(a, b, c) _mm256_fmadd_ps(a, b, c)
 #define TSR__SM_MUL(a, b) _mm256_mul_ps(a, b)
+#define TSR__SM_ADD(a, b) _mm256_add_ps(a, b)
 #define TSR__SM_PACK_B pack_b_f32
 #define TSR__SM_HSUM(v) tsr__sm_hsum_ps(v)
 #define TSR__SM_DI 2
@@ -65,6 +66,7 @@ static inline double tsr__sm_hsum_pd(__m256d v) {
 #define TSR__SM_STOREM(p, msk, v) _mm256_maskstore_pd(p, msk, v)
 #define TSR__SM_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
 #define TSR__SM_MUL(a, b) _mm256_mul_pd(a, b)
+#define TSR__SM_ADD(a, b) _mm256_add_pd(a, b)
 #define TSR__SM_PACK_B pack_b_f64
 #define TSR__SM_HSUM(v) tsr__sm_hsum_pd(v)
 #define TSR__SM_DI 2

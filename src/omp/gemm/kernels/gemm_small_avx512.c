@@ -25,6 +25,7 @@
 #define TSR__SM_STOREM(p, msk, v) _mm512_mask_storeu_ps(p, msk, v)
 #define TSR__SM_FMA(a, b, c) _mm512_fmadd_ps(a, b, c)
 #define TSR__SM_MUL(a, b) _mm512_mul_ps(a, b)
+#define TSR__SM_ADD(a, b) _mm512_add_ps(a, b)
 #define TSR__SM_PACK_B pack_b_f32
 #define TSR__SM_HSUM(v) _mm512_reduce_add_ps(v)
 /* Tiles over op(A) = A take at most 10 rows (gemm_small_impl.h): the 11-14-row tiles reload
@@ -63,6 +64,7 @@
 #define TSR__SM_STOREM(p, msk, v) _mm512_mask_storeu_pd(p, msk, v)
 #define TSR__SM_FMA(a, b, c) _mm512_fmadd_pd(a, b, c)
 #define TSR__SM_MUL(a, b) _mm512_mul_pd(a, b)
+#define TSR__SM_ADD(a, b) _mm512_add_pd(a, b)
 #define TSR__SM_PACK_B pack_b_f64
 #define TSR__SM_HSUM(v) _mm512_reduce_add_pd(v)
 /* Wide strips as f32's (32 columns): cblas_dgemm, same measurement: 32^3 1273 -> 1220, 48^3

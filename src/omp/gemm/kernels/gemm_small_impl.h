@@ -10,7 +10,7 @@
  *   TSR__SM_M             lane-mask type; TSR__SM_MASK(n) the first n lanes, 1 <= n <= L
  *   TSR__SM_ZERO(), TSR__SM_SET1(x), TSR__SM_LOAD(p), TSR__SM_LOADM(msk, p) (lanes outside msk
  *   read as 0 and never fault), TSR__SM_STORE(p, v), TSR__SM_STOREM(p, msk, v),
- *   TSR__SM_FMA(a, b, c) = a*b + c, TSR__SM_MUL(a, b)
+ *   TSR__SM_FMA(a, b, c) = a*b + c, TSR__SM_MUL(a, b), TSR__SM_ADD(a, b)
  *   TSR__SM_PACK_B        the kernel's op(B) packing member (pack_b_f32 or pack_b_f64)
  *   TSR__SM_HSUM(v)       the sum of v's lanes (a TSR__SM_T)
  *   TSR__SM_DI, TSR__SM_DJ the dot-product tile (below): rows of op(A) x rows of B^T
@@ -139,32 +139,51 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
       if (NV > 3) acc3[r] = TSR__SM_FMA(ar, b3, acc3[r]);
     }
   }
+  /* C = alpha * acc + beta * C in one of three forms chosen once per tile, not per vector
+     (alpha and beta tested inside the row loop had GCC reload both from the stack and branch on
+     each of them for every row: a fifth of an sgemm 16^3 call on Emerald Rapids). Each form
+     rounds as the general one does: alpha = 1 multiplies exactly, and beta = 1 gives C + acc,
+     which is fma(1, C, acc). beta = 0 never reads C. */
   const TSR__SM_V va = TSR__SM_SET1(alpha), vb = TSR__SM_SET1(beta);
-  /* alpha = 1 (the common call) skips the multiply, which would be exact anyway. */
-  const bool scale = alpha != 1;
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r) {
-    TSR__SM_T *cr = c + r * ldc;
-    /* C's vector v of row r from accumulator x: full below NV - 1, the last one masked unless
-       FULL. */
-#define TSR__SM_PUT(v, x)                                                                          \
+  const int form = beta == 0 ? 0 : alpha == 1 && beta == 1 ? 1 : 2;
+  /* C's vector v of row r (at cr) from accumulator x, in form F: full below NV - 1, the last
+     one masked unless FULL. */
+#define TSR__SM_PUT(F, v, x)                                                                       \
   do {                                                                                             \
     TSR__SM_T *cv = cr + (v)*TSR__SM_L;                                                            \
-    TSR__SM_V y = scale ? TSR__SM_MUL(va, (x)) : (x);                                              \
-    if ((v) < NV - 1 || FULL) {                                                                    \
-      if (beta != 0) y = TSR__SM_FMA(vb, TSR__SM_LOAD(cv), y);                                     \
+    const bool whole = (v) < NV - 1 || FULL;                                                       \
+    TSR__SM_V y;                                                                                   \
+    if ((F) == 0)                                                                                  \
+      y = TSR__SM_MUL(va, (x));                                                                    \
+    else if ((F) == 1)                                                                             \
+      y = TSR__SM_ADD(whole ? TSR__SM_LOAD(cv) : TSR__SM_LOADM(mlast, cv), (x));                   \
+    else                                                                                           \
+      y = TSR__SM_FMA(vb, whole ? TSR__SM_LOAD(cv) : TSR__SM_LOADM(mlast, cv),                     \
+                      TSR__SM_MUL(va, (x)));                                                       \
+    if (whole)                                                                                     \
       TSR__SM_STORE(cv, y);                                                                        \
-    } else {                                                                                       \
-      if (beta != 0) y = TSR__SM_FMA(vb, TSR__SM_LOADM(mlast, cv), y);                             \
+    else                                                                                           \
       TSR__SM_STOREM(cv, mlast, y);                                                                \
+  } while (0)
+#define TSR__SM_PUT_ROWS(F)                                                                        \
+  do {                                                                                             \
+    TSR__SM_T *cr = c;                                                                             \
+    _Pragma("GCC unroll 16") for (int r = 0; r < R; ++r) {                                         \
+      TSR__SM_PUT(F, 0, acc0[r]);                                                                  \
+      if (NV > 1) TSR__SM_PUT(F, 1, acc1[r]);                                                      \
+      if (NV > 2) TSR__SM_PUT(F, 2, acc2[r]);                                                      \
+      if (NV > 3) TSR__SM_PUT(F, 3, acc3[r]);                                                      \
+      cr += ldc;                                                                                   \
     }                                                                                              \
   } while (0)
-    TSR__SM_PUT(0, acc0[r]);
-    if (NV > 1) TSR__SM_PUT(1, acc1[r]);
-    if (NV > 2) TSR__SM_PUT(2, acc2[r]);
-    if (NV > 3) TSR__SM_PUT(3, acc3[r]);
+  if (form == 1)
+    TSR__SM_PUT_ROWS(1);
+  else if (form == 0)
+    TSR__SM_PUT_ROWS(0);
+  else
+    TSR__SM_PUT_ROWS(2);
+#undef TSR__SM_PUT_ROWS
 #undef TSR__SM_PUT
-  }
 }
 
 /* One tile of R rows: NVA vectors of columns when nv == NVA, else NVB; specialized on which of
@@ -600,4 +619,5 @@ void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_
 #undef TSR__SM_STOREM
 #undef TSR__SM_FMA
 #undef TSR__SM_MUL
+#undef TSR__SM_ADD
 #undef TSR__SM_PACK_B
