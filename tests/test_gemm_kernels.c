@@ -1306,18 +1306,38 @@ static void test_tiny_lane_bounds(void **state) {
       ha[i] = load(dt, a, (size_t)i);
       hb[i] = load(dt, b, (size_t)i);
     }
-    tsr__gemm_args g = tiny_lane_args(dt, n, n, n, a, b, c);
-    assert_true(tsr__omp_gemm_tiny(&g));
     double *ref = malloc((size_t)(n * n) * sizeof *ref),
            *got = malloc((size_t)(n * n) * sizeof *got);
     assert_non_null(ref);
     assert_non_null(got);
-    tsr_test_ref_gemm_into(0, 0, n, n, n, 1.0, ha, hb, 0.0, NULL, ref);
-    for (int64_t i = 0; i < n * n; ++i)
-      got[i] = load(dt, c, (size_t)i);
-    assert_true(tsr_test_rel_error(got, ref, (size_t)(n * n)) <= tsr_test_tol(dt, n));
+    /* op(B) = B and B^T: B^T's strips are packed on the stack (tsr__gemm_tiny_packed). */
+    for (int tb = 0; tb < 2; ++tb) {
+      tsr__gemm_args g = tiny_lane_args(dt, n, n, n, a, b, c);
+      g.trans_b = tb;
+      memset(c, 0xff, (size_t)(n * n) * es); /* NaN: beta = 0 must not read it */
+      assert_true(tsr__omp_gemm_tiny(&g));
+      tsr_test_ref_gemm_into(0, tb, n, n, n, 1.0, ha, hb, 0.0, NULL, ref);
+      for (int64_t i = 0; i < n * n; ++i)
+        got[i] = load(dt, c, (size_t)i);
+      assert_true(tsr_test_rel_error(got, ref, (size_t)(n * n)) <= tsr_test_tol(dt, n));
+    }
     free(ref);
     free(got);
+    tsr__gemm_args g;
+    /* B^T whose k x NR strip outgrows the stack's 16 KiB (and no dot products: m > 64), with
+       every other bound met: declined, nothing done. */
+    const int64_t nr = ser->cfg.ker->nr, sk = 16384 / (nr * (int64_t)es) + 1, sm = 65;
+    if ((double)(sm * sk) * (double)es <= rule && (double)(sm * 2 * sk) * (double)es <= cache) {
+      char *sa = malloc((size_t)(sm * sk) * es), *sb = malloc((size_t)(2 * sk) * es);
+      assert_non_null(sa);
+      assert_non_null(sb);
+      g = tiny_lane_args(dt, sm, 2, sk, sa, sb, c);
+      g.trans_b = true;
+      g.ldb = sk;
+      assert_false(tsr__omp_gemm_tiny(&g)); /* answered before any operand is read */
+      free(sa);
+      free(sb);
+    }
     /* op(A) one row past the rule (k = 8, n = 8): not tiny, whatever m*n*k is. */
     const int64_t kk = 8, m = (int64_t)(rule / (double)(kk * (int64_t)es)) + 1;
     g = tiny_lane_args(dt, m, kk, kk, a, b, c);
