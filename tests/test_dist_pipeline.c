@@ -122,6 +122,45 @@ static void test_panel_width(void **state) {
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
 
+/* On the CPU a step is one local GEMM (no column chunks, no repacked A panel), and the
+   broadcasts in flight are tested from inside it (the CPU GEMM's progress hook): a rank of a
+   grid with more than one rank makes progress calls in every step that has the next step's
+   panels in flight (all but the last); a 1 x 1 grid has none. TSR_SUMMA_CHUNK_FLOPS still cuts
+   steps into chunks. Local multiplies beyond any L2 (the packed path, in units of work). */
+static void test_cpu_progress(void **state) {
+  (void)state;
+  if (dist_dev.kind != TSR_DEVICE_CPU) skip(); /* the hook is the CPU GEMM's */
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  tsr_grid_props gp;
+  TSR_ASSERT_OK(tsr_grid_info(g, &gp));
+  const int64_t m = 1200, n = 1100, k = 400, nb = 100;
+  for (int chunked = 0; chunked < 2; chunked++) {
+    if (chunked) setenv("TSR_SUMMA_CHUNK_FLOPS", "1", 1); /* 256-column chunks */
+    dist_gemm_problem pr = dist_gemm_problem_make(g, m, n, k, nb, TSR_F64, 0, 0, 1.0, 0.5, 60);
+    tsr_dist_stats s;
+    TSR_ASSERT_OK(
+        tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, pr.A, pr.B, 0.5, pr.C, NULL, &s));
+    if (chunked) unsetenv("TSR_SUMMA_CHUNK_FLOPS");
+    assert_true(dist_rel_error(pr.C, pr.ref) <= tsr_test_tol(TSR_F64, k));
+    tsr_dmatrix_props cp;
+    TSR_ASSERT_OK(tsr_dmatrix_info(pr.C, &cp));
+    const uint64_t steps = (uint64_t)s.panels;
+    if (gp.size == 1) {
+      DIST_ASSERT(s.gemm_calls == 1 && s.progress_calls == 0);
+    } else if (!chunked) {
+      DIST_ASSERT(s.gemm_calls == steps);
+      DIST_ASSERT(s.progress_calls >= steps - 1);
+    } else {
+      /* ceil(local columns / 256) chunks a step. */
+      const uint64_t chunks = (uint64_t)((cp.local_cols + 255) / 256);
+      DIST_ASSERT(s.gemm_calls == steps * (chunks ? chunks : 1) && s.progress_calls >= steps - 1);
+    }
+    dist_gemm_problem_free(&pr);
+  }
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
 /* SUMMA on each panel broadcast (MPI_Ibcast, the pipelined ring and tree, AUTO) on every grid
    of the rank count: the same product, and a ring or tree with segments smaller than a panel
    (AUTO takes MPI_Ibcast for these host panels, below TSR_BCAST_MPI_BELOW, and the ring or the
@@ -201,7 +240,7 @@ static void test_fill_bits(void **state) {
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_counts_one_by_one), cmocka_unit_test(test_counts_grids),
     cmocka_unit_test(test_panel_width),       cmocka_unit_test(test_bcast_algorithms),
-    cmocka_unit_test(test_fill_bits),
+    cmocka_unit_test(test_fill_bits),         cmocka_unit_test(test_cpu_progress),
 };
 
 DIST_TEST_MAIN(tests)

@@ -1353,6 +1353,60 @@ static void test_tiny_lane_bounds(void **state) {
   if (tested == 0) skip();
 }
 
+/* The progress hook (core/internal.h; SUMMA's broadcasts progress from inside the local
+   multiply): the packed path calls it between its units of work, only from the calling thread,
+   no sooner than its interval allows, never once it is unset, and the product is unchanged. */
+typedef struct hook_probe {
+  pthread_t caller;
+  int calls, foreign;
+} hook_probe;
+
+static void hook_count(void *ctx) {
+  hook_probe *p = ctx;
+  p->calls++;
+  if (!pthread_equal(pthread_self(), p->caller)) p->foreign++;
+}
+
+static void test_progress_hook(void **state) {
+  (void)state;
+  tuning.small_mnk = 0; /* the packed path, in units */
+  for (int t = 1; t <= 2; ++t) {
+    set_threads(t);
+    for (int d = 0; d < 2; ++d) {
+      /* 301 rows: at least two row blocks (MC <= 224 on every row of the registry). */
+      const gemm_case gc = {.dtype = dtypes[d],
+                            .m = 301,
+                            .n = 257,
+                            .k = 190,
+                            .alpha = 1.5,
+                            .beta = 0.5,
+                            .path = TSR_GEMM_NATIVE};
+      for (int iv = 0; iv < 2; ++iv) {
+        hook_probe p = {.caller = pthread_self()};
+        tsr__progress_hook h = {.fn = hook_count, .ctx = &p, .interval_ns = iv ? INT64_MAX / 2 : 0};
+        assert_null(tsr__progress_set(&h));
+        check(gc, 7100 + (uint64_t)(t * 4 + d * 2 + iv));
+        assert_ptr_equal(tsr__progress_set(NULL), &h);
+        assert_int_equal(p.foreign, 0);
+        assert_int_equal(h.calls, p.calls);
+        /* One thread polls after each of its units: several calls, or one with an interval
+           longer than the call. With two, the pool thread may take every unit. */
+        if (iv == 0 && t == 1) assert_true(p.calls >= 2);
+        if (iv == 1) assert_true(p.calls <= 1);
+        if (iv == 1 && t == 1) assert_int_equal(p.calls, 1);
+      }
+      hook_probe none = {.caller = pthread_self()};
+      tsr__progress_hook h = {.fn = hook_count, .ctx = &none};
+      tsr__progress_set(&h);
+      tsr__progress_set(NULL); /* unset before the call */
+      check(gc, 7200 + (uint64_t)(t * 2 + d));
+      assert_int_equal(none.calls, 0);
+    }
+  }
+  tuning.small_mnk = -1;
+  set_threads(2);
+}
+
 /* The small-matrix path (no packing) of every kernel this CPU runs that has one: every row
    count of a tile up to 2*MR+3, masked last vectors (n around one and two vectors), k from 1
    to past L1, all transposes, beta 0 / 1 / 0.5, padded leading dimensions, NaN C with beta 0;
@@ -1632,6 +1686,7 @@ int main(void) {
       cmocka_unit_test(test_vendor_path),
       cmocka_unit_test(test_kernel_overrides),
       cmocka_unit_test(test_small_path),
+      cmocka_unit_test(test_progress_hook),
       cmocka_unit_test(test_tiny_lane_bounds),
       cmocka_unit_test(test_error_names_caller),
       cmocka_unit_test(test_public_api),

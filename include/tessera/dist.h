@@ -365,6 +365,9 @@ typedef struct tsr_dist_stats {
   int staging;        /**< 1 when GPU panels went through pinned host buffers (MPI not GPU-aware) */
   double gpu_seconds; /**< GPU: seconds of the compute stream from the first local GEMM to the
                            last (events), 0 on the CPU */
+  uint64_t progress_calls; /**< CPU: times the local GEMM tested the broadcasts in flight from
+                                inside (its progress hook, between units of work; 0 on a GPU and
+                                with the vendor BLAS) */
 } tsr_dist_stats;
 
 /** Called on every rank after panel `panel` (1-based) of `panels` was multiplied. */

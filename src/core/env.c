@@ -27,8 +27,8 @@ static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
             "MiB the GPU caching allocator keeps (unset: a quarter of the device)"),
     [TSR__ENV_GPU_ALLOC_CACHE] = FLAG("TSR_GPU_ALLOC_CACHE", "1", "0: no GPU caching allocator"),
     [TSR__ENV_SUMMA_CHUNK_FLOPS] =
-        NUM("TSR_SUMMA_CHUNK_FLOPS", "2e9", 1, 1e18,
-            "least flops of a SUMMA CPU chunk between MPI progress calls"),
+        NUM("TSR_SUMMA_CHUNK_FLOPS", "", 1, 1e18,
+            "least flops of a SUMMA CPU chunk (unset: one GEMM a step, progressed from inside)"),
     [TSR__ENV_DIST_GPU_STAGING] =
         {"TSR_DIST_GPU_STAGING", TSR__ENV_CHOICE, "auto|0|1", "auto", 0, 0, false,
          "GPU data of SUMMA and the exchanges through host buffers (1) or not (0)"},

@@ -350,6 +350,33 @@ typedef struct tsr__gemm_args {
    backend runs native; the GPU backend routes by dtype and shape, src/gpu/gemm.cu). */
 tsr_status tsr__gemm_resolve_path(tsr_gemm_path requested, tsr_gemm_path *out);
 
+/* ---------------------------------------------------------------- progress hook ----- */
+
+/*
+ * Work done from inside a long CPU GEMM, on the thread that called it. SUMMA's broadcasts move
+ * only inside MPI calls (Open MPI has no progress thread by default: a rendezvous of a large
+ * panel, a pipelined ring's segment forwarding), while one step's local multiply takes tens of
+ * milliseconds; cutting the multiply into chunks to test MPI between them repacks a panel per
+ * chunk. Instead, while a hook is set on a thread (tsr__progress_set), the CPU GEMM driver calls
+ * tsr__progress_poll from that thread between its units of work (one packed block of A times a
+ * range of B's micro-panels: a fraction of a millisecond to a few on one core), and the poll
+ * calls fn(ctx) when interval_ns have passed since its last call ended. The other threads of a
+ * multi-threaded GEMM never call it (the caller's thread is the one MPI was given), nor does a
+ * vendor BLAS. fn must not run a CPU GEMM (the hook is unset while it runs).
+ */
+typedef struct tsr__progress_hook {
+  void (*fn)(void *ctx);
+  void *ctx;
+  int64_t interval_ns; /* least time between the end of a call and the next */
+  int64_t next_ns;     /* monotonic clock: no call before (0: the first poll calls) */
+  int64_t calls;       /* calls made so far (statistics and tests) */
+} tsr__progress_hook;
+/* Sets the calling thread's hook (NULL: none); returns the one it replaces. */
+tsr__progress_hook *tsr__progress_set(tsr__progress_hook *h);
+/* Calls the calling thread's hook if one is set and its time has come; returns the nanoseconds
+   the call took (0 when none was made), which a timed caller counts as not its work. */
+int64_t tsr__progress_poll(void);
+
 /* ---------------------------------------------------------------- device work ------- */
 
 /*

@@ -31,4 +31,5 @@ void tsr__dist_stats_add_summa(tsr_dist_stats *st, const tsr_dist_stats *summa) 
   st->copy_waits = summa->copy_waits;
   st->host_syncs_in_loop = summa->host_syncs_in_loop;
   st->gpu_seconds = summa->gpu_seconds;
+  st->progress_calls += summa->progress_calls;
 }

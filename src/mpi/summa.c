@@ -55,20 +55,36 @@
 
 #include "mpi/mpi_internal.h"
 
-/* Open MPI progresses a non-blocking broadcast only inside MPI calls, so the local multiply
-   runs in column chunks of at least this many flops with an MPI_Testall between them. Each
-   chunk packs the A panel again, so chunks must not be small: measured on the 2-core Zen 5 VM,
-   n = 4096, NB = 256, f64 (local multiply 2048 x 2048 x 256 a panel), medians of 3 runs of
-   tessera-gemm: chunks of 512 columns (0.5 GFLOP) 191 / 170 GFLOP/s on P = 2 / 4, of 2048
-   (2.1 GFLOP, one chunk) 186-200 / 178-180. TSR_SUMMA_CHUNK_FLOPS overrides it. */
+/* Open MPI progresses a non-blocking broadcast only inside MPI calls (the rendezvous of a large
+   panel, a pipelined ring's forwarding), so while a CPU step multiplies, the broadcasts in flight
+   are tested from inside the local GEMM: SUMMA sets the CPU GEMM's progress hook
+   (core/internal.h) around the step's one GEMM call, and the driver calls it between its units
+   of work (a packed block of A times a range of B's micro-panels, a millisecond or two on one
+   core), at most every TSR__SUMMA_PROGRESS_NS. Before the hook the multiply ran in column chunks
+   of 2 GFLOP with an MPI_Testall between them, each chunk packing the A panel again: on a 1 x 2
+   grid (n = 4096, NB = 256, f64, one thread a rank: two chunks a step) the 8 MiB panels moved
+   mostly while the receiver waited for them, 0.14-0.23 s of a 1.3-1.6 s run on Emerald Rapids.
+   Chunks remain where no hook runs: a local multiply by the vendor BLAS (TSR_GEMM=vendor) and
+   the SimGrid model's, of TSR__SUMMA_CHUNK_FLOPS each (measured on the 2-core Zen 5 VM, n =
+   4096, NB = 256, f64: chunks of 512 columns, 0.5 GFLOP, 191 / 170 GFLOP/s on P = 2 / 4, of
+   2048, 2.1 GFLOP, 186-200 / 178-180). TSR_SUMMA_CHUNK_FLOPS sets a chunk size for every
+   local multiply. */
 #define TSR__SUMMA_CHUNK_FLOPS 2e9
+#define TSR__SUMMA_PROGRESS_NS 100000 /* 0.1 ms: a test costs ~1 us when nothing arrived */
 
 /* Least k columns of a step on a GPU (square grids): K = 256 panel GEMMs run 10-20 % below
    K = 1024 on an H100 and re-read C four times as often (gpu-job-path.md, issue 29). */
 #define TSR__SUMMA_GPU_PANEL 1024
 
-static double tsr__summa_chunk_flops(void) {
-  return tsr__env_number(TSR__ENV_SUMMA_CHUNK_FLOPS); /* default TSR__SUMMA_CHUNK_FLOPS */
+/* The least flops of a CPU step's GEMM calls: TSR_SUMMA_CHUNK_FLOPS when set; else the whole
+   step in one call (progressed from inside by the hook) unless the local multiply runs where
+   no hook is polled (the vendor BLAS, the SimGrid model): there TSR__SUMMA_CHUNK_FLOPS. */
+static double tsr__summa_chunk_flops(tsr_gemm_path path) {
+  const double v = tsr__env_number(TSR__ENV_SUMMA_CHUNK_FLOPS); /* NaN when unset */
+  if (!isnan(v)) return v;
+  tsr_gemm_path resolved = path;
+  if (tsr__gemm_resolve_path(path, &resolved) != TSR_OK) resolved = path;
+  return resolved == TSR_GEMM_VENDOR || tsr__dist_modeled() ? TSR__SUMMA_CHUNK_FLOPS : INFINITY;
 }
 
 #define SUMMA_SLOTS 4 /* look-ahead at most 3 */
@@ -279,6 +295,11 @@ static void tsr__summa_progress(const summa_pending *pending) {
     int flag = 0;
     (void)tsr__bcast_testall(pending->n, pending->op, &flag); /* errors stay in the ops */
   }
+}
+
+/* tsr__summa_progress as the CPU GEMM's progress hook (ctx: the summa_pending). */
+static void tsr__summa_progress_hook(void *ctx) {
+  tsr__summa_progress(ctx);
 }
 
 /* The modeled GPU (model_gpu): the host waits until simulated time `until` (a GEMM or a copy
@@ -540,7 +561,8 @@ static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alp
   const int64_t aoff = own_a ? step.a_off * lda : 0;
   const int64_t boff = packed_b ? 0 : step.b_off;
   int64_t chunk = nloc > 0 ? nloc : 1;
-  if (!s->gpu && pending && pending->n > 0 && mloc > 0 && w > 0) {
+  const bool progress = !s->gpu && pending && pending->n > 0;
+  if (progress && mloc > 0 && w > 0 && isfinite(s->chunk_flops)) {
     /* At least s->chunk_flops a chunk, in multiples of 256 columns. */
     const double want = s->chunk_flops / (2.0 * (double)mloc * (double)w);
     if (want < (double)chunk) {
@@ -548,6 +570,11 @@ static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alp
       chunk = c < 256 ? 256 : c < chunk ? c : chunk;
     }
   }
+  /* The broadcasts in flight progress from inside the CPU GEMM (see the top). */
+  tsr__progress_hook hook = {.fn = tsr__summa_progress_hook,
+                             .ctx = (void *)pending,
+                             .interval_ns = TSR__SUMMA_PROGRESS_NS};
+  tsr__progress_hook *outer = progress ? tsr__progress_set(&hook) : NULL;
   for (int64_t j0 = 0; j0 < nloc || (j0 == 0 && nloc == 0); j0 += chunk) {
     int64_t nj = nloc - j0 < chunk ? nloc - j0 : chunk;
     tsr_array *av = NULL, *bv = NULL, *cv = NULL;
@@ -562,10 +589,15 @@ static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alp
     tsr_array_release(av);
     tsr_array_release(bv);
     tsr_array_release(cv);
-    if (st != TSR_OK) return st;
+    if (st != TSR_OK) break;
     tsr__summa_progress(pending);
     if (nloc == 0) break;
   }
+  if (progress) {
+    tsr__progress_set(outer);
+    s->stats->progress_calls += (uint64_t)hook.calls;
+  }
+  if (st != TSR_OK) return st;
   return tsr__dev_event_record(dev, slot->ev_gemm, NULL);
 }
 
@@ -764,7 +796,7 @@ tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix
   s.group = tsr__summa_group(&s, options);
   s.steps = tsr__summa_steps(&s);
   s.stats = stats;
-  s.chunk_flops = tsr__summa_chunk_flops();
+  s.chunk_flops = tsr__summa_chunk_flops(options ? options->path : TSR_GEMM_AUTO);
   stats->panels = s.steps;
   stats->gpu_aware_mpi = s.gpu && !s.staging;
   stats->staging = s.staging;

@@ -351,6 +351,9 @@ static void tsr__gemm_work(void *arg, int slot) {
                      c.np * (cb + 1) / c.cchunks, &c);
       atomic_fetch_add(&sy->udone, 1);
     }
+    /* The caller's progress hook (core/internal.h: SUMMA's broadcasts), between tickets; its
+       time is not the caller's work. */
+    if (slot == 0) waited += tsr__progress_poll();
   }
   /* c is at the last step: ucum[2] counts every unit of the call. */
   tsr__gemm_job_leave(sy, slot, c.ucum[2], timed, start, waited);

@@ -1,0 +1,39 @@
+/*
+ * The progress hook of long CPU GEMMs (core/internal.h, tsr__progress_hook): one pointer per
+ * thread, set by the caller around a local multiply (SUMMA) and polled by the CPU GEMM driver
+ * between its units of work.
+ */
+#include <time.h>
+
+#include "core/internal.h"
+
+/* Initial-exec: the driver reads it once per unit of work without a __tls_get_addr call. */
+static _Thread_local tsr__progress_hook *tsr__progress_tls
+    __attribute__((tls_model("initial-exec")));
+
+tsr__progress_hook *tsr__progress_set(tsr__progress_hook *h) {
+  tsr__progress_hook *old = tsr__progress_tls;
+  tsr__progress_tls = h;
+  return old;
+}
+
+static int64_t tsr__progress_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t tsr__progress_poll(void) {
+  tsr__progress_hook *h = tsr__progress_tls;
+  if (!h) return 0;
+  const int64_t now = tsr__progress_now_ns();
+  if (now < h->next_ns) return 0;
+  /* Unset while it runs: a hook that multiplies (it must not) would not recurse into itself. */
+  tsr__progress_tls = NULL;
+  h->fn(h->ctx);
+  tsr__progress_tls = h;
+  h->calls++;
+  const int64_t end = tsr__progress_now_ns();
+  h->next_ns = end + h->interval_ns;
+  return end - now;
+}
