@@ -61,7 +61,8 @@ static void run_case(tsr_grid *g, const gemm_case *cs, tsr_dtype dt, int ta, int
   }
   DIST_ASSERT(stats.panels == panels && seen[0] == panels && (panels == 0 || seen[1] == panels));
   DIST_ASSERT(panels == 0 || (stats.panel_width >= (k < nb ? k : nb) && stats.panel_width <= k));
-  /* The local GEMM calls: one per step on a GPU (chunks of columns on the CPU); a 1 x 1 grid
+  /* The local GEMM calls: one per step on a GPU (and on the CPU unless TSR_SUMMA_CHUNK_FLOPS
+     cuts steps into chunks of columns: test_dist_pipeline's test_cpu_progress); a 1 x 1 grid
      moves no byte between host and device. */
   tsr_dmatrix_props cp;
   TSR_ASSERT_OK(tsr_dmatrix_info(C, &cp));

@@ -92,7 +92,7 @@ typedef struct results {
   int algorithm, replicas; /* the schedule that ran (tsr_dist_stats) */
   /* Device work of the last timed run, maximum over the ranks (tsr_dist_stats). */
   uint64_t h2d_bytes, h2d_copies, d2h_bytes, d2h_copies, host_syncs, host_syncs_in_loop, copy_waits,
-      gemm_calls, gemm_vendor_calls;
+      gemm_calls, gemm_vendor_calls, progress_calls;
   int64_t panels, panel_width;
   int staging, gpu;    /* staging: any rank staged GPU panels through the host; gpu: on a GPU */
   double t_gpu;        /* GPU seconds of the panel loop (events), median over runs, max rank */

@@ -19,9 +19,11 @@ void print_results(const options *o, tsr_dtype dtype, const results *r) {
       o->warmup ? ", after warm-up" : "");
   say(stdout, "local multiply (host wall) %.4f s; bytes per rank (max): sent %llu, received %llu\n",
       r->t_local, (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
-  say(stdout, "steps: %lld of up to %lld k columns; local GEMM calls %llu (vendor BLAS %llu)\n",
+  say(stdout,
+      "steps: %lld of up to %lld k columns; local GEMM calls %llu (vendor BLAS %llu); MPI "
+      "progress calls from inside them %llu\n",
       (long long)r->panels, (long long)r->panel_width, (unsigned long long)r->gemm_calls,
-      (unsigned long long)r->gemm_vendor_calls);
+      (unsigned long long)r->gemm_vendor_calls, (unsigned long long)r->progress_calls);
   if (r->gpu)
     say(stdout,
         "gpu: panels %s; per rank (max): H2D %.1f MiB in %llu copies, D2H %.1f MiB in %llu "
@@ -198,7 +200,7 @@ int write_json(const options *o, const job_info *ji, const results *r, int code)
         "\"panel_width\": %lld, \"gemm_calls\": %llu, \"gemm_vendor_calls\": %llu, "
         "\"gemm_path\": \"%s\",\n    \"h2d_bytes\": %llu, \"h2d_copies\": %llu, "
         "\"d2h_bytes\": %llu, \"d2h_copies\": %llu, \"host_syncs\": %llu, "
-        "\"host_syncs_in_loop\": %llu, \"copy_waits\": %llu},\n",
+        "\"host_syncs_in_loop\": %llu, \"copy_waits\": %llu, \"progress_calls\": %llu},\n",
         r->gpu ? "gpu" : "cpu", r->staging ? "true" : "false", (long long)r->panels,
         (long long)r->panel_width, (unsigned long long)r->gemm_calls,
         (unsigned long long)r->gemm_vendor_calls,
@@ -208,7 +210,7 @@ int write_json(const options *o, const job_info *ji, const results *r, int code)
         (unsigned long long)r->h2d_bytes, (unsigned long long)r->h2d_copies,
         (unsigned long long)r->d2h_bytes, (unsigned long long)r->d2h_copies,
         (unsigned long long)r->host_syncs, (unsigned long long)r->host_syncs_in_loop,
-        (unsigned long long)r->copy_waits);
+        (unsigned long long)r->copy_waits, (unsigned long long)r->progress_calls);
     put(&b, "  \"gflops\": %.6g,\n", r->gflops);
     put(&b, "  \"bytes_sent_max_rank\": %llu, \"bytes_received_max_rank\": %llu,\n",
         (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);

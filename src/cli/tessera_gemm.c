@@ -510,16 +510,17 @@ static int step_multiply(job *j) {
       locals[it - o->warmup] = worst[2];
       gpus[it - o->warmup] = worst[3];
     }
-    uint64_t v[16] = {stats.bytes_sent,          stats.bytes_received,
+    uint64_t v[17] = {stats.bytes_sent,          stats.bytes_received,
                       stats.bytes_redistributed, stats.h2d_bytes,
                       stats.h2d_copies,          stats.d2h_bytes,
                       stats.d2h_copies,          stats.host_syncs,
                       stats.host_syncs_in_loop,  stats.copy_waits,
                       stats.gemm_calls,          stats.gemm_vendor_calls,
                       (uint64_t)stats.panels,    (uint64_t)stats.panel_width,
-                      (uint64_t)stats.staging,   (uint64_t)(j->env.device.kind != TSR_DEVICE_CPU)},
-             vmax[16];
-    MPI_Allreduce(v, vmax, 16, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+                      (uint64_t)stats.staging,   (uint64_t)(j->env.device.kind != TSR_DEVICE_CPU),
+                      stats.progress_calls},
+             vmax[17];
+    MPI_Allreduce(v, vmax, 17, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     r->bytes_sent = vmax[0];
     r->bytes_received = vmax[1];
     r->bytes_redistributed = vmax[2];
@@ -529,6 +530,7 @@ static int step_multiply(job *j) {
     r->gemm_calls = vmax[10], r->gemm_vendor_calls = vmax[11];
     r->panels = (int64_t)vmax[12], r->panel_width = (int64_t)vmax[13];
     r->staging = (int)vmax[14], r->gpu = (int)vmax[15];
+    r->progress_calls = vmax[16];
     r->algorithm = stats.algorithm;
     r->replicas = stats.replicas;
   }
