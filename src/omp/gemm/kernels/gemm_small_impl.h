@@ -64,6 +64,15 @@
 #if TSR__SM_NVW < 2 || TSR__SM_NVW > 4 || TSR__SM_MRW < 1 || TSR__SM_MRW > 6
 #error "TSR__SM_NVW must be 2..4 and TSR__SM_MRW 1..6"
 #endif
+/* TSR__SM_MRU: the most rows of a tile one vector wide over A^T (op(A)'s rows one pointer):
+   with 32 vector registers (MR 14) 16 accumulators, one k loop where 16 rows of n <= one vector
+   would otherwise be two tiles of 8 (two loops, op(B)'s row loaded twice; sgemm 16^3 with
+   op(A) = A^T, CBLAS column-major A * B^T, on Emerald Rapids). Else MR. */
+#if TSR__SM_MR == 14
+#define TSR__SM_MRU 16
+#else
+#define TSR__SM_MRU TSR__SM_MR
+#endif
 #if !((TSR__SM_DI == 2 && TSR__SM_DJ == 4) || (TSR__SM_DI == 4 && TSR__SM_DJ == 6))
 #error "gemm_small_impl.h has dot-product tile cases for 2 x 4 and 4 x 6"
 #endif
@@ -105,7 +114,7 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
              TSR__SM_T alpha, TSR__SM_T beta, TSR__SM_T *c, int64_t ldc, const bool pf) {
   /* One array per vector of columns (not one 2-D array: GCC keeps an aggregate that large in
      memory instead of in registers). */
-  TSR__SM_V acc0[TSR__SM_MR], acc1[TSR__SM_MR], acc2[TSR__SM_MRW], acc3[TSR__SM_MRW];
+  TSR__SM_V acc0[TSR__SM_MRU], acc1[TSR__SM_MRU], acc2[TSR__SM_MRW], acc3[TSR__SM_MRW];
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     acc0[r] = TSR__SM_ZERO();
@@ -243,6 +252,18 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
 #else
 #define TSR__SM_ROWS_HI
 #endif
+/* The tiles of more than MR rows (up to TSR__SM_MRU): one vector, op(A) = A^T only (the caller's
+   row blocks make them only there). */
+#define TSR__SM_UCASE(R)                                                                           \
+  case R:                                                                                          \
+    TSR__SM_TILE(R, 1, TSR__SM_FULL, k, ai, 1, cs_a, bs, ldbs, ml, alpha, beta, ci, ldc,           \
+                 TSR__SM_PF);                                                                      \
+    break;
+#if TSR__SM_MRU > TSR__SM_MR
+#define TSR__SM_ROWS_U TSR__SM_UCASE(15) TSR__SM_UCASE(16)
+#else
+#define TSR__SM_ROWS_U
+#endif
 #define TSR__SM_ROWS_SWITCH                                                                        \
   switch (rows) {                                                                                  \
     TSR__SM_TILE_CASE(1)                                                                           \
@@ -252,6 +273,7 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
     TSR__SM_TILE_CASE(5)                                                                           \
     TSR__SM_TILE_CASE(6)                                                                           \
     TSR__SM_ROWS_HI                                                                                \
+    TSR__SM_ROWS_U                                                                                 \
   default: break;                                                                                  \
   }
 
@@ -551,7 +573,9 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
      TSR__SM_MRS caps those tiles where that was measured to cost (gemm_small_avx512.c). A^T's
      rows are one pointer, and take the full MR. */
   /* Constant divisors (TSR__SM_NBLK), and no 64-bit division (tsr__gemm_small_split). */
-  const int64_t nblk = TSR__SM_NBLK(m, a_rows_unit);
+  /* One vector of columns over A^T: blocks of up to TSR__SM_MRU rows (16 rows, one tile). */
+  const int64_t nblk = a_rows_unit && n <= TSR__SM_L ? (m + TSR__SM_MRU - 1) / TSR__SM_MRU
+                                                     : TSR__SM_NBLK(m, a_rows_unit);
   int64_t base, extra;
   tsr__gemm_small_split(m, nblk, &base, &extra);
   for (int64_t p0 = 0; p0 < g->k; p0 += kb) {
@@ -602,6 +626,9 @@ void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_
 #undef TSR__SM_CASE
 #undef TSR__SM_ROWS_SWITCH
 #undef TSR__SM_ROWS_HI
+#undef TSR__SM_ROWS_U
+#undef TSR__SM_UCASE
+#undef TSR__SM_MRU
 #undef TSR__SM_WROWS_SWITCH
 #undef TSR__SM_WC_1
 #undef TSR__SM_WC_2
