@@ -4,16 +4,10 @@
  * broadcasts of the next L steps in flight (look-ahead L, L + 1 panel slots; the broadcast of
  * options->bcast, src/mpi/bcast.c) while step s is multiplied by tsr_gemm on the rank's device.
  *
- * Look-ahead. L = 2 on GPUs, and on the CPU where the local GEMM progresses the broadcasts from
- * inside (the progress hook, below) and the grid's ranks do not share cores; else 1
- * (TSR_SUMMA_LOOKAHEAD: auto, 1 to 3). On the CPU a second panel in flight lets the rank whose
- * core runs faster at the moment go on instead of waiting for the other at every step:
- * Emerald Rapids, 1 x 2 grid, one thread a rank, n = 4096, NB 256, alternating L = 1 and 2:
- * tessera-gemm 86 / 64 / 80 / 97 against 93 / 95 / 88 / 105 GFLOP/s (waits 0.01-0.54 s against
- * 0.002-0.004 s), the pdgemm_ drop-in medians 80 against 89. With column chunks and a test
- * between them (the vendor BLAS, the SimGrid model) L = 2 had measured slower (Zen 4, the same
- * PDGEMM: 62 against 81 GFLOP/s), and with ranks sharing cores (4 ranks on 2 cores) it is
- * 1-5 % slower. When step s is multiplied, the panels of
+ * Look-ahead. L = 2 on GPUs and 1 on the CPU (TSR_SUMMA_LOOKAHEAD: auto, 1 to 3; on the CPU,
+ * where the multiply and the broadcasts share the cores, L = 2 measured slower: PDGEMM n = 4096,
+ * NB 256, 1x2 grid of one thread per rank on Zen 4, 62 against 81 GFLOP/s with L = 1). When
+ * step s is multiplied, the panels of
  * steps s+1 .. s+L are being broadcast; step s+L goes into the slot step s-1 used. On the CPU
  * (the multiply is synchronous) step s+L is posted before step s is multiplied. On a GPU (and
  * the modeled GPU of the SimGrid study) step s's GEMM is queued first and step s+L posted
@@ -97,12 +91,10 @@ static double tsr__summa_chunk_flops(tsr_gemm_path path) {
 #define SUMMA_LOOKAHEAD 2
 
 /* The look-ahead L (TSR_SUMMA_LOOKAHEAD, 1 to SUMMA_SLOTS - 1; auto: SUMMA_LOOKAHEAD when the
-   multiply is asynchronous (a GPU, or the modeled one) or progresses the broadcasts from inside
-   (a CPU step in one GEMM: chunk_flops infinite) on ranks with cores of their own, else 1). */
-static int tsr__summa_lookahead(bool async, double chunk_flops, bool shared_cores) {
+   multiply is asynchronous (a GPU, or the modeled one), else 1). */
+static int tsr__summa_lookahead(bool async) {
   const int v = tsr__env_choice(TSR__ENV_SUMMA_LOOKAHEAD); /* "auto|1|2|3" */
-  if (v > 0) return v;
-  return async || (isinf(chunk_flops) && !shared_cores) ? SUMMA_LOOKAHEAD : 1;
+  return v > 0 ? v : async ? SUMMA_LOOKAHEAD : 1;
 }
 
 /* One slot: device buffers for received (or, GPU-aware, packed) panels, pinned host buffers
@@ -799,12 +791,12 @@ tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix
   s.gpu = c->device.kind != TSR_DEVICE_CPU;
   s.staging = s.gpu && tsr__dist_gpu_staging(); /* gpu_aware.c */
   s.model_gpu = !s.gpu && tsr__dist_modeled() && tsr__dist_model_gpu();
-  s.chunk_flops = tsr__summa_chunk_flops(options ? options->path : TSR_GEMM_AUTO);
-  s.slots = tsr__summa_lookahead(s.gpu || s.model_gpu, s.chunk_flops, s.g->shared_cores) + 1;
+  s.slots = tsr__summa_lookahead(s.gpu || s.model_gpu) + 1;
   s.bcast = options ? options->bcast : TSR_DIST_BCAST_AUTO;
   s.group = tsr__summa_group(&s, options);
   s.steps = tsr__summa_steps(&s);
   s.stats = stats;
+  s.chunk_flops = tsr__summa_chunk_flops(options ? options->path : TSR_GEMM_AUTO);
   stats->panels = s.steps;
   stats->gpu_aware_mpi = s.gpu && !s.staging;
   stats->staging = s.staging;
