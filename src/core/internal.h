@@ -376,6 +376,8 @@ tsr__progress_hook *tsr__progress_set(tsr__progress_hook *h);
 /* Calls the calling thread's hook if one is set and its time has come; returns the nanoseconds
    the call took (0 when none was made), which a timed caller counts as not its work. */
 int64_t tsr__progress_poll(void);
+/* The monotonic clock (CLOCK_MONOTONIC) in nanoseconds. */
+int64_t tsr__now_ns(void);
 
 /* ---------------------------------------------------------------- device work ------- */
 

@@ -1,7 +1,8 @@
 /*
  * The progress hook of long CPU GEMMs (core/internal.h, tsr__progress_hook): one pointer per
  * thread, set by the caller around a local multiply (SUMMA) and polled by the CPU GEMM driver
- * between its units of work.
+ * between its units of work; and the library's monotonic clock (tsr__now_ns), which the hook's
+ * interval and the CPU GEMM's adaptive thread count read.
  */
 #include <time.h>
 
@@ -17,7 +18,7 @@ tsr__progress_hook *tsr__progress_set(tsr__progress_hook *h) {
   return old;
 }
 
-static int64_t tsr__progress_now_ns(void) {
+int64_t tsr__now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -26,14 +27,14 @@ static int64_t tsr__progress_now_ns(void) {
 int64_t tsr__progress_poll(void) {
   tsr__progress_hook *h = tsr__progress_tls;
   if (!h) return 0;
-  const int64_t now = tsr__progress_now_ns();
+  const int64_t now = tsr__now_ns();
   if (now < h->next_ns) return 0;
   /* Unset while it runs: a hook that multiplies (it must not) would not recurse into itself. */
   tsr__progress_tls = NULL;
   h->fn(h->ctx);
   tsr__progress_tls = h;
   h->calls++;
-  const int64_t end = tsr__progress_now_ns();
+  const int64_t end = tsr__now_ns();
   h->next_ns = end + h->interval_ns;
   return end - now;
 }

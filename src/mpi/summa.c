@@ -61,13 +61,14 @@
    (core/internal.h) around the step's one GEMM call, and the driver calls it between its units
    of work (a packed block of A times a range of B's micro-panels, a millisecond or two on one
    core), at most every TSR__SUMMA_PROGRESS_NS. Before the hook the multiply ran in column chunks
-   of 2 GFLOP with an MPI_Testall between them, each chunk packing the A panel again: on a 1 x 2
-   grid (n = 4096, NB = 256, f64, one thread a rank: two chunks a step) the 8 MiB panels moved
-   mostly while the receiver waited for them, 0.14-0.23 s of a 1.3-1.6 s run on Emerald Rapids.
-   Chunks remain where no hook runs: a local multiply by the vendor BLAS (TSR_GEMM=vendor) and
-   the SimGrid model's, of TSR__SUMMA_CHUNK_FLOPS each (measured on the 2-core Zen 5 VM, n =
-   4096, NB = 256, f64: chunks of 512 columns, 0.5 GFLOP, 191 / 170 GFLOP/s on P = 2 / 4, of
-   2048, 2.1 GFLOP, 186-200 / 178-180). TSR_SUMMA_CHUNK_FLOPS sets a chunk size for every
+   of 2 GFLOP with an MPI_Testall between them, each chunk packing the A panel again (on a 1 x 2
+   grid, n = 4096, NB = 256, f64, one thread a rank: two chunks a step, ~40 ms apart; the
+   pipelined ring and tree forward a segment only when tested). On the 2-vCPU Emerald Rapids VM
+   the change measured within noise (pdgemm_ 1 x 2: 118 against 120 GFLOP/s, medians of 4
+   alternations). Chunks remain where no hook runs: a local multiply by the vendor BLAS
+   (TSR_GEMM=vendor) and the SimGrid model's, of TSR__SUMMA_CHUNK_FLOPS each (measured on the 2-core
+   Zen 5 VM, n = 4096, NB = 256, f64: chunks of 512 columns, 0.5 GFLOP, 191 / 170 GFLOP/s on P = 2 /
+   4, of 2048, 2.1 GFLOP, 186-200 / 178-180). TSR_SUMMA_CHUNK_FLOPS sets a chunk size for every
    local multiply. */
 #define TSR__SUMMA_CHUNK_FLOPS 2e9
 #define TSR__SUMMA_PROGRESS_NS 100000 /* 0.1 ms: a test costs ~1 us when nothing arrived */

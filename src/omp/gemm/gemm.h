@@ -278,7 +278,6 @@ typedef struct tsr__gemm_sync {
 void tsr__gemm_sync_init(tsr__gemm_sync *s);
 /* Waits (spinning briefly, then yielding) until *v >= target (acquire). */
 void tsr__gemm_wait_at_least(_Atomic int64_t *v, int64_t target);
-int64_t tsr__gemm_now_ns(void);
 
 /*
  * The GEMM's thread pool (gemm_thread.c): runs fn(arg, 0) on the calling thread and

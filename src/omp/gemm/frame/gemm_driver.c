@@ -282,7 +282,7 @@ static void tsr__gemm_unit(const tsr__gemm_plan *pl, tsr__gemm_tstate *ts, const
 
 /* The monotonic clock in nanoseconds when `on`, else 0 (no clock read). */
 static inline int64_t tsr__gemm_clock(bool on) {
-  return on ? tsr__gemm_now_ns() : 0;
+  return on ? tsr__now_ns() : 0;
 }
 
 /* The end of a thread's share of a job: the caller (slot 0) waits until `units` units are
@@ -297,7 +297,7 @@ static void tsr__gemm_job_leave(tsr__gemm_sync *sy, int slot, int64_t units, boo
     waited += tsr__gemm_clock(timed) - t0;
   }
   if (!timed) return;
-  const int64_t busy = tsr__gemm_now_ns() - start - waited;
+  const int64_t busy = tsr__now_ns() - start - waited;
   if (slot == 0) sy->caller_work_ns = busy;
   atomic_fetch_add(&sy->work_ns, busy);
 }
@@ -445,7 +445,7 @@ static void tsr__gemm_small_unit(const tsr__gemm_small_job *j, int64_t u, int sl
 static void tsr__gemm_small_work(void *arg, int slot) {
   tsr__gemm_small_job *j = arg;
   tsr__gemm_sync *sy = &j->sy;
-  const int64_t start = tsr__gemm_now_ns();
+  const int64_t start = tsr__now_ns();
   for (int64_t u; (u = atomic_fetch_add(&sy->next, 1)) < j->units;) {
     tsr__gemm_small_unit(j, u, slot);
     atomic_fetch_add(&sy->udone, 1);
@@ -463,9 +463,9 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
   if (nt == 1) {
     /* What one thread does per flop, for the adaptive thread count (as the packed path). */
     const bool learn = flops >= 2.0 * TSR__GEMM_SERIAL_MNK;
-    const int64_t t0 = learn ? tsr__gemm_now_ns() : 0;
+    const int64_t t0 = learn ? tsr__now_ns() : 0;
     ker->small(g, ker, tsr__gemm_small_kblock(g, ker->mr), bbuf);
-    if (learn) tsr__gemm_learn_serial(tsr__gemm_now_ns() - t0, flops);
+    if (learn) tsr__gemm_learn_serial(tsr__now_ns() - t0, flops);
     return TSR_OK;
   }
   tsr__gemm_small_job job = {.g = g, .ker = ker, .bbuf = bbuf, .bslot = bslot};
@@ -475,10 +475,10 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
   /* About 4 units per thread (a thread that loses its core holds back a quarter share). */
   job.units = tsr__min64(job.blocks, 4 * (int64_t)nt);
   tsr__gemm_sync_init(&job.sy);
-  const int64_t t0 = tsr__gemm_now_ns();
+  const int64_t t0 = tsr__now_ns();
   tsr__gemm_pool_run(nt, g->tuning, tsr__gemm_small_work, &job);
-  tsr__gemm_learn_parallel(tsr__gemm_now_ns() - t0, job.sy.caller_work_ns,
-                           atomic_load(&job.sy.work_ns), flops);
+  tsr__gemm_learn_parallel(tsr__now_ns() - t0, job.sy.caller_work_ns, atomic_load(&job.sy.work_ns),
+                           flops);
   return TSR_OK;
 }
 
@@ -603,10 +603,10 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   tsr__gemm_job job = {.pl = &pl};
   tsr__gemm_sync_init(&job.sy);
   const bool learn = mnk >= TSR__GEMM_SERIAL_MNK;
-  const int64_t t0 = learn ? tsr__gemm_now_ns() : 0;
+  const int64_t t0 = learn ? tsr__now_ns() : 0;
   tsr__gemm_pool_run(nt, pl.g->tuning, tsr__gemm_work, &job);
   if (learn) {
-    const int64_t region = tsr__gemm_now_ns() - t0;
+    const int64_t region = tsr__now_ns() - t0;
     if (nt > 1)
       tsr__gemm_learn_parallel(region, job.sy.caller_work_ns, atomic_load(&job.sy.work_ns), flops);
     else

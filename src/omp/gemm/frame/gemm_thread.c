@@ -31,7 +31,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <strings.h>
-#include <time.h>
 
 #include "omp/gemm/gemm_tune.h"
 
@@ -42,12 +41,6 @@ void tsr__gemm_sync_init(tsr__gemm_sync *s) {
   atomic_init(&s->bdone[1], 0);
   atomic_init(&s->udone, 0);
   atomic_init(&s->work_ns, 0);
-}
-
-int64_t tsr__gemm_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static void tsr__gemm_relax(void) {
@@ -129,13 +122,13 @@ static uint32_t tsr__pool_gen(uint64_t st) {
 
 /* Waits until a job newer than `seen` is posted: polls for tsr__pool_spin_ns, then sleeps. */
 static void tsr__pool_wait_job(uint32_t seen) {
-  const int64_t start = tsr__gemm_now_ns();
+  const int64_t start = tsr__now_ns();
   for (int i = 1;; ++i) {
     if (tsr__pool_gen(atomic_load_explicit(&tsr__pool.state, memory_order_acquire)) != seen) return;
     if (i < 256) {
       tsr__gemm_relax();
     } else {
-      if ((i & 15) == 0 && tsr__gemm_now_ns() - start >= tsr__pool_spin_ns) break;
+      if ((i & 15) == 0 && tsr__now_ns() - start >= tsr__pool_spin_ns) break;
       sched_yield();
     }
   }
@@ -221,9 +214,9 @@ int tsr__gemm_pool_run(int nt, const tsr__gemm_tuning *t, void (*fn)(void *arg, 
   }
   if (t && t->full_team) {
     /* Tests: let every pool thread join first (at most 2 s), so several threads run. */
-    const int64_t until = tsr__gemm_now_ns() + 2000000000;
+    const int64_t until = tsr__now_ns() + 2000000000;
     while ((int)(atomic_load(&tsr__pool.state) & TSR__POOL_JOINED) < max_join &&
-           tsr__gemm_now_ns() < until)
+           tsr__now_ns() < until)
       sched_yield();
   }
   fn(arg, 0);
@@ -339,12 +332,12 @@ void tsr__gemm_adapt_learn_serial(tsr__gemm_adapt *s, int64_t ns, double flops) 
 
 bool tsr__gemm_worth_parallel(const tsr__gemm_tuning *t, double flops, int nt) {
   if (t && t->fixed_threads) return true;
-  return tsr__gemm_adapt_parallel(&tsr__gemm_adapt_state, flops, nt, tsr__gemm_now_ns());
+  return tsr__gemm_adapt_parallel(&tsr__gemm_adapt_state, flops, nt, tsr__now_ns());
 }
 
 void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
                               double flops) {
-  const int64_t now = tsr__gemm_now_ns();
+  const int64_t now = tsr__now_ns();
   tsr__gemm_adapt_learn_parallel(&tsr__gemm_adapt_state, region_ns, caller_work_ns, work_ns, flops,
                                  now);
   /* The run just learned had to wake sleeping threads (tsr__gemm_pool_run): probe again while

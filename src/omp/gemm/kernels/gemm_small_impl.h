@@ -571,9 +571,8 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
      the tile needs its own pointer, and past about 10 rows they no longer fit in the general
      registers beside the loop's: the compiler reloads them from the stack in the k loop.
      TSR__SM_MRS caps those tiles where that was measured to cost (gemm_small_avx512.c). A^T's
-     rows are one pointer, and take the full MR. */
+     rows are one pointer, and take the full MR, or TSR__SM_MRU rows when n is one vector. */
   /* Constant divisors (TSR__SM_NBLK), and no 64-bit division (tsr__gemm_small_split). */
-  /* One vector of columns over A^T: blocks of up to TSR__SM_MRU rows (16 rows, one tile). */
   const int64_t nblk = a_rows_unit && n <= TSR__SM_L ? (m + TSR__SM_MRU - 1) / TSR__SM_MRU
                                                      : TSR__SM_NBLK(m, a_rows_unit);
   int64_t base, extra;
