@@ -1407,6 +1407,96 @@ static void test_progress_hook(void **state) {
   set_threads(2);
 }
 
+/* Every kernel's packing routines (the ISA-specific ones: in-register transposes, masked k
+   tails, overlapping stores) against the portable routines of gemm_pack.c, element for element:
+   op(A) and op(B) stored both ways, every partial micro-panel height and width, k from 1 past
+   two vector chunks, padded leading dimensions, random values; and nothing written past the
+   packed block (a sentinel after it). The portable routines define the layout (gemm_pack.c). */
+static void test_packing_matches_portable(void **state) {
+  (void)state;
+  int tested = 0;
+  for (int d = 0; d < 2; ++d) {
+    const tsr__gemm_kernel *ks[8];
+    const int nk = tsr__gemm_kernel_list(dtypes[d], ks, 8);
+    const bool f32 = dtypes[d] == TSR_F32;
+    const size_t es = f32 ? 4 : 8;
+    for (int i = 0; i < nk; ++i) {
+      if (!isa_under_test(ks[i])) continue;
+      ++tested;
+      const int mr = ks[i]->mr, nr = ks[i]->nr;
+      const int64_t rows[] = {1, mr - 1, mr, mr + 1, 2 * mr, 3 * mr + 2, nr - 1, nr, nr + 3};
+      const int64_t ks_[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 33, 40};
+      for (size_t ir = 0; ir < sizeof rows / sizeof rows[0]; ++ir)
+        for (size_t ik = 0; ik < sizeof ks_ / sizeof ks_[0]; ++ik)
+          for (int side = 0; side < 2; ++side) /* 0: A (MR panels), 1: B (NR panels) */
+            for (int tr = 0; tr < 2; ++tr) {
+              const int64_t len = rows[ir], kc = ks_[ik], step = side ? nr : mr;
+              if (len < 1) continue;
+              /* Stored as (len x kc) when the packed rows are contiguous (A not transposed,
+                 B transposed), else (kc x len); leading dimension 3 past the width. */
+              const bool rows_contig = side == 0 ? !tr : tr;
+              const int64_t ld = (rows_contig ? kc : len) + 3;
+              const int64_t stored = (rows_contig ? len : kc) * ld;
+              const int64_t packed = (len + step - 1) / step * step * kc;
+              char *src = malloc((size_t)stored * es);
+              /* 64-byte aligned, as the driver's buffers (the AVX-512 copies store aligned). */
+              const size_t pbytes = ((size_t)(packed + 16) * es + 63) / 64 * 64;
+              char *want = aligned_alloc(64, pbytes);
+              char *got = aligned_alloc(64, pbytes);
+              assert_non_null(src);
+              assert_non_null(want);
+              assert_non_null(got);
+              uint64_t x =
+                  0x9E3779B97F4A7C15ull * (uint64_t)(ir * 977 + ik * 31 + side * 7 + tr + 1);
+              for (int64_t e = 0; e < stored; ++e) {
+                x = x * 6364136223846793005ull + 1442695040888963407ull;
+                const double v = (double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+                if (f32)
+                  ((float *)(void *)src)[e] = (float)v;
+                else
+                  ((double *)(void *)src)[e] = v;
+              }
+              /* The same sentinel bytes past the packed block in both, and garbage inside
+                 `got` (every element must be written, padding as zeros). */
+              memset(want, 0x5A, (size_t)(packed + 16) * es);
+              memset(got, 0x5A, (size_t)(packed + 16) * es);
+              if (f32) {
+                const float *s = (const float *)(const void *)src;
+                if (side == 0) {
+                  tsr__gemm_pack_a_f32(mr, len, kc, s, ld, tr, (float *)(void *)want);
+                  ks[i]->pack_a_f32(mr, len, kc, s, ld, tr, (float *)(void *)got);
+                } else {
+                  tsr__gemm_pack_b_f32(nr, kc, len, s, ld, tr, (float *)(void *)want);
+                  ks[i]->pack_b_f32(nr, kc, len, s, ld, tr, (float *)(void *)got);
+                }
+              } else {
+                const double *s = (const double *)(const void *)src;
+                if (side == 0) {
+                  tsr__gemm_pack_a_f64(mr, len, kc, s, ld, tr, (double *)(void *)want);
+                  ks[i]->pack_a_f64(mr, len, kc, s, ld, tr, (double *)(void *)got);
+                } else {
+                  tsr__gemm_pack_b_f64(nr, kc, len, s, ld, tr, (double *)(void *)want);
+                  ks[i]->pack_b_f64(nr, kc, len, s, ld, tr, (double *)(void *)got);
+                }
+              }
+              if (memcmp(want, got, (size_t)(packed + 16) * es) != 0) {
+                int64_t e = 0;
+                while (memcmp(want + e * es, got + e * es, es) == 0)
+                  ++e;
+                fail_msg("%s pack_%c (%s) %s: %lld x %lld: element %lld of %lld differs%s",
+                         ks[i]->name, side ? 'b' : 'a', tr ? "transposed" : "as stored",
+                         f32 ? "f32" : "f64", (long long)len, (long long)kc, (long long)e,
+                         (long long)packed, e >= packed ? " (written past the packed block)" : "");
+              }
+              free(src);
+              free(want);
+              free(got);
+            }
+    }
+  }
+  assert_true(tested > 0);
+}
+
 /* The small-matrix path (no packing) of every kernel this CPU runs that has one: every row
    count of a tile up to 2*MR+3, masked last vectors (n around one and two vectors), k from 1
    to past L1, all transposes, beta 0 / 1 / 0.5, padded leading dimensions, NaN C with beta 0;
@@ -1686,6 +1776,7 @@ int main(void) {
       cmocka_unit_test(test_vendor_path),
       cmocka_unit_test(test_kernel_overrides),
       cmocka_unit_test(test_small_path),
+      cmocka_unit_test(test_packing_matches_portable),
       cmocka_unit_test(test_progress_hook),
       cmocka_unit_test(test_tiny_lane_bounds),
       cmocka_unit_test(test_error_names_caller),

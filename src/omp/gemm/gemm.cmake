@@ -12,7 +12,8 @@ target_sources(tessera_objects PRIVATE ${TSR_GEMM_SOURCES})
 # x86-64 and runs on any CPU. On other architectures the files compile to nothing.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_ukr_avx2.c
-    ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_small_avx2.c PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
+    ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_small_avx2.c ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_pack_avx2.c
+    PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_ukr_avx512.c
     ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_pack_avx512.c ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_small_avx512.c
     PROPERTIES COMPILE_OPTIONS "-mavx512f;-mfma;-mprfchw")

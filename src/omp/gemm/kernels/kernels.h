@@ -64,6 +64,16 @@ void tsr__gemm_small_avx512_f32_edge(int mb, int nb, int64_t k, const float *ap,
                                      float alpha, float beta, float *c, int64_t ldc);
 void tsr__gemm_small_avx512_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
                                      double alpha, double beta, double *c, int64_t ldc);
+/* AVX2 packing (gemm_pack_avx2.c): the transposing cases and the copies for MR = 6 and
+   NR = 8/16 in registers, everything else through the portable routines. */
+void tsr__gemm_pack_a_avx2_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
+                               bool trans, float *ap);
+void tsr__gemm_pack_a_avx2_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda,
+                               bool trans, double *ap);
+void tsr__gemm_pack_b_avx2_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
+                               bool trans, float *bp);
+void tsr__gemm_pack_b_avx2_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
+                               bool trans, double *bp);
 /* AVX-512 packing (gemm_pack_avx512.c): the transposing cases for MR = 14 and NR = 16/32 in
    registers, everything else through the portable routines. */
 void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
