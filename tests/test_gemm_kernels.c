@@ -1338,6 +1338,43 @@ static void test_tiny_lane_bounds(void **state) {
       free(sa);
       free(sb);
     }
+    /* 64^3 (m*n*k = TSR__GEMM_SERIAL_MNK, a call that may run on several threads): tiny on
+       one thread, right against the reference; left to the general path (its adaptive thread
+       count) when two threads are available. */
+    const int64_t w = 64;
+    if ((double)(w * w * w) * (double)es <= cache && (double)(w * w) * (double)es <= rule) {
+      double *wa = malloc((size_t)(w * w) * sizeof *wa), *wb = malloc((size_t)(w * w) * sizeof *wb);
+      double *wr = malloc((size_t)(w * w) * sizeof *wr);
+      char *xa = malloc((size_t)(w * w) * es), *xb = malloc((size_t)(w * w) * es);
+      char *xc = malloc((size_t)(w * w) * es);
+      assert_true(wa && wb && wr && xa && xb && xc);
+      tsr_test_fill_random(wa, (size_t)(w * w), 9300 + (uint64_t)d);
+      tsr_test_fill_random(wb, (size_t)(w * w), 9400 + (uint64_t)d);
+      for (int64_t i = 0; i < w * w; ++i) {
+        store(dt, xa, (size_t)i, wa[i]);
+        store(dt, xb, (size_t)i, wb[i]);
+        wa[i] = load(dt, xa, (size_t)i);
+        wb[i] = load(dt, xb, (size_t)i);
+      }
+      g = tiny_lane_args(dt, w, w, w, xa, xb, xc);
+#if defined(_OPENMP)
+      set_threads(2);
+      assert_false(tsr__omp_gemm_tiny(&g)); /* answered before any operand is read */
+      set_threads(1);
+#endif
+      memset(xc, 0xff, (size_t)(w * w) * es);
+      assert_true(tsr__omp_gemm_tiny(&g));
+      tsr_test_ref_gemm_into(0, 0, w, w, w, 1.0, wa, wb, 0.0, NULL, wr);
+      for (int64_t i = 0; i < w * w; ++i)
+        wa[i] = load(dt, xc, (size_t)i);
+      assert_true(tsr_test_rel_error(wa, wr, (size_t)(w * w)) <= tsr_test_tol(dt, w));
+      free(wa);
+      free(wb);
+      free(wr);
+      free(xa);
+      free(xb);
+      free(xc);
+    }
     /* op(A) one row past the rule (k = 8, n = 8): not tiny, whatever m*n*k is. */
     const int64_t kk = 8, m = (int64_t)(rule / (double)(kk * (int64_t)es)) + 1;
     g = tiny_lane_args(dt, m, kk, kk, a, b, c);

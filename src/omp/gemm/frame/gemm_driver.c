@@ -482,6 +482,18 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
   return TSR_OK;
 }
 
+/* The threads a call of m*n*k = mnk may run on: 1 below TSR__GEMM_SERIAL_MNK (without asking
+   OpenMP: per-call cost) and inside a parallel region (no nested parallelism), else
+   omp_get_max_threads() (OMP_NUM_THREADS; the adaptive count may still choose fewer). */
+static inline int tsr__gemm_threads_for(double mnk) {
+#if defined(_OPENMP)
+  if (mnk >= TSR__GEMM_SERIAL_MNK && !omp_in_parallel()) return omp_get_max_threads();
+#else
+  (void)mnk;
+#endif
+  return 1;
+}
+
 /* The most bytes of the op(B) strip the tiny lane packs on the stack (k x NR elements; 16 KiB is
    k <= 128 with AVX-512's NR). */
 #define TSR__GEMM_TINY_STRIP_BYTES 16384
@@ -506,12 +518,19 @@ static __attribute__((noinline)) bool tsr__gemm_tiny_packed(const tsr__gemm_args
  * L2 and the LLC, so each of op(A), op(B) and C does; op(A) and C within the small path's bound)
  * on one thread with the library's own choices. Its answer is known without the general path's
  * questions: the small path, no streaming stores (C is below the LLC), one k block (op(B) is below
- * L2), no adaptive thread count (below TSR__GEMM_SERIAL_MNK). At 16^3 the multiply takes ~100 ns,
+ * L2), no adaptive thread count (below TSR__GEMM_SERIAL_MNK, or one thread to run on). At 16^3 the multiply takes ~100 ns,
  * so each of those questions is a few per cent of it (issue 31: the per-call cost through CBLAS).
  * Returns false when the call is not tiny, else true with the call's status in *st.
  */
 static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocate, tsr_status *st) {
-  if (mnk >= TSR__GEMM_SERIAL_MNK || g->tuning != NULL) return false;
+  if (g->tuning != NULL) return false;
+  /* From TSR__GEMM_SERIAL_MNK up, a call may run on several threads (tsr__gemm_native): then
+     the general path decides, and learns for the adaptive thread count. A caller that has one
+     thread (OMP_NUM_THREADS=1, one rank per core under mpirun, or inside a parallel region)
+     has nothing to decide or learn, and its calls up to tiny_bytes stay here (sgemm 64^3 is
+     4.2 microseconds, of which those questions and the two clock reads of the learning took
+     ~3 % on Emerald Rapids). */
+  if (mnk >= TSR__GEMM_SERIAL_MNK && tsr__gemm_threads_for(mnk) > 1) return false;
   const tsr__gemm_serial *s = tsr__gemm_serial_get(g->dtype);
   const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
   if (mnk * es > s->tiny_bytes) return false;
@@ -545,10 +564,7 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
   const size_t es = g->dtype == TSR_F64 ? 8 : 4;
   /* m*n*k without overflow: the core checked each size, the product may still be huge. */
   const double mnk = (double)g->m * (double)g->n * (double)g->k;
-  int nt = 1; /* below TSR__GEMM_SERIAL_MNK without asking OpenMP (per-call cost) */
-#if defined(_OPENMP)
-  if (mnk >= TSR__GEMM_SERIAL_MNK && !omp_in_parallel()) nt = omp_get_max_threads();
-#endif
+  int nt = tsr__gemm_threads_for(mnk);
   const double flops = 2.0 * mnk;
   if (nt > 1 && !tsr__gemm_worth_parallel(g->tuning, flops, nt)) nt = 1;
   tsr__gemm_config cfg;
