@@ -14,6 +14,11 @@ run_ctest() { # dir [ctest args...]
   shift
   (cd "$dir" && ctest --output-on-failure --timeout 600 -j "$TSR_JOBS" "$@")
 }
+# What the GPU variants (scripts/test.d/cuda.sh, hip.sh) leave out: the tessera-gemm job's
+# result and fault suites, which drive the same CPU code in every build and run in the cpu
+# and asan variants (together ~3 minutes a variant). Their devices group (dist_cli_devices:
+# --device cpu/cuda/auto and usage, what a GPU build changes) runs everywhere.
+TSR_GPU_VARIANT_SKIP='^dist_cli(_faults)?$'
 
 tsr_log "variant cpu: OpenMP + MPI + vendor BLAS path"
 if "$TSR_ROOT/scripts/build.sh" cpu "$BUILD/cpu" --no-deps; then

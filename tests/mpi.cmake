@@ -56,12 +56,14 @@ if(TARGET tessera-gemm)
   add_dependencies(test_dist_cli tsr_open_count)
   target_compile_definitions(test_dist_cli
                              PRIVATE TSR_OPEN_COUNT_SHIM="$<TARGET_FILE:tsr_open_count>")
-  # Two groups run in parallel: the job's results and options, and the faults (full disk,
-  # signals, FIFOs, device nodes, per-rank folders, long names).
-  foreach(group job faults)
+  # Three groups: usage and devices (dist_cli_devices: what differs between CPU and GPU
+  # builds), the job's results and options (dist_cli), and the faults (dist_cli_faults: full
+  # disk, signals, FIFOs, device nodes, per-rank folders, long names). The GPU builds' CI
+  # variants run only the first (scripts/test.d/cuda.sh, hip.sh).
+  foreach(group devices job faults)
     set(name dist_cli)
-    if(group STREQUAL "faults")
-      set(name dist_cli_faults)
+    if(NOT group STREQUAL "job")
+      set(name dist_cli_${group})
     endif()
     add_test(NAME ${name}
              COMMAND ${TSR_MPI_RUN} $<TARGET_FILE:test_dist_cli> ${MPIEXEC_EXECUTABLE}

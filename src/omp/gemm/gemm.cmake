@@ -15,7 +15,8 @@ if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$" AND CMAKE_C_COMPILER_
     ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_small_avx2.c ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_pack_avx2.c
     PROPERTIES COMPILE_OPTIONS "-mavx2;-mfma")
   set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_ukr_avx512.c
-    ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_pack_avx512.c ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_small_avx512.c
+    ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_pack_avx512.c
+    ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_small_avx512_f32.c ${CMAKE_CURRENT_LIST_DIR}/kernels/gemm_small_avx512_f64.c
     PROPERTIES COMPILE_OPTIONS "-mavx512f;-mfma;-mprfchw")
 endif()
 

@@ -1,6 +1,7 @@
 /*
  * Small-matrix GEMM without packing, one source for every ISA and dtype (included by
- * gemm_small_avx512.c and gemm_small_avx2.c, once per dtype, after defining):
+ * gemm_small_avx512_f32.c, gemm_small_avx512_f64.c and gemm_small_avx2.c, once per dtype, after
+ * defining):
  *
  *   TSR__SM_NAME          the entry point's name (a tsr__gemm_small_fn, gemm.h); the packed
  *                        path's edge tile is TSR__SM_NAME##_edge (a tsr__gemm_edge_f32/f64)
@@ -83,7 +84,7 @@
    values in registers instead of the loop's row offsets, which it then reloads from the stack
    every step (AVX-512 sgemm 16^3 on Emerald Rapids: 7 reloads per 8 FMAs, bound by the load
    ports). With AVX2's 16 vector registers the hint makes GCC spill accumulators instead
-   (callgrind: dgemm 64^3 +21 % instructions), so only gemm_small_avx512.c sets it. */
+   (callgrind: dgemm 64^3 +21 % instructions), so only the AVX-512 files set it. */
 #ifndef TSR__SM_LONG_K
 #define TSR__SM_LONG_K 0
 #endif
@@ -570,7 +571,7 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
      division costs as much as a 4 x 4 product. With op(A) = A (rows lda apart) each row of
      the tile needs its own pointer, and past about 10 rows they no longer fit in the general
      registers beside the loop's: the compiler reloads them from the stack in the k loop.
-     TSR__SM_MRS caps those tiles where that was measured to cost (gemm_small_avx512.c). A^T's
+     TSR__SM_MRS caps those tiles where that was measured to cost (gemm_small_avx512_f32.c). A^T's
      rows are one pointer, and take the full MR, or TSR__SM_MRU rows when n is one vector. */
   /* Constant divisors (TSR__SM_NBLK), and no 64-bit division (tsr__gemm_small_split). */
   const int64_t nblk = a_rows_unit && n <= TSR__SM_L ? (m + TSR__SM_MRU - 1) / TSR__SM_MRU

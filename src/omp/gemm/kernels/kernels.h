@@ -47,7 +47,7 @@ void tsr__gemm_ukr_avx512_f64_pb(int64_t k, double alpha, const double *ap, cons
                                  double beta, double *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx512_f64_pb_stream(int64_t k, double alpha, const double *ap, const double *bp,
                                         double beta, double *c, int64_t rs_c, int64_t cs_c);
-/* Small-matrix GEMM without packing (gemm_small_avx2.c, gemm_small_avx512.c). */
+/* Small-matrix GEMM without packing (gemm_small_avx2.c, gemm_small_avx512_f32.c and _f64.c). */
 void tsr__gemm_small_avx2_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
                               void *bbuf);
 void tsr__gemm_small_avx2_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
