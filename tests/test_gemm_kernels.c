@@ -1657,6 +1657,35 @@ static void test_small_path(void **state) {
       probe = (tsr__gemm_args){
           .dtype = dtypes[d], .m = big, .n = big, .k = 2, .alpha = 1, .tuning = &tuning};
       assert_false(tsr__gemm_small_path(&probe, &cf)); /* C of 64 MiB */
+      /* op(A) = A^T past L1 with its rows 2 KiB or more apart (the broadcasts miss in a new
+         page every k step): packed, unless C is one strip; rows closer, or op(A) within L1:
+         unpacked, as op(A) = A is (cf's own bound permitting). */
+      {
+        const int64_t es = (int64_t)tsr__dtype_size(dtypes[d]), far = 2048 / es;
+        const int64_t l1k = (int64_t)tsr__cpu_facts_get()->cache[0].size / (far * es) + 1;
+        probe = (tsr__gemm_args){.dtype = dtypes[d],
+                                 .m = far,
+                                 .n = 2 * nr,
+                                 .k = l1k,
+                                 .trans_a = true,
+                                 .lda = far,
+                                 .alpha = 1,
+                                 .tuning = &tuning};
+        const bool within = (double)(far * l1k * es) <= (double)cf.small_bytes &&
+                            (double)(far * 2 * nr * es) <= (double)cf.small_bytes;
+        assert_false(tsr__gemm_small_path(&probe, &cf));
+        probe.trans_a = false;
+        probe.lda = l1k;
+        assert_int_equal(tsr__gemm_small_path(&probe, &cf), within);
+        probe.trans_a = true;
+        probe.lda = far;
+        probe.n = nr; /* one strip: op(A) read once */
+        assert_true(tsr__gemm_small_path(&probe, &cf));
+        probe.n = 2 * nr;
+        probe.k = l1k - 2; /* within L1 */
+        assert_int_equal(tsr__gemm_small_path(&probe, &cf),
+                         (double)(far * probe.k * es) <= (double)cf.small_bytes && within);
+      }
       /* op(B) past L2: k blocks, except for several row blocks with B's rows 4 KiB apart
          (one L1 set), which take op(B) in one block; the small path either way. */
       {

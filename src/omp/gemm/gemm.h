@@ -206,6 +206,7 @@ typedef struct tsr__gemm_serial {
   tsr__gemm_config cfg;
   double tiny_bytes;
   double operand_bytes;
+  double l1_bytes; /* the L1 data cache: op(A) = A^T beyond it is packed (gemm_driver.c) */
 } tsr__gemm_serial;
 const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype);
 

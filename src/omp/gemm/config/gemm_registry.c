@@ -381,6 +381,7 @@ const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype) {
   if ((double)f->cache[2].size < bound) bound = (double)f->cache[2].size;
   s.tiny_bytes = s.cfg.ker->small ? bound : 0.0;
   s.operand_bytes = (double)s.cfg.small_bytes < bound ? (double)s.cfg.small_bytes : 0.0;
+  s.l1_bytes = (double)f->cache[0].size;
   /* Written once per tag: a thread that worked it out at the same time finds it done (callers
      of the fast path above read the entry only after the tag that publishes it). */
   pthread_mutex_lock(&tsr__gemm_lock);

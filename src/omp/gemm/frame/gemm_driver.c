@@ -383,6 +383,21 @@ int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
   return tsr__min64(TSR__GEMM_SMALL_KB, g->k);
 }
 
+/* Whether op(A) = A^T (stored transposed) may run unpacked with C in several strips: op(A)
+   within L1 (l1 bytes), its rows under 2 KiB apart, or op(A) not transposed. A tile over A^T broadcasts MR elements of a new
+   row of A's storage at every k step, lda apart (a page apart for 512 f64): from L1 that costs
+   nothing, from L2 each is a miss in another page that the prefetchers do not follow, and op(A)
+   is read once per NR-column strip of C. Emerald Rapids, the AVX2 kernels forced (the rule's
+   small-path bound there is the 2 MiB L2, as on an AVX2 CPU without a registry row), one
+   thread, column-major A * B^T (op(A) = A^T here) against OpenBLAS's Haswell kernels: dgemm
+   512^3 0.43x unpacked; packed, as 1024^3 is, 0.84-0.92x. */
+static inline bool tsr__gemm_small_at_fits(const tsr__gemm_args *g, double l1) {
+  const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
+  /* Rows under 2 KiB apart stay in reach of the stride prefetchers (and A^T with few columns,
+     lda*es within a line or two, is read front to back). */
+  return !g->trans_a || (double)g->lda * es < 2048.0 || (double)g->m * (double)g->k * es <= l1;
+}
+
 bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
   if (cfg->ker->small == NULL) return false;
   const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
@@ -398,6 +413,7 @@ bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) 
   if (g->beta == 0 && tsr__gemm_stream_c(g, cfg)) return false;
   /* Dot products read op(A) and B in k blocks of a few KiB a row, whatever their sizes. */
   if (g->n <= cfg->ker->nr || tsr__gemm_small_dot(g)) return true;
+  if (!tsr__gemm_small_at_fits(g, (double)tsr__cpu_facts_get()->cache[0].size)) return false;
   const double lim = (double)cfg->small_bytes;
   return (double)g->m * (double)g->k * es <= lim && (double)g->m * (double)g->n * es <= lim;
 }
@@ -518,9 +534,10 @@ static __attribute__((noinline)) bool tsr__gemm_tiny_packed(const tsr__gemm_args
  * L2 and the LLC, so each of op(A), op(B) and C does; op(A) and C within the small path's bound)
  * on one thread with the library's own choices. Its answer is known without the general path's
  * questions: the small path, no streaming stores (C is below the LLC), one k block (op(B) is below
- * L2), no adaptive thread count (below TSR__GEMM_SERIAL_MNK, or one thread to run on). At 16^3 the multiply takes ~100 ns,
- * so each of those questions is a few per cent of it (issue 31: the per-call cost through CBLAS).
- * Returns false when the call is not tiny, else true with the call's status in *st.
+ * L2), no adaptive thread count (below TSR__GEMM_SERIAL_MNK, or one thread to run on). At 16^3 the
+ * multiply takes ~100 ns, so each of those questions is a few per cent of it (issue 31: the
+ * per-call cost through CBLAS). Returns false when the call is not tiny, else true with the call's
+ * status in *st.
  */
 static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocate, tsr_status *st) {
   if (g->tuning != NULL) return false;
@@ -538,6 +555,7 @@ static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocat
   if (s->operand_bytes > 0 && ((double)g->m * (double)g->k * es > s->operand_bytes ||
                                (double)g->m * (double)g->n * es > s->operand_bytes))
     return false;
+  if (g->n > s->cfg.ker->nr && !tsr__gemm_small_at_fits(g, s->l1_bytes)) return false;
   const tsr__gemm_kernel *ker = s->cfg.ker;
   if (tsr__gemm_small_pack_b(g, ker->mr)) {
     if (tsr__gemm_tiny_packed(g, ker)) {
