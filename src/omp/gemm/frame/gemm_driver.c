@@ -384,13 +384,14 @@ int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
 }
 
 /* Whether op(A) = A^T (stored transposed) may run unpacked with C in several strips: op(A)
-   within L1 (l1 bytes), its rows under 2 KiB apart, or op(A) not transposed. A tile over A^T broadcasts MR elements of a new
-   row of A's storage at every k step, lda apart (a page apart for 512 f64): from L1 that costs
-   nothing, from L2 each is a miss in another page that the prefetchers do not follow, and op(A)
-   is read once per NR-column strip of C. Emerald Rapids, the AVX2 kernels forced (the rule's
-   small-path bound there is the 2 MiB L2, as on an AVX2 CPU without a registry row), one
-   thread, column-major A * B^T (op(A) = A^T here) against OpenBLAS's Haswell kernels: dgemm
-   512^3 0.43x unpacked; packed, as 1024^3 is, 0.84-0.92x. */
+   within L1 (l1 bytes), its rows under 2 KiB apart, or op(A) not transposed. A tile over A^T
+   broadcasts MR elements of a new row of A's storage at every k step, lda apart (a page apart
+   for 512 f64): from L1 that costs nothing, from L2 each is a miss in another page that the
+   prefetchers do not follow, and op(A) is read once per NR-column strip of C. Emerald Rapids,
+   the AVX2 kernels forced (the rule's small-path bound there is the 2 MiB L2, as on an AVX2 CPU
+   without a registry row), one thread, column-major A * B^T (op(A) = A^T here) against
+   OpenBLAS's Haswell kernels: dgemm 256^3 0.75x unpacked -> 0.95x packed, 512^3 0.45x -> 0.88x;
+   A^T * B^T 512^3 0.45x -> 0.97x; sgemm 512^3 A * B^T 0.65x -> 0.94x. */
 static inline bool tsr__gemm_small_at_fits(const tsr__gemm_args *g, double l1) {
   const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
   /* Rows under 2 KiB apart stay in reach of the stride prefetchers (and A^T with few columns,
