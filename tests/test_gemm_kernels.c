@@ -1483,16 +1483,13 @@ static void test_packing_matches_portable(void **state) {
               assert_non_null(src);
               assert_non_null(want);
               assert_non_null(got);
-              uint64_t x =
-                  0x9E3779B97F4A7C15ull * (uint64_t)(ir * 977 + ik * 31 + side * 7 + tr + 1);
-              for (int64_t e = 0; e < stored; ++e) {
-                x = x * 6364136223846793005ull + 1442695040888963407ull;
-                const double v = (double)(x >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-                if (f32)
-                  ((float *)(void *)src)[e] = (float)v;
-                else
-                  ((double *)(void *)src)[e] = v;
-              }
+              double *vals = malloc((size_t)stored * sizeof *vals);
+              assert_non_null(vals);
+              tsr_test_fill_random(vals, (size_t)stored,
+                                   9500 + (uint64_t)(ir * 977 + ik * 31 + side * 7 + tr));
+              for (int64_t e = 0; e < stored; ++e)
+                store(dtypes[d], src, (size_t)e, vals[e]);
+              free(vals);
               /* The same sentinel bytes past the packed block in both, and garbage inside
                  `got` (every element must be written, padding as zeros). */
               memset(want, 0x5A, (size_t)(packed + 16) * es);
