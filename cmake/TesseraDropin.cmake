@@ -5,6 +5,8 @@
 # every C++ symbol local (`_Z*`): the public API is C, and hip-clang gives the host stubs of
 # __global__ kernel templates default visibility whatever -fvisibility says.
 file(READ ${PROJECT_SOURCE_DIR}/src/core/dropin.h tsr_dropin_text)
+# An entry added to the list regenerates the script at the next build (no stale exports).
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/core/dropin.h)
 string(REGEX MATCHALL "  X\\(tsr__[a-z0-9_]+\\)" tsr_dropin_entries "${tsr_dropin_text}")
 set(tsr_dropin_names "")
 foreach(entry ${tsr_dropin_entries})

@@ -2,7 +2,7 @@
 #  - blas_gemm: our own cmocka test, linked against the library: the four entry points at
 #    sizes in the hundreds with ragged leading dimensions against a float64 reference, the
 #    reference special cases (NaN in C with beta = 0, alpha = 0, quick returns), the xerbla
-#    positions, the routing, and tsr_from_host_view (the zero-copy wrap it relies on).
+#    positions, the routing, the call counts of concurrent threads, and tsr_from_host_view (the zero-copy wrap it relies on).
 #  - blas_tester_<tester>_<set>: the reference testers of Debian's libblas-test (xblat3s,
 #    xblat3d, xscblat3, xdcblat3) with the library LD_PRELOADed in front of the system BLAS,
 #    only GEMM enabled and error exits on, once with the stock sizes and once with the
@@ -14,6 +14,7 @@ if(NOT TARGET tessera_blas)
 endif()
 
 tsr_add_test(NAME blas_gemm SOURCES blas/test_blas.c LIBS tessera_blas LABELS "cpu;blas")
+target_link_libraries(blas_gemm PRIVATE Threads::Threads) # test_stats_threads
 tsr_add_test(NAME blas_host_view SOURCES blas/test_host_view.c LABELS "cpu;blas")
 # The drop-in with TSR_WISDOM naming a FIFO (issue 30): the library reads the wisdom file
 # without blocking, so the whole blas_gemm suite runs (under timeout) and passes, and the

@@ -151,12 +151,15 @@ typedef struct tsr_blas_stats {
 typedef tsr_blas_stats tsr_blas_stats_t;
 
 /**
- * Reads the call counters (relaxed atomic reads: exact once concurrent calls have returned).
+ * Reads the call counters: the calls of every thread, including threads that have exited
+ * (each thread counts its own calls, so concurrent callers share no counter; the sum is exact
+ * once concurrent calls have returned).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER.
  */
 TSR_API tsr_status tsr_blas_get_stats(tsr_blas_stats *stats);
 
-/** Sets every counter to zero. @return ::TSR_OK. */
+/** Sets every counter to zero: tsr_blas_get_stats() then counts from this call on.
+    @return ::TSR_OK. */
 TSR_API tsr_status tsr_blas_reset_stats(void);
 
 /**

@@ -13,6 +13,7 @@
  * with row stride ld, which tsr_from_host_view wraps without a copy. In those terms the
  * product is C^T = op(B)^T op(A)^T, i.e. tsr_gemm(opB, opA, alpha, S_B, S_A, beta, S_C).
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -21,7 +22,7 @@
 
 #include "blas/blas_internal.h"
 #include "core/env.h"      /* the drop-ins' interface (core/dropin.h) */
-#include "core/internal.h" /* tsr__gemm_host_tiny (core/dropin.h) */
+#include "core/internal.h" /* tsr__gemm_host_tiny, tsr__count (core/dropin.h) */
 #include "tessera/array.h"
 #include "tessera/blas.h"
 #include "tessera/device.h"
@@ -31,29 +32,45 @@
 /* ---------------------------------------------------------------- counters ------------ */
 
 /* Every call is counted once by its entry point and, unless the CPU computed it (the common
-   case, which is left uncounted: a locked add costs as much as a 4 x 4 GEMM), once by its
-   outcome; the CPU count is what is left (tsr_blas_get_stats). */
-static atomic_ullong n_sgemm, n_dgemm, n_cblas_sgemm, n_cblas_dgemm;
-static atomic_ullong n_errors, n_trivial, n_gpu, n_fallback;
-
-static void tsr__blas_count(atomic_ullong *c) {
-  atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+   case, which is left uncounted), once by its outcome; the CPU count is what is left
+   (tsr_blas_get_stats). The counts are the library's per-thread counters (tsr__count,
+   core/internal.h): a count is a plain add to the calling thread's own block, so threads that
+   call GEMM concurrently share no cache line here. tsr_blas_reset_stats keeps a baseline; the
+   stats are the counts past it. */
+static void tsr__blas_count(tsr__counter c) {
+  tsr__count(c, 1);
 }
 
-static unsigned long long tsr__get(atomic_ullong *c) {
-  return atomic_load_explicit(c, memory_order_relaxed);
+enum { TSR__BLAS_NCOUNT = TSR__COUNT_BLAS_FALLBACK - TSR__COUNT_BLAS_SGEMM + 1 };
+static pthread_mutex_t tsr__blas_stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t tsr__blas_base[TSR__BLAS_NCOUNT]; /* the counts at the last reset */
+
+/* The drop-in's counts since the last reset, in the order of the TSR__COUNT_BLAS_ slots. */
+static void tsr__blas_counts(uint64_t out[TSR__BLAS_NCOUNT]) {
+  uint64_t all[TSR__COUNT_N];
+  pthread_mutex_lock(&tsr__blas_stats_lock);
+  tsr__counters_read(all);
+  for (int i = 0; i < TSR__BLAS_NCOUNT; ++i) {
+    const uint64_t v = all[TSR__COUNT_BLAS_SGEMM + i];
+    out[i] = v > tsr__blas_base[i] ? v - tsr__blas_base[i] : 0;
+  }
+  pthread_mutex_unlock(&tsr__blas_stats_lock);
 }
 
 tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
   if (stats == NULL) return tsr_set_error(TSR_ERR_NULL_POINTER, __func__, "stats is NULL");
-  stats->sgemm = tsr__get(&n_sgemm);
-  stats->dgemm = tsr__get(&n_dgemm);
-  stats->cblas_sgemm = tsr__get(&n_cblas_sgemm);
-  stats->cblas_dgemm = tsr__get(&n_cblas_dgemm);
-  stats->errors = tsr__get(&n_errors);
-  stats->trivial = tsr__get(&n_trivial);
-  stats->gpu = tsr__get(&n_gpu);
-  stats->fallback = tsr__get(&n_fallback);
+  uint64_t v[TSR__BLAS_NCOUNT];
+  tsr__blas_counts(v);
+#define TSR__BLAS_GET(slot) v[TSR__COUNT_BLAS_##slot - TSR__COUNT_BLAS_SGEMM]
+  stats->sgemm = TSR__BLAS_GET(SGEMM);
+  stats->dgemm = TSR__BLAS_GET(DGEMM);
+  stats->cblas_sgemm = TSR__BLAS_GET(CBLAS_SGEMM);
+  stats->cblas_dgemm = TSR__BLAS_GET(CBLAS_DGEMM);
+  stats->errors = TSR__BLAS_GET(ERRORS);
+  stats->trivial = TSR__BLAS_GET(TRIVIAL);
+  stats->gpu = TSR__BLAS_GET(GPU);
+  stats->fallback = TSR__BLAS_GET(FALLBACK);
+#undef TSR__BLAS_GET
   /* Calls not settled otherwise (a call still running counts as on the CPU). */
   const unsigned long long calls = stats->sgemm + stats->dgemm + stats->cblas_sgemm +
                                    stats->cblas_dgemm,
@@ -63,10 +80,12 @@ tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
 }
 
 tsr_status tsr_blas_reset_stats(void) {
-  atomic_ullong *all[] = {&n_sgemm,  &n_dgemm,   &n_cblas_sgemm, &n_cblas_dgemm,
-                          &n_errors, &n_trivial, &n_gpu,         &n_fallback};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-    atomic_store_explicit(all[i], 0, memory_order_relaxed);
+  uint64_t all[TSR__COUNT_N];
+  pthread_mutex_lock(&tsr__blas_stats_lock);
+  tsr__counters_read(all);
+  for (int i = 0; i < TSR__BLAS_NCOUNT; ++i)
+    tsr__blas_base[i] = all[TSR__COUNT_BLAS_SGEMM + i];
+  pthread_mutex_unlock(&tsr__blas_stats_lock);
   return TSR_OK;
 }
 
@@ -269,19 +288,19 @@ static bool tsr__any_gpu(void) {
 static void tsr__run(const gemm_call *g) {
   /* The cases the reference BLAS settles without touching A and B. */
   if (g->m == 0 || g->n == 0 || ((g->alpha == 0.0 || g->k == 0) && g->beta == 1.0)) {
-    tsr__blas_count(&n_trivial);
+    tsr__blas_count(TSR__COUNT_BLAS_TRIVIAL);
     return;
   }
   if (g->alpha == 0.0 || g->k == 0) {
     tsr__scale_c(g);
-    tsr__blas_count(&n_trivial);
+    tsr__blas_count(TSR__COUNT_BLAS_TRIVIAL);
     return;
   }
   tsr_device dev;
   if (tsr__any_gpu() && tsr_blas_route(g->m, g->n, g->k, &dev) == TSR_OK &&
       dev.kind != TSR_DEVICE_CPU) {
     if (tsr__gemm_device(g, dev) == TSR_OK) {
-      tsr__blas_count(&n_gpu);
+      tsr__blas_count(TSR__COUNT_BLAS_GPU);
       return;
     }
     tsr__warn_once(&warned_gpu, "the GPU GEMM failed; computing on the CPU");
@@ -290,7 +309,7 @@ static void tsr__run(const gemm_call *g) {
   if (tsr__blas_gemm_cpu(g) == TSR_OK) return; /* counted as the remainder (tsr_blas_get_stats) */
   tsr__warn_once(&warned_cpu, "the Tessera GEMM failed; computing with a plain loop");
   tsr__gemm_loop(g);
-  tsr__blas_count(&n_fallback);
+  tsr__blas_count(TSR__COUNT_BLAS_FALLBACK);
 }
 
 /* ---------------------------------------------------------------- argument checks ----- */
@@ -349,12 +368,12 @@ static void tsr__fortran_gemm(tsr_dtype dtype, const char *srname, const char *t
   int info = tsr__gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
   if (info == 0 && *m != 0 && *n != 0) info = !alpha ? 6 : !beta ? 11 : 0;
   if (info != 0) {
-    tsr__blas_count(&n_errors);
+    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
     tsr__blas_xerbla(srname, info);
     return;
   }
   if (*m == 0 || *n == 0) {
-    tsr__blas_count(&n_trivial);
+    tsr__blas_count(TSR__COUNT_BLAS_TRIVIAL);
     return;
   }
   double al = dtype == TSR_F64 ? *(const double *)alpha : (double)*(const float *)alpha;
@@ -367,7 +386,7 @@ static void tsr__fortran_gemm(tsr_dtype dtype, const char *srname, const char *t
 void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
             const double *alpha, const double *a, const int *lda, const double *b, const int *ldb,
             const double *beta, double *c, const int *ldc) {
-  tsr__blas_count(&n_dgemm);
+  tsr__blas_count(TSR__COUNT_BLAS_DGEMM);
   tsr__fortran_gemm(TSR_F64, "DGEMM ", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                     ldc);
 }
@@ -375,7 +394,7 @@ void dgemm_(const char *transa, const char *transb, const int *m, const int *n, 
 void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
             const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
             const float *beta, float *c, const int *ldc) {
-  tsr__blas_count(&n_sgemm);
+  tsr__blas_count(TSR__COUNT_BLAS_SGEMM);
   tsr__fortran_gemm(TSR_F32, "SGEMM ", transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                     ldc);
 }
@@ -406,20 +425,20 @@ static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layo
   int info = 0;
   bool row = layout == CblasRowMajor;
   if (layout != CblasColMajor && !row) {
-    tsr__blas_count(&n_errors);
+    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
     RowMajorStrg = 0;
     tsr__blas_cblas_xerbla(1, rout, "Illegal layout setting, %d\n", (int)layout);
     return;
   }
   if (!tsr__cblas_trans(TransA, &ta)) {
-    tsr__blas_count(&n_errors);
+    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
     RowMajorStrg = row;
     tsr__blas_cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", (int)TransA);
     RowMajorStrg = 0;
     return;
   }
   if (!tsr__cblas_trans(TransB, &tb)) {
-    tsr__blas_count(&n_errors);
+    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
     RowMajorStrg = row;
     tsr__blas_cblas_xerbla(3, rout, "Illegal TransB setting, %d\n", (int)TransB);
     RowMajorStrg = 0;
@@ -434,7 +453,7 @@ static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layo
     g = tsr__make_call(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
   }
   if (info != 0) {
-    tsr__blas_count(&n_errors);
+    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
     RowMajorStrg = row;
     tsr__blas_cblas_xerbla(info + 1, rout, "", 0);
     RowMajorStrg = 0;
@@ -446,7 +465,7 @@ static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layo
 void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,
                  const int N, const int K, const double alpha, const double *A, const int lda,
                  const double *B, const int ldb, const double beta, double *C, const int ldc) {
-  tsr__blas_count(&n_cblas_dgemm);
+  tsr__blas_count(TSR__COUNT_BLAS_CBLAS_DGEMM);
   tsr__cblas_gemm(TSR_F64, "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
                   beta, C, ldc);
 }
@@ -454,7 +473,7 @@ void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE Tr
 void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,
                  const int N, const int K, const float alpha, const float *A, const int lda,
                  const float *B, const int ldb, const float beta, float *C, const int ldc) {
-  tsr__blas_count(&n_cblas_sgemm);
+  tsr__blas_count(TSR__COUNT_BLAS_CBLAS_SGEMM);
   tsr__cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
                   beta, C, ldc);
 }

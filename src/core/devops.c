@@ -5,7 +5,9 @@
  * behaviour where a backend has no entry. src/mpi reaches devices only through these, so it
  * includes no GPU header and has no CUDA/HIP conditionals.
  */
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,16 +15,91 @@
 
 /* ---------------------------------------------------------------- counters ------------ */
 
-static _Atomic uint64_t tsr__counters[TSR__COUNT_N];
+/* Per-thread blocks, summed on read. A counted call adds to its own thread's block with a
+   plain load and store (relaxed atomics with one writer: no locked instruction). One process-wide
+   atomic counter cost every counting call a locked add (~8 ns on one thread), and threads that
+   call concurrently fought over its cache line: 1x1x1 cblas_sgemm from two OpenMP threads at
+   once took 146 ns a call against 84 on one thread (Emerald Rapids, 2 vCPUs), 84 with the blocks.
+   A block is never freed: when its thread exits (the key's destructor) it goes back to the
+   list for the next new thread, which keeps adding to it, so a sum over the list counts the
+   work of exited threads too. The list only grows to the most threads that counted at once.
+   Reads and block hand-overs take the lock; counting does not. */
+typedef struct tsr__count_block {
+  _Atomic uint64_t v[TSR__COUNT_N];
+  struct tsr__count_block *next; /* the list of every block (never shrinks) */
+  bool in_use;                   /* owned by a running thread (under tsr__count_lock) */
+} tsr__count_block;
+
+static pthread_mutex_t tsr__count_lock = PTHREAD_MUTEX_INITIALIZER;
+static tsr__count_block *tsr__count_blocks;
+/* Counts of a thread that could not get a block (no memory, or no thread key): added here. */
+static _Atomic uint64_t tsr__count_spill[TSR__COUNT_N];
+static pthread_key_t tsr__count_key;
+static pthread_once_t tsr__count_key_once = PTHREAD_ONCE_INIT;
+static bool tsr__count_key_ok;
+/* This thread's block (initial-exec: one %fs-relative load; see tsr__api_context). */
+static _Thread_local tsr__count_block *tsr__count_mine __attribute__((tls_model("initial-exec")));
+
+static void tsr__count_release(void *p) {
+  tsr__count_block *b = p;
+  tsr__count_mine = NULL; /* a count after this (a later destructor) takes a block anew */
+  pthread_mutex_lock(&tsr__count_lock);
+  b->in_use = false;
+  pthread_mutex_unlock(&tsr__count_lock);
+}
+
+static void tsr__count_key_create(void) {
+  tsr__count_key_ok = pthread_key_create(&tsr__count_key, tsr__count_release) == 0;
+}
+
+/* The library's unloading (dlclose) must not leave the key's destructor behind for the
+   threads that outlive it. */
+__attribute__((destructor)) static void tsr__count_key_delete(void) {
+  if (tsr__count_key_ok) pthread_key_delete(tsr__count_key);
+  tsr__count_key_ok = false;
+}
+
+/* The calling thread's block: a free one from the list, else a new one (NULL when neither). */
+static __attribute__((noinline, cold)) tsr__count_block *tsr__count_join(void) {
+  pthread_once(&tsr__count_key_once, tsr__count_key_create);
+  if (!tsr__count_key_ok) return NULL;
+  pthread_mutex_lock(&tsr__count_lock);
+  tsr__count_block *b = tsr__count_blocks;
+  while (b && b->in_use)
+    b = b->next;
+  if (!b && (b = calloc(1, sizeof *b)) != NULL) {
+    b->next = tsr__count_blocks;
+    tsr__count_blocks = b;
+  }
+  if (b) b->in_use = true;
+  pthread_mutex_unlock(&tsr__count_lock);
+  if (b && pthread_setspecific(tsr__count_key, b) != 0) {
+    tsr__count_release(b);
+    b = NULL;
+  }
+  tsr__count_mine = b;
+  return b;
+}
 
 void tsr__count(tsr__counter c, uint64_t n) {
-  if ((unsigned)c < TSR__COUNT_N)
-    atomic_fetch_add_explicit(&tsr__counters[c], n, memory_order_relaxed);
+  if ((unsigned)c >= TSR__COUNT_N) return;
+  tsr__count_block *b = tsr__count_mine;
+  if (__builtin_expect(b == NULL, 0)) b = tsr__count_join();
+  if (b)
+    atomic_store_explicit(&b->v[c], atomic_load_explicit(&b->v[c], memory_order_relaxed) + n,
+                          memory_order_relaxed);
+  else
+    atomic_fetch_add_explicit(&tsr__count_spill[c], n, memory_order_relaxed);
 }
 
 void tsr__counters_read(uint64_t out[TSR__COUNT_N]) {
   for (int i = 0; i < TSR__COUNT_N; i++)
-    out[i] = atomic_load_explicit(&tsr__counters[i], memory_order_relaxed);
+    out[i] = atomic_load_explicit(&tsr__count_spill[i], memory_order_relaxed);
+  pthread_mutex_lock(&tsr__count_lock);
+  for (const tsr__count_block *b = tsr__count_blocks; b; b = b->next)
+    for (int i = 0; i < TSR__COUNT_N; i++)
+      out[i] += atomic_load_explicit(&b->v[i], memory_order_relaxed);
+  pthread_mutex_unlock(&tsr__count_lock);
 }
 
 /* ---------------------------------------------------------------- dispatch ------------ */

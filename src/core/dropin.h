@@ -32,6 +32,8 @@
   X(tsr__env_choice)                                                                               \
   X(tsr__env_number)                                                                               \
   X(tsr__env_flag)                                                                                 \
+  X(tsr__count)                                                                                    \
+  X(tsr__counters_read)                                                                            \
   X(tsr__gemm_host_tiny)
 
 #define TSR__DROPIN_MPI(X)                                                                         \

@@ -387,8 +387,11 @@ int64_t tsr__now_ns(void);
  * calls), host synchronizations (the host blocked until the device's queued work was done:
  * synchronize, a blocking copy, waiting for an event), and local GEMM calls (all devices) of
  * which the vendor BLAS ran. Backends count their own work (src/gpu/runtime.cu); the core
- * counts GEMM calls. Relaxed atomics: a reader sees every count of work that completed
- * before it in its own thread, and counts of other threads' concurrent work too.
+ * counts GEMM calls. The BLAS drop-in counts its calls here too (tsr_blas_get_stats).
+ * Each thread counts into a block of its own (no locked instruction, no shared cache line:
+ * src/core/devops.c); tsr__counters_read sums every thread's, exited threads' included. A
+ * reader sees every count of work that completed before it in its own thread, and counts of
+ * other threads' concurrent work too.
  */
 typedef enum tsr__counter {
   TSR__COUNT_H2D_BYTES,
@@ -398,6 +401,15 @@ typedef enum tsr__counter {
   TSR__COUNT_HOST_SYNCS,
   TSR__COUNT_GEMM_CALLS,
   TSR__COUNT_GEMM_VENDOR,
+  /* The BLAS drop-in (src/blas/blas.c): calls by entry point, and by outcome. */
+  TSR__COUNT_BLAS_SGEMM,
+  TSR__COUNT_BLAS_DGEMM,
+  TSR__COUNT_BLAS_CBLAS_SGEMM,
+  TSR__COUNT_BLAS_CBLAS_DGEMM,
+  TSR__COUNT_BLAS_ERRORS,
+  TSR__COUNT_BLAS_TRIVIAL,
+  TSR__COUNT_BLAS_GPU,
+  TSR__COUNT_BLAS_FALLBACK,
   TSR__COUNT_N
 } tsr__counter;
 void tsr__count(tsr__counter c, uint64_t n);

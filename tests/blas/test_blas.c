@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -634,6 +635,72 @@ static void test_stats(void **state) {
   assert_int_equal(tsr_blas_get_stats(NULL), TSR_ERR_NULL_POINTER);
 }
 
+/* Threads calling at once: every call is counted exactly once, the counts of threads that
+   have exited included, whether a later thread takes over their counters or not, and every
+   result is right. Each thread calls cblas_dgemm (row-major 12 x 10 x 9, beta = 1, small enough
+   for the per-call lane) CALLS times on its own random operands and compares the last C with a
+   float64 reference (cmocka's asserts run on the main thread only). */
+enum { STATS_THREADS = 4, STATS_CALLS = 2000 };
+typedef struct stats_worker {
+  uint64_t seed;
+  double err; /* relative error of the final C */
+} stats_worker;
+
+static void *stats_worker_run(void *p) {
+  stats_worker *w = p;
+  enum { M = 12, N = 10, K = 9 };
+  double a[M * K], b[K * N], c[M * N], ref[M * N];
+  tsr_test_fill_random(a, M * K, w->seed);
+  tsr_test_fill_random(b, K * N, w->seed + 1);
+  tsr_test_fill_random(c, M * N, w->seed + 2);
+  memcpy(ref, c, sizeof c);
+  /* C += 2^-10 A B, CALLS times: exact in the reference's terms as CALLS small additions. */
+  const double alpha = 1.0 / 1024;
+  for (int i = 0; i < STATS_CALLS; ++i)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, alpha, a, K, b, N, 1.0, c, N);
+  for (int i = 0; i < STATS_CALLS; ++i)
+    tsr_test_ref_gemm_into(0, 0, M, N, K, alpha, a, b, 1.0, ref, ref);
+  w->err = tsr_test_rel_error(c, ref, M * N);
+  return NULL;
+}
+
+static void stats_wave(uint64_t seed) {
+  pthread_t th[STATS_THREADS];
+  stats_worker w[STATS_THREADS];
+  for (int t = 0; t < STATS_THREADS; ++t) {
+    w[t] = (stats_worker){seed + 10 * (uint64_t)t, INFINITY};
+    assert_int_equal(pthread_create(&th[t], NULL, stats_worker_run, &w[t]), 0);
+  }
+  for (int t = 0; t < STATS_THREADS; ++t) {
+    assert_int_equal(pthread_join(th[t], NULL), 0);
+    assert_true(w[t].err < 1e-12);
+  }
+}
+
+static void test_stats_threads(void **state) {
+  (void)state;
+  TSR_ASSERT_OK(tsr_blas_reset_stats());
+  tsr_blas_stats s;
+  stats_wave(1400);
+  TSR_ASSERT_OK(tsr_blas_get_stats(&s));
+  assert_int_equal(s.cblas_dgemm, STATS_THREADS * STATS_CALLS);
+  assert_int_equal(s.cpu, STATS_THREADS * STATS_CALLS);
+  /* A second wave after the first exited: the new threads take over the counters the first
+     left, and the sum goes on from there. */
+  stats_wave(1500);
+  TSR_ASSERT_OK(tsr_blas_get_stats(&s));
+  assert_int_equal(s.cblas_dgemm, 2 * STATS_THREADS * STATS_CALLS);
+  assert_int_equal(s.cpu, 2 * STATS_THREADS * STATS_CALLS);
+  assert_int_equal(s.sgemm + s.dgemm + s.cblas_sgemm + s.errors + s.trivial + s.fallback, 0);
+  /* A reset counts from zero again, the exited threads' calls included in what it drops. */
+  TSR_ASSERT_OK(tsr_blas_reset_stats());
+  TSR_ASSERT_OK(tsr_blas_get_stats(&s));
+  assert_int_equal(s.cblas_dgemm + s.cpu, 0);
+  stats_wave(1600);
+  TSR_ASSERT_OK(tsr_blas_get_stats(&s));
+  assert_int_equal(s.cblas_dgemm, STATS_THREADS * STATS_CALLS);
+}
+
 int main(void) {
   /* The default threshold would send the larger cases to a GPU where there is one; this
      program tests the CPU route except in test_gpu_route. */
@@ -649,6 +716,7 @@ int main(void) {
       cmocka_unit_test(test_fortran_null_scalars),
       cmocka_unit_test(test_cblas_error_exits),
       cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_stats_threads),
       cmocka_unit_test(test_route),
       cmocka_unit_test(test_gpu_route),
   };
