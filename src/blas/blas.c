@@ -13,7 +13,6 @@
  * with row stride ld, which tsr_from_host_view wraps without a copy. In those terms the
  * product is C^T = op(B)^T op(A)^T, i.e. tsr_gemm(opB, opA, alpha, S_B, S_A, beta, S_C).
  */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -42,19 +41,18 @@ static void tsr__blas_count(tsr__counter c) {
 }
 
 enum { TSR__BLAS_NCOUNT = TSR__COUNT_BLAS_FALLBACK - TSR__COUNT_BLAS_SGEMM + 1 };
-static pthread_mutex_t tsr__blas_stats_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t tsr__blas_base[TSR__BLAS_NCOUNT]; /* the counts at the last reset */
+/* The counts at the last reset (no lock: a reset concurrent with a read may mix old and new). */
+static _Atomic uint64_t tsr__blas_base[TSR__BLAS_NCOUNT];
 
 /* The drop-in's counts since the last reset, in the order of the TSR__COUNT_BLAS_ slots. */
 static void tsr__blas_counts(uint64_t out[TSR__BLAS_NCOUNT]) {
   uint64_t all[TSR__COUNT_N];
-  pthread_mutex_lock(&tsr__blas_stats_lock);
   tsr__counters_read(all);
   for (int i = 0; i < TSR__BLAS_NCOUNT; ++i) {
-    const uint64_t v = all[TSR__COUNT_BLAS_SGEMM + i];
-    out[i] = v > tsr__blas_base[i] ? v - tsr__blas_base[i] : 0;
+    const uint64_t v = all[TSR__COUNT_BLAS_SGEMM + i],
+                   b = atomic_load_explicit(&tsr__blas_base[i], memory_order_relaxed);
+    out[i] = v > b ? v - b : 0;
   }
-  pthread_mutex_unlock(&tsr__blas_stats_lock);
 }
 
 tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
@@ -81,11 +79,9 @@ tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
 
 tsr_status tsr_blas_reset_stats(void) {
   uint64_t all[TSR__COUNT_N];
-  pthread_mutex_lock(&tsr__blas_stats_lock);
   tsr__counters_read(all);
   for (int i = 0; i < TSR__BLAS_NCOUNT; ++i)
-    tsr__blas_base[i] = all[TSR__COUNT_BLAS_SGEMM + i];
-  pthread_mutex_unlock(&tsr__blas_stats_lock);
+    atomic_store_explicit(&tsr__blas_base[i], all[TSR__COUNT_BLAS_SGEMM + i], memory_order_relaxed);
   return TSR_OK;
 }
 

@@ -48,8 +48,20 @@ static void tsr__count_release(void *p) {
   pthread_mutex_unlock(&tsr__count_lock);
 }
 
+/* fork() while another thread holds the lock would leave it held in the child, whose first
+   count on a thread without a block (or any read) would then wait forever: the lock is taken
+   around fork and released on both sides. */
+static void tsr__count_prefork(void) {
+  pthread_mutex_lock(&tsr__count_lock);
+}
+static void tsr__count_postfork(void) {
+  pthread_mutex_unlock(&tsr__count_lock);
+}
+
 static void tsr__count_key_create(void) {
   tsr__count_key_ok = pthread_key_create(&tsr__count_key, tsr__count_release) == 0;
+  if (tsr__count_key_ok)
+    pthread_atfork(tsr__count_prefork, tsr__count_postfork, tsr__count_postfork);
 }
 
 /* The library's unloading (dlclose) must not leave the key's destructor behind for the
