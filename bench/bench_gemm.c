@@ -1,8 +1,11 @@
 /*
  * CPU GEMM benchmark: Tessera's native path (tsr__omp_gemm) with the registry's defaults and,
  * when a wisdom file for this CPU exists, with its wisdom, against every anchor present, all
- * in the same run: row-major C = A*B + beta*C, no transposes, alpha = 1, beta = 0 (--beta: any,
- * e.g. 1 for the accumulating calls of SUMMA and of ScaLAPACK's PDGEMM).
+ * in the same run: row-major C = op(A)*op(B) + beta*C, alpha = 1, no transposes and beta = 0 by
+ * default (--trans: any of NN, NT, TN, TT, each case in every one asked for; --beta: any, e.g. 1
+ * for the accumulating calls of SUMMA and of ScaLAPACK's PDGEMM). A transposed operand is stored
+ * as the BLAS stores it: op(A) = A^T is a k x m row-major array with lda = m (a column-major
+ * caller's N is a row-major caller's T: cblas_sgemm(ColMajor, N, T) is RowMajor's T, N).
  *
  * Anchors are CBLAS libraries loaded with dlopen (RTLD_LOCAL, each its own namespace), so the
  * program builds and runs without any of them and two libraries exporting cblas_dgemm do not
@@ -38,7 +41,7 @@
  *
  * Usage: bench_gemm [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2]
  *                   [--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--best] [--beta X]
- *                   [--anchors LIST] [--json FILE]
+ *                   [--trans NN,NT,TN,TT] [--anchors LIST] [--json FILE]
  *   --sizes    square n (default 16,32,64,128,512,2048,4096: the small sizes, where the per-call
  *              cost and the small-matrix path show, as well as the blocked ones)
  *   --cases    extra m x n x k shapes
@@ -46,6 +49,7 @@
  *   --threads  thread counts (default 1,2)
  *   --reps     repetitions per case (default: 7 up to 2048^3 flops, 3 above)
  *   --best     report each implementation's fastest repetition instead of the median
+ *   --trans    the transposes of op(A) and op(B) for every case (default NN)
  *   --beta     beta of every call (default 0: C is not read)
  *   --anchors  comma list of openblas,blis,scipy_openblas (default: all present)
  *   --json     output file (default bench_gemm.json)
@@ -66,7 +70,7 @@
 
 /* ---------------------------------------------------------------- anchors ------------- */
 
-enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111 };
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
                          int, float, float *, int);
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *,
@@ -171,7 +175,13 @@ static void anchor_load(anchor *a) {
 
 typedef struct bench_case {
   int64_t m, n, k;
+  int ta, tb; /* op(A) = A^T, op(B) = B^T */
 } bench_case;
+
+static const char *trans_name(const bench_case *cs) {
+  static const char *names[4] = {"NN", "NT", "TN", "TT"};
+  return names[2 * (cs->ta != 0) + (cs->tb != 0)];
+}
 
 /* Implementations: 0 Tessera defaults, 1 Tessera with wisdom, 2 Tessera's CBLAS (defaults),
    3.. anchors. */
@@ -253,16 +263,21 @@ static double cpu_s(void) {
  *cpu), or -1 on failure. */
 static double run_once(const bench_ctx *x, int impl, double *cpu) {
   const int m = (int)x->cs.m, n = (int)x->cs.n, k = (int)x->cs.k;
+  const int lda = x->cs.ta ? m : k, ldb = x->cs.tb ? k : n;
+  const int ta = x->cs.ta ? CBLAS_TRANS : CBLAS_NO_TRANS,
+            tb = x->cs.tb ? CBLAS_TRANS : CBLAS_NO_TRANS;
   const tsr__gemm_args g = {.dtype = x->dtype,
+                            .trans_a = x->cs.ta != 0,
+                            .trans_b = x->cs.tb != 0,
                             .m = m,
                             .n = n,
                             .k = k,
                             .alpha = 1.0,
                             .beta = x->beta,
                             .a = x->a,
-                            .lda = k,
+                            .lda = lda,
                             .b = x->b,
-                            .ldb = n,
+                            .ldb = ldb,
                             .c = x->c,
                             .ldc = n,
                             .path = TSR_GEMM_NATIVE,
@@ -279,11 +294,9 @@ static double run_once(const bench_ctx *x, int impl, double *cpu) {
     if (impl < IMPL_CBLAS) {
       if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
     } else if (x->dtype == TSR_F32) {
-      sg(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0f, x->a, k, x->b, n,
-         (float)x->beta, x->c, n);
+      sg(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0f, x->a, lda, x->b, ldb, (float)x->beta, x->c, n);
     } else {
-      dg(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, CBLAS_NO_TRANS, m, n, k, 1.0, x->a, k, x->b, n, x->beta,
-         x->c, n);
+      dg(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0, x->a, lda, x->b, ldb, x->beta, x->c, n);
     }
   }
   const double t1 = now_s();
@@ -320,6 +333,7 @@ int main(int argc, char **argv) {
   int64_t sizes[16] = {16, 32, 64, 128, 512, 2048, 4096}, threads[8] = {1, 2}, extra[48];
   int nsizes = 7, nthreads = 2, nextra = 0, reps_opt = 0, tall = 1, pause = 250, cold = 0, best = 0;
   int dt_s = 1, dt_d = 1;
+  int trans[4] = {0}, ntrans = 0; /* 2 * ta + tb */
   double beta = 0.0;
   const char *json = "bench_gemm.json", *anchor_list = NULL;
   for (int i = 1; i < argc; ++i) {
@@ -338,7 +352,21 @@ int main(int argc, char **argv) {
       json = v, ++i;
     else if (strcmp(o, "--anchors") == 0 && v)
       anchor_list = v, ++i;
-    else if (strcmp(o, "--dtypes") == 0 && v) {
+    else if (strcmp(o, "--trans") == 0 && v) {
+      ntrans = 0;
+      for (const char *t = v; *t;) {
+        const int ok = (t[0] == 'N' || t[0] == 'T') && (t[1] == 'N' || t[1] == 'T') &&
+                       (t[2] == ',' || t[2] == '\0');
+        if (!ok || ntrans == 4) {
+          fprintf(stderr, "%s: --trans wants a comma list of NN, NT, TN, TT, not '%s'\n", argv[0],
+                  v);
+          return 2;
+        }
+        trans[ntrans++] = 2 * (t[0] == 'T') + (t[1] == 'T');
+        t += t[2] == ',' ? 3 : 2;
+      }
+      ++i;
+    } else if (strcmp(o, "--dtypes") == 0 && v) {
       dt_s = strchr(v, 's') != NULL;
       dt_d = strchr(v, 'd') != NULL;
       ++i;
@@ -360,22 +388,32 @@ int main(int argc, char **argv) {
       fprintf(stderr,
               "usage: %s [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2] "
               "[--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--best] [--beta X] "
-              "[--anchors openblas,blis,scipy_openblas] "
+              "[--trans NN,NT,TN,TT] [--anchors openblas,blis,scipy_openblas] "
               "[--json FILE]\n",
               argv[0]);
       return 2;
     }
   }
-  bench_case cases[80];
-  int ncases = 0;
+  if (ntrans == 0) ntrans = 1; /* NN */
+  const int show_trans = ntrans > 1 || trans[0] != 0;
+  bench_case shapes[40], cases[160];
+  int nshapes = 0, ncases = 0;
   for (int i = 0; i < nsizes; ++i)
-    cases[ncases++] = (bench_case){sizes[i], sizes[i], sizes[i]};
+    shapes[nshapes++] = (bench_case){sizes[i], sizes[i], sizes[i], 0, 0};
   if (tall) {
-    cases[ncases++] = (bench_case){4096, 4096, 256};
-    cases[ncases++] = (bench_case){4096, 4096, 64};
+    shapes[nshapes++] = (bench_case){4096, 4096, 256, 0, 0};
+    shapes[nshapes++] = (bench_case){4096, 4096, 64, 0, 0};
   }
   for (int i = 0; i < nextra; ++i)
-    cases[ncases++] = (bench_case){extra[3 * i], extra[3 * i + 1], extra[3 * i + 2]};
+    shapes[nshapes++] = (bench_case){extra[3 * i], extra[3 * i + 1], extra[3 * i + 2], 0, 0};
+  /* Each shape in every transpose asked for, side by side. */
+  for (int i = 0; i < nshapes; ++i)
+    for (int t = 0; t < ntrans; ++t) {
+      cases[ncases] = shapes[i];
+      cases[ncases].ta = trans[t] >> 1;
+      cases[ncases].tb = trans[t] & 1;
+      ++ncases;
+    }
 
   char loadavg[64] = "unknown";
   FILE *la = fopen("/proc/loadavg", "r");
@@ -415,7 +453,7 @@ int main(int argc, char **argv) {
   }
   printf("\nGFLOP/s %s (min..max of tessera); ratio = tessera / best anchor\n",
          best ? "best of the repetitions" : "medians");
-  printf("%-4s %3s %14s %8s", "dt", "thr", "m x n x k", "tessera");
+  printf("%-4s %3s %14s%s %8s", "dt", "thr", "m x n x k", show_trans ? " op" : "", "tessera");
   if (have_wisdom) printf(" %8s", "wisdom");
   if (cblas_s) printf(" %8s", "cblas");
   for (int i = 0; i < NANCHORS; ++i)
@@ -518,8 +556,9 @@ int main(int argc, char **argv) {
               br->best_anchor_cpu = br->cpu[i];
           }
         }
-        printf("%-4s %3d %4lldx%4lldx%4lld %8.1f", br->dtype, t, (long long)cs.m, (long long)cs.n,
-               (long long)cs.k, br->med[IMPL_DEFAULT]);
+        printf("%-4s %3d %4lldx%4lldx%4lld%s%s %8.1f", br->dtype, t, (long long)cs.m,
+               (long long)cs.n, (long long)cs.k, show_trans ? " " : "",
+               show_trans ? trans_name(&cs) : "", br->med[IMPL_DEFAULT]);
         if (have_wisdom) printf(" %8.1f", br->med[IMPL_WISDOM]);
         if (cblas_s) printf(" %8.1f", br->med[IMPL_CBLAS]);
         for (int i = 0; i < NANCHORS; ++i)
@@ -576,8 +615,11 @@ int main(int argc, char **argv) {
   for (int r = 0; r < nres; ++r) {
     const bench_result *br = &res[r];
     char b[4][32];
-    fprintf(f, "    {\"dtype\": \"%s\", \"threads\": %d, \"m\": %lld, \"n\": %lld, \"k\": %lld",
-            br->dtype, br->threads, (long long)br->cs.m, (long long)br->cs.n, (long long)br->cs.k);
+    fprintf(f,
+            "    {\"dtype\": \"%s\", \"threads\": %d, \"m\": %lld, \"n\": %lld, \"k\": %lld, "
+            "\"trans\": \"%s\"",
+            br->dtype, br->threads, (long long)br->cs.m, (long long)br->cs.n, (long long)br->cs.k,
+            trans_name(&br->cs));
     for (int i = 0; i < NIMPL; ++i)
       if (!isnan(br->med[i])) fprintf(f, ", \"%s\": %s", impl_name(i), json_num(br->med[i], b[0]));
     fprintf(f, ", \"ratio\": %s", json_num(br->med[IMPL_DEFAULT] / br->best_anchor, b[0]));

@@ -63,6 +63,9 @@ else
   # Small matrices (the small-matrix path: no packing).
   run bench_gemm_small "$B/bench_gemm" --sizes 32,64,128,256 --no-tall \
     --json "$out/bench_gemm_small.json"
+  # Small calls in every transpose (what NumPy's matmul of transposed views meets), 1 thread.
+  run bench_gemm_trans "$B/bench_gemm" --sizes 16,32,64 --no-tall --threads 1 --best \
+    --trans NN,NT,TN,TT --json "$out/bench_gemm_trans.json"
   # The accumulating calls of SUMMA and PDGEMM (C += A(:, panel) * B(panel, :)): beta = 1.
   run bench_gemm_beta1 "$B/bench_gemm" --beta 1 --sizes 2048 --json "$out/bench_gemm_beta1.json"
   if [ -n "${TSR_BENCH_OPENBLAS_CORETYPE:-}" ]; then
