@@ -41,24 +41,13 @@ static void tsr__blas_count(tsr__counter c) {
 }
 
 enum { TSR__BLAS_NCOUNT = TSR__COUNT_BLAS_FALLBACK - TSR__COUNT_BLAS_SGEMM + 1 };
-/* The counts at the last reset (no lock: a reset concurrent with a read may mix old and new). */
+/* The counts at the last reset (tsr__counters_mark). */
 static _Atomic uint64_t tsr__blas_base[TSR__BLAS_NCOUNT];
-
-/* The drop-in's counts since the last reset, in the order of the TSR__COUNT_BLAS_ slots. */
-static void tsr__blas_counts(uint64_t out[TSR__BLAS_NCOUNT]) {
-  uint64_t all[TSR__COUNT_N];
-  tsr__counters_read(all);
-  for (int i = 0; i < TSR__BLAS_NCOUNT; ++i) {
-    const uint64_t v = all[TSR__COUNT_BLAS_SGEMM + i],
-                   b = atomic_load_explicit(&tsr__blas_base[i], memory_order_relaxed);
-    out[i] = v > b ? v - b : 0;
-  }
-}
 
 tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
   if (stats == NULL) return tsr_set_error(TSR_ERR_NULL_POINTER, __func__, "stats is NULL");
   uint64_t v[TSR__BLAS_NCOUNT];
-  tsr__blas_counts(v);
+  tsr__counters_since(TSR__COUNT_BLAS_SGEMM, TSR__BLAS_NCOUNT, tsr__blas_base, v);
 #define TSR__BLAS_GET(slot) v[TSR__COUNT_BLAS_##slot - TSR__COUNT_BLAS_SGEMM]
   stats->sgemm = TSR__BLAS_GET(SGEMM);
   stats->dgemm = TSR__BLAS_GET(DGEMM);
@@ -78,10 +67,7 @@ tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
 }
 
 tsr_status tsr_blas_reset_stats(void) {
-  uint64_t all[TSR__COUNT_N];
-  tsr__counters_read(all);
-  for (int i = 0; i < TSR__BLAS_NCOUNT; ++i)
-    atomic_store_explicit(&tsr__blas_base[i], all[TSR__COUNT_BLAS_SGEMM + i], memory_order_relaxed);
+  tsr__counters_mark(TSR__COUNT_BLAS_SGEMM, TSR__BLAS_NCOUNT, tsr__blas_base);
   return TSR_OK;
 }
 

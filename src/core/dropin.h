@@ -34,6 +34,8 @@
   X(tsr__env_flag)                                                                                 \
   X(tsr__count)                                                                                    \
   X(tsr__counters_read)                                                                            \
+  X(tsr__counters_mark)                                                                            \
+  X(tsr__counters_since)                                                                           \
   X(tsr__gemm_host_tiny)
 
 #define TSR__DROPIN_MPI(X)                                                                         \

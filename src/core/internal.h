@@ -410,10 +410,28 @@ typedef enum tsr__counter {
   TSR__COUNT_BLAS_TRIVIAL,
   TSR__COUNT_BLAS_GPU,
   TSR__COUNT_BLAS_FALLBACK,
+  /* The ScaLAPACK drop-in (src/scalapack/scalapack.c): calls, paths, bytes, nanoseconds. */
+  TSR__COUNT_SCALAPACK_PDGEMM,
+  TSR__COUNT_SCALAPACK_PSGEMM,
+  TSR__COUNT_SCALAPACK_ERRORS,
+  TSR__COUNT_SCALAPACK_QUICK,
+  TSR__COUNT_SCALAPACK_SCALE,
+  TSR__COUNT_SCALAPACK_SUMMA,
+  TSR__COUNT_SCALAPACK_REDIST,
+  TSR__COUNT_SCALAPACK_FAILED,
+  TSR__COUNT_SCALAPACK_SENT,
+  TSR__COUNT_SCALAPACK_RECEIVED,
+  TSR__COUNT_SCALAPACK_NANOSECONDS,
   TSR__COUNT_N
 } tsr__counter;
 void tsr__count(tsr__counter c, uint64_t n);
 void tsr__counters_read(uint64_t out[TSR__COUNT_N]);
+/* A statistic that can be reset (the drop-ins' tsr_*_reset_stats) keeps a baseline of its n
+   counters from `first` on, never writing the counters themselves (other threads own them):
+   tsr__counters_mark sets base[0..n-1] to their current sums, tsr__counters_since writes their
+   sums less base into out[0..n-1] (0 where a concurrent mark went past). */
+void tsr__counters_mark(tsr__counter first, int n, _Atomic uint64_t *base);
+void tsr__counters_since(tsr__counter first, int n, _Atomic uint64_t *base, uint64_t *out);
 
 /* Direction of an asynchronous copy (memcpy_2d_async). */
 typedef enum tsr__copy_dir { TSR__COPY_H2D, TSR__COPY_D2H, TSR__COPY_D2D } tsr__copy_dir;

@@ -40,40 +40,35 @@ extern void pxerbla_(const int *ctxt, const char *srname, const int *info, size_
 
 /* ---------------------------------------------------------------- counters ------------ */
 
-static atomic_ullong n_pdgemm, n_psgemm, n_errors, n_quick, n_scale, n_summa, n_redist, n_failed;
-static atomic_ullong n_sent, n_received, n_nanoseconds;
+/* The library's per-thread counters (tsr__count, core/internal.h), from a baseline that
+   tsr_scalapack_reset_stats moves (tsr__counters_mark). */
+enum { TSR__SL_N = TSR__COUNT_SCALAPACK_NANOSECONDS - TSR__COUNT_SCALAPACK_PDGEMM + 1 };
+static _Atomic uint64_t tsr__sl_base[TSR__SL_N];
 static int report_rank = -1;
-
-static void tsr__add(atomic_ullong *c, unsigned long long v) {
-  atomic_fetch_add_explicit(c, v, memory_order_relaxed);
-}
-
-static unsigned long long tsr__get(atomic_ullong *c) {
-  return atomic_load_explicit(c, memory_order_relaxed);
-}
 
 tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats *s) {
   TSR_API_ENTRY();
   if (s == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "stats is NULL");
-  s->pdgemm = tsr__get(&n_pdgemm);
-  s->psgemm = tsr__get(&n_psgemm);
-  s->errors = tsr__get(&n_errors);
-  s->quick = tsr__get(&n_quick);
-  s->scale = tsr__get(&n_scale);
-  s->summa = tsr__get(&n_summa);
-  s->redistribute = tsr__get(&n_redist);
-  s->failed = tsr__get(&n_failed);
-  s->seconds = (double)tsr__get(&n_nanoseconds) * 1e-9;
-  s->bytes_sent = tsr__get(&n_sent);
-  s->bytes_received = tsr__get(&n_received);
+  uint64_t v[TSR__SL_N];
+  tsr__counters_since(TSR__COUNT_SCALAPACK_PDGEMM, TSR__SL_N, tsr__sl_base, v);
+#define TSR__SL_GET(slot) v[TSR__COUNT_SCALAPACK_##slot - TSR__COUNT_SCALAPACK_PDGEMM]
+  s->pdgemm = TSR__SL_GET(PDGEMM);
+  s->psgemm = TSR__SL_GET(PSGEMM);
+  s->errors = TSR__SL_GET(ERRORS);
+  s->quick = TSR__SL_GET(QUICK);
+  s->scale = TSR__SL_GET(SCALE);
+  s->summa = TSR__SL_GET(SUMMA);
+  s->redistribute = TSR__SL_GET(REDIST);
+  s->failed = TSR__SL_GET(FAILED);
+  s->seconds = (double)TSR__SL_GET(NANOSECONDS) * 1e-9;
+  s->bytes_sent = TSR__SL_GET(SENT);
+  s->bytes_received = TSR__SL_GET(RECEIVED);
+#undef TSR__SL_GET
   return TSR_OK;
 }
 
 tsr_status tsr_scalapack_reset_stats(void) {
-  atomic_ullong *all[] = {&n_pdgemm, &n_psgemm, &n_errors, &n_quick,    &n_scale,      &n_summa,
-                          &n_redist, &n_failed, &n_sent,   &n_received, &n_nanoseconds};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
-    atomic_store_explicit(all[i], 0, memory_order_relaxed);
+  tsr__counters_mark(TSR__COUNT_SCALAPACK_PDGEMM, TSR__SL_N, tsr__sl_base);
   return TSR_OK;
 }
 
@@ -585,14 +580,14 @@ static void tsr__pgemm_distributed(pgemm_call *p) {
   }
   tsr_status st = tsr__grid_of_context(ctxt, &gp, rs, cs, &g);
   if (st == TSR_OK) st = tsr__compute(p, g, &moved, &acc);
-  tsr__add(&n_sent, acc.bytes_sent);
-  tsr__add(&n_received, acc.bytes_received);
+  tsr__count(TSR__COUNT_SCALAPACK_SENT, acc.bytes_sent);
+  tsr__count(TSR__COUNT_SCALAPACK_RECEIVED, acc.bytes_received);
   if (st != TSR_OK) {
-    tsr__add(&n_failed, 1);
+    tsr__count(TSR__COUNT_SCALAPACK_FAILED, 1);
     fprintf(stderr, "tessera_scalapack: %s failed, sub(C) may be partly updated: %s\n", rout,
             tsr_last_error());
   } else {
-    tsr__add(moved ? &n_redist : &n_summa, 1);
+    tsr__count(moved ? TSR__COUNT_SCALAPACK_REDIST : TSR__COUNT_SCALAPACK_SUMMA, 1);
   }
   tsr__api_leave(&prev);
 }
@@ -621,7 +616,7 @@ static void tsr__pgemm(tsr_dtype dtype, const char *rout, const char *transa, co
             "tessera_scalapack: %s: the process has no BLACS; link ScaLAPACK after "
             "libtessera_scalapack\n",
             rout);
-    tsr__add(&n_failed, 1);
+    tsr__count(TSR__COUNT_SCALAPACK_FAILED, 1);
     return;
   }
   Cblacs_gridinfo(ctxt, &gp.nprow, &gp.npcol, &gp.myrow, &gp.mycol);
@@ -653,7 +648,7 @@ static void tsr__pgemm(tsr_dtype dtype, const char *rout, const char *transa, co
     }
   }
   if (info != 0) {
-    tsr__add(&n_errors, 1);
+    tsr__count(TSR__COUNT_SCALAPACK_ERRORS, 1);
     tsr__report_error(ctxt, rout, info);
     return;
   }
@@ -673,22 +668,22 @@ static void tsr__pgemm(tsr_dtype dtype, const char *rout, const char *transa, co
   p.gp = gp;
   p.ctxt = ctxt;
   if (p.m == 0 || p.n == 0 || ((alpha == 0.0 || p.k == 0) && beta == 1.0)) {
-    tsr__add(&n_quick, 1);
+    tsr__count(TSR__COUNT_SCALAPACK_QUICK, 1);
   } else if (alpha == 0.0 || p.k == 0) {
     tsr__scale_c(&p);
-    tsr__add(&n_scale, 1);
+    tsr__count(TSR__COUNT_SCALAPACK_SCALE, 1);
   } else {
     tsr__pgemm_distributed(&p);
   }
   double dt = tsr__now() - t0;
-  tsr__add(&n_nanoseconds, (unsigned long long)(dt * 1e9));
+  tsr__count(TSR__COUNT_SCALAPACK_NANOSECONDS, (unsigned long long)(dt * 1e9));
 }
 
 void pdgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
              const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
              const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
              double *c, const int *ic, const int *jc, const int *descc) {
-  tsr__add(&n_pdgemm, 1);
+  tsr__count(TSR__COUNT_SCALAPACK_PDGEMM, 1);
   tsr__pgemm(TSR_F64, "PDGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
              beta, c, ic, jc, descc);
 }
@@ -697,7 +692,7 @@ void psgemm_(const char *transa, const char *transb, const int *m, const int *n,
              const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
              const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
              float *c, const int *ic, const int *jc, const int *descc) {
-  tsr__add(&n_psgemm, 1);
+  tsr__count(TSR__COUNT_SCALAPACK_PSGEMM, 1);
   tsr__pgemm(TSR_F32, "PSGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
              beta, c, ic, jc, descc);
 }
