@@ -16,6 +16,17 @@ endif()
 tsr_add_test(NAME blas_gemm SOURCES blas/test_blas.c LIBS tessera_blas LABELS "cpu;blas")
 target_link_libraries(blas_gemm PRIVATE Threads::Threads) # test_stats_threads
 tsr_add_test(NAME blas_host_view SOURCES blas/test_host_view.c LABELS "cpu;blas")
+# The drop-in through dlopen after another library took 1 KiB of the static TLS surplus (a plain
+# program that does not link libtessera: it must not be loaded at start-up).
+add_library(tsr_test_ie_tls SHARED blas/ie_tls.c)
+add_executable(blas_dlopen_tls blas/test_dlopen_tls.c)
+target_link_libraries(blas_dlopen_tls PRIVATE Threads::Threads m ${CMAKE_DL_LIBS})
+target_compile_definitions(blas_dlopen_tls PRIVATE
+  TSR_TEST_IE_LIB="$<TARGET_FILE:tsr_test_ie_tls>"
+  TSR_TEST_BLAS_LIB="$<TARGET_FILE:tessera_blas>")
+add_dependencies(blas_dlopen_tls tsr_test_ie_tls tessera_blas)
+add_test(NAME blas_dlopen_tls COMMAND blas_dlopen_tls)
+set_tests_properties(blas_dlopen_tls PROPERTIES LABELS "cpu;blas" SKIP_RETURN_CODE 77)
 # The drop-in with TSR_WISDOM naming a FIFO (issue 30): the library reads the wisdom file
 # without blocking, so the whole blas_gemm suite runs (under timeout) and passes, and the
 # process says once, on stderr, that the file is ignored and why.

@@ -39,8 +39,8 @@ static _Atomic uint64_t tsr__count_spill[TSR__COUNT_N];
 static pthread_key_t tsr__count_key;
 static pthread_once_t tsr__count_key_once = PTHREAD_ONCE_INIT;
 static bool tsr__count_key_ok;
-/* This thread's block (initial-exec: one %fs-relative load; see tsr__api_context). */
-static _Thread_local tsr__count_block *tsr__count_mine __attribute__((tls_model("initial-exec")));
+/* This thread's block (a TLS descriptor's load; see tsr__api_context). */
+static _Thread_local tsr__count_block *tsr__count_mine;
 
 static void tsr__count_release(void *p) {
   tsr__count_block *b = p;

@@ -132,8 +132,8 @@ const char *tsr__env_text(tsr__env_id id) {
  * it cannot see: another entry's putenv'd buffer renamed in place to the variable, and a
  * clearenv whose next environ array is allocated at the old one's address, both before the
  * next read on this thread (as getenv racing with setenv, not something a program does). Per
- * thread (nothing shared, no locks), initial-exec TLS
- * like the API context (no __tls_get_addr per call), one variable at a time (the per-call
+ * thread (nothing shared, no locks), a TLS-descriptor thread-local like the API context (no
+ * __tls_get_addr per call), one variable at a time (the per-call
  * reads are TSR_GEMM's). Bad values are never remembered: their error or warning comes from
  * the full read.
  */
@@ -147,8 +147,7 @@ typedef struct tsr__env_memo {
   char value[13];     /* set: the value (shorter values only) */
 } tsr__env_memo;
 
-static _Thread_local tsr__env_memo tsr__env_memo_of_thread
-    __attribute__((tls_model("initial-exec"))) = {.id = -1};
+static _Thread_local tsr__env_memo tsr__env_memo_of_thread = {.id = -1};
 
 static bool tsr__env_memo_hit(const tsr__env_memo *m, tsr__env_id id, char **env) {
   if (m->id != (int)id || env != m->env) return false;

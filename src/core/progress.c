@@ -8,9 +8,9 @@
 
 #include "core/internal.h"
 
-/* Initial-exec: the driver reads it once per unit of work without a __tls_get_addr call. */
-static _Thread_local tsr__progress_hook *tsr__progress_tls
-    __attribute__((tls_model("initial-exec")));
+/* The driver reads it once per unit of work (a TLS descriptor's load, no __tls_get_addr call:
+   CMakeLists.txt). */
+static _Thread_local tsr__progress_hook *tsr__progress_tls;
 
 tsr__progress_hook *tsr__progress_set(tsr__progress_hook *h) {
   tsr__progress_hook *old = tsr__progress_tls;

@@ -8,10 +8,11 @@
 static _Thread_local char tsr__last_error[1024];
 /* The outermost public function running on this thread (NULL outside any), and where the
    last message's text starts after its "fn: " prefix. */
-/* The initial-exec model: one %fs-relative load instead of a __tls_get_addr call, twice per
-   public call (TSR_API_ENTRY), which a 16^3 GEMM through CBLAS pays (issue 31). Eight bytes of
-   the static TLS that glibc keeps for libraries loaded later (dlopen) as well. */
-static _Thread_local const char *tsr__api_context __attribute__((tls_model("initial-exec")));
+/* Read twice per public call (TSR_API_ENTRY), which a 16^3 GEMM through CBLAS pays (issue 31):
+   the library's thread-locals go through TLS descriptors (-mtls-dialect=gnu2, CMakeLists.txt),
+   not __tls_get_addr calls, and not the initial-exec model, whose static TLS a library loaded by
+   dlopen may find used up. */
+static _Thread_local const char *tsr__api_context;
 static _Thread_local size_t tsr__last_error_prefix;
 
 const char *tsr_status_name(tsr_status status) {

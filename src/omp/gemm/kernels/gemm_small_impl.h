@@ -149,13 +149,14 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
       if (NV > 3) acc3[r] = TSR__SM_FMA(ar, b3, acc3[r]);
     }
   }
-  /* C = alpha * acc + beta * C in one of three forms chosen once per tile, not per vector
+  /* C = alpha * acc + beta * C in one of four forms chosen once per tile, not per vector
      (alpha and beta tested inside the row loop had GCC reload both from the stack and branch on
      each of them for every row: a fifth of an sgemm 16^3 call on Emerald Rapids). Each form
      rounds as the general one does: alpha = 1 multiplies exactly, and beta = 1 gives C + acc,
-     which is fma(1, C, acc). beta = 0 never reads C. */
+     which is fma(1, C, acc). beta = 0 never reads C; with alpha = 1 as well (form 3: NumPy's
+     matmul, every C = A B) the accumulators are stored as they are. */
   const TSR__SM_V va = TSR__SM_SET1(alpha), vb = TSR__SM_SET1(beta);
-  const int form = beta == 0 ? 0 : alpha == 1 && beta == 1 ? 1 : 2;
+  const int form = beta == 0 ? (alpha == 1 ? 3 : 0) : alpha == 1 && beta == 1 ? 1 : 2;
   /* With a masked last vector, every row's new values first (in the accumulators), then the
      stores: a load of C that follows a masked store to the row before it, within the store's
      64 bytes (n not a multiple of the lanes, rows closer than a vector), waits for that store
@@ -172,7 +173,7 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
       (x) = TSR__SM_MUL(va, (x));                                                                  \
     else if ((F) == 1)                                                                             \
       (x) = TSR__SM_ADD(TSR__SM_CV(v), (x));                                                       \
-    else                                                                                           \
+    else if ((F) == 2)                                                                             \
       (x) = TSR__SM_FMA(vb, TSR__SM_CV(v), TSR__SM_MUL(va, (x)));                                  \
   } while (0)
 #define TSR__SM_OUT(v, x)                                                                          \
@@ -203,6 +204,8 @@ TSR__SM_TILE(const int R, const int NV, const bool FULL, int64_t k, const TSR__S
   } while (0)
   if (form == 1)
     TSR__SM_PUT_ROWS(1);
+  else if (form == 3)
+    TSR__SM_PUT_ROWS(3);
   else if (form == 0)
     TSR__SM_PUT_ROWS(0);
   else
