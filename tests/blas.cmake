@@ -17,10 +17,14 @@ tsr_add_test(NAME blas_gemm SOURCES blas/test_blas.c LIBS tessera_blas LABELS "c
 target_link_libraries(blas_gemm PRIVATE Threads::Threads) # test_stats_threads
 tsr_add_test(NAME blas_host_view SOURCES blas/test_host_view.c LABELS "cpu;blas")
 # The drop-in through dlopen after another library took 1 KiB of the static TLS surplus (a plain
-# program that does not link libtessera: it must not be loaded at start-up).
+# program that does not link libtessera: it must not be loaded at start-up). It links the
+# libraries libtessera needs (OpenMP, MPI, the GPU runtime: some take static TLS of their own),
+# kept with --no-as-needed, so that they load at start-up and the dlopen asks the surplus for
+# libtessera's own TLS only.
 add_library(tsr_test_ie_tls SHARED blas/ie_tls.c)
 add_executable(blas_dlopen_tls blas/test_dlopen_tls.c)
-target_link_libraries(blas_dlopen_tls PRIVATE Threads::Threads m ${CMAKE_DL_LIBS})
+target_link_options(blas_dlopen_tls PRIVATE "LINKER:--no-as-needed")
+target_link_libraries(blas_dlopen_tls PRIVATE ${TESSERA_LINK_LIBS} ${CMAKE_DL_LIBS})
 target_compile_definitions(blas_dlopen_tls PRIVATE
   TSR_TEST_IE_LIB="$<TARGET_FILE:tsr_test_ie_tls>"
   TSR_TEST_BLAS_LIB="$<TARGET_FILE:tessera_blas>")

@@ -8,7 +8,8 @@
  * The program must not link libtessera (it would then be loaded at start-up, in static TLS), so
  * it uses neither cmocka's suite helpers nor the suite's reference GEMM (tsr_test_common links
  * the library): a plain main, exit status 0 (passed), 1 (failed) or 77 (skipped: the stand-in
- * library itself could not be loaded on this C library).
+ * library itself could not be loaded on this C library). It does link what libtessera links
+ * (tests/blas.cmake), so that only libtessera's own TLS is asked of the surplus.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
