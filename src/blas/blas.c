@@ -42,7 +42,7 @@ static void tsr__blas_count(tsr__counter c) {
 
 enum { TSR__BLAS_NCOUNT = TSR__COUNT_BLAS_FALLBACK - TSR__COUNT_BLAS_SGEMM + 1 };
 /* The counts at the last reset (tsr__counters_mark). */
-static _Atomic uint64_t tsr__blas_base[TSR__BLAS_NCOUNT];
+static uint64_t tsr__blas_base[TSR__BLAS_NCOUNT];
 
 tsr_status tsr_blas_get_stats(tsr_blas_stats *stats) {
   if (stats == NULL) return tsr_set_error(TSR_ERR_NULL_POINTER, __func__, "stats is NULL");

@@ -117,19 +117,19 @@ void tsr__counters_read(uint64_t out[TSR__COUNT_N]) {
   pthread_mutex_unlock(&tsr__count_lock);
 }
 
-void tsr__counters_mark(tsr__counter first, int n, _Atomic uint64_t *base) {
+void tsr__counters_mark(tsr__counter first, int n, uint64_t *base) {
   uint64_t all[TSR__COUNT_N];
   tsr__counters_read(all);
   for (int i = 0; i < n && (unsigned)first + (unsigned)i < TSR__COUNT_N; ++i)
-    atomic_store_explicit(&base[i], all[first + i], memory_order_relaxed);
+    __atomic_store_n(&base[i], all[first + i], __ATOMIC_RELAXED);
 }
 
-void tsr__counters_since(tsr__counter first, int n, _Atomic uint64_t *base, uint64_t *out) {
+void tsr__counters_since(tsr__counter first, int n, const uint64_t *base, uint64_t *out) {
   uint64_t all[TSR__COUNT_N];
   tsr__counters_read(all);
   for (int i = 0; i < n; ++i) {
     const uint64_t v = (unsigned)first + (unsigned)i < TSR__COUNT_N ? all[first + i] : 0,
-                   b = atomic_load_explicit(&base[i], memory_order_relaxed);
+                   b = __atomic_load_n(&base[i], __ATOMIC_RELAXED);
     out[i] = v > b ? v - b : 0;
   }
 }

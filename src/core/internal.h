@@ -429,9 +429,10 @@ void tsr__counters_read(uint64_t out[TSR__COUNT_N]);
 /* A statistic that can be reset (the drop-ins' tsr_*_reset_stats) keeps a baseline of its n
    counters from `first` on, never writing the counters themselves (other threads own them):
    tsr__counters_mark sets base[0..n-1] to their current sums, tsr__counters_since writes their
-   sums less base into out[0..n-1] (0 where a concurrent mark went past). */
-void tsr__counters_mark(tsr__counter first, int n, _Atomic uint64_t *base);
-void tsr__counters_since(tsr__counter first, int n, _Atomic uint64_t *base, uint64_t *out);
+   sums less base into out[0..n-1] (0 where a concurrent mark went past). base is read and
+   written with relaxed atomic operations (a plain array: this header is C++ as well). */
+void tsr__counters_mark(tsr__counter first, int n, uint64_t *base);
+void tsr__counters_since(tsr__counter first, int n, const uint64_t *base, uint64_t *out);
 
 /* Direction of an asynchronous copy (memcpy_2d_async). */
 typedef enum tsr__copy_dir { TSR__COPY_H2D, TSR__COPY_D2H, TSR__COPY_D2D } tsr__copy_dir;

@@ -43,7 +43,7 @@ extern void pxerbla_(const int *ctxt, const char *srname, const int *info, size_
 /* The library's per-thread counters (tsr__count, core/internal.h), from a baseline that
    tsr_scalapack_reset_stats moves (tsr__counters_mark). */
 enum { TSR__SL_N = TSR__COUNT_SCALAPACK_NANOSECONDS - TSR__COUNT_SCALAPACK_PDGEMM + 1 };
-static _Atomic uint64_t tsr__sl_base[TSR__SL_N];
+static uint64_t tsr__sl_base[TSR__SL_N];
 static int report_rank = -1;
 
 tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats *s) {
