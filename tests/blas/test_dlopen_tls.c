@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
-                         const double *, int, double, double *, int);
+typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *,
+                         int, double, double *, int);
 enum { ROW_MAJOR = 101, NO_TRANS = 111, TRANS = 112, M = 7, N = 5, K = 9 };
 static dgemm_fn dgemm;
 
