@@ -196,15 +196,20 @@ static tsr_status tsr__make_views(const gemm_call *g, storage_views *v) {
   return st;
 }
 
-/* The native GEMM in place on the caller's memory, through tsr_gemm_host (no arrays built:
-   the least cost per call): the storage of the column-major problem is the row-major
-   C^T = op(B)^T op(A)^T. tsr_gemm_host never runs a vendor BLAS, which could be this very
-   library when it is preloaded. */
+/* The column-major call in the backend's row-major form, on the caller's memory: C^T =
+   op(B)^T op(A)^T (no arrays built). */
+static tsr__gemm_args tsr__blas_backend_args(const gemm_call *g) {
+  return tsr__gemm_args_host(g->dtype, g->tb, g->ta, g->n, g->m, g->k, g->alpha, g->b, g->ldb, g->a,
+                             g->lda, g->beta, g->c, g->ldc, TSR_GEMM_NATIVE);
+}
+
+/* The native GEMM in place on the caller's memory: small calls through the CPU backend's tiny
+   lane without a second round of checks (tsr__gemm_host_tiny), the rest through tsr_gemm_host.
+   tsr_gemm_host never runs a vendor BLAS, which could be this very library when it is
+   preloaded. */
 static tsr_status tsr__blas_gemm_cpu(const gemm_call *g) {
-  /* Small calls first, without a second round of checks (tsr__gemm_host_tiny). */
-  if (tsr__gemm_host_tiny(g->dtype, g->tb, g->ta, g->n, g->m, g->k, g->alpha, g->b, g->ldb, g->a,
-                          g->lda, g->beta, g->c, g->ldc))
-    return TSR_OK;
+  const tsr__gemm_args ga = tsr__blas_backend_args(g);
+  if (tsr__gemm_host_tiny(&ga)) return TSR_OK;
   return tsr_gemm_host(g->dtype, g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS,
                        g->n, g->m, g->k, g->alpha, g->b, g->ldb, g->a, g->lda, g->beta, g->c,
                        g->ldc);
@@ -294,6 +299,16 @@ static void tsr__run(const gemm_call *g) {
   tsr__blas_count(TSR__COUNT_BLAS_FALLBACK);
 }
 
+/* A checked call in backend form (tsr__blas_backend_args) straight into the CPU's tiny lane,
+   before tsr__run: a call with arithmetic to do (m, n, k > 0, alpha != 0) in a process without a
+   GPU (where tsr__run would route every call to the CPU) that the lane takes. Returns false having
+   done nothing otherwise, and the caller goes on to tsr__run. Inlined into each entry point: a
+   16^3 product under NumPy pays every function call and argument copy on the way (issue 31). */
+static inline __attribute__((always_inline)) bool tsr__blas_tiny(const tsr__gemm_args *g) {
+  return g->m > 0 && g->n > 0 && g->k > 0 && g->alpha != 0.0 && !tsr__any_gpu() &&
+         tsr__gemm_host_tiny(g);
+}
+
 /* ---------------------------------------------------------------- argument checks ----- */
 
 static char tsr__upper(char c) {
@@ -362,7 +377,8 @@ static void tsr__fortran_gemm(tsr_dtype dtype, const char *srname, const char *t
   double be = dtype == TSR_F64 ? *(const double *)beta : (double)*(const float *)beta;
   gemm_call g =
       tsr__make_call(dtype, *transa, *transb, *m, *n, *k, al, a, *lda, b, *ldb, be, c, *ldc);
-  tsr__run(&g);
+  const tsr__gemm_args ga = tsr__blas_backend_args(&g);
+  if (!tsr__blas_tiny(&ga)) tsr__run(&g);
 }
 
 void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
@@ -441,13 +457,47 @@ static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layo
     RowMajorStrg = 0;
     return;
   }
-  tsr__run(&g);
+  tsr__run(&g); /* the entry point tried the tiny lane (tsr__cblas_tiny) */
+}
+
+/*
+ * The CBLAS entry points' first try: a call whose arguments are plainly valid goes straight to
+ * the tiny lane (tsr__blas_tiny) in backend form, without tsr__cblas_gemm's reduction to a
+ * column-major call and back: a row-major call is its own backend form, a column-major one its
+ * transpose, C^T = op(B)^T op(A)^T. Plainly valid: a known layout and transposes, m, n, k > 0 and
+ * leading dimensions at least the stored rows' lengths (the reference's checks, which with sizes
+ * above 0 are exactly these). Anything else returns false having done nothing, and
+ * tsr__cblas_gemm checks, reports and runs the call as before.
+ */
+static inline __attribute__((always_inline)) bool
+tsr__cblas_tiny(tsr_dtype dtype, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA,
+                CBLAS_TRANSPOSE TransB, int M, int N, int K, double alpha, const void *A, int lda,
+                const void *B, int ldb, double beta, void *C, int ldc) {
+  /* CblasNoTrans, CblasTrans, CblasConjTrans (a real transpose) are 111, 112, 113. */
+  const unsigned ua = (unsigned)TransA - (unsigned)CblasNoTrans,
+                 ub = (unsigned)TransB - (unsigned)CblasNoTrans;
+  if (M <= 0 || N <= 0 || K <= 0 || ua > 2 || ub > 2) return false;
+  tsr__gemm_args g;
+  if (layout == CblasRowMajor)
+    g = tsr__gemm_args_host(dtype, ua != 0, ub != 0, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                            TSR_GEMM_NATIVE);
+  else if (layout == CblasColMajor)
+    g = tsr__gemm_args_host(dtype, ub != 0, ua != 0, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc,
+                            TSR_GEMM_NATIVE);
+  else
+    return false;
+  if (g.lda < (g.trans_a ? g.m : g.k) || g.ldb < (g.trans_b ? g.k : g.n) || g.ldc < g.n)
+    return false;
+  return tsr__blas_tiny(&g);
 }
 
 void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,
                  const int N, const int K, const double alpha, const double *A, const int lda,
                  const double *B, const int ldb, const double beta, double *C, const int ldc) {
   tsr__blas_count(TSR__COUNT_BLAS_CBLAS_DGEMM);
+  if (tsr__cblas_tiny(TSR_F64, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                      ldc))
+    return;
   tsr__cblas_gemm(TSR_F64, "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
                   beta, C, ldc);
 }
@@ -456,6 +506,9 @@ void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE Tr
                  const int N, const int K, const float alpha, const float *A, const int lda,
                  const float *B, const int ldb, const float beta, float *C, const int ldc) {
   tsr__blas_count(TSR__COUNT_BLAS_CBLAS_SGEMM);
+  if (tsr__cblas_tiny(TSR_F32, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                      ldc))
+    return;
   tsr__cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
                   beta, C, ldc);
 }

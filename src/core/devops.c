@@ -13,37 +13,45 @@
 
 #include "core/internal.h"
 
-/* ---------------------------------------------------------------- counters ------------ */
+/* ------------------------------------------------ per-thread state: counters, message -- */
 
-/* Per-thread blocks, summed on read. A counted call adds to its own thread's block with a
-   plain load and store (relaxed atomics with one writer: no locked instruction). One process-wide
-   atomic counter cost every counting call a locked add (a few ns on one thread), and threads that
-   call concurrently fought over its cache line: 1x1x1 cblas_sgemm from two OpenMP threads at
-   once took 146 ns a call against 84 on one thread (Emerald Rapids, 2 vCPUs), 84 with the blocks.
+/* One block per thread of the library's per-thread state: its counters and its last error
+   message (status.c). A counted call adds to its own thread's block with a plain load and store
+   (relaxed atomics with one writer: no locked instruction). One process-wide atomic counter cost
+   every counting call a locked add (a few ns on one thread), and threads that call concurrently
+   fought over its cache line: 1x1x1 cblas_sgemm from two OpenMP threads at once took 146 ns a call
+   against 84 on one thread (Emerald Rapids, 2 vCPUs), 84 with the blocks.
    A block is never freed: when its thread exits (the key's destructor) it goes back to the
-   list for the next new thread, which keeps adding to it, so a sum over the list counts the
-   work of exited threads too. The list only grows to the most threads that counted at once.
-   Reads and block hand-overs take the lock; counting does not. */
-typedef struct tsr__count_block {
+   list for the next new thread, which keeps adding to its counters (so a sum over the list counts
+   the work of exited threads too) and starts with an empty message. The list only grows to the
+   most threads that used the library at once. Reads and block hand-overs take the lock; counting
+   does not.
+   The message is here, not in a thread-local array, to keep the library's thread-locals small
+   (~100 bytes): glibc then gives a libtessera loaded by dlopen (NumPy, Python) static TLS from its
+   optional reserve (512 bytes), and a thread-local is one load (_dl_tlsdesc_return) instead of a
+   walk of the thread's TLS vector (_dl_tlsdesc_dynamic, ~20 instructions), which the 1 KiB message
+   array had cost every CBLAS call. */
+struct tsr__thread_state {
   _Atomic uint64_t v[TSR__COUNT_N];
-  struct tsr__count_block *next; /* the list of every block (never shrinks) */
-  bool in_use;                   /* owned by a running thread (under tsr__count_lock) */
-} tsr__count_block;
+  struct tsr__thread_state *next; /* the list of every block (never shrinks) */
+  bool in_use;                    /* owned by a running thread (under tsr__count_lock) */
+  tsr__thread_message msg;
+};
 /* Blocks start on a cache line and fill whole lines: two threads' counters never share one. */
-#define TSR__COUNT_BLOCK_BYTES ((sizeof(tsr__count_block) + 63) / 64 * 64)
+#define TSR__COUNT_BLOCK_BYTES ((sizeof(tsr__thread_state) + 63) / 64 * 64)
 
 static pthread_mutex_t tsr__count_lock = PTHREAD_MUTEX_INITIALIZER;
-static tsr__count_block *tsr__count_blocks;
+static tsr__thread_state *tsr__count_blocks;
 /* Counts of a thread that could not get a block (no memory, or no thread key): added here. */
 static _Atomic uint64_t tsr__count_spill[TSR__COUNT_N];
 static pthread_key_t tsr__count_key;
 static pthread_once_t tsr__count_key_once = PTHREAD_ONCE_INIT;
 static bool tsr__count_key_ok;
 /* This thread's block (a TLS descriptor's load; see tsr__api_context). */
-static _Thread_local tsr__count_block *tsr__count_mine;
+static _Thread_local tsr__thread_state *tsr__count_mine;
 
 static void tsr__count_release(void *p) {
-  tsr__count_block *b = p;
+  tsr__thread_state *b = p;
   tsr__count_mine = NULL; /* a count after this (a later destructor) takes a block anew */
   pthread_mutex_lock(&tsr__count_lock);
   b->in_use = false;
@@ -73,12 +81,13 @@ __attribute__((destructor)) static void tsr__count_key_delete(void) {
   tsr__count_key_ok = false;
 }
 
-/* The calling thread's block: a free one from the list, else a new one (NULL when neither). */
-static __attribute__((noinline, cold)) tsr__count_block *tsr__count_join(void) {
+/* The calling thread's block: a free one from the list (its message emptied), else a new one
+   (NULL when neither). */
+static __attribute__((noinline, cold)) tsr__thread_state *tsr__count_join(void) {
   pthread_once(&tsr__count_key_once, tsr__count_key_create);
   if (!tsr__count_key_ok) return NULL;
   pthread_mutex_lock(&tsr__count_lock);
-  tsr__count_block *b = tsr__count_blocks;
+  tsr__thread_state *b = tsr__count_blocks;
   while (b && b->in_use)
     b = b->next;
   if (!b && (b = aligned_alloc(64, TSR__COUNT_BLOCK_BYTES)) != NULL) {
@@ -86,7 +95,11 @@ static __attribute__((noinline, cold)) tsr__count_block *tsr__count_join(void) {
     b->next = tsr__count_blocks;
     tsr__count_blocks = b;
   }
-  if (b) b->in_use = true;
+  if (b) {
+    b->in_use = true;
+    b->msg.text[0] = '\0';
+    b->msg.prefix = 0;
+  }
   pthread_mutex_unlock(&tsr__count_lock);
   if (b && pthread_setspecific(tsr__count_key, b) != 0) {
     tsr__count_release(b);
@@ -96,9 +109,15 @@ static __attribute__((noinline, cold)) tsr__count_block *tsr__count_join(void) {
   return b;
 }
 
+tsr__thread_message *tsr__thread_message_get(bool create) {
+  tsr__thread_state *b = tsr__count_mine;
+  if (b == NULL && create) b = tsr__count_join();
+  return b ? &b->msg : NULL;
+}
+
 void tsr__count(tsr__counter c, uint64_t n) {
   if ((unsigned)c >= TSR__COUNT_N) return;
-  tsr__count_block *b = tsr__count_mine;
+  tsr__thread_state *b = tsr__count_mine;
   if (__builtin_expect(b == NULL, 0)) b = tsr__count_join();
   if (b)
     atomic_store_explicit(&b->v[c], atomic_load_explicit(&b->v[c], memory_order_relaxed) + n,
@@ -111,7 +130,7 @@ void tsr__counters_read(uint64_t out[TSR__COUNT_N]) {
   for (int i = 0; i < TSR__COUNT_N; i++)
     out[i] = atomic_load_explicit(&tsr__count_spill[i], memory_order_relaxed);
   pthread_mutex_lock(&tsr__count_lock);
-  for (const tsr__count_block *b = tsr__count_blocks; b; b = b->next)
+  for (const tsr__thread_state *b = tsr__count_blocks; b; b = b->next)
     for (int i = 0; i < TSR__COUNT_N; i++)
       out[i] += atomic_load_explicit(&b->v[i], memory_order_relaxed);
   pthread_mutex_unlock(&tsr__count_lock);

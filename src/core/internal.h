@@ -69,6 +69,19 @@ tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...)
    inside a message of one's own). */
 const char *tsr__last_error_detail(void);
 
+/* A thread's last error message (status.c): text is "fn: detail", the detail from text[prefix].
+   It lives in the thread's block of per-thread state (devops.c, with its counters), not in a
+   thread-local array: the library's thread-locals stay small enough for static TLS under dlopen
+   (see tsr__thread_state in devops.c). */
+typedef struct tsr__thread_message {
+  char text[1024];
+  size_t prefix;
+} tsr__thread_message;
+typedef struct tsr__thread_state tsr__thread_state;
+/* The calling thread's message; with create, taking the thread's block if it has none yet.
+   NULL when it has none (create false), or none could be had (no memory or no thread key). */
+tsr__thread_message *tsr__thread_message_get(bool create);
+
 /* The API context: tsr__api_enter sets it to `fn` when none is set and returns the previous
    one; tsr__api_leave restores *prev. Use through TSR_API_ENTRY(). */
 const char *tsr__api_enter(const char *fn);
@@ -345,6 +358,34 @@ typedef struct tsr__gemm_args {
   const struct tsr__gemm_tuning *tuning;
 } tsr__gemm_args;
 
+/* A checked call in backend form, member by member, not as a compound literal: GCC zeroes a
+   literal's padding first with a `rep stos` of the whole struct, which starts slowly (a seventh
+   of the call path of an sgemm 16^3 through CBLAS on Emerald Rapids). No tuning object. */
+static inline tsr__gemm_args tsr__gemm_args_host(tsr_dtype dtype, bool ta, bool tb, int64_t m,
+                                                 int64_t n, int64_t k, double alpha, const void *a,
+                                                 int64_t lda, const void *b, int64_t ldb,
+                                                 double beta, void *c, int64_t ldc,
+                                                 tsr_gemm_path path) {
+  tsr__gemm_args g;
+  g.dtype = dtype;
+  g.trans_a = ta;
+  g.trans_b = tb;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.alpha = alpha;
+  g.beta = beta;
+  g.a = a;
+  g.lda = lda;
+  g.b = b;
+  g.ldb = ldb;
+  g.c = c;
+  g.ldc = ldc;
+  g.path = path;
+  g.tuning = NULL;
+  return g;
+}
+
 /* Resolves TSR_GEMM_AUTO from the TSR_GEMM environment variable: `native` or `vendor` pick
    that path; unset or `auto` leave TSR_GEMM_AUTO for the backend to decide per call (the CPU
    backend runs native; the GPU backend routes by dtype and shape, src/gpu/gemm.cu). */
@@ -572,16 +613,15 @@ struct tsr__backend_ops {
                                 void *stream);
 };
 
-/* The BLAS drop-in's lane for small calls (src/core/linalg.c): tsr_gemm_host's row-major
-   C = alpha op(A) op(B) + beta C on arguments the caller has already checked as the reference
-   BLAS does (m, n, k > 0; leading dimensions at least the stored rows' lengths; A, B and C not
-   NULL; alpha != 0). Runs the call and returns true when the CPU backend can run it without
-   allocating (its tiny lane) and C shares no memory with A or B; otherwise returns false having
-   done nothing, and the caller goes on to tsr_gemm_host. Never fails, never sets an error,
-   names no API context: the second round of checks and the context are what it saves. */
-bool tsr__gemm_host_tiny(tsr_dtype dtype, bool trans_a, bool trans_b, int64_t m, int64_t n,
-                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
-                         int64_t ldb, double beta, void *c, int64_t ldc);
+/* The CPU backend's tiny lane for callers that have already checked their arguments as the
+   reference BLAS does (src/core/linalg.c; the BLAS drop-in, tsr_gemm on host arrays): *g is a
+   row-major call in backend form (tsr__gemm_args_host) on host memory with m, n, k > 0, leading
+   dimensions at least the stored rows' lengths, A, B and C not NULL, alpha != 0. Runs the call and
+   returns true when the CPU backend can run it without allocating (its tiny lane) and C shares
+   no memory with A or B; otherwise returns false having done nothing, and the caller goes on to
+   tsr_gemm_host. Never fails, never sets an error, names no API context: the second round of
+   checks and the context are what it saves. */
+bool tsr__gemm_host_tiny(const tsr__gemm_args *g);
 
 /* The tables. tsr__gpu_backend exists when TSR_HAVE_CUDA or TSR_HAVE_HIP (one per build). */
 extern const struct tsr__backend_ops tsr__omp_backend;

@@ -141,34 +141,6 @@ static bool tsr__spans_meet(const void *x, int64_t xb, const void *y, int64_t yb
   return a < b + (uintptr_t)yb && b < a + (uintptr_t)xb;
 }
 
-/* The backend's form of a checked call (row-major). */
-static tsr__gemm_args tsr__host_gemm_args(tsr_dtype dtype, bool ta, bool tb, int64_t m, int64_t n,
-                                          int64_t k, double alpha, const void *a, int64_t lda,
-                                          const void *b, int64_t ldb, double beta, void *c,
-                                          int64_t ldc, tsr_gemm_path path) {
-  /* Member by member, not a compound literal: GCC zeroes a literal's padding first with a
-     `rep stos` of the whole struct, which starts slowly (a seventh of the call path of an sgemm
-     16^3 through CBLAS on Emerald Rapids). */
-  tsr__gemm_args g;
-  g.dtype = dtype;
-  g.trans_a = ta;
-  g.trans_b = tb;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.alpha = alpha;
-  g.beta = beta;
-  g.a = a;
-  g.lda = lda;
-  g.b = b;
-  g.ldb = ldb;
-  g.c = c;
-  g.ldc = ldc;
-  g.path = path;
-  g.tuning = NULL;
-  return g;
-}
-
 /*
  * The backend's arguments for C (m x n, stored at c: row-major with ldc, or column-major when
  * c_t) = alpha op(A) op(B) + beta C, the operands in backend form. A column-major C is computed
@@ -179,7 +151,7 @@ static tsr__gemm_args tsr__gemm_form(tsr_dtype dtype, int64_t m, int64_t n, int6
                                      const tsr__operand *oa, const tsr__operand *ob, double beta,
                                      void *c, int64_t ldc, bool c_t, tsr_gemm_path path) {
   const tsr__operand *x = c_t ? ob : oa, *y = c_t ? oa : ob;
-  return tsr__host_gemm_args(dtype, x->trans != c_t, y->trans != c_t, c_t ? n : m, c_t ? m : n, k,
+  return tsr__gemm_args_host(dtype, x->trans != c_t, y->trans != c_t, c_t ? n : m, c_t ? m : n, k,
                              alpha, x->data, x->ld, y->data, y->ld, beta, c, ldc, path);
 }
 
@@ -187,9 +159,9 @@ static tsr__gemm_args tsr__gemm_form(tsr_dtype dtype, int64_t m, int64_t n, int6
  * The CPU backend's tiny lane (gemm_tiny) for a call in backend form on host memory with m, n,
  * k > 0 and alpha != 0: true when it ran the call, false having done nothing (too large, C's
  * span meets A's or B's, or the lane declined: a vendor path, or B's strips would need a
- * buffer). Shared by the BLAS drop-in (tsr__gemm_host_tiny) and tsr_gemm on host arrays.
+ * buffer). Shared by the BLAS drop-in and tsr_gemm on host arrays (internal.h).
  */
-static bool tsr__gemm_args_tiny(const tsr__gemm_args *g) {
+bool tsr__gemm_host_tiny(const tsr__gemm_args *g) {
   /* The CPU lane's own bound is at most this (64^3 f32 with a 1 MiB L2); larger calls skip the
      spans. */
   if ((double)g->m * (double)g->n * (double)g->k > (double)(1 << 18) || !tsr__omp_backend.gemm_tiny)
@@ -207,7 +179,7 @@ static bool tsr__gemm_args_tiny(const tsr__gemm_args *g) {
 }
 
 /* tsr__gemm_mats on the CPU through the tiny lane: true when the call ran there (every matrix
-   in backend form without a copy, and tsr__gemm_args_tiny took it), false having done nothing.
+   in backend form without a copy, and tsr__gemm_host_tiny took it), false having done nothing.
    m, n, k > 0 and alpha != 0. */
 static bool tsr__gemm_mats_tiny(tsr_dtype dtype, bool ta, bool tb, double alpha, const tsr__mat *a,
                                 const tsr__mat *b, double beta, const tsr__mat *c,
@@ -220,7 +192,7 @@ static bool tsr__gemm_mats_tiny(tsr_dtype dtype, bool ta, bool tb, double alpha,
     return false;
   const tsr__gemm_args g = tsr__gemm_form(dtype, c->rows, c->cols, ta ? a->rows : a->cols, alpha,
                                           &oa, &ob, beta, c->data, ldc, c_t, path);
-  return tsr__gemm_args_tiny(&g);
+  return tsr__gemm_host_tiny(&g);
 }
 
 /*
@@ -479,14 +451,6 @@ tsr__gemm_host_copies(const struct tsr__backend_ops *ops, tsr__gemm_args *g, boo
   return st;
 }
 
-bool tsr__gemm_host_tiny(tsr_dtype dtype, bool trans_a, bool trans_b, int64_t m, int64_t n,
-                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
-                         int64_t ldb, double beta, void *c, int64_t ldc) {
-  const tsr__gemm_args g = tsr__host_gemm_args(dtype, trans_a, trans_b, m, n, k, alpha, a, lda, b,
-                                               ldb, beta, c, ldc, TSR_GEMM_NATIVE);
-  return tsr__gemm_args_tiny(&g);
-}
-
 tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m, int64_t n,
                          int64_t k, double alpha, const void *a, int64_t lda, const void *b,
                          int64_t ldb, double beta, void *c, int64_t ldc) {
@@ -525,7 +489,7 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
                           (long long)ldc);
   /* The CPU's table, which every build has (tsr__backend_for's answer for TSR_CPU). */
   const struct tsr__backend_ops *ops = &tsr__omp_backend;
-  tsr__gemm_args g = tsr__host_gemm_args(dtype, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+  tsr__gemm_args g = tsr__gemm_args_host(dtype, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
                                          ldc, TSR_GEMM_NATIVE);
   const bool copy_a = reads_ab && tsr__spans_meet(a, abytes, c, cbytes);
   const bool copy_b = reads_ab && tsr__spans_meet(b, bbytes, c, cbytes);

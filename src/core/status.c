@@ -5,15 +5,18 @@
 
 #include "core/internal.h"
 
-static _Thread_local char tsr__last_error[1024];
-/* The outermost public function running on this thread (NULL outside any), and where the
-   last message's text starts after its "fn: " prefix. */
+/* The last error message is the thread's tsr__thread_message (devops.c's per-thread block, not
+   a thread-local array: see tsr__thread_state). When no block could be had for it (no memory),
+   the message is lost and tsr_last_error says so. */
+static const char tsr__message_lost_text[] =
+    "tessera: an error message was lost (no memory for this thread's state)";
+static _Thread_local bool tsr__message_lost;
+/* The outermost public function running on this thread (NULL outside any). */
 /* Read twice per public call (TSR_API_ENTRY), which a 16^3 GEMM through CBLAS pays (issue 31):
    the library's thread-locals go through TLS descriptors (-mtls-dialect=gnu2, CMakeLists.txt),
    not __tls_get_addr calls, and not the initial-exec model, whose static TLS a library loaded by
    dlopen may find used up. */
 static _Thread_local const char *tsr__api_context;
-static _Thread_local size_t tsr__last_error_prefix;
 
 const char *tsr_status_name(tsr_status status) {
   switch (status) {
@@ -36,12 +39,17 @@ const char *tsr_strerror(tsr_status status) {
 }
 
 const char *tsr_last_error(void) {
-  return tsr__last_error;
+  const tsr__thread_message *m = tsr__thread_message_get(false);
+  return m ? m->text : tsr__message_lost ? tsr__message_lost_text : "";
 }
 
 void tsr_clear_error(void) {
-  tsr__last_error[0] = '\0';
-  tsr__last_error_prefix = 0;
+  tsr__thread_message *m = tsr__thread_message_get(false);
+  if (m) {
+    m->text[0] = '\0';
+    m->prefix = 0;
+  }
+  tsr__message_lost = false;
 }
 
 const char *tsr__api_enter(const char *fn) {
@@ -68,12 +76,16 @@ static tsr_status tsr__set_error_v(tsr_status code, const char *fn, const char *
   if (tsr__api_context != NULL) fn = tsr__api_context;
   /* Formatted into a copy first: the arguments may point into the current message (a
      backend's reason restated through tsr__last_error_detail). */
-  char msg[sizeof tsr__last_error];
+  char msg[sizeof((tsr__thread_message *)0)->text];
   int n = snprintf(msg, sizeof msg, "%s: ", fn ? fn : "tessera");
   if (n < 0 || (size_t)n >= sizeof msg) return code;
   vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
-  memcpy(tsr__last_error, msg, sizeof msg);
-  tsr__last_error_prefix = (size_t)n;
+  tsr__thread_message *m = tsr__thread_message_get(true);
+  tsr__message_lost = m == NULL;
+  if (m) {
+    memcpy(m->text, msg, sizeof msg);
+    m->prefix = (size_t)n;
+  }
   return code;
 }
 
@@ -95,6 +107,8 @@ tsr_status tsr_set_error(tsr_status code, const char *function, const char *fmt,
 }
 
 const char *tsr__last_error_detail(void) {
-  size_t len = strlen(tsr__last_error);
-  return tsr__last_error + (tsr__last_error_prefix <= len ? tsr__last_error_prefix : len);
+  const tsr__thread_message *m = tsr__thread_message_get(false);
+  if (!m) return tsr__message_lost ? tsr__message_lost_text : "";
+  size_t len = strlen(m->text);
+  return m->text + (m->prefix <= len ? m->prefix : len);
 }

@@ -106,6 +106,11 @@ struct tsr__gemm_kernel;
  */
 typedef void (*tsr__gemm_small_fn)(const tsr__gemm_args *g, const struct tsr__gemm_kernel *ker,
                                    int64_t kb, void *bbuf);
+/* The small path's call with op(B) = B read in place in one k block (gemm_small_impl.h): g as
+   tsr__gemm_small_fn's, for a call that tsr__gemm_small_pack_b and tsr__gemm_small_dot both
+   decline (so op(B) is not transposed), with the kernel's register block. What tsr__gemm_small_fn
+   runs for such a call with kb = k, without its questions: the tiny lane's call (gemm_driver.c). */
+typedef void (*tsr__gemm_inplace_fn)(const tsr__gemm_args *g);
 /*
  * An edge tile of the packed path (gemm_small_impl.h): C[0:mb, 0:nb] = alpha * A_panel * B_panel
  * + beta * C (beta == 0: C not read), 1 <= mb <= MR, 1 <= nb <= NR, from a packed MR x k
@@ -170,6 +175,8 @@ typedef struct tsr__gemm_kernel {
      then pads the tile and copies its corner out); the one of the kernel's dtype is set. */
   tsr__gemm_edge_f32 edge_f32;
   tsr__gemm_edge_f64 edge_f64;
+  /* The small path's in-place call (contract above), set exactly when `small` is. */
+  tsr__gemm_inplace_fn small_inplace;
 } tsr__gemm_kernel;
 
 /*
@@ -208,7 +215,23 @@ typedef struct tsr__gemm_serial {
   double operand_bytes;
   double l1_bytes; /* the L1 data cache: op(A) = A^T beyond it is packed (gemm_driver.c) */
 } tsr__gemm_serial;
-const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype);
+/* Per dtype (f32, f64), tagged with 1 + the wisdom's generation (gemm_registry.c). */
+extern tsr__gemm_serial tsr__gemm_serials[2];
+extern atomic_uint tsr__gemm_serial_tag[2];
+/* Bumped by every (re)load of the wisdom (gemm_wisdom.c; gemm_tune.h). */
+extern atomic_uint tsr__gemm_wisdom_gen;
+/* Works the entry out again (a new tag); returns it. */
+const tsr__gemm_serial *tsr__gemm_serial_refresh(tsr_dtype dtype);
+/* The entry of dtype, current with the wisdom. Inline: a called function's register saves were
+   a twentieth of the tiny lane's path (issue 31). */
+static inline const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype) {
+  const int d = dtype == TSR_F32 ? 0 : 1;
+  const unsigned want = 1u + atomic_load_explicit(&tsr__gemm_wisdom_gen, memory_order_acquire);
+  if (__builtin_expect(atomic_load_explicit(&tsr__gemm_serial_tag[d], memory_order_acquire) == want,
+                       1))
+    return &tsr__gemm_serials[d];
+  return tsr__gemm_serial_refresh(dtype);
+}
 
 /* Packing (gemm_pack.c). Pack the mc x kc block of op(A) starting at (i0, p0) into MR-row
    micro-panels, zero-padded to a multiple of MR; and the kc x nc block of op(B) starting at

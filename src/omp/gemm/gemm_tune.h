@@ -286,8 +286,7 @@ void tsr__gemm_wisdom_reload(void);
 /* A number that changes with every (re)load of the wisdom file: what was derived from it
    (tsr__gemm_serial_get's cached configuration) is stale when it moved. The function reads the
    file first if no call has; the variable is the number as it stands (0: never read). */
-unsigned tsr__gemm_wisdom_generation(void);
-extern atomic_uint tsr__gemm_wisdom_gen;
+unsigned tsr__gemm_wisdom_generation(void); /* the variable: tsr__gemm_wisdom_gen (gemm.h) */
 
 #ifdef __cplusplus
 }

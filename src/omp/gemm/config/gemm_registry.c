@@ -319,8 +319,8 @@ static pthread_mutex_t tsr__gemm_lock = PTHREAD_MUTEX_INITIALIZER;
    them). Tagged with 1 + the wisdom's generation; 0 (tsr__gemm_registry_reload) or another
    generation: work it out again. The reloads are for the tuner and the tests, between calls,
    as are the defaults they rewrite. */
-static tsr__gemm_serial tsr__gemm_serials[2];
-static atomic_uint tsr__gemm_serial_tag[2];
+tsr__gemm_serial tsr__gemm_serials[2];
+atomic_uint tsr__gemm_serial_tag[2];
 static void tsr__gemm_config_work_out(tsr_dtype dtype, int nt, const tsr__gemm_tuning *t,
                                       tsr__gemm_config *out);
 
@@ -367,7 +367,7 @@ void tsr__gemm_config_default(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
   *out = tsr__gemm_defaults.cfg[tsr__dt_index(dtype)][nt > 1];
 }
 
-const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype) {
+const tsr__gemm_serial *tsr__gemm_serial_refresh(tsr_dtype dtype) {
   const int d = tsr__dt_index(dtype);
   const unsigned want = 1u + atomic_load_explicit(&tsr__gemm_wisdom_gen, memory_order_acquire);
   if (atomic_load_explicit(&tsr__gemm_serial_tag[d], memory_order_acquire) == want)

@@ -567,8 +567,12 @@ static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocat
     *st = tsr__gemm_small(g, ker, 1); /* it owns the strip buffer */
     return true;
   }
-  /* op(B) is within tiny_bytes (at most L2), and there is no tuning object. */
-  ker->small(g, ker, tsr__gemm_small_kblock_fit(g), NULL);
+  /* op(B) is within tiny_bytes (at most L2), and there is no tuning object: one k block, but
+     for dot products (their k block is a fixed number of bytes). */
+  if (tsr__gemm_small_dot(g))
+    ker->small(g, ker, tsr__gemm_small_kblock_fit(g), NULL);
+  else
+    ker->small_inplace(g); /* op(B) = B in place (not packed, above), one k block */
   *st = TSR_OK;
   return true;
 }

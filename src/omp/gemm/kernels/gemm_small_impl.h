@@ -101,6 +101,7 @@
 #define TSR__SM_TILE TSR__SM_CAT(TSR__SM_NAME, _tile)
 #define TSR__SM_ROWS TSR__SM_CAT(TSR__SM_NAME, _rows)
 #define TSR__SM_EDGE TSR__SM_CAT(TSR__SM_NAME, _edge)
+#define TSR__SM_INPLACE TSR__SM_CAT(TSR__SM_NAME, _inplace)
 
 /*
  * C[0:R, 0:cols] = alpha * op(A)[0:R, 0:k] * op(B)[0:k, 0:cols] + beta * C (beta == 0: C not
@@ -547,6 +548,50 @@ static __attribute__((noinline)) void TSR__SM_WIDE(const tsr__gemm_args *g, TSR_
 }
 #endif
 
+/*
+ * The call with op(B) read in place in one k block, not as dot products (TSR__SM_NAME##_inplace,
+ * a tsr__gemm_inplace_fn, gemm.h): the tiny lane's call (gemm_driver.c), and TSR__SM_NAME's
+ * when it neither packs op(B) nor blocks k. A function of its own with nothing to decide but the
+ * strips and row blocks: the general entry's questions (dot products, packing, k blocks,
+ * prefetch) and the registers its loops hold were ~100 of the ~600 instructions of an sgemm 16^3
+ * call through CBLAS before its first FMA (Emerald Rapids, issue 31).
+ */
+void TSR__SM_INPLACE(const tsr__gemm_args *g) {
+  enum { NR = 2 * TSR__SM_L };
+  const TSR__SM_T alpha = (TSR__SM_T)g->alpha;
+  /* op(A)(i, p) at a[i*rs_a + p*cs_a]: A^T has unit-stride rows of op(A)'s columns. */
+  const bool a_rows_unit = g->trans_a;
+  const int64_t rs_a = g->trans_a ? 1 : g->lda, cs_a = g->trans_a ? g->lda : 1;
+#if TSR__SM_NVW > 2
+  if (g->n > NR) {
+    TSR__SM_WIDE(g, alpha, a_rows_unit, rs_a, cs_a);
+    return;
+  }
+#endif
+  const int64_t m = g->m, n = g->n, k = g->k, ldb = g->ldb, ldc = g->ldc;
+  const TSR__SM_T beta = (TSR__SM_T)g->beta;
+  const TSR__SM_T *a = g->a, *b = g->b;
+  TSR__SM_T *c = g->c;
+  /* Row blocks as TSR__SM_NAME's (below). */
+  const int64_t nblk = a_rows_unit && n <= TSR__SM_L ? (m + TSR__SM_MRU - 1) / TSR__SM_MRU
+                                                     : TSR__SM_NBLK(m, a_rows_unit);
+  int64_t base, extra;
+  tsr__gemm_small_split(m, nblk, &base, &extra);
+  for (int64_t j0 = 0; j0 < n; j0 += NR) {
+    const int64_t cols = n - j0 < NR ? n - j0 : NR;
+    const int nv = cols > TSR__SM_L ? 2 : 1;
+    const int last = (int)(cols - (nv - 1) * TSR__SM_L);
+    const TSR__SM_M ml = TSR__SM_MASK(last);
+    const bool full = last == TSR__SM_L;
+    for (int64_t bi = 0, i0 = 0; bi < nblk; ++bi) {
+      const int rows = (int)(base + (bi < extra ? 1 : 0));
+      TSR__SM_ROWS(rows, nv, full, a_rows_unit, k, a + i0 * rs_a, rs_a, cs_a, b + j0, ldb, ml,
+                   alpha, beta, c + i0 * ldc + j0, ldc, false);
+      i0 += rows;
+    }
+  }
+}
+
 void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb, void *buf) {
   enum { NR = 2 * TSR__SM_L };
   if (tsr__gemm_small_dot(g)) {
@@ -558,12 +603,10 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
   const bool a_rows_unit = g->trans_a;
   const int64_t rs_a = g->trans_a ? 1 : g->lda, cs_a = g->trans_a ? g->lda : 1;
   const bool pack_b = tsr__gemm_small_pack_b(g, TSR__SM_MR);
-#if TSR__SM_NVW > 2
-  if (!pack_b && kb >= g->k && g->n > NR) {
-    TSR__SM_WIDE(g, alpha, a_rows_unit, rs_a, cs_a);
+  if (!pack_b && kb >= g->k) {
+    TSR__SM_INPLACE(g);
     return;
   }
-#endif
   /* With k blocks (kb < k), B in place is read row block by row block, the next strips'
      lines of each row prefetched: each row of B is then read front to back. */
   const bool pf = kb < g->k && !pack_b;
@@ -658,6 +701,7 @@ void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_
 #undef TSR__SM_TILE
 #undef TSR__SM_ROWS
 #undef TSR__SM_EDGE
+#undef TSR__SM_INPLACE
 #undef TSR__SM_CAT
 #undef TSR__SM_CAT_
 #undef TSR__SM_NAME

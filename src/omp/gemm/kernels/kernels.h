@@ -56,6 +56,10 @@ void tsr__gemm_small_avx512_f32(const tsr__gemm_args *g, const tsr__gemm_kernel 
                                 void *bbuf);
 void tsr__gemm_small_avx512_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
                                 void *bbuf);
+void tsr__gemm_small_avx2_f32_inplace(const tsr__gemm_args *g);
+void tsr__gemm_small_avx2_f64_inplace(const tsr__gemm_args *g);
+void tsr__gemm_small_avx512_f32_inplace(const tsr__gemm_args *g);
+void tsr__gemm_small_avx512_f64_inplace(const tsr__gemm_args *g);
 void tsr__gemm_small_avx2_f32_edge(int mb, int nb, int64_t k, const float *ap, const float *bp,
                                    float alpha, float beta, float *c, int64_t ldc);
 void tsr__gemm_small_avx2_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
