@@ -70,9 +70,9 @@ tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...)
 const char *tsr__last_error_detail(void);
 
 /* A thread's last error message (status.c): text is "fn: detail", the detail from text[prefix].
-   It lives in the thread's block of per-thread state (devops.c, with its counters), not in a
+   It lives in the thread's block of per-thread state (thread_state.c, with its counters), not in a
    thread-local array: the library's thread-locals stay small enough for static TLS under dlopen
-   (see tsr__thread_state in devops.c). */
+   (see tsr__thread_state in thread_state.c). */
 typedef struct tsr__thread_message {
   char text[1024];
   size_t prefix;
@@ -430,7 +430,7 @@ int64_t tsr__now_ns(void);
  * which the vendor BLAS ran. Backends count their own work (src/gpu/runtime.cu); the core
  * counts GEMM calls. The BLAS drop-in counts its calls here too (tsr_blas_get_stats).
  * Each thread counts into a block of its own (no locked instruction, no shared cache line:
- * src/core/devops.c); tsr__counters_read sums every thread's, exited threads' included. A
+ * src/core/thread_state.c); tsr__counters_read sums every thread's, exited threads' included. A
  * reader sees every count of work that completed before it in its own thread, and counts of
  * other threads' concurrent work too.
  */

@@ -5,9 +5,9 @@
 
 #include "core/internal.h"
 
-/* The last error message is the thread's tsr__thread_message (devops.c's per-thread block, not
-   a thread-local array: see tsr__thread_state). When no block could be had for it (no memory),
-   the message is lost and tsr_last_error says so. */
+/* The last error message is the thread's tsr__thread_message (thread_state.c's per-thread
+   block, not a thread-local array: see tsr__thread_state). When no block could be had for it (no
+   memory), the message is lost and tsr_last_error says so. */
 static const char tsr__message_lost_text[] =
     "tessera: an error message was lost (no memory for this thread's state)";
 static _Thread_local bool tsr__message_lost;

@@ -556,19 +556,49 @@ static __attribute__((noinline)) void TSR__SM_WIDE(const tsr__gemm_args *g, TSR_
  * prefetch) and the registers its loops hold were ~100 of the ~600 instructions of an sgemm 16^3
  * call through CBLAS before its first FMA (Emerald Rapids, issue 31).
  */
+/* A call of one tile (one strip, one row block; see TSR__SM_INPLACE): the tile, without loops.
+   A function of its own: inside TSR__SM_INPLACE beside the loops, the loops' values no longer fit
+   the registers and calls of several tiles spilled more of them (sgemm 16^3 NN: +36
+   instructions). */
+#define TSR__SM_ONE TSR__SM_CAT(TSR__SM_NAME, _one)
+static __attribute__((noinline)) void TSR__SM_ONE(const tsr__gemm_args *g) {
+  enum { NR = 2 * TSR__SM_L };
+  const int64_t n = g->n;
+  const int nv = n > TSR__SM_L ? 2 : 1;
+  const int last = (int)(n - (nv - 1) * TSR__SM_L);
+  TSR__SM_ROWS((int)g->m, nv, last == TSR__SM_L, g->trans_a, g->k, g->a, g->trans_a ? 1 : g->lda,
+               g->trans_a ? g->lda : 1, g->b, g->ldb, TSR__SM_MASK(last), (TSR__SM_T)g->alpha,
+               (TSR__SM_T)g->beta, g->c, g->ldc, false);
+}
+
+/*
+ * The call with op(B) read in place in one k block, not as dot products (TSR__SM_NAME##_inplace,
+ * a tsr__gemm_inplace_fn, gemm.h): the tiny lane's call (gemm_driver.c), and TSR__SM_NAME's
+ * when it neither packs op(B) nor blocks k. A function of its own with nothing to decide but the
+ * strips and row blocks: the general entry's questions (dot products, packing, k blocks,
+ * prefetch) and the registers its loops hold were ~100 of the ~600 instructions of an sgemm 16^3
+ * call through CBLAS before its first FMA (Emerald Rapids, issue 31). A call of one tile (one
+ * strip, one row block: up to 16^3 f32 with op(A) = A^T) runs it without loops (TSR__SM_ONE):
+ * ~60 fewer instructions in that sgemm 16^3.
+ */
 void TSR__SM_INPLACE(const tsr__gemm_args *g) {
   enum { NR = 2 * TSR__SM_L };
+  const int64_t m = g->m, n = g->n;
+  const bool a_rows_unit = g->trans_a;
+  if (n <= NR && m <= (a_rows_unit ? (n <= TSR__SM_L ? TSR__SM_MRU : TSR__SM_MR) : TSR__SM_MRS)) {
+    TSR__SM_ONE(g);
+    return;
+  }
   const TSR__SM_T alpha = (TSR__SM_T)g->alpha;
   /* op(A)(i, p) at a[i*rs_a + p*cs_a]: A^T has unit-stride rows of op(A)'s columns. */
-  const bool a_rows_unit = g->trans_a;
   const int64_t rs_a = g->trans_a ? 1 : g->lda, cs_a = g->trans_a ? g->lda : 1;
 #if TSR__SM_NVW > 2
-  if (g->n > NR) {
+  if (n > NR) {
     TSR__SM_WIDE(g, alpha, a_rows_unit, rs_a, cs_a);
     return;
   }
 #endif
-  const int64_t m = g->m, n = g->n, k = g->k, ldb = g->ldb, ldc = g->ldc;
+  const int64_t k = g->k, ldb = g->ldb, ldc = g->ldc;
   const TSR__SM_T beta = (TSR__SM_T)g->beta;
   const TSR__SM_T *a = g->a, *b = g->b;
   TSR__SM_T *c = g->c;
@@ -702,6 +732,7 @@ void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_
 #undef TSR__SM_ROWS
 #undef TSR__SM_EDGE
 #undef TSR__SM_INPLACE
+#undef TSR__SM_ONE
 #undef TSR__SM_CAT
 #undef TSR__SM_CAT_
 #undef TSR__SM_NAME
