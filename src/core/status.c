@@ -39,8 +39,10 @@ const char *tsr_strerror(tsr_status status) {
 }
 
 const char *tsr_last_error(void) {
+  /* Lost first: the thread may have taken a block since (a counted call), its message empty. */
+  if (tsr__message_lost) return tsr__message_lost_text;
   const tsr__thread_message *m = tsr__thread_message_get(false);
-  return m ? m->text : tsr__message_lost ? tsr__message_lost_text : "";
+  return m ? m->text : "";
 }
 
 void tsr_clear_error(void) {
@@ -107,8 +109,9 @@ tsr_status tsr_set_error(tsr_status code, const char *function, const char *fmt,
 }
 
 const char *tsr__last_error_detail(void) {
+  if (tsr__message_lost) return tsr__message_lost_text;
   const tsr__thread_message *m = tsr__thread_message_get(false);
-  if (!m) return tsr__message_lost ? tsr__message_lost_text : "";
+  if (!m) return "";
   size_t len = strlen(m->text);
   return m->text + (m->prefix <= len ? m->prefix : len);
 }

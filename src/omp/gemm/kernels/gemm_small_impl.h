@@ -548,14 +548,6 @@ static __attribute__((noinline)) void TSR__SM_WIDE(const tsr__gemm_args *g, TSR_
 }
 #endif
 
-/*
- * The call with op(B) read in place in one k block, not as dot products (TSR__SM_NAME##_inplace,
- * a tsr__gemm_inplace_fn, gemm.h): the tiny lane's call (gemm_driver.c), and TSR__SM_NAME's
- * when it neither packs op(B) nor blocks k. A function of its own with nothing to decide but the
- * strips and row blocks: the general entry's questions (dot products, packing, k blocks,
- * prefetch) and the registers its loops hold were ~100 of the ~600 instructions of an sgemm 16^3
- * call through CBLAS before its first FMA (Emerald Rapids, issue 31).
- */
 /* A call of one tile (one strip, one row block; see TSR__SM_INPLACE): the tile, without loops.
    A function of its own: inside TSR__SM_INPLACE beside the loops, the loops' values no longer fit
    the registers and calls of several tiles spilled more of them (sgemm 16^3 NN: +36
@@ -585,7 +577,9 @@ void TSR__SM_INPLACE(const tsr__gemm_args *g) {
   enum { NR = 2 * TSR__SM_L };
   const int64_t m = g->m, n = g->n;
   const bool a_rows_unit = g->trans_a;
-  if (n <= NR && m <= (a_rows_unit ? (n <= TSR__SM_L ? TSR__SM_MRU : TSR__SM_MR) : TSR__SM_MRS)) {
+  /* One strip (0 < n <= NR: the mask needs a lane) and one row block (TSR__SM_NBLK's bounds). */
+  if ((uint64_t)(n - 1) < (uint64_t)NR &&
+      m <= (a_rows_unit ? (n <= TSR__SM_L ? TSR__SM_MRU : TSR__SM_MR) : TSR__SM_MRS)) {
     TSR__SM_ONE(g);
     return;
   }
