@@ -548,19 +548,30 @@ static __attribute__((noinline)) void TSR__SM_WIDE(const tsr__gemm_args *g, TSR_
 }
 #endif
 
+/* A strip of cols columns (1..NR): its vectors *nv (1 or 2), the last one's lanes *ml and
+   whether they are all of it (*full). */
+#define TSR__SM_STRIP TSR__SM_CAT(TSR__SM_NAME, _strip)
+static inline __attribute__((always_inline)) void TSR__SM_STRIP(int64_t cols, int *nv,
+                                                                TSR__SM_M *ml, bool *full) {
+  *nv = cols > TSR__SM_L ? 2 : 1;
+  const int last = (int)(cols - (*nv - 1) * TSR__SM_L);
+  *ml = TSR__SM_MASK(last);
+  *full = last == TSR__SM_L;
+}
+
 /* A call of one tile (one strip, one row block; see TSR__SM_INPLACE): the tile, without loops.
    A function of its own: inside TSR__SM_INPLACE beside the loops, the loops' values no longer fit
    the registers and calls of several tiles spilled more of them (sgemm 16^3 NN: +36
    instructions). */
 #define TSR__SM_ONE TSR__SM_CAT(TSR__SM_NAME, _one)
 static __attribute__((noinline)) void TSR__SM_ONE(const tsr__gemm_args *g) {
-  enum { NR = 2 * TSR__SM_L };
-  const int64_t n = g->n;
-  const int nv = n > TSR__SM_L ? 2 : 1;
-  const int last = (int)(n - (nv - 1) * TSR__SM_L);
-  TSR__SM_ROWS((int)g->m, nv, last == TSR__SM_L, g->trans_a, g->k, g->a, g->trans_a ? 1 : g->lda,
-               g->trans_a ? g->lda : 1, g->b, g->ldb, TSR__SM_MASK(last), (TSR__SM_T)g->alpha,
-               (TSR__SM_T)g->beta, g->c, g->ldc, false);
+  int nv;
+  TSR__SM_M ml;
+  bool full;
+  TSR__SM_STRIP(g->n, &nv, &ml, &full);
+  TSR__SM_ROWS((int)g->m, nv, full, g->trans_a, g->k, g->a, g->trans_a ? 1 : g->lda,
+               g->trans_a ? g->lda : 1, g->b, g->ldb, ml, (TSR__SM_T)g->alpha, (TSR__SM_T)g->beta,
+               g->c, g->ldc, false);
 }
 
 /*
@@ -602,11 +613,10 @@ void TSR__SM_INPLACE(const tsr__gemm_args *g) {
   int64_t base, extra;
   tsr__gemm_small_split(m, nblk, &base, &extra);
   for (int64_t j0 = 0; j0 < n; j0 += NR) {
-    const int64_t cols = n - j0 < NR ? n - j0 : NR;
-    const int nv = cols > TSR__SM_L ? 2 : 1;
-    const int last = (int)(cols - (nv - 1) * TSR__SM_L);
-    const TSR__SM_M ml = TSR__SM_MASK(last);
-    const bool full = last == TSR__SM_L;
+    int nv;
+    TSR__SM_M ml;
+    bool full;
+    TSR__SM_STRIP(n - j0 < NR ? n - j0 : NR, &nv, &ml, &full);
     for (int64_t bi = 0, i0 = 0; bi < nblk; ++bi) {
       const int rows = (int)(base + (bi < extra ? 1 : 0));
       TSR__SM_ROWS(rows, nv, full, a_rows_unit, k, a + i0 * rs_a, rs_a, cs_a, b + j0, ldb, ml,
@@ -655,10 +665,10 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
     const TSR__SM_T beta = p0 == 0 ? (TSR__SM_T)g->beta : 1;
     for (int64_t j0 = 0; j0 < n; j0 += NR) {
       const int64_t cols = n - j0 < NR ? n - j0 : NR;
-      const int nv = cols > TSR__SM_L ? 2 : 1;
-      const int last = (int)(cols - (nv - 1) * TSR__SM_L);
-      const TSR__SM_M ml = TSR__SM_MASK(last);
-      const bool full = last == TSR__SM_L;
+      int nv;
+      TSR__SM_M ml;
+      bool full;
+      TSR__SM_STRIP(cols, &nv, &ml, &full);
       const TSR__SM_T *bs;
       int64_t ldbs;
       if (pack_b) {
@@ -727,6 +737,7 @@ void TSR__SM_EDGE(int mb, int nb, int64_t k, const TSR__SM_T *ap, const TSR__SM_
 #undef TSR__SM_EDGE
 #undef TSR__SM_INPLACE
 #undef TSR__SM_ONE
+#undef TSR__SM_STRIP
 #undef TSR__SM_CAT
 #undef TSR__SM_CAT_
 #undef TSR__SM_NAME
