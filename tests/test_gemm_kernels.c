@@ -1448,7 +1448,9 @@ static void test_progress_hook(void **state) {
    tails, overlapping stores) against the portable routines of gemm_pack.c, element for element:
    op(A) and op(B) stored both ways, every partial micro-panel height and width, k from 1 past
    two vector chunks, padded leading dimensions, random values; and nothing written past the
-   packed block (a sentinel after it). The portable routines define the layout (gemm_pack.c). */
+   packed block (a sentinel after it). op(B) stored transposed also into panels of NR/2 columns
+   (one vector: the small path's narrow strips). The portable routines define the layout
+   (gemm_pack.c). */
 static void test_packing_matches_portable(void **state) {
   (void)state;
   int tested = 0;
@@ -1461,14 +1463,16 @@ static void test_packing_matches_portable(void **state) {
       if (!isa_under_test(ks[i])) continue;
       ++tested;
       const int mr = ks[i]->mr, nr = ks[i]->nr;
-      const int64_t rows[] = {1, mr - 1, mr, mr + 1, 2 * mr, 3 * mr + 2, nr - 1, nr, nr + 3};
+      const int64_t rows[] = {1,          mr - 1, mr,     mr + 1, 2 * mr,
+                              3 * mr + 2, nr / 2, nr - 1, nr,     nr + 3};
       const int64_t ks_[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 33, 40};
       for (size_t ir = 0; ir < sizeof rows / sizeof rows[0]; ++ir)
         for (size_t ik = 0; ik < sizeof ks_ / sizeof ks_[0]; ++ik)
-          for (int side = 0; side < 2; ++side) /* 0: A (MR panels), 1: B (NR panels) */
+          for (int side = 0; side < 3; ++side) /* A (MR panels), B (NR panels), B (NR / 2) */
             for (int tr = 0; tr < 2; ++tr) {
-              const int64_t len = rows[ir], kc = ks_[ik], step = side ? nr : mr;
-              if (len < 1) continue;
+              const int wb = side == 2 ? nr / 2 : nr; /* B's panel width */
+              const int64_t len = rows[ir], kc = ks_[ik], step = side ? wb : mr;
+              if (len < 1 || (side == 2 && !tr)) continue;
               /* Stored as (len x kc) when the packed rows are contiguous (A not transposed,
                  B transposed), else (kc x len); leading dimension 3 past the width. */
               const bool rows_contig = side == 0 ? !tr : tr;
@@ -1500,8 +1504,8 @@ static void test_packing_matches_portable(void **state) {
                   tsr__gemm_pack_a_f32(mr, len, kc, s, ld, tr, (float *)(void *)want);
                   ks[i]->pack_a_f32(mr, len, kc, s, ld, tr, (float *)(void *)got);
                 } else {
-                  tsr__gemm_pack_b_f32(nr, kc, len, s, ld, tr, (float *)(void *)want);
-                  ks[i]->pack_b_f32(nr, kc, len, s, ld, tr, (float *)(void *)got);
+                  tsr__gemm_pack_b_f32(wb, kc, len, s, ld, tr, (float *)(void *)want);
+                  ks[i]->pack_b_f32(wb, kc, len, s, ld, tr, (float *)(void *)got);
                 }
               } else {
                 const double *s = (const double *)(const void *)src;
@@ -1509,16 +1513,17 @@ static void test_packing_matches_portable(void **state) {
                   tsr__gemm_pack_a_f64(mr, len, kc, s, ld, tr, (double *)(void *)want);
                   ks[i]->pack_a_f64(mr, len, kc, s, ld, tr, (double *)(void *)got);
                 } else {
-                  tsr__gemm_pack_b_f64(nr, kc, len, s, ld, tr, (double *)(void *)want);
-                  ks[i]->pack_b_f64(nr, kc, len, s, ld, tr, (double *)(void *)got);
+                  tsr__gemm_pack_b_f64(wb, kc, len, s, ld, tr, (double *)(void *)want);
+                  ks[i]->pack_b_f64(wb, kc, len, s, ld, tr, (double *)(void *)got);
                 }
               }
               if (memcmp(want, got, (size_t)(packed + 16) * es) != 0) {
                 int64_t e = 0;
                 while (memcmp(want + e * es, got + e * es, es) == 0)
                   ++e;
-                fail_msg("%s pack_%c (%s) %s: %lld x %lld: element %lld of %lld differs%s",
-                         ks[i]->name, side ? 'b' : 'a', tr ? "transposed" : "as stored",
+                fail_msg("%s pack_%c (%s, panels of %d) %s: %lld x %lld: element %lld of %lld "
+                         "differs%s",
+                         ks[i]->name, side ? 'b' : 'a', tr ? "transposed" : "as stored", step,
                          f32 ? "f32" : "f64", (long long)len, (long long)kc, (long long)e,
                          (long long)packed, e >= packed ? " (written past the packed block)" : "");
               }

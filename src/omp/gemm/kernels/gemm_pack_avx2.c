@@ -142,11 +142,13 @@ void tsr__gemm_pack_a_avx2_f32(int mr, int64_t mc, int64_t kc, const float *a, i
                          trans, ap + full * 6 * kc);
 }
 
-/* Half of a 16-column micro-panel of op(B) stored transposed (B(p, j) at src[j*ldb + p]): kk
-   (1..8) k steps of its 8 columns, of which the first jb (0..8) exist and the rest are packed as
-   zeros, into dst (row p of the panel at dst + 16p). */
-static inline __attribute__((always_inline)) void tsr__pack_bt8_f32(const float *src, int64_t ldb,
-                                                                    int jb, int kk, float *dst) {
+/* Half of a 16-column micro-panel of op(B) stored transposed (B(p, j) at src[j*ldb + p]), or all
+   of a one-vector panel (W = 8: the small path's strips of at most one vector): kk (1..8) k steps
+   of its 8 columns, of which the first jb (0..8) exist and the rest are packed as zeros, into dst
+   (row p of the panel at dst + W*p). Whole chunks call it with constant jb and kk
+   (TSR__PACK_BT_STRIPS, kernels.h). */
+static inline __attribute__((always_inline)) void
+tsr__pack_bt8_f32(const float *src, int64_t ldb, int jb, int kk, float *dst, const int W) {
   __m256 r[8], c[8];
   if (kk == 8) {
     for (int j = 0; j < 8; ++j)
@@ -158,34 +160,41 @@ static inline __attribute__((always_inline)) void tsr__pack_bt8_f32(const float 
   }
   tsr__transpose8_ps(r, c);
   for (int q = 0; q < kk; ++q)
-    _mm256_storeu_ps(dst + q * 16, c[q]);
+    _mm256_storeu_ps(dst + q * W, c[q]);
+}
+
+/* The partial chunk and strip (TSR__PACK_BT_EDGE, kernels.h). */
+static __attribute__((noinline)) void tsr__pack_bt_edge_f32(const int W, int64_t kc, int64_t p,
+                                                            int jb, const float *src, int64_t ldb,
+                                                            float *dst) {
+  TSR__PACK_BT_EDGE(8, tsr__pack_bt8_f32)
+}
+
+/* Columns [0, nc) of op(B) stored transposed into micro-panels of W = 16 (NR) or 8 columns. */
+static inline __attribute__((always_inline)) void
+tsr__pack_bt_f32(const int W, int64_t kc, int64_t nc, const float *b, int64_t ldb, float *bp) {
+  TSR__PACK_BT_STRIPS(float, 8, tsr__pack_bt8_f32, tsr__pack_bt_edge_f32)
 }
 
 void tsr__gemm_pack_b_avx2_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
                                bool trans, float *bp) {
+  /* op(B) stored transposed: NR = 16 columns, or 8 (the small path's one-vector strips). */
+  if (trans && nr == 16) {
+    tsr__pack_bt_f32(16, kc, nc, b, ldb, bp);
+    return;
+  }
+  if (trans && nr == 8) {
+    tsr__pack_bt_f32(8, kc, nc, b, ldb, bp);
+    return;
+  }
   if (nr != 16) {
     tsr__gemm_pack_b_f32(nr, kc, nc, b, ldb, trans, bp);
     return;
   }
-  if (!trans) {
-    const int64_t full = nc / 16;
-    tsr__pack_b_rows64(kc, full, 4, (const char *)b, ldb, (char *)bp);
-    if (full * 16 < nc)
-      tsr__gemm_pack_b_f32(nr, kc, nc - full * 16, b + full * 16, ldb, false, bp + full * 16 * kc);
-    return;
-  }
-  /* Strips of 16 columns, each two halves of 8 storage rows, k in chunks of 8. */
-  for (int64_t j0 = 0; j0 < nc; j0 += 16) {
-    const int jb = (int)(nc - j0 < 16 ? nc - j0 : 16);
-    const float *src = b + j0 * ldb; /* row j of storage = column j of op(B) */
-    float *dst = bp + j0 * kc;
-    for (int64_t p = 0; p < kc; p += 8) {
-      const int kk = (int)(kc - p < 8 ? kc - p : 8);
-      tsr__pack_bt8_f32(src + p, ldb, jb < 8 ? jb : 8, kk, dst + p * 16);
-      tsr__pack_bt8_f32(jb > 8 ? src + 8 * ldb + p : src, ldb, jb > 8 ? jb - 8 : 0, kk,
-                        dst + p * 16 + 8);
-    }
-  }
+  const int64_t full = nc / 16;
+  tsr__pack_b_rows64(kc, full, 4, (const char *)b, ldb, (char *)bp);
+  if (full * 16 < nc)
+    tsr__gemm_pack_b_f32(nr, kc, nc - full * 16, b + full * 16, ldb, false, bp + full * 16 * kc);
 }
 
 /* ---------------------------------------------------------------- f64 ----------------- */
@@ -253,10 +262,11 @@ void tsr__gemm_pack_a_avx2_f64(int mr, int64_t mc, int64_t kc, const double *a, 
                          trans, ap + full * 6 * kc);
 }
 
-/* Half of an 8-column micro-panel of op(B) stored transposed, f64: kk (1..4) k steps of its 4
-   columns, the first jb (0..4) present, into dst (row p of the panel at dst + 8p). */
-static inline __attribute__((always_inline)) void tsr__pack_bt4_f64(const double *src, int64_t ldb,
-                                                                    int jb, int kk, double *dst) {
+/* Half of an 8-column micro-panel of op(B) stored transposed, f64, or all of a one-vector panel
+   (W = 4): kk (1..4) k steps of its 4 columns, the first jb (0..4) present, into dst (row p of
+   the panel at dst + W*p). */
+static inline __attribute__((always_inline)) void
+tsr__pack_bt4_f64(const double *src, int64_t ldb, int jb, int kk, double *dst, const int W) {
   __m256d r[4], c[4];
   if (kk == 4) {
     for (int j = 0; j < 4; ++j)
@@ -268,34 +278,41 @@ static inline __attribute__((always_inline)) void tsr__pack_bt4_f64(const double
   }
   tsr__transpose4_pd(r, c);
   for (int q = 0; q < kk; ++q)
-    _mm256_storeu_pd(dst + q * 8, c[q]);
+    _mm256_storeu_pd(dst + q * W, c[q]);
+}
+
+/* The partial chunk and strip (TSR__PACK_BT_EDGE, kernels.h). */
+static __attribute__((noinline)) void tsr__pack_bt_edge_f64(const int W, int64_t kc, int64_t p,
+                                                            int jb, const double *src, int64_t ldb,
+                                                            double *dst) {
+  TSR__PACK_BT_EDGE(4, tsr__pack_bt4_f64)
+}
+
+/* The f64 panels: W = 8 (NR) or 4 columns. */
+static inline __attribute__((always_inline)) void
+tsr__pack_bt_f64(const int W, int64_t kc, int64_t nc, const double *b, int64_t ldb, double *bp) {
+  TSR__PACK_BT_STRIPS(double, 4, tsr__pack_bt4_f64, tsr__pack_bt_edge_f64)
 }
 
 void tsr__gemm_pack_b_avx2_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
                                bool trans, double *bp) {
+  /* As for f32: NR = 8 columns, or 4. */
+  if (trans && nr == 8) {
+    tsr__pack_bt_f64(8, kc, nc, b, ldb, bp);
+    return;
+  }
+  if (trans && nr == 4) {
+    tsr__pack_bt_f64(4, kc, nc, b, ldb, bp);
+    return;
+  }
   if (nr != 8) {
     tsr__gemm_pack_b_f64(nr, kc, nc, b, ldb, trans, bp);
     return;
   }
-  if (!trans) {
-    const int64_t full = nc / 8;
-    tsr__pack_b_rows64(kc, full, 8, (const char *)b, ldb, (char *)bp);
-    if (full * 8 < nc)
-      tsr__gemm_pack_b_f64(nr, kc, nc - full * 8, b + full * 8, ldb, false, bp + full * 8 * kc);
-    return;
-  }
-  /* Strips of 8 columns, two halves of 4 storage rows, k in chunks of 4. */
-  for (int64_t j0 = 0; j0 < nc; j0 += 8) {
-    const int jb = (int)(nc - j0 < 8 ? nc - j0 : 8);
-    const double *src = b + j0 * ldb;
-    double *dst = bp + j0 * kc;
-    for (int64_t p = 0; p < kc; p += 4) {
-      const int kk = (int)(kc - p < 4 ? kc - p : 4);
-      tsr__pack_bt4_f64(src + p, ldb, jb < 4 ? jb : 4, kk, dst + p * 8);
-      tsr__pack_bt4_f64(jb > 4 ? src + 4 * ldb + p : src, ldb, jb > 4 ? jb - 4 : 0, kk,
-                        dst + p * 8 + 4);
-    }
-  }
+  const int64_t full = nc / 8;
+  tsr__pack_b_rows64(kc, full, 8, (const char *)b, ldb, (char *)bp);
+  if (full * 8 < nc)
+    tsr__gemm_pack_b_f64(nr, kc, nc - full * 8, b + full * 8, ldb, false, bp + full * 8 * kc);
 }
 
 #else

@@ -70,32 +70,60 @@ static inline void tsr__transpose16_ps(const __m512 r[16], __m512 out[16]) {
   }
 }
 
-/* Half of an NR-column micro-panel of op(B) stored transposed (B(p, j) at src[j*ldb + p]): the
-   kk (1..8) k steps from src of its 8 columns, of which the first jb (0..8) exist and the rest are
-   packed as zeros, into dst (row p of the panel at dst + p*16). Whole strips and the partial
+/* Half of an NR-column micro-panel of op(B) stored transposed (B(p, j) at src[j*ldb + p]), or
+   all of a one-vector panel (W = 8 f64, 16 f32: the small path's strips of at most one vector):
+   the kk (1..8) k steps from src of its 8 columns, of which the first jb (0..8) exist and the rest
+   are packed as zeros, into dst (row p of the panel at dst + p*W). Whole strips and the partial
    strip and k chunk at the edges alike: one masked load per column, one transpose, one store per
-   k step (the portable loop, element by element, took 60 % of a 16^3 sgemm with op(B) = B^T). */
-static inline __attribute__((always_inline)) void tsr__pack_bt8_f64(const double *src, int64_t ldb,
-                                                                    int jb, int kk, double *dst) {
+   k step (the portable loop, element by element, took 60 % of a 16^3 sgemm with op(B) = B^T).
+   Whole chunks call it with constant jb and kk (TSR__PACK_BT_STRIPS, kernels.h). */
+static inline __attribute__((always_inline)) void
+tsr__pack_bt8_f64(const double *src, int64_t ldb, int jb, int kk, double *dst, const int W) {
   __m512d r[8], c[8];
   const __mmask8 mk = (__mmask8)(kk >= 8 ? 0xFF : (1u << kk) - 1);
   for (int j = 0; j < 8; ++j)
     r[j] = j < jb ? _mm512_maskz_loadu_pd(mk, src + j * ldb) : _mm512_setzero_pd();
   tsr__transpose8_pd(r, c);
   for (int q = 0; q < kk; ++q)
-    _mm512_storeu_pd(dst + q * 16, c[q]);
+    _mm512_storeu_pd(dst + q * W, c[q]);
 }
 
-/* The f32 half: 16 columns (jb 0..16), kk 1..16 k steps, rows of the panel 32 apart. */
-static inline __attribute__((always_inline)) void tsr__pack_bt16_f32(const float *src, int64_t ldb,
-                                                                     int jb, int kk, float *dst) {
+/* The f32 half: 16 columns (jb 0..16), kk 1..16 k steps, rows of the panel W (32 or 16) apart. */
+static inline __attribute__((always_inline)) void
+tsr__pack_bt16_f32(const float *src, int64_t ldb, int jb, int kk, float *dst, const int W) {
   __m512 r[16], c[16];
   const __mmask16 mk = (__mmask16)(kk >= 16 ? 0xFFFF : (1u << kk) - 1);
   for (int j = 0; j < 16; ++j)
     r[j] = j < jb ? _mm512_maskz_loadu_ps(mk, src + j * ldb) : _mm512_setzero_ps();
   tsr__transpose16_ps(r, c);
   for (int q = 0; q < kk; ++q)
-    _mm512_storeu_ps(dst + q * 32, c[q]);
+    _mm512_storeu_ps(dst + q * W, c[q]);
+}
+
+/* The partial chunk and strip (TSR__PACK_BT_EDGE, kernels.h). */
+static __attribute__((noinline)) void tsr__pack_bt_edge_f64(const int W, int64_t kc, int64_t p,
+                                                            int jb, const double *src, int64_t ldb,
+                                                            double *dst) {
+  TSR__PACK_BT_EDGE(8, tsr__pack_bt8_f64)
+}
+
+/* Columns [0, nc) of op(B) stored transposed into micro-panels of W = 16 (NR) or 8 columns. */
+static inline __attribute__((always_inline)) void
+tsr__pack_bt_f64(const int W, int64_t kc, int64_t nc, const double *b, int64_t ldb, double *bp) {
+  TSR__PACK_BT_STRIPS(double, 8, tsr__pack_bt8_f64, tsr__pack_bt_edge_f64)
+}
+
+/* The partial chunk and strip (TSR__PACK_BT_EDGE, kernels.h). */
+static __attribute__((noinline)) void tsr__pack_bt_edge_f32(const int W, int64_t kc, int64_t p,
+                                                            int jb, const float *src, int64_t ldb,
+                                                            float *dst) {
+  TSR__PACK_BT_EDGE(16, tsr__pack_bt16_f32)
+}
+
+/* The f32 panels: W = 32 (NR) or 16 columns. */
+static inline __attribute__((always_inline)) void
+tsr__pack_bt_f32(const int W, int64_t kc, int64_t nc, const float *b, int64_t ldb, float *bp) {
+  TSR__PACK_BT_STRIPS(float, 16, tsr__pack_bt16_f32, tsr__pack_bt_edge_f32)
 }
 
 /* ---------------------------------------------------------------- f64 ----------------- */
@@ -188,30 +216,23 @@ static void tsr__pack_b_rows128(int64_t kc, int64_t nfull, int es, const char *b
 
 void tsr__gemm_pack_b_avx512_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
                                  bool trans, double *bp) {
+  /* op(B) stored transposed: NR = 16 columns, or 8 (the small path's one-vector strips). */
+  if (trans && nr == 16) {
+    tsr__pack_bt_f64(16, kc, nc, b, ldb, bp);
+    return;
+  }
+  if (trans && nr == 8) {
+    tsr__pack_bt_f64(8, kc, nc, b, ldb, bp);
+    return;
+  }
   if (nr != 16) {
     tsr__gemm_pack_b_f64(nr, kc, nc, b, ldb, trans, bp);
     return;
   }
-  if (!trans) {
-    const int64_t full = nc / 16;
-    tsr__pack_b_rows128(kc, full, 8, (const char *)b, ldb, (char *)bp);
-    if (full * 16 < nc)
-      tsr__gemm_pack_b_f64(nr, kc, nc - full * 16, b + full * 16, ldb, false, bp + full * 16 * kc);
-    return;
-  }
-  /* Strips of 16 columns, each two halves of 8 storage rows, k in chunks of 8 (masked loads for
-     the last chunk, zero rows for the columns a partial strip lacks). */
-  for (int64_t j0 = 0; j0 < nc; j0 += 16) {
-    const int jb = (int)(nc - j0 < 16 ? nc - j0 : 16);
-    const double *src = b + j0 * ldb; /* row j of storage = column j of op(B) */
-    double *dst = bp + j0 * kc;
-    for (int64_t p = 0; p < kc; p += 8) {
-      const int kk = (int)(kc - p < 8 ? kc - p : 8);
-      tsr__pack_bt8_f64(src + p, ldb, jb < 8 ? jb : 8, kk, dst + p * 16);
-      tsr__pack_bt8_f64(jb > 8 ? src + 8 * ldb + p : src, ldb, jb > 8 ? jb - 8 : 0, kk,
-                        dst + p * 16 + 8);
-    }
-  }
+  const int64_t full = nc / 16;
+  tsr__pack_b_rows128(kc, full, 8, (const char *)b, ldb, (char *)bp);
+  if (full * 16 < nc)
+    tsr__gemm_pack_b_f64(nr, kc, nc - full * 16, b + full * 16, ldb, false, bp + full * 16 * kc);
 }
 
 /* ---------------------------------------------------------------- f32 ----------------- */
@@ -264,29 +285,23 @@ void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a,
 
 void tsr__gemm_pack_b_avx512_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
                                  bool trans, float *bp) {
+  /* As for f64: NR = 32 columns, or 16. */
+  if (trans && nr == 32) {
+    tsr__pack_bt_f32(32, kc, nc, b, ldb, bp);
+    return;
+  }
+  if (trans && nr == 16) {
+    tsr__pack_bt_f32(16, kc, nc, b, ldb, bp);
+    return;
+  }
   if (nr != 32) {
     tsr__gemm_pack_b_f32(nr, kc, nc, b, ldb, trans, bp);
     return;
   }
-  if (!trans) {
-    const int64_t full = nc / 32;
-    tsr__pack_b_rows128(kc, full, 4, (const char *)b, ldb, (char *)bp);
-    if (full * 32 < nc)
-      tsr__gemm_pack_b_f32(nr, kc, nc - full * 32, b + full * 32, ldb, false, bp + full * 32 * kc);
-    return;
-  }
-  /* As for f64: strips of 32 columns, halves of 16 storage rows, k in chunks of 16. */
-  for (int64_t j0 = 0; j0 < nc; j0 += 32) {
-    const int jb = (int)(nc - j0 < 32 ? nc - j0 : 32);
-    const float *src = b + j0 * ldb;
-    float *dst = bp + j0 * kc;
-    for (int64_t p = 0; p < kc; p += 16) {
-      const int kk = (int)(kc - p < 16 ? kc - p : 16);
-      tsr__pack_bt16_f32(src + p, ldb, jb < 16 ? jb : 16, kk, dst + p * 32);
-      tsr__pack_bt16_f32(jb > 16 ? src + 16 * ldb + p : src, ldb, jb > 16 ? jb - 16 : 0, kk,
-                         dst + p * 32 + 16);
-    }
-  }
+  const int64_t full = nc / 32;
+  tsr__pack_b_rows128(kc, full, 4, (const char *)b, ldb, (char *)bp);
+  if (full * 32 < nc)
+    tsr__gemm_pack_b_f32(nr, kc, nc - full * 32, b + full * 32, ldb, false, bp + full * 32 * kc);
 }
 
 #else

@@ -672,11 +672,14 @@ void TSR__SM_NAME(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t 
       const TSR__SM_T *bs;
       int64_t ldbs;
       if (pack_b) {
-        /* One NR micro-panel: B^T's strip, or one whose rows alias in L1 (gemm.h). */
-        ker->TSR__SM_PACK_B(NR, k, cols, b + (g->trans_b ? j0 * g->ldb : j0), g->ldb, g->trans_b,
+        /* One NR micro-panel: B^T's strip, or one whose rows alias in L1 (gemm.h). A strip of
+           B^T of at most one vector is packed one vector wide: the tiles read no more (sgemm
+           16^3 with op(B) = B^T had packed and stored a second, zero half). */
+        const int nrp = g->trans_b && cols <= TSR__SM_L ? TSR__SM_L : NR;
+        ker->TSR__SM_PACK_B(nrp, k, cols, b + (g->trans_b ? j0 * g->ldb : j0), g->ldb, g->trans_b,
                             bbuf);
         bs = bbuf;
-        ldbs = NR;
+        ldbs = nrp;
       } else {
         bs = b + j0;
         ldbs = g->ldb;
