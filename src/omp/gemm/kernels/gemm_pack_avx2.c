@@ -146,7 +146,7 @@ void tsr__gemm_pack_a_avx2_f32(int mr, int64_t mc, int64_t kc, const float *a, i
    of a one-vector panel (W = 8: the small path's strips of at most one vector): kk (1..8) k steps
    of its 8 columns, of which the first jb (0..8) exist and the rest are packed as zeros, into dst
    (row p of the panel at dst + W*p). Whole chunks call it with constant jb and kk
-   (TSR__PACK_BT_STRIPS, kernels.h). */
+   (TSR__PACK_B_DEFINE, kernels.h). */
 static inline __attribute__((always_inline)) void
 tsr__pack_bt8_f32(const float *src, int64_t ldb, int jb, int kk, float *dst, const int W) {
   __m256 r[8], c[8];
@@ -163,39 +163,9 @@ tsr__pack_bt8_f32(const float *src, int64_t ldb, int jb, int kk, float *dst, con
     _mm256_storeu_ps(dst + q * W, c[q]);
 }
 
-/* The partial chunk and strip (TSR__PACK_BT_EDGE, kernels.h). */
-static __attribute__((noinline)) void tsr__pack_bt_edge_f32(const int W, int64_t kc, int64_t p,
-                                                            int jb, const float *src, int64_t ldb,
-                                                            float *dst) {
-  TSR__PACK_BT_EDGE(8, tsr__pack_bt8_f32)
-}
-
-/* Columns [0, nc) of op(B) stored transposed into micro-panels of W = 16 (NR) or 8 columns. */
-static inline __attribute__((always_inline)) void
-tsr__pack_bt_f32(const int W, int64_t kc, int64_t nc, const float *b, int64_t ldb, float *bp) {
-  TSR__PACK_BT_STRIPS(float, 8, tsr__pack_bt8_f32, tsr__pack_bt_edge_f32)
-}
-
-void tsr__gemm_pack_b_avx2_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
-                               bool trans, float *bp) {
-  /* op(B) stored transposed: NR = 16 columns, or 8 (the small path's one-vector strips). */
-  if (trans && nr == 16) {
-    tsr__pack_bt_f32(16, kc, nc, b, ldb, bp);
-    return;
-  }
-  if (trans && nr == 8) {
-    tsr__pack_bt_f32(8, kc, nc, b, ldb, bp);
-    return;
-  }
-  if (nr != 16) {
-    tsr__gemm_pack_b_f32(nr, kc, nc, b, ldb, trans, bp);
-    return;
-  }
-  const int64_t full = nc / 16;
-  tsr__pack_b_rows64(kc, full, 4, (const char *)b, ldb, (char *)bp);
-  if (full * 16 < nc)
-    tsr__gemm_pack_b_f32(nr, kc, nc - full * 16, b + full * 16, ldb, false, bp + full * 16 * kc);
-}
+/* op(B)'s packing for this kernel's NR (TSR__PACK_B_DEFINE, kernels.h). */
+TSR__PACK_B_DEFINE(tsr__gemm_pack_b_avx2_f32, float, 16, tsr__pack_bt8_f32, tsr__pack_b_rows64,
+                   tsr__gemm_pack_b_f32)
 
 /* ---------------------------------------------------------------- f64 ----------------- */
 
@@ -281,39 +251,9 @@ tsr__pack_bt4_f64(const double *src, int64_t ldb, int jb, int kk, double *dst, c
     _mm256_storeu_pd(dst + q * W, c[q]);
 }
 
-/* The partial chunk and strip (TSR__PACK_BT_EDGE, kernels.h). */
-static __attribute__((noinline)) void tsr__pack_bt_edge_f64(const int W, int64_t kc, int64_t p,
-                                                            int jb, const double *src, int64_t ldb,
-                                                            double *dst) {
-  TSR__PACK_BT_EDGE(4, tsr__pack_bt4_f64)
-}
-
-/* The f64 panels: W = 8 (NR) or 4 columns. */
-static inline __attribute__((always_inline)) void
-tsr__pack_bt_f64(const int W, int64_t kc, int64_t nc, const double *b, int64_t ldb, double *bp) {
-  TSR__PACK_BT_STRIPS(double, 4, tsr__pack_bt4_f64, tsr__pack_bt_edge_f64)
-}
-
-void tsr__gemm_pack_b_avx2_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
-                               bool trans, double *bp) {
-  /* As for f32: NR = 8 columns, or 4. */
-  if (trans && nr == 8) {
-    tsr__pack_bt_f64(8, kc, nc, b, ldb, bp);
-    return;
-  }
-  if (trans && nr == 4) {
-    tsr__pack_bt_f64(4, kc, nc, b, ldb, bp);
-    return;
-  }
-  if (nr != 8) {
-    tsr__gemm_pack_b_f64(nr, kc, nc, b, ldb, trans, bp);
-    return;
-  }
-  const int64_t full = nc / 8;
-  tsr__pack_b_rows64(kc, full, 8, (const char *)b, ldb, (char *)bp);
-  if (full * 8 < nc)
-    tsr__gemm_pack_b_f64(nr, kc, nc - full * 8, b + full * 8, ldb, false, bp + full * 8 * kc);
-}
+/* op(B)'s packing for this kernel's NR (TSR__PACK_B_DEFINE, kernels.h). */
+TSR__PACK_B_DEFINE(tsr__gemm_pack_b_avx2_f64, double, 8, tsr__pack_bt4_f64, tsr__pack_b_rows64,
+                   tsr__gemm_pack_b_f64)
 
 #else
 /* ISO C forbids an empty translation unit. */

@@ -76,7 +76,7 @@ static inline void tsr__transpose16_ps(const __m512 r[16], __m512 out[16]) {
    are packed as zeros, into dst (row p of the panel at dst + p*W). Whole strips and the partial
    strip and k chunk at the edges alike: one masked load per column, one transpose, one store per
    k step (the portable loop, element by element, took 60 % of a 16^3 sgemm with op(B) = B^T).
-   Whole chunks call it with constant jb and kk (TSR__PACK_BT_STRIPS, kernels.h). */
+   Whole chunks call it with constant jb and kk (TSR__PACK_B_DEFINE, kernels.h). */
 static inline __attribute__((always_inline)) void
 tsr__pack_bt8_f64(const double *src, int64_t ldb, int jb, int kk, double *dst, const int W) {
   __m512d r[8], c[8];
@@ -98,32 +98,6 @@ tsr__pack_bt16_f32(const float *src, int64_t ldb, int jb, int kk, float *dst, co
   tsr__transpose16_ps(r, c);
   for (int q = 0; q < kk; ++q)
     _mm512_storeu_ps(dst + q * W, c[q]);
-}
-
-/* The partial chunk and strip (TSR__PACK_BT_EDGE, kernels.h). */
-static __attribute__((noinline)) void tsr__pack_bt_edge_f64(const int W, int64_t kc, int64_t p,
-                                                            int jb, const double *src, int64_t ldb,
-                                                            double *dst) {
-  TSR__PACK_BT_EDGE(8, tsr__pack_bt8_f64)
-}
-
-/* Columns [0, nc) of op(B) stored transposed into micro-panels of W = 16 (NR) or 8 columns. */
-static inline __attribute__((always_inline)) void
-tsr__pack_bt_f64(const int W, int64_t kc, int64_t nc, const double *b, int64_t ldb, double *bp) {
-  TSR__PACK_BT_STRIPS(double, 8, tsr__pack_bt8_f64, tsr__pack_bt_edge_f64)
-}
-
-/* The partial chunk and strip (TSR__PACK_BT_EDGE, kernels.h). */
-static __attribute__((noinline)) void tsr__pack_bt_edge_f32(const int W, int64_t kc, int64_t p,
-                                                            int jb, const float *src, int64_t ldb,
-                                                            float *dst) {
-  TSR__PACK_BT_EDGE(16, tsr__pack_bt16_f32)
-}
-
-/* The f32 panels: W = 32 (NR) or 16 columns. */
-static inline __attribute__((always_inline)) void
-tsr__pack_bt_f32(const int W, int64_t kc, int64_t nc, const float *b, int64_t ldb, float *bp) {
-  TSR__PACK_BT_STRIPS(float, 16, tsr__pack_bt16_f32, tsr__pack_bt_edge_f32)
 }
 
 /* ---------------------------------------------------------------- f64 ----------------- */
@@ -214,26 +188,9 @@ static void tsr__pack_b_rows128(int64_t kc, int64_t nfull, int es, const char *b
     }
 }
 
-void tsr__gemm_pack_b_avx512_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
-                                 bool trans, double *bp) {
-  /* op(B) stored transposed: NR = 16 columns, or 8 (the small path's one-vector strips). */
-  if (trans && nr == 16) {
-    tsr__pack_bt_f64(16, kc, nc, b, ldb, bp);
-    return;
-  }
-  if (trans && nr == 8) {
-    tsr__pack_bt_f64(8, kc, nc, b, ldb, bp);
-    return;
-  }
-  if (nr != 16) {
-    tsr__gemm_pack_b_f64(nr, kc, nc, b, ldb, trans, bp);
-    return;
-  }
-  const int64_t full = nc / 16;
-  tsr__pack_b_rows128(kc, full, 8, (const char *)b, ldb, (char *)bp);
-  if (full * 16 < nc)
-    tsr__gemm_pack_b_f64(nr, kc, nc - full * 16, b + full * 16, ldb, false, bp + full * 16 * kc);
-}
+/* op(B)'s packing for this kernel's NR (TSR__PACK_B_DEFINE, kernels.h). */
+TSR__PACK_B_DEFINE(tsr__gemm_pack_b_avx512_f64, double, 16, tsr__pack_bt8_f64, tsr__pack_b_rows128,
+                   tsr__gemm_pack_b_f64)
 
 /* ---------------------------------------------------------------- f32 ----------------- */
 
@@ -283,26 +240,9 @@ void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a,
   if (i0 < mc) tsr__gemm_pack_a_f32(mr, mc - i0, kc, a + i0 * lda, lda, false, ap + i0 * kc);
 }
 
-void tsr__gemm_pack_b_avx512_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
-                                 bool trans, float *bp) {
-  /* As for f64: NR = 32 columns, or 16. */
-  if (trans && nr == 32) {
-    tsr__pack_bt_f32(32, kc, nc, b, ldb, bp);
-    return;
-  }
-  if (trans && nr == 16) {
-    tsr__pack_bt_f32(16, kc, nc, b, ldb, bp);
-    return;
-  }
-  if (nr != 32) {
-    tsr__gemm_pack_b_f32(nr, kc, nc, b, ldb, trans, bp);
-    return;
-  }
-  const int64_t full = nc / 32;
-  tsr__pack_b_rows128(kc, full, 4, (const char *)b, ldb, (char *)bp);
-  if (full * 32 < nc)
-    tsr__gemm_pack_b_f32(nr, kc, nc - full * 32, b + full * 32, ldb, false, bp + full * 32 * kc);
-}
+/* op(B)'s packing for this kernel's NR (TSR__PACK_B_DEFINE, kernels.h). */
+TSR__PACK_B_DEFINE(tsr__gemm_pack_b_avx512_f32, float, 32, tsr__pack_bt16_f32, tsr__pack_b_rows128,
+                   tsr__gemm_pack_b_f32)
 
 #else
 /* ISO C forbids an empty translation unit. */

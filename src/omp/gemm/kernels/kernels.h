@@ -68,38 +68,64 @@ void tsr__gemm_small_avx512_f32_edge(int mb, int nb, int64_t k, const float *ap,
                                      float alpha, float beta, float *c, int64_t ldc);
 void tsr__gemm_small_avx512_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
                                      double alpha, double beta, double *c, int64_t ldc);
-/* The loops of the ISA packings of op(B) stored transposed (B(p, j) at b[j*ldb + p]): columns
-   [0, nc) into micro-panels of W columns, each two halves of H storage rows (W = 2H: the
-   kernel's NR) or one (W = H: one vector, the small path's narrow strips), k in chunks of H. The
-   half's packer BT(src, ldb, jb, kk, dst, W) packs kk k steps of jb columns (zeros for the rest).
-   TSR__PACK_BT_STRIPS (in a function with kc, nc, b, ldb, bp and a constant W) calls it with
-   constant jb = kk = H for a whole strip's whole chunks, and EDGE(W, kc, p, jb, src, ldb, dst), a
-   function of its own built on TSR__PACK_BT_EDGE, for the partial chunk and strip: a runtime jb
-   and kk had cost a test and branch per column and per store and spilled the row offsets, and
-   the edge loop's values in the same function a prologue of ~80 instructions (dgemm 16^3 with
-   op(B) = B^T on Emerald Rapids packed 16 x 16 in 550 instructions). T the element type. */
-#define TSR__PACK_BT_STRIPS(T, H, BT, EDGE)                                                        \
-  for (int64_t j0 = 0; j0 < nc; j0 += W) {                                                         \
-    const int jb = (int)(nc - j0 < W ? nc - j0 : W);                                               \
-    const T *src = b + j0 * ldb; /* row j of storage = column j of op(B) */                        \
-    T *dst = bp + j0 * kc;                                                                         \
-    int64_t p = 0;                                                                                 \
-    if (jb == W)                                                                                   \
-      for (; p + (H) <= kc; p += (H)) {                                                            \
-        BT(src + p, ldb, H, H, dst + p * W, W);                                                    \
-        if (W > (H)) BT(src + (H)*ldb + p, ldb, H, H, dst + p * W + (H), W);                       \
-      }                                                                                            \
-    if (p < kc) EDGE(W, kc, p, jb, src, ldb, dst);                                                 \
+/* Defines NAME, an ISA packing of op(B) (tsr__gemm_pack_f32/f64, gemm.h) for a kernel of NR
+   columns: op(B) stored transposed into panels of NR columns or NR / 2 (one vector: the small
+   path's narrow strips) in registers, op(B) as stored into full NR panels by ROWS(kc, panels,
+   sizeof(T), b, ldb, bp) (the ISA's row copy), everything else by PORTABLE (gemm_pack.c). T the
+   element type; BT(src, ldb, jb, kk, dst, W) the ISA's packer of H = NR / 2 columns: kk (1..H)
+   k steps of jb (0..H) columns from src (the rest zeros), transposed into rows W apart at dst.
+   op(B) stored transposed (B(p, j) at b[j*ldb + p]) goes in strips of W columns, each two halves
+   of H storage rows (W = NR) or one (W = H), k in chunks of H: a whole strip's whole chunks call
+   BT with constant jb = kk = H, so it is straight code (a runtime jb and kk had cost a test and
+   branch per column and per store and spilled the row offsets, and the edges' values in the
+   same loop a prologue of ~80 instructions: dgemm 16^3 with op(B) = B^T on Emerald Rapids
+   packed 16 x 16 in 550 instructions); the partial chunk and strip go to NAME##_edge. */
+#define TSR__PACK_B_DEFINE(NAME, T, NR, BT, ROWS, PORTABLE)                                        \
+  static __attribute__((noinline)) void NAME##_edge(const int W, int64_t kc, int64_t p, int jb,    \
+                                                    const T *src, int64_t ldb, T *dst) {           \
+    enum { H = (NR) / 2 };                                                                         \
+    for (; p < kc; p += H) {                                                                       \
+      const int kk = (int)(kc - p < H ? kc - p : H);                                               \
+      BT(src + p, ldb, jb < H ? jb : H, kk, dst + p * W, W);                                       \
+      if (W > H)                                                                                   \
+        BT(jb > H ? src + H * ldb + p : src, ldb, jb > H ? jb - H : 0, kk, dst + p * W + H, W);    \
+    }                                                                                              \
+  }                                                                                                \
+  static inline __attribute__((always_inline)) void NAME##_bt(const int W, int64_t kc, int64_t nc, \
+                                                              const T *b, int64_t ldb, T *bp) {    \
+    enum { H = (NR) / 2 };                                                                         \
+    for (int64_t j0 = 0; j0 < nc; j0 += W) {                                                       \
+      const int jb = (int)(nc - j0 < W ? nc - j0 : W);                                             \
+      const T *src = b + j0 * ldb; /* row j of storage = column j of op(B) */                      \
+      T *dst = bp + j0 * kc;                                                                       \
+      int64_t p = 0;                                                                               \
+      if (jb == W)                                                                                 \
+        for (; p + H <= kc; p += H) {                                                              \
+          BT(src + p, ldb, H, H, dst + p * W, W);                                                  \
+          if (W > H) BT(src + H * ldb + p, ldb, H, H, dst + p * W + H, W);                         \
+        }                                                                                          \
+      if (p < kc) NAME##_edge(W, kc, p, jb, src, ldb, dst);                                        \
+    }                                                                                              \
+  }                                                                                                \
+  void NAME(int nr, int64_t kc, int64_t nc, const T *b, int64_t ldb, bool trans, T *bp) {          \
+    if (trans && nr == (NR)) {                                                                     \
+      NAME##_bt(NR, kc, nc, b, ldb, bp);                                                           \
+      return;                                                                                      \
+    }                                                                                              \
+    if (trans && nr == (NR) / 2) {                                                                 \
+      NAME##_bt((NR) / 2, kc, nc, b, ldb, bp);                                                     \
+      return;                                                                                      \
+    }                                                                                              \
+    if (trans || nr != (NR)) {                                                                     \
+      PORTABLE(nr, kc, nc, b, ldb, trans, bp);                                                     \
+      return;                                                                                      \
+    }                                                                                              \
+    const int64_t full = nc / (NR);                                                                \
+    ROWS(kc, full, (int)sizeof(T), (const char *)b, ldb, (char *)bp);                              \
+    if (full * (NR) < nc)                                                                          \
+      PORTABLE(nr, kc, nc - full * (NR), b + full * (NR), ldb, false, bp + full * (NR)*kc);        \
   }
-/* The body of EDGE: k steps [p, kc) of the strip of jb (1..W) columns at src into dst. */
-#define TSR__PACK_BT_EDGE(H, BT)                                                                   \
-  for (; p < kc; p += (H)) {                                                                       \
-    const int kk = (int)(kc - p < (H) ? kc - p : (H));                                             \
-    BT(src + p, ldb, jb < (H) ? jb : (H), kk, dst + p * W, W);                                     \
-    if (W > (H))                                                                                   \
-      BT(jb > (H) ? src + (H)*ldb + p : src, ldb, jb > (H) ? jb - (H) : 0, kk, dst + p * W + (H),  \
-         W);                                                                                       \
-  }
+
 /* AVX2 packing (gemm_pack_avx2.c): the transposing cases and the copies for MR = 6 and
    NR = 8/16 (and B^T panels of one vector) in registers, everything else through the portable
    routines. */
