@@ -535,20 +535,17 @@ static __attribute__((noinline)) bool tsr__gemm_tiny_packed(const tsr__gemm_args
  * L2 and the LLC, so each of op(A), op(B) and C does; op(A) and C within the small path's bound)
  * on one thread with the library's own choices. Its answer is known without the general path's
  * questions: the small path, no streaming stores (C is below the LLC), one k block (op(B) is below
- * L2), no adaptive thread count (below TSR__GEMM_SERIAL_MNK, or one thread to run on). At 16^3 the
- * multiply takes ~100 ns, so each of those questions is a few per cent of it (issue 31: the
- * per-call cost through CBLAS). Returns false when the call is not tiny, else true with the call's
- * status in *st.
+ * L2), no adaptive thread count (nt = 1: below TSR__GEMM_SERIAL_MNK, one thread to run on, or the
+ * adaptive count's choice). At 16^3 the multiply takes ~100 ns, so each of those questions is a
+ * few per cent of it (issue 31: the per-call cost through CBLAS). Returns false when the call is
+ * not tiny, else true with the call's status in *st.
  */
-static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocate, tsr_status *st) {
+static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, int nt, bool may_allocate,
+                           tsr_status *st) {
   if (g->tuning != NULL) return false;
-  /* From TSR__GEMM_SERIAL_MNK up, a call may run on several threads (tsr__gemm_native): then
-     the general path decides, and learns for the adaptive thread count. A caller that has one
-     thread (OMP_NUM_THREADS=1, one rank per core under mpirun, or inside a parallel region)
-     has nothing to decide or learn, and its calls up to tiny_bytes stay here (sgemm 64^3 is
-     4.2 microseconds, of which those questions and the two clock reads of the learning took
-     ~3 % on Emerald Rapids). */
-  if (mnk >= TSR__GEMM_SERIAL_MNK && tsr__gemm_threads_for(mnk) > 1) return false;
+  /* nt: the threads the caller decided the call runs on (tsr__omp_gemm); several go to the
+     general path (tsr__gemm_native). */
+  if (nt > 1) return false;
   const tsr__gemm_serial *s = tsr__gemm_serial_get(g->dtype);
   const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
   if (mnk * es > s->tiny_bytes) return false;
@@ -579,17 +576,21 @@ static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, bool may_allocat
 
 bool tsr__omp_gemm_tiny(const tsr__gemm_args *g) {
   tsr_status st;
+  const double mnk = (double)g->m * (double)g->n * (double)g->k;
+  /* A call that may run on several threads is left to tsr__omp_gemm, which asks the adaptive
+     thread count once (asked here too, a probe it grants would be spent on a call that then
+     takes the other path). */
   return (g->dtype == TSR_F32 || g->dtype == TSR_F64) && g->path != TSR_GEMM_VENDOR &&
-         tsr__gemm_tiny(g, (double)g->m * (double)g->n * (double)g->k, false, &st);
+         !(mnk >= TSR__GEMM_SERIAL_MNK && tsr__gemm_threads_for(mnk) > 1) &&
+         tsr__gemm_tiny(g, mnk, 1, false, &st);
 }
 
-static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
+/* The general path on nt threads (tsr__omp_gemm's decision). */
+static tsr_status tsr__gemm_native(const tsr__gemm_args *g, int nt) {
   const size_t es = g->dtype == TSR_F64 ? 8 : 4;
   /* m*n*k without overflow: the core checked each size, the product may still be huge. */
   const double mnk = (double)g->m * (double)g->n * (double)g->k;
-  int nt = tsr__gemm_threads_for(mnk);
   const double flops = 2.0 * mnk;
-  if (nt > 1 && !tsr__gemm_worth_parallel(g->tuning, flops, nt)) nt = 1;
   tsr__gemm_config cfg;
   tsr__gemm_config_get(g->dtype, nt, g->tuning, &cfg);
   const tsr__gemm_kernel *ker = cfg.ker;
@@ -656,6 +657,11 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g) {
 
 /* ---------------------------------------------------------------- entry --------------- */
 
+/* One serially-run call in TSR__GEMM_LEARN_EVERY of those that could have had several threads
+   is timed for the adaptive thread count (per thread: no shared counter). */
+#define TSR__GEMM_LEARN_EVERY 8u
+static _Thread_local unsigned tsr__gemm_serial_calls;
+
 tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args) {
   (void)dev;
   const tsr__gemm_args *g = args;
@@ -668,7 +674,30 @@ tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args) {
     tsr__gemm_scale(g);
     return TSR_OK;
   }
+  /* The threads the call runs on, decided once: what OpenMP gives it (tsr__gemm_threads_for),
+     and the adaptive count's answer where that is several. */
+  const double mnk = (double)g->m * (double)g->n * (double)g->k;
+  const int avail = tsr__gemm_threads_for(mnk);
+  int nt = avail;
+  if (nt > 1 && !tsr__gemm_worth_parallel(g->tuning, 2.0 * mnk, nt)) nt = 1;
   tsr_status tiny;
-  if (tsr__gemm_tiny(g, (double)g->m * (double)g->n * (double)g->k, true, &tiny)) return tiny;
-  return tsr__gemm_native(g);
+  if (avail > 1 && nt == 1) {
+    /* Several threads to have, one chosen: the tiny lane runs a tiny call, and one such call in
+       TSR__GEMM_LEARN_EVERY is timed for the serial rate the adaptive count weighs (the general
+       path, its questions and two clock reads on every call, made sgemm 64^3 7-8 % slower with
+       two threads allowed than with one on Emerald Rapids, 3-7 % now; the rest is the CBLAS
+       straight lane's, which leaves such calls to this function). */
+    if (++tsr__gemm_serial_calls % TSR__GEMM_LEARN_EVERY == 0) {
+      const int64_t t0 = tsr__now_ns();
+      if (tsr__gemm_tiny(g, mnk, 1, true, &tiny)) {
+        tsr__gemm_learn_serial(tsr__now_ns() - t0, 2.0 * mnk);
+        return tiny;
+      }
+    } else if (tsr__gemm_tiny(g, mnk, 1, true, &tiny)) {
+      return tiny;
+    }
+  } else if (tsr__gemm_tiny(g, mnk, nt, true, &tiny)) {
+    return tiny;
+  }
+  return tsr__gemm_native(g, nt);
 }
