@@ -681,22 +681,15 @@ tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args) {
   int nt = avail;
   if (nt > 1 && !tsr__gemm_worth_parallel(g->tuning, 2.0 * mnk, nt)) nt = 1;
   tsr_status tiny;
-  if (avail > 1 && nt == 1) {
-    /* Several threads to have, one chosen: the tiny lane runs a tiny call, and one such call in
-       TSR__GEMM_LEARN_EVERY is timed for the serial rate the adaptive count weighs (the general
-       path, its questions and two clock reads on every call, made sgemm 64^3 7-8 % slower with
-       two threads allowed than with one on Emerald Rapids, 3-7 % now; the rest is the CBLAS
-       straight lane's, which leaves such calls to this function). */
-    if (++tsr__gemm_serial_calls % TSR__GEMM_LEARN_EVERY == 0) {
-      const int64_t t0 = tsr__now_ns();
-      if (tsr__gemm_tiny(g, mnk, 1, true, &tiny)) {
-        tsr__gemm_learn_serial(tsr__now_ns() - t0, 2.0 * mnk);
-        return tiny;
-      }
-    } else if (tsr__gemm_tiny(g, mnk, 1, true, &tiny)) {
-      return tiny;
-    }
-  } else if (tsr__gemm_tiny(g, mnk, nt, true, &tiny)) {
+  /* Several threads to have, one chosen: the tiny lane runs a tiny call, and one such call in
+     TSR__GEMM_LEARN_EVERY is timed for the serial rate the adaptive count weighs (the general
+     path, its questions and two clock reads on every call, made sgemm 64^3 7-8 % slower with two
+     threads allowed than with one on Emerald Rapids, 3-7 % now; the rest is the CBLAS straight
+     lane's, which leaves such calls to this function). */
+  const bool timed = avail > 1 && nt == 1 && ++tsr__gemm_serial_calls % TSR__GEMM_LEARN_EVERY == 0;
+  const int64_t t0 = timed ? tsr__now_ns() : 0;
+  if (tsr__gemm_tiny(g, mnk, nt, true, &tiny)) {
+    if (timed) tsr__gemm_learn_serial(tsr__now_ns() - t0, 2.0 * mnk);
     return tiny;
   }
   return tsr__gemm_native(g, nt);
