@@ -353,6 +353,11 @@ static void test_cache_block_edges(void **state) {
       check_all_trans(dtypes[d], 2 * kr->ker->mr + 1, kr->ker->nr + 1, 2 * kr->kc + 3, 900);
       /* Several MC blocks and KC slices with beta != 0: C accumulates across slices. */
       check_all_trans(dtypes[d], kr->mc + kr->ker->mr + 1, 7, kr->kc + 7, 910);
+      /* A shallow slice (one k slice, tiles along C's rows) over two whole sweeps of B's
+         micro-panels and part of a third, the last tile partial (gemm_macro.c). */
+      const int64_t ks = kr->kc < 200 ? kr->kc : 200;
+      const int64_t sw = tsr__gemm_row_sweep(kr->ker, ks);
+      check_all_trans(dtypes[d], 2 * kr->ker->mr + 1, (2 * sw + 1) * kr->ker->nr + 5, ks, 920);
     }
   }
   tuning.small_mnk = -1;

@@ -264,6 +264,7 @@ typedef struct tsr__gemm_plan {
   int64_t mu;      /* most rows of a work unit: a multiple of MR, at most the configuration's MC */
   int64_t rblocks; /* row blocks: the ceil(m / MR) micro-panels shared evenly among them */
   bool stream_c;   /* full tiles go through ker's streaming micro-kernel (tsr__gemm_native) */
+  int64_t sweep;   /* B micro-panels per sweep of the row-wise tile order (gemm_macro.c) */
   int nt;          /* threads asked for (pool slots) */
   int grain;       /* work units per thread (tsr__gemm_config.grain) */
   char *bbuf[2];   /* packed B panels, kc x round_up(nc, NR) each, used by alternate (jc, pc)
@@ -271,6 +272,10 @@ typedef struct tsr__gemm_plan {
   char *abuf;      /* per-slot A blocks: round_up(mu, MR) x kc each */
   size_t abytes;   /* bytes per slot A block (multiple of 4096) */
 } tsr__gemm_plan;
+
+/* B micro-panels per sweep of the row-wise tile order (gemm_macro.c) for ker and a k slice of
+   kc: half the L2's worth, at least one (gemm_driver.c). */
+int64_t tsr__gemm_row_sweep(const tsr__gemm_kernel *ker, int64_t kc);
 
 /* Macro-kernel (gemm_macro.c): C[ic.., jc+q0*NR..] (mcb rows, B micro-panels q0..q1 of the
    packed panel bbuf) = alpha * packed A block * packed B panel + beta * C. */

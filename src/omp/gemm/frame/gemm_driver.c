@@ -194,6 +194,22 @@ static void tsr__gemm_pack_a_block(const tsr__gemm_plan *pl, char *abuf, int64_t
                         (double *)abuf);
 }
 
+/* The row-wise tile order (shallow slices, gemm_macro.c) reuses the A micro-panel from L1
+   and streams B's micro-panels once per A micro-panel: in sweeps of half the L2's worth of
+   them, so that they come from L2 rather than from the L3, which other ranks, processes
+   sharing the core and the neighbours of a VM also fill. Measured on Zen 5 (EPYC family 26,
+   1 MiB L2; dgemm NC 2048 streamed a 4 MiB B panel per 14 rows of C): two processes
+   time-sharing one core, dgemm 2048 x 2048 x 256 together 92-99 -> 103-108 GFLOP/s (OpenBLAS
+   105-107); tessera-gemm 4096^3 on a 2 x 2 grid of 4 ranks on 2 cores 201-210 -> 216-218,
+   1 x 2 within the noise (226-237 either way); alone, one thread, alternated: dgemm 1024^3
+   116-118 -> 119-122, 512^3 118-121 -> 120-124, 2048^3 and 4096 x 4096 x 256 unchanged, sgemm
+   4096 x 4096 x 256 241-245 -> 246-249; two threads dgemm 4096 x 4096 x 256 223-226 ->
+   228-232. */
+int64_t tsr__gemm_row_sweep(const tsr__gemm_kernel *ker, int64_t kc) {
+  const int64_t es = ker->dtype == TSR_F64 ? 8 : 4, l2 = tsr__cpu_facts_get()->cache[1].size;
+  return tsr__max64(l2 / 2 / (tsr__max64(kc, 1) * ker->nr * es), 1);
+}
+
 /* Column chunks per row block for a B panel of np micro-panels: 1 unless there are too few
    row blocks to give every thread several units (short-wide C); then the jr loop is split
    too, at the price of packing those A rows once per chunk. */
@@ -608,6 +624,7 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g, int nt) {
   pl.kc = tsr__ceil_div(g->k, kslices);
   pl.nc = tsr__min64(tsr__ceil_div(tsr__ceil_div(g->n, nblocks), nr) * nr, g->n);
   pl.stream_c = tsr__gemm_stream_c(g, &cfg);
+  pl.sweep = tsr__gemm_row_sweep(ker, pl.kc);
   /* Unit height: at most MC (the A block stays in L2), and with several threads small
      enough for about 4 units per thread (load balance). The row blocks share the micro-panels
      evenly (their heights differ by at most one micro-panel, so no block is a sliver and the

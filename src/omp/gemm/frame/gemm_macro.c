@@ -17,7 +17,9 @@
  * local multiply): dgemm 91 -> 113 GFLOP/s, sgemm 203 -> 231 (with ldc 4104: 120 either
  * way); at KC = 1024 the row order collapsed dgemm to 36 (each tile streams a 128 KiB B
  * micro-panel from L3), and with streaming stores it gained nothing. AVX2 and portable
- * kernels: unchanged either way.
+ * kernels: unchanged either way. The row order goes over B's micro-panels in sweeps of half an
+ * L2 (tsr__gemm_row_sweep, gemm_driver.c): each A micro-panel streams one sweep's micro-panels,
+ * from L2, then the next A micro-panel the same ones, and only then the next sweep.
  */
 #define TSR__GEMM_ROWWISE_KC 256
 

@@ -12,12 +12,13 @@
  *
  * jr over the NR micro-panels of B [q0, q1), ir over the MR micro-panels of the packed A
  * block, jr outer for deep k slices and ir outer for shallow ones (TSR__GEMM_ROWWISE_KC,
- * gemm_macro.c). Full tiles go straight to C; edge tiles too, through the kernel's edge
- * function (exactly mb rows, masked columns) where it has one, else through a temporary MR x NR
- * tile (at most TSR__GEMM_MAX_TILE elements, whatever the kernel) so the micro-kernel always
- * writes whole tiles, and only the mb x nb corner is copied out (beta == 0 never reads C). With
- * pl->stream_c the full tiles go through the streaming micro-kernel (non-temporal stores,
- * then one SFENCE when the macro-kernel ends, before the unit is counted done).
+ * gemm_macro.c), pl->sweep micro-panels of B at a time. Full tiles go straight to C; edge tiles
+ * too, through the kernel's edge function (exactly mb rows, masked columns) where it has one, else
+ * through a temporary MR x NR tile (at most TSR__GEMM_MAX_TILE elements, whatever the kernel) so
+ * the micro-kernel always writes whole tiles, and only the mb x nb corner is copied out (beta == 0
+ * never reads C). With pl->stream_c the full tiles go through the streaming micro-kernel
+ * (non-temporal stores, then one SFENCE when the macro-kernel ends, before the unit is counted
+ * done).
  */
 #if !defined(TSR__MACRO_T) || !defined(TSR__MACRO_UKR) || !defined(TSR__MACRO_UKR_STREAM) ||       \
     !defined(TSR__MACRO_EDGE) || !defined(TSR__MACRO_NAME)
@@ -57,9 +58,12 @@ static void TSR__MACRO_NAME(const tsr__gemm_plan *pl, const char *abuf, const ch
     }                                                                                              \
   } while (0)
   if (!pl->stream_c && kcb <= TSR__GEMM_ROWWISE_KC) {
-    for (int64_t r = 0; r < mpan; ++r)
-      for (int64_t q = q0; q < q1; ++q)
-        TSR__MACRO_TILE(r, q);
+    for (int64_t s0 = q0; s0 < q1; s0 += pl->sweep) {
+      const int64_t s1 = q1 - s0 < pl->sweep ? q1 : s0 + pl->sweep;
+      for (int64_t r = 0; r < mpan; ++r)
+        for (int64_t q = s0; q < s1; ++q)
+          TSR__MACRO_TILE(r, q);
+    }
   } else {
     for (int64_t q = q0; q < q1; ++q)
       for (int64_t r = 0; r < mpan; ++r)
