@@ -354,10 +354,17 @@ static void test_cache_block_edges(void **state) {
       /* Several MC blocks and KC slices with beta != 0: C accumulates across slices. */
       check_all_trans(dtypes[d], kr->mc + kr->ker->mr + 1, 7, kr->kc + 7, 910);
       /* A shallow slice (one k slice, tiles along C's rows) over two whole sweeps of B's
-         micro-panels and part of a third, the last tile partial (gemm_macro.c). */
+         micro-panels and part of a third, the last tile partial (gemm_macro.c); NC widened to
+         the whole n where the configuration's is narrower (else each NC block would hold less
+         than two sweeps). */
       const int64_t ks = kr->kc < 200 ? kr->kc : 200;
       const int64_t sw = tsr__gemm_row_sweep(kr->ker, ks);
-      check_all_trans(dtypes[d], 2 * kr->ker->mr + 1, (2 * sw + 1) * kr->ker->nr + 5, ks, 920);
+      const int64_t nsw = (2 * sw + 1) * kr->ker->nr + 5;
+      tsr__gemm_config wide = cf;
+      wide.nc = nsw > cf.nc ? (2 * sw + 2) * kr->ker->nr : cf.nc; /* one NC block */
+      tuning.config[d] = &wide;
+      check_all_trans(dtypes[d], 2 * kr->ker->mr + 1, nsw, ks, 920);
+      tuning.config[d] = NULL;
     }
   }
   tuning.small_mnk = -1;

@@ -206,7 +206,7 @@ static void tsr__gemm_pack_a_block(const tsr__gemm_plan *pl, char *abuf, int64_t
    4096 x 4096 x 256 241-245 -> 246-249; two threads dgemm 4096 x 4096 x 256 223-226 ->
    228-232. */
 int64_t tsr__gemm_row_sweep(const tsr__gemm_kernel *ker, int64_t kc) {
-  const int64_t es = ker->dtype == TSR_F64 ? 8 : 4, l2 = tsr__cpu_facts_get()->cache[1].size;
+  const int64_t es = (int64_t)tsr__dtype_size(ker->dtype), l2 = tsr__cpu_facts_get()->cache[1].size;
   return tsr__max64(l2 / 2 / (tsr__max64(kc, 1) * ker->nr * es), 1);
 }
 
