@@ -940,6 +940,72 @@ static void test_adaptive_reprobe(void **state) {
   assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, t + before / 2 + 1));
 }
 
+/* The answer read without the clock (now < 0: the callers read it on one call in eight) and
+   without claiming a probe (tsr__gemm_adapt_serial, the tiny lane's question): a re-probe that
+   is due waits for a call with the time; a marked warm probe is seen either way; asking without
+   claiming changes nothing, so the call that then asks tsr__gemm_adapt_parallel gets the probe;
+   an expired mark is retired. */
+static void test_adaptive_unread_clock(void **state) {
+  (void)state;
+  const int64_t ms = 1000000;
+  const double flops = 1e8;
+  tsr__gemm_adapt s;
+  adapt_init(&s);
+  /* Nothing learned: threads, with the clock or without. */
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, -1));
+  assert_false(tsr__gemm_adapt_serial(&s, flops, 2, -1));
+  /* 1 ms a call on one thread, 10 ms of overhead on two: one thread. */
+  const int64_t t = 1000 * ms;
+  tsr__gemm_adapt_learn_serial(&s, 1 * ms, flops);
+  tsr__gemm_adapt_learn_parallel(&s, 11 * ms, 1 * ms, 1 * ms, flops, t);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, -1));
+  assert_true(tsr__gemm_adapt_serial(&s, flops, 2, -1));
+  assert_true(tsr__gemm_adapt_serial(&s, flops, 2, t + 1 * ms));
+  /* A call that saves more than twice the overhead: threads, no clock needed. */
+  assert_true(tsr__gemm_adapt_parallel(&s, 100 * flops, 2, -1));
+  assert_false(tsr__gemm_adapt_serial(&s, 100 * flops, 2, -1));
+  /* The re-probe due after 50 ms: not without the clock; asked without claiming it, twice, it
+     stays due and the wait unchanged; claimed once, the wait doubles. */
+  const int64_t due = t + 50 * ms + 1;
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, -1));
+  assert_true(tsr__gemm_adapt_serial(&s, flops, 2, -1));
+  const int64_t wait0 = atomic_load(&s.reprobe_ns);
+  assert_false(tsr__gemm_adapt_serial(&s, flops, 2, due));
+  assert_false(tsr__gemm_adapt_serial(&s, flops, 2, due));
+  assert_int_equal(atomic_load(&s.reprobe_ns), wait0);
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, due));
+  assert_int_equal(atomic_load(&s.reprobe_ns), 100 * ms);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, due + 1));
+  /* A warm probe marked (its window far ahead of the clock): seen with the clock unread, not
+     taken by the question that does not claim, taken once by the one that does. */
+  tsr__gemm_adapt_cold(&s, tsr__now_ns() + 3600 * 1000 * ms);
+  assert_false(tsr__gemm_adapt_serial(&s, flops, 2, -1));
+  assert_false(tsr__gemm_adapt_serial(&s, flops, 2, -1));
+  assert_false(atomic_load(&s.warm_probe));
+  assert_true(tsr__gemm_adapt_parallel(&s, flops, 2, -1));
+  assert_true(atomic_load(&s.warm_probe));
+  assert_true(tsr__gemm_adapt_serial(&s, flops, 2, -1));
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, -1));
+  /* A mark whose window has passed grants nothing and is retired by either question, so that
+     the calls after it do not read the clock for it. */
+  tsr__gemm_adapt_cold(&s, t); /* its window ended at t + 20 ms */
+  assert_true(atomic_load(&s.warm_probe_before) > 0);
+  assert_true(tsr__gemm_adapt_serial(&s, flops, 2, due + 2 * ms));
+  assert_int_equal(atomic_load(&s.warm_probe_before), 0);
+  tsr__gemm_adapt_cold(&s, t);
+  assert_false(tsr__gemm_adapt_parallel(&s, flops, 2, due + 2 * ms));
+  assert_int_equal(atomic_load(&s.warm_probe_before), 0);
+  /* With the clock unread, a mark is judged on the clock, not granted: on the process clock, 1 s
+     of overhead learned just now (no re-probe for 5 s) and a mark whose window ended ~1 s ago. */
+  adapt_init(&s);
+  const int64_t now = tsr__now_ns();
+  tsr__gemm_adapt_learn_serial(&s, 1 * ms, flops);
+  tsr__gemm_adapt_learn_parallel(&s, 1001 * ms, 1 * ms, 1 * ms, flops, now);
+  tsr__gemm_adapt_cold(&s, now - 1000 * ms);
+  assert_true(tsr__gemm_adapt_serial(&s, flops, 2, -1));
+  assert_int_equal(atomic_load(&s.warm_probe_before), 0);
+}
+
 /* The pool: every slot once, the caller alone finishes a job nobody joins, the full team
    joins when asked to wait for it, two callers at once (one runs alone), and a forked child
    starts its own pool. */
@@ -1286,6 +1352,22 @@ static tsr__gemm_args tiny_lane_args(tsr_dtype dt, int64_t m, int64_t n, int64_t
                           .path = TSR_GEMM_NATIVE};
 }
 
+/* Teaches the process's adaptive thread count a parallel call's overhead (ovh_ns; at most 1000
+   ns is learned as 1000) and one thread's time per flop (ns_per_flop), each replacing what it
+   held: a fast parallel call replaces a mean four times higher, four serial calls move the mean
+   of two to within 7 % of theirs. A warm probe that the first call marks (pool threads woken
+   since the last call learned) is over after the wait. */
+static void teach_adaptive(int64_t ovh_ns, double ns_per_flop) {
+  const double flops = 1e6;
+  const int64_t work = (int64_t)(flops * ns_per_flop);
+  tsr__gemm_learn_parallel(work + 1000, work, work, flops);
+  const struct timespec past_warm = {0, 30000000};
+  nanosleep(&past_warm, NULL);
+  tsr__gemm_learn_parallel(work + ovh_ns, work, work, flops);
+  for (int i = 0; i < 4; ++i)
+    tsr__gemm_learn_serial(work, flops);
+}
+
 static void test_tiny_lane_bounds(void **state) {
   (void)state;
   set_threads(1);
@@ -1351,8 +1433,9 @@ static void test_tiny_lane_bounds(void **state) {
       free(sb);
     }
     /* 64^3 (m*n*k = TSR__GEMM_SERIAL_MNK, a call that may run on several threads): tiny on
-       one thread, right against the reference; left to the general path (its adaptive thread
-       count) when two threads are available. */
+       one thread, right against the reference; with two threads available, tiny when the
+       process's adaptive thread count surely answers one thread, else left to the general path
+       (which asks it afresh). */
     const int64_t w = 64;
     if ((double)(w * w * w) * (double)es <= cache && (double)(w * w) * (double)es <= rule) {
       double *wa = malloc((size_t)(w * w) * sizeof *wa), *wb = malloc((size_t)(w * w) * sizeof *wb);
@@ -1369,17 +1452,30 @@ static void test_tiny_lane_bounds(void **state) {
         wb[i] = load(dt, xb, (size_t)i);
       }
       g = tiny_lane_args(dt, w, w, w, xa, xb, xc);
-#if defined(_OPENMP)
-      set_threads(2);
-      assert_false(tsr__omp_gemm_tiny(&g)); /* answered before any operand is read */
-      set_threads(1);
-#endif
-      memset(xc, 0xff, (size_t)(w * w) * es);
-      assert_true(tsr__omp_gemm_tiny(&g));
       tsr_test_ref_gemm_into(0, 0, w, w, w, 1.0, wa, wb, 0.0, NULL, wr);
-      for (int64_t i = 0; i < w * w; ++i)
-        wa[i] = load(dt, xc, (size_t)i);
-      assert_true(tsr_test_rel_error(wa, wr, (size_t)(w * w)) <= tsr_test_tol(dt, w));
+      for (int run = 0; run < 3; ++run) {
+#if defined(_OPENMP)
+        if (run == 0) {
+          /* Threads taught to cost the process 1 s a call against a serial rate that they
+             would save ~0.3 s of: one thread, surely (no probe due for seconds). */
+          set_threads(2);
+          teach_adaptive(1000000000, 1000.0);
+        } else if (run == 1) {
+          /* Taught to cost nothing: two threads pay, and the lane leaves the call. */
+          teach_adaptive(0, 1000.0);
+          assert_false(tsr__omp_gemm_tiny(&g)); /* answered before any operand is read */
+          set_threads(1);
+          continue;
+        }
+#else
+        if (run < 2) continue;
+#endif
+        memset(xc, 0xff, (size_t)(w * w) * es);
+        assert_true(tsr__omp_gemm_tiny(&g));
+        for (int64_t i = 0; i < w * w; ++i)
+          wa[i] = load(dt, xc, (size_t)i);
+        assert_true(tsr_test_rel_error(wa, wr, (size_t)(w * w)) <= tsr_test_tol(dt, w));
+      }
       free(wa);
       free(wb);
       free(wr);
@@ -1851,6 +1947,7 @@ int main(void) {
       cmocka_unit_test(test_called_from_threads),
       cmocka_unit_test(test_thread_pool),
       cmocka_unit_test(test_adaptive_reprobe),
+      cmocka_unit_test(test_adaptive_unread_clock),
       cmocka_unit_test(test_adaptive_warm_probe),
       cmocka_unit_test(test_adaptive_warm_probes_settle),
       cmocka_unit_test(test_vendor_path),

@@ -322,9 +322,15 @@ int tsr__gemm_pool_run(int nt, const struct tsr__gemm_tuning *t, void (*fn)(void
                        void *arg);
 
 /* The adaptive thread count (gemm_thread.c): whether a call of `flops` should use nt > 1
-   threads (always with t->fixed_threads), and what the calls teach it, on the process's state
-   and clock. */
-bool tsr__gemm_worth_parallel(const struct tsr__gemm_tuning *t, double flops, int nt);
+   threads (always with t->fixed_threads), and what the calls teach it, on the process's state.
+   now: tsr__now_ns(), or -1 when the caller did not read the clock (it costs ~20 ns, 1 % of an
+   sgemm 64^3): the answer is then read without it, except that a re-probe that is due waits for
+   a call that passes the time (a marked warm probe reads the clock itself).
+   tsr__gemm_surely_serial: whether that answer is one thread, without claiming a probe (no side
+   effects), for a lane that runs only serial calls and otherwise leaves the call to one that
+   asks tsr__gemm_worth_parallel. */
+bool tsr__gemm_worth_parallel(const struct tsr__gemm_tuning *t, double flops, int nt, int64_t now);
+bool tsr__gemm_surely_serial(double flops, int nt, int64_t now);
 void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
                               double flops);
 void tsr__gemm_learn_serial(int64_t ns, double flops);
@@ -350,6 +356,7 @@ typedef struct tsr__gemm_adapt {
 /* The call just learned (tsr__gemm_adapt_learn_parallel) woke its threads from sleep. */
 void tsr__gemm_adapt_cold(tsr__gemm_adapt *s, int64_t now);
 bool tsr__gemm_adapt_parallel(tsr__gemm_adapt *s, double flops, int nt, int64_t now);
+bool tsr__gemm_adapt_serial(tsr__gemm_adapt *s, double flops, int nt, int64_t now);
 void tsr__gemm_adapt_learn_parallel(tsr__gemm_adapt *s, int64_t region_ns, int64_t caller_work_ns,
                                     int64_t work_ns, double flops, int64_t now);
 void tsr__gemm_adapt_learn_serial(tsr__gemm_adapt *s, int64_t ns, double flops);

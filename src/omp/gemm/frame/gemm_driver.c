@@ -590,15 +590,33 @@ static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, int nt, bool may
   return true;
 }
 
+/* One call in TSR__GEMM_LEARN_EVERY of those with several threads to have reads the clock (per
+   thread: no shared counter): the adaptive count's re-probes wait for such a call, and one run on
+   one thread is timed for the serial rate the count weighs. Every such call had read it, ~20 ns
+   on a KVM guest (Zen 5), and the timed ones twice more. Returns the time, or -1 when unread. */
+#define TSR__GEMM_LEARN_EVERY 8u
+static _Thread_local unsigned tsr__gemm_clock_calls;
+static inline int64_t tsr__gemm_clock_slot(void) {
+  return ++tsr__gemm_clock_calls % TSR__GEMM_LEARN_EVERY == 0 ? tsr__now_ns() : -1;
+}
+
 bool tsr__omp_gemm_tiny(const tsr__gemm_args *g) {
+  if ((g->dtype != TSR_F32 && g->dtype != TSR_F64) || g->path == TSR_GEMM_VENDOR) return false;
   tsr_status st;
   const double mnk = (double)g->m * (double)g->n * (double)g->k;
-  /* A call that may run on several threads is left to tsr__omp_gemm, which asks the adaptive
-     thread count once (asked here too, a probe it grants would be spent on a call that then
-     takes the other path). */
-  return (g->dtype == TSR_F32 || g->dtype == TSR_F64) && g->path != TSR_GEMM_VENDOR &&
-         !(mnk >= TSR__GEMM_SERIAL_MNK && tsr__gemm_threads_for(mnk) > 1) &&
-         tsr__gemm_tiny(g, mnk, 1, false, &st);
+  const int avail = tsr__gemm_threads_for(mnk);
+  if (avail == 1) return tsr__gemm_tiny(g, mnk, 1, false, &st);
+  /* Several threads to have: the lane runs the call when the adaptive count surely answers one
+     thread. Asked without claiming a probe (tsr__gemm_surely_serial): a call the lane leaves goes
+     to tsr__omp_gemm, which asks afresh, and a probe granted here would be spent on nothing.
+     Before, the lane left every such call to the general path (sgemm 64^3 through CBLAS with two
+     threads allowed ran ~3 % slower than with one on Zen 5, 3-7 % on Emerald Rapids). */
+  const int64_t now = tsr__gemm_clock_slot();
+  if (g->tuning != NULL || !tsr__gemm_surely_serial(2.0 * mnk, avail, now) ||
+      !tsr__gemm_tiny(g, mnk, 1, false, &st))
+    return false;
+  if (now >= 0) tsr__gemm_learn_serial(tsr__now_ns() - now, 2.0 * mnk);
+  return true;
 }
 
 /* The general path on nt threads (tsr__omp_gemm's decision). */
@@ -674,11 +692,6 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g, int nt) {
 
 /* ---------------------------------------------------------------- entry --------------- */
 
-/* One serially-run call in TSR__GEMM_LEARN_EVERY of those that could have had several threads
-   is timed for the adaptive thread count (per thread: no shared counter). */
-#define TSR__GEMM_LEARN_EVERY 8u
-static _Thread_local unsigned tsr__gemm_serial_calls;
-
 tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args) {
   (void)dev;
   const tsr__gemm_args *g = args;
@@ -696,17 +709,14 @@ tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args) {
   const double mnk = (double)g->m * (double)g->n * (double)g->k;
   const int avail = tsr__gemm_threads_for(mnk);
   int nt = avail;
-  if (nt > 1 && !tsr__gemm_worth_parallel(g->tuning, 2.0 * mnk, nt)) nt = 1;
+  const int64_t now = nt > 1 ? tsr__gemm_clock_slot() : -1;
+  if (nt > 1 && !tsr__gemm_worth_parallel(g->tuning, 2.0 * mnk, nt, now)) nt = 1;
   tsr_status tiny;
-  /* Several threads to have, one chosen: the tiny lane runs a tiny call, and one such call in
-     TSR__GEMM_LEARN_EVERY is timed for the serial rate the adaptive count weighs (the general
-     path, its questions and two clock reads on every call, made sgemm 64^3 7-8 % slower with two
-     threads allowed than with one on Emerald Rapids, 3-7 % now; the rest is the CBLAS straight
-     lane's, which leaves such calls to this function). */
-  const bool timed = avail > 1 && nt == 1 && ++tsr__gemm_serial_calls % TSR__GEMM_LEARN_EVERY == 0;
-  const int64_t t0 = timed ? tsr__now_ns() : 0;
+  /* Several threads to have, one chosen: the tiny lane runs a tiny call, timed when the clock was
+     read for it (the general path, its questions and two clock reads on every call, made sgemm
+     64^3 7-8 % slower with two threads allowed than with one on Emerald Rapids). */
   if (tsr__gemm_tiny(g, mnk, nt, true, &tiny)) {
-    if (timed) tsr__gemm_learn_serial(tsr__now_ns() - t0, 2.0 * mnk);
+    if (nt == 1 && now >= 0) tsr__gemm_learn_serial(tsr__now_ns() - now, 2.0 * mnk);
     return tiny;
   }
   return tsr__gemm_native(g, nt);

@@ -266,26 +266,49 @@ static bool tsr__gemm_learn(_Atomic int64_t *v, int64_t x, bool fast_down) {
   return replace;
 }
 
-bool tsr__gemm_adapt_parallel(tsr__gemm_adapt *s, double flops, int nt, int64_t now) {
+/* The rules above at now (< 0: the clock was not read); claim: act on a probe the answer grants
+   (the warm probe taken, the re-probe wait doubled), as the call then runs on its threads.
+   Without claim the answer changes nothing but a warm mark whose window has passed. */
+static inline bool tsr__gemm_adapt_answer(tsr__gemm_adapt *s, double flops, int nt, int64_t now,
+                                          bool claim) {
   const int64_t ovh = atomic_load_explicit(&s->overhead_ns, memory_order_relaxed);
   const int64_t fs = atomic_load_explicit(&s->fs_per_flop, memory_order_relaxed);
   if (ovh <= 0 || fs <= 0) return true;
   const int64_t warm = atomic_load_explicit(&s->warm_probe_before, memory_order_relaxed);
-  if (warm > 0 && now < warm &&
-      atomic_compare_exchange_strong(&s->warm_probe_before, &(int64_t){warm}, 0)) {
-    atomic_store_explicit(&s->warm_probe, true, memory_order_relaxed);
-    return true; /* the warm probe (tsr__gemm_adapt_cold) */
+  if (warm > 0) {
+    if (now < 0) now = tsr__now_ns(); /* a warm probe is marked: its window is short */
+    if (now >= warm) {
+      /* Its window has passed: retired (it grants nothing), so that calls without the clock
+         stop reading it. */
+      atomic_compare_exchange_strong(&s->warm_probe_before, &(int64_t){warm}, 0);
+    } else if (!claim) {
+      return true;
+    } else if (atomic_compare_exchange_strong(&s->warm_probe_before, &(int64_t){warm}, 0)) {
+      atomic_store_explicit(&s->warm_probe, true, memory_order_relaxed);
+      return true; /* the warm probe (tsr__gemm_adapt_cold) */
+    }
   }
-  const int64_t reprobe = atomic_load_explicit(&s->reprobe_ns, memory_order_relaxed);
   const double saving_ns = flops * (double)fs * 1e-6 * (1.0 - 1.0 / nt);
   if (saving_ns > 2.0 * (double)ovh) return true;
+  /* Unread clock: a re-probe that is due waits for a call that reads it. */
+  if (now < 0) return false;
+  const int64_t reprobe = atomic_load_explicit(&s->reprobe_ns, memory_order_relaxed);
   const int64_t longest = tsr__max64(TSR__GEMM_REPROBE_MAX_NS, 100 * ovh);
   int64_t wait = tsr__max64(reprobe, tsr__max64(TSR__GEMM_REPROBE_MIN_NS, 5 * ovh));
   if (wait > longest) wait = longest;
   if (now - atomic_load_explicit(&s->overhead_at, memory_order_relaxed) <= wait) return false;
-  atomic_store_explicit(&s->reprobe_ns, wait > longest / 2 ? longest : 2 * wait,
-                        memory_order_relaxed);
+  if (claim)
+    atomic_store_explicit(&s->reprobe_ns, wait > longest / 2 ? longest : 2 * wait,
+                          memory_order_relaxed);
   return true;
+}
+
+bool tsr__gemm_adapt_parallel(tsr__gemm_adapt *s, double flops, int nt, int64_t now) {
+  return tsr__gemm_adapt_answer(s, flops, nt, now, true);
+}
+
+bool tsr__gemm_adapt_serial(tsr__gemm_adapt *s, double flops, int nt, int64_t now) {
+  return !tsr__gemm_adapt_answer(s, flops, nt, now, false);
 }
 
 void tsr__gemm_adapt_learn_parallel(tsr__gemm_adapt *s, int64_t region_ns, int64_t caller_work_ns,
@@ -330,9 +353,13 @@ void tsr__gemm_adapt_learn_serial(tsr__gemm_adapt *s, int64_t ns, double flops) 
   tsr__gemm_learn(&s->fs_per_flop, (int64_t)((double)ns * 1e6 / flops) + 1, false);
 }
 
-bool tsr__gemm_worth_parallel(const tsr__gemm_tuning *t, double flops, int nt) {
+bool tsr__gemm_worth_parallel(const tsr__gemm_tuning *t, double flops, int nt, int64_t now) {
   if (t && t->fixed_threads) return true;
-  return tsr__gemm_adapt_parallel(&tsr__gemm_adapt_state, flops, nt, tsr__now_ns());
+  return tsr__gemm_adapt_parallel(&tsr__gemm_adapt_state, flops, nt, now);
+}
+
+bool tsr__gemm_surely_serial(double flops, int nt, int64_t now) {
+  return tsr__gemm_adapt_serial(&tsr__gemm_adapt_state, flops, nt, now);
 }
 
 void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
