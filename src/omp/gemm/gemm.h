@@ -326,16 +326,17 @@ int tsr__gemm_pool_run(int nt, const struct tsr__gemm_tuning *t, void (*fn)(void
    now: tsr__now_ns(), or -1 when the caller did not read the clock (it costs ~20 ns, 1 % of an
    sgemm 64^3): the answer is then read without it, except that a re-probe that is due waits for
    a call that passes the time (a marked warm probe reads the clock itself).
-   tsr__gemm_surely_serial: whether that answer is one thread, without claiming a probe (no side
-   effects), for a lane that runs only serial calls and otherwise leaves the call to one that
-   asks tsr__gemm_worth_parallel. */
+   tsr__gemm_surely_serial: whether that answer is one thread, without claiming a probe (it
+   changes nothing but a warm mark whose window has passed), for a lane that runs only serial
+   calls and otherwise leaves the call to one that asks tsr__gemm_worth_parallel. */
 bool tsr__gemm_worth_parallel(const struct tsr__gemm_tuning *t, double flops, int nt, int64_t now);
 bool tsr__gemm_surely_serial(double flops, int nt, int64_t now);
 void tsr__gemm_learn_parallel(int64_t region_ns, int64_t caller_work_ns, int64_t work_ns,
                               double flops);
 void tsr__gemm_learn_serial(int64_t ns, double flops);
 
-/* The same rules on a given state and clock (now, in nanoseconds), which is how tests drive
+/* The same rules on a given state and clock (now, in nanoseconds; -1 for the two questions,
+   tsr__gemm_adapt_parallel and tsr__gemm_adapt_serial, as above), which is how tests drive
    them. A zero-initialized state has learned nothing. Times in nanoseconds. */
 typedef struct tsr__gemm_adapt {
   _Atomic int64_t overhead_ns; /* running mean of a parallel call's overhead; 0: none yet */
