@@ -6,17 +6,40 @@ TSR_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TSR_JOBS=${TSR_JOBS:-$(nproc 2>/dev/null || echo 2)}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
+# What a build and its tests need (the Docker images require every one: deps.sh --strict).
 TSR_PACKAGES=(build-essential cmake pkg-config libcmocka-dev
   openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev libblas-test scalapack-mpi-test
-  clang libclang-rt-dev python3-numpy gnuplot-nox doxygen)
+  python3-numpy)
+# What only scripts/test.sh's hooks use (the fuzzer's clang, plots, the API reference): CI
+# installs them too, the images (strict mode) do not.
+TSR_CI_PACKAGES=(clang libclang-rt-dev gnuplot-nox doxygen)
+# The distribution's MPI and what is linked against it: left out with TSR_WITHOUT_MPI=1
+# (deps.sh --without-mpi), for an image that builds its own MPI (the CUDA-aware Open MPI of
+# docker/cuda.Dockerfile).
+TSR_MPI_PACKAGES=(openmpi-bin libopenmpi-dev libscalapack-openmpi-dev scalapack-mpi-test)
+# TSR_STRICT_PACKAGES=1 (deps.sh --strict): a package that cannot be installed is an error
+# (the images: a build must not go on without one). Unset or 0 (CI, scripts/test.sh): a
+# warning, because package names differ across releases (libclang-rt-dev vs
+# libclang-rt-14-dev) and the hooks skip what is missing.
+TSR_STRICT_PACKAGES=${TSR_STRICT_PACKAGES:-0}
+TSR_WITHOUT_MPI=${TSR_WITHOUT_MPI:-0}
 
 tsr_log() { printf '\n==> %s\n' "$*"; }
 
-# tsr_install_packages [extra packages...]: installs the missing ones.
+tsr_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+
+# tsr_install_packages [extra packages...]: installs the missing ones (TSR_PACKAGES, in CI
+# mode TSR_CI_PACKAGES, and the extras; TSR_MPI_PACKAGES left out with TSR_WITHOUT_MPI=1). In
+# strict mode returns 1, naming them, when some could not be installed.
 tsr_install_packages() {
-  local missing=() p
-  for p in "${TSR_PACKAGES[@]}" "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+  local wanted=("${TSR_PACKAGES[@]}") missing=() failed=() p
+  [ "$TSR_STRICT_PACKAGES" = 1 ] || wanted+=("${TSR_CI_PACKAGES[@]}")
+  wanted+=("$@")
+  for p in "${wanted[@]}"; do
+    if [ "$TSR_WITHOUT_MPI" = 1 ] && [[ " ${TSR_MPI_PACKAGES[*]} " == *" $p "* ]]; then
+      continue
+    fi
+    tsr_installed "$p" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
   if ! command -v apt-get >/dev/null 2>&1; then
@@ -32,8 +55,16 @@ tsr_install_packages() {
   if ! $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
     for p in "${missing[@]}"; do
       $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" \
-        || echo "warning: could not install $p" >&2
+        || echo "$([ "$TSR_STRICT_PACKAGES" = 1 ] && echo error || echo warning): could not install $p" >&2
     done
+  fi
+  [ "$TSR_STRICT_PACKAGES" = 1 ] || return 0
+  for p in "${missing[@]}"; do
+    tsr_installed "$p" || failed+=("$p")
+  done
+  if [ ${#failed[@]} -gt 0 ]; then
+    echo "error: required packages not installed: ${failed[*]} (strict mode: the build stops)" >&2
+    return 1
   fi
 }
 
