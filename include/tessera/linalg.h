@@ -10,9 +10,20 @@
  * CPU micro-kernel: chosen at run time from the CPU's features (AVX-512, else AVX2+FMA, else
  * portable C); the environment variable `TSR_CPU_KERNEL` = `portable` | `avx2` | `avx512`
  * forces one. A kernel the CPU (or the build) lacks is not an error: the best available one
- * runs, and tsr_device_get_props() reports it in `arch`. The CPU GEMM uses
- * omp_get_max_threads() OpenMP threads; on a machine shared with other busy processes,
- * `OMP_WAIT_POLICY=passive` or `OMP_PROC_BIND=true` avoids libgomp's spin-waiting costs.
+ * runs, and tsr_device_get_props() reports it in `arch`.
+ *
+ * CPU threads: the GEMM runs on a thread pool of its own (POSIX threads started at the first
+ * multithreaded call, not an OpenMP team: src/omp/gemm/frame/gemm_thread.c), with up to
+ * omp_get_max_threads() threads of the calling thread (`OMP_NUM_THREADS`,
+ * omp_set_num_threads()) counting the caller. A product below 64^3 (m n k), and a call made
+ * inside an OpenMP parallel region, run on the calling thread alone, and an adaptive count
+ * may choose fewer threads for a call that would not gain from them. One call at a time has
+ * the pool: a call made while another thread's call holds it runs on its calling thread.
+ * Pool threads inherit the CPU affinity of the thread that started them and no signals; after
+ * a call they poll for 100 ms, then sleep, taking no CPU time (`OMP_WAIT_POLICY=passive`:
+ * sleep at once, for machines shared with other busy processes; `active`: never sleep). The
+ * other CPU operations (elementwise, reductions) are OpenMP loops on
+ * omp_get_max_threads() threads.
  */
 #ifndef TESSERA_LINALG_H
 #define TESSERA_LINALG_H
@@ -33,8 +44,10 @@ typedef enum tsr_trans {
 typedef enum tsr_gemm_path {
   TSR_GEMM_AUTO = 0,   /**< `TSR_GEMM` environment variable (`native`, `vendor` or `auto`); unset
                             or `auto`: the backend chooses per call (CPU: native; GPU: the vendor
-                            BLAS, where built, for f64 of at least 256 in every dimension, else
-                            native: provisional thresholds, not yet measured on a GPU) */
+                            BLAS, where built, for f32 and f64 of at least 256 in each of m, n
+                            and k, else native, and native too where the vendor BLAS refuses the
+                            sizes; the thresholds are per GPU family in src/gpu/gemm.cu, measured
+                            on sm_90 only) */
   TSR_GEMM_NATIVE = 1, /**< Tessera's own kernels */
   TSR_GEMM_VENDOR = 2  /**< cuBLAS / hipBLAS on GPUs (built when found, CMake option
                             TESSERA_GPU_VENDOR_BLAS, ON by default); on the CPU the CBLAS
