@@ -27,6 +27,7 @@
 #include <cblas.h>
 
 #include "tessera.h"
+#include "tessera/dist.h"
 #if TSR_HAVE_OPENMP
 #include <omp.h>
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "tessera.h"
+#include "tessera/dist.h"
 
 /* Entries defined by formulas, so any rank can compute any entry: A(i,p) and B(p,j). */
 static double a_entry(int64_t i, int64_t p, void *ctx) {

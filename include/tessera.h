@@ -1,9 +1,12 @@
 /**
  * @file tessera.h
- * @brief Tessera umbrella header: the only header a user needs.
+ * @brief Tessera umbrella header: the one header a program without MPI needs.
  *
  * Dense arrays and matrix multiplication on CPUs (OpenMP), NVIDIA GPUs (CUDA) and AMD GPUs
  * (HIP), and SUMMA matrix multiplication over MPI. See README.md for a tour.
+ *
+ * This header needs no MPI: the distributed layer is `tessera/dist.h` (it includes `mpi.h`),
+ * which a program that uses it includes itself, after this one.
  */
 #ifndef TESSERA_H
 #define TESSERA_H
@@ -15,8 +18,6 @@
 #include "tessera/ops.h"
 #include "tessera/linalg.h"
 #include "tessera/io.h"
-#if TSR_HAVE_MPI
-#include "tessera/dist.h"
-#endif
+#include "tessera/version.h"
 
 #endif /* TESSERA_H */

@@ -6,6 +6,12 @@ if(NOT TESSERA_ENABLE_SANITIZERS)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/run_consumer.sh ${PROJECT_BINARY_DIR}
                    ${CMAKE_CURRENT_SOURCE_DIR}/install/consumer ${CMAKE_CURRENT_BINARY_DIR}/install-consumer)
   set_tests_properties(install_consumer PROPERTIES LABELS "cpu;install" RUN_SERIAL TRUE)
+  # The Lmod module file (share/modulefiles/tessera/<version>.lua): skipped without Lmod.
+  add_test(NAME install_module
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/install/run_module.sh ${PROJECT_BINARY_DIR}
+                   ${CMAKE_CURRENT_SOURCE_DIR}/install/consumer ${CMAKE_CURRENT_BINARY_DIR}/install-module
+                   ${PROJECT_VERSION})
+  set_tests_properties(install_module PROPERTIES LABELS "cpu;install" SKIP_RETURN_CODE 77)
 endif()
 
 # What the shared libraries export: the public API, the drop-ins' versioned internal interface

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "tsr_test.h"
+#include "tessera/dist.h"
 
 static int dist_rank, dist_size;
 static tsr_device dist_dev; /* where the test matrices live */

@@ -3,7 +3,8 @@
  * @brief Distributed matrices over MPI: process grid, 2D block-cyclic matrices, SUMMA GEMM,
  * collective MPI-IO `.npy` files.
  *
- * Included by tessera.h when the library was built with MPI (`TSR_HAVE_MPI`).
+ * Not included by tessera.h: a program that uses the distributed layer includes this header
+ * itself (it needs `mpi.h`, and a library built with MPI, `TSR_HAVE_MPI`).
  *
  * Every function here taking a ::tsr_grid or a ::tsr_dmatrix is COLLECTIVE over the grid's
  * communicator: every rank of the grid must call it, with the same arguments (except host
@@ -28,6 +29,14 @@
 #ifndef TESSERA_DIST_H
 #define TESSERA_DIST_H
 
+/* Only MPI's C interface: C++ programs would otherwise link Open MPI's or MPICH's C++
+   bindings (libmpi_cxx), which the library does not use. */
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 #include <stdint.h>
 

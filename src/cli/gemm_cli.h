@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "tessera.h"
+#include "tessera/dist.h"
 
 /* Exit codes (documented in usage() and README.md). */
 enum {

@@ -77,6 +77,7 @@ void usage(FILE *f) {
       "  --json FILE          write the results as JSON (an error if it cannot be written)\n"
       "  --progress           report 'panel k of K' on stderr\n"
       "  -h, --help           this help\n"
+      "  --version            the version (alone on the command line), then exit\n"
       "\n"
       "NaN/Inf: inputs holding NaN or Inf are multiplied as IEEE arithmetic says, but not\n"
       "verified (the count is reported); rows of the product that may overflow the dtype are\n"

@@ -747,6 +747,12 @@ done:
 }
 
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) { /* the library's release; no MPI */
+    const char *version = NULL;
+    tsr_version(NULL, NULL, NULL, &version);
+    printf("tessera-gemm %s\n", version);
+    return 0;
+  }
   int provided = 0;
   if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
     fprintf(stderr, "tessera-gemm: error: MPI_Init failed\n");

@@ -319,11 +319,18 @@ static bool parse_threads(const char *v, options *o) {
   return true;
 }
 
-/* Step 1: the options. Returns -1 to go on, else the exit status (--show ran, or bad usage). */
+/* Step 1: the options. Returns -1 to go on, else the exit status (--show or --version ran, or
+   bad usage). */
 static int parse_options(int argc, char **argv, options *o) {
   *o = (options){.seconds = 50, .dtype = {true, true}};
   for (int i = 1; i < argc; ++i) {
     const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(opt, "--version") == 0) {
+      const char *version = NULL;
+      tsr_version(NULL, NULL, NULL, &version);
+      printf("tessera-tune %s\n", version);
+      return 0;
+    }
     if (strcmp(opt, "--show") == 0) {
       tsr__gemm_wisdom_set_warn(false); /* it prints the reason itself */
       return show();
