@@ -1,84 +1,94 @@
 #!/usr/bin/env bash
-# The runbook a session runs first when it is lent a GPU (issue 29): every phase fits one
-# device call (10 minutes), several phases may share a call, and the whole invocation stops
-# itself before TSR_GPU_SESSION_BUDGET seconds (default 540) so that ctest still prints its
-# summary and the logs are packed before the call's limit.
+# shellcheck disable=SC2317 # the steps are called by name (step_$name)
+# One call on a lent GPU (issue 48): at most 8 minutes that deliver, in order,
+#   1 build    tessera-gemm (and bench_gpu when there is no PyTorch), CUDA variant, Release,
+#              the GPU's own sm_XY, -j<cores>; an existing build tree is reused
+#   2 job      tessera-gemm on 1 rank, f32/f64 x n = 8192/16384, TSR_GEMM = auto, vendor and
+#              native (--repeat 3 --warmup 1 --json)
+#   3 anchor   cuBLAS on the same GPU: PyTorch with TF32 off (checked against float64), else
+#              bench_gpu's cuBLAS rows; then the job's figures over the anchor
+#   4 ranks    2 and 4 ranks sharing the GPU, f32/f64 at n = 8192, with the --json pipeline
+#              counts (staging, steps, copies, host syncs, copy waits)
+#   5 npy      products of real .npy inputs (data/, shared/data/ and /work/shared/data when
+#              present: X X^T and X^T X) and generated ones (C and Fortran order, big-endian,
+#              transposes, alpha/beta with C, 1/2/4 ranks, auto/native/vendor), each output
+#              checked elementwise against NumPy's float64 product (|C - R| <= 2 k u |A||B|
+#              + u |R|); without NumPy, a pure-Python float64 product (small cases) or the
+#              job's own float64 verification, and the summary says which
+#   6 tests    the CUDA tests: ctest -L cuda -LE gpu_large on the same build (their programs
+#              built first), with the list of failures and of tests the budget left unrun
 #
+# Usage: scripts/gpu_session.sh [--device cuda|cpu] [--out DIR] [--budget SECONDS]
+#                               [--build DIR] [--help]
+#        scripts/gpu_session.sh prepare     (here, once: see "Before the call")
+#   --device cpu   a dry run on the CPU: the same steps on a CPU build (build/gpu-session-cpu,
+#                  or --build), n = 128/256, ranks at n = 256, a few seconds a step; the
+#                  anchor step reports "skipped: no GPU"; step 6 runs a few CPU tests
+#                  (TSR_GPU_SESSION_CTEST_ARGS). CI runs it: scripts/test.d/gpu_session.sh.
+#   --out DIR      results (default $OUT, else ./gpu-session-out)
+#   --budget S     the whole call's seconds (default 480); every step's budget scales with it
+#   --build DIR    the build tree (default build/gpu-session, cpu: build/gpu-session-cpu)
+#
+# Before the call (here, on a machine with apt and network; no GPU needed):
 #   scripts/gpu_session.sh prepare
-#       HERE (a machine with apt and network, no GPU needed): downloads the Debian packages
-#       the device image lacks (cmocka, Open MPI and their libraries) into .gpu_debs/
-#       (git-ignored). The image has nvcc, CMake, ninja, python3 and compute-sanitizer.
+# downloads the Debian packages the device image lacks (Open MPI, cmocka and their libraries)
+# into .gpu_debs/ (git-ignored; about 25 MiB); the image has nvcc, CMake, ninja, python3 with
+# NumPy and PyTorch, compute-sanitizer and ncu.
 #
-#   scripts/gpu_session.sh PHASE...          (on the GPU machine; carry .gpu_debs)
-#     env        the machine: nvidia-smi -q, tool versions (nvcc, compute-sanitizer, nsys,
-#                ncu, cmake), Open MPI's CUDA support (ompi_info --parsable --all | grep
-#                cuda), lscpu, and the binding mpirun gives 1, 2 and 4 ranks (--report-bindings
-#                and each rank's allowed CPUs, which set the job's threads per rank)
-#     build      configure (Release, the GPU's own sm_XY, tsr_variant_args cuda) and build
-#                build/gpu-session. Any later phase configures and builds what it needs
-#                first when the tree is missing (a fresh machine), so `build` is optional.
-#     test       test-gpu, test-mpi and test-cpu, as far as the budget goes
-#     test-gpu   ctest -L cuda (not gpu_large, not mpi) -j4; gpu_large alone; the same cuda
-#                tests with TSR_GPU_SYNC_DEBUG=1; the examples with TSR_DEVICE=cuda
-#     test-mpi   ctest -L mpi (dist_gemm_cuda_* included) -j4
-#     test-cpu   every other test (cpu, blas, install, examples on the default device) -j8
-#     job        tessera-gemm --device cuda on 1 rank, f32 and f64, n = 8192 and 16384, and
-#                mpirun -np 2 and 4 at n = 8192 (--repeat 3 --warmup 1 --json), beside the
-#                cuBLAS anchor (bench_gpu at 8192 and 16384) in the same call; prints a table
-#     profile    nsys profile --stats=true of the 1-rank f32 8192 job (nsys on PATH or under
-#                /opt/nvidia); without a working nsys, ncu of three of its kernels
-#     sanitize   sanitize-memcheck, then sanitize-race
-#     sanitize-memcheck  compute-sanitizer memcheck of every GPU test program (the core
-#                suite on cuda, kernel_helpers, gpu_cross; test_dist_gemm under mpirun -np 2),
-#                with TSR_GPU_ALLOC_CACHE=0: exact-size cudaMalloc per array, so overruns are
-#                seen. gpu_large (40 GiB) and gpu_fault (emulator only) are left out.
-#     sanitize-race      racecheck and synccheck of the GEMM test programs (gpu_cross,
-#                core_matmul), also with TSR_GPU_ALLOC_CACHE=0
-#     bench      bench_gpu's full sweep (native vs cuBLAS 1024..8192, bandwidth, transfers,
-#                per-call overhead, matmul vs the CPU), JSON kept
-#     all        every phase in order (does not fit one call: for a machine of your own)
+# THE CALL (one, 8 minutes; the machine's start, 1-2 minutes, comes on top):
+#   run(command="scripts/gpu_session.sh", carry=[".gpu_debs"], timeout_s=480)
+# The script stops itself inside its budget (default 480 s, 10 s kept to finish the summary),
+# so timeout_s=480 is not reached; with a smaller timeout_s pass --budget the same number.
+# Then give_back() unless a rerun follows at once.
 #
-# Results. Each invocation writes gpu_session_out/run-<UTC time>/<phase>/: one log per step,
-# steps.tsv and junit_steps.xml (every step as a JUnit test case: failed, timed out, skipped
-# or not run for lack of time), and per ctest group <group>/junit.xml (ctest --output-junit),
-# the ctest log (--output-on-failure), LastTest.log and tests/<test>.log (one per test).
-# After every step and in an EXIT trap (also on SIGTERM/SIGINT/SIGHUP) the run folder is
-# packed into $OUT/gpu_session_<phases>.tar.gz with $OUT/gpu_session_summary.txt beside it
-# (or into gpu_session_out/ when OUT is unset); with $OUT set nothing else is written there
-# (the device tool returns at most 8 files), except the nsys report when under 15 MiB.
-# Exit status: 0 when every step passed or was skipped (77), 1 otherwise, 2 on bad usage.
-# Environment: OUT (where the archive goes), TSR_GPU_SESSION_BUDGET (seconds, default 540),
-# TSR_GPU_SESSION_BUILD (build tree, default build/gpu-session; another CUDA tree for a dry
-# run), TSR_JOBS (build parallelism, default nproc).
+# Budgets (seconds, for --budget 480; scaled with --budget; TSR_GPU_SESSION_BUDGET_<STEP>,
+# e.g. TSR_GPU_SESSION_BUDGET_JOB=60, sets one step's budget as is): build 170, job 110,
+# anchor 40, ranks 50, npy 45, tests: what is left (at least 55 s; more when earlier steps end
+# early, as they do when all goes well: a step's unused budget goes to the tests). Each run inside a step has its own timeout too (a 16384 job run 60 s, an 8192 one
+# 30 s), cut to what is left of its step; a run the step's budget cannot start is reported
+# "not run", and a step whose budget ran out is reported "timed out" and the next step starts.
+# The console shows each step's budget and elapsed time, and each run's.
 #
-# Calls for a 30-minute device budget, most important first (each call costs its machine's
-# start, 1-2 min, plus up to 9 min; a machine given back, 30 s after a call, takes its build
-# with it, so each call configures and builds again: 3.5 min on a shared 2-core machine, the
-# build step's time is in the summary). test-cpu is what CI already runs: only with time left.
-#   run(command="scripts/gpu_session.sh env job", carry=[".gpu_debs"], timeout_s=600)
-#   run(command="scripts/gpu_session.sh test-gpu test-mpi", carry=[".gpu_debs"], timeout_s=600)
-#   run(command="scripts/gpu_session.sh sanitize profile", carry=[".gpu_debs"], timeout_s=600)
-# With a shorter timeout_s, set TSR_GPU_SESSION_BUDGET to about timeout_s - 60.
-# Nothing here marks a figure as measured: the outputs are raw material for the closing note.
+# Reading the results: at most 8 files come back from $OUT, all written as they arrive, so a
+# killed call keeps what was done:
+#   summary.md     the machine (GPU, driver, nvcc, MPI's CUDA support, NumPy, PyTorch), one
+#                  line per step (result, elapsed, budget, note; "running" for the step in
+#                  flight when the call was killed, "not reached" after it), then one table per
+#                  step: the job's GFLOP/s per dtype, size and TSR_GEMM with the path that ran;
+#                  the anchor and the ratios; the ranks' pipeline counts; each real-input
+#                  product with its error against the float64 reference; the tests' counts and
+#                  the list of failed and unrun tests. The console ends with the same text.
+#   results.tsv    one row per run (columns: step case ranks dtype m n k gemm path gflops
+#                  compute_s gpu_s input_s staging steps h2d_copies d2h_copies host_syncs
+#                  host_syncs_in_loop copy_waits check status seconds note)
+#   1-build.log .. 6-tests.log   every command of the step with its budget, elapsed time and
+#                  output (the job's JSON reports, ctest --output-on-failure)
+# The work files (JSON reports, .npy inputs and outputs, ctest logs) stay in
+# TSR_GPU_SESSION_WORK (default a new folder under /tmp), named in summary.md.
+#
+# Exit status: 0 when every step passed or was skipped, 1 otherwise, 2 on bad usage.
+# Environment: OUT, TSR_GPU_SESSION_BUDGET_<BUILD|JOB|ANCHOR|RANKS|NPY|TESTS>,
+# TSR_GPU_SESSION_BUILD (the build tree, as --build), TSR_GPU_SESSION_WORK,
+# TSR_GPU_SESSION_PYTHON (the python3 for NumPy), TSR_GPU_SESSION_SIZES (step 2's n, default
+# "8192 16384", cpu "128 256"), TSR_GPU_SESSION_RANKS_N (step 4's n), TSR_GPU_SESSION_CTEST_ARGS
+# (step 6's test selection; cuda: "-L cuda -LE gpu_large"), TSR_GPU_SESSION_TESTS_ENV (VAR=VALUE
+# words for the tests' environment), TSR_JOBS (build parallelism, default nproc).
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+self=$root/scripts/gpu_session.sh
+helper=$root/scripts/gpu_session/session.py
 # shellcheck source=scripts/common.sh disable=SC1091
 source "$root/scripts/common.sh" # tsr_variant_args, TSR_JOBS, OMPI_ALLOW_RUN_AS_ROOT*
-set +e                           # common.sh sets -e: a failed step must not end the run
-cd "$root" || exit 1
+set +e                           # common.sh sets -e: a failed run must not end the session
+set -o pipefail
 
-usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
-phases_known="prepare env build test test-gpu test-mpi test-cpu job profile sanitize sanitize-memcheck sanitize-race bench all"
-[ $# -gt 0 ] || { usage; exit 2; }
-for p in "$@"; do
-  case " $phases_known " in
-    *" $p "*) ;;
-    *) echo "unknown phase '$p' (one of: $phases_known)" >&2; exit 2 ;;
-  esac
-done
+usage() { awk 'NR > 1 && /^# shellcheck/ { next } NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$self"; }
 
 debs=$root/.gpu_debs
 deproot=/tmp/tsr_gpu_deps
+steps=(build job anchor ranks npy tests)
+# Budgets for the default 480 s; tests take what is left.
+declare -A base_budget=([build]=170 [job]=110 [anchor]=40 [ranks]=50 [npy]=45 [tests]=0)
 
 # ------------------------------------------------------------------------------ prepare ----
 prepare() {
@@ -99,147 +109,10 @@ prepare() {
   du -sh "$debs"
   find "$debs" -name '*.deb' | wc -l
 }
-if [ "$*" = prepare ]; then
-  prepare
-  exit $?
-fi
-[[ " $* " != *" prepare "* ]] || { echo "prepare runs alone (here, not on the GPU machine)" >&2; exit 2; }
 
-# ------------------------------------------------------------------------------ the run ----
-budget=${TSR_GPU_SESSION_BUDGET:-540}
-deadline=$(($(date +%s) + budget))
-reserve=20 # seconds kept at the end for packing
-work=$root/gpu_session_out
-run=$work/run-$(date -u +%Y%m%dT%H%M%SZ)
-dest=${OUT:-$work}
-build=${TSR_GPU_SESSION_BUILD:-$root/build/gpu-session} # another tree: for dry runs
-[[ $build == /* ]] || build=$root/$build
-jobs=$TSR_JOBS
-phases_run="$*"
-label=$(echo "$*" | tr ' ' '-' | tr -cd 'A-Za-z0-9_-')
-archive=gpu_session_${label}.tar.gz
-mkdir -p "$run" "$dest" || exit 1
-phase=setup
-phase_dir=$run/setup
-mkdir -p "$phase_dir"
-# Runs a command in a folder: step NAME CAP "${indir[@]}" DIR CMD...
-# shellcheck disable=SC2016 # expanded by that sh
-indir=(sh -c 'cd "$0" && exec "$@"')
-
-left() { echo $((deadline - $(date +%s))); }
-note() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$run/summary.txt"; }
-
-# record NAME RC SECONDS [WHY]: one line in the phase's steps.tsv and the summary.
-record() {
-  local what
-  case $2 in
-    0) what=passed ;;
-    77) what=skipped ;;
-    124 | 137) what="TIMED OUT" ;;
-    125) what="not run" ;;
-    *) what="FAILED (exit $2)" ;;
-  esac
-  printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$phase_dir/steps.tsv"
-  note "$phase/$1: $what ($3 s)${4:+: $4}"
-}
-
-# step NAME CAP CMD...: CMD with its output in <phase>/NAME.log, killed after CAP seconds or
-# at the invocation's deadline less the packing reserve, whichever is first; recorded and
-# packed. Returns CMD's status (124/137: timed out; 125: not run, no time left).
-step() {
-  local name=$1 cap=$2 lim t0 rc
-  shift 2
-  lim=$(($(left) - reserve))
-  [ "$lim" -gt "$cap" ] && lim=$cap
-  if [ "$lim" -lt 5 ]; then
-    record "$name" 125 0 "the budget (TSR_GPU_SESSION_BUDGET=$budget s) is spent"
-    return 125
-  fi
-  t0=$(date +%s)
-  # In the background, so that a signal to this script runs its trap at once (bash waits
-  # for a foreground child first); timeout leads its own process group, which the trap ends.
-  timeout -k 10 "$lim" "$@" >"$phase_dir/$name.log" 2>&1 &
-  child=$! child_name=$name child_t0=$t0
-  wait "$child"
-  rc=$?
-  child=""
-  record "$name" "$rc" $(($(date +%s) - t0))
-  pack
-  return $rc
-}
-
-xml_escape() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' | tr -d '\000-\010\013\014\016-\037'; }
-
-# The steps of a phase folder as JUnit test cases (junit_steps.xml).
-junit_steps() {
-  local dir=$1 tsv=$1/steps.tsv n f s name rc secs why
-  [ -f "$tsv" ] || return 0
-  n=$(wc -l <"$tsv")
-  f=$(awk -F'\t' '$2 != 0 && $2 != 77 && $2 != 125' "$tsv" | wc -l)
-  s=$((n - f - $(awk -F'\t' '$2 == 0' "$tsv" | wc -l)))
-  {
-    echo '<?xml version="1.0" encoding="UTF-8"?>'
-    printf '<testsuite name="gpu_session.%s" tests="%s" failures="%s" skipped="%s">\n' \
-      "$(basename "$dir")" "$n" "$f" "$s"
-    while IFS=$'\t' read -r name rc secs why; do
-      printf '  <testcase classname="gpu_session.%s" name="%s" time="%s">\n' \
-        "$(basename "$dir")" "$name" "$secs"
-      case $rc in
-        0) ;;
-        77 | 125) printf '    <skipped message="%s"/>\n' "$(printf '%s' "${why:-exit 77}" | xml_escape)" ;;
-        *)
-          printf '    <failure message="exit %s%s">' "$rc" "$(printf '%s' "${why:+: $why}" | xml_escape)"
-          [ -f "$dir/$name.log" ] && tail -n 60 "$dir/$name.log" | xml_escape
-          printf '</failure>\n'
-          ;;
-      esac
-      echo '  </testcase>'
-    done <"$tsv"
-    echo '</testsuite>'
-  } >"$dir/junit_steps.xml"
-}
-
-# Packs the run folder into $dest (large profiler files stay out: see profile).
-pack() {
-  local d
-  for d in "$run"/*/; do junit_steps "${d%/}"; done
-  if tar -C "$work" --exclude='*.nsys-rep' --exclude='*.sqlite' --exclude='*.qdstrm' \
-    --exclude='*.ncu-rep' -czf "$dest/$archive.part" "$(basename "$run")" 2>/dev/null; then
-    mv -f "$dest/$archive.part" "$dest/$archive"
-  fi
-  cp -f "$run/summary.txt" "$dest/gpu_session_summary.txt" 2>/dev/null
-  return 0
-}
-
-finish() {
-  local rc=$? failed
-  trap - EXIT
-  failed=$(cat "$run"/*/steps.tsv 2>/dev/null | awk -F'\t' '$2 != 0 && $2 != 77' | wc -l)
-  note "end of '$phases_run': $failed step(s) failed or not run; $(($(left) + 0)) s of the budget left"
-  pack
-  echo "== packed: $dest/$archive ($(du -h "$dest/$archive" 2>/dev/null | cut -f1)); logs in $run"
-  [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && exit 0
-  exit 1
-}
-# A signal ends the running step (its process group: timeout's) and packs what there is.
-child=""
-stopped() {
-  note "stopped by SIG$1"
-  if [ -n "$child" ]; then
-    kill -TERM -- "-$child" 2>/dev/null
-    record "$child_name" "$2" $(($(date +%s) - child_t0)) "stopped by SIG$1 (its process group ended)"
-  fi
-  exit "$2"
-}
-trap finish EXIT
-trap 'stopped TERM 143' TERM
-trap 'stopped INT 130' INT
-trap 'stopped HUP 129' HUP
-
-# ------------------------------------------------------------------------------ helpers ----
 # Unpacks the carried packages into $deproot (never into /) and points the tools at them.
 use_deps() {
-  [ -d "$debs" ] || { note "deps: no .gpu_debs carried: using what the image has"; return 0; }
+  [ -d "$debs" ] || return 0
   if [ ! -d "$deproot/usr" ]; then
     mkdir -p "$deproot"
     for f in "$debs"/*.deb; do dpkg -x "$f" "$deproot"; done
@@ -260,285 +133,515 @@ use_deps() {
   export OMPI_MCA_plm_rsh_agent=false
 }
 
-# The first of the names that is an executable (on PATH or a path; globs allowed).
-find_tool() {
-  local c
-  for c in "$@"; do
-    if [[ $c == */* ]]; then
-      # shellcheck disable=SC2086 # a glob, expanded on purpose
-      for f in $c; do [ -x "$f" ] && { echo "$f"; return 0; }; done
-    elif command -v "$c" >/dev/null 2>&1; then
-      command -v "$c"
-      return 0
-    fi
-  done
-  return 1
+# ------------------------------------------------------------------------------ shared -----
+now() { date +%s; }
+# Python with the environment the script started with (the carried libraries stay out).
+pyrun() { env PATH="$GS_PATH0" LD_LIBRARY_PATH="$GS_LDPATH0" "$@"; }
+# The console (fd 3 in a step, which writes its log on stdout).
+say() { echo "[+$(($(now) - GS_T0)) s] $*" >&"${GS_CONSOLE_FD:-1}"; }
+
+# set_step IDX NAME RESULT ELAPSED BUDGET NOTE: the step's line of the summary.
+set_step() {
+  printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "${6//|//}" \
+    >"$GS_WORK/state/step.$1"
 }
 
-# Fails the phase (recorded) when there is no NVIDIA GPU.
-need_gpu() {
-  if nvidia-smi -L >"$phase_dir/gpus.txt" 2>&1 && grep -q '^GPU ' "$phase_dir/gpus.txt"; then
+# Rewrites summary.md from its parts (atomically: a reader never sees half a file).
+compose() {
+  local i
+  {
+    cat "$GS_WORK/header.md"
+    printf '\n## Steps\n\n| # | step | result | elapsed | budget | note |\n| --- | --- | --- | --- | --- | --- |\n'
+    for i in 1 2 3 4 5 6; do
+      if [ -f "$GS_WORK/state/step.$i" ]; then
+        cat "$GS_WORK/state/step.$i"
+      else
+        printf '| %s | %s | not reached | - | - | |\n' "$i" "${steps[$((i - 1))]}"
+      fi
+    done
+    for i in 1 2 3 4 5 6; do
+      [ -s "$GS_WORK/md.$i" ] && { echo; cat "$GS_WORK/md.$i"; }
+    done
+    [ -s "$GS_WORK/footer.md" ] && { echo; cat "$GS_WORK/footer.md"; }
+  } >"$GS_OUT/summary.md.tmp" && mv -f "$GS_OUT/summary.md.tmp" "$GS_OUT/summary.md"
+}
+
+# Ends the processes this session started that outlived their step (mpirun's ranks after a
+# kill): each one found by the tag in its environment, ended by its id.
+sweep() {
+  local p e
+  for e in /proc/[0-9]*/environ; do
+    p=${e#/proc/}
+    p=${p%/environ}
+    [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] && continue
+    if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "TSR_GS_TAG=$GS_TAG"; then
+      kill -KILL "$p" 2>/dev/null && echo "ended leftover process $p: $(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null | head -c 120)"
+    fi
+  done
+}
+
+# ------------------------------------------------------------------------------ a step -----
+# The step runs as its own process (`gpu_session.sh __step IDX NAME`), its output in its log,
+# killed by the parent 15 s after its budget at the latest. Inside, `sub` runs each command
+# with its own timeout, cut to what is left of the step.
+n_runs=0 n_failed=0 n_killed=0 n_unstarted=0 budget_hit=0 skip_reason="" extra_note=""
+SUB_RC=0 SUB_SECS=0 SUB_LOG=""
+
+# sub LABEL CAP CMD...: CMD (stdin from /dev/null) with output in the step log and in
+# $GS_WORK/runs/LABEL.log, killed after CAP seconds or at the step's end, whichever is first.
+sub() {
+  local label=$1 cap=$2 left t t0 rc why
+  shift 2
+  n_runs=$((n_runs + 1))
+  SUB_LOG=$GS_WORK/runs/$GS_STEP_IDX-$label.log
+  left=$((GS_STEP_END - $(now)))
+  t=$cap
+  [ "$left" -lt "$t" ] && t=$left
+  if [ "$t" -lt 1 ]; then
+    n_unstarted=$((n_unstarted + 1))
+    echo "== $label: not run: the step's budget is spent"
+    say "    $label: not run (the step's budget is spent)"
+    SUB_RC=125 SUB_SECS=0
+    return 125
+  fi
+  echo "== $label: timeout $t s (own cap $cap s, $left s left in the step)"
+  echo "\$ $*"
+  t0=$(now)
+  timeout -k 5 "$t" "$@" </dev/null 2>&1 | tee "$SUB_LOG"
+  rc=${PIPESTATUS[0]}
+  SUB_SECS=$(($(now) - t0)) SUB_RC=$rc
+  case $rc in
+    0) why=passed ;;
+    124 | 137)
+      if [ "$t" -lt "$cap" ]; then
+        budget_hit=1
+        why="timed out (the step's budget)"
+      else
+        why="timed out (its own cap of $cap s)"
+      fi
+      n_killed=$((n_killed + 1))
+      ;;
+    *) why="FAILED (exit $rc)"; n_failed=$((n_failed + 1)) ;;
+  esac
+  echo "== $label: $why in $SUB_SECS s"
+  say "    $label: $why in $SUB_SECS s (timeout $t s)"
+  return "$rc"
+}
+
+finish_step() {
+  local result note
+  note="$n_runs run(s): $((n_runs - n_failed - n_killed - n_unstarted)) passed"
+  [ "$n_failed" -gt 0 ] && note+=", $n_failed failed"
+  [ "$n_killed" -gt 0 ] && note+=", $n_killed killed by a timeout"
+  [ "$n_unstarted" -gt 0 ] && note+=", $n_unstarted not run"
+  [ -n "$extra_note" ] && note+="; $extra_note"
+  if [ -n "$skip_reason" ]; then
+    result=skipped note="$skip_reason"
+  elif [ "$budget_hit" -eq 1 ] || [ "$n_unstarted" -gt 0 ]; then
+    result="timed out" note="the step's budget ran out: $note"
+  elif [ "$n_failed" -gt 0 ] || [ "$n_killed" -gt 0 ]; then
+    result=FAILED
+  else
+    result=passed
+  fi
+  printf '%s\t%s\n' "$result" "$note" >"$GS_WORK/state/result.$GS_STEP_IDX"
+}
+
+md() { cat >>"$GS_WORK/md.$GS_STEP_IDX"; }
+need_cli() {
+  [ -x "$GS_CLI" ] && return 0
+  skip_reason="no tessera-gemm at $GS_CLI (step 1 failed)"
+  return 1
+}
+# MPI=(mpirun for NP ranks): more ranks than cores allowed.
+mpi_cmd() {
+  MPI=(mpirun -np "$1")
+  [ "$1" -gt 1 ] && MPI=(mpirun --oversubscribe -np "$1")
+  return 0
+}
+record_job() { # JSON STEP CASE GEMM
+  pyrun "$GS_PY" "$helper" job "$1" --tsv "$GS_OUT/results.tsv" --md "$GS_WORK/md.$GS_STEP_IDX" \
+    --step "$2" --case "$3" --gemm "$4" --rc "$SUB_RC" --secs "$SUB_SECS" --log "$SUB_LOG"
+  compose
+}
+
+# ------------------------------------------------------------------------------ 1 build ----
+step_build() {
+  local args=() gen=() arch targets=(tessera-gemm) t0
+  printf '## 1. Build\n\n' | md
+  if [ -f "$GS_BUILD/CMakeCache.txt" ]; then
+    echo "- reused the configured tree $GS_BUILD" | md
+  else
+    read -r -a args <<<"$(tsr_variant_args "$GS_VARIANT")"
+    if [ "$GS_DEVICE" = cuda ]; then
+      arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+      case $arch in '' | *[!0-9]*) arch=90 ;; esac
+      args+=(-DCMAKE_CUDA_ARCHITECTURES="$arch")
+    fi
+    if ! pkg-config --exists cmocka 2>/dev/null; then
+      args+=(-DTESSERA_BUILD_TESTS=OFF)
+      extra_note="no cmocka: tests not configured (carry .gpu_debs)"
+    fi
+    command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+    sub configure 120 cmake -S "$root" -B "$GS_BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+      -DTESSERA_BUILD_EXAMPLES=OFF "${args[@]}"
+    echo "- configured $GS_BUILD in $SUB_SECS s: ${args[*]}" | md
+  fi
+  [ "$GS_DEVICE" = cuda ] && [ -z "$GS_TORCH" ] && targets+=(bench_gpu)
+  if [ -f "$GS_BUILD/CMakeCache.txt" ]; then
+    t0=$(now)
+    sub build 600 cmake --build "$GS_BUILD" -j "$TSR_JOBS" --target "${targets[@]}"
+    echo "- built ${targets[*]} (-j $TSR_JOBS) in $SUB_SECS s: $(
+      [ "$SUB_RC" -eq 0 ] && echo ok || echo "FAILED (exit $SUB_RC), see 1-build.log")" | md
+  fi
+  [ -x "$GS_CLI" ] && echo "- $GS_CLI: $("$GS_CLI" --help 2>/dev/null | head -1)" | md
+}
+
+# ------------------------------------------------------------------------------ 2 job ------
+step_job() {
+  local n dt g json cap
+  need_cli || return 0
+  printf '## 2. The job on 1 rank (tessera-gemm --device %s, --repeat %s --warmup 1)\n\n' \
+    "$GS_DEV" "$GS_REPEAT" | md
+  printf '| case | TSR_GEMM | path ran | GFLOP/s | compute s | GPU s | input s | verify | result |\n' | md
+  printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n' | md
+  compose
+  for n in $GS_SIZES; do
+    cap=30
+    [ "$n" -ge 16384 ] && cap=60
+    for dt in f32 f64; do
+      for g in auto vendor native; do
+        json=$GS_WORK/json/np1_${dt}_${n}_$g.json
+        rm -f "$json"
+        mpi_cmd 1
+        sub "np1_${dt}_${n}_$g" "$cap" env TSR_GEMM="$g" TSR_GS_TAG="$GS_TAG" "${MPI[@]}" "$GS_CLI" \
+          --device "$GS_DEV" -m "$n" -n "$n" -k "$n" --dtype "$dt" --repeat "$GS_REPEAT" \
+          --warmup 1 --json "$json"
+        [ -f "$json" ] && cat "$json"
+        record_job "$json" job "$dt $n" "$g"
+      done
+    done
+  done
+}
+
+# ------------------------------------------------------------------------------ 3 anchor ---
+step_anchor() {
+  local json=$GS_WORK/json/bench_gpu.json sizes=${GS_SIZES// /,}
+  printf '## 3. cuBLAS anchor\n\n' | md
+  if [ "$GS_DEVICE" = cpu ]; then
+    skip_reason="skipped: no GPU (dry run on the CPU)"
+    echo "Skipped: no GPU (dry run on the CPU)." | md
+    pyrun "$GS_PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import session as s
+s.tsv_row(sys.argv[2], step="anchor", case="cuBLAS", status="skipped: no GPU")' \
+      "$root/scripts/gpu_session" "$GS_OUT/results.tsv"
     return 0
   fi
-  record need_gpu 1 0 "no NVIDIA GPU here: nvidia-smi -L says '$(head -c 160 "$phase_dir/gpus.txt" | tr '\n' ' ')'"
-  return 1
-}
-
-# ensure_build [TARGET...]: configures build/gpu-session when it is not, then builds the
-# targets (all when none).
-ensure_build() {
-  if [ ! -f "$build/CMakeCache.txt" ]; then
-    local arch args gen=()
-    arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
-    case $arch in '' | *[!0-9]*) arch=90 ;; esac
-    read -r -a args <<<"$(tsr_variant_args cuda)"
-    command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
-    step configure 240 cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
-      "${args[@]}" -DCMAKE_CUDA_ARCHITECTURES="$arch" || return 1
+  printf '| dtype | n | anchor | GFLOP/s | median s (spread) | check |\n| --- | --- | --- | --- | --- | --- |\n' | md
+  compose
+  if [ -n "$GS_TORCH" ]; then
+    sub torch 90 env TSR_GS_TAG="$GS_TAG" PYTHONUNBUFFERED=1 PATH="$GS_PATH0" \
+      LD_LIBRARY_PATH="$GS_LDPATH0" "$GS_TORCH" "$helper" anchor-torch --sizes "$sizes" \
+      --reps 7 --tsv "$GS_OUT/results.tsv" --md "$GS_WORK/md.$GS_STEP_IDX"
   fi
-  local targets=()
-  [ $# -gt 0 ] && targets=(--target "$@")
-  step "build${1:+_$1}" 540 cmake --build "$build" -j "$jobs" "${targets[@]}"
+  if [ -z "$GS_TORCH" ] || [ "$SUB_RC" -ne 0 ]; then
+    [ -n "$GS_TORCH" ] && extra_note="PyTorch failed: bench_gpu instead"
+    [ -x "$GS_BUILD/bench/bench_gpu" ] ||
+      sub build_bench_gpu 120 cmake --build "$GS_BUILD" -j "$TSR_JOBS" --target bench_gpu
+    rm -f "$json"
+    sub bench_gpu 120 env TSR_GS_TAG="$GS_TAG" "$GS_BUILD/bench/bench_gpu" --sizes "$sizes" \
+      --reps 3 --no-skinny --bw-log2 20 --json "$json" &&
+      pyrun "$GS_PY" "$helper" anchor-bench "$json" --tsv "$GS_OUT/results.tsv" \
+        --md "$GS_WORK/md.$GS_STEP_IDX"
+  fi
+  pyrun "$GS_PY" "$helper" ratios --tsv "$GS_OUT/results.tsv" --md "$GS_WORK/md.$GS_STEP_IDX"
 }
 
-# ctest_group NAME [VAR=VALUE...] -- CTEST_ARGS...: one ctest run in <phase>/NAME/ with its
-# JUnit XML, log (--output-on-failure), LastTest.log and one log per test. Tests stop at
-# the invocation's deadline (--stop-time: ctest shortens each test's timeout to it and still
-# writes its summary); no test may run longer than 300 s.
-ctest_group() {
-  local name=$1 envs=(TSR_GPU_SESSION=1) dir stop junit=() rc log
-  shift
-  while [ $# -gt 0 ] && [ "$1" != -- ]; do envs+=("$1"); shift; done
-  shift
-  dir=$phase_dir/$name
-  mkdir -p "$dir/tests"
-  # Local time without a zone: ctest misreads "+0000" or "UTC" suffixes (CMake 3.25).
-  stop=$(date -d "@$((deadline - reserve - 30))" '+%H:%M:%S')
-  [[ $(ctest --help 2>/dev/null) == *--output-junit* ]] && junit=(--output-junit "$dir/junit.xml")
-  rm -f "$build"/Testing/Temporary/LastTest*.log
-  step "ctest_$name" 600 env "${envs[@]}" "${indir[@]}" "$build" ctest --output-on-failure \
-    "${junit[@]}" --stop-time "$stop" --timeout 300 "$@"
-  rc=$?
-  log=$phase_dir/ctest_$name.log
-  mv "$log" "$dir/ctest.log" 2>/dev/null && ln -sf "$name/ctest.log" "$log"
-  cp "$build"/Testing/Temporary/LastTest*.log "$dir/" 2>/dev/null
-  awk -v d="$dir/tests" 'FNR == 1 { if (f) close(f); f = "" }
-    /^[0-9]+\/[0-9]+ Testing: / { if (f) close(f); f = d "/" $3 ".log" } f { print > f }' \
-    "$dir"/LastTest.log "$dir"/LastTest_*.log 2>/dev/null
-  note "  $(grep -E 'tests passed|No tests were found' "$dir/ctest.log" | tail -1)"
-  # Tests the stop time left unstarted appear nowhere else: listed here.
-  "${indir[@]}" "$build" ctest -N "$@" 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p' |
-    while read -r t; do [ -f "$dir/tests/$t.log" ] || echo "$t"; done >"$dir/not_run.txt"
-  [ -s "$dir/not_run.txt" ] &&
-    note "  not run (stop time): $(wc -l <"$dir/not_run.txt") test(s): $(tr '\n' ' ' <"$dir/not_run.txt")"
-  awk '/^The following tests/ { what = /FAILED/ ? "failed" : "skipped" }
-       what && /^[ \t]+[0-9]+ - / { sub(/^[ \t]+/, ""); print "  " what ": " $0 }' \
-    "$dir/ctest.log" 2>/dev/null | tee -a "$run/summary.txt"
-  pack
-  return $rc
-}
-
-# ------------------------------------------------------------------------------ phases -----
-phase_env() {
-  step nvidia_smi_q 60 nvidia-smi -q
-  step nvidia_smi 60 sh -c 'nvidia-smi && nvidia-smi topo -m'
-  # shellcheck disable=SC2016
-  step tools 60 sh -c 'for t in nvcc compute-sanitizer nsys ncu cmake ctest ninja gcc mpicc mpirun \
-    ompi_info python3; do printf "== %s: " "$t"; command -v "$t" || { echo "not on PATH"; continue; }; \
-    "$t" --version 2>&1 | head -5; done; ls -d /opt/nvidia/nsight-* /usr/local/cuda*/bin/nsys 2>/dev/null; true'
-  # mpi_built_with_cuda_support: whether SUMMA can hand device pointers to MPI.
-  # shellcheck disable=SC2016
-  step ompi_cuda 60 sh -c 'ompi_info --parsable --all >"$0/ompi_info_all.txt" || exit 1; \
-    grep -i cuda "$0/ompi_info_all.txt" || echo "(no cuda line: built without CUDA support)"' "$phase_dir"
-  step lscpu 30 lscpu
-  # shellcheck disable=SC2016
-  step host 30 sh -c 'uname -a; cat /etc/os-release; echo "nproc: $(nproc)"; free -g; ulimit -a; df -h .'
-  local np gpu
-  for np in 1 2 4; do
-    # shellcheck disable=SC2016
-    step "binding_np$np" 60 mpirun --report-bindings --oversubscribe -np "$np" sh -c \
-      'echo "rank $OMPI_COMM_WORLD_RANK: $(nproc) CPUs allowed ($(grep Cpus_allowed_list /proc/self/status | cut -f2))"'
-  done
-  gpu=$(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader \
-    2>/dev/null | head -2 | tr '\n' ' ')
-  note "gpu: ${gpu:-none (nvidia-smi absent or failing)}"
-  note "cuda-aware mpi: $(grep -h 'mpi_built_with_cuda_support:value' "$phase_dir/ompi_cuda.log" 2>/dev/null ||
-    echo 'not reported')"
-  note "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) CPUs"
-  for np in 1 2 4; do
-    note "binding np$np: $(grep -h 'CPUs allowed' "$phase_dir/binding_np$np.log" 2>/dev/null | sort |
-      sed 's/ (.*//' | tr '\n' ';')"
-  done
-}
-
-phase_build() { ensure_build; }
-
-phase_test_gpu() {
-  need_gpu || return 1
-  ensure_build || return 1
-  ctest_group gpu -- -j4 -L cuda -LE 'gpu_large|mpi'
-  ctest_group large -- -L gpu_large
-  ctest_group sync_debug TSR_GPU_SYNC_DEBUG=1 -- -j4 -L cuda -LE 'gpu_large|mpi'
-  ctest_group examples TSR_DEVICE=cuda -- -L example
-}
-
-phase_test_mpi() {
-  ensure_build || return 1
-  ctest_group mpi -- -j4 -L mpi
-}
-
-phase_test_cpu() {
-  ensure_build || return 1
-  ctest_group cpu -- -j8 -LE 'cuda|mpi|gpu_large|gpu-emu|hip'
-}
-
-# The job against cuBLAS on the same GPU in the same call.
-phase_job() {
-  need_gpu || return 1
-  ensure_build tessera-gemm bench_gpu || return 1
-  local cli=$build/tessera-gemm dt n np
-  step anchor_bench_gpu 240 "${indir[@]}" "$phase_dir" "$build/bench/bench_gpu" --sizes 8192,16384 \
-    --reps 5 --no-skinny --bw-log2 26 --json "$phase_dir/bench_gpu_anchor.json"
-  for n in 8192 16384; do
-    for dt in f32 f64; do
-      step "job_np1_${dt}_$n" 200 mpirun --report-bindings -np 1 "$cli" --device cuda -m "$n" \
-        -n "$n" -k "$n" --dtype "$dt" --repeat 3 --warmup 1 --json "$phase_dir/job_np1_${dt}_$n.json"
-    done
-  done
+# ------------------------------------------------------------------------------ 4 ranks ----
+step_ranks() {
+  local np dt json n=$GS_RANKS_N
+  need_cli || return 0
+  printf '## 4. Ranks sharing the %s (n = %s, TSR_GEMM=auto, --json pipeline counts)\n\n' \
+    "$([ "$GS_DEVICE" = cuda ] && echo GPU || echo CPU)" "$n" | md
+  printf '| case | TSR_GEMM | path ran | GFLOP/s | compute s | staging | steps | H2D/D2H copies | host syncs/in loop | copy waits | verify | result |\n' | md
+  printf '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n' | md
+  compose
   for np in 2 4; do
     for dt in f32 f64; do
-      step "job_np${np}_${dt}_8192" 150 mpirun --report-bindings --oversubscribe -np "$np" "$cli" \
-        --device cuda -m 8192 -n 8192 -k 8192 --dtype "$dt" --repeat 3 --warmup 1 \
-        --json "$phase_dir/job_np${np}_${dt}_8192.json"
+      json=$GS_WORK/json/np${np}_${dt}_$n.json
+      rm -f "$json"
+      mpi_cmd "$np"
+      sub "np${np}_${dt}_$n" 45 env TSR_GS_TAG="$GS_TAG" "${MPI[@]}" "$GS_CLI" --device "$GS_DEV" \
+        -m "$n" -n "$n" -k "$n" --dtype "$dt" --repeat "$GS_REPEAT" --warmup 1 --json "$json"
+      [ -f "$json" ] && cat "$json"
+      record_job "$json" ranks "np$np $dt $n" auto
     done
   done
-  step job_table 60 python3 -c '
-import glob, json, os, sys
-d = sys.argv[1]
-anchor = {}
-try:
-    for r in json.load(open(os.path.join(d, "bench_gpu_anchor.json")))["results"]:
-        for name, dt in (("sgemm cuBLAS", "f32"), ("dgemm cuBLAS", "f64")):
-            if r["name"] == name:
-                anchor[(dt, r["size"])] = r["rate"]
-except Exception as e:
-    print("(no cuBLAS anchor: %s)" % e)
-print("| ranks | dtype | n | Tessera GFLOP/s | cuBLAS GFLOP/s | ratio | compute s | read s | verify |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-for p in sorted(glob.glob(os.path.join(d, "job_np*.json"))):
-    try:
-        j = json.load(open(p))
-    except Exception as e:
-        print("| %s: unreadable (%s) |" % (os.path.basename(p), e))
-        continue
-    a = anchor.get((j["dtype"], j["n"]))
-    s = j["seconds"]
-    print("| %d | %s | %d | %.0f | %s | %s | %.3f | %.2f | %s |" % (j["ranks"], j["dtype"], j["n"],
-          j["gflops"], "%.0f" % a if a else "-", "%.2f" % (j["gflops"] / a) if a else "-",
-          s["compute"], s["read"], j["verify"]["verdict"]))
-' "$phase_dir"
-  tee -a "$run/summary.txt" <"$phase_dir/job_table.log"
 }
 
-phase_profile() {
-  need_gpu || return 1
-  ensure_build tessera-gemm || return 1
-  local args=(--device cuda -m 8192 -n 8192 -k 8192 --dtype f32 --repeat 2 --warmup 1) nsys ncu rep
-  nsys=$(find_tool nsys '/opt/nvidia/nsight-systems*/bin/nsys' '/usr/local/cuda*/bin/nsys' \
-    '/opt/nvidia/nsight-compute/*/host/target-linux-x64/nsys')
-  if [ -n "$nsys" ]; then
-    rep=$phase_dir/job_np1_f32_8192
-    if step nsys_job_np1_f32_8192 300 "$nsys" profile --stats=true --trace=cuda,nvtx,osrt \
-      --force-overwrite=true -o "$rep" mpirun -np 1 "$build/tessera-gemm" "${args[@]}" &&
-      [ -f "$rep.nsys-rep" ]; then
-      if [ "$(stat -c %s "$rep.nsys-rep")" -lt $((15 << 20)) ]; then
-        cp "$rep.nsys-rep" "$dest/"
-      else
-        note "profile: $rep.nsys-rep is over 15 MiB: kept on the machine only"
-      fi
-      return 0
-    fi
+# ------------------------------------------------------------------------------ 5 npy ------
+step_npy() {
+  local dir=$GS_WORK/npy dirs=() d seed line name a b c ranks g flags alpha beta out json args f
+  need_cli || return 0
+  mkdir -p "$dir"
+  for d in "$root/data" "$root/shared/data" /work/shared/data; do
+    [ -d "$d" ] && dirs+=(--data "$d")
+  done
+  seed=$(( $(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 1000000 ))
+  printf '## 5. Real inputs against a float64 reference (seed %s)\n\n' "$seed" | md
+  if pyrun "$GS_PY" -c 'import numpy' 2>/dev/null; then
+    echo "Reference: NumPy's float64 product of the same inputs ($GS_PY); bound |C - R| <= 2 k u (|alpha| |op A| |op B| + |beta| |C0|) + u |R| elementwise, NaN never passes." | md
   else
-    record nsys 77 0 "no nsys on PATH, under /opt/nvidia or /usr/local/cuda*"
+    echo "No NumPy here ($GS_PY): generated inputs are small, written by pure Python, and checked against a pure-Python float64 product; real inputs too large for it rely on the job's own float64 verification (said per case)." | md
   fi
-  ncu=$(find_tool ncu '/opt/nvidia/nsight-compute/*/ncu' '/usr/local/cuda*/bin/ncu') ||
-    { record ncu 1 0 "no nsys that works and no ncu: nothing profiled"; return 1; }
-  step ncu_job_np1_f32_8192 300 mpirun -np 1 "$ncu" --clock-control none --launch-skip 2 \
-    --launch-count 3 --section SpeedOfLight --section LaunchStats --section Occupancy \
-    "$build/tessera-gemm" "${args[@]}"
+  printf '\n| case | m x n x k | dtype | op | ranks | TSR_GEMM/path | job verify | check | result |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n' | md
+  compose
+  sub make_inputs 60 env PATH="$GS_PATH0" LD_LIBRARY_PATH="$GS_LDPATH0" "$GS_PY" "$helper" npy-make "$dir" --cases "$dir/cases.tsv" \
+    --mode "$GS_DEVICE" --seed "$seed" "${dirs[@]}" || return 0
+  while IFS=$'\t' read -r name a b c ranks g flags alpha beta; do
+    line=$(printf '%s\t' "$name" "$a" "$b" "$c" "$ranks" "$g" "$flags" "$alpha" "$beta")
+    line=${line%$'\t'}
+    out=$dir/out_$name.npy json=$GS_WORK/json/npy_$name.json
+    rm -f "$out" "$json"
+    args=(-a "$a" -b "$b")
+    [ "$flags" != - ] && read -r -a f <<<"$flags" && args+=("${f[@]}")
+    [ "$c" != - ] && args+=(-c "$c" --alpha="$alpha" --beta="$beta")
+    mpi_cmd "$ranks"
+    sub "$name" 40 env TSR_GEMM="$g" TSR_GS_TAG="$GS_TAG" "${MPI[@]}" "$GS_CLI" \
+      --device "$GS_DEV" "${args[@]}" -o "$out" --json "$json"
+    pyrun "$GS_PY" "$helper" npy-check "$line" --tsv "$GS_OUT/results.tsv" \
+      --md "$GS_WORK/md.$GS_STEP_IDX" --rc "$SUB_RC" --secs "$SUB_SECS" --output "$out" \
+      --json "$json" || { [ "$SUB_RC" -eq 0 ] && n_failed=$((n_failed + 1)); }
+    compose
+  done <"$dir/cases.tsv"
 }
 
-# The GPU test programs of the build (the core suite runs each on TSR_TEST_DEVICE=cuda).
-gpu_programs() {
-  local p
-  for p in core_status core_device core_creation core_views core_transfer core_binary core_unary \
-    core_reduce core_random core_bad_input core_error_names kernel_helpers core_matmul gpu_cross; do
-    [ -x "$build/tests/$p" ] && echo "$p"
-  done
-}
-
-# Sets cs to compute-sanitizer's path, or records its absence.
-find_sanitizer() {
-  cs=$(find_tool compute-sanitizer '/usr/local/cuda*/bin/compute-sanitizer' \
-    '/opt/nvidia/*/compute-sanitizer/compute-sanitizer') && return 0
-  record compute_sanitizer 1 0 "compute-sanitizer not found"
-  return 1
-}
-
-phase_sanitize_memcheck() {
-  need_gpu || return 1
-  ensure_build || return 1
-  local cs p
-  find_sanitizer || return 1
-  for p in $(gpu_programs); do
-    step "memcheck_$p" 180 "${indir[@]}" "$build/tests" env TSR_TEST_DEVICE=cuda TSR_GPU_ALLOC_CACHE=0 \
-      "$cs" --tool memcheck --error-exitcode 99 "./$p"
-  done
-  if [ -x "$build/tests/test_dist_gemm" ]; then
-    step memcheck_dist_gemm_np2 240 env TSR_TEST_DEVICE=cuda TSR_GPU_ALLOC_CACHE=0 OMP_NUM_THREADS=1 \
-      mpirun --oversubscribe -np 2 "$cs" --tool memcheck --error-exitcode 99 "$build/tests/test_dist_gemm"
+# ------------------------------------------------------------------------------ 6 tests ----
+step_tests() {
+  local sel=() targets list log stop jobs=4 t
+  printf '## 6. Tests (ctest on %s)\n\n' "$GS_BUILD" | md
+  if [ ! -f "$GS_BUILD/tests/CTestTestfile.cmake" ]; then
+    skip_reason="no tests in $GS_BUILD (configured without cmocka: carry .gpu_debs)"
+    echo "$skip_reason" | md
+    return 0
   fi
-}
-
-phase_sanitize_race() {
-  need_gpu || return 1
-  ensure_build || return 1
-  local cs p tool
-  find_sanitizer || return 1
-  for tool in racecheck synccheck; do
-    for p in core_matmul gpu_cross; do
-      [ -x "$build/tests/$p" ] || continue
-      step "${tool}_$p" 240 "${indir[@]}" "$build/tests" env TSR_TEST_DEVICE=cuda TSR_GPU_ALLOC_CACHE=0 \
-        "$cs" --tool "$tool" --error-exitcode 99 "./$p"
-    done
+  if [ -n "${TSR_GPU_SESSION_CTEST_ARGS:-}" ]; then
+    read -r -a sel <<<"$TSR_GPU_SESSION_CTEST_ARGS"
+  elif [ "$GS_DEVICE" = cuda ]; then
+    sel=(-L cuda -LE gpu_large)
+  else
+    sel=(-L cpu -R '^(core_status|core_views|core_matmul)_cpu$')
+    jobs=2
+  fi
+  echo "Selection: \`ctest ${sel[*]}\`${TSR_GPU_SESSION_TESTS_ENV:+ with $TSR_GPU_SESSION_TESTS_ENV}$(
+    [ "$GS_DEVICE" = cuda ] && echo " (gpu_large, 40 GiB and up to 300 s, left out)")." | md
+  list=$GS_WORK/tests.json
+  (cd "$GS_BUILD" && ctest --show-only=json-v1 "${sel[@]}") >"$list" 2>/dev/null
+  # The programs the selected tests run: their targets, built before the run.
+  targets=$(pyrun "$GS_PY" -c '
+import json, os, sys
+b = os.path.realpath(sys.argv[2]); out = set()
+for t in json.load(open(sys.argv[1])).get("tests", []):
+    for arg in t.get("command", []):
+        p = os.path.realpath(arg)
+        if p.startswith(b + os.sep) and "/CMakeFiles/" not in p:
+            out.add(os.path.basename(p))
+print(" ".join(sorted(out)))' "$list" "$GS_BUILD" 2>/dev/null)
+  if [ -n "$targets" ]; then
+    # shellcheck disable=SC2086 # a list of target names
+    sub build_tests 240 cmake --build "$GS_BUILD" -j "$TSR_JOBS" --target $targets
+  else
+    sub build_tests 240 cmake --build "$GS_BUILD" -j "$TSR_JOBS"
+  fi
+  # Local time without a zone: ctest misreads "+0000" or "UTC" suffixes (CMake 3.25).
+  stop=$(date -d "@$((GS_STEP_END - 8))" '+%H:%M:%S')
+  t=$((GS_STEP_END - $(now) - 8))
+  [ "$t" -gt 300 ] && t=300
+  [ "$t" -lt 5 ] && t=5
+  local envs=()
+  [ -n "${TSR_GPU_SESSION_TESTS_ENV:-}" ] && read -r -a envs <<<"$TSR_GPU_SESSION_TESTS_ENV"
+  # shellcheck disable=SC2016 # expanded by that sh
+  sub ctest 900 env TSR_GS_TAG="$GS_TAG" "${envs[@]}" sh -c 'cd "$0" && exec "$@"' "$GS_BUILD" \
+    ctest --output-on-failure -j "$jobs" --timeout "$t" --stop-time "$stop" "${sel[@]}"
+  log=$SUB_LOG
+  {
+    echo
+    grep -E 'tests passed|No tests were found' "$log" | tail -1 | sed 's/^/- /'
+    awk '/^The following tests FAILED/ { on = 1; next } on && /^[ \t]+[0-9]+ - / {
+           sub(/^[ \t]+[0-9]+ - /, ""); print "- failed: " $0; next } on { on = 0 }' "$log"
+    # Selected tests that never started (the stop time): in the list, not in the log.
+    pyrun "$GS_PY" -c '
+import json, re, sys
+ran = set(re.findall(r"Test +#\d+: (\S+)", open(sys.argv[2], errors="replace").read()))
+for t in json.load(open(sys.argv[1])).get("tests", []):
+    if t["name"] not in ran:
+        print("- not run (the budget): " + t["name"])' "$list" "$log" 2>/dev/null
+  } | md
+  if grep -q '^- not run' "$GS_WORK/md.$GS_STEP_IDX"; then budget_hit=1; fi
+  grep '^- failed: \|^- not run' "$GS_WORK/md.$GS_STEP_IDX" | while read -r l; do
+    pyrun "$GS_PY" -c 'import sys; sys.path.insert(0, sys.argv[1]); import session as s
+s.tsv_row(sys.argv[2], step="tests", case=sys.argv[3].split(": ", 1)[1], status=sys.argv[3][2:].split(":")[0])' \
+      "$root/scripts/gpu_session" "$GS_OUT/results.tsv" "$l"
   done
-}
-
-phase_bench() {
-  need_gpu || return 1
-  ensure_build bench_gpu || return 1
-  step bench_gpu 480 "${indir[@]}" "$phase_dir" "$build/bench/bench_gpu" --sizes 1024,2048,4096,8192 \
-    --reps 7 --json "$phase_dir/bench_gpu.json"
 }
 
 # ------------------------------------------------------------------------------ main -------
-expanded=()
-for p in "$@"; do
-  case $p in
-    all) expanded+=(env build test-gpu test-mpi test-cpu job profile sanitize-memcheck sanitize-race bench) ;;
-    test) expanded+=(test-gpu test-mpi test-cpu) ;;
-    sanitize) expanded+=(sanitize-memcheck sanitize-race) ;;
-    *) expanded+=("$p") ;;
+if [ "${1:-}" = __step ]; then # a step, started by the session below
+  GS_STEP_IDX=$2
+  exec 3>&1 >>"$GS_OUT/$2-$3.log" 2>&1
+  GS_CONSOLE_FD=3
+  "step_$3"
+  finish_step
+  compose
+  exit 0
+fi
+
+device=cuda out=${OUT:-$PWD/gpu-session-out} budget=480 build=${TSR_GPU_SESSION_BUILD:-}
+while [ $# -gt 0 ]; do
+  case $1 in
+    -h | --help) usage; exit 0 ;;
+    prepare) [ $# -eq 1 ] || { echo "prepare takes no options" >&2; exit 2; }; prepare; exit $? ;;
+    --device) device=${2:-}; shift 2 ;;
+    --device=*) device=${1#*=}; shift ;;
+    --out) out=${2:-}; shift 2 ;;
+    --out=*) out=${1#*=}; shift ;;
+    --budget) budget=${2:-}; shift 2 ;;
+    --budget=*) budget=${1#*=}; shift ;;
+    --build) build=${2:-}; shift 2 ;;
+    --build=*) build=${1#*=}; shift ;;
+    *) echo "gpu_session.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-set -- "${expanded[@]}"
-phases_run="$*"
-note "gpu_session: phases $*; budget $budget s; commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown); host $(uname -n)"
+case $device in cuda | cpu) ;; *) echo "gpu_session.sh: --device cuda or cpu, not '$device'" >&2; exit 2 ;; esac
+case $budget in '' | *[!0-9]*) echo "gpu_session.sh: --budget takes seconds, not '$budget'" >&2; exit 2 ;; esac
+[ -n "$out" ] || { echo "gpu_session.sh: --out needs a folder" >&2; exit 2; }
+[[ $out == /* ]] || out=$PWD/$out
+[ -n "$build" ] || build=$root/build/gpu-session$([ "$device" = cpu ] && echo -cpu)
+[[ $build == /* ]] || build=$PWD/$build
+cd "$root" || exit 1
+
+export GS_T0 GS_DEVICE=$device GS_OUT=$out GS_BUILD=$build GS_CLI=$build/tessera-gemm
+GS_T0=$(now)
+export GS_PATH0=$PATH GS_LDPATH0=${LD_LIBRARY_PATH:-}
+export GS_TAG="gs$$.$GS_T0" GS_WORK=${TSR_GPU_SESSION_WORK:-}
+[ -n "$GS_WORK" ] || GS_WORK=$(mktemp -d "${TMPDIR:-/tmp}/tsr_gpu_session.XXXXXX")
+mkdir -p "$out" "$GS_WORK/state" "$GS_WORK/runs" "$GS_WORK/json" || exit 1
+rm -f "$out"/summary.md "$out"/results.tsv "$out"/[1-6]-*.log "$GS_WORK"/md.* "$GS_WORK"/state/*
+if [ "$device" = cuda ]; then
+  export GS_VARIANT=cuda GS_DEV=cuda GS_SIZES="8192 16384" GS_RANKS_N=8192 GS_REPEAT=3
+else
+  export GS_VARIANT=cpu GS_DEV=cpu GS_SIZES="128 256" GS_RANKS_N=256 GS_REPEAT=2
+fi
+GS_SIZES=${TSR_GPU_SESSION_SIZES:-$GS_SIZES} GS_RANKS_N=${TSR_GPU_SESSION_RANKS_N:-$GS_RANKS_N}
+deadline=$((GS_T0 + budget - 10)) # 10 s kept to finish the summary
+
+# Python: one with NumPy (python3 on PATH, else Debian's); PyTorch for the anchor.
+GS_PY=${TSR_GPU_SESSION_PYTHON:-}
+if [ -z "$GS_PY" ]; then
+  for c in python3 /usr/bin/python3; do
+    command -v "$c" >/dev/null 2>&1 && "$c" -c 'import numpy' 2>/dev/null && { GS_PY=$(command -v "$c"); break; }
+  done
+  [ -n "$GS_PY" ] || GS_PY=$(command -v python3 || echo python3)
+fi
+GS_TORCH=""
+if [ "$device" = cuda ]; then
+  for c in "$GS_PY" python3 /usr/bin/python3; do
+    command -v "$c" >/dev/null 2>&1 &&
+      "$c" -c 'import importlib.util as u, sys; sys.exit(u.find_spec("torch") is None)' 2>/dev/null &&
+      { GS_TORCH=$(command -v "$c"); break; }
+  done
+fi
+export GS_PY GS_TORCH
 use_deps
-for phase in "$@"; do
-  phase_dir=$run/$phase
-  mkdir -p "$phase_dir"
-  note "== $phase ($(left) s left)"
-  "phase_${phase//-/_}"
-  pack
+
+# The machine, once (each probe at most 10 s).
+probe() { timeout 10 "$@" 2>/dev/null; }
+pkgver() { probe "$1" -c 'import importlib.metadata as m, sys
+try: print(m.version(sys.argv[1]))
+except Exception: print("absent")' "$2"; }
+{
+  echo "# GPU session $(date -u '+%Y-%m-%d %H:%M:%S UTC')$([ "$device" = cpu ] && echo ': DRY RUN on the CPU')"
+  echo
+  echo "- commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)$(
+    [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo ' (tracked files changed)'), host $(uname -n), $(nproc) CPUs: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)"
+  echo "- device $device, budget $budget s, build $build, results $out, work files $GS_WORK"
+  echo "- GPU: $(probe nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader | head -2 | tr '\n' ' ' || true)$(command -v nvidia-smi >/dev/null || echo 'none (no nvidia-smi)')"
+  echo "- nvcc: $(probe nvcc --version | tail -2 | head -1 || true); cmake $(probe cmake --version | head -1 | awk '{print $3}'); mpirun: $(probe mpirun --version 2>&1 | head -1)"
+  echo "- MPI CUDA support: $(probe ompi_info --parsable --all | grep -h 'mpi_built_with_cuda_support:value' || echo 'not reported')"
+  echo "- cmocka: $(pkg-config --modversion cmocka 2>/dev/null || echo 'absent (no tests)'); carried packages: $([ -d "$debs" ] && echo "$(find "$debs" -name '*.deb' | wc -l) from .gpu_debs" || echo none)"
+  echo "- python $GS_PY: NumPy $(pkgver "$GS_PY" numpy); PyTorch: ${GS_TORCH:+$GS_TORCH }$([ -n "$GS_TORCH" ] && pkgver "$GS_TORCH" torch || echo 'absent (or not looked for: cpu)')"
+} >"$GS_WORK/header.md"
+budgets=""
+declare -A step_budget
+for s in "${steps[@]}"; do
+  v=TSR_GPU_SESSION_BUDGET_${s^^}
+  if [ -n "${!v:-}" ]; then
+    step_budget[$s]=${!v}
+  else
+    step_budget[$s]=$((base_budget[$s] * budget / 480))
+  fi
+  [ "$s" = tests ] || budgets+="$s ${step_budget[$s]} s, "
 done
+echo "- step budgets: ${budgets}tests: what is left" >>"$GS_WORK/header.md"
+compose
+cat "$GS_WORK/header.md"
+
+current=0
+child=""
+stopped() {
+  trap - TERM INT HUP
+  [ -n "$child" ] && kill -TERM "$child" 2>/dev/null
+  [ "$current" -gt 0 ] && set_step "$current" "${steps[$((current - 1))]}" "stopped by SIG$1" \
+    "$(($(now) - step_t0)) s" "-" "the session was stopped"
+  sweep >/dev/null
+  compose
+  exit "$2"
+}
+trap 'stopped TERM 143' TERM
+trap 'stopped INT 130' INT
+trap 'stopped HUP 129' HUP
+
+failed=0
+for i in 1 2 3 4 5 6; do
+  s=${steps[$((i - 1))]}
+  current=$i
+  left=$((deadline - $(now)))
+  b=${step_budget[$s]}
+  { [ "$b" -eq 0 ] || [ "$b" -gt "$left" ]; } && b=$left # 0: what is left (tests)
+  if [ "$b" -lt 3 ]; then
+    set_step "$i" "$s" "not run" "0 s" "$b s" "the session's budget is spent"
+    say "step $i/6 $s: not run (the session's budget is spent)"
+    failed=1
+    compose
+    continue
+  fi
+  step_t0=$(now)
+  set_step "$i" "$s" running "-" "$b s" "started at +$((step_t0 - GS_T0)) s"
+  compose
+  say "step $i/6 $s: budget $b s"
+  export GS_STEP_END=$((step_t0 + b))
+  rm -f "$GS_WORK/state/result.$i"
+  timeout -k 5 $((b + 15)) bash "$self" __step "$i" "$s" &
+  child=$!
+  wait "$child"
+  rc=$?
+  child=""
+  el=$(($(now) - step_t0))
+  if [ -f "$GS_WORK/state/result.$i" ]; then
+    IFS=$'\t' read -r result note <"$GS_WORK/state/result.$i"
+  elif [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    result="timed out" note="killed $((el - b)) s after its budget"
+  else
+    result="FAILED (exit $rc)" note="the step ended without its result"
+  fi
+  sweep >>"$out/$i-$s.log" 2>&1
+  set_step "$i" "$s" "$result" "$el s" "$b s" "$note"
+  case $result in passed | skipped*) ;; *) failed=1 ;; esac
+  compose
+  say "step $i/6 $s: $result in $el s (budget $b s): $note"
+done
+current=0
+echo "Finished at +$(($(now) - GS_T0)) s of the $budget s budget." >"$GS_WORK/footer.md"
+compose
+echo
+cat "$out/summary.md"
+exit "$failed"
