@@ -181,7 +181,10 @@ static void test_devices(void **state) {
              "--device %s -m 33 -n 21 -k 17 --seed 9 --block 8 --dtype f32 -o '%s'", kinds[d],
              cpath);
     if (d == 1 && ncuda == 0) {
-      expect_failure(args, 1, "--device cuda: no CUDA GPU");
+      /* The library's reason (tsr_device_parse), not a guess of the job's. */
+      expect_failure(args, 1,
+                     TSR_HAVE_CUDA ? "no CUDA device 0" : "this build has no CUDA support");
+      assert_non_null(strstr(err_text, "--device cuda on "));
       continue;
     }
     int rc = run_np(2, args);
@@ -409,6 +412,132 @@ static void test_option_values(void **state) {
   assert_non_null(strstr(out_text, "skipped (--no-verify)"));
   assert_int_equal(run("-m 6 -n 5 -k 4 --no-verify --verify"), 0);
   assert_non_null(strstr(out_text, "Freivalds residual"));
+}
+
+/* The JSON report against its published schema (docs/tessera-gemm.schema.json, draft 2020-12)
+   with Python's jsonschema, in each outcome: passed (2 ranks with the ring broadcast and with
+   auto, 1 rank), NaN in an input (exit 4), an unreadable input (exit 1); and what the schema
+   cannot say: passed == (exit code 0), the error text, the broadcast that ran, the hosts. */
+static const char json_check_py[] =
+    "import json, sys\n"
+    "try:\n"
+    "    import jsonschema\n"
+    "except ImportError:\n"
+    "    sys.exit(77)\n"
+    "schema = json.load(open(sys.argv[1]))\n"
+    "d = json.load(open(sys.argv[2], encoding='utf-8'))\n"
+    "V = jsonschema.Draft202012Validator\n"
+    "V.check_schema(schema)\n"
+    "errors = sorted(V(schema, format_checker=V.FORMAT_CHECKER).iter_errors(d), key=str)\n"
+    "for e in errors:\n"
+    "    print('schema: at', list(e.absolute_path), e.message)\n"
+    "if errors:\n"
+    "    sys.exit(1)\n"
+    "code = int(sys.argv[3])\n"
+    "assert d['exit_code'] == code, (d['exit_code'], code)\n"
+    "assert d['passed'] == (code == 0), d['passed']\n"
+    "assert eval(sys.argv[4], {'d': d}), sys.argv[4]\n";
+
+/* Whether Python's jsonschema imports, installing it with pip (user site) once when it does
+   not; 0 with a note when neither works (no network): the schema checks are then skipped. */
+static int have_jsonschema(void) {
+  static int have = -1;
+  if (have >= 0) return have;
+  have = system("python3 -c 'import jsonschema' > /dev/null 2>&1") == 0;
+  if (!have) {
+    int rc = system("timeout 120 python3 -m pip install --quiet --user 'jsonschema>=4.18' "
+                    "> /dev/null 2>&1");
+    (void)rc;
+    have = system("python3 -c 'import jsonschema' > /dev/null 2>&1") == 0;
+  }
+  if (!have)
+    print_message("note: Python's jsonschema is not installed and pip could not install it: "
+                  "the JSON report is NOT validated against docs/tessera-gemm.schema.json\n");
+  return have;
+}
+
+/* The report at jpath of a run that exited `code`: valid under the schema, and `expr` (Python
+   over d, the document) holds. */
+static void check_report(const char *jpath, int code, const char *expr) {
+  char script[300], cmd[4096];
+  snprintf(script, sizeof script, "%s/json_check.py", dir);
+  FILE *f = fopen(script, "w");
+  assert_non_null(f);
+  fputs(json_check_py, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "python3 '%s' '%s/../docs/tessera-gemm.schema.json' '%s' %d \"%s\"",
+           script, data, jpath, code, expr);
+  int rc = system(cmd);
+  if (!WIFEXITED(rc) || WEXITSTATUS(rc) != 0) {
+    char doc[16384];
+    slurp(jpath, doc, sizeof doc);
+    print_error("report of exit %d fails its checks (%s):\n%s\n", code, expr, doc);
+  }
+  assert_true(WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
+  remove(script);
+}
+
+static void test_json_schema(void **state) {
+  (void)state;
+  if (!have_jsonschema()) {
+    skip();
+    return;
+  }
+  char args[2048], jpath[300], a[300], b[300];
+  snprintf(jpath, sizeof jpath, "%s/s.json", dir);
+  /* Passed on 2 ranks (1 x 2: A's panels go along the row), the ring asked for and used. */
+  snprintf(args, sizeof args, "-m 40 -n 24 -k 32 --block 8 --bcast ring --json '%s'", jpath);
+  int rc = run(args);
+  if (rc != 0) print_error("exit %d\n%s\n", rc, err_text);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out_text, "time (s): generate "));
+  assert_non_null(strstr(out_text, "panel broadcasts per rank (max): mpi 0, ring "));
+  check_report(jpath, 0,
+               "d['error'] is None and d['verify']['verdict'] == 'passed' and "
+               "d['bcast']['requested'] == 'ring' and d['bcast']['used'] == ['ring'] and "
+               "d['pipeline']['steps'] > 0 and d['bcast']['broadcasts_max_rank'] == "
+               "{'mpi': 0, 'ring': d['pipeline']['steps'], 'tree': 0} and "
+               "[x['rank'] for x in d['devices']] == [0, 1] and "
+               "all(x['kind'] == 'cpu' and x['device'] == 'cpu' and x['threads'] >= 1 "
+               "and x['name'] for x in d['devices']) and "
+               "sorted(r for h in d['hosts'] for r in h['ranks']) == [0, 1] and "
+               "d['mpi']['library'] and d['build']['backends'][0] == 'cpu' and "
+               "d['seconds']['read'] == 0 and d['timestamp'].endswith('Z')");
+  /* auto on a row of 2 ranks: MPI_Ibcast. */
+  snprintf(args, sizeof args, "-m 40 -n 24 -k 32 --block 8 --json '%s'", jpath);
+  assert_int_equal(run(args), 0);
+  check_report(jpath, 0, "d['bcast']['requested'] == 'auto' and d['bcast']['used'] == ['mpi']");
+  /* 1 rank: no broadcast, the banner in the singular. */
+  assert_int_equal(run_np(1, args), 0);
+  assert_non_null(strstr(out_text, "grid: 1 x 1 (1 rank), block 8"));
+  check_report(jpath, 0, "d['bcast']['used'] == [] and d['ranks'] == 1 and len(d['devices']) == 1");
+  /* NaN in an input: written, exit 4, passed false with the warning as the error. */
+  snprintf(a, sizeof a, "%s/na.npy", dir);
+  snprintf(b, sizeof b, "%s/nb.npy", dir);
+  double *va = random_values(6 * 5, 31), *vb = random_values(5 * 4, 32);
+  va[7] = NAN;
+  save_matrix(a, va, 6, 5, TSR_F64);
+  save_matrix(b, vb, 5, 4, TSR_F64);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' --block 2 -o '%s/c.npy' --json '%s'", a, b, dir,
+           jpath);
+  assert_int_equal(run(args), 4);
+  assert_non_null(strstr(out_text, "time (s): read "));
+  check_report(jpath, 4,
+               "d['verify']['verdict'] == 'unverified' and 'NaN' in d['error'] and "
+               "d['output'] is not None and d['verify']['nonfinite_inputs'] == 1 and "
+               "d['seconds']['generate'] == 0");
+  remove(jpath);
+  /* A missing input: exit 1, the library's message in the report. */
+  snprintf(args, sizeof args, "-a '%s/missing.npy' -b '%s' --json '%s'", dir, b, jpath);
+  assert_int_equal(run(args), 1);
+  check_report(jpath, 1,
+               "'missing.npy' in d['error'] and d['verify']['verdict'] == 'not_run' and "
+               "d['output'] is None and len(d['devices']) == 2");
+  free(va), free(vb);
+  remove(jpath), remove(a), remove(b);
+  char cpath[300];
+  snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
+  remove(cpath);
 }
 
 /* The same binary spelled differently on two ranks is fine (argv[0] is not compared). */
@@ -1130,12 +1259,15 @@ static int teardown(void **state) {
    builds' CI variants run the first only (scripts/test.d/cuda.sh, hip.sh): the other two drive
    the same CPU job as the cpu and asan variants. */
 int main(int argc, char **argv) {
-  if (argc != 5 || (strcmp(argv[4], "devices") != 0 && strcmp(argv[4], "job") != 0 &&
-                    strcmp(argv[4], "faults") != 0)) {
-    fprintf(stderr, "usage: %s <mpiexec> <tessera-gemm> <data folder> devices|job|faults\n",
+  if ((argc != 5 && argc != 6) || (strcmp(argv[4], "devices") != 0 &&
+                                   strcmp(argv[4], "job") != 0 && strcmp(argv[4], "faults") != 0)) {
+    fprintf(stderr,
+            "usage: %s <mpiexec> <tessera-gemm> <data folder> devices|job|faults [TESTS]\n"
+            "TESTS: a cmocka name pattern (e.g. 'test_json*') to run part of the group\n",
             argv[0]);
     return 2;
   }
+  if (argc == 6) cmocka_set_test_filter(argv[5]);
   mpiexec = argv[1];
   prog = argv[2];
   data = argv[3];
@@ -1154,6 +1286,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_ieee_inputs),    cmocka_unit_test(test_memory_check),
       cmocka_unit_test(test_alpha_beta),     cmocka_unit_test(test_algorithms),
       cmocka_unit_test(test_issue30_job),    cmocka_unit_test(test_opens_once),
+      cmocka_unit_test(test_json_schema),
   };
   const struct CMUnitTest faults[] = {
       cmocka_unit_test(test_argv0_spelling),    cmocka_unit_test(test_json_targets),

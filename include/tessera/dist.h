@@ -326,8 +326,10 @@ TSR_API tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_
  * Writes the matrix as a little-endian `.npy` file (format 1.0, or 2.0 for huge headers), in
  * C order (`fortran_order` 0) or Fortran order (1), collectively with MPI-IO: rank 0 writes
  * the header, every rank writes its elements through a darray file view with
- * MPI_File_write_all, into `<path>.tmp.<pid of rank 0>`; only when every rank succeeded does
- * rank 0 rename it to `path`. On failure the temporary file is deleted and nothing is left.
+ * MPI_File_write_all, into a temporary file beside it, `<dir>/.<name>.tessera-tmp.<pid of rank
+ * 0>.<n>` (`<name>` cut to its first 32 bytes, `<n>` counting the writes of the job); only when
+ * every rank succeeded does rank 0 sync it and rename it to `path`. On failure the temporary
+ * file is deleted and nothing is left.
  * Collective.
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_IO (cannot create, write or rename,
  *         with the reason); ::TSR_ERR_OVERFLOW; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU;
@@ -377,6 +379,13 @@ typedef struct tsr_dist_stats {
   uint64_t progress_calls; /**< CPU: times the local GEMM tested the broadcasts in flight from
                                 inside (its progress hook, between units of work; 0 on a GPU and
                                 with the vendor BLAS) */
+  /* Which panel broadcast ran (::tsr_dist_bcast; ::TSR_DIST_BCAST_AUTO decides per broadcast,
+     so one call may use several): the A and B panel broadcasts this rank took part in during
+     the call, by the algorithm that moved them. All three are 0 when no panel was broadcast
+     (a 1 x 1 grid, or k = 0). */
+  uint64_t bcast_mpi;  /**< panel broadcasts by MPI_Ibcast (::TSR_DIST_BCAST_MPI) */
+  uint64_t bcast_ring; /**< panel broadcasts by the pipelined ring (::TSR_DIST_BCAST_RING) */
+  uint64_t bcast_tree; /**< panel broadcasts by the pipelined tree (::TSR_DIST_BCAST_TREE) */
 } tsr_dist_stats;
 
 /** Called on every rank after panel `panel` (1-based) of `panels` was multiplied. */
@@ -465,11 +474,14 @@ typedef struct tsr_dist_gemm_options {
  * where multiply and broadcasts share the cores; the environment variable TSR_SUMMA_LOOKAHEAD
  * takes auto or 1 to 3). On a GPU panel k's GEMM is queued before panel k-1's
  * slot is reused for panel k+2, so the device keeps a GEMM queued while the host forwards
- * panels. On the CPU the local multiply runs in column chunks of at least 2e9 flops
- * (TSR_SUMMA_CHUNK_FLOPS; multiples of 256 columns) with the broadcasts tested between them,
- * because MPI libraries such as Open MPI progress non-blocking messages only inside MPI calls,
- * and each chunk repacks the A panel. beta is applied with the first panel (beta = 0 never
- * reads C).
+ * panels. On the CPU the broadcasts in flight must be tested while the local multiply runs,
+ * because MPI libraries such as Open MPI progress non-blocking messages only inside MPI calls:
+ * by default each step is one local GEMM that tests them from inside, between its units of
+ * work (about every millisecond; tsr_dist_stats::progress_calls counts it). Where the local
+ * multiply has no such hook (`TSR_GEMM=vendor`), it runs in column chunks of at least 2e9
+ * flops (multiples of 256 columns) with the broadcasts tested between them; the environment
+ * variable TSR_SUMMA_CHUNK_FLOPS sets that least chunk and chunks the native path too (each
+ * chunk repacks the A panel). beta is applied with the first panel (beta = 0 never reads C).
  * Transposed operands (TSR_TRANS) are first redistributed into their transpose by
  * point-to-point messages (op(A) then has blocks NB_A x MB_A; GPU matrices stay on the device,
  * staged as the panels are), then multiplied as above: correct for every combination, at the

@@ -70,6 +70,11 @@ int parse_options(int argc, char **argv, options *o, char *msg, size_t cap);
    ranks succeeded): tsr_dist_agree, the library's rule. Collective. */
 int agree(int code, const char *msg);
 
+/* The message of the job's failure (or of its exit-4 warning), for the JSON report: the text
+   agree() and lib_fail() printed, or note_message() recorded; "" while the run is fine. */
+void note_message(const char *msg);
+const char *job_message(void);
+
 /* The output and JSON paths, checked on every rank (and agreed) before any work (the inputs
    are checked when tsr_dmatrix_npy_open opens them, once per rank). */
 int check_paths(const options *o, char *msg, size_t cap);
@@ -91,6 +96,7 @@ typedef struct results {
   int serial_done, verified, passed, written;
   uint64_t bytes_sent, bytes_received, bytes_redistributed;
   int algorithm, replicas; /* the schedule that ran (tsr_dist_stats) */
+  uint64_t bcast_mpi, bcast_ring, bcast_tree; /* panel broadcasts by algorithm, max over ranks */
   /* Device work of the last timed run, maximum over the ranks (tsr_dist_stats). */
   uint64_t h2d_bytes, h2d_copies, d2h_bytes, d2h_copies, host_syncs, host_syncs_in_loop, copy_waits,
       gemm_calls, gemm_vendor_calls, progress_calls;
@@ -101,11 +107,23 @@ typedef struct results {
   int64_t *mem_needed; /* per rank, bytes (rank 0) */
 } results;
 
+/* One rank's host and device, gathered on rank 0 for the reports (plain chars and integers:
+   gathered as bytes). */
+typedef struct rank_desc {
+  char host[MPI_MAX_PROCESSOR_NAME + 1]; /* MPI_Get_processor_name */
+  char device[32];                       /* "cpu", "cuda:0", "hip:1" */
+  char name[128];                        /* tsr_device_props.name (GPU, or the CPU model) */
+  char arch[32];                         /* tsr_device_props.arch */
+  int64_t memory;                        /* tsr_device_props.total_memory, bytes */
+  int local_rank, local_size, threads;
+} rank_desc;
+
 typedef struct job_info {
   tsr_dtype dtype;
   int64_t m, n, k;
   int nprow, npcol;
-  const char *devices; /* g_size entries of 64 chars (rank 0), or NULL */
+  const rank_desc *ranks; /* g_size entries (rank 0), or NULL */
+  long long started;      /* time(NULL) on rank 0 when the job began */
   const char *advice;  /* g_size binding advices of advice_len chars ("" when none), or NULL */
   int advice_len;
 } job_info;

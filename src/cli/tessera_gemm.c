@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "timing.h" /* median() */
@@ -34,7 +35,7 @@ typedef struct rank_env {
   tsr_dist_binding bind; /* threads per rank and the binding advice (tsr_dist_binding_get) */
   tsr_device device;
   char device_name[64];
-  char host[64];
+  char host[MPI_MAX_PROCESSOR_NAME + 1]; /* MPI_Get_processor_name */
 } rank_env;
 
 typedef struct job {
@@ -46,17 +47,20 @@ typedef struct job {
   tsr_dmatrix_npy *fa, *fb, *fc; /* the input files, open from step_shapes to step_load */
   int64_t ar, ac, br, bc;        /* stored shapes of A and B */
   job_info ji;
+  rank_desc *ranks; /* g_size entries (rank 0): host and device of every rank */
   results r;
   int64_t memory_per_rank; /* opt.memory_per_rank: what the job leaves free (0: no limit) */
   int replicas;            /* the c tsr_dist_gemm_choose gave (1: SUMMA) */
-  char *devices;
   char *advice; /* g_size binding advices of sizeof(tsr_dist_binding.advice) chars (rank 0) */
   char msg[1024];
 } job;
 
 /* Exit code for a library status (the library already agreed across ranks). */
 static int lib_fail(tsr_status st, int code) {
-  say(stderr, "tessera-gemm: error: %s (%s)\n", tsr_last_error(), tsr_status_name(st));
+  char msg[TSR_DIST_AGREE_MSG + 64];
+  snprintf(msg, sizeof msg, "%s (%s)", tsr_last_error(), tsr_status_name(st));
+  say(stderr, "tessera-gemm: error: %s\n", msg);
+  note_message(msg);
   return code;
 }
 
@@ -88,6 +92,18 @@ static int step_parse(job *j, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- step: environment --- */
 
+/* --device `kind` names a GPU kind this rank does not have: the library's reason (this build
+   has no such support, or none is present and why) into j->msg. Returns EXIT_RUNTIME. */
+static int no_device(job *j, const char *kind) {
+  tsr_device d;
+  if (tsr_device_parse(kind, &d) != TSR_OK)
+    snprintf(j->msg, sizeof j->msg, "--device %s on %s: %s", kind, j->env.host, tsr_last_error());
+  else /* present for the library, yet counted 0 a moment ago */
+    snprintf(j->msg, sizeof j->msg, "--device %s on %s: no %s device found", kind, j->env.host,
+             kind);
+  return EXIT_RUNTIME;
+}
+
 static int step_environment(job *j) {
   rank_env *env = &j->env;
   MPI_Comm node;
@@ -103,8 +119,10 @@ static int step_environment(job *j) {
   if (!getenv("OMP_NUM_THREADS") && env->bind.threads > 0) omp_set_num_threads(env->bind.threads);
   env->threads = omp_get_max_threads();
 #endif
-  if (gethostname(env->host, sizeof env->host) != 0) snprintf(env->host, sizeof env->host, "?");
-  env->host[sizeof env->host - 1] = '\0';
+  int hlen = 0;
+  if (MPI_Get_processor_name(env->host, &hlen) != MPI_SUCCESS || hlen <= 0)
+    snprintf(env->host, sizeof env->host, "?");
+  env->host[hlen > 0 && hlen < (int)sizeof env->host ? hlen : (int)sizeof env->host - 1] = '\0';
 
   /* This rank's device. */
   const char *want = j->o.device;
@@ -113,18 +131,10 @@ static int step_environment(job *j) {
   tsr_device_count(TSR_DEVICE_CUDA, &ncuda);
   tsr_device_count(TSR_DEVICE_HIP, &nhip);
   if (strcmp(want, "cuda") == 0 || (strcmp(want, "auto") == 0 && ncuda > 0)) {
-    if (ncuda == 0) {
-      snprintf(j->msg, sizeof j->msg, "--device cuda: no CUDA GPU on %s (rank %d)", env->host,
-               g_rank);
-      code = EXIT_RUNTIME;
-    }
+    if (ncuda == 0) code = no_device(j, "cuda");
     if (ncuda > 0) env->device = (tsr_device){TSR_DEVICE_CUDA, env->local_rank % ncuda};
   } else if (strcmp(want, "hip") == 0 || (strcmp(want, "auto") == 0 && nhip > 0)) {
-    if (nhip == 0) {
-      snprintf(j->msg, sizeof j->msg, "--device hip: no HIP GPU on %s (rank %d)", env->host,
-               g_rank);
-      code = EXIT_RUNTIME;
-    }
+    if (nhip == 0) code = no_device(j, "hip");
     if (nhip > 0) env->device = (tsr_device){TSR_DEVICE_HIP, env->local_rank % nhip};
   }
   tsr_device_string(env->device, env->device_name, sizeof env->device_name);
@@ -149,6 +159,39 @@ static int step_environment(job *j) {
         "overlap\n",
         env->local_size, ngpu, ngpu == 1 ? "" : "s", env->host);
   return agree(code, j->msg);
+}
+
+/* Every rank's host and device on rank 0 (j->ranks), for the rank lines and the JSON report.
+   Collective; after step_environment, so a report of a later failure names them too. */
+static void gather_ranks(job *j) {
+  rank_desc mine;
+  memset(&mine, 0, sizeof mine);
+  snprintf(mine.host, sizeof mine.host, "%s", j->env.host);
+  snprintf(mine.device, sizeof mine.device, "%.31s", j->env.device_name); /* "cuda:12" */
+  tsr_device_props props;
+  if (tsr_device_get_props(j->env.device, &props) == TSR_OK) {
+    snprintf(mine.name, sizeof mine.name, "%.127s", props.name);
+    snprintf(mine.arch, sizeof mine.arch, "%.31s", props.arch);
+    mine.memory = (int64_t)props.total_memory;
+  }
+  mine.local_rank = j->env.local_rank;
+  mine.local_size = j->env.local_size;
+  mine.threads = j->env.threads;
+  int have = 1;
+  if (g_rank == 0) have = (j->ranks = calloc((size_t)g_size, sizeof *j->ranks)) != NULL;
+  /* Rank 0 without the memory for them: the reports leave the ranks out. */
+  MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (have)
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, j->ranks, (int)sizeof mine, MPI_BYTE, 0,
+               MPI_COMM_WORLD);
+  j->ji.ranks = j->ranks;
+  const int alen = (int)sizeof j->env.bind.advice;
+  if (g_rank == 0) have = (j->advice = calloc((size_t)g_size, (size_t)alen)) != NULL;
+  MPI_Bcast(&have, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (have)
+    MPI_Gather(j->env.bind.advice, alen, MPI_CHAR, j->advice, alen, MPI_CHAR, 0, MPI_COMM_WORLD);
+  j->ji.advice = j->advice;
+  j->ji.advice_len = alen;
 }
 
 /* ---------------------------------------------------------------- step: shapes -------- */
@@ -420,33 +463,23 @@ static int step_plan(job *j) {
 static void step_describe(job *j) {
   const options *o = &j->o;
   const job_info *ji = &j->ji;
-  if (g_rank == 0) j->devices = calloc((size_t)g_size, 64);
-  char mine[64];
-  snprintf(mine, sizeof mine, "%.30s %.20s %dt", j->env.device_name, j->env.host, j->env.threads);
-  MPI_Gather(mine, 64, MPI_CHAR, j->devices, 64, MPI_CHAR, 0, MPI_COMM_WORLD);
-  j->ji.devices = j->devices;
-  const int alen = (int)sizeof j->env.bind.advice;
-  if (g_rank == 0) j->advice = calloc((size_t)g_size, (size_t)alen);
-  MPI_Gather(j->env.bind.advice, alen, MPI_CHAR, j->advice, alen, MPI_CHAR, 0, MPI_COMM_WORLD);
-  j->ji.advice = j->advice;
-  j->ji.advice_len = alen;
   say(stdout, "tessera-gemm %s: C = %s%s * %s%s, m=%lld n=%lld k=%lld, %s, %s input\n",
       TSR_VERSION_STRING, o->alpha != 1.0 ? "alpha * " : "", o->transa ? "A^T" : "A",
       o->transb ? "B^T" : "B", o->beta != 0.0 ? " + beta * C" : "", (long long)ji->m,
       (long long)ji->n, (long long)ji->k, tsr_dtype_name(ji->dtype), o->a_path ? "file" : "random");
-  say(stdout, "grid: %d x %d (%d ranks), block %lld\n", j->gi.nprow, j->gi.npcol, g_size,
-      (long long)o->block);
+  say(stdout, "grid: %d x %d (%d rank%s), block %lld\n", j->gi.nprow, j->gi.npcol, g_size,
+      g_size == 1 ? "" : "s", (long long)o->block);
   if (j->replicas > 1)
-    say(stdout, "schedule: 2.5D, %d replicas on %d layers of %d ranks (--algorithm %s)\n",
-        j->replicas, j->replicas, g_size / j->replicas, algorithm_name(o->algorithm));
+    say(stdout, "schedule: 2.5D, %d replicas on %d layers of %d rank%s (--algorithm %s)\n",
+        j->replicas, j->replicas, g_size / j->replicas, g_size / j->replicas == 1 ? "" : "s",
+        algorithm_name(o->algorithm));
   else
     say(stdout, "schedule: SUMMA (--algorithm %s)\n", algorithm_name(o->algorithm));
-  for (int i = 0; g_rank == 0 && j->devices && i < g_size; i++) {
-    char dname[64], host[64];
-    int th = 0;
-    if (sscanf(j->devices + i * 64, "%63s %63s %dt", dname, host, &th) == 3)
-      say(stdout, "rank %d: device %s on %s, %d thread%s (process row %d, column %d)\n", i, dname,
-          host, th, th == 1 ? "" : "s", i / j->gi.npcol, i % j->gi.npcol);
+  for (int i = 0; g_rank == 0 && j->ranks && i < g_size; i++) {
+    const rank_desc *rd = &j->ranks[i];
+    say(stdout, "rank %d: device %s on %s, %d thread%s (process row %d, column %d)\n", i,
+        rd->device, rd->host, rd->threads, rd->threads == 1 ? "" : "s", i / j->gi.npcol,
+        i % j->gi.npcol);
     if (j->advice && j->advice[(size_t)i * sizeof j->env.bind.advice])
       say(stdout, "rank %d: threads: %s\n", i, j->advice + (size_t)i * sizeof j->env.bind.advice);
   }
@@ -510,7 +543,7 @@ static int step_multiply(job *j) {
       locals[it - o->warmup] = worst[2];
       gpus[it - o->warmup] = worst[3];
     }
-    uint64_t v[17] = {stats.bytes_sent,          stats.bytes_received,
+    uint64_t v[20] = {stats.bytes_sent,          stats.bytes_received,
                       stats.bytes_redistributed, stats.h2d_bytes,
                       stats.h2d_copies,          stats.d2h_bytes,
                       stats.d2h_copies,          stats.host_syncs,
@@ -518,9 +551,10 @@ static int step_multiply(job *j) {
                       stats.gemm_calls,          stats.gemm_vendor_calls,
                       (uint64_t)stats.panels,    (uint64_t)stats.panel_width,
                       (uint64_t)stats.staging,   (uint64_t)(j->env.device.kind != TSR_DEVICE_CPU),
-                      stats.progress_calls},
-             vmax[17];
-    MPI_Allreduce(v, vmax, 17, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+                      stats.progress_calls,      stats.bcast_mpi,
+                      stats.bcast_ring,          stats.bcast_tree},
+             vmax[20];
+    MPI_Allreduce(v, vmax, 20, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
     r->bytes_sent = vmax[0];
     r->bytes_received = vmax[1];
     r->bytes_redistributed = vmax[2];
@@ -531,6 +565,7 @@ static int step_multiply(job *j) {
     r->panels = (int64_t)vmax[12], r->panel_width = (int64_t)vmax[13];
     r->staging = (int)vmax[14], r->gpu = (int)vmax[15];
     r->progress_calls = vmax[16];
+    r->bcast_mpi = vmax[17], r->bcast_ring = vmax[18], r->bcast_tree = vmax[19];
     r->algorithm = stats.algorithm;
     r->replicas = stats.replicas;
   }
@@ -677,10 +712,37 @@ static void gather_peak_memory(results *r) {
   MPI_Gather(&peak, 1, MPI_INT64_T, r->peak_rss, 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
 }
 
+/* The results printed, and the exit code of a run that went through: 0, EXIT_VERIFY (the
+   check failed) or EXIT_UNVERIFIED, with its message (also for the JSON report). */
+static int step_outcome(job *j) {
+  char msg[256];
+  print_results(&j->o, j->ji.dtype, &j->r);
+  if (j->r.written) say(stdout, "output: %s\n", j->o.out_path);
+  const results *r = &j->r;
+  if (r->verified && !r->passed) {
+    snprintf(msg, sizeof msg, "verification failed%s", j->o.out_path ? "; no output written" : "");
+    say(stderr, "tessera-gemm: error: %s\n", msg);
+    note_message(msg);
+    return EXIT_VERIFY;
+  }
+  if (r->verified && r->check.verdict != TSR_VERIFY_PASSED) {
+    snprintf(msg, sizeof msg, "%s%s",
+             r->check.verdict == TSR_VERIFY_UNVERIFIED
+                 ? "inputs contain NaN/Inf; product not verified"
+                 : "rows that may overflow were not verified",
+             r->written ? "; output written" : "");
+    say(stderr, "tessera-gemm: warning: %s (exit code 4)\n", msg);
+    note_message(msg);
+    return EXIT_UNVERIFIED;
+  }
+  return 0;
+}
+
 static int run(int argc, char **argv) {
   job *j = calloc(1, sizeof *j);
   int code = agree(j ? 0 : EXIT_RUNTIME, "out of memory");
   if (code) return code;
+  j->ji.started = (long long)time(NULL);
   int started = 0;
   if ((code = step_parse(j, argc, argv))) goto done;
   if (j->o.help) {
@@ -688,6 +750,7 @@ static int run(int argc, char **argv) {
     goto done;
   }
   if ((code = step_environment(j))) goto done;
+  gather_ranks(j);
   if ((code = check_paths(&j->o, j->msg, sizeof j->msg))) goto done;
   started = 1; /* the JSON target is known to be writable */
   {
@@ -712,20 +775,7 @@ static int run(int argc, char **argv) {
   if ((code = step_verify(j))) goto done;
   if ((code = step_write(j))) goto done;
 
-  print_results(&j->o, j->ji.dtype, &j->r);
-  if (j->r.written) say(stdout, "output: %s\n", j->o.out_path);
-  const results *r = &j->r;
-  if (r->verified && !r->passed) {
-    code = EXIT_VERIFY;
-    say(stderr, "tessera-gemm: error: verification failed%s\n",
-        j->o.out_path ? "; no output written" : "");
-  } else if (r->verified && r->check.verdict != TSR_VERIFY_PASSED) {
-    code = EXIT_UNVERIFIED;
-    say(stderr, "tessera-gemm: warning: %s%s (exit code 4)\n",
-        r->check.verdict == TSR_VERIFY_UNVERIFIED ? "inputs contain NaN/Inf; product not verified"
-                                                  : "rows that may overflow were not verified",
-        r->written ? "; output written" : "");
-  }
+  code = step_outcome(j);
 done:
   if (started) {
     gather_peak_memory(&j->r);
@@ -735,7 +785,7 @@ done:
   if (j->fa || j->fb || j->fc) close_inputs(j);
   free(j->r.peak_rss);
   free(j->r.mem_needed);
-  free(j->devices);
+  free(j->ranks);
   free(j->advice);
   tsr_dmatrix_free(j->A);
   tsr_dmatrix_free(j->B);

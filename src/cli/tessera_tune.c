@@ -253,11 +253,31 @@ static int show(void) {
   return 0;
 }
 
-static int usage(const char *argv0) {
-  fprintf(stderr,
-          "usage: %s [--seconds S (<= 60)] [--threads 1,2] [--dtypes s,d] [--out FILE]\n"
-          "       %s --show\n",
-          argv0, argv0);
+/* --help: the usage and the options, on stdout. */
+static int usage(void) {
+  printf("usage: tessera-tune [--seconds S] [--threads N,...] [--dtypes s,d] [--out FILE]\n"
+         "       tessera-tune --show | --version | --help\n"
+         "Measures the CPU GEMM's configurations on this machine and writes the fastest as\n"
+         "wisdom, which the library reads on its first GEMM.\n"
+         "  --seconds S      time for the whole search, a number in (0, 60] (default 50)\n"
+         "  --threads N,...  thread counts to tune, up to 8 in [1, 1024] (default: 1 and\n"
+         "                   omp_get_max_threads())\n"
+         "  --dtypes s,d     dtypes to tune: s (or f32) and d (or f64) (default both)\n"
+         "  --out FILE       the wisdom file (default: $TSR_WISDOM, else\n"
+         "                   $XDG_CACHE_HOME/tessera/wisdom, else ~/.cache/tessera/wisdom)\n"
+         "  --show           the CPU, the wisdom file and the configuration of every dtype and\n"
+         "                   thread count\n"
+         "  --version        the version\n"
+         "  -h, --help       this help\n"
+         "exit status: 0 ok; 1 failure (message on stderr); 2 bad usage\n");
+  return 0;
+}
+
+/* A usage error: what was wrong, and where the help is; exit status 2. */
+static int usage_error(const char *fmt, const char *a, const char *b) {
+  fputs("tessera-tune: ", stderr);
+  fprintf(stderr, fmt, a, b);
+  fputs("\ntry 'tessera-tune --help'\n", stderr);
   return 2;
 }
 
@@ -285,7 +305,7 @@ typedef struct options {
   const char *out;
 } options;
 
-/* The --dtypes list into o->dtype; false (with a message) on a bad entry. */
+/* The --dtypes list into o->dtype; false on a bad entry. */
 static bool parse_dtypes(const char *v, options *o) {
   o->dtype[0] = o->dtype[1] = false;
   for (const char *t = v;; ++t) {
@@ -295,10 +315,6 @@ static bool parse_dtypes(const char *v, options *o) {
     } else if ((len == 1 && *t == 'd') || (len == 3 && strncmp(t, "f64", 3) == 0)) {
       o->dtype[1] = true;
     } else {
-      fprintf(stderr,
-              "tessera-tune: bad value '%s' for --dtypes: expected a comma-separated list "
-              "of s (f32) and d (f64)\n",
-              v);
       return false;
     }
     t += len;
@@ -306,17 +322,18 @@ static bool parse_dtypes(const char *v, options *o) {
   }
 }
 
-/* The --threads list into o->threads; false on a bad entry. */
+/* The --threads list into o->threads; false on a bad entry, an empty list or more than 8. */
 static bool parse_threads(const char *v, options *o) {
-  for (const char *s = v; *s && o->nthreads < 8;) {
+  o->nthreads = 0;
+  for (const char *s = v;;) {
     char *end = NULL;
     const long x = strtol(s, &end, 10);
-    if (end == s || x < 1 || x > 1024) return false;
+    if (end == s || *s == ' ' || *s == '+' || x < 1 || x > 1024 || o->nthreads == 8) return false;
     o->threads[o->nthreads++] = (int)x;
-    if (*end && *end != ',') return false;
-    s = *end == ',' ? end + 1 : end;
+    if (!*end) return true;
+    if (*end != ',') return false;
+    s = end + 1;
   }
-  return true;
 }
 
 /* Step 1: the options. Returns -1 to go on, else the exit status (--show or --version ran, or
@@ -335,21 +352,33 @@ static int parse_options(int argc, char **argv, options *o) {
       tsr__gemm_wisdom_set_warn(false); /* it prints the reason itself */
       return show();
     }
-    bool ok = v != NULL;
-    if (ok && strcmp(opt, "--seconds") == 0) {
+    if (strcmp(opt, "--help") == 0 || strcmp(opt, "-h") == 0) return usage();
+    const bool takes_value = strcmp(opt, "--seconds") == 0 || strcmp(opt, "--threads") == 0 ||
+                             strcmp(opt, "--dtypes") == 0 || strcmp(opt, "--out") == 0;
+    if (!takes_value)
+      return usage_error(opt[0] == '-' ? "unknown option '%s'%s" : "unexpected argument '%s'%s",
+                         opt, "");
+    if (!v) return usage_error("option %s needs a value%s", opt, "");
+    if (strcmp(opt, "--seconds") == 0) {
       char *end = NULL;
       o->seconds = strtod(v, &end);
-      ok = end != v && !*end && o->seconds > 0 && o->seconds <= 60;
-    } else if (ok && strcmp(opt, "--threads") == 0) {
-      ok = parse_threads(v, o);
-    } else if (ok && strcmp(opt, "--dtypes") == 0) {
-      ok = parse_dtypes(v, o);
-    } else if (ok && strcmp(opt, "--out") == 0) {
-      o->out = v;
+      if (end == v || *end || !(o->seconds > 0 && o->seconds <= 60))
+        return usage_error("bad value '%s' for %s: expected a number of seconds in (0, 60]", v,
+                           opt);
+    } else if (strcmp(opt, "--threads") == 0) {
+      if (!parse_threads(v, o))
+        return usage_error("bad value '%s' for %s: expected a comma-separated list of up to 8 "
+                           "thread counts, each in [1, 1024]",
+                           v, opt);
+    } else if (strcmp(opt, "--dtypes") == 0) {
+      if (!parse_dtypes(v, o))
+        return usage_error("bad value '%s' for %s: expected a comma-separated list of s (f32) "
+                           "and d (f64)",
+                           v, opt);
     } else {
-      ok = false;
+      if (!*v) return usage_error("option %s needs a non-empty file name%s", opt, "");
+      o->out = v;
     }
-    if (!ok) return usage(argv[0]);
     ++i;
   }
   if (o->nthreads == 0) {

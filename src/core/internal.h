@@ -463,6 +463,11 @@ typedef enum tsr__counter {
   TSR__COUNT_SCALAPACK_SENT,
   TSR__COUNT_SCALAPACK_RECEIVED,
   TSR__COUNT_SCALAPACK_NANOSECONDS,
+  /* Panel broadcasts started (src/mpi/bcast.c), by the algorithm that ran (tsr_dist_stats's
+     bcast_mpi, bcast_ring, bcast_tree). */
+  TSR__COUNT_BCAST_MPI,
+  TSR__COUNT_BCAST_RING,
+  TSR__COUNT_BCAST_TREE,
   TSR__COUNT_N
 } tsr__counter;
 void tsr__count(tsr__counter c, uint64_t n);

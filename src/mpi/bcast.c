@@ -240,6 +240,11 @@ tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Dataty
   if (algo == TSR_DIST_BCAST_AUTO)
     algo = tsr__bcast_choose(bytes, op->size, segment_bytes, false, shared);
   op->algo = algo;
+  /* Which broadcast ran, for tsr_dist_stats (bcast_mpi, bcast_ring, bcast_tree). */
+  tsr__count(algo == TSR_DIST_BCAST_MPI    ? TSR__COUNT_BCAST_MPI
+             : algo == TSR_DIST_BCAST_RING ? TSR__COUNT_BCAST_RING
+                                           : TSR__COUNT_BCAST_TREE,
+             1);
   op->done = 0;
   op->wait_only =
       tsr__dist_modeled() && tsr__dist_model_gpu() && tsr__dist_model_poll_seconds() == 0;

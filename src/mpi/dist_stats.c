@@ -6,7 +6,8 @@
  */
 #include "mpi/mpi_internal.h"
 
-/* The device work counted since `count0` (tsr__counters_read) into the statistics. */
+/* The device work and the panel broadcasts counted since `count0` (tsr__counters_read) into
+   the statistics. */
 void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_N]) {
   uint64_t now[TSR__COUNT_N];
   tsr__counters_read(now);
@@ -17,6 +18,9 @@ void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_
   st->host_syncs = now[TSR__COUNT_HOST_SYNCS] - count0[TSR__COUNT_HOST_SYNCS];
   st->gemm_calls = now[TSR__COUNT_GEMM_CALLS] - count0[TSR__COUNT_GEMM_CALLS];
   st->gemm_vendor_calls = now[TSR__COUNT_GEMM_VENDOR] - count0[TSR__COUNT_GEMM_VENDOR];
+  st->bcast_mpi = now[TSR__COUNT_BCAST_MPI] - count0[TSR__COUNT_BCAST_MPI];
+  st->bcast_ring = now[TSR__COUNT_BCAST_RING] - count0[TSR__COUNT_BCAST_RING];
+  st->bcast_tree = now[TSR__COUNT_BCAST_TREE] - count0[TSR__COUNT_BCAST_TREE];
 }
 
 void tsr__dist_stats_add_summa(tsr_dist_stats *st, const tsr_dist_stats *summa) {

@@ -207,7 +207,8 @@ tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix
                            tsr_dist_stats *stats);
 
 /* Sets the device-work members of *st (dist_stats.c) (h2d/d2h bytes and copies, host_syncs,
-   gemm_calls, gemm_vendor_calls) to what the library's counters counted since count0
+   gemm_calls, gemm_vendor_calls) and the broadcast counts (bcast_mpi, bcast_ring, bcast_tree)
+   to what the library's counters counted since count0
    (tsr__counters_read). */
 void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_N]);
 

@@ -1,5 +1,7 @@
 #!/bin/sh
-# tessera-tune's destination and concurrency (issue 30): a character device, FIFO or symbolic
+# tessera-tune's messages (issue 51): --help prints the usage once on stdout and exits 0; a bad
+# option or value exits 2 naming the option, the value and the accepted range. Its destination
+# and concurrency (issue 30): a character device, FIFO or symbolic
 # link as --out is refused at once (exit 1, before any tuning, left as it was); --dtypes with
 # an unknown dtype is a usage error (exit 2) that writes nothing; --show and a tuning run with
 # TSR_WISDOM naming a FIFO finish; four tuners writing one file at once keep all four entries.
@@ -39,6 +41,36 @@ for bad in x f32,q "" s,; do
   grep -q "bad value '$bad' for --dtypes" "$d/err" || { cat "$d/err"; fail "--dtypes '$bad': message"; }
   [ -e "$d/w" ] && fail "--dtypes '$bad' wrote a file"
 done
+
+# --help: exit 0, the usage once, on stdout, nothing on stderr (issue 51).
+"$tune" --help > "$d/out" 2> "$d/err" || fail "--help: exit $?, want 0"
+[ "$(grep -c '^usage: tessera-tune' "$d/out")" = 1 ] || { cat "$d/out"; fail "--help: usage not once"; }
+grep -q -- '--seconds S' "$d/out" || fail "--help: no options"
+[ -s "$d/err" ] && { cat "$d/err"; fail "--help wrote to stderr"; }
+"$tune" -h > /dev/null 2>&1 || fail "-h: exit $?, want 0"
+# Bad values and options: exit 2 and one line that names the option, the value and the range;
+# no usage text, nothing tuned, nothing written.
+bad() { # bad "EXPECTED TEXT" ARGS...
+  want=$1
+  shift
+  timeout 10 "$tune" "$@" --out "$d/w" > "$d/out" 2> "$d/err"
+  rc=$?
+  [ $rc = 2 ] || { cat "$d/err"; fail "$*: exit $rc, want 2"; }
+  grep -qF -- "$want" "$d/err" || { cat "$d/err"; fail "$*: no \"$want\" in the message"; }
+  grep -q "try 'tessera-tune --help'" "$d/err" || fail "$*: no pointer to --help"
+  grep -q '^usage:' "$d/err" "$d/out" && fail "$*: printed the usage instead of the reason"
+  [ -e "$d/w" ] && fail "$* wrote a file"
+  return 0
+}
+bad "bad value '100' for --seconds: expected a number of seconds in (0, 60]" --seconds 100
+bad "bad value '0' for --seconds" --seconds 0
+bad "bad value 'nan' for --seconds" --seconds nan
+bad "bad value '0' for --threads: expected a comma-separated list of up to 8 thread counts, each in [1, 1024]" --threads 0
+bad "bad value '1,,2' for --threads" --threads 1,,2
+bad "bad value '1,2,3,4,5,6,7,8,9' for --threads" --threads 1,2,3,4,5,6,7,8,9
+bad "unknown option '--bogus'" --bogus
+timeout 10 "$tune" --dtypes d --seconds > /dev/null 2> "$d/err"
+[ $? = 2 ] && grep -q "option --seconds needs a value" "$d/err" || { cat "$d/err"; fail "--seconds without a value"; }
 
 # TSR_WISDOM naming a FIFO: read without blocking, reported, never waited on.
 TSR_WISDOM="$d/fifo" timeout 20 "$tune" --show > "$d/out" 2>&1 || fail "--show with a FIFO: exit $?"
