@@ -415,9 +415,10 @@ static void test_option_values(void **state) {
 }
 
 /* The JSON report against its published schema (docs/tessera-gemm.schema.json, draft 2020-12)
-   with Python's jsonschema, in each outcome: passed (2 ranks with the ring broadcast and with
-   auto, 1 rank), NaN in an input (exit 4), an unreadable input (exit 1); and what the schema
-   cannot say: passed == (exit code 0), the error text, the broadcast that ran, the hosts. */
+   with Python's jsonschema, in each outcome: passed (2 ranks with the ring, the tree and auto
+   broadcasts, 1 rank), NaN in an input (exit 4), an unreadable input (exit 1); and what the
+   schema cannot say: passed == (exit code 0), the error text, the broadcast that ran, the
+   hosts. */
 static const char json_check_py[] =
     "import json, sys\n"
     "try:\n"
@@ -503,6 +504,12 @@ static void test_json_schema(void **state) {
                "sorted(r for h in d['hosts'] for r in h['ranks']) == [0, 1] and "
                "d['mpi']['library'] and d['build']['backends'][0] == 'cpu' and "
                "d['seconds']['read'] == 0 and d['timestamp'].endswith('Z')");
+  /* The tree asked for: the tree ran, every panel. */
+  snprintf(args, sizeof args, "-m 40 -n 24 -k 32 --block 8 --bcast tree --json '%s'", jpath);
+  assert_int_equal(run(args), 0);
+  check_report(jpath, 0,
+               "d['bcast']['used'] == ['tree'] and d['bcast']['broadcasts_max_rank'] == "
+               "{'mpi': 0, 'ring': 0, 'tree': d['pipeline']['steps']}");
   /* auto on a row of 2 ranks: MPI_Ibcast. */
   snprintf(args, sizeof args, "-m 40 -n 24 -k 32 --block 8 --json '%s'", jpath);
   assert_int_equal(run(args), 0);
