@@ -505,6 +505,71 @@ static void test_npy(void **state) {
   EXPECT(tsr_npy_load(path, no_gpu, &o), TSR_ERR_NO_DEVICE);
   remove(path);
   assert_null(o);
+
+  /* Arguments first, then the file (issue 48): a missing device fails as such even when the
+     file is missing too, and no file is opened for it. */
+  EXPECT_MSG(tsr_npy_load("no_such_file_tessera.npy", no_gpu, &o), TSR_ERR_NO_DEVICE, "device");
+  assert_null(o);
+}
+
+/* A well-formed .npy of a dtype Tessera does not read is TSR_ERR_DTYPE with the descr in the
+   message, from every reader (issue 48); a malformed descr stays TSR_ERR_FORMAT. */
+static void test_npy_dtypes(void **state) {
+  (void)state;
+  static const char *const unsupported[] = {"<c16",    "<c8", "<f2", "<u4", "|u1", "|b1",
+                                            "<M8[ns]", "|S5", "<U3", "|O",  "<f16"};
+  char dict[160], want[200];
+  unsigned char file[256 + 64];
+  memset(file, 0, sizeof file);
+  tsr_npy_header h;
+  tsr_array *o = NULL;
+  for (size_t i = 0; i < sizeof unsupported / sizeof unsupported[0]; i++) {
+    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (2, 3), }",
+             unsupported[i]);
+    size_t n = strlen(dict), len = (10 + n + 1 + 63) / 64 * 64;
+    memcpy(file, "\x93NUMPY\x01\x00", 8);
+    file[8] = (unsigned char)((len - 10) & 0xff);
+    file[9] = (unsigned char)((len - 10) >> 8);
+    memcpy(file + 10, dict, n);
+    memset(file + 10 + n, ' ', len - 11 - n);
+    file[len - 1] = '\n';
+    snprintf(want, sizeof want, "unsupported dtype '%s'", unsupported[i]);
+    EXPECT_MSG(tsr_npy_parse_header(file, len, &h), TSR_ERR_DTYPE, want);
+    const char *path = temp_file("dtype");
+    write_file(path, file, len + 64);
+    EXPECT_MSG(tsr_npy_read_header(path, &h), TSR_ERR_DTYPE, want);
+    EXPECT_MSG(tsr_npy_load(path, dev, &o), TSR_ERR_DTYPE, want);
+    assert_null(o);
+    remove(path);
+  }
+  /* A structured dtype is well-formed too. */
+  const char structured[] = "{'descr': [('x', '<f8'), ('y', '<i4')], 'fortran_order': False, "
+                            "'shape': (2,), }";
+  size_t n = strlen(structured), len = (10 + n + 1 + 63) / 64 * 64;
+  memcpy(file + 10, structured, n);
+  memset(file + 10 + n, ' ', len - 11 - n);
+  file[8] = (unsigned char)((len - 10) & 0xff);
+  file[9] = (unsigned char)((len - 10) >> 8);
+  file[len - 1] = '\n';
+  EXPECT_MSG(tsr_npy_parse_header(file, len, &h), TSR_ERR_DTYPE,
+             "unsupported dtype [('x', '<f8'), ('y', '<i4')]: ");
+  /* Malformed: no NumPy writes these, and a malformed rest of the header wins. */
+  static const char *const malformed[] = {
+      "{'descr': '<f9', 'fortran_order': False, 'shape': (2,), }",
+      "{'descr': '|f8', 'fortran_order': False, 'shape': (2,), }",
+      "{'descr': 'c16x', 'fortran_order': False, 'shape': (2,), }",
+      "{'descr': '<c16', 'fortran_order': Maybe, 'shape': (2,), }",
+      "{'descr': [('x', '<f8'), 'fortran_order': False, 'shape': (2,), }"};
+  for (size_t i = 0; i < sizeof malformed / sizeof malformed[0]; i++) {
+    n = strlen(malformed[i]);
+    len = (10 + n + 1 + 63) / 64 * 64;
+    memcpy(file + 10, malformed[i], n);
+    memset(file + 10 + n, ' ', len - 11 - n);
+    file[8] = (unsigned char)((len - 10) & 0xff);
+    file[9] = (unsigned char)((len - 10) >> 8);
+    file[len - 1] = '\n';
+    EXPECT(tsr_npy_parse_header(file, len, &h), TSR_ERR_FORMAT);
+  }
 }
 
 int main(void) {
@@ -519,7 +584,7 @@ int main(void) {
       cmocka_unit_test(test_creation), cmocka_unit_test(test_array_functions),
       cmocka_unit_test(test_views),    cmocka_unit_test(test_ops),
       cmocka_unit_test(test_linalg),   cmocka_unit_test(test_device_mismatch),
-      cmocka_unit_test(test_npy),
+      cmocka_unit_test(test_npy),      cmocka_unit_test(test_npy_dtypes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,8 +5,10 @@
  * Format: NumPy's NEP 1 (".npy" format, versions 1.0, 2.0 and 3.0). Readable dtypes: f32,
  * f64, i32, i64 (descr `<f4 >f4 <f8 >f8 <i4 >i4 <i8 >i8`, and the native-order forms `=f8`
  * and `f8`; `|f8`, "byte order not applicable", is rejected for these multi-byte types),
- * C or Fortran order, either byte order. Anything else gets ::TSR_ERR_FORMAT with a message
- * saying what was found. Files are written little-endian, C order, version 1.0 (2.0 when the
+ * C or Fortran order, either byte order. A well-formed file of another dtype NumPy writes
+ * (complex `<c16`, `<c8`, `<f2`, unsigned, bool, strings, structured dtypes...) gets
+ * ::TSR_ERR_DTYPE with its descr in the message; anything else (a malformed header, a descr no
+ * NumPy writes, `|f8`) gets ::TSR_ERR_FORMAT with a message saying what was found. Files are written little-endian, C order, version 1.0 (2.0 when the
  * header does not fit in 65535 bytes), to a temporary name that is renamed into place only
  * after the whole file was written and synced. Inputs are opened without blocking and must be
  * regular files (a FIFO or a device is refused, never waited on).
@@ -38,9 +40,10 @@ typedef struct tsr_npy_header {
 /**
  * Parses the header at the start of a `.npy` file held in memory (the first `len` bytes).
  * Never reads past `len`; it does not need the data. Pure and thread-safe (the fuzz target).
- * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_FORMAT (bad magic, unsupported version
- *         or dtype, malformed dictionary, truncated header, ndim > TSR_MAX_DIMS, negative or
- *         overflowing shape).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_FORMAT (bad magic, unsupported version,
+ *         malformed dictionary or descr, truncated header, ndim > TSR_MAX_DIMS, negative or
+ *         overflowing shape); ::TSR_ERR_DTYPE (a well-formed header of a dtype other than f4,
+ *         f8, i4, i8, e.g. `<c16`; the message gives the descr).
  */
 TSR_API tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *header);
 
@@ -58,14 +61,15 @@ TSR_API tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int
  * Reads the header of a `.npy` file and checks that the file is long enough for the data.
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_IO (cannot open or read, or not a
  *         regular file); ::TSR_ERR_FORMAT (as tsr_npy_parse_header(), file shorter than its
- *         data, or a header over 16 MiB).
+ *         data, or a header over 16 MiB); ::TSR_ERR_DTYPE (as tsr_npy_parse_header()).
  */
 TSR_API tsr_status tsr_npy_read_header(const char *path, tsr_npy_header *header);
 
 /**
  * Loads a `.npy` file into a new C-contiguous array on `device` (byte order and Fortran order
- * converted).
- * @return statuses of tsr_npy_read_header() and tsr_empty().
+ * converted). The arguments are checked before the file is opened (a NULL `out` or a
+ * device that does not exist never opens it).
+ * @return statuses of tsr_npy_read_header() and tsr_empty() (::TSR_ERR_NO_DEVICE).
  */
 TSR_API tsr_status tsr_npy_load(const char *path, tsr_device device, tsr_array **out);
 

@@ -176,6 +176,9 @@ tsr_status tsr_npy_load(const char *path, tsr_device device, tsr_array **out) {
   TSR_CHECK(path, TSR_ERR_NULL_POINTER, "path is NULL");
   TSR_CHECK(out, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
+  /* Arguments first, then the file: a device that does not exist never opens it. */
+  const struct tsr__backend_ops *ops = NULL;
+  TSR_CALL(tsr__backend_for(device, &ops));
   tsr_status st = TSR_OK;
   void *data = NULL, *tmp = NULL;
   tsr_npy_header h;

@@ -65,6 +65,12 @@ typedef struct npy_parser {
   const char *begin; /* start of the dict text, for byte positions in messages */
   const char *p;
   const char *end;
+  /* A well-formed descr of a dtype Tessera does not read: its text, reported as
+     TSR_ERR_DTYPE once the rest of the header parsed (a malformed header stays
+     TSR_ERR_FORMAT). `structured`: a list of fields rather than a type string. */
+  const char *unsupported;
+  size_t unsupported_len;
+  bool structured;
 } npy_parser;
 
 static size_t tsr__npy_pos(const npy_parser *ps) {
@@ -120,8 +126,73 @@ static int tsr__npy_equals(const char *s, size_t n, const char *lit) {
   return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
+/* Whether t[0..tn) (a descr without its byte-order character) is a type string NumPy writes:
+   a kind and an item size it has (bool, integers, floats, complex, datetimes with an optional
+   unit, objects, bytes, strings, void). Tessera reads f4, f8, i4, i8 of these. */
+static bool tsr__npy_numpy_type(const char *t, size_t tn) {
+  if (tn == 0) return false;
+  size_t i = 1, size = 0;
+  while (i < tn && t[i] >= '0' && t[i] <= '9' && size < 100000)
+    size = size * 10 + (size_t)(t[i++] - '0');
+  const bool digits = i > 1;
+  if ((t[0] == 'm' || t[0] == 'M') && i < tn && t[i] == '[' && t[tn - 1] == ']' && tn - i > 2) {
+    for (size_t u = i + 1; u + 1 < tn; u++)
+      if (!tsr__npy_is_ident(t[u])) return false;
+    i = tn;
+  }
+  if (i != tn) return false;
+  switch (t[0]) {
+  case 'b': return size == 1;
+  case 'i':
+  case 'u': return size == 1 || size == 2 || size == 4 || size == 8;
+  case 'f': return size == 2 || size == 4 || size == 8 || size == 12 || size == 16;
+  case 'c': return size == 8 || size == 16 || size == 24 || size == 32;
+  case 'm':
+  case 'M': return size == 8;
+  case 'O': return !digits || size == 8;
+  case 'S':
+  case 'U':
+  case 'V': return digits;
+  default: return false;
+  }
+}
+
+/* A structured dtype's list of fields: skipped to its closing ']' (strings and nested
+   brackets included) and recorded as unsupported. */
+static tsr_status tsr__npy_structured(npy_parser *ps) {
+  const char *start = ps->p;
+  int depth = 0;
+  for (; ps->p < ps->end; ps->p++) {
+    char c = *ps->p;
+    if (c == '\'' || c == '"') {
+      const char *q = ps->p + 1;
+      while (q < ps->end && *q != c && *q != '\n' && *q != '\\')
+        q++;
+      if (q >= ps->end || *q != c)
+        return NPY_FAIL("malformed header dictionary: bad string in the structured descr "
+                        "starting at byte %zu",
+                        (size_t)(start - ps->begin));
+      ps->p = q;
+    } else if (c == '[' || c == '(') {
+      depth++;
+    } else if (c == ']' || c == ')') {
+      if (--depth == 0) break;
+    }
+  }
+  if (ps->p >= ps->end)
+    return NPY_FAIL("malformed header dictionary: unterminated structured descr starting at "
+                    "byte %zu",
+                    (size_t)(start - ps->begin));
+  ps->p++;
+  ps->unsupported = start;
+  ps->unsupported_len = (size_t)(ps->p - start);
+  ps->structured = true;
+  return TSR_OK;
+}
+
 static tsr_status tsr__npy_descr(npy_parser *ps, tsr_npy_header *h) {
   char ex[96];
+  if (ps->p < ps->end && *ps->p == '[') return tsr__npy_structured(ps);
   if (ps->p < ps->end && *ps->p != '\'' && *ps->p != '"')
     return NPY_FAIL("unsupported dtype %s: only simple type strings ('<f4', '<f8', '<i4', "
                     "'<i8', either byte order) are supported, not structured dtypes",
@@ -139,6 +210,13 @@ static tsr_status tsr__npy_descr(npy_parser *ps, tsr_npy_header *h) {
     tn--;
   }
   int ok = tn == 2 && (t[0] == 'f' || t[0] == 'i') && (t[1] == '4' || t[1] == '8');
+  if (!ok && tsr__npy_numpy_type(t, tn)) {
+    /* Well-formed, not ours: TSR_ERR_DTYPE once the whole header parsed. */
+    ps->unsupported = s;
+    ps->unsupported_len = n;
+    h->dtype = TSR_F64; /* a placeholder, never returned */
+    return TSR_OK;
+  }
   if (!ok)
     return NPY_FAIL("unsupported dtype '%s' (supported: f4, f8, i4, i8 in either byte order)",
                     tsr__npy_excerpt(s, s + n, 32, ex, sizeof ex));
@@ -152,6 +230,22 @@ static tsr_status tsr__npy_descr(npy_parser *ps, tsr_npy_header *h) {
     h->dtype = t[1] == '4' ? TSR_I32 : TSR_I64;
   h->big_endian = order == '>' || (order == '=' && tsr__host_big_endian());
   return TSR_OK;
+}
+
+/* TSR_ERR_DTYPE for a well-formed header whose descr (recorded by tsr__npy_descr) Tessera
+   does not read; the message gives the descr. */
+static tsr_status tsr__npy_unsupported(const npy_parser *ps) {
+  char ex[96];
+  const char *d = tsr__npy_excerpt(ps->unsupported, ps->unsupported + ps->unsupported_len,
+                                   ps->structured ? 48 : 32, ex, sizeof ex);
+  if (ps->structured)
+    return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                          "unsupported dtype %s: only simple type strings ('<f4', '<f8', '<i4', "
+                          "'<i8', either byte order) are supported, not structured dtypes",
+                          d);
+  return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                        "unsupported dtype '%s' (supported: f4, f8, i4, i8 in either byte order)",
+                        d);
 }
 
 static tsr_status tsr__npy_fortran_order(npy_parser *ps, tsr_npy_header *h) {
@@ -346,8 +440,9 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
   for (int i = 0; i < TSR_MAX_DIMS; i++)
     h.shape[i] = 1;
   npy_parser ps = {(const char *)b + prefix, (const char *)b + prefix,
-                   (const char *)b + prefix + hlen};
+                   (const char *)b + prefix + hlen, NULL, 0, false};
   TSR_CALL(tsr__npy_dict(&ps, &h));
+  if (ps.unsupported) return tsr__npy_unsupported(&ps);
   for (int i = h.ndim; i < TSR_MAX_DIMS; i++)
     h.shape[i] = 1;
 
