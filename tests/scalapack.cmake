@@ -31,6 +31,15 @@ if(TSR_SCALAPACK_LIBRARY)
                          ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
                          RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
+  # Every case on each path alone (the rule's choice is what the tests above run).
+  foreach(path direct redistribute)
+    add_test(NAME scalapack_pdgemm_np4_${path}
+             COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4
+                     --oversubscribe -x TSR_SCALAPACK_PATH=${path} $<TARGET_FILE:test_scalapack>)
+    set_tests_properties(scalapack_pdgemm_np4_${path} PROPERTIES LABELS "mpi;scalapack"
+                         TIMEOUT 180 ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS 4
+                         RESOURCE_LOCK ${TSR_MPI_LOCK})
+  endforeach()
   # One runtime per process (issue 32): tsr_*, pdgemm_ and dgemm_ in one program share
   # libtessera.so's thread pool, error state, wisdom cache and environment reader.
   add_executable(test_one_runtime scalapack/test_one_runtime.c)

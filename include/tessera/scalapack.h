@@ -81,6 +81,8 @@ typedef struct tsr_scalapack_stats {
   double seconds;          /**< wall seconds inside the two entry points */
   uint64_t bytes_sent;     /**< bytes sent to other ranks (redistribution and SUMMA panels) */
   uint64_t bytes_received; /**< bytes received from other ranks */
+  uint64_t direct;         /**< the direct path: SUMMA on the caller's own layouts, with
+                                PBLAS's row and column broadcasts (docs/scalapack.md) */
 } tsr_scalapack_stats;
 
 /** This process's counters since the start or the last reset. Local.

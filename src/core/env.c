@@ -59,8 +59,8 @@ static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
                                         "BLAS drop-in: smallest GEMM (2mnk flops) sent to the GPU"),
     [TSR__ENV_BLAS_VERBOSE] =
         FLAG("TSR_BLAS_VERBOSE", "0", "BLAS drop-in: one line of counts at exit"),
-    [TSR__ENV_SCALAPACK_PATH] = {"TSR_SCALAPACK_PATH", TSR__ENV_CHOICE, "auto|redistribute", "auto",
-                                 0, 0, false, "ScaLAPACK drop-in: force the redistributing path"},
+    [TSR__ENV_SCALAPACK_PATH] = {"TSR_SCALAPACK_PATH", TSR__ENV_CHOICE, "auto|redistribute|direct",
+                                 "auto", 0, 0, false, "ScaLAPACK drop-in: force one path"},
     [TSR__ENV_SCALAPACK_REPORT] = {"TSR_SCALAPACK_REPORT", TSR__ENV_TEXT, "a path", "", 0, 0, false,
                                    "ScaLAPACK drop-in: one JSON line per process at exit"},
     [TSR__ENV_SMPI_GPU] = FLAG("TSR_SMPI_GPU", "0", "SimGrid model: local GEMMs as an H100"),

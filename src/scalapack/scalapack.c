@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpi/mpi_internal.h"
+#include "scalapack/scalapack_internal.h"
 #include "tessera/scalapack.h"
 
 /* ---------------------------------------------------------------- BLACS / PBLAS ------- */
@@ -58,6 +58,7 @@ tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats *s) {
   s->scale = TSR__SL_GET(SCALE);
   s->summa = TSR__SL_GET(SUMMA);
   s->redistribute = TSR__SL_GET(REDIST);
+  s->direct = TSR__SL_GET(DIRECT);
   s->failed = TSR__SL_GET(FAILED);
   s->seconds = (double)TSR__SL_GET(NANOSECONDS) * 1e-9;
   s->bytes_sent = TSR__SL_GET(SENT);
@@ -86,14 +87,15 @@ __attribute__((destructor)) static void tsr__report_at_exit(void) {
   int len = snprintf(line, sizeof line,
                      "{\"library\":\"tessera_scalapack\",\"rank\":%d,\"pid\":%ld,"
                      "\"calls\":%llu,\"pdgemm\":%llu,\"psgemm\":%llu,\"paths\":{\"error\":%llu,"
-                     "\"quick\":%llu,\"scale\":%llu,\"summa\":%llu,\"redistribute\":%llu,"
+                     "\"quick\":%llu,\"scale\":%llu,\"summa\":%llu,\"redistribute\":%llu,\"direct\":%llu,"
                      "\"failed\":%llu},\"forwarded\":0,\"seconds\":%.6f,\"bytes_sent\":%llu,"
                      "\"bytes_received\":%llu}\n",
                      report_rank, (long)getpid(), (unsigned long long)(s.pdgemm + s.psgemm),
                      (unsigned long long)s.pdgemm, (unsigned long long)s.psgemm,
                      (unsigned long long)s.errors, (unsigned long long)s.quick,
                      (unsigned long long)s.scale, (unsigned long long)s.summa,
-                     (unsigned long long)s.redistribute, (unsigned long long)s.failed, s.seconds,
+                     (unsigned long long)s.redistribute, (unsigned long long)s.direct,
+                     (unsigned long long)s.failed, s.seconds,
                      (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received);
   if (len <= 0 || (size_t)len >= sizeof line) return;
   /* Without blocking, and only a regular file or a new name: a FIFO with no reader would
@@ -145,9 +147,7 @@ static int64_t tsr__numroc_ib(int64_t n, int64_t ib, int64_t b, int p, int src, 
   return r;
 }
 
-typedef struct grid_pos {
-  int nprow, npcol, myrow, mycol;
-} grid_pos;
+typedef tsr__grid_pos grid_pos;
 
 enum { DESCMULT = 100, BIGNUM = 10000 };
 
@@ -252,7 +252,8 @@ static int grid_keyval = MPI_KEYVAL_INVALID;
  */
 typedef struct context_grids {
   int nprow, npcol;
-  tsr_grid *rotated[]; /* nprow * npcol entries, made on first use */
+  tsr__pgemm_workspace direct; /* the direct path's panels (pgemm_direct.c) */
+  tsr_grid *rotated[];         /* nprow * npcol entries, made on first use */
 } context_grids;
 
 /* Called by MPI when BLACS frees the context's communicator. */
@@ -263,6 +264,7 @@ static int tsr__grid_delete(MPI_Comm comm, int keyval, void *attr, void *extra) 
   context_grids *cg = attr;
   for (int i = 0; i < cg->nprow * cg->npcol; i++)
     tsr_grid_free(cg->rotated[i]);
+  free(cg->direct.p);
   free(cg);
   return MPI_SUCCESS;
 }
@@ -272,7 +274,7 @@ static int tsr__grid_delete(MPI_Comm comm, int keyval, void *attr, void *extra) 
    Tessera's process (r / Q, r % Q) is BLACS's ((r / Q + rs) mod P, (r % Q + cs) mod Q),
    whatever order the BLACS grid was made in. Collective over the grid on first use. */
 static tsr_status tsr__grid_of_context(int ctxt, const grid_pos *gp, int rs, int cs,
-                                       tsr_grid **out) {
+                                       tsr_grid **out, context_grids **cg_out) {
   if (Cblacs_get == NULL || Cblacs2sys_handle == NULL)
     return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
                           "the process has no BLACS (Cblacs_get, Cblacs2sys_handle): link "
@@ -317,6 +319,7 @@ static tsr_status tsr__grid_of_context(int ctxt, const grid_pos *gp, int rs, int
     if (st != TSR_OK) return st;
   }
   *out = *slot;
+  *cg_out = cg;
   return TSR_OK;
 }
 
@@ -393,16 +396,7 @@ static tsr__bc_matrix tsr__standard_layout(const tsr_dmatrix *a, const tsr_grid 
 
 /* ---------------------------------------------------------------- the computation ----- */
 
-typedef struct pgemm_call {
-  const char *rout; /* "PDGEMM" */
-  tsr_dtype dtype;
-  bool ta, tb;
-  int m, n, k;
-  double alpha, beta;
-  tsr__bc_matrix a, b, c; /* sub(A) as stored (K x M when ta), sub(B), sub(C) */
-  grid_pos gp;
-  int ctxt;
-} pgemm_call;
+typedef tsr__pgemm_call pgemm_call;
 
 /* sub(C) = beta sub(C) on this process's part (beta = 0 writes zeros, NaN or not). */
 static void tsr__scale_c(const pgemm_call *p) {
@@ -448,7 +442,7 @@ static int64_t tsr__default_block(const pgemm_call *p) {
 }
 
 static bool tsr__force_redistribute(void) {
-  return tsr__env_choice(TSR__ENV_SCALAPACK_PATH) == 1; /* "auto|redistribute" */
+  return tsr__env_choice(TSR__ENV_SCALAPACK_PATH) == 1; /* "auto|redistribute|direct" */
 }
 
 /*
@@ -563,22 +557,33 @@ static void tsr__pgemm_distributed(pgemm_call *p) {
   grid_pos gp = p->gp;
   int ctxt = p->ctxt;
   tsr_grid *g = NULL;
+  context_grids *cg = NULL;
   tsr_dist_stats acc;
   memset(&acc, 0, sizeof acc);
   bool moved = false;
   /* Messages of Tessera's layers name the routine the user called. */
   const char *prev = tsr__api_enter(rout);
-  /* The grid on which sub(C) starts on process (0, 0), the layouts seen from it. */
-  int rs = tsr__bc_owner(&p->c.row, 0), cs = tsr__bc_owner(&p->c.col, 0);
-  rs = rs < 0 ? 0 : rs;
-  cs = cs < 0 ? 0 : cs;
-  tsr__bc_matrix *ops[3] = {&p->a, &p->b, &p->c};
-  for (int i = 0; i < 3; i++) {
-    tsr__rotate_dim(&ops[i]->row, rs);
-    tsr__rotate_dim(&ops[i]->col, cs);
+  int path = tsr__env_choice(TSR__ENV_SCALAPACK_PATH); /* auto | redistribute | direct */
+  bool direct = tsr__pgemm_direct_pays(p, path < 0 ? 0 : path);
+  tsr_status st;
+  if (direct) {
+    /* On the caller's layouts: BLACS's grid as it is. */
+    st = tsr__grid_of_context(ctxt, &gp, 0, 0, &g, &cg);
+    if (st == TSR_OK)
+      st = tsr__pgemm_direct(p, g, &cg->direct, &acc.bytes_sent, &acc.bytes_received);
+  } else {
+    /* The grid on which sub(C) starts on process (0, 0), the layouts seen from it. */
+    int rs = tsr__bc_owner(&p->c.row, 0), cs = tsr__bc_owner(&p->c.col, 0);
+    rs = rs < 0 ? 0 : rs;
+    cs = cs < 0 ? 0 : cs;
+    tsr__bc_matrix *ops[3] = {&p->a, &p->b, &p->c};
+    for (int i = 0; i < 3; i++) {
+      tsr__rotate_dim(&ops[i]->row, rs);
+      tsr__rotate_dim(&ops[i]->col, cs);
+    }
+    st = tsr__grid_of_context(ctxt, &gp, rs, cs, &g, &cg);
+    if (st == TSR_OK) st = tsr__compute(p, g, &moved, &acc);
   }
-  tsr_status st = tsr__grid_of_context(ctxt, &gp, rs, cs, &g);
-  if (st == TSR_OK) st = tsr__compute(p, g, &moved, &acc);
   tsr__count(TSR__COUNT_SCALAPACK_SENT, acc.bytes_sent);
   tsr__count(TSR__COUNT_SCALAPACK_RECEIVED, acc.bytes_received);
   if (st != TSR_OK) {
@@ -586,7 +591,10 @@ static void tsr__pgemm_distributed(pgemm_call *p) {
     fprintf(stderr, "tessera_scalapack: %s failed, sub(C) may be partly updated: %s\n", rout,
             tsr_last_error());
   } else {
-    tsr__count(moved ? TSR__COUNT_SCALAPACK_REDIST : TSR__COUNT_SCALAPACK_SUMMA, 1);
+    tsr__count(direct  ? TSR__COUNT_SCALAPACK_DIRECT
+               : moved ? TSR__COUNT_SCALAPACK_REDIST
+                       : TSR__COUNT_SCALAPACK_SUMMA,
+               1);
   }
   tsr__api_leave(&prev);
 }

@@ -8,7 +8,8 @@
 # error and agreement helpers, the environment reader), which libtessera.so exports under a
 # version node tied to the release. BLACS and PBLAS's error handler are referenced weakly and
 # come from the program's ScaLAPACK at run time (no DT_NEEDED on a particular ScaLAPACK build).
-add_library(tessera_scalapack SHARED ${CMAKE_CURRENT_LIST_DIR}/scalapack.c)
+add_library(tessera_scalapack SHARED ${CMAKE_CURRENT_LIST_DIR}/scalapack.c
+            ${CMAKE_CURRENT_LIST_DIR}/pgemm_direct.c)
 target_link_libraries(tessera_scalapack PUBLIC tessera)
 target_include_directories(tessera_scalapack PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(tessera_scalapack PRIVATE TSR_BUILDING_LIBRARY _POSIX_C_SOURCE=200809L)

@@ -52,12 +52,12 @@ if [ "$mode" = pblas ]; then
   lines=$(grep -c tessera_scalapack "$report")
   [ "$lines" = "$np" ] || fail "report has $lines lines for $np ranks"
   calls=$(field calls | sum) errors=$(field error | sum) failedc=$(field failed | sum)
-  done_=$(( $(field quick | sum) + $(field scale | sum) + $(field summa | sum) + $(field redistribute | sum) ))
+  done_=$(( $(field quick | sum) + $(field scale | sum) + $(field summa | sum) + $(field redistribute | sum) + $(field direct | sum) ))
   echo "report: $calls calls, $errors error exits, $done_ computed by Tessera, $failedc failed"
   [ "$errors" -gt 0 ] || fail "no error exit reached the library"
   [ "$failedc" = 0 ] || fail "$failedc calls failed in the library"
   [ $((errors + done_)) = "$calls" ] || fail "calls unaccounted for"
-  [ $(( $(field summa | sum) + $(field redistribute | sum) )) -gt 0 ] || fail "no product computed"
+  [ $(( $(field summa | sum) + $(field redistribute | sum) + $(field direct | sum) )) -gt 0 ] || fail "no product computed"
   echo "PASSED"
   exit 0
 fi

@@ -411,7 +411,84 @@ static void test_products(void **state) {
   assert_true(ncase > 0 || world_rank >= 1);
 }
 
-/* In-place SUMMA for aligned tight operands, redistribution otherwise; no failures. */
+/* A deterministic generator for the random cases (run_case reseeds drand48). */
+static unsigned rand_next(unsigned *st) {
+  *st = *st * 1103515245u + 12345u;
+  return (*st >> 8) & 0xffffffu;
+}
+
+static int rand_in(unsigned *st, int lo, int hi) {
+  return lo + (int)(rand_next(st) % (unsigned)(hi - lo + 1));
+}
+
+static layout random_layout(unsigned *st) {
+  layout l;
+  l.kind = rand_in(st, 0, 1) ? 11 : 9;
+  l.mb = rand_in(st, 1, 7);
+  l.nb = rand_in(st, 1, 7);
+  l.imb = l.kind == 11 ? rand_in(st, 1, 7) : l.mb;
+  l.inb = l.kind == 11 ? rand_in(st, 1, 7) : l.nb;
+  /* Source processes -1 (replicated) to 3, reduced to the grid by the caller. */
+  l.rsrc = rand_in(st, 0, 5) == 0 ? -1 : rand_in(st, 0, 3);
+  l.csrc = rand_in(st, 0, 5) == 0 ? -1 : rand_in(st, 0, 3);
+  l.gap = rand_in(st, 0, 2);
+  return l;
+}
+
+/* Random transposes, sizes, offsets, blocks, first blocks, sources (replicated included),
+   leading dimensions and scalars, on every grid that fits: whatever path each call takes
+   (the ctest variants force TSR_SCALAPACK_PATH=direct and =redistribute), every element of
+   C is right and every element outside sub(C) untouched. */
+static void test_random_layouts(void **state) {
+  (void)state;
+  static const struct {
+    int p, q;
+    const char *order;
+  } grids[] = {{1, 1, "R"}, {1, 2, "R"}, {2, 1, "C"}, {2, 2, "R"}, {2, 2, "C"}, {1, 3, "R"},
+               {3, 1, "R"}, {1, 4, "C"}, {4, 1, "R"}};
+  static const char ops[3] = {'N', 'T', 'C'};
+  int nfail = 0;
+  unsigned st = 20261128u;
+  for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; gi++) {
+    if (grids[gi].p * grids[gi].q > world_size) continue;
+    int ctxt;
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, grids[gi].order, grids[gi].p, grids[gi].q);
+    int p, q, myrow, mycol;
+    Cblacs_gridinfo(ctxt, &p, &q, &myrow, &mycol);
+    int ok = 1;
+    for (int ci = 0; ci < 24; ci++) {
+      gemm_case t;
+      memset(&t, 0, sizeof t);
+      t.ta = ops[rand_in(&st, 0, 2)];
+      t.tb = ops[rand_in(&st, 0, 2)];
+      t.m = rand_in(&st, 1, 37);
+      t.n = rand_in(&st, 1, 37);
+      t.k = rand_in(&st, 1, 37);
+      t.ia = rand_in(&st, 1, 5), t.ja = rand_in(&st, 1, 5);
+      t.ib = rand_in(&st, 1, 5), t.jb = rand_in(&st, 1, 5);
+      t.ic = rand_in(&st, 1, 5), t.jc = rand_in(&st, 1, 5);
+      t.la = random_layout(&st), t.lb = random_layout(&st), t.lc = random_layout(&st);
+      t.alpha = (rand_in(&st, 1, 8) - 4.5) / 2.0;
+      t.beta = rand_in(&st, 0, 3) == 0 ? 0.0 : (rand_in(&st, 0, 8) - 4.0) / 4.0;
+      t.nan_c = t.beta == 0.0;
+      int single = rand_in(&st, 0, 3) == 0;
+      if (p <= 0) continue; /* outside this grid: draw the same cases, run none */
+      layout *ls[3] = {&t.la, &t.lb, &t.lc};
+      for (int x = 0; x < 3; x++) {
+        if (ls[x]->rsrc >= 0) ls[x]->rsrc %= p;
+        if (ls[x]->csrc >= 0) ls[x]->csrc %= q;
+      }
+      ok &= run_case(ctxt, &t, single, 5000u + (unsigned)(ci * 13 + gi));
+    }
+    if (p > 0) Cblacs_gridexit(ctxt);
+    if (!all_ranks(ok)) nfail++;
+  }
+  assert_int_equal(nfail, 0);
+}
+
+/* The path of each call, as TSR_SCALAPACK_PATH forces it and as the rule decides: SUMMA in
+   place, the redistribution, the direct path; the counters say which ran, and none failed. */
 static void test_paths(void **state) {
   (void)state;
   int ctxt;
@@ -420,18 +497,34 @@ static void test_paths(void **state) {
   int p, q, myrow, mycol;
   Cblacs_gridinfo(ctxt, &p, &q, &myrow, &mycol);
   int ok = 1;
+  const char *was = getenv("TSR_SCALAPACK_PATH");
+  char *saved = was ? strdup(was) : NULL;
   if (p > 0) {
-    tsr_scalapack_stats s0, s1, s2;
+    tsr_scalapack_stats s0, s1, s2, s3;
     tsr_scalapack_get_stats(&s0);
-    ok &= run_case(ctxt, &cases[0], 0, 7);
+    setenv("TSR_SCALAPACK_PATH", "redistribute", 1);
+    ok &= run_case(ctxt, &cases[1], 0, 8);
     tsr_scalapack_get_stats(&s1);
-    ok &= s1.summa == s0.summa + 1 && s1.redistribute == s0.redistribute;
+    ok &= s1.redistribute == s0.redistribute + 1 && s1.direct == s0.direct;
+    setenv("TSR_SCALAPACK_PATH", "direct", 1);
+    ok &= run_case(ctxt, &cases[0], 0, 7);
     ok &= run_case(ctxt, &cases[1], 0, 8);
     tsr_scalapack_get_stats(&s2);
-    ok &= s2.redistribute == s1.redistribute + 1 && s2.failed == 0;
-    ok &= s2.pdgemm == s0.pdgemm + 2 && s2.seconds > 0.0;
-    if (q > 1) ok &= s2.bytes_sent > s0.bytes_sent && s2.bytes_received > s0.bytes_received;
+    ok &= s2.direct == s1.direct + 2 && s2.summa == s1.summa && s2.redistribute == s1.redistribute;
+    /* auto: a small product with a transposed operand takes the direct path. */
+    setenv("TSR_SCALAPACK_PATH", "auto", 1);
+    ok &= run_case(ctxt, &cases[1], 0, 8);
+    tsr_scalapack_get_stats(&s3);
+    ok &= s3.direct == s2.direct + 1 && s3.failed == 0;
+    ok &= s3.pdgemm == s0.pdgemm + 4 && s3.seconds > 0.0;
+    if (q > 1) ok &= s3.bytes_sent > s0.bytes_sent && s3.bytes_received > s0.bytes_received;
     Cblacs_gridexit(ctxt);
+  }
+  if (saved) {
+    setenv("TSR_SCALAPACK_PATH", saved, 1);
+    free(saved);
+  } else {
+    unsetenv("TSR_SCALAPACK_PATH");
   }
   assert_true(all_ranks(ok));
 }
@@ -545,6 +638,7 @@ static void test_errors(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_products),
+    cmocka_unit_test(test_random_layouts),
     cmocka_unit_test(test_paths),
     cmocka_unit_test(test_errors),
 };

@@ -1,0 +1,57 @@
+/*
+ * Internals of libtessera_scalapack shared by its two files: the call record of one
+ * PDGEMM/PSGEMM (scalapack.c checks the arguments and builds it) and the direct path
+ * (pgemm_direct.c: SUMMA on the caller's own block-cyclic layouts).
+ */
+#ifndef TSR_SCALAPACK_INTERNAL_H
+#define TSR_SCALAPACK_INTERNAL_H
+
+#include "mpi/mpi_internal.h"
+
+/* This process's place in the BLACS grid of the call's context. */
+typedef struct tsr__grid_pos {
+  int nprow, npcol, myrow, mycol;
+} tsr__grid_pos;
+
+/* One checked call: sub(A) as stored (K x M when ta), sub(B) (N x K when tb), sub(C), each
+   with its layout as the descriptors give it (rotated by the caller when it moves the grid). */
+typedef struct tsr__pgemm_call {
+  const char *rout; /* "PDGEMM" */
+  tsr_dtype dtype;
+  bool ta, tb;
+  int m, n, k;
+  double alpha, beta;
+  tsr__bc_matrix a, b, c;
+  tsr__grid_pos gp;
+  int ctxt;
+} tsr__pgemm_call;
+
+/* A buffer kept across calls on one BLACS context (grow-only). */
+typedef struct tsr__pgemm_workspace {
+  void *p;
+  size_t bytes;
+} tsr__pgemm_workspace;
+
+/*
+ * Whether the direct path computes this call (the rule of docs/scalapack.md "Two paths"): it
+ * reads only values that every process of the grid passes alike (sizes, transposes, the
+ * descriptors' global entries; never LLD), so every process takes the same path without
+ * communicating. `forced`: 0 auto, 1 never (TSR_SCALAPACK_PATH=redistribute), 2 always
+ * (TSR_SCALAPACK_PATH=direct).
+ */
+bool tsr__pgemm_direct_pays(const tsr__pgemm_call *p, int forced);
+
+/*
+ * sub(C) = alpha op(sub(A)) op(sub(B)) + beta sub(C) on the caller's layouts, on grid g (the
+ * context's processes, process (r, c) BLACS's (r, c), no rotation): for each step of k (a
+ * run of indices inside one block of A and one of B), the process row or column that holds
+ * the step's panel broadcasts it to the processes of C that need it (when its rows are
+ * not distributed as C's, they are first gathered along the holding row or column), and the
+ * steps' panels are multiplied locally, up to 256 of k at a time. Collective over g; `ws`
+ * grows on the first calls (the processes agree on its allocation then, and only then).
+ * Adds the bytes sent to and received from other processes to *sent and *received.
+ */
+tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_workspace *ws,
+                             uint64_t *sent, uint64_t *received);
+
+#endif /* TSR_SCALAPACK_INTERNAL_H */
