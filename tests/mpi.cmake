@@ -29,6 +29,19 @@ foreach(t gemm matrix io pipeline)
   endforeach()
 endforeach()
 
+# The public entries taking an MPI_Comm before MPI_Init, on MPI_COMM_NULL and after
+# MPI_Finalize: statuses, never an abort (issue 48).
+add_executable(test_dist_comm test_dist_comm.c)
+target_link_libraries(test_dist_comm PRIVATE tsr_test_common MPI::MPI_C)
+foreach(np 1 2)
+  add_test(NAME dist_comm_np${np}
+           COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                   --oversubscribe $<TARGET_FILE:test_dist_comm>)
+  set_tests_properties(dist_comm_np${np} PROPERTIES LABELS mpi TIMEOUT 120
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
+                       RESOURCE_LOCK ${TSR_MPI_LOCK})
+endforeach()
+
 # Transposed operands through the one block-cyclic exchange on every grid of 1 to 6 ranks
 # (odd and prime counts included).
 add_executable(test_dist_transpose test_dist_transpose.c)

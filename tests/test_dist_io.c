@@ -3,6 +3,7 @@
    trips, and bad files: missing, corrupt, truncated, wrong dtype or rank, unwritable output. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, truncate */
 #include <dirent.h>
+#include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -350,6 +351,13 @@ static void test_agree(void **state) {
   DIST_ASSERT(code == 4);
   TSR_ASSERT_STATUS(tsr_dist_agree(MPI_COMM_WORLD, NULL, msg, sizeof msg), TSR_ERR_NULL_POINTER,
                     "code");
+  /* Issue 48: MPI_COMM_NULL is TSR_ERR_MPI, found before any MPI call (Open MPI's default
+     error handler would abort the job), *code and msg unchanged. */
+  code = 7;
+  snprintf(msg, sizeof msg, "mine");
+  TSR_ASSERT_STATUS(tsr_dist_agree(MPI_COMM_NULL, &code, msg, sizeof msg), TSR_ERR_MPI,
+                    "tsr_dist_agree: comm is MPI_COMM_NULL");
+  DIST_ASSERT(code == 7 && strcmp(msg, "mine") == 0);
 }
 
 /* Paths that only some ranks can use (node-local folders), a FIFO, a device node, a name of
@@ -443,10 +451,151 @@ static void test_unlucky_paths(void **state) {
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
 
+/* A well-formed .npy header of any descr for an m x n matrix (rank 0), followed by m * n
+   zero elements of `itemsize` bytes. */
+static void write_typed(const char *path, const char *descr, int64_t m, int64_t n,
+                        size_t itemsize) {
+  if (dist_rank == 0) {
+    char dict[200];
+    int dl = snprintf(dict, sizeof dict,
+                      "{'descr': '%s', 'fortran_order': False, 'shape': (%lld, %lld), }", descr,
+                      (long long)m, (long long)n);
+    size_t padded = (10 + (size_t)dl + 1 + 63) / 64 * 64, data = (size_t)(m * n) * itemsize;
+    unsigned char *file = calloc(1, padded + data);
+    memcpy(file, "\x93NUMPY\x01\x00", 8);
+    file[8] = (unsigned char)((padded - 10) & 0xff);
+    file[9] = (unsigned char)((padded - 10) >> 8);
+    memcpy(file + 10, dict, (size_t)dl);
+    memset(file + 10 + dl, ' ', padded - 11 - (size_t)dl);
+    file[padded - 1] = '\n';
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(file, 1, padded + data, f), padded + data);
+    fclose(f);
+    free(file);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Issue 48: every argument of tsr_dmatrix_read_npy is checked, and agreed on, before the file
+   is touched; the path here does not exist, so each call failing with TSR_ERR_IO would mean
+   it went to the file first. */
+static void test_arguments_before_file(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  char path[400];
+  snprintf(path, sizeof path, "%s/never_written.npy", dir);
+  tsr_dmatrix *a = NULL;
+  const tsr_device nowhere = {TSR_DEVICE_CUDA, 99};
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, NULL), TSR_ERR_NULL_POINTER,
+                    "tsr_dmatrix_read_npy: out is NULL");
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(NULL, path, 2, 2, TSR_CPU, &a), TSR_ERR_NULL_POINTER,
+                    "tsr_dmatrix_read_npy: grid is NULL");
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 0, 2, TSR_CPU, &a), TSR_ERR_INVALID_ARGUMENT,
+                    "tsr_dmatrix_read_npy: block size 0 x 2 must be >= 1");
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, -3, TSR_CPU, &a), TSR_ERR_INVALID_ARGUMENT,
+                    "block size 2 x -3 must be >= 1");
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, NULL, 0, 2, TSR_CPU, &a), TSR_ERR_INVALID_ARGUMENT,
+                    "block size 0 x 2");
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, INT64_MAX, 2, TSR_CPU, &a), TSR_ERR_OVERFLOW,
+                    "the row block size mb = 9223372036854775807 is over INT_MAX (2147483647)");
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, nowhere, &a), TSR_ERR_NO_DEVICE,
+                    "tsr_dmatrix_read_npy: no CUDA device 99");
+  if (dist_size > 1) {
+    /* One rank's device is missing: every rank fails before the file, naming that rank. */
+    TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, dist_rank == 1 ? nowhere : TSR_CPU, &a),
+                      TSR_ERR_NO_DEVICE, "(rank 1)");
+    TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2 + (dist_rank == 1), 2, TSR_CPU, &a),
+                      TSR_ERR_INCONSISTENT, "mb, nb");
+  }
+  assert_null(a);
+  /* The control: with good arguments the missing file is what fails. */
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, &a), TSR_ERR_IO,
+                    "never_written.npy");
+  assert_null(a);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+/* Issue 48: block sizes over MPI-IO's INT_MAX name the block size and the limit (not the
+   matrix), when reading and when writing. */
+static void test_block_size_over_int_max(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  char path[400];
+  snprintf(path, sizeof path, "%s/seven_by_five.npy", dir);
+  double *x = dist_random(7, 5, TSR_F64, 48);
+  write_npy(path, x, 7, 5, "<f8", 0, 1);
+  MPI_Barrier(MPI_COMM_WORLD);
+  tsr_dmatrix_npy *f = NULL;
+  tsr_dmatrix *a = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_npy_open(g, path, &f));
+  TSR_ASSERT_STATUS(tsr_dmatrix_npy_read(f, INT64_MAX, INT64_MAX, TSR_CPU, &a), TSR_ERR_OVERFLOW,
+                    "seven_by_five.npy': the row block size mb = 9223372036854775807 is over "
+                    "INT_MAX (2147483647)");
+  DIST_ASSERT(strstr(tsr_last_error(), "7 x 5") == NULL);
+  TSR_ASSERT_STATUS(tsr_dmatrix_npy_read(f, 3, (int64_t)INT_MAX + 1, TSR_CPU, &a), TSR_ERR_OVERFLOW,
+                    "the column block size nb = 2147483648 is over INT_MAX");
+  assert_null(a);
+  /* Blocks larger than the matrix but within INT_MAX read as usual. */
+  TSR_ASSERT_OK(tsr_dmatrix_npy_read(f, 1000, 3, TSR_CPU, &a));
+  DIST_ASSERT(dist_rel_error(a, x) == 0.0);
+  tsr_dmatrix_free(a);
+  TSR_ASSERT_OK(tsr_dmatrix_npy_close(f));
+  /* The writer of a matrix whose row block is over INT_MAX. */
+  tsr_dmatrix *b = NULL;
+  TSR_ASSERT_OK(tsr_dmatrix_create(g, 7, 5, INT64_MAX, 2, TSR_F64, TSR_CPU, &b));
+  snprintf(path, sizeof path, "%s/huge_blocks.npy", dir);
+  TSR_ASSERT_STATUS(tsr_dmatrix_write_npy(b, path, 0), TSR_ERR_OVERFLOW,
+                    "huge_blocks.npy': the row block size mb = 9223372036854775807 is over "
+                    "INT_MAX (2147483647)");
+  DIST_ASSERT(files_with("huge_blocks") == 0);
+  tsr_dmatrix_free(b);
+  free(x);
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+/* Issue 48: a well-formed .npy of a dtype Tessera does not read is TSR_ERR_DTYPE naming the
+   descr, from tsr_dmatrix_npy_open and tsr_dmatrix_read_npy alike; a malformed descr stays
+   TSR_ERR_FORMAT. */
+static void test_unsupported_dtypes(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
+  static const struct {
+    const char *descr;
+    size_t itemsize;
+  } types[] = {{"<c16", 16}, {"<c8", 8}, {"<f2", 2}, {"<u4", 4}, {"|b1", 1}};
+  char path[400], want[120];
+  snprintf(path, sizeof path, "%s/typed.npy", dir);
+  for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+    write_typed(path, types[t].descr, 7, 5, types[t].itemsize);
+    snprintf(want, sizeof want, "unsupported dtype '%s'", types[t].descr);
+    tsr_dmatrix_npy *f = NULL;
+    tsr_dmatrix *a = NULL;
+    TSR_ASSERT_STATUS(tsr_dmatrix_npy_open(g, path, &f), TSR_ERR_DTYPE, want);
+    assert_null(f);
+    TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, &a), TSR_ERR_DTYPE, want);
+    assert_null(a);
+  }
+  write_typed(path, "<c9", 7, 5, 9);
+  tsr_dmatrix *a = NULL;
+  TSR_ASSERT_STATUS(tsr_dmatrix_read_npy(g, path, 2, 2, TSR_CPU, &a), TSR_ERR_FORMAT,
+                    "unsupported dtype '<c9'");
+  TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_read_every_flavour), cmocka_unit_test(test_write_round_trip),
-    cmocka_unit_test(test_bad_files),          cmocka_unit_test(test_unlucky_paths),
-    cmocka_unit_test(test_npy_handle),         cmocka_unit_test(test_agree),
+    cmocka_unit_test(test_read_every_flavour),
+    cmocka_unit_test(test_write_round_trip),
+    cmocka_unit_test(test_bad_files),
+    cmocka_unit_test(test_unlucky_paths),
+    cmocka_unit_test(test_npy_handle),
+    cmocka_unit_test(test_agree),
+    cmocka_unit_test(test_arguments_before_file),
+    cmocka_unit_test(test_block_size_over_int_max),
+    cmocka_unit_test(test_unsupported_dtypes),
 };
 
 int main(int argc, char **argv) {

@@ -80,8 +80,9 @@ typedef tsr_grid_props tsr_grid_info_t;
  *        other is size / given.
  * @param[out] out the new grid; free it with tsr_grid_free().
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (negative p or q,
- *         P * Q != communicator size; the message gives P, Q and the size, or MPI not
- *         initialized); ::TSR_ERR_INCONSISTENT (p, q differ between ranks); ::TSR_ERR_MPI;
+ *         P * Q != communicator size; the message gives P, Q and the size; or comm is
+ *         MPI_COMM_NULL, MPI not initialized or already finalized, found before any MPI call);
+ *         ::TSR_ERR_INCONSISTENT (p, q differ between ranks); ::TSR_ERR_MPI;
  *         ::TSR_ERR_OUT_OF_MEMORY.
  */
 TSR_API tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out);
@@ -117,7 +118,9 @@ TSR_API tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_props *info);
  *                the agreed message out when some rank failed (not written when msg is NULL).
  * @return ::TSR_OK (the agreement took place, whatever the codes); ::TSR_ERR_NULL_POINTER
  *         (code is NULL; no communication, so every rank must pass the same); ::TSR_ERR_MPI
- *         (an invalid communicator, or MPI_Allreduce / MPI_Bcast failed: *code is unchanged).
+ *         (comm is MPI_COMM_NULL, or MPI is not initialized or already finalized: found before
+ *         any MPI call, the message names the function and the value; or MPI_Allreduce /
+ *         MPI_Bcast failed: *code is unchanged).
  */
 TSR_API tsr_status tsr_dist_agree(MPI_Comm comm, int *code, char *msg, size_t cap);
 
@@ -281,7 +284,9 @@ typedef struct tsr_dmatrix_npy tsr_dmatrix_npy;
  *         unreadable, not a regular file, MPI_File_open failed); ::TSR_ERR_INVALID_ARGUMENT (a
  *         path longer than this MPI-IO can open); ::TSR_ERR_FORMAT (malformed or truncated
  *         header, unsupported version, the file shorter than its data on some rank);
- *         ::TSR_ERR_DTYPE (not f32/f64); ::TSR_ERR_SHAPE (not 2-D); ::TSR_ERR_OUT_OF_MEMORY;
+ *         ::TSR_ERR_DTYPE (a well-formed file of another dtype: i4, i8, or one Tessera does not
+ *         read such as `<c16`; the message gives it); ::TSR_ERR_SHAPE (not 2-D);
+ *         ::TSR_ERR_OUT_OF_MEMORY;
  *         ::TSR_ERR_MPI.
  */
 TSR_API tsr_status tsr_dmatrix_npy_open(tsr_grid *grid, const char *path, tsr_dmatrix_npy **out);
@@ -301,7 +306,9 @@ TSR_API tsr_status tsr_dmatrix_npy_header(const tsr_dmatrix_npy *file, tsr_npy_h
  * Collective; agreed.
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (mb, nb < 1);
  *         ::TSR_ERR_INCONSISTENT (mb, nb differ between ranks); ::TSR_ERR_IO (read failed or
- *         short); ::TSR_ERR_OVERFLOW (sizes over INT_MAX, which MPI-IO counts cannot express);
+ *         short); ::TSR_ERR_OVERFLOW (a block size, a dimension or the local element count
+ *         over INT_MAX, which MPI-IO's counts and file views cannot express; the message names
+ *         the value and the limit);
  *         ::TSR_ERR_NO_DEVICE; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_MPI.
  */
 TSR_API tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *file, int64_t mb, int64_t nb,
@@ -316,7 +323,9 @@ TSR_API tsr_status tsr_dmatrix_npy_close(tsr_dmatrix_npy *file);
 /**
  * Reads a 2-D `.npy` file into a new MB x NB block-cyclic matrix on `grid`:
  * tsr_dmatrix_npy_open(), tsr_dmatrix_npy_read(), tsr_dmatrix_npy_close() (one open of the
- * file per rank, the header parsed once on rank 0). Collective.
+ * file per rank, the header parsed once on rank 0). Collective. The arguments are checked
+ * and agreed on before the file is touched: a NULL grid or out (locally), a NULL path, block
+ * sizes and this rank's device fail without opening it.
  * @return the statuses of those three.
  */
 TSR_API tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,

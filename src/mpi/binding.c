@@ -116,8 +116,7 @@ tsr_status tsr__dist_node_counts(MPI_Comm comm, int *node_cores, int *ranks_on_n
 tsr_status tsr_dist_binding_get(MPI_Comm comm, tsr_dist_binding *out) {
   TSR_API_ENTRY();
   if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
-  if (comm == MPI_COMM_NULL)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "comm is MPI_COMM_NULL");
+  TSR_CALL(tsr__mpi_comm_usable(comm, TSR_ERR_INVALID_ARGUMENT));
   int node_cores = 1, ranks = 1;
   TSR_CALL(tsr__dist_node_counts(comm, &node_cores, &ranks));
   tsr__dist_binding_rule(node_cores, tsr__mask_cores(node_cores), ranks, tsr__env_threads(), out);

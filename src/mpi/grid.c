@@ -77,9 +77,22 @@ tsr_status tsr__dist_agree(MPI_Comm comm, tsr_status st) {
   return tsr__set_error((tsr_status)code, __func__, "%s", msg);
 }
 
+tsr_status tsr__mpi_comm_usable(MPI_Comm comm, tsr_status code) {
+  int up = 0, down = 0;
+  MPI_Initialized(&up);
+  if (!up) return tsr__set_error(code, __func__, "MPI is not initialized (call MPI_Init first)");
+  MPI_Finalized(&down);
+  if (down) return tsr__set_error(code, __func__, "MPI is already finalized");
+  if (comm == MPI_COMM_NULL)
+    return tsr__set_error(code, __func__, "comm is MPI_COMM_NULL, not a communicator");
+  return TSR_OK;
+}
+
 tsr_status tsr_dist_agree(MPI_Comm comm, int *code, char *msg, size_t cap) {
   TSR_API_ENTRY();
   TSR_CHECK(code, TSR_ERR_NULL_POINTER, "code is NULL");
+  /* No MPI call on a null communicator: the default error handler would abort the job. */
+  TSR_CALL(tsr__mpi_comm_usable(comm, TSR_ERR_MPI));
   const char *what = "";
   char buf[TSR_DIST_AGREE_MSG] = "";
   if (*code != 0 && msg) snprintf(buf, sizeof buf, "%s", msg);
@@ -132,12 +145,7 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
   TSR_API_ENTRY();
   if (!out) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "out is NULL");
   *out = NULL;
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  if (!initialized)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "MPI is not initialized");
-  if (comm == MPI_COMM_NULL)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "communicator is MPI_COMM_NULL");
+  TSR_CALL(tsr__mpi_comm_usable(comm, TSR_ERR_INVALID_ARGUMENT));
   int size = 0, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);

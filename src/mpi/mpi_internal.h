@@ -48,6 +48,11 @@ tsr_status tsr__dist_agree(MPI_Comm comm, tsr_status st);
    `what` names them in the message. Collective. */
 tsr_status tsr__dist_same(MPI_Comm comm, const int64_t *vals, int n, const char *what);
 
+/* `code` with a message when no MPI call may be made on `comm`: MPI not initialized, already
+   finalized, or comm is MPI_COMM_NULL (which the default error handler would abort on). Local;
+   every public entry taking an MPI_Comm calls it before any MPI call on comm. */
+tsr_status tsr__mpi_comm_usable(MPI_Comm comm, tsr_status code);
+
 /* Records TSR_ERR_MPI (or `code`) with MPI's text for error code `rc`. */
 tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *what);
 

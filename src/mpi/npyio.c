@@ -41,14 +41,35 @@ static tsr_status tsr__make_darray(const tsr_dmatrix *a, int fortran, MPI_Dataty
   return TSR_OK;
 }
 
-static tsr_status tsr__check_int_sizes(const tsr_dmatrix *a, const char *path) {
-  if (a->m > INT_MAX || a->n > INT_MAX || a->mb > INT_MAX || a->nb > INT_MAX ||
-      a->mloc * a->nloc > INT_MAX)
+/* Block sizes that MPI-IO's file view (MPI_Type_create_darray) takes: int ones. The message
+   names the value that is too big and the limit. Local; every rank has the same values. */
+static tsr_status tsr__check_int_blocks(int64_t mb, int64_t nb, const char *path) {
+  if (mb > INT_MAX || nb > INT_MAX)
     return tsr__set_error(TSR_ERR_OVERFLOW, __func__,
-                          "'%s': %lld x %lld matrix (local %lld x %lld): MPI-IO counts are "
-                          "limited to INT_MAX (%d)",
-                          path, (long long)a->m, (long long)a->n, (long long)a->mloc,
-                          (long long)a->nloc, INT_MAX);
+                          "'%s': the %s block size %s = %lld is over INT_MAX (%d), the largest "
+                          "block MPI-IO's file view (MPI_Type_create_darray) takes",
+                          path, mb > INT_MAX ? "row" : "column", mb > INT_MAX ? "mb" : "nb",
+                          (long long)(mb > INT_MAX ? mb : nb), INT_MAX);
+  return TSR_OK;
+}
+
+/* The sizes of `a` that MPI-IO's int counts must hold: block sizes, dimensions, this rank's
+   local element count; the message names the one over INT_MAX. */
+static tsr_status tsr__check_int_sizes(const tsr_dmatrix *a, const char *path) {
+  TSR_CALL(tsr__check_int_blocks(a->mb, a->nb, path));
+  if (a->m > INT_MAX || a->n > INT_MAX)
+    return tsr__set_error(TSR_ERR_OVERFLOW, __func__,
+                          "'%s': %lld x %lld matrix: %lld %s over INT_MAX (%d), the largest "
+                          "dimension MPI-IO's file view (MPI_Type_create_darray) takes",
+                          path, (long long)a->m, (long long)a->n,
+                          (long long)(a->m > INT_MAX ? a->m : a->n),
+                          a->m > INT_MAX ? "rows are" : "columns are", INT_MAX);
+  if (a->mloc * a->nloc > INT_MAX)
+    return tsr__set_error(TSR_ERR_OVERFLOW, __func__,
+                          "'%s': the local block of %lld x %lld = %lld elements is over INT_MAX "
+                          "(%d), the most one MPI-IO call moves",
+                          path, (long long)a->mloc, (long long)a->nloc,
+                          (long long)(a->mloc * a->nloc), INT_MAX);
   return TSR_OK;
 }
 
@@ -234,6 +255,21 @@ static tsr_status tsr__npy_read_blocks(const tsr_dmatrix_npy *f, const tsr_dmatr
   return st;
 }
 
+/* The arguments of a read, checked before any file is touched: mb, nb the same on every rank
+   (collective: TSR_ERR_INCONSISTENT), at least 1 and at most INT_MAX, and this rank's device.
+   Local status (the device is this rank's): callers agree. */
+static tsr_status tsr__npy_read_args(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,
+                                     tsr_device device) {
+  int64_t v[2] = {mb, nb};
+  TSR_CALL(tsr__dist_same(grid->comm, v, 2, "mb, nb"));
+  if (mb < 1 || nb < 1)
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "block size %lld x %lld must be >= 1",
+                          (long long)mb, (long long)nb);
+  TSR_CALL(tsr__check_int_blocks(mb, nb, path ? path : "(null)"));
+  const struct tsr__backend_ops *ops = NULL;
+  return tsr__backend_for(device, &ops);
+}
+
 tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *f, int64_t mb, int64_t nb, tsr_device device,
                                 tsr_dmatrix **out) {
   TSR_API_ENTRY();
@@ -241,14 +277,14 @@ tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *f, int64_t mb, int64_t nb, tsr_
     return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", f ? "out" : "file");
   *out = NULL;
   tsr_grid *grid = f->grid;
-  int64_t v[2] = {mb, nb};
-  TSR_CALL(tsr__dist_same(grid->comm, v, 2, "mb, nb"));
   const tsr_npy_header *h = &f->h;
   tsr_dmatrix *a = NULL;
   void *local = NULL, *tmp = NULL;
   bool staged = false;
   size_t es = tsr__dtype_size(h->dtype);
-  tsr_status st = tsr__dm_create(grid, h->shape[0], h->shape[1], mb, nb, h->dtype, device, &a);
+  tsr_status st = tsr__npy_read_args(grid, f->path, mb, nb, device);
+  if (st == TSR_OK)
+    st = tsr__dm_create(grid, h->shape[0], h->shape[1], mb, nb, h->dtype, device, &a);
   if (st == TSR_OK) st = tsr__check_int_sizes(a, f->path);
   if (st == TSR_OK) st = tsr__dm_host_get(a, false, &local, &staged);
   /* A C-order file arrives as row-major local blocks, transposed afterwards. */
@@ -281,10 +317,16 @@ tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *f, int64_t mb, int64_t nb, tsr_
 tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, int64_t nb,
                                 tsr_device device, tsr_dmatrix **out) {
   TSR_API_ENTRY();
-  if (out) *out = NULL;
+  if (!grid || !out)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", grid ? "out" : "grid");
+  *out = NULL;
+  /* Arguments first, then the file: a bad block size, device or path never opens it. */
+  tsr_status st = tsr__npy_read_args(grid, path, mb, nb, device);
+  if (st == TSR_OK && !path) st = tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "path is NULL");
+  TSR_CALL(tsr__dist_agree(grid->comm, st));
   tsr_dmatrix_npy *f = NULL;
   TSR_CALL(tsr_dmatrix_npy_open(grid, path, &f));
-  tsr_status st = tsr_dmatrix_npy_read(f, mb, nb, device, out);
+  st = tsr_dmatrix_npy_read(f, mb, nb, device, out);
   tsr_status s2 = tsr_dmatrix_npy_close(f);
   if (st == TSR_OK && s2 != TSR_OK) {
     tsr_dmatrix_free(*out);
