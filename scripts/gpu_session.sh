@@ -174,7 +174,7 @@ sweep() {
     p=${e#/proc/}
     p=${p%/environ}
     [ "$p" = "$$" ] || [ "$p" = "$BASHPID" ] && continue
-    if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qx "TSR_GS_TAG=$GS_TAG"; then
+    if { tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qxF "TSR_GS_TAG=$GS_TAG"; then
       kill -KILL "$p" 2>/dev/null && echo "ended leftover process $p: $(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null | head -c 120)"
     fi
   done
@@ -436,16 +436,26 @@ step_tests() {
     [ "$GS_DEVICE" = cuda ] && echo " (gpu_large, 40 GiB and up to 300 s, left out)")." | md
   list=$GS_WORK/tests.json
   (cd "$GS_BUILD" && ctest --show-only=json-v1 "${sel[@]}") >"$list" 2>/dev/null
-  # The programs the selected tests run: their targets, built before the run.
+  # The programs the selected tests run, built before the run: the build tree's programs in
+  # their commands, and for a program not built yet (no command) the test's name, or the
+  # name less its backend (the suite's core_matmul runs as core_matmul_cuda), when a target.
+  (cd "$GS_BUILD" && cmake --build . --target help) >"$GS_WORK/targets.txt" 2>/dev/null
   targets=$(pyrun "$GS_PY" -c '
-import json, os, sys
+import json, os, re, sys
 b = os.path.realpath(sys.argv[2]); out = set()
+known = set(re.findall(r"[A-Za-z0-9_.+-]+", open(sys.argv[3]).read()))
 for t in json.load(open(sys.argv[1])).get("tests", []):
-    for arg in t.get("command", []):
-        p = os.path.realpath(arg)
-        if p.startswith(b + os.sep) and "/CMakeFiles/" not in p:
-            out.add(os.path.basename(p))
-print(" ".join(sorted(out)))' "$list" "$GS_BUILD" 2>/dev/null)
+    cmd = t.get("command") or []
+    for arg in cmd:
+        if os.path.isabs(arg) and os.path.realpath(arg).startswith(b + os.sep):
+            out.add(os.path.basename(arg))
+    if not cmd:
+        name = t["name"]
+        for c in (name, re.sub(r"_(cpu|cuda|hip)$", "", name)):
+            if c in known:
+                out.add(c)
+                break
+print(" ".join(sorted(out & known)))' "$list" "$GS_BUILD" "$GS_WORK/targets.txt" 2>/dev/null)
   if [ -n "$targets" ]; then
     # shellcheck disable=SC2086 # a list of target names
     sub build_tests 240 cmake --build "$GS_BUILD" -j "$TSR_JOBS" --target $targets
@@ -489,8 +499,10 @@ if [ "${1:-}" = __step ]; then # a step, started by the session below
   GS_STEP_IDX=$2
   exec 3>&1 >>"$GS_OUT/$2-$3.log" 2>&1
   GS_CONSOLE_FD=3
+  echo "== step $2 $3: budget $((GS_STEP_END - $(now))) s, until $(date -d "@$GS_STEP_END" '+%H:%M:%S')"
   "step_$3"
   finish_step
+  echo "== step $2 $3: $(tr '\t' ':' <"$GS_WORK/state/result.$2")"
   compose
   exit 0
 fi
