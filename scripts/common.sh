@@ -9,7 +9,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # What a build and its tests need (the Docker images require every one: deps.sh --strict).
 TSR_PACKAGES=(build-essential cmake pkg-config libcmocka-dev
   openmpi-bin libopenmpi-dev libopenblas-dev libscalapack-openmpi-dev libblas-test scalapack-mpi-test
-  python3-numpy)
+  python3-numpy python3-jsonschema)
 # What only scripts/test.sh's hooks use (the fuzzer's clang, plots, the API reference): CI
 # installs them too, the images (strict mode) do not.
 TSR_CI_PACKAGES=(clang libclang-rt-dev gnuplot-nox doxygen)

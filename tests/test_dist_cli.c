@@ -429,7 +429,8 @@ static const char json_check_py[] =
     "d = json.load(open(sys.argv[2], encoding='utf-8'))\n"
     "V = jsonschema.Draft202012Validator\n"
     "V.check_schema(schema)\n"
-    "errors = sorted(V(schema, format_checker=V.FORMAT_CHECKER).iter_errors(d), key=str)\n"
+    "fc = getattr(V, 'FORMAT_CHECKER', None)  # jsonschema >= 4.5\n"
+    "errors = sorted(V(schema, format_checker=fc).iter_errors(d), key=str)\n"
     "for e in errors:\n"
     "    print('schema: at', list(e.absolute_path), e.message)\n"
     "if errors:\n"
@@ -439,17 +440,29 @@ static const char json_check_py[] =
     "assert d['passed'] == (code == 0), d['passed']\n"
     "assert eval(sys.argv[4], {'d': d}), sys.argv[4]\n";
 
-/* Whether Python's jsonschema imports, installing it with pip (user site) once when it does
-   not; 0 with a note when neither works (no network): the schema checks are then skipped. */
+/* Whether Python's jsonschema imports (CI installs Debian's python3-jsonschema,
+   scripts/common.sh); else it is installed once with pip into a folder of its own, put on
+   PYTHONPATH (pip --target: no user site or virtual environment needed, and allowed where the
+   system Python is externally managed, PEP 668). 0 with a note when neither works (no
+   network): the schema checks are then skipped. */
 static int have_jsonschema(void) {
   static int have = -1;
   if (have >= 0) return have;
   have = system("python3 -c 'import jsonschema' > /dev/null 2>&1") == 0;
   if (!have) {
-    int rc = system("timeout 120 python3 -m pip install --quiet --user 'jsonschema>=4.18' "
-                    "> /dev/null 2>&1");
+    static char lib[300];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(lib, sizeof lib, "%s/tessera-test-pylib", tmp && *tmp ? tmp : "/tmp");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "[ -d '%s/jsonschema' ] || timeout 300 python3 -m pip install --quiet "
+             "--disable-pip-version-check --target '%s' 'jsonschema>=4.5' > /dev/null 2>&1",
+             lib, lib);
+    int rc = system(cmd);
     (void)rc;
+    setenv("PYTHONPATH", lib, 1);
     have = system("python3 -c 'import jsonschema' > /dev/null 2>&1") == 0;
+    if (!have) unsetenv("PYTHONPATH");
   }
   if (!have)
     print_message("note: Python's jsonschema is not installed and pip could not install it: "
