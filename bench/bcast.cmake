@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The panel broadcasts against MPI_Ibcast on this machine (bench/bench_bcast.c, run under
 # mpirun; the calibration of docs/scaling.md). Internal functions: linked statically.
 if(NOT TSR_HAVE_MPI)

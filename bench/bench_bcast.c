@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Times the panel broadcasts of src/mpi/bcast.c on this machine: MPI_Ibcast (the MPI's own
  * algorithm), the pipelined ring and binary tree, and AUTO, over message sizes, alternating the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * BLAS drop-in benchmark: an unmodified C program calling the Fortran BLAS dgemm_ (column-major
  * C = A B, f64, alpha = 1, beta = 0), run once against OpenBLAS (the anchor, which this program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Distributed GEMM benchmark: Tessera's SUMMA (tsr_dist_gemm) against ScaLAPACK PDGEMM (the
  * anchor) on the same P x Q grid, block size and data in the same run, f64, C = A * B, square

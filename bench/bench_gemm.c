@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CPU GEMM benchmark: Tessera's native path (tsr__omp_gemm) with the registry's defaults and,
  * when a wisdom file for this CPU exists, with its wisdom, against every anchor present, all

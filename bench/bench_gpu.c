@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * GPU benchmark (CUDA or HIP build): Tessera's native kernels against the anchors measured
  * in the same run on the same device.

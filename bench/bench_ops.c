@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CPU elementwise and reduction benchmark: memory-bound kernels against the memory
  * bandwidth the same machine shows in the same run (the anchor).

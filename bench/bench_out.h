@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A benchmark's output file (JSON): the text is built in memory (bench_out_open, a stdio
  * stream from open_memstream) and written with the library's one checked write path,

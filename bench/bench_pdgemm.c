@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * PDGEMM benchmark: an ordinary ScaLAPACK program (BLACS grid, 9-entry descriptors, pdgemm_),
  * linked against ScaLAPACK only. bench/run_pdgemm.sh runs it once as is (the anchor:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Timing helpers shared by the benchmarks: the tools' one copy (src/cli/timing.h). */
 #ifndef TSR_BENCH_UTIL_H
 #define TSR_BENCH_UTIL_H

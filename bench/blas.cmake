@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # BLAS drop-in benchmark: a plain C program calling dgemm_, linked against OpenBLAS (the
 # anchor); it runs itself once as is and once with libtessera_blas LD_PRELOADed. It must not
 # link libtessera_blas (that would replace the anchor): it only uses its header.

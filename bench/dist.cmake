@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Distributed GEMM benchmark: Tessera SUMMA against ScaLAPACK PDGEMM (Debian's
 # libscalapack-openmpi on OpenBLAS) and the single-process OpenBLAS ceiling.
 # Run it with bench/run_dist_gemm.sh.

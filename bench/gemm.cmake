@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # CPU GEMM benchmark: Tessera's native kernels (defaults and wisdom) against every anchor
 # present (Debian OpenBLAS, BLIS, scipy-openblas32), all loaded with dlopen at run time, so the
 # program builds without any of them. Links the static library: the tuning interface

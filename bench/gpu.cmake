@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # GPU benchmark (CUDA or HIP builds): native GEMM vs cuBLAS/hipBLAS, elementwise bandwidth
 # vs a device copy, launch overhead, GPU vs CPU matmul. Links the static library for the
 # internal event timers of src/gpu/gpu.h.

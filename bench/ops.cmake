@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # CPU elementwise/reduction benchmark against the memory bandwidth measured in the same run.
 # Links the static library so that the backend's binary kernel can be timed on its own
 # (without the result allocation that the public tsr_add includes).

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Draws PNG plots from the benchmarks' JSON files (scripts/bench.sh runs it).
 
     bench/plot.py RESULTS_DIR

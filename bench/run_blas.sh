@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The BLAS drop-in benchmark: an unmodified C program calling dgemm_ at n = 1024 and 2048,
 # run once against OpenBLAS and once with libtessera_blas preloaded, in one run of bench_blas
 # (which starts both children itself); prints the table with the ratio and writes JSON.

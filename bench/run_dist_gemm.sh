@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Distributed GEMM benchmark: Tessera SUMMA vs ScaLAPACK PDGEMM, f64, n = 2048 and 4096, with
 # P = 2 and P = 4 ranks (one mpiexec per P; one thread per rank), then one table of all rows
 # and one JSON file.

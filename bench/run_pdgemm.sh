@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The ScaLAPACK drop-in benchmark: the same PDGEMM program (bench/bench_pdgemm.c, linked
 # against Debian's ScaLAPACK over OpenBLAS) run as is and with libtessera_scalapack
 # preloaded, alternating the two, on 1x2 and 2x2 grids; one thread per rank. Prints the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # PDGEMM benchmark (bench/run_pdgemm.sh): a plain ScaLAPACK program, linked against Debian's
 # ScaLAPACK only (the anchor); the runner preloads libtessera_scalapack for the comparison.
 if(TARGET tessera_scalapack)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The drop-ins' internal interface (src/core/dropin.h): a version script for libtessera.so that
 # exports the functions listed there under the node TESSERA_INTERNAL_<project version>. The
 # public tsr_ names keep their default visibility and stay unversioned; every other symbol is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tsr_export_link_libs(OUT libs...): the link interface of the libraries, for the build tree
 # and for the installed package. In the build tree the libraries are used as found here; in the
 # installed package OpenMP::OpenMP_C and MPI::MPI_C become Tessera::OpenMP and Tessera::MPI,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Build-time translation of the CUDA sources of src/gpu (the source of truth) to HIP.
 #
 # Used two ways:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Install and export: headers, libraries (shared with SONAME, static), tessera-gemm,
 # tessera-tune, the BLAS drop-in, the CMake package (find_package(Tessera CONFIG) ->
 # Tessera::tessera), tessera.pc (and tessera-mpi.pc), the license and an Lmod module file

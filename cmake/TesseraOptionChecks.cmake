@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Contradictory or malformed build options stop the configure with Tessera's own message, before
 # any compiler is looked for (so a Spack spec or an easyconfig with a wrong value fails at once,
 # on any machine). packaging/tests/option_checks.sh configures with each bad value and greps the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A scientific C code's GEMM, served by Tessera without a code change: the Gram matrix
  * G = X^T X of a column-major 600 x 250 matrix X (samples x features) through the Fortran BLAS

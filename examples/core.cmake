@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Examples of the core library: a tour of the API, and the Gram matrix of a real data set.
 tsr_add_example(NAME tutorial SOURCES tutorial.c)
 tsr_add_example(NAME matmul SOURCES matmul.c

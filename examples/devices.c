@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Lists the devices this build and machine have, and runs the same matmul on each one,
  * checking every result against the CPU's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Distributed matrix multiplication from C: a 2D block-cyclic A and B on a process grid,
  * C = A * B with SUMMA, checked with Freivalds' test and against a few directly computed

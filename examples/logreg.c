@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Logistic regression trained with Tessera array ops on the UCI Wine data (data/wine.npy,
  * 178 wines x 13 measurements; data/wine_labels.npy, cultivar 0/1/2): cultivar 0 against the

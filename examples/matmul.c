@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The Gram matrix of a real data set: G = X X^T for the 178 wine samples x 13 features of
  * data/wine.npy (float64), computed with tsr_matmul and a transpose view, saved as .npy and

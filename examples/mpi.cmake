@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The distributed GEMM example, run as a test under mpiexec with 2 ranks.
 if(NOT TSR_HAVE_MPI)
   return()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Moves an array CPU -> GPU -> CPU, computing on the GPU in between, and checks the round
  * trip. Without a GPU it says so and exits 77 (reported as skipped by CTest).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A short tour of Tessera: create arrays, compute with broadcasting, reduce, take views and
  * multiply matrices, on the default device (TSR_DEVICE=cpu|cuda|hip picks another).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file tessera.h
  * @brief Tessera umbrella header: the one header a program without MPI needs.

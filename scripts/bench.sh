@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs the benchmarks, each against its anchor in the same run, and draws PNG plots.
 #   scripts/bench.sh [--quick] [--tune] [--out DIR]
 # Results (tables *.txt, JSON, PNG) go to bench/results/ (or DIR). --quick runs small sizes

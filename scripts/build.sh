@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds one variant, optionally installs it. Used by the Docker images and by hand.
 #   scripts/build.sh [cpu|cuda|hip] [BUILD_DIR] [--install PREFIX] [--no-deps] [--test] [-DOPTION=VALUE...]
 # --no-deps skips the package installation (the Dockerfiles install packages as root first

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared set-up for scripts/test.sh, scripts/demo.sh and scripts/bench.sh (sourced).
 # Installs what is missing on Debian/Ubuntu (apt, with sudo when not root) and sets paths.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The main job, end to end: installs what is missing, builds the CPU+MPI variant (Release,
 # in build/cpu like scripts/test.sh), runs the API tour, then the distributed matrix
 # multiplication job `tessera-gemm` under mpirun with 2 ranks:

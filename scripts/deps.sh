@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the Debian/Ubuntu packages a variant needs (as root, or through sudo).
 #   scripts/deps.sh [--strict] [--without-mpi] [cpu|cuda|hip|asan] [extra packages...]
 # --strict: every package must install, else exit 1 naming the missing ones (the Docker

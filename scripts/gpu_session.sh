@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # shellcheck disable=SC2317 # the steps are called by name (step_$name)
 # One call on a lent GPU (issue 48): at most 8 minutes that deliver, in order,
 #   1 build    tessera-gemm (and bench_gpu when there is no PyTorch), CUDA variant, Release,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Makes the release tarball of a tag and its checksum:
 #   scripts/release.sh TAG [OUTDIR]
 # writes OUTDIR/tessera-<version>.tar.gz (git archive of TAG, every path under

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Builds every variant this machine can build and runs the tests; exits non-zero on any
 # failure. Variants: CPU+MPI (always), ASan+UBSan (always), CUDA (when nvcc exists),
 # HIP (when hipcc exists), and a bounded libFuzzer run of the .npy parser (when clang exists).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Tests of the BLAS drop-in (libtessera_blas).
 #  - blas_gemm: our own cmocka test, linked against the library: the four entry points at
 #    sizes in the hundreds with ragged leading dimensions against a float64 reference, the

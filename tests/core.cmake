@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The backend-agnostic core suite: every program runs once per backend of this build
 # (<name>_cpu, <name>_cuda, <name>_hip) with TSR_TEST_DEVICE set, and reads results back with
 # tsr_array_read, so the GPU builds run the same checks.

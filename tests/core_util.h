@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helpers of the backend-agnostic core suite (tests/test_*.c), on top of tests/common.
  * Everything reads results back with tsr_array_read, so the same programs run on GPUs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # What the shared libraries export (issue 32, "one runtime per process"):
 #  - libtessera.so: the public tsr_ names (unversioned) and exactly the drop-ins' internal
 #    interface of src/core/dropin.h, each under the version node TESSERA_INTERNAL_<version>;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libFuzzer target for the .npy header parser (option TESSERA_ENABLE_FUZZ; needs clang and
 # its sanitizer runtimes, Debian's libclang-rt-dev). scripts/test.d/fuzz.sh builds it in a
 # separate build folder and runs it for a bounded time on a generated seed corpus.

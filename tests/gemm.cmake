@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # CPU GEMM kernels (test_gemm_kernels) and the wisdom file of the CPU GEMM (test_wisdom,
 # tessera-tune's output: written, read back, used, and ignored when corrupt, foreign or
 # missing). Both call the library's internals (tsr__omp_gemm, the registry), so they link the

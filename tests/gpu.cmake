@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # GPU-related tests.
 #
 # The helpers the CPU backend and the GPU kernels share (src/core/convert.h, layout.h), on

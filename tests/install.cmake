@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Consumer test: install into a scratch prefix and build a tiny external project against it
 # with find_package(Tessera CONFIG) and with pkg-config. Not in the sanitizer build (the
 # consumer would need the sanitizer runtime flags).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # MPI tests (label mpi): each program runs under mpiexec with 1, 2 and 4 ranks
 # (--oversubscribe: more ranks than cores), one OpenMP thread per rank.
 if(NOT TSR_HAVE_MPI)

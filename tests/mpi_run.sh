@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs one MPI test command (mpiexec ... or a program that starts mpiexec itself) and tells a
 # launcher failure from a test failure. Open MPI under load can fail to start a job at all
 # ("pmix_init failed", "Unable to start listen thread", ...): that is not a result of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # .npy format (parser, writer, load/save) and the host Philox fill.
 tsr_add_test(NAME test_npy SOURCES test_npy.c)
 target_compile_definitions(test_npy PRIVATE TSR_DATA_DIR="${PROJECT_SOURCE_DIR}/data")

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An LD_PRELOAD shim for the tests: counts how often a process opens the files named in
  * TSR_OPEN_COUNT_PATHS (paths separated by ':'), through open, open64, openat, openat64, their

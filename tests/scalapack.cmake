@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Tests of the ScaLAPACK drop-in (libtessera_scalapack), label mpi:
 #  - scalapack_pdgemm_np{1,2,4}: our cmocka test, linked before ScaLAPACK: pdgemm_/psgemm_
 #    against a float64 reference on random inputs (transposes, ragged sizes, both descriptor

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Bad input of every kind through the public API: NULL for every pointer argument, negative
  * and overflowing sizes, bad ndim, dtype, device, operator, axis, permutation, slice step,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Elementwise binary operators with NumPy broadcasting, every dtype, against a float64
  * reference on random inputs; contiguous, transposed, stepped and reversed operands; ragged

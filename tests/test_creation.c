@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Creating arrays: empty, zeros, full, arange, from_host; array_info; reference counting. */
 #include <math.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Devices: counting, parsing, naming, properties, the default device. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>

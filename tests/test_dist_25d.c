@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The 2.5D schedule of tsr_dist_gemm_ex (Solomonik & Demmel 2011): c replicas on a
    sqrt(P/c) x sqrt(P/c) x c grid, for every c the rank count allows (P = 8: 2 x 2 x 2; P = 4:
    1 x 1 x 4 and 2 x 2 x 1), every transpose combination, ragged sizes (not multiples of the

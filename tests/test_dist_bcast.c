@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The pipelined panel broadcast (src/mpi/bcast.c, tsr__bcast_*): every algorithm (MPI_Ibcast,
    ring, tree, auto) from every root, f32 and f64, ragged segment counts (count not a multiple
    of the segment, smaller than one segment, one-element segments past the request window,

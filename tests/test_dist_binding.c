@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Threads per rank under mpirun (tsr_dist_binding_get, src/mpi/binding.c): the rule on
  * synthetic counts (node CPUs, affinity-mask CPUs, ranks on the node, OMP_NUM_THREADS), then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The tessera-gemm job, started through mpiexec from this serial program: results on random
  * and real input against float64 references computed here, and every bad input (exit code,

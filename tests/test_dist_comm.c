@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every public entry that takes an MPI_Comm (tsr_grid_create, tsr_dist_agree,
    tsr_dist_binding_get) on a communicator no MPI call may be made on (issue 48): before
    MPI_Init, on MPI_COMM_NULL, and after MPI_Finalize. Each returns its documented status with a

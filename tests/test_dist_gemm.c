@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* SUMMA tsr_dist_gemm on every grid that fits the rank count: sizes that are not multiples of
    the block size or smaller than one block, f32 and f64, all four transposes, alpha/beta,
    k = 0, against a float64 reference of the same random inputs; SUMMA's chunked local multiply

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Collective MPI-IO .npy: every flavour of input file (C/Fortran order, little/big endian,
    format 1.0/2.0/3.0, f32/f64) read through darray views on every grid, write/read round
    trips, and bad files: missing, corrupt, truncated, wrong dtype or rank, unwritable output. */

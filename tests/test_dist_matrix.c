@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Block-cyclic matrices: ScaLAPACK index helpers, grid shapes, descriptor and local layout,
    scatter/gather round trips, Philox and function fills. */
 #include <stdio.h>

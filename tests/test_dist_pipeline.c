@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The data movement of SUMMA's pipeline, counted (tsr_dist_stats), on the CPU and on a GPU
    (the emulator of tests/gpu_emu runs it with TSR_TEST_DEVICE=cuda, staged and
    device-to-device): a 1 x 1 grid copies no byte and runs one GEMM; on a P x Q grid a rank

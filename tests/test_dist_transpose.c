@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Transposed operands of the distributed GEMM go through the one block-cyclic exchange
    (tsr__dm_transpose on tsr__bc_redistribute): every P x Q grid of 1 to 6 ranks (odd and
    prime counts, 1 x P and P x 1 included), ragged sizes, blocks that differ per dimension

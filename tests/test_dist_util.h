@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helpers of the MPI test programs (tests/test_dist_*.c). Every rank runs every test; checks
  * that depend on one rank's data go through dist_all() so that all ranks pass or fail the

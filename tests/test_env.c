@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one environment reader (src/core/env.c):
  *  - its table and the README's table of environment variables name the same variables with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one rule for errors (docs/architecture.md): a message names the public function the
  * user called, never an internal one. Every TSR_ASSERT_STATUS of the suite checks the first

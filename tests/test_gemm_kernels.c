@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CPU GEMM: every micro-kernel, both precisions, all four transpose combinations, alpha/beta
  * special cases, padded leading dimensions, and sizes around every register and cache block

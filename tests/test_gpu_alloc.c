@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The GPU allocator's two modes (src/gpu/runtime.cu), seen through the host emulator's log of
  * cudaMalloc and cudaFree (tsr_emu_alloc_stats, tests/gpu_emu/tsr_emu.cpp). Emulator only:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Cross-device checks of the GPU backend against the CPU backend on the same random inputs
  * (GEMM: against a float64 reference computed here):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A GPU whose context is lost (an illegal address in a kernel: a sticky error) must fail
  * every later call with a message that names the first error, not blame whatever call comes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Sizes past the 32-bit and grid limits on the GPU (label gpu_large): an elementwise add and a
  * reduction over more than 2^31 elements (64-bit indexing in the grid-stride loops and the

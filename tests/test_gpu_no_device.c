@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A GPU build on a machine without a GPU (or without its driver): the library loads, reports
  * 0 GPU devices without failing, uses the CPU by default, and every explicit request for the

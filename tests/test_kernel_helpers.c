@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The helpers shared by the CPU backend and the GPU kernels (src/core/convert.h,
  * src/core/layout.h), tested directly and through tsr_astype on the test device: saturating

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tsr_matmul (NumPy semantics) and tsr_gemm / tsr_gemm_ex against a float64 reference
  * computed here with plain loops, on random inputs: 2-D, 1-D promotions, broadcast batches,

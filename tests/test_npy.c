@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * .npy files: header parsing and formatting, load of every flavour (dtype x C/Fortran order x
  * byte order x format version), save of strided views, the real data files, and malformed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Philox4x32-10 (src/core/philox.h) against the known-answer vectors of Random123
  * (kat_vectors, Salmon et al., SC 2011), tsr__rng_fill_host against the per-element mapping,

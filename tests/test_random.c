@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Random arrays (Philox4x32-10): reproducibility per seed, independence of the shape and of
  * the device, bounds of uniform [low, high), moments of uniform and normal samples, bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reductions (sum, mean, max, min, argmax) along each axis and over all, with keepdims and
  * negative axes, on contiguous and non-contiguous inputs, every dtype, ragged sizes, NaN

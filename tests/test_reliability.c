@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tsr_npy_save / tsr_npy_load / tsr_file_write against unlucky targets and faults (issue 11):
  * a FIFO (input and output: refused at once, never waited on), device nodes (/dev/null and one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Status codes, their names and descriptions, and the thread-local last-error message. */
 #include <pthread.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Transfers: tsr_array_to, tsr_array_read and tsr_array_write (exact round trips, strided
    views), and a .npy save/load round trip of a strided view. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Elementwise unary operators against a float64 reference on random inputs: every operator
  * and dtype it supports, ragged sizes, non-contiguous inputs, integer wrap-around, special

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Views (reshape, transpose, slice and their compositions), contiguous/copy/astype, assign,
  * and the lifetime of buffers shared by views. The reference is a host model of a strided view

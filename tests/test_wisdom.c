@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CPU GEMM's wisdom file (src/omp/gemm/config/gemm_wisdom.c): written and read back, used by
  * the library (the configuration of a call comes from it, and the GEMM stays correct against a

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes a SimGrid platform (XML) and a host file for the scaling study.
 
   make_platform.py fattree   P --speed 40Gf --bw 25GBps --lat 1us  OUT.xml OUT.hosts

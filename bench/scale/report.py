@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Turns the scaling study's results (bench/scale/run.sh) into JSON, PNG plots and a page.
 
     report.py RESULTS.jsonl OUTDIR [--calibration CAL.jsonl] [--doc docs/scaling.md]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The SimGrid/SMPI scaling study of tsr_dist_gemm (SUMMA and 2.5D), in one command:
 #
 #   bench/scale/run.sh [--smoke] [--out DIR] [--rate FLOPS] [--no-calibrate] [--parts LIST]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Driver of the scaling study (bench/scale): one tsr_dist_gemm_ex on random (real mode) or
  * untouched (modeled mode, TSR_SMPI_MODEL) block-cyclic matrices, and one JSON line on rank 0

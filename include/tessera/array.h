@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file array.h
  * @brief N-dimensional arrays: creation, views, transfers.

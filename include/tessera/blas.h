@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file blas.h
  * @brief libtessera_blas: a BLAS-compatible drop-in that serves GEMM with Tessera.

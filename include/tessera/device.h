@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file device.h
  * @brief Devices: the CPU (OpenMP), CUDA GPUs and HIP (ROCm) GPUs.

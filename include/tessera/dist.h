@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file dist.h
  * @brief Distributed matrices over MPI: process grid, 2D block-cyclic matrices, SUMMA GEMM,

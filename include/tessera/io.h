@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file io.h
  * @brief NumPy `.npy` files on the host.

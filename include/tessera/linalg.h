@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file linalg.h
  * @brief Matrix multiplication: NumPy matmul and BLAS-style GEMM.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file ops.h
  * @brief Elementwise binary and unary operators and reductions.

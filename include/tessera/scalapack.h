@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file scalapack.h
  * @brief libtessera_scalapack: a ScaLAPACK drop-in that computes PDGEMM and PSGEMM with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file status.h
  * @brief Status codes and the thread-local last-error message.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file version.h
  * @brief The release: compile-time macros and tsr_version() at run time.

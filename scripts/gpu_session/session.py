@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Helpers of scripts/gpu_session.sh (one call on a lent GPU, or its CPU dry run).
 
 Subcommands (each appends its rows to results.tsv and its Markdown rows to a fragment of

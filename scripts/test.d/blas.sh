@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Hook of scripts/test.sh (sourced in a subshell): the reference BLAS testers must really have
 # run. Without libblas-test the blas_tester_* tests report "skipped", which CTest does not
 # count as a failure; here it is one.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Hook of scripts/test.sh (sourced in a subshell; uses $BUILD, tsr_build_variant, run_ctest):
 # the CUDA variant, when nvcc exists (on PATH or in /usr/local/cuda/bin). Without a GPU the
 # GPU tests report skipped (exit 77) and everything else must pass; gpu_no_device then checks

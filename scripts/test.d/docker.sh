@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by scripts/test.sh (in a subshell): the Dockerfiles (docker/*.Dockerfile) pass
 # hadolint, which also runs ShellCheck on their RUN lines. A finding of level warning or error
 # fails the hook; info and style findings are printed. Rules a Dockerfile ignores are ignored

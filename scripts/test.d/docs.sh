@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by scripts/test.sh: the API reference builds from the public headers without a
 # single Doxygen warning (WARN_AS_ERROR in docs/Doxyfile).
 if ! command -v doxygen >/dev/null 2>&1; then

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Hook of scripts/test.sh (sourced in a subshell; uses $BUILD, $TSR_ROOT, $TSR_JOBS, tsr_log):
 # a bounded libFuzzer run of the .npy header parser (tests/fuzz/fuzz_npy.c) in its own clang
 # build. Skipped when clang is missing; fails when the build fails or the fuzzer finds a crash.

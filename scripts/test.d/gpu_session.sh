@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Hook of scripts/test.sh (sourced in a subshell; uses $BUILD and $TSR_ROOT): the dry run of
 # the one-call GPU session (scripts/gpu_session.sh --device cpu, issue 48) on the cpu
 # variant's tree ($BUILD/cpu, built by test.sh; when it has no tessera-gemm, the script builds

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Hook of scripts/test.sh (sourced in a subshell; uses $BUILD, tsr_build_variant, run_ctest):
 # the HIP variant: src/gpu/*.cu hipified at build time and compiled with hipcc. Debian's
 # hipcc/ROCm packages are installed when missing and available; without hipcc the variant is

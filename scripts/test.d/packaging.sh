@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sourced by scripts/test.sh: packaging and release (issue 51). Reuses the cpu variant's build
 # ($BUILD/cpu, where ctest already ran install_consumer: C, C++, pkg-config, cc -ltessera);
 # installs python3-venv and lmod (tsr_install_packages), then:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libtessera_blas: sgemm_/dgemm_ and cblas_sgemm/cblas_dgemm on top of the public Tessera API.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libtessera_blas: the BLAS-compatible drop-in (sgemm_, dgemm_, cblas_sgemm, cblas_dgemm) on
 # top of libtessera. Included by the top-level CMakeLists.txt after the main libraries exist.
 add_library(tessera_blas SHARED

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Internal to libtessera_blas (not exported). */
 #ifndef TSR_BLAS_INTERNAL_H
 #define TSR_BLAS_INTERNAL_H

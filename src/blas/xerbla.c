@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Error reporting of the BLAS drop-in, and the reference CBLAS globals.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tessera-gemm, the distributed matrix multiplication job (installed by the packaging rules).
 add_executable(tessera-gemm ${CMAKE_CURRENT_LIST_DIR}/tessera_gemm.c ${CMAKE_CURRENT_LIST_DIR}/gemm_options.c
                             ${CMAKE_CURRENT_LIST_DIR}/gemm_guard.c ${CMAKE_CURRENT_LIST_DIR}/gemm_report.c

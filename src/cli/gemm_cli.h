@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tessera-gemm internals: the options, the job's state, and the steps that run() chains
  * (tessera_gemm.c). Files: gemm_options.c (table-driven parser, usage), gemm_guard.c (paths,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tessera-gemm's shared state (gemm_cli.h): the rank and size, printing from rank 0, the
    message of a failure (for the JSON report), and the agreement of all ranks on an exit code
    and its message (the library's tsr_dist_agree, so the job and the library agree by one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What keeps tessera-gemm from losing data or hanging: every path is checked on every rank
  * before any work (an input a rank cannot see, an output directory missing on one node, a FIFO

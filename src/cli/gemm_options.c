@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tessera-gemm's command line: one table of options, one loop. Flags take no value
  * (`--verify=0` is an error, not "on"); numbers are parsed whole, range-checked, and overflow

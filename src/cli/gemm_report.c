@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tessera-gemm's reports: the text summary on stdout and the JSON file. */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tessera-gemm: the distributed matrix multiplication job.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tessera-tune: measures the CPU GEMM's candidate configurations on this machine and writes
  * the best ones as wisdom (FFTW's idea and word), which the library reads on its first GEMM.

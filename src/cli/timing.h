@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Timing helpers of the command-line tools and the benchmarks: a monotonic clock and the
    median of repetitions. Header-only, no Tessera dependency (bench/bench_util.h includes it, so
    the tools never reach into bench/). */

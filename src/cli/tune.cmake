@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # tessera-tune, the CPU GEMM's empirical tuner (writes the wisdom file; README "CPU GEMM
 # tuning"). It drives the internal tuning interface (src/omp/gemm/gemm_tune.h), so it links the
 # static library. Installed beside tessera-gemm; not exported (a program, not a library).

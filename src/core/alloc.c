@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The host allocator: 64-byte alignment (a cache line, and the widest SIMD load) for every
    host buffer, array data and staging alike. The memory itself comes from the build's variant
    (tsr__host_block: alloc_system.c, or alloc_smpi.c in the SimGrid model build). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The host allocator's memory in the SimGrid study's model build (bench/scale, modeled
    compute, -DTSR_SMPI_MODEL; core.cmake picks this variant there): blocks of 1 MiB and more
    are folded with SMPI_SHARED_MALLOC, so the simulated ranks' matrices share physical pages

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The host allocator's memory in every build but the SimGrid model's (core.cmake picks one
    variant): the C library's aligned_alloc and free. */
 #include <stdlib.h>

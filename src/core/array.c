@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Array objects: a reference-counted buffer on one device plus a view. Creation (empty, full,
    arange, random, from host memory), transfers between host and devices, copies and
    assignment. Every function validates its input, then dispatches through the backend table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Float -> integer conversion defined for every input, the one copy used by the core, the CPU
  * backend and the GPU kernels (header-only, so device code can inline it): truncation toward

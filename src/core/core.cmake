@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sources of src/core: backend-neutral validation, arrays, devices, .npy, Philox.
 # Build variants are whole files (alloc_<variant>.c behind tsr__host_block), one per build:
 # the SimGrid model build (bench/scale: the compile definition TSR_SMPI_MODEL) takes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The device registry: which backend table serves each device kind, device names, the
    default device (TSR_DEVICE), and the queries that go straight to a backend. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Device operations for the layers above the core (internal.h, "device work"): the dispatch of
  * streams, events, pinned memory, asynchronous copies and the distributed-matrix kernels to the

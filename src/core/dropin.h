@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The drop-ins' internal interface: the few internal functions that libtessera_blas and
  * libtessera_scalapack call in libtessera.so, so that a process that uses the public API and a

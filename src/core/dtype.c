@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Element types: sizes and names. */
 #include "core/internal.h"
 

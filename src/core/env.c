@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The one environment reader and its table (core/env.h). */
 #include "core/env.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The one environment reader: every TSR_* variable the library, the drop-ins and the tools
  * read (and OMP_WAIT_POLICY, which the GEMM pool interprets itself) is a row of one table

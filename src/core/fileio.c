@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Files written so that no reader ever sees a partial result, and read without blocking.
  * The one copy of these mechanisms, shared by tsr_npy_save()/tsr_npy_load() (src/core/io.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal interfaces shared by the core and the backends. Nothing here is exported.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * .npy files on the host (the header itself is src/core/npy.c). Loading converts byte order
  * and Fortran order on the host, then hands a C-contiguous buffer to tsr_from_host(), so every

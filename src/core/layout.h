@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Axis collapsing and flat-index offsets for strided N-d loops: the one copy used by the CPU
  * backend's loop (src/omp/loop.c) and by the GPU kernels (src/gpu/gpu_internal.cuh). Plain C,

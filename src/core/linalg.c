@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tsr_matmul, tsr_gemm, tsr_gemm_ex: validation, layout normalization and dispatch.
  *

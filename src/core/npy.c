@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The NumPy .npy header (NEP 1, "A simple file format for NumPy arrays", and
  * numpy/lib/format.py): the magic "\x93NUMPY", a version byte pair, the header length

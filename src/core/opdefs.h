@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The elementwise operators, defined once as scalar expressions and expanded into the OpenMP
  * loops (src/omp) and the CUDA/HIP kernels (src/gpu). The expressions use only the arguments

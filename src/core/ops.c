@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Elementwise operators and reductions: validation, broadcasting and result allocation once
    here, then one call into the backend table of the operands' device. */
 

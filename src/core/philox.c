@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Host fill with the Philox4x32-10 values of src/core/philox.h. The per-element functions
  * there compute a whole Philox block for each element; here each block is computed once and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The progress hook of long CPU GEMMs (core/internal.h, tsr__progress_hook): one pointer per
  * thread, set by the caller around a local multiply (SUMMA) and polled by the CPU GEMM driver

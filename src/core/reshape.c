@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The public view functions: new arrays over the same buffer with another shape, axis order or
    range (reshape, transpose, slice); reshape copies only when strides cannot express the new
    shape (NumPy's rule). */

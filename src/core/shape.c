@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Shapes, strides and broadcasting: the overflow-checked size arithmetic every creating
    function relies on. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Status names and messages (from the one X-macro list) and the thread-local last error. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The library's per-thread state (core/internal.h): one block per thread holding its counters
  * (tsr__count and the reads of their sums) and its last error message (status.c). No other

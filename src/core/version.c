@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tsr_version(): the release of the loaded library (project(VERSION) in CMakeLists.txt,
    through the generated tessera/config.h). */
 #include "tessera/version.h"

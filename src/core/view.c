@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The view of an array that backends receive (tsr__view: the address of element 0, shape and
    strides in elements) and the questions asked of a view: its size, whether it is contiguous,
    its broadcast to a larger shape, whether two views may share memory. The layer under the

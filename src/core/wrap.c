@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tsr_from_host_view: arrays over caller-owned host memory (zero-copy interop). The buffer is
    marked TSR__BUFFER_BORROWED, so the last release frees the headers and never the data. */
 #include <stdint.h>

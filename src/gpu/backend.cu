@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The GPU backend's ops table (src/core/internal.h documents each entry). One source for
  * both builds: compiled by nvcc it is the CUDA backend ("cuda"), hipified and compiled by

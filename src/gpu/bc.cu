@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Kernels for the local blocks of 2D block-cyclic matrices (the backend entries
  * rng_block_cyclic and matvec_f64, src/core/internal.h): the distributed random fill, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Elementwise kernels: fill, copy with dtype conversion, and the binary and unary operators
  * of src/core/opdefs.h, expanded from the shared X-macro table (never re-written here).

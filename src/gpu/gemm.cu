@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Native GEMM: C = alpha op(A) op(B) + beta C, row-major, as described by tsr__gemm_args.
  *

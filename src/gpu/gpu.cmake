@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The GPU backend: src/gpu/*.cu and *.cuh are CUDA, the one source of truth.
 #  - TESSERA_ENABLE_CUDA: compiled by nvcc as a CMake CUDA language target.
 #  - TESSERA_ENABLE_HIP: each file is hipified at build time into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internal C interface of the GPU backend for the benchmarks (bench/bench_gpu.c): pinned host
  * memory, events on a device's stream, and the stream itself. The library's own layers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Declarations shared by the .cu files of the GPU backend (C++; the table itself is C).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Portability layer of the GPU backend: what a name-for-name translation of CUDA to HIP
  * cannot cover. The .cu/.cuh files are CUDA; cmake/TesseraHipify.cmake rewrites the CUDA

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reductions along one axis (reduce-all arrives as a contiguous 1-D view, axis 0).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Random arrays and arange: element i is a pure function of its index, computed with the
  * same code as the CPU (src/core/philox.h), so uniform values match the CPU bit for bit.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The GPU runtime layer: device discovery and properties, one stream per device, a caching
  * allocator, transfers, pinned host memory and events.

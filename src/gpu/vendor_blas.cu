@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The vendor GEMM path: cuBLAS (hipBLAS after hipify). Built when the build found the
  * library (TSR_GPU_VENDOR_BLAS=1, set by src/gpu/gpu.cmake); otherwise the path reports

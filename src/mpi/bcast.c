@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tessera's own non-blocking broadcast on point-to-point messages, pipelined in segments along
  * a ring or a binary tree, progressed by the caller (interface and semantics:

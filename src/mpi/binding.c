@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A rank's thread count and whether mpirun's CPU binding gives its threads cores
    (tsr_dist_binding_get): the counts come from the OS and MPI, the decision from
    tsr__dist_binding_rule, which tests feed synthetic counts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The distributed GEMM's dispatcher (tsr_dist_gemm, tsr_dist_gemm_ex): the checks and the
  * agreement on them, the choice of schedule (SUMMA on the matrices' grid, summa.c, or 2.5D,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The statistics of a distributed GEMM (tsr_dist_stats) that the dispatcher (dist_gemm.c) and
  * both schedules (summa.c, gemm25d.c) fill: the device work from the library's counters and

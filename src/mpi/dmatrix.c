@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* 2D block-cyclic distributed matrices: creation, local blocks, host staging, scatter and
    gather through a root, fills, and the redistribution into the transpose. */
 #include <limits.h>

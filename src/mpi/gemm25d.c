@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * 2.5D matrix multiplication (E. Solomonik and J. Demmel, "Communication-optimal parallel 2.5D
  * matrix multiplication and LU factorization algorithms", Euro-Par 2011) over the 2D

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Whether the MPI library takes GPU memory (tsr_dist_gpu_aware, tessera/dist.h): Open MPI's
  * MPIX_Query_cuda_support / MPIX_Query_rocm_support where the library declares them

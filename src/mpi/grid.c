@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Process grid, index helpers (ScaLAPACK numroc & co.) and the collective agreement that
    keeps every rank's outcome identical. */
 #include <math.h>

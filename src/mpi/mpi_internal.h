@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internals of the MPI layer: the grid and distributed-matrix structs and the helpers that
  * every collective uses (outcome agreement, host staging of local blocks, MPI error text).

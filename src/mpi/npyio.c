@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Collective MPI-IO of .npy files into and out of block-cyclic matrices. The file view of
  * each rank is an MPI_Type_create_darray type (block-cyclic MB x NB over the P x Q grid; MPI

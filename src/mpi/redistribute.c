@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * General block-cyclic layouts (PBLAS descriptors with first-block sizes, any source process,
  * replicated dimensions, submatrix offsets) and the collective redistribution between two of

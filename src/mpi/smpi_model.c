@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The modeled-compute mode of the distributed layer, for the SimGrid/SMPI scaling study
  * (bench/scale): built with smpicc and -DTSR_SMPI_MODEL, each local GEMM charges its 2 m n k

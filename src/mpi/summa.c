@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * SUMMA (van de Geijn & Watts, "SUMMA: Scalable Universal Matrix Multiplication Algorithm",
  * Concurrency: Practice and Experience 9(4), 1997) over the 2D block-cyclic layout, with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Freivalds' check of a distributed product (tsr_dist_gemm_verify, tessera/dist.h): C x
  * against alpha op(A) (op(B) x) + beta C0 x with a random x, in float64, O(n^2) work and O(n)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CPU backend's ops table (OpenMP). The host is the device: one device, index 0, whose
  * memory is host memory, so transfers are memcpy and there is nothing to synchronize.

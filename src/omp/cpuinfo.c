@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Facts about the host CPU, read once, in one place: the model name (/proc/cpuinfo), the
  * CPUID vendor, family and model (x86), and the cache geometry of levels 1-3 (sysconf, else

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Elementwise binary and unary operators of the CPU backend: the scalar expressions of
  * core/opdefs.h expanded into strided loops for every dtype (elementwise_impl.h).

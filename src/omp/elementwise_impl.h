@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Elementwise kernels for one dtype, expanded from the operator tables of core/opdefs.h.
  * Included by elementwise.c once per dtype after defining its parameters (the C-template

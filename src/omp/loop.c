@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The strided N-d loop of the CPU backend: axis collapsing and the OpenMP split. */
 #include <stdatomic.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Memory of the CPU backend: allocation (the core's 64-byte-aligned host allocator),
  * transfers (host memory is device memory here), and the kernels that write arrays without

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Sources of src/omp, the CPU backend. GEMM (BLIS's layout: gemm/frame knows no ISA,
 # gemm/kernels holds the per-ISA micro-kernels with their own compile flags, gemm/config which
 # kernel and blocks a CPU gets) is described in gemm/gemm.cmake.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internals of the CPU backend (src/omp) other than GEMM: the strided N-d loop shared by
  * the elementwise, copy and fill kernels, the OpenMP helpers and the entry points the ops

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reductions of the CPU backend (sum, mean, max, min, argmax along one axis).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reduction kernels for one dtype. Included by reduce.c once per dtype after defining its
  * parameters (the C-template convention, docs/conventions.md; this file #undefs them at its

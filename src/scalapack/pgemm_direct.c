@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The direct path of libtessera_scalapack: PDGEMM/PSGEMM computed on the caller's own
  * block-cyclic layouts, whatever their block sizes, first blocks, source processes, offsets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libtessera_scalapack: pdgemm_ and psgemm_ computed by Tessera's SUMMA.
  *

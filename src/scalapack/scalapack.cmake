@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # libtessera_scalapack: the ScaLAPACK drop-in (pdgemm_, psgemm_) over Tessera's distributed
 # GEMM. Included by the top-level CMakeLists.txt when MPI is enabled.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internals of libtessera_scalapack shared by its two files: the call record of one
  * PDGEMM/PSGEMM (scalapack.c checks the arguments and builds it) and the direct path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A stand-in for the libraries a process may load before Tessera that take glibc's static TLS
  * surplus with initial-exec thread-locals (test_dlopen_tls.c): 1 KiB of them.

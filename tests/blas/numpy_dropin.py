@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """NumPy under the BLAS drop-in (issue 31: "the BLAS drop-in under NumPy is where users meet it").
 
 Run twice by tests/blas/run_numpy.sh with the same seed: once as is (mode "ref": NumPy's own BLAS

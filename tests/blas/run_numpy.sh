@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # NumPy under the BLAS drop-in (tests/blas/numpy_dropin.py): references from NumPy's own BLAS in
 # float64, then the same products with the library preloaded, compared; the library's exit line
 # (TSR_BLAS_VERBOSE) must show that it served cblas_sgemm and cblas_dgemm calls.

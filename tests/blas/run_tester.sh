@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs one reference BLAS tester (Debian's libblas-test) with libtessera_blas preloaded, and
 # passes only when the tester printed PASSED for both the error exits and the computations of
 # ROUTINE, reported no failure at all, and the library's own count (TSR_BLAS_VERBOSE) shows

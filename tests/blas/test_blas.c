@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libtessera_blas through its exported symbols, linked directly: sgemm_, dgemm_, cblas_sgemm
  * and cblas_dgemm at sizes in the hundreds (beyond the reference testers' limit of 65) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libtessera_blas (and with it libtessera) loads through dlopen in a process whose static TLS
  * surplus other libraries used up first, as in a Python process that imported other native

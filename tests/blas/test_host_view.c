@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* tsr_from_host_view: zero-copy CPU arrays over caller-owned memory (what the BLAS drop-in
    wraps its callers' matrices with). Stack buffers make ASan catch any attempt to free them. */
 #include <math.h>

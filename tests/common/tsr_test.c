@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #include "tsr_test.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared test helpers. Every test program includes this (after the cmocka prerequisites).
  * The backend-agnostic suite gets its device from TSR_TEST_DEVICE (cpu, cuda, hip; default

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One check of the CPU backend's GEMM for the tests that link the static library (it calls
  * the internal tsr__omp_gemm): C = A*B, row-major, no transposes, alpha 1, beta 0, A (m x k)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libFuzzer target for the .npy header parser (tsr_npy_parse_header): any input must give
  * TSR_OK, TSR_ERR_FORMAT or TSR_ERR_DTYPE (a well-formed header of another dtype) with a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # tessera-gemm on emulated GPUs (run.sh's "job"): products of NumPy-made inputs (f64 C order,
 # f32 Fortran order, a transposed real input from shared data when present) at -np 1, 2 and 4,
 # staged and device-to-device, compared with NumPy's float64 product; and the --json pipeline

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 # Rewrites the <<<grid, block, 0, stream>>> launches of a .cu file into tsr_emu_launch calls
 # (a launch may span lines). Used by tests/gpu_emu/run.sh.
 import re, sys, os

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs GPU test programs against the GPU backend's own kernels executed on the host by a
 # small CUDA emulator (tsr_emu.h/.cpp: the threads of a block are fibers run round-robin,
 # released together at __syncthreads and per warp at shuffles; host memory is device memory;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Host emulation of the CUDA subset src/gpu uses, for tests/gpu_emu/run.sh (see there).
 // The fibers switch with _setjmp/_longjmp between stacks (below); glibc's fortified longjmp
 // rejects a jump to another stack's frame, so this file is not fortified.

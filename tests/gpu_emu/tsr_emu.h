@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // Host emulation of the CUDA subset src/gpu uses, for tests/gpu_emu/run.sh (see there).
 #pragma once
 #include <cmath>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the build tree into a scratch prefix, then builds and runs consumers against it:
 # C with find_package(Tessera CONFIG) (shared and static) and with a Makefile using pkg-config;
 # C++ from a CXX-only CMake project (tessera.h, and tessera/dist.h in MPI builds) and with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The Lmod module file that cmake --install generates (share/modulefiles/tessera/<version>.lua):
 # installs into a scratch prefix, loads the module with Lmod, and builds and runs a C program
 # with nothing but the module's environment (CPATH and LIBRARY_PATH for a bare cc; pkg-config;

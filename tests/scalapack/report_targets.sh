@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # TSR_SCALAPACK_REPORT pointing at something that is not a regular file (issue 30): a FIFO
 # with no reader used to keep every process from exiting. The drop-in's own test program runs
 # on 2 ranks with the report set to a FIFO, a directory and a symbolic link: it must pass and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # Runs one of Debian's ScaLAPACK testers (scalapack-mpi-test) under mpiexec with
 # libtessera_scalapack preloaded, in a scratch directory holding our input file, and checks
 # the outcome (exit 1 on failure, 77 when the tester is not installed).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * One runtime per process: a program that calls the public API (tsr_gemm_host), the ScaLAPACK
  * drop-in (pdgemm_) and the BLAS drop-in (dgemm_) gets one Tessera runtime, the one in

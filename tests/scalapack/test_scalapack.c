@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libtessera_scalapack against a float64 reference: pdgemm_ / psgemm_ on random matrices
  * distributed with BLACS grids (row- and column-major) of every shape that fits the ranks,

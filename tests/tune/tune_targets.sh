@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # tessera-tune's messages (issue 51): --help prints the usage once on stdout and exits 0; a bad
 # option or value exits 2 naming the option, the value and the accepted range. Its destination
 # and concurrency (issue 30): a character device, FIFO or symbolic

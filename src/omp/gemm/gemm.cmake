@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # CPU GEMM (included from omp.cmake, top-level scope), in three folders as BLIS lays it out:
 #   frame/   the algorithm (driver, macro-kernel, packing, threads, vendor path): no ISA code;
 #   kernels/ the micro-kernels and small-matrix kernels per ISA, and their table;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CPU GEMM internals (BLIS layering: Goto & van de Geijn 2008; Van Zee & van de Geijn 2015).
  *

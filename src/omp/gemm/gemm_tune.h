@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CPU GEMM's tuning interface: what benchmarks (bench/bench_gemm.c), tessera-tune
  * (src/cli/tessera_tune.c) and the GEMM tests use to see and steer the kernel registry and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A user program built against the installed Tessera (CMake package and pkg-config). */
 #include <math.h>
 #include <stdio.h>

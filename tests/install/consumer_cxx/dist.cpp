@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // A C++ user program of the distributed layer (tessera/dist.h, MPI's C interface only): a 1x1
 // grid on one rank. Links without MPI's C++ bindings.
 #include <cstdio>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 // A C++ user program with tessera.h only (no MPI): a GEMM checked against a double loop, and the
 // library's version against the headers'.
 #include <cmath>

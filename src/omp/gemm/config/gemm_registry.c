@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CPU GEMM registry (BLIS's config/<arch> and "context" idea): a table of
  * microarchitectures (CPUID vendor, family, model) giving the kernel (by name, from the kernel

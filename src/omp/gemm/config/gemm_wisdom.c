@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The wisdom file of the CPU GEMM (format and rules in gemm_tune.h): tessera-tune writes it,
  * the library reads it once, on the first GEMM, and ignores it (with the reason kept for

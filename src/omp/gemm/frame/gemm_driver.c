@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * CPU GEMM driver: the BLIS loop nest (Goto & van de Geijn, "Anatomy of High-Performance
  * Matrix Multiplication", ACM TOMS 2008; Van Zee & van de Geijn, "BLIS", ACM TOMS 2015).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The GEMM macro-kernel (BLIS's second loop around the micro-kernel), generated for f32 and
  * f64 from one source, gemm_macro_impl.h.

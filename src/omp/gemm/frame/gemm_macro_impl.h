@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The macro-kernel body, one source for both precisions: gemm_macro.c includes it once per
  * dtype after defining its parameters (the C-template convention, docs/conventions.md; this

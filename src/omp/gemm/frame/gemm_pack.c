@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Packing of GEMM operands into the micro-kernel's format (BLIS layering).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Threading of the CPU GEMM: its own thread pool, the waits of the work hand-out
  * (tsr__gemm_sync, gemm.h) and the adaptive decision whether a call should use threads at all.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CPU GEMM's vendor path (TSR_GEMM_VENDOR): a CBLAS found at configure time
  * (TESSERA_WITH_VENDOR_BLAS, gemm.cmake), loaded at run time.

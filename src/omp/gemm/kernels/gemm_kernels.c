@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CPU GEMM micro-kernel table (BLIS's kernels/<arch> side): every micro-kernel with its
  * register block, packing routines, streaming-store and small-path variants, and which ISAs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * AVX2 packing for the AVX2 kernels (MR = 6; NR = 16 f32, 8 f64), compiled with -mavx2 -mfma
  * (gemm.cmake) and used only when the AVX2 kernels run. Same layout and contract as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * AVX-512 packing for the AVX-512 kernels (MR = 14; NR = 16 f64, 32 f32), compiled with
  * -mavx512f (gemm.cmake) and used only when the AVX-512 kernels run. Same layout and contract

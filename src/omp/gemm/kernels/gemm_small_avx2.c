@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * AVX2 small-matrix GEMM without packing, and the packed path's edge tiles (the source is
  * gemm_small_impl.h), compiled with -mavx2 -mfma (gemm.cmake) and called only after run-time

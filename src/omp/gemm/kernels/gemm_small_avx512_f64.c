@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * AVX-512F small-matrix GEMM without packing, f64, and the packed path's f64 edge tiles (the
  * source is gemm_small_impl.h), compiled with -mavx512f -mfma (gemm.cmake) and called only after

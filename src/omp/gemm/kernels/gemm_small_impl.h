@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Small-matrix GEMM without packing, one source for every ISA and dtype (included by
  * gemm_small_avx512_f32.c, gemm_small_avx512_f64.c and gemm_small_avx2.c, once per dtype, after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * AVX2+FMA micro-kernels, compiled with -mavx2 -mfma (gemm.cmake) and called only after
  * run-time detection (gemm_registry.c). x86-64 only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * AVX-512F micro-kernels, compiled with -mavx512f -mfma (gemm.cmake) and called only after
  * run-time detection (gemm_registry.c). x86-64 only.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Portable GEMM micro-kernels (plain C, always built, the fallback on every CPU).
  * Register blocks: 4x8 (f32) and 4x4 (f64): small enough that the accumulator tile fits the

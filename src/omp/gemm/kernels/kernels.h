@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CPU GEMM's kernels (BLIS's kernels/<arch>): the micro-kernels, the small-matrix kernels
  * and the ISA packing routines, one file per ISA compiled with that ISA's flags (gemm.cmake),
