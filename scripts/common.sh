@@ -13,7 +13,8 @@ TSR_PACKAGES=(build-essential cmake pkg-config libcmocka-dev
   python3-numpy python3-jsonschema)
 # What only scripts/test.sh's hooks use (the fuzzer's clang, plots, the API reference): CI
 # installs them too, the images (strict mode) do not.
-TSR_CI_PACKAGES=(clang libclang-rt-dev gnuplot-nox doxygen)
+# lmod and python3-venv: the packaging hook (the module file, EasyBuild from PyPI).
+TSR_CI_PACKAGES=(clang libclang-rt-dev gnuplot-nox doxygen lmod python3-venv)
 # The distribution's MPI and what is linked against it: left out with TSR_WITHOUT_MPI=1
 # (deps.sh --without-mpi), for an image that builds its own MPI (the CUDA-aware Open MPI of
 # docker/cuda.Dockerfile).
