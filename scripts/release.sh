@@ -17,7 +17,9 @@ die() {
   exit 1
 }
 
-[ $# -ge 1 ] && [ $# -le 2 ] || die "usage: scripts/release.sh TAG [OUTDIR]"
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+  die "usage: scripts/release.sh TAG [OUTDIR]"
+fi
 tag=$1
 outdir=${2:-.}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

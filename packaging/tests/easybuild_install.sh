@@ -31,7 +31,11 @@ eb --check-contrib "${root_flag[@]}" "$src"/packaging/easybuild/*.eb >/dev/null 
 
 rm -rf "$work/eb" "$work/ec" "$work/consumer"
 mkdir -p "$work/ec" "$work/eb"
-foss=$(ls "$src"/packaging/easybuild/Tessera-"$version"-foss-*.eb | grep -v CUDA | head -n 1)
+foss=""
+for f in "$src"/packaging/easybuild/Tessera-"$version"-foss-*.eb; do
+  [[ $f == *-CUDA-* ]] || { foss=$f; break; }
+done
+[ -n "$foss" ] || { echo "easybuild: no Tessera-$version-foss-*.eb"; exit 1; }
 ec=$work/ec/Tessera-$version.eb
 sha=$(sha256sum "$tarball" | cut -d' ' -f1)
 sed -e "s/^toolchain = .*/toolchain = SYSTEM/" -e "/^toolchainopts = /d" \

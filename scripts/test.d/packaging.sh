@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
+# shellcheck shell=bash
 # Sourced by scripts/test.sh: packaging and release (issue 51). Reuses the cpu variant's build
 # ($BUILD/cpu, where ctest already ran install_consumer: C, C++, pkg-config, cc -ltessera);
 # installs python3-venv and lmod (tsr_install_packages), then:
@@ -38,9 +39,12 @@ fi
 # The module file with Lmod, on the cpu variant's build (its ctest skipped install_module when
 # Lmod was not installed yet).
 if [ -f /usr/share/lmod/lmod/init/bash ] && [ -f "$BUILD/cpu/CTestTestfile.cmake" ]; then
-  (cd "$BUILD/cpu" && ctest -R '^install_module$' --output-on-failure) >"$pkg_dir/module.log" 2>&1 \
-    && echo "packaging: module file (install_module, Lmod): passed" \
-    || { cat "$pkg_dir/module.log"; pkg_failed+=(module); }
+  if (cd "$BUILD/cpu" && ctest -R '^install_module$' --output-on-failure) >"$pkg_dir/module.log" 2>&1; then
+    echo "packaging: module file (install_module, Lmod): passed"
+  else
+    cat "$pkg_dir/module.log"
+    pkg_failed+=(module)
+  fi
 else
   echo "packaging: module file test skipped: Lmod not installed (Debian package lmod) or no $BUILD/cpu"
 fi
