@@ -33,20 +33,21 @@
 # Before the call (here, on a machine with apt and network; no GPU needed):
 #   scripts/gpu_session.sh prepare
 # downloads the Debian packages the device image lacks (Open MPI, cmocka and their libraries)
-# into .gpu_debs/ (git-ignored; about 25 MiB); the image has nvcc, CMake, ninja, python3 with
-# NumPy and PyTorch, compute-sanitizer and ncu.
+# into .gpu_debs/ (git-ignored; 40 packages, about 16 MiB); the image has nvcc, CMake, ninja,
+# python3 with NumPy and PyTorch, compute-sanitizer and ncu.
 #
 # THE CALL (one, 8 minutes; the machine's start, 1-2 minutes, comes on top):
 #   run(command="scripts/gpu_session.sh", carry=[".gpu_debs"], timeout_s=480)
-# The script stops itself inside its budget (default 480 s, 10 s kept to finish the summary),
+# The script stops itself inside its budget (default 480 s; the steps end 20 s before it),
 # so timeout_s=480 is not reached; with a smaller timeout_s pass --budget the same number.
 # Then give_back() unless a rerun follows at once.
 #
 # Budgets (seconds, for --budget 480; scaled with --budget; TSR_GPU_SESSION_BUDGET_<STEP>,
 # e.g. TSR_GPU_SESSION_BUDGET_JOB=60, sets one step's budget as is): build 170, job 110,
-# anchor 40, ranks 50, npy 45, tests: what is left (at least 55 s; more when earlier steps end
-# early, as they do when all goes well: a step's unused budget goes to the tests). Each run inside a step has its own timeout too (a 16384 job run 60 s, an 8192 one
-# 30 s), cut to what is left of its step; a run the step's budget cannot start is reported
+# anchor 40, ranks 50, npy 45, tests: what is left (at least 45 s; more when earlier steps end
+# early, as they do when all goes well: a step's unused budget goes to the tests). Each run
+# inside a step has its own timeout too (a 16384 job run 60 s, an 8192 one 30 s), cut to what
+# is left of its step; a run the step's budget cannot start is reported
 # "not run", and a step whose budget ran out is reported "timed out" and the next step starts.
 # The console shows each step's budget and elapsed time, and each run's.
 #
@@ -83,7 +84,7 @@ source "$root/scripts/common.sh" # tsr_variant_args, TSR_JOBS, OMPI_ALLOW_RUN_AS
 set +e                           # common.sh sets -e: a failed run must not end the session
 set -o pipefail
 
-usage() { awk 'NR > 1 && /^# shellcheck/ { next } NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$self"; }
+usage() { awk 'NR > 1 && /^# (shellcheck|SPDX)/ { next } NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$self"; }
 
 debs=$root/.gpu_debs
 deproot=/tmp/tsr_gpu_deps
@@ -161,9 +162,9 @@ compose() {
       fi
     done
     for i in 1 2 3 4 5 6; do
-      [ -s "$GS_WORK/md.$i" ] && { echo; cat "$GS_WORK/md.$i"; }
+      if [ -s "$GS_WORK/md.$i" ]; then echo; cat "$GS_WORK/md.$i"; fi
     done
-    [ -s "$GS_WORK/footer.md" ] && { echo; cat "$GS_WORK/footer.md"; }
+    if [ -s "$GS_WORK/footer.md" ]; then echo; cat "$GS_WORK/footer.md"; fi
   } >"$GS_OUT/summary.md.tmp" && mv -f "$GS_OUT/summary.md.tmp" "$GS_OUT/summary.md"
 }
 
@@ -183,7 +184,7 @@ sweep() {
 
 # ------------------------------------------------------------------------------ a step -----
 # The step runs as its own process (`gpu_session.sh __step IDX NAME`), its output in its log,
-# killed by the parent 15 s after its budget at the latest. Inside, `sub` runs each command
+# killed by the parent 10 s after its budget at the latest. Inside, `sub` runs each command
 # with its own timeout, cut to what is left of the step.
 n_runs=0 n_failed=0 n_killed=0 n_unstarted=0 budget_hit=0 skip_reason="" extra_note=""
 SUB_RC=0 SUB_SECS=0 SUB_LOG=""
@@ -315,7 +316,7 @@ step_job() {
         json=$GS_WORK/json/np1_${dt}_${n}_$g.json
         rm -f "$json"
         mpi_cmd 1
-        sub "np1_${dt}_${n}_$g" "$cap" env TSR_GEMM="$g" TSR_GS_TAG="$GS_TAG" "${MPI[@]}" "$GS_CLI" \
+        sub "np1_${dt}_${n}_$g" "$cap" env TSR_GEMM="$g" "${MPI[@]}" "$GS_CLI" \
           --device "$GS_DEV" -m "$n" -n "$n" -k "$n" --dtype "$dt" --repeat "$GS_REPEAT" \
           --warmup 1 --json "$json"
         [ -f "$json" ] && cat "$json"
@@ -340,7 +341,7 @@ s.tsv_row(sys.argv[2], step="anchor", case="cuBLAS", status="skipped: no GPU")' 
   printf '| dtype | n | anchor | GFLOP/s | median s (spread) | check |\n| --- | --- | --- | --- | --- | --- |\n' | md
   compose
   if [ -n "$GS_TORCH" ]; then
-    sub torch 90 env TSR_GS_TAG="$GS_TAG" PYTHONUNBUFFERED=1 PATH="$GS_PATH0" \
+    sub torch 90 env PYTHONUNBUFFERED=1 PATH="$GS_PATH0" \
       LD_LIBRARY_PATH="$GS_LDPATH0" "$GS_TORCH" "$helper" anchor-torch --sizes "$sizes" \
       --reps 7 --tsv "$GS_OUT/results.tsv" --md "$GS_WORK/md.$GS_STEP_IDX"
   fi
@@ -349,7 +350,7 @@ s.tsv_row(sys.argv[2], step="anchor", case="cuBLAS", status="skipped: no GPU")' 
     [ -x "$GS_BUILD/bench/bench_gpu" ] ||
       sub build_bench_gpu 120 cmake --build "$GS_BUILD" -j "$TSR_JOBS" --target bench_gpu
     rm -f "$json"
-    sub bench_gpu 120 env TSR_GS_TAG="$GS_TAG" "$GS_BUILD/bench/bench_gpu" --sizes "$sizes" \
+    sub bench_gpu 120 "$GS_BUILD/bench/bench_gpu" --sizes "$sizes" \
       --reps 3 --no-skinny --bw-log2 20 --json "$json" &&
       pyrun "$GS_PY" "$helper" anchor-bench "$json" --tsv "$GS_OUT/results.tsv" \
         --md "$GS_WORK/md.$GS_STEP_IDX"
@@ -371,7 +372,7 @@ step_ranks() {
       json=$GS_WORK/json/np${np}_${dt}_$n.json
       rm -f "$json"
       mpi_cmd "$np"
-      sub "np${np}_${dt}_$n" 45 env TSR_GS_TAG="$GS_TAG" "${MPI[@]}" "$GS_CLI" --device "$GS_DEV" \
+      sub "np${np}_${dt}_$n" 45 "${MPI[@]}" "$GS_CLI" --device "$GS_DEV" \
         -m "$n" -n "$n" -k "$n" --dtype "$dt" --repeat "$GS_REPEAT" --warmup 1 --json "$json"
       [ -f "$json" ] && cat "$json"
       record_job "$json" ranks "np$np $dt $n" auto
@@ -396,7 +397,8 @@ step_npy() {
   fi
   printf '\n| case | m x n x k | dtype | op | ranks | TSR_GEMM/path | job verify | check | result |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n' | md
   compose
-  sub make_inputs 60 env PATH="$GS_PATH0" LD_LIBRARY_PATH="$GS_LDPATH0" "$GS_PY" "$helper" npy-make "$dir" --cases "$dir/cases.tsv" \
+  sub make_inputs 60 env PATH="$GS_PATH0" LD_LIBRARY_PATH="$GS_LDPATH0" "$GS_PY" "$helper" \
+    npy-make "$dir" --cases "$dir/cases.tsv" \
     --mode "$GS_DEVICE" --seed "$seed" "${dirs[@]}" || return 0
   while IFS=$'\t' read -r name a b c ranks g flags alpha beta; do
     line=$(printf '%s\t' "$name" "$a" "$b" "$c" "$ranks" "$g" "$flags" "$alpha" "$beta")
@@ -407,7 +409,7 @@ step_npy() {
     [ "$flags" != - ] && read -r -a f <<<"$flags" && args+=("${f[@]}")
     [ "$c" != - ] && args+=(-c "$c" --alpha="$alpha" --beta="$beta")
     mpi_cmd "$ranks"
-    sub "$name" 40 env TSR_GEMM="$g" TSR_GS_TAG="$GS_TAG" "${MPI[@]}" "$GS_CLI" \
+    sub "$name" 40 env TSR_GEMM="$g" "${MPI[@]}" "$GS_CLI" \
       --device "$GS_DEV" "${args[@]}" -o "$out" --json "$json"
     pyrun "$GS_PY" "$helper" npy-check "$line" --tsv "$GS_OUT/results.tsv" \
       --md "$GS_WORK/md.$GS_STEP_IDX" --rc "$SUB_RC" --secs "$SUB_SECS" --output "$out" \
@@ -457,10 +459,18 @@ for t in json.load(open(sys.argv[1])).get("tests", []):
                 out.add(c)
                 break
 print(" ".join(sorted(out & known)))' "$list" "$GS_BUILD" "$GS_WORK/targets.txt" 2>/dev/null)
+  local count
+  count=$(pyrun "$GS_PY" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["tests"]))' \
+    "$list" 2>/dev/null)
+  if [ "${count:-0}" -eq 0 ]; then
+    skip_reason="no test matches \`ctest ${sel[*]}\` in $GS_BUILD"
+    echo "$skip_reason" | md
+    return 0
+  fi
   if [ -n "$targets" ]; then
     # shellcheck disable=SC2086 # a list of target names
     sub build_tests 240 cmake --build "$GS_BUILD" -j "$TSR_JOBS" --target $targets
-  else
+  else # the programs not found by name: everything
     sub build_tests 240 cmake --build "$GS_BUILD" -j "$TSR_JOBS"
   fi
   # Local time without a zone: ctest misreads "+0000" or "UTC" suffixes (CMake 3.25).
@@ -471,7 +481,7 @@ print(" ".join(sorted(out & known)))' "$list" "$GS_BUILD" "$GS_WORK/targets.txt"
   local envs=()
   [ -n "${TSR_GPU_SESSION_TESTS_ENV:-}" ] && read -r -a envs <<<"$TSR_GPU_SESSION_TESTS_ENV"
   # shellcheck disable=SC2016 # expanded by that sh
-  sub ctest 900 env TSR_GS_TAG="$GS_TAG" "${envs[@]}" sh -c 'cd "$0" && exec "$@"' "$GS_BUILD" \
+  sub ctest 900 env "${envs[@]}" sh -c 'cd "$0" && exec "$@"' "$GS_BUILD" \
     ctest --output-on-failure -j "$jobs" --timeout "$t" --stop-time "$stop" "${sel[@]}"
   log=$SUB_LOG
   {
@@ -498,6 +508,7 @@ s.tsv_row(sys.argv[2], step="tests", case=sys.argv[3].split(": ", 1)[1], status=
 # ------------------------------------------------------------------------------ main -------
 if [ "${1:-}" = __step ]; then # a step, started by the session below
   GS_STEP_IDX=$2
+  export TSR_GS_TAG=$GS_TAG # every process of the step carries it: sweep finds them
   exec 3>&1 >>"$GS_OUT/$2-$3.log" 2>&1
   GS_CONSOLE_FD=3
   echo "== step $2 $3: budget $((GS_STEP_END - $(now))) s, until $(date -d "@$GS_STEP_END" '+%H:%M:%S')"
@@ -545,7 +556,9 @@ else
   export GS_VARIANT=cpu GS_DEV=cpu GS_SIZES="128 256" GS_RANKS_N=256 GS_REPEAT=2
 fi
 GS_SIZES=${TSR_GPU_SESSION_SIZES:-$GS_SIZES} GS_RANKS_N=${TSR_GPU_SESSION_RANKS_N:-$GS_RANKS_N}
-deadline=$((GS_T0 + budget - 10)) # 10 s kept to finish the summary
+# 20 s kept: a step overrunning its budget is killed 10 (+5) s after it, and the summary is
+# finished before the call's timeout_s = --budget.
+deadline=$((GS_T0 + budget - 20))
 
 # Python: one with NumPy (python3 on PATH, else Debian's); PyTorch for the anchor.
 GS_PY=${TSR_GPU_SESSION_PYTHON:-}
@@ -578,7 +591,7 @@ except Exception: print("absent")' "$2"; }
     [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] && echo ' (tracked files changed)'), host $(uname -n), $(nproc) CPUs: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)"
   echo "- device $device, budget $budget s, build $build, results $out, work files $GS_WORK"
   echo "- GPU: $(probe nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader | head -2 | tr '\n' ' ' || true)$(command -v nvidia-smi >/dev/null || echo 'none (no nvidia-smi)')"
-  echo "- nvcc: $(probe nvcc --version | tail -2 | head -1 || true); cmake $(probe cmake --version | head -1 | awk '{print $3}'); mpirun: $(probe mpirun --version 2>&1 | head -1)"
+  echo "- nvcc: $(probe nvcc --version | tail -2 | head -1 || true); cmake $(probe cmake --version | head -1 | awk '{print $3}'); mpirun: $(probe mpirun --version 2>&1 | head -1 | grep . || echo 'absent (carry .gpu_debs)')"
   echo "- MPI CUDA support: $(probe ompi_info --parsable --all | grep -h 'mpi_built_with_cuda_support:value' || echo 'not reported')"
   echo "- cmocka: $(pkg-config --modversion cmocka 2>/dev/null || echo 'absent (no tests)'); carried packages: $([ -d "$debs" ] && echo "$(find "$debs" -name '*.deb' | wc -l) from .gpu_debs" || echo none)"
   echo "- python $GS_PY: NumPy $(pkgver "$GS_PY" numpy); PyTorch: ${GS_TORCH:+$GS_TORCH }$([ -n "$GS_TORCH" ] && pkgver "$GS_TORCH" torch || echo 'absent (or not looked for: cpu)')"
@@ -613,7 +626,7 @@ trap 'stopped TERM 143' TERM
 trap 'stopped INT 130' INT
 trap 'stopped HUP 129' HUP
 
-failed=0
+session_failed=0
 for i in 1 2 3 4 5 6; do
   s=${steps[$((i - 1))]}
   current=$i
@@ -623,7 +636,7 @@ for i in 1 2 3 4 5 6; do
   if [ "$b" -lt 3 ]; then
     set_step "$i" "$s" "not run" "0 s" "$b s" "the session's budget is spent"
     say "step $i/6 $s: not run (the session's budget is spent)"
-    failed=1
+    session_failed=1
     compose
     continue
   fi
@@ -633,7 +646,7 @@ for i in 1 2 3 4 5 6; do
   say "step $i/6 $s: budget $b s"
   export GS_STEP_END=$((step_t0 + b))
   rm -f "$GS_WORK/state/result.$i"
-  timeout -k 5 $((b + 15)) bash "$self" __step "$i" "$s" &
+  timeout -k 5 $((b + 10)) bash "$self" __step "$i" "$s" &
   child=$!
   wait "$child"
   rc=$?
@@ -648,7 +661,7 @@ for i in 1 2 3 4 5 6; do
   fi
   sweep >>"$out/$i-$s.log" 2>&1
   set_step "$i" "$s" "$result" "$el s" "$b s" "$note"
-  case $result in passed | skipped*) ;; *) failed=1 ;; esac
+  case $result in passed | skipped*) ;; *) session_failed=1 ;; esac
   compose
   say "step $i/6 $s: $result in $el s (budget $b s): $note"
 done
@@ -657,4 +670,4 @@ echo "Finished at +$(($(now) - GS_T0)) s of the $budget s budget." >"$GS_WORK/fo
 compose
 echo
 cat "$out/summary.md"
-exit "$failed"
+exit "$session_failed"
