@@ -41,6 +41,38 @@ add_test(NAME blas_wisdom_fifo COMMAND sh -c
    [ $(grep -c 'TSR_WISDOM=.* is ignored (.*a FIFO' $d/out) = 1 ] || rc=1; rm -rf $d; exit $rc")
 set_tests_properties(blas_wisdom_fifo PROPERTIES LABELS "cpu;blas" TIMEOUT 330)
 
+# Concurrent invalid CBLAS calls under ThreadSanitizer (issue 48): the drop-in's two sources
+# compiled again with -fsanitize=thread into a library of their own (the libtessera under it
+# is the plain one; no GEMM runs, only error reports), and threads that make invalid calls at
+# once and check what their cblas_xerbla saw of RowMajorStrg. TSan's report of a race exits 66
+# (a failure); a kernel whose address layout TSan cannot run on skips (77). Not in sanitizer
+# builds (ASan and TSan do not mix).
+include(CheckCSourceCompiles)
+set(CMAKE_REQUIRED_FLAGS -fsanitize=thread)
+set(CMAKE_REQUIRED_LINK_OPTIONS -fsanitize=thread)
+check_c_source_compiles("int main(void) { return 0; }" TSR_HAVE_TSAN)
+unset(CMAKE_REQUIRED_FLAGS)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)
+if(TSR_HAVE_TSAN AND NOT TESSERA_ENABLE_SANITIZERS)
+  add_library(tsr_blas_tsan SHARED ${PROJECT_SOURCE_DIR}/src/blas/blas.c
+                                   ${PROJECT_SOURCE_DIR}/src/blas/xerbla.c)
+  target_link_libraries(tsr_blas_tsan PUBLIC tessera PRIVATE Threads::Threads)
+  target_include_directories(tsr_blas_tsan PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(tsr_blas_tsan PRIVATE TSR_BUILDING_LIBRARY _POSIX_C_SOURCE=200809L)
+  target_compile_options(tsr_blas_tsan PRIVATE -fsanitize=thread -g -O1)
+  target_link_options(tsr_blas_tsan PRIVATE -fsanitize=thread)
+  add_executable(blas_xerbla_threads blas/test_xerbla_threads.c)
+  target_link_libraries(blas_xerbla_threads PRIVATE tsr_blas_tsan Threads::Threads)
+  target_compile_options(blas_xerbla_threads PRIVATE -fsanitize=thread -g -O1)
+  target_link_options(blas_xerbla_threads PRIVATE -fsanitize=thread)
+  add_test(NAME blas_xerbla_threads COMMAND sh -c
+    "out=$(TSAN_OPTIONS=halt_on_error=1 $<TARGET_FILE:blas_xerbla_threads> 2>&1); rc=$?; \
+     echo \"$out\" | tail -40; \
+     case \"$out\" in *'FATAL: ThreadSanitizer'*) [ $rc -ne 0 ] && exit 77;; esac; exit $rc")
+  set_tests_properties(blas_xerbla_threads PROPERTIES LABELS "cpu;blas" SKIP_RETURN_CODE 77
+                       TIMEOUT 120)
+endif()
+
 set(TSR_BLAS_TESTER_DIR "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/blas"
     CACHE PATH "Directory of the reference BLAS testers (Debian package libblas-test)")
 

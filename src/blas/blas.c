@@ -414,7 +414,8 @@ static bool tsr__cblas_trans(CBLAS_TRANSPOSE t, char *c) {
  * column-major call it makes, whose positions plus one are reported. A row-major call is the
  * column-major C^T = op(B)^T op(A)^T: A and B, M and N swap places, and RowMajorStrg = 1
  * tells cblas_xerbla to swap the positions back (4 <-> 5, 9 <-> 11). RowMajorStrg is written
- * only around an error report, so concurrent valid calls never race on it.
+ * only around an error report, under the reports' lock (tsr__blas_cblas_xerbla), so neither
+ * concurrent valid calls nor concurrent invalid ones race on it.
  */
 static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
                             CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
@@ -425,22 +426,17 @@ static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layo
   bool row = layout == CblasRowMajor;
   if (layout != CblasColMajor && !row) {
     tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
-    RowMajorStrg = 0;
-    tsr__blas_cblas_xerbla(1, rout, "Illegal layout setting, %d\n", (int)layout);
+    tsr__blas_cblas_xerbla(0, 1, rout, "Illegal layout setting, %d\n", (int)layout);
     return;
   }
   if (!tsr__cblas_trans(TransA, &ta)) {
     tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
-    RowMajorStrg = row;
-    tsr__blas_cblas_xerbla(2, rout, "Illegal TransA setting, %d\n", (int)TransA);
-    RowMajorStrg = 0;
+    tsr__blas_cblas_xerbla(row, 2, rout, "Illegal TransA setting, %d\n", (int)TransA);
     return;
   }
   if (!tsr__cblas_trans(TransB, &tb)) {
     tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
-    RowMajorStrg = row;
-    tsr__blas_cblas_xerbla(3, rout, "Illegal TransB setting, %d\n", (int)TransB);
-    RowMajorStrg = 0;
+    tsr__blas_cblas_xerbla(row, 3, rout, "Illegal TransB setting, %d\n", (int)TransB);
     return;
   }
   gemm_call g;
@@ -453,9 +449,7 @@ static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layo
   }
   if (info != 0) {
     tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
-    RowMajorStrg = row;
-    tsr__blas_cblas_xerbla(info + 1, rout, "", 0);
-    RowMajorStrg = 0;
+    tsr__blas_cblas_xerbla(row, info + 1, rout, "", 0);
     return;
   }
   tsr__run(&g); /* the entry point tried the tiny lane (tsr__cblas_tiny) */

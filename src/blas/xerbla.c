@@ -9,6 +9,7 @@
  * when the process has none do the built-in handlers below print the reference message; they
  * return rather than stop the program, as a library should.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +39,36 @@ void tsr__blas_xerbla(const char *srname, int info) {
           srname, info);
 }
 
-void tsr__blas_cblas_xerbla(int info, const char *rout, const char *form, int value) {
+/*
+ * RowMajorStrg is one variable of the process, so two threads reporting errors at once would
+ * race on it (and one could see the other's value). Every report therefore holds this lock
+ * from setting RowMajorStrg to resetting it, around the handler that reads it: reports are
+ * serialized, valid calls never take it. Recursive, so a cblas_xerbla that itself makes an
+ * invalid CBLAS call reports it instead of deadlocking; held across fork() (pthread_atfork),
+ * so a child never inherits it locked by a thread that does not exist there.
+ */
+static pthread_once_t tsr__blas_report_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t tsr__blas_report_lock;
+
+static void tsr__blas_report_lock_take(void) {
+  pthread_mutex_lock(&tsr__blas_report_lock);
+}
+static void tsr__blas_report_lock_drop(void) {
+  pthread_mutex_unlock(&tsr__blas_report_lock);
+}
+static void tsr__blas_report_init(void) {
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&tsr__blas_report_lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+  pthread_atfork(tsr__blas_report_lock_take, tsr__blas_report_lock_drop,
+                 tsr__blas_report_lock_drop);
+}
+
+/* The report itself, under the lock with RowMajorStrg set. */
+static void tsr__blas_cblas_report(int row, int info, const char *rout, const char *form,
+                                   int value) {
   if (cblas_xerbla != NULL) {
     if (form[0] != '\0')
       cblas_xerbla(info, rout, form, value);
@@ -48,7 +78,7 @@ void tsr__blas_cblas_xerbla(int info, const char *rout, const char *form, int va
   }
   /* The reference mapping: a row-major GEMM reports the positions of the column-major call
      it makes, with A and B (and M and N) swapped; swap them back. */
-  if (RowMajorStrg && strstr(rout, "gemm") != NULL) {
+  if (row && strstr(rout, "gemm") != NULL) {
     if (info == 4)
       info = 5;
     else if (info == 5)
@@ -60,4 +90,13 @@ void tsr__blas_cblas_xerbla(int info, const char *rout, const char *form, int va
   }
   fprintf(stderr, "Parameter %d to routine %s was incorrect\n", info, rout);
   if (form[0] != '\0') fprintf(stderr, form, value);
+}
+
+void tsr__blas_cblas_xerbla(int row, int info, const char *rout, const char *form, int value) {
+  pthread_once(&tsr__blas_report_once, tsr__blas_report_init);
+  tsr__blas_report_lock_take();
+  RowMajorStrg = row;
+  tsr__blas_cblas_report(row, info, rout, form, value);
+  RowMajorStrg = 0; /* as the reference leaves it after every call */
+  tsr__blas_report_lock_drop();
 }
