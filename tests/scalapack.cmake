@@ -61,6 +61,32 @@ if(TSR_SCALAPACK_LIBRARY)
   set_tests_properties(scalapack_report_targets PROPERTIES LABELS "mpi;scalapack" TIMEOUT 300
                        ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS 2
                        RESOURCE_LOCK ${TSR_MPI_LOCK})
+  # Rank-identical replicated results (issue 48): each rank runs the CPU GEMM with its own
+  # kernel, k block and thread count; every replicated element of C must have the same bits on
+  # every rank that holds it, on the path the rule picks and on each path forced.
+  add_executable(test_rank_identical scalapack/test_rank_identical.c)
+  target_link_libraries(test_rank_identical PRIVATE tsr_test_common tessera_scalapack
+                        ${TSR_SCALAPACK_LIBRARY} MPI::MPI_C m)
+  if(TSR_HAVE_OPENMP)
+    target_link_libraries(test_rank_identical PRIVATE OpenMP::OpenMP_C)
+  endif()
+  foreach(np 2 4)
+    add_test(NAME scalapack_rank_identical_np${np}
+             COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                     --oversubscribe $<TARGET_FILE:test_rank_identical>)
+    set_tests_properties(scalapack_rank_identical_np${np} PROPERTIES LABELS "mpi;scalapack"
+                         TIMEOUT 180 ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
+                         RESOURCE_LOCK ${TSR_MPI_LOCK})
+  endforeach()
+  foreach(path direct redistribute)
+    add_test(NAME scalapack_rank_identical_np4_${path}
+             COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4
+                     --oversubscribe -x TSR_SCALAPACK_PATH=${path}
+                     $<TARGET_FILE:test_rank_identical>)
+    set_tests_properties(scalapack_rank_identical_np4_${path} PROPERTIES
+                         LABELS "mpi;scalapack" TIMEOUT 180 ENVIRONMENT "${TSR_MPI_TEST_ENV}"
+                         PROCESSORS 4 RESOURCE_LOCK ${TSR_MPI_LOCK})
+  endforeach()
 endif()
 
 # The testers are not instrumented: under the sanitizers they are left out (as for the BLAS
