@@ -671,7 +671,8 @@ typedef struct tsr_dist_binding {
  * ::tsr_dist_binding). Sets nothing: the caller applies `threads` (e.g. omp_set_num_threads)
  * and reports `advice`. Collective over `comm` (it splits it by node).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (out); ::TSR_ERR_INVALID_ARGUMENT (comm is
- *         MPI_COMM_NULL); ::TSR_ERR_MPI (the node split failed).
+ *         MPI_COMM_NULL, or MPI is not initialized or already finalized: found before any MPI
+ *         call); ::TSR_ERR_MPI (the node split failed).
  */
 TSR_API tsr_status tsr_dist_binding_get(MPI_Comm comm, tsr_dist_binding *out);
 
