@@ -345,7 +345,8 @@ s.tsv_row(sys.argv[2], step="anchor", case="cuBLAS", status="skipped: no GPU")' 
       LD_LIBRARY_PATH="$GS_LDPATH0" "$GS_TORCH" "$helper" anchor-torch --sizes "$sizes" \
       --reps 7 --tsv "$GS_OUT/results.tsv" --md "$GS_WORK/md.$GS_STEP_IDX"
   fi
-  if [ -z "$GS_TORCH" ] || [ "$SUB_RC" -ne 0 ]; then
+  # bench_gpu without PyTorch, or when it failed (10: it measured, but f32 looked like TF32).
+  if [ -z "$GS_TORCH" ] || { [ "$SUB_RC" -ne 0 ] && [ "$SUB_RC" -ne 10 ]; }; then
     [ -n "$GS_TORCH" ] && extra_note="PyTorch failed: bench_gpu instead"
     [ -x "$GS_BUILD/bench/bench_gpu" ] ||
       sub build_bench_gpu 120 cmake --build "$GS_BUILD" -j "$TSR_JOBS" --target bench_gpu
