@@ -65,7 +65,10 @@ elif [ ! -f /usr/share/lmod/lmod/init/bash ]; then
 elif ! command -v mpicc >/dev/null 2>&1; then
   echo "packaging: EasyBuild test skipped: no mpicc (Debian package libopenmpi-dev)"
 else
-  tarball=$(ls "$pkg_dir"/release/out/tessera-*.tar.gz 2>/dev/null | head -n 1)
+  tarball=""
+  for f in "$pkg_dir"/release/out/tessera-*.tar.gz; do
+    [ -f "$f" ] && tarball=$f
+  done
   if [ -z "$tarball" ]; then
     echo "packaging: EasyBuild test skipped: no release tarball (the release test failed)"
   elif ! PATH=$venv/bin:$PATH "$pkg_tests/easybuild_install.sh" "$TSR_ROOT" "$pkg_dir/easybuild" \
