@@ -250,6 +250,11 @@ finish_step() {
 }
 
 md() { cat >>"$GS_WORK/md.$GS_STEP_IDX"; }
+status_of() {
+  case $1 in
+    0) echo passed ;; 124 | 137) echo "timed out" ;; 125) echo "not run" ;; *) echo "FAILED (exit $1)" ;;
+  esac
+}
 need_cli() {
   [ -x "$GS_CLI" ] && return 0
   skip_reason="no tessera-gemm at $GS_CLI (step 1 failed)"
@@ -286,7 +291,7 @@ step_build() {
     fi
     command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
     sub configure 120 cmake -S "$root" -B "$GS_BUILD" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
-      -DTESSERA_BUILD_EXAMPLES=OFF "${args[@]}"
+      "${args[@]}"
     echo "- configured $GS_BUILD in $SUB_SECS s: ${args[*]}" | md
   fi
   [ "$GS_DEVICE" = cuda ] && [ -z "$GS_TORCH" ] && targets+=(bench_gpu)
@@ -344,6 +349,8 @@ s.tsv_row(sys.argv[2], step="anchor", case="cuBLAS", status="skipped: no GPU")' 
     sub torch 90 env PYTHONUNBUFFERED=1 PATH="$GS_PATH0" \
       LD_LIBRARY_PATH="$GS_LDPATH0" "$GS_TORCH" "$helper" anchor-torch --sizes "$sizes" \
       --reps 7 --tsv "$GS_OUT/results.tsv" --md "$GS_WORK/md.$GS_STEP_IDX"
+    [ "$SUB_RC" -eq 0 ] ||
+      echo "PyTorch: $(status_of "$SUB_RC"): $(tail -n 1 "$SUB_LOG" 2>/dev/null)" | md
   fi
   # bench_gpu without PyTorch, or when it failed (10: it measured, but f32 looked like TF32).
   if [ -z "$GS_TORCH" ] || { [ "$SUB_RC" -ne 0 ] && [ "$SUB_RC" -ne 10 ]; }; then
@@ -351,10 +358,13 @@ s.tsv_row(sys.argv[2], step="anchor", case="cuBLAS", status="skipped: no GPU")' 
     [ -x "$GS_BUILD/bench/bench_gpu" ] ||
       sub build_bench_gpu 120 cmake --build "$GS_BUILD" -j "$TSR_JOBS" --target bench_gpu
     rm -f "$json"
-    sub bench_gpu 120 "$GS_BUILD/bench/bench_gpu" --sizes "$sizes" \
-      --reps 3 --no-skinny --bw-log2 20 --json "$json" &&
+    if sub bench_gpu 120 "$GS_BUILD/bench/bench_gpu" --sizes "$sizes" --reps 3 --no-skinny \
+      --bw-log2 20 --json "$json"; then
       pyrun "$GS_PY" "$helper" anchor-bench "$json" --tsv "$GS_OUT/results.tsv" \
         --md "$GS_WORK/md.$GS_STEP_IDX"
+    else
+      echo "bench_gpu: $(status_of "$SUB_RC"): $(tail -n 1 "$SUB_LOG" 2>/dev/null)" | md
+    fi
   fi
   pyrun "$GS_PY" "$helper" ratios --tsv "$GS_OUT/results.tsv" --md "$GS_WORK/md.$GS_STEP_IDX"
 }
