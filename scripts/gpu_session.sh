@@ -497,6 +497,7 @@ print(" ".join(sorted(out & known)))' "$list" "$GS_BUILD" "$GS_WORK/targets.txt"
   sub ctest 900 env "${envs[@]}" sh -c 'cd "$0" && exec "$@"' "$GS_BUILD" \
     ctest --output-on-failure -j "$jobs" --timeout "$t" --stop-time "$stop" "${sel[@]}"
   log=$SUB_LOG
+  [ "$SUB_RC" -eq 125 ] && echo "- ctest not run: the step's budget went to building the test programs" | md
   {
     echo
     grep -E 'tests passed|No tests were found' "$log" | tail -1 | sed 's/^/- /'
@@ -527,7 +528,7 @@ if [ "${1:-}" = __step ]; then # a step, started by the session below
   echo "== step $2 $3: budget $((GS_STEP_END - $(now))) s, until $(date -d "@$GS_STEP_END" '+%H:%M:%S')"
   "step_$3"
   finish_step
-  echo "== step $2 $3: $(tr '\t' ':' <"$GS_WORK/state/result.$2")"
+  echo "== step $2 $3: $(sed 's/\t/: /' "$GS_WORK/state/result.$2")"
   compose
   exit 0
 fi
