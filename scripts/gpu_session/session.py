@@ -194,11 +194,12 @@ def cmd_anchor_torch(a):
             gf = 2.0 * n ** 3 / med / 1e9
             check = "-"
             if name == "f32" and n == int(a.sizes.split(",")[0]):
-                # TF32 would give ~3e-4 here; true f32 products land near 1e-6.
+                # TF32 (10-bit mantissa) gives ~3e-4 here; f32 products at k = 8192 land
+                # between 1e-6 and 1e-5 (u sqrt(k) = 5e-6): 1e-4 tells them apart.
                 ref = x.double() @ y.double()
                 rel = float(torch.linalg.norm(z.double() - ref) / torch.linalg.norm(ref))
-                check = "rel err %.2e vs f64%s" % (rel, "" if rel < 1e-5 else " (TF32?)")
-                bad += rel >= 1e-5
+                check = "rel err %.2e vs f64%s" % (rel, "" if rel < 1e-4 else " (TF32?)")
+                bad += rel >= 1e-4
                 del ref
             spread = "%.4f-%.4f s" % (times[0], times[-1])
             print("torch %s %d: median %.4f s (%s, %d reps), %.1f GFLOP/s %s"
