@@ -13,9 +13,10 @@
 #   5 npy      products of real .npy inputs (data/, shared/data/ and /work/shared/data when
 #              present: X X^T and X^T X) and generated ones (C and Fortran order, big-endian,
 #              transposes, alpha/beta with C, 1/2/4 ranks, auto/native/vendor), each output
-#              checked elementwise against NumPy's float64 product (|C - R| <= 2 k u |A||B|
-#              + u |R|); without NumPy, a pure-Python float64 product (small cases) or the
-#              job's own float64 verification, and the summary says which
+#              checked against NumPy's float64 product R (elementwise |C - R| <= 2 k u |A||B|
+#              + u |R|, and ||C - R||_F <= 3 u sqrt(k) || |A||B| ||_F: catches TF32);
+#              without NumPy, a pure-Python float64 product (small cases) or the job's own
+#              float64 verification, and the summary says which
 #   6 tests    the CUDA tests: ctest -L cuda -LE gpu_large on the same build (their programs
 #              built first), with the list of failures and of tests the budget left unrun
 #
@@ -404,7 +405,7 @@ step_npy() {
   seed=$(( $(od -An -N4 -tu4 /dev/urandom | tr -d ' ') % 1000000 ))
   printf '## 5. Real inputs against a float64 reference (seed %s)\n\n' "$seed" | md
   if pyrun "$GS_PY" -c 'import numpy' 2>/dev/null; then
-    echo "Reference: NumPy's float64 product of the same inputs ($GS_PY); bound |C - R| <= 2 k u (|alpha| |op A| |op B| + |beta| |C0|) + u |R| elementwise, NaN never passes." | md
+    echo "Reference: NumPy's float64 product of the same inputs ($GS_PY). With M = |alpha| |op A| |op B| + |beta| |C0| and u the dtype's unit roundoff, a product passes when |C - R| <= 2 k u M + u |R| elementwise (the worst case) and ||C - R||_F <= 3 u sqrt(k) ||M||_F (catches lower precision, TF32 say); NaN never passes." | md
   else
     echo "No NumPy here ($GS_PY): generated inputs are small, written by pure Python, and checked against a pure-Python float64 product; real inputs too large for it rely on the job's own float64 verification (said per case)." | md
   fi
