@@ -52,15 +52,41 @@
  *   --best     report each implementation's fastest repetition instead of the median
  *   --trans    the transposes of op(A) and op(B) for every case (default NN)
  *   --beta     beta of every call (default 0: C is not read)
+ *   --alpha    alpha of every call (default 1; HPL's trailing update: -1)
+ *   --layout   row (default) or col: the storage order of A, B and C. col calls the CBLAS
+ *              libraries with CblasColMajor, as Fortran programs (dgemm_) and HPL/HPCC do; the
+ *              native entry, row-major, runs the same product as C^T = op(B)^T op(A)^T
+ *   --ld       leading dimension of A, B and C of at least this (default: the matrices' own):
+ *              submatrices of a larger matrix, e.g. HPL's trailing update (lda = ldc = N)
+ *   --misalign each operand starts this many bytes past a 64-byte boundary (default 0; glibc
+ *              malloc's large blocks, as HPCC's operands: 16)
+ *   --procs    P processes at once (default 1), each with its own operands, every timed call
+ *              started together (a process-shared barrier): HPCC's StarDGEMM (every rank
+ *              multiplies on its own core); a figure is the mean of the processes' rates in a
+ *              repetition (StarDGEMM's average), then the median (or best) over repetitions
+ *   --pin      with --procs, pins process p to CPU p (as mpirun binds ranks to cores)
+ *   --check    before timing a case, runs every implementation once on C = 0 and compares
+ *              its C with the native entry's (fails on a difference over 1e-4 / 1e-12 of the
+ *              largest element, f32 / f64): the layouts, leading dimensions and scalars reach
+ *              every library alike
  *   --anchors  comma list of openblas,blis,scipy_openblas (default: all present)
  *   --json     output file (default bench_gemm.json)
  */
+/* sched_setaffinity (--pin). */
+#define _GNU_SOURCE 1
+
 #include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <omp.h>
 
@@ -71,7 +97,7 @@
 
 /* ---------------------------------------------------------------- anchors ------------- */
 
-enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_COL_MAJOR = 102, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
 typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int, const float *,
                          int, float, float *, int);
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *,
@@ -204,9 +230,80 @@ typedef struct bench_ctx {
   tsr_dtype dtype;
   bench_case cs;
   void *a, *b, *c;
-  double beta;
+  double alpha, beta;
+  int col;                /* column-major operands (--layout col) */
+  int64_t lda, ldb, ldc;  /* in the layout's sense */
   int calls; /* calls per timed run (a batch for small cases) */
 } bench_ctx;
+
+/* ---------------------------------------------------------------- processes at once ---- */
+
+/* --procs: the processes' shared state. Every timed call starts at the barrier; each process
+   leaves its times in its row, rank 0 reads them all after the case's last barrier. */
+enum { MAXPROCS = 8, MAXREPS = 64 };
+typedef struct bench_shared {
+  pthread_barrier_t bar;
+  pid_t pids[MAXPROCS];
+  double times[MAXPROCS][NIMPL][MAXREPS], ctimes[MAXPROCS][NIMPL][MAXREPS];
+} bench_shared;
+static bench_shared *shared;
+static int nprocs = 1, rank;
+
+static void procs_sync(void) {
+  if (nprocs > 1) pthread_barrier_wait(&shared->bar);
+}
+
+/* A failure in one process would leave the others at the barrier: end them all. */
+static void procs_abort(void) {
+  if (nprocs <= 1) return;
+  for (int p = 0; p < nprocs; ++p)
+    if (shared->pids[p] > 0 && shared->pids[p] != getpid()) kill(shared->pids[p], SIGTERM);
+  _exit(1);
+}
+
+/* Forks nprocs - 1 copies of this process (ranks 1..); only rank 0 prints. */
+static int procs_start(int pin) {
+  if (nprocs <= 1) return 0;
+  shared = mmap(NULL, sizeof *shared, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) return -1;
+  pthread_barrierattr_t at;
+  pthread_barrierattr_init(&at);
+  pthread_barrierattr_setpshared(&at, PTHREAD_PROCESS_SHARED);
+  if (pthread_barrier_init(&shared->bar, &at, (unsigned)nprocs) != 0) return -1;
+  shared->pids[0] = getpid();
+  fflush(stdout);
+  for (int p = 1; p < nprocs; ++p) {
+    const pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+      rank = p;
+      if (!freopen("/dev/null", "w", stdout)) return -1;
+      break;
+    }
+    shared->pids[p] = pid;
+  }
+  if (pin) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(rank % CPU_SETSIZE, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) perror("bench_gemm: --pin");
+  }
+  return 0;
+}
+
+/* Rank 0, after a case: each repetition's time becomes the one of the processes' mean rate
+   (flop / mean of flop / t_p), HPCC StarDGEMM's average. */
+static void procs_gather(int impl, int reps, double flop, double *times, double *ctimes) {
+  for (int r = 0; r < reps; ++r) {
+    double rate = 0, crate = 0;
+    for (int p = 0; p < nprocs; ++p) {
+      rate += flop / shared->times[p][impl][r];
+      crate += flop / shared->ctimes[p][impl][r];
+    }
+    times[r] = flop / (rate / nprocs);
+    ctimes[r] = flop / (crate / nprocs);
+  }
+}
 
 static void pause_ms(int ms) {
   if (ms <= 0) return;
@@ -264,25 +361,36 @@ static double cpu_s(void) {
  *cpu), or -1 on failure. */
 static double run_once(const bench_ctx *x, int impl, double *cpu) {
   const int m = (int)x->cs.m, n = (int)x->cs.n, k = (int)x->cs.k;
-  const int lda = x->cs.ta ? m : k, ldb = x->cs.tb ? k : n;
+  const int lda = (int)x->lda, ldb = (int)x->ldb, ldc = (int)x->ldc;
+  const int layout = x->col ? CBLAS_COL_MAJOR : CBLAS_ROW_MAJOR;
   const int ta = x->cs.ta ? CBLAS_TRANS : CBLAS_NO_TRANS,
             tb = x->cs.tb ? CBLAS_TRANS : CBLAS_NO_TRANS;
-  const tsr__gemm_args g = {.dtype = x->dtype,
+  tsr__gemm_args g = {.dtype = x->dtype,
                             .trans_a = x->cs.ta != 0,
                             .trans_b = x->cs.tb != 0,
                             .m = m,
                             .n = n,
                             .k = k,
-                            .alpha = 1.0,
+                            .alpha = x->alpha,
                             .beta = x->beta,
                             .a = x->a,
                             .lda = lda,
                             .b = x->b,
                             .ldb = ldb,
                             .c = x->c,
-                            .ldc = n,
+                            .ldc = ldc,
                             .path = TSR_GEMM_NATIVE,
                             .tuning = tuning_passed ? &tuning : NULL};
+  if (x->col) { /* the native entry is row-major: C^T = op(B)^T op(A)^T */
+    g.m = n;
+    g.n = m;
+    g.a = x->b;
+    g.lda = ldb;
+    g.trans_a = x->cs.tb != 0;
+    g.b = x->a;
+    g.ldb = lda;
+    g.trans_b = x->cs.ta != 0;
+  }
   sgemm_fn sg = impl == IMPL_CBLAS     ? cblas_s
                 : impl >= IMPL_ANCHOR0 ? anchors[impl - IMPL_ANCHOR0].sgemm
                                        : NULL;
@@ -295,14 +403,54 @@ static double run_once(const bench_ctx *x, int impl, double *cpu) {
     if (impl < IMPL_CBLAS) {
       if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
     } else if (x->dtype == TSR_F32) {
-      sg(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0f, x->a, lda, x->b, ldb, (float)x->beta, x->c, n);
+      sg(layout, ta, tb, m, n, k, (float)x->alpha, x->a, lda, x->b, ldb, (float)x->beta, x->c,
+         ldc);
     } else {
-      dg(CBLAS_ROW_MAJOR, ta, tb, m, n, k, 1.0, x->a, lda, x->b, ldb, x->beta, x->c, n);
+      dg(layout, ta, tb, m, n, k, x->alpha, x->a, lda, x->b, ldb, x->beta, x->c, ldc);
     }
   }
   const double t1 = now_s();
   *cpu = (cpu_s() - c0) / x->calls;
   return (t1 - t0) / x->calls;
+}
+
+/* --check: every implementation's C (from C = 0) against the first one's; 0 when they agree. */
+static int check_case(bench_ctx *x, const int *impls, int nimpl, size_t nc, size_t es) {
+  char *ref = malloc(nc * es);
+  double csec, worst = 0;
+  int bad = 0;
+  if (!ref) return 1;
+  for (int q = 0; q < nimpl && !bad; ++q) {
+    if (impls[q] <= IMPL_CBLAS) use_wisdom(impls[q] == IMPL_WISDOM);
+    set_threads(impls[q], 1);
+    memset(x->c, 0, nc * es);
+    const int calls = x->calls;
+    x->calls = 1;
+    bad = run_once(x, impls[q], &csec) < 0;
+    x->calls = calls;
+    if (q == 0) {
+      memcpy(ref, x->c, nc * es);
+      continue;
+    }
+    double dmax = 0, rmax = 0;
+    for (size_t i = 0; i < nc; ++i) {
+      const double r = es == 4 ? ((float *)ref)[i] : ((double *)ref)[i];
+      const double v = es == 4 ? ((float *)x->c)[i] : ((double *)x->c)[i];
+      if (fabs(r - v) > dmax || isnan(v)) dmax = isnan(v) ? INFINITY : fabs(r - v);
+      if (fabs(r) > rmax) rmax = fabs(r);
+    }
+    const double rel = dmax / (rmax > 0 ? rmax : 1);
+    if (rel > worst) worst = rel;
+    if (rel > (es == 4 ? 1e-4 : 1e-12)) {
+      fprintf(stderr, "check: %s differs from %s by %.3g of the largest element\n",
+              impl_name(impls[q]), impl_name(impls[0]), rel);
+      bad = 1;
+    }
+  }
+  if (!bad) printf("check: %d implementations agree (largest difference %.3g)\n", nimpl, worst);
+  memset(x->c, 0, nc * es);
+  free(ref);
+  return bad;
 }
 
 typedef struct bench_result {
@@ -335,7 +483,9 @@ int main(int argc, char **argv) {
   int nsizes = 7, nthreads = 2, nextra = 0, reps_opt = 0, tall = 1, pause = 250, cold = 0, best = 0;
   int dt_s = 1, dt_d = 1;
   int trans[4] = {0}, ntrans = 0; /* 2 * ta + tb */
-  double beta = 0.0;
+  double beta = 0.0, alpha = 1.0;
+  int col = 0, pin = 0, misalign = 0, check = 0;
+  int64_t ldmin = 0;
   const char *json = "bench_gemm.json", *anchor_list = NULL;
   for (int i = 1; i < argc; ++i) {
     const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -377,6 +527,27 @@ int main(int argc, char **argv) {
       cold = 1;
     else if (strcmp(o, "--best") == 0)
       best = 1;
+    else if (strcmp(o, "--pin") == 0)
+      pin = 1;
+    else if (strcmp(o, "--check") == 0)
+      check = 1;
+    else if (strcmp(o, "--layout") == 0 && v && (!strcmp(v, "row") || !strcmp(v, "col")))
+      col = strcmp(v, "col") == 0, ++i;
+    else if (strcmp(o, "--ld") == 0 && v && atoll(v) > 0)
+      ldmin = atoll(v), ++i;
+    else if (strcmp(o, "--misalign") == 0 && v && atoi(v) >= 0 && atoi(v) < 64)
+      misalign = atoi(v), ++i;
+    else if (strcmp(o, "--procs") == 0 && v && atoi(v) >= 1 && atoi(v) <= MAXPROCS)
+      nprocs = atoi(v), ++i;
+    else if (strcmp(o, "--alpha") == 0 && v) {
+      char *end = NULL;
+      alpha = strtod(v, &end);
+      if (end == v || *end != '\0' || !isfinite(alpha)) {
+        fprintf(stderr, "%s: --alpha wants a finite number, not '%s'\n", argv[0], v);
+        return 2;
+      }
+      ++i;
+    }
     else if (strcmp(o, "--beta") == 0 && v) {
       char *end = NULL;
       beta = strtod(v, &end);
@@ -389,6 +560,7 @@ int main(int argc, char **argv) {
       fprintf(stderr,
               "usage: %s [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2] "
               "[--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--best] [--beta X] "
+              "[--alpha X] [--layout row|col] [--ld N] [--misalign BYTES] [--procs P] [--pin] [--check] "
               "[--trans NN,NT,TN,TT] [--anchors openblas,blis,scipy_openblas] "
               "[--json FILE]\n",
               argv[0]);
@@ -396,6 +568,10 @@ int main(int argc, char **argv) {
     }
   }
   if (ntrans == 0) ntrans = 1; /* NN */
+  if (procs_start(pin) != 0) {
+    perror("bench_gemm: --procs");
+    return 1;
+  }
   const int show_trans = ntrans > 1 || trans[0] != 0;
   bench_case shapes[40], cases[160];
   int nshapes = 0, ncases = 0;
@@ -425,8 +601,13 @@ int main(int argc, char **argv) {
   }
   tsr_device_props props;
   if (tsr_device_get_props(TSR_CPU, &props) != TSR_OK) snprintf(props.name, sizeof props.name, "?");
-  printf("calls: %s (see the header of bench_gemm.c), pause %d ms, C = A*B + %g*C\n",
-         cold ? "cold, first after the pause" : "warm, after 20 ms of untimed calls", pause, beta);
+  printf("calls: %s (see the header of bench_gemm.c), pause %d ms, C = %g*op(A)*op(B) + %g*C\n",
+         cold ? "cold, first after the pause" : "warm, after 20 ms of untimed calls", pause, alpha,
+         beta);
+  printf("operands: %s-major, leading dimensions %s%lld, %d bytes past a 64-byte boundary; "
+         "%d process(es) at once%s\n",
+         col ? "column" : "row", ldmin ? "at least " : "the matrices' own", (long long)ldmin,
+         misalign, nprocs, nprocs > 1 ? (pin ? ", pinned to CPUs 0.." : ", not pinned") : "");
   printf("CPU: %s (registry: %s); load average: %s; omp_get_max_threads()=%d\n", props.name,
          tsr__gemm_uarch_name(), loadavg, omp_get_max_threads());
   for (int i = 0; i < NANCHORS; ++i) {
@@ -472,12 +653,26 @@ int main(int argc, char **argv) {
     const size_t es = dtype == TSR_F32 ? 4 : 8;
     for (int ci = 0; ci < ncases && rc == 0; ++ci) {
       const bench_case cs = cases[ci];
-      bench_ctx x = {.dtype = dtype, .cs = cs, .beta = beta, .calls = 1};
-      const size_t na = (size_t)(cs.m * cs.k), nb = (size_t)(cs.k * cs.n),
-                   nc = (size_t)(cs.m * cs.n);
-      x.a = aligned_alloc(64, (na * es + 63) / 64 * 64);
-      x.b = aligned_alloc(64, (nb * es + 63) / 64 * 64);
-      x.c = aligned_alloc(64, (nc * es + 63) / 64 * 64);
+      bench_ctx x = {
+          .dtype = dtype, .cs = cs, .alpha = alpha, .beta = beta, .col = col, .calls = 1};
+      /* A stored matrix is `lines` lines of ld elements (rows in row-major, columns in
+         column-major); stored A is ra x ca, B rb x cb. */
+      const int64_t ra = cs.ta ? cs.k : cs.m, ca = cs.ta ? cs.m : cs.k;
+      const int64_t rb = cs.tb ? cs.n : cs.k, cb = cs.tb ? cs.k : cs.n;
+      x.lda = col ? ra : ca;
+      x.ldb = col ? rb : cb;
+      x.ldc = col ? cs.m : cs.n;
+      if (x.lda < ldmin) x.lda = ldmin;
+      if (x.ldb < ldmin) x.ldb = ldmin;
+      if (x.ldc < ldmin) x.ldc = ldmin;
+      const size_t na = (size_t)((col ? ca : ra) * x.lda), nb = (size_t)((col ? cb : rb) * x.ldb),
+                   nc = (size_t)((col ? cs.n : cs.m) * x.ldc);
+      char *abase = aligned_alloc(64, (na * es + (size_t)misalign + 63) / 64 * 64);
+      char *bbase = aligned_alloc(64, (nb * es + (size_t)misalign + 63) / 64 * 64);
+      char *cbase = aligned_alloc(64, (nc * es + (size_t)misalign + 63) / 64 * 64);
+      x.a = abase ? abase + misalign : NULL;
+      x.b = bbase ? bbase + misalign : NULL;
+      x.c = cbase ? cbase + misalign : NULL;
       if (!x.a || !x.b || !x.c) {
         fprintf(stderr, "out of memory for %lldx%lldx%lld\n", (long long)cs.m, (long long)cs.n,
                 (long long)cs.k);
@@ -499,7 +694,7 @@ int main(int argc, char **argv) {
       const double flop = 2.0 * (double)cs.m * (double)cs.n * (double)cs.k;
       if (flop < 4e6) x.calls = (int)ceil(4e6 / flop);
       int reps = reps_opt > 0 ? reps_opt : flop <= 2.0 * 2048 * 2048 * 2048 ? 7 : 3;
-      if (reps > 64) reps = 64;
+      if (reps > MAXREPS) reps = MAXREPS;
       for (int ti = 0; ti < nthreads && rc == 0; ++ti) {
         const int t = (int)threads[ti];
         double times[NIMPL][64], ctimes[NIMPL][64];
@@ -509,12 +704,18 @@ int main(int argc, char **argv) {
         if (cblas_s) impls[nimpl++] = IMPL_CBLAS;
         for (int i = 0; i < NANCHORS; ++i)
           if (anchors[i].present) impls[nimpl++] = IMPL_ANCHOR0 + i;
+        if (check && ti == 0 && check_case(&x, impls, nimpl, nc, es) != 0) {
+          rc = 1;
+          procs_abort();
+          break;
+        }
         /* Warm-up (caches, packing buffers, thread pools), then interleaved repetitions. */
         for (int r = -1; r < reps && rc == 0; ++r)
           for (int q = 0; q < nimpl && rc == 0; ++q) {
             if (impls[q] <= IMPL_CBLAS) use_wisdom(impls[q] == IMPL_WISDOM);
             set_threads(impls[q], t);
             double csec = 0;
+            procs_sync(); /* --procs: the processes' warm-up and timed calls start together */
             /* Warm: untimed calls for at least 20 ms (threads awake, clocks up). */
             for (double warm = 0; !cold && flop < 1e10 && warm < 0.02 && rc == 0;) {
               const double w = run_once(&x, impls[q], &csec);
@@ -524,18 +725,28 @@ int main(int argc, char **argv) {
               }
               warm += w * x.calls;
             }
+            procs_sync();
             const double sec = run_once(&x, impls[q], &csec);
             if (sec < 0) {
               fprintf(stderr, "gemm failed: %s\n", tsr_last_error());
               rc = 1;
             }
+            if (rc) procs_abort();
             if (r >= 0) {
               times[impls[q]][r] = sec;
               ctimes[impls[q]][r] = csec;
+              if (nprocs > 1) {
+                shared->times[rank][impls[q]][r] = sec;
+                shared->ctimes[rank][impls[q]][r] = csec;
+              }
             }
             pause_ms(pause);
           }
         if (rc) break;
+        procs_sync(); /* every process's times are in `shared` */
+        if (rank > 0) continue;
+        for (int q = 0; nprocs > 1 && q < nimpl; ++q)
+          procs_gather(impls[q], reps, flop, times[impls[q]], ctimes[impls[q]]);
         bench_result *br = &res[nres++];
         br->dtype = dtype == TSR_F32 ? "f32" : "f64";
         br->threads = t;
@@ -576,11 +787,16 @@ int main(int argc, char **argv) {
         printf("\n");
         fflush(stdout);
       }
-      free(x.a);
-      free(x.b);
-      free(x.c);
+      free(abase);
+      free(bbase);
+      free(cbase);
     }
   }
+  if (rank > 0) { /* a --procs copy: rank 0 reports */
+    free(res);
+    return rc;
+  }
+  for (int p = 1; p < nprocs; ++p) waitpid(shared->pids[p], NULL, 0);
 
   bench_out out;
   FILE *f = bench_out_open(&out);
@@ -611,6 +827,11 @@ int main(int argc, char **argv) {
   fprintf(f, "\n  ],\n  \"loadavg_at_start\": \"%s\",\n  \"unit\": \"GFLOP/s\",\n", loadavg);
   fprintf(f, "  \"calls\": \"%s\",\n  \"pause_ms\": %d,\n  \"beta\": %.17g,\n",
           cold ? "cold" : "warm", pause, beta);
+  fprintf(f,
+          "  \"alpha\": %.17g,\n  \"layout\": \"%s\",\n  \"ld_min\": %lld,\n  \"misalign\": %d,\n"
+          "  \"procs\": %d,\n  \"pinned\": %s,\n",
+          alpha, col ? "col" : "row", (long long)ldmin, misalign, nprocs,
+          nprocs > 1 && pin ? "true" : "false");
   fprintf(f, "  \"statistic\": \"%s\",\n", best ? "best" : "median");
   fprintf(f, "  \"results\": [\n");
   for (int r = 0; r < nres; ++r) {
