@@ -8,6 +8,13 @@ if(TARGET tessera_scalapack)
     target_link_libraries(bench_pdgemm PRIVATE ${TSR_BENCH_SCALAPACK} MPI::MPI_C ${CMAKE_DL_LIBS})
     target_compile_options(bench_pdgemm PRIVATE -Wall -Wextra)
     add_dependencies(bench_pdgemm tessera_scalapack)
+    # Per-call PDGEMM (bench/run_pdgemm_calls.sh): the small and odd calls of ScaLAPACK's own
+    # routines, across sizes and block sizes.
+    add_executable(bench_pdgemm_calls ${CMAKE_CURRENT_LIST_DIR}/bench_pdgemm_calls.c)
+    target_link_libraries(bench_pdgemm_calls PRIVATE ${TSR_BENCH_SCALAPACK} MPI::MPI_C
+                          ${CMAKE_DL_LIBS})
+    target_compile_options(bench_pdgemm_calls PRIVATE -Wall -Wextra)
+    add_dependencies(bench_pdgemm_calls tessera_scalapack)
   else()
     message(STATUS "bench_pdgemm: ScaLAPACK not found: not built")
   endif()

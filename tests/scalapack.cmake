@@ -7,8 +7,9 @@
 #  - scalapack_pblas_{d,s}_{general,sources}: Debian's PBLAS testers (dpb3tst, spb3tst) with
 #    the library preloaded, over our input files (tests/scalapack/pdblas3_*.dat), error exits
 #    on; every test and error exit must pass and the library's report must show every call.
-#  - scalapack_{xdlu,xdqr,xdllt,xdinv}: ScaLAPACK's own testers without and with the library
-#    preloaded must give the same counts. Debian's LLT.dat hangs in PDPORFS with 4 ranks even
+#  - scalapack_{xdlu,xdqr,xdllt,xdinv,xdhrd,xdbrd,xdtrd}: ScaLAPACK's own testers without and
+#    with the library preloaded must give the same counts (the reductions xdhrd, xdbrd, xdtrd
+#    make thousands of small pdgemm_ calls on submatrices). Debian's LLT.dat hangs in PDPORFS with 4 ranks even
 #    without the library, so LLT runs our tests/scalapack/LLT.dat (iterative refinement off).
 # scripts/test.sh installs scalapack-mpi-test; without it the tester tests are skipped (77).
 if(NOT TARGET tessera_scalapack)
@@ -115,7 +116,10 @@ endforeach()
 foreach(entry "xdlu|LU.dat|${TSR_SCALAPACK_TESTER_DIR}/LU.dat"
               "xdqr|QR.dat|${TSR_SCALAPACK_TESTER_DIR}/QR.dat"
               "xdllt|LLT.dat|${CMAKE_CURRENT_SOURCE_DIR}/scalapack/LLT.dat"
-              "xdinv|INV.dat|${TSR_SCALAPACK_TESTER_DIR}/INV.dat")
+              "xdinv|INV.dat|${TSR_SCALAPACK_TESTER_DIR}/INV.dat"
+              "xdhrd|HRD.dat|${TSR_SCALAPACK_TESTER_DIR}/HRD.dat"
+              "xdbrd|BRD.dat|${TSR_SCALAPACK_TESTER_DIR}/BRD.dat"
+              "xdtrd|TRD.dat|${TSR_SCALAPACK_TESTER_DIR}/TRD.dat")
   string(REPLACE "|" ";" fields "${entry}")
   list(GET fields 0 tester)
   list(GET fields 1 datname)

@@ -2,56 +2,65 @@
 /*
  * The direct path of libtessera_scalapack: PDGEMM/PSGEMM computed on the caller's own
  * block-cyclic layouts, whatever their block sizes, first blocks, source processes, offsets
- * and transposes, with the communication PBLAS's own PDGEMM makes (broadcasts along process
- * rows and columns, gathers along the process row or column that holds a panel) and nothing
- * else: no agreement, no redistribution, no collective over the whole grid.
+ * and transposes, with the communication PBLAS's own PDGEMM makes (gathers of a panel along
+ * process rows and columns) and nothing else: no agreement, no redistribution, no collective
+ * over the whole grid.
  *
  * The algorithm is SUMMA (van de Geijn and Watts, "SUMMA: Scalable Universal Matrix
  * Multiplication Algorithm", Concurrency: Practice and Experience 9(4), 1997) over general
  * block-cyclic layouts, as PBLAS's PB_CpgemmAB does (Choi, Dongarra, Ostrouchov, Petitet,
  * Walker, Whaley, "A proposal for a set of parallel basic linear algebra subprograms", LAPACK
- * Working Note 100): k runs in steps that stay inside one block of A's k index and one of
- * B's; for each step, each operand's panel (M x kb of op(A), kb x N of op(B)) is brought to
- * the processes of C that need its rows (columns) by one of three modes, decided from the
- * descriptors alone so every process decides alike:
+ * Working Note 100): k runs in panels of up to TSR__PD_KW, across as many blocks and owners
+ * as they span (so a call with small blocks makes as few messages as one with large ones).
+ * For each panel, each operand (M x kb of op(A), kb x N of op(B); t below is its long index,
+ * M or N) is brought to the processes of C that need its rows (columns):
  *
- *  - part:  the panel's long index (M of A, N of B) is distributed over the same grid
- *           dimension as C's and every index has the same owner as in C (or is held by every
- *           process): the process row or column holding the step broadcasts to each of its
- *           peers exactly the part that peer needs (SUMMA's broadcast);
- *  - full:  the long index is held whole by the holding processes, but C distributes it
- *           over the other grid dimension (a transposed operand) or replicates it: the whole
- *           panel is broadcast and every process takes its part;
- *  - gathered: otherwise the holders first gather the panel along their process row or
- *           column (MPI_Allgatherv), then broadcast it whole.
+ *  1. along k: the processes that share this process's rows of the operand as stored gather
+ *     their columns of the panel (MPI_Allgatherv along the process row or column; none when
+ *     every process holds all of k). Each process then has all of the panel for its own t.
+ *  2. along t, only when C's t are not those: when the operand's t are held whole by every
+ *     process (replicated, or one process along them) nothing more is needed; when t is
+ *     distributed as C's (the same owner for every index: SUMMA's usual case) neither; else
+ *     the panel is gathered whole along the other grid dimension (a transposed operand, or
+ *     blocks that do not match C's).
  *
- * The parts of consecutive steps are stacked, and one local GEMM (tsr_gemm_host) multiplies
- * up to TSR__PD_KW of k at a time into this process's part of sub(C).
+ * Every process then takes its part (its t of C, in k order) into a stack, and one local GEMM
+ * (tsr_gemm_host) multiplies the stacks into this process's part of sub(C). A replicated
+ * dimension of C is computed by process row (column) 0 and broadcast to the other copies, so
+ * that every copy has the same bits whatever kernel or threads each process runs.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "scalapack/scalapack_internal.h"
 
-/* Most k of one local GEMM: the stacked parts of this many steps are multiplied at once. */
+/* Most k of one panel, and of one local GEMM. */
 enum { TSR__PD_KW = 256 };
 
-enum { TSR__PD_PART, TSR__PD_FULL, TSR__PD_GATHERED };
+/* Step 2 of a panel: nothing (C's t are this process's t of the operand, or it holds all t),
+   or a gather of the whole panel along t. */
+enum { TSR__PD_OWN, TSR__PD_GATHERED };
 
 /* One operand's panels as C needs them. t is the long index: M of op(A), N of op(B). */
 typedef struct tsr__pd_strip {
-  tsr__bc_dim dl, dk;   /* t and k as stored */
-  const char *data;     /* the local array (column-major, lld) */
+  tsr__bc_dim dl, dk; /* t and k as stored */
+  const char *data;   /* the local array (column-major, lld) */
   int64_t lld;
-  bool t_rows;          /* t runs down the local array (op not transposed for A) */
-  int gl;               /* grid dimension of t as stored: 0 process rows, 1 columns */
-  tsr__bc_dim dt;       /* C's dimension of t */
-  int gt;               /* its grid dimension */
-  int64_t len;          /* M or N */
-  int mode;             /* TSR__PD_PART, _FULL, _GATHERED */
-  int64_t mine;         /* how many t this process holds in C */
-  int64_t *cnt, *first; /* GATHERED: per process along gl, its t count and first local index */
-  char *stack;          /* the stacked parts: mine x TSR__PD_KW, column-major */
+  bool t_rows;        /* t runs down the local array (op not transposed for A) */
+  int gl, gk;         /* grid dimensions of t and k as stored: 0 process rows, 1 columns */
+  tsr__bc_dim dt;     /* C's dimension of t */
+  int gt;             /* its grid dimension */
+  int64_t len;        /* M or N */
+  int mode;           /* TSR__PD_OWN or TSR__PD_GATHERED */
+  int64_t mine;       /* how many t this process holds in C */
+  int64_t rows;       /* how many t this process holds of the operand (len when whole) */
+  int64_t first;      /* the local index of the first of them */
+  int64_t *cnt, *lfirst; /* GATHERED: per process along gl, its t count and first local index */
+  int *counts, *displs;  /* one collective's byte counts and displacements */
+  int64_t *kcnt;         /* per process along gk: its k in the panel */
+  int *kpos;             /* column in the gathered panel of each k of the panel */
+  char *panel;           /* the gathered panel: len x TSR__PD_KW */
+  char *stack;           /* the stacked parts: mine x TSR__PD_KW, column-major */
 } tsr__pd_strip;
 
 /* Whether every process holds all of d (replicated, or a single process along it). */
@@ -82,43 +91,29 @@ static bool tsr__pd_same_owners(const tsr__bc_dim *a, const tsr__bc_dim *b, int6
   return true;
 }
 
-/* How many of [0, len) process p holds along d (all when d is whole). */
-static int64_t tsr__pd_count(const tsr__bc_dim *d, int64_t len, int p) {
+/* How many of [0, len) process p holds along d (all when d is whole), and the first. */
+static int64_t tsr__pd_count(const tsr__bc_dim *d, int64_t len, int p, int64_t *first) {
+  *first = 0;
   if (tsr__pd_whole(d)) return len;
   int64_t c = 0;
   for (int64_t t = 0; t < len;) {
     int64_t e = tsr__pd_min3(len, tsr__bc_next(d, t), INT64_MAX);
-    if (tsr__bc_owner(d, t) == p) c += e - t;
+    if (tsr__bc_owner(d, t) == p) {
+      if (c == 0) *first = t;
+      c += e - t;
+    }
     t = e;
   }
   return c;
 }
 
+/* Whether step 2 is needed: C's t (dimension dt over grid dimension gt) are not this
+   process's t of the operand. Decided from the descriptors: alike on every process. */
 static int tsr__pd_mode(const tsr__bc_dim *dl, int gl, const tsr__bc_dim *dt, int gt,
                         int64_t len) {
-  bool lw = tsr__pd_whole(dl);
-  if (!tsr__pd_whole(dt) && gl == gt && (lw || tsr__pd_same_owners(dl, dt, len)))
-    return TSR__PD_PART;
-  return lw ? TSR__PD_FULL : TSR__PD_GATHERED;
-}
-
-/* The strip of operand x for C's dimension dt; `t_rows`: t runs down x's local rows. */
-static tsr__pd_strip tsr__pd_strip_of(const tsr__bc_matrix *x, bool t_rows, const tsr__bc_dim *dt,
-                                      int gt, int64_t len, int my_t) {
-  tsr__pd_strip s;
-  memset(&s, 0, sizeof s);
-  s.dl = t_rows ? x->row : x->col;
-  s.dk = t_rows ? x->col : x->row;
-  s.data = x->data;
-  s.lld = x->lld;
-  s.t_rows = t_rows;
-  s.gl = t_rows ? 0 : 1;
-  s.dt = *dt;
-  s.gt = gt;
-  s.len = len;
-  s.mode = tsr__pd_mode(&s.dl, s.gl, &s.dt, gt, len);
-  s.mine = tsr__pd_count(&s.dt, len, my_t);
-  return s;
+  if (tsr__pd_whole(dl)) return TSR__PD_OWN;
+  if (!tsr__pd_whole(dt) && gl == gt && tsr__pd_same_owners(dl, dt, len)) return TSR__PD_OWN;
+  return TSR__PD_GATHERED;
 }
 
 /* ---------------------------------------------------------------- copies -------------- */
@@ -136,50 +131,11 @@ static void tsr__pd_copy(char *dst, int64_t ldd, const char *src, int64_t st, in
       memcpy(dst + (size_t)(i + kk * ldd) * es, src + (size_t)(i * st + kk * sk) * es, es);
 }
 
-/* Rows [t, t + rows) of the step at local k index lk, from this process's local array. */
-static void tsr__pd_copy_local(const tsr__pd_strip *s, int64_t t, int64_t rows, int64_t lk,
-                               int64_t kb, char *dst, int64_t ldd, size_t es) {
-  int64_t lt = tsr__bc_local(&s->dl, t);
-  int64_t st = s->t_rows ? 1 : s->lld, sk = s->t_rows ? s->lld : 1;
-  const char *src = s->data + (size_t)(s->t_rows ? lt + lk * s->lld : lk + lt * s->lld) * es;
-  tsr__pd_copy(dst, ldd, src, st, sk, rows, kb, es);
-}
-
-/* This process's part (t owned by my_t in C) of the step into dst (mine x kb, ld mine): from
-   the local array (`from` NULL) or from the whole panel `from` (the FULL or GATHERED format). */
-static void tsr__pd_take_part(const tsr__pd_strip *s, int my_t, int64_t lk, int64_t kb,
-                              const char *from, char *dst, size_t es) {
-  int64_t q = 0;
-  bool by_owner = from != NULL && s->mode == TSR__PD_GATHERED;
-  for (int64_t t = 0; t < s->len;) {
-    int64_t e = tsr__pd_min3(s->len, tsr__pd_next(&s->dt, t),
-                             by_owner ? tsr__bc_next(&s->dl, t) : INT64_MAX);
-    int o = tsr__pd_owner(&s->dt, t);
-    if (o < 0 || o == my_t) {
-      char *d = dst + (size_t)q * es;
-      if (from == NULL) {
-        tsr__pd_copy_local(s, t, e - t, lk, kb, d, s->mine, es);
-      } else if (by_owner) {
-        int p = tsr__bc_owner(&s->dl, t);
-        int64_t base = 0;
-        for (int r = 0; r < p; r++) base += s->cnt[r] * kb;
-        int64_t pos = tsr__bc_local(&s->dl, t) - s->first[p];
-        tsr__pd_copy(d, s->mine, from + (size_t)(base + pos) * es, 1, s->cnt[p], e - t, kb, es);
-      } else {
-        tsr__pd_copy(d, s->mine, from + (size_t)t * es, 1, s->len, e - t, kb, es);
-      }
-      q += e - t;
-    }
-    t = e;
-  }
-}
-
-/* ---------------------------------------------------------------- one step ------------ */
+/* ---------------------------------------------------------------- the grid ------------ */
 
 typedef struct tsr__pd_ctx {
   const tsr_grid *g;
   size_t es;
-  char *whole;        /* a whole panel: len x TSR__PD_KW elements */
   uint64_t *sent, *received; /* bytes to and from other processes */
 } tsr__pd_ctx;
 
@@ -195,90 +151,162 @@ static int tsr__pd_size(const tsr_grid *g, int dim) {
   return dim == 0 ? g->nprow : g->npcol;
 }
 
-/* GATHERED: the holders of a step gather its panel along gl into c->whole (process r's t in
-   increasing order at r's place: cnt[r] x kb, column-major). */
-static tsr_status tsr__pd_gather(const tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t lk,
-                                 int64_t kb) {
-  const tsr_grid *g = c->g;
-  int np = tsr__pd_size(g, s->gl), me = tsr__pd_coord(g, s->gl);
-  int *counts = (int *)(void *)(s->first + np), *displs = counts + np;
+/* The strip of operand x for C's dimension dt (over grid dimension gt); `t_rows`: t runs down
+   x's local rows. */
+static tsr__pd_strip tsr__pd_strip_of(const tsr__bc_matrix *x, bool t_rows, const tsr__bc_dim *dt,
+                                      int gt, int64_t len, const tsr_grid *g) {
+  tsr__pd_strip s;
+  memset(&s, 0, sizeof s);
+  s.dl = t_rows ? x->row : x->col;
+  s.dk = t_rows ? x->col : x->row;
+  s.data = x->data;
+  s.lld = x->lld;
+  s.t_rows = t_rows;
+  s.gl = t_rows ? 0 : 1;
+  s.gk = 1 - s.gl;
+  s.dt = *dt;
+  s.gt = gt;
+  s.len = len;
+  s.mode = tsr__pd_mode(&s.dl, s.gl, dt, gt, len);
+  int64_t f;
+  s.mine = tsr__pd_count(&s.dt, len, tsr__pd_coord(g, gt), &f);
+  s.rows = tsr__pd_count(&s.dl, len, tsr__pd_coord(g, s.gl), &f);
+  s.first = s.rows > 0 ? tsr__bc_local(&s.dl, f) : 0;
+  return s;
+}
+
+/* ---------------------------------------------------------------- one panel ----------- */
+
+/* The panel's k by owner along gk: kcnt[q], and kpos[kk], the column of k0 + kk in the
+   gathered panel (owner 0's k first, each owner's in increasing order); *mine_k0 is this
+   process's first k in the panel (-1: none). Every k is its own when k is whole. */
+static void tsr__pd_k_order(tsr__pd_strip *s, int npk, int mek, int64_t k0, int64_t kb,
+                            int64_t *mine_k0) {
+  *mine_k0 = -1;
+  if (tsr__pd_whole(&s->dk)) {
+    for (int64_t kk = 0; kk < kb; kk++) s->kpos[kk] = (int)kk;
+    *mine_k0 = k0;
+    return;
+  }
+  int64_t *next = s->kcnt + npk; /* per owner: the next column it fills */
+  for (int q = 0; q < npk; q++) s->kcnt[q] = 0;
+  for (int64_t k = k0; k < k0 + kb;) {
+    int64_t e = tsr__pd_min3(k0 + kb, tsr__bc_next(&s->dk, k), INT64_MAX);
+    int q = tsr__bc_owner(&s->dk, k);
+    if (q == mek && *mine_k0 < 0) *mine_k0 = k;
+    s->kcnt[q] += e - k;
+    k = e;
+  }
+  int64_t b = 0;
+  for (int q = 0; q < npk; q++) next[q] = b, b += s->kcnt[q];
+  for (int64_t k = k0; k < k0 + kb;) {
+    int64_t e = tsr__pd_min3(k0 + kb, tsr__bc_next(&s->dk, k), INT64_MAX);
+    int q = tsr__bc_owner(&s->dk, k);
+    for (int64_t x = k; x < e; x++) s->kpos[x - k0] = (int)next[q]++;
+    k = e;
+  }
+}
+
+/* An MPI_Allgatherv in place of pieces of piece[r] elements (r along the communicator). */
+static tsr_status tsr__pd_allgather(const tsr__pd_strip *s, const tsr__pd_ctx *c, char *buf,
+                                    const int64_t *piece, int np, int me, MPI_Comm comm) {
   int64_t off = 0;
   for (int r = 0; r < np; r++) {
-    counts[r] = (int)((size_t)(s->cnt[r] * kb) * c->es);
-    displs[r] = (int)((size_t)off * c->es);
-    off += s->cnt[r] * kb;
+    s->counts[r] = (int)((size_t)piece[r] * c->es);
+    s->displs[r] = (int)((size_t)off * c->es);
+    off += piece[r];
   }
-  if (s->cnt[me] > 0) {
-    /* This process's t are consecutive in its local array, from first[me]. */
+  int rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, buf, s->counts, s->displs, MPI_BYTE, comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allgatherv");
+  *c->received += (uint64_t)(off - piece[me]) * c->es;
+  *c->sent += (uint64_t)(np - 1) * (uint64_t)piece[me] * c->es;
+  return TSR_OK;
+}
+
+/* This process's part of the panel (its t of C, k in order) from the gathered panel. */
+static void tsr__pd_take_part(const tsr__pd_strip *s, int my_t, int64_t kb, size_t es) {
+  int64_t q = 0;
+  bool gathered = s->mode == TSR__PD_GATHERED, lw = tsr__pd_whole(&s->dl);
+  for (int64_t t = 0; t < s->len;) {
+    int64_t e = tsr__pd_min3(s->len, tsr__pd_next(&s->dt, t), tsr__pd_next(&s->dl, t));
+    int o = tsr__pd_owner(&s->dt, t);
+    if (o < 0 || o == my_t) {
+      int64_t base = 0, ld = s->rows, row = lw ? t : tsr__bc_local(&s->dl, t) - s->first;
+      if (gathered) {
+        int r = tsr__bc_owner(&s->dl, t);
+        for (int x = 0; x < r; x++) base += s->cnt[x] * kb;
+        ld = s->cnt[r];
+        row = tsr__bc_local(&s->dl, t) - s->lfirst[r];
+      }
+      for (int64_t kk = 0; kk < kb; kk++)
+        memcpy(s->stack + (size_t)(q + kk * s->mine) * es,
+               s->panel + (size_t)(base + row + (int64_t)s->kpos[kk] * ld) * es,
+               (size_t)(e - t) * es);
+      q += e - t;
+    }
+    t = e;
+  }
+}
+
+/* Brings panel [k0, k0 + kb) of strip s to this process's stack (its t of C x kb). */
+static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t k0, int64_t kb) {
+  const tsr_grid *g = c->g;
+  size_t es = c->es;
+  int npk = tsr__pd_size(g, s->gk), mek = tsr__pd_coord(g, s->gk);
+  int npl = tsr__pd_size(g, s->gl), mel = tsr__pd_coord(g, s->gl);
+  int64_t mine_k0;
+  tsr__pd_k_order(s, npk, mek, k0, kb, &mine_k0);
+  bool kwhole = tsr__pd_whole(&s->dk);
+  /* This process's rows of the panel: rows x kb at its place in the panel. */
+  int64_t roff = 0;
+  if (s->mode == TSR__PD_GATHERED)
+    for (int r = 0; r < mel; r++) roff += s->cnt[r] * kb;
+  char *w = s->panel + (size_t)roff * es;
+  int64_t ncols = kwhole ? kb : s->kcnt[mek], col = 0;
+  if (!kwhole)
+    for (int q = 0; q < mek; q++) col += s->kcnt[q];
+  if (s->rows > 0 && ncols > 0) {
+    int64_t lk = tsr__bc_local(&s->dk, mine_k0);
     int64_t st = s->t_rows ? 1 : s->lld, sk = s->t_rows ? s->lld : 1;
     const char *src =
-        s->data + (size_t)(s->t_rows ? s->first[me] + lk * s->lld : lk + s->first[me] * s->lld) *
-                      c->es;
-    tsr__pd_copy(c->whole + displs[me], s->cnt[me], src, st, sk, s->cnt[me], kb, c->es);
+        s->data + (size_t)(s->t_rows ? s->first + lk * s->lld : lk + s->first * s->lld) * es;
+    tsr__pd_copy(w + (size_t)(col * s->rows) * es, s->rows, src, st, sk, s->rows, ncols, es);
   }
-  int rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, c->whole, counts, displs, MPI_BYTE,
-                          tsr__pd_comm(g, s->gl));
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allgatherv");
-  *c->received += (uint64_t)(off - s->cnt[me] * kb) * c->es;
-  *c->sent += (uint64_t)(np - 1) * (uint64_t)(s->cnt[me] * kb) * c->es;
-  return TSR_OK;
-}
-
-/* Brings step [k0, k0 + kb) of strip s to this process's stacked part at column `at`. */
-static tsr_status tsr__pd_step(const tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t k0,
-                               int64_t kb, int64_t at) {
-  const tsr_grid *g = c->g;
-  int gk = 1 - s->gl, line = tsr__pd_owner(&s->dk, k0);
-  bool bcast = line >= 0 && tsr__pd_size(g, gk) > 1;
-  bool holder = line < 0 || tsr__pd_coord(g, gk) == line;
-  int my_t = tsr__pd_coord(g, s->gt);
-  int64_t lk = holder ? tsr__bc_local(&s->dk, k0) : 0;
-  char *part = s->stack + (size_t)(at * s->mine) * c->es;
   tsr_status st = TSR_OK;
-  if (s->mode == TSR__PD_PART) {
-    if (holder) tsr__pd_take_part(s, my_t, lk, kb, NULL, part, c->es);
-    if (bcast && s->mine > 0) {
-      int rc = MPI_Bcast(part, (int)((size_t)(s->mine * kb) * c->es), MPI_BYTE, line,
-                         tsr__pd_comm(g, gk));
-      if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
-      uint64_t bytes = (uint64_t)(s->mine * kb) * c->es;
-      if (holder)
-        *c->sent += (uint64_t)(tsr__pd_size(g, gk) - 1) * bytes;
-      else
-        *c->received += bytes;
-    }
-    return TSR_OK;
+  /* 1. Along k: the other owners' columns of these rows. */
+  if (!kwhole && npk > 1) {
+    int64_t *piece = s->kcnt + 2 * npk;
+    for (int q = 0; q < npk; q++) piece[q] = s->rows * s->kcnt[q];
+    st = tsr__pd_allgather(s, c, w, piece, npk, mek, tsr__pd_comm(g, s->gk));
   }
-  if (holder && s->mode == TSR__PD_GATHERED) st = tsr__pd_gather(s, c, lk, kb);
-  if (holder && s->mode == TSR__PD_FULL)
-    tsr__pd_copy_local(s, 0, s->len, lk, kb, c->whole, s->len, c->es);
-  if (st != TSR_OK) return st;
-  if (bcast) {
-    int rc = MPI_Bcast(c->whole, (int)((size_t)(s->len * kb) * c->es), MPI_BYTE, line,
-                       tsr__pd_comm(g, gk));
-    if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
-    uint64_t bytes = (uint64_t)(s->len * kb) * c->es;
-    if (holder)
-      *c->sent += (uint64_t)(tsr__pd_size(g, gk) - 1) * bytes;
-    else
-      *c->received += bytes;
+  /* 2. Along t: the other rows, where C's are not these. */
+  if (st == TSR_OK && s->mode == TSR__PD_GATHERED) {
+    int64_t *piece = s->kcnt + 2 * npk;
+    for (int r = 0; r < npl; r++) piece[r] = s->cnt[r] * kb;
+    st = tsr__pd_allgather(s, c, s->panel, piece, npl, mel, tsr__pd_comm(g, s->gl));
   }
-  tsr__pd_take_part(s, my_t, 0, kb, c->whole, part, c->es);
-  return TSR_OK;
+  if (st == TSR_OK && s->mine > 0) tsr__pd_take_part(s, tsr__pd_coord(g, s->gt), kb, es);
+  return st;
 }
 
-/* ---------------------------------------------------------------- the call ------------ */
+/* ---------------------------------------------------------------- workspace ----------- */
+
+/* Bytes of tables of one strip (int64 and int arrays, aligned), on grid dimensions np. */
+static size_t tsr__pd_table_bytes(int np) {
+  return (size_t)np * (2 + 3) * sizeof(int64_t) + (size_t)np * 2 * sizeof(int) +
+         (size_t)TSR__PD_KW * sizeof(int) + 64;
+}
 
 /* Bytes of workspace a call needs at most (the same on every process). */
 static size_t tsr__pd_workspace_bytes(const tsr__pgemm_call *p, size_t es) {
   int64_t big = p->m > p->n ? p->m : p->n;
-  size_t panels = (size_t)(p->m + p->n + big) * TSR__PD_KW * es;
-  size_t tables = (size_t)(p->gp.nprow + p->gp.npcol) * 2 * (2 * sizeof(int64_t));
-  return panels + tables + 64;
+  int np = p->gp.nprow > p->gp.npcol ? p->gp.nprow : p->gp.npcol;
+  return (size_t)(p->m + p->n + big) * TSR__PD_KW * es + 2 * tsr__pd_table_bytes(np) + 64;
 }
 
 /* Grows ws to `need` bytes on every process alike; agreed (the one collective that PBLAS does
-   not make, and only when the workspace grows). */
+   not make, and only when the workspace grows, which every process sees alike: the calls on
+   a context are the same on all its processes). */
 static tsr_status tsr__pd_reserve(tsr__pgemm_workspace *ws, size_t need, MPI_Comm comm) {
   if (ws->bytes >= need) return TSR_OK;
   free(ws->p);
@@ -296,38 +324,50 @@ static tsr_status tsr__pd_reserve(tsr__pgemm_workspace *ws, size_t need, MPI_Com
   return st;
 }
 
-/* The GATHERED tables: each process's count and first local index along gl. */
-static void tsr__pd_tables(tsr__pd_strip *s, int np) {
-  for (int r = 0; r < np; r++) s->cnt[r] = s->first[r] = 0;
-  for (int64_t t = 0; t < s->len;) {
-    int64_t e = tsr__pd_min3(s->len, tsr__bc_next(&s->dl, t), INT64_MAX);
-    int r = tsr__bc_owner(&s->dl, t);
-    if (s->cnt[r] == 0) s->first[r] = tsr__bc_local(&s->dl, t);
-    s->cnt[r] += e - t;
-    t = e;
-  }
+static char *tsr__pd_align(char *w) {
+  return (char *)(((uintptr_t)w + 63) & ~(uintptr_t)63);
 }
 
-/* Lays the workspace out: A's and B's stacks, the whole panel, the tables. */
+/* A strip's tables from w; the GATHERED counts of t per process along gl. */
+static char *tsr__pd_tables(tsr__pd_strip *s, const tsr_grid *g, char *w) {
+  int np = tsr__pd_size(g, 0) > tsr__pd_size(g, 1) ? tsr__pd_size(g, 0) : tsr__pd_size(g, 1);
+  w = tsr__pd_align(w);
+  s->cnt = (int64_t *)(void *)w;
+  s->lfirst = s->cnt + np;
+  s->kcnt = s->lfirst + np; /* kcnt, the next columns, the pieces: 3 np */
+  s->counts = (int *)(void *)(s->kcnt + 3 * np);
+  s->displs = s->counts + np;
+  s->kpos = s->displs + np;
+  w = (char *)(s->kpos + TSR__PD_KW);
+  if (s->mode == TSR__PD_GATHERED) {
+    int npl = tsr__pd_size(g, s->gl);
+    for (int r = 0; r < npl; r++) s->cnt[r] = s->lfirst[r] = 0;
+    for (int64_t t = 0; t < s->len;) {
+      int64_t e = tsr__pd_min3(s->len, tsr__bc_next(&s->dl, t), INT64_MAX);
+      int r = tsr__bc_owner(&s->dl, t);
+      if (s->cnt[r] == 0) s->lfirst[r] = tsr__bc_local(&s->dl, t);
+      s->cnt[r] += e - t;
+      t = e;
+    }
+  }
+  return w;
+}
+
+/* Lays the workspace out: A's and B's stacks, the panel (one at a time), the tables. */
 static void tsr__pd_layout(tsr__pd_strip *sa, tsr__pd_strip *sb, const tsr_grid *g, char *w,
-                           size_t es, char **whole) {
+                           size_t es) {
   sa->stack = w;
   w += (size_t)(sa->mine * TSR__PD_KW) * es;
   sb->stack = w;
   w += (size_t)(sb->mine * TSR__PD_KW) * es;
-  *whole = w;
+  sa->panel = sb->panel = w;
   int64_t big = sa->len > sb->len ? sa->len : sb->len;
   w += (size_t)(big * TSR__PD_KW) * es;
-  w = (char *)(((uintptr_t)w + 15) & ~(uintptr_t)15);
-  tsr__pd_strip *ss[2] = {sa, sb};
-  for (int i = 0; i < 2; i++) {
-    int np = tsr__pd_size(g, ss[i]->gl);
-    ss[i]->cnt = (int64_t *)(void *)w;
-    ss[i]->first = ss[i]->cnt + np;
-    w += (size_t)np * 2 * (2 * sizeof(int64_t)); /* cnt, first, then counts/displs (int) */
-    if (ss[i]->mode == TSR__PD_GATHERED) tsr__pd_tables(ss[i], np);
-  }
+  w = tsr__pd_tables(sa, g, w);
+  tsr__pd_tables(sb, g, w);
 }
+
+/* ---------------------------------------------------------------- sub(C) -------------- */
 
 /* This process's part of sub(C): its first element (the part is contiguous from there). */
 static char *tsr__pd_c_part(const tsr__pgemm_call *p) {
@@ -398,29 +438,20 @@ static tsr_status tsr__pd_multiply(const tsr__pgemm_call *p, const tsr__pd_strip
 tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_workspace *ws,
                              uint64_t *sent, uint64_t *received) {
   size_t es = tsr__dtype_size(p->dtype);
-  tsr__pd_strip sa = tsr__pd_strip_of(&p->a, !p->ta, &p->c.row, 0, p->m, g->myrow);
-  tsr__pd_strip sb = tsr__pd_strip_of(&p->b, p->tb, &p->c.col, 1, p->n, g->mycol);
+  tsr__pd_strip sa = tsr__pd_strip_of(&p->a, !p->ta, &p->c.row, 0, p->m, g);
+  tsr__pd_strip sb = tsr__pd_strip_of(&p->b, p->tb, &p->c.col, 1, p->n, g);
   tsr_status st = tsr__pd_reserve(ws, tsr__pd_workspace_bytes(p, es), g->comm);
   if (st != TSR_OK) return st;
-  tsr__pd_ctx c = {g, es, NULL, sent, received};
-  tsr__pd_layout(&sa, &sb, g, ws->p, es, &c.whole);
-  /* A gemm that fails here (out of memory) leaves this process's part of C partly updated;
-     the process still makes every broadcast, so the others finish. */
+  tsr__pd_ctx c = {g, es, sent, received};
+  tsr__pd_layout(&sa, &sb, g, ws->p, es);
+  /* A GEMM that fails here (out of memory) leaves this process's part of C partly updated;
+     the process still makes every collective, so the others finish. */
   tsr_status gemm_st = TSR_OK;
-  int64_t kacc = 0;
-  bool first = true;
-  for (int64_t k0 = 0; k0 < p->k && st == TSR_OK;) {
-    int64_t k1 = tsr__pd_min3(p->k, tsr__pd_next(&sa.dk, k0), tsr__pd_next(&sb.dk, k0));
-    if (k1 > k0 + (TSR__PD_KW - kacc)) k1 = k0 + (TSR__PD_KW - kacc);
-    st = tsr__pd_step(&sa, &c, k0, k1 - k0, kacc);
-    if (st == TSR_OK) st = tsr__pd_step(&sb, &c, k0, k1 - k0, kacc);
-    kacc += k1 - k0;
-    k0 = k1;
-    if (st == TSR_OK && (kacc == TSR__PD_KW || k0 == p->k)) {
-      if (gemm_st == TSR_OK) gemm_st = tsr__pd_multiply(p, &sa, &sb, kacc, first);
-      first = false;
-      kacc = 0;
-    }
+  for (int64_t k0 = 0; k0 < p->k && st == TSR_OK; k0 += TSR__PD_KW) {
+    int64_t kb = p->k - k0 < TSR__PD_KW ? p->k - k0 : TSR__PD_KW;
+    st = tsr__pd_panel(&sa, &c, k0, kb);
+    if (st == TSR_OK) st = tsr__pd_panel(&sb, &c, k0, kb);
+    if (st == TSR_OK && gemm_st == TSR_OK) gemm_st = tsr__pd_multiply(p, &sa, &sb, kb, k0 == 0);
   }
   if (st == TSR_OK) st = tsr__pd_share_copies(p, g, sa.mine, sb.mine, sent, received);
   return st != TSR_OK ? st : gemm_st;
@@ -428,34 +459,30 @@ tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_w
 
 /* ---------------------------------------------------------------- the rule ------------ */
 
-/* What one operand's panels cost on the direct path, per process: elements received and
-   collective calls (a broadcast or gather over a row or column counts log2 of its size). */
-typedef struct tsr__pd_cost {
-  double words, calls;
-} tsr__pd_cost;
-
 static double tsr__pd_log2(int n) {
   double l = 0.0;
   while (n > 1) l += 1.0, n = (n + 1) / 2;
   return l;
 }
 
+/* What one operand's panels cost on the direct path, per process: elements received and
+   collective steps (a gather over a row or column counts log2 of its size). */
 static void tsr__pd_strip_cost(const tsr__pgemm_call *p, const tsr__bc_matrix *x, bool t_rows,
-                               const tsr__bc_dim *dt, int gt, int64_t len, double steps,
-                               tsr__pd_cost *c) {
+                               const tsr__bc_dim *dt, int gt, int64_t len, double *words,
+                               double *calls) {
   const tsr__grid_pos *gp = &p->gp;
   tsr__bc_dim dl = t_rows ? x->row : x->col, dk = t_rows ? x->col : x->row;
-  int gl = t_rows ? 0 : 1, nl = gl == 0 ? gp->nprow : gp->npcol, nk = gl == 0 ? gp->npcol : gp->nprow;
-  int mode = tsr__pd_mode(&dl, gl, dt, gt, len);
-  bool bcast = !tsr__pd_whole(&dk) && nk > 1;
-  double k = p->k, part = (double)len / (gt == 0 ? gp->nprow : gp->npcol);
-  if (mode == TSR__PD_GATHERED) {
-    c->words += (double)len * k;
-    c->calls += steps * tsr__pd_log2(nl);
+  int gl = t_rows ? 0 : 1, nl = gl == 0 ? gp->nprow : gp->npcol;
+  int nk = gl == 0 ? gp->npcol : gp->nprow;
+  double k = p->k, panels = (double)((p->k + TSR__PD_KW - 1) / TSR__PD_KW);
+  double rows = tsr__pd_whole(&dl) ? (double)len : (double)len / nl;
+  if (!tsr__pd_whole(&dk) && nk > 1) {
+    *words += rows * k * (nk - 1) / nk;
+    *calls += panels * tsr__pd_log2(nk);
   }
-  if (bcast) {
-    c->words += (mode == TSR__PD_PART ? part : (double)len) * k;
-    c->calls += steps * tsr__pd_log2(nk);
+  if (tsr__pd_mode(&dl, gl, dt, gt, len) == TSR__PD_GATHERED) {
+    *words += (double)len * k * (nl - 1) / nl;
+    *calls += panels * tsr__pd_log2(nl);
   }
 }
 
@@ -466,14 +493,14 @@ static bool tsr__pd_standard(const tsr__bc_dim *d) {
 }
 
 /*
- * The model: time ~ alpha * collective calls + beta * elements received, the same for both
- * paths, with alpha worth TSR__PD_ALPHA elements (a few microseconds of a link's bandwidth:
- * the latency that dominates small calls, and more so when ranks share cores). The
- * redistributing path pays its agreements and exchanges (about 24 collectives), each
- * redistributed operand once (C twice when it is read), and SUMMA's broadcasts; the direct
- * path pays one or two collectives per operand and step, and its panels (whole panels where
- * they are gathered or transposed). Large products whose operands are already in Tessera's
- * layout keep the pipelined SUMMA, which overlaps its broadcasts with the local GEMMs.
+ * The model: time ~ alpha * collective steps + beta * elements received per process, the same
+ * for both paths, with alpha worth TSR__PD_ALPHA elements (microseconds of a link: the
+ * latency that rules small calls, and more so when ranks share cores). The redistributing
+ * path pays its agreements and exchanges (about 12 collectives of log2(P) steps), each
+ * redistributed operand once (C twice when it is read), and SUMMA's panels; the direct path
+ * pays one or two gathers per operand and panel of 256, and its panels (whole panels where
+ * they are gathered along t). Large products whose operands are already in Tessera's layout
+ * keep the pipelined SUMMA, which overlaps its broadcasts with the local GEMMs.
  */
 enum { TSR__PD_ALPHA = 4096 };
 
@@ -485,19 +512,15 @@ static bool tsr__pd_cost_rule(const tsr__pgemm_call *p) {
                  tsr__pd_standard(&p->c.row) && tsr__pd_standard(&p->c.col) &&
                  p->a.row.b == p->c.row.b && p->b.col.b == p->c.col.b &&
                  p->a.col.b == p->b.row.b;
-  /* Steps of k: the blocks of A's and B's k index together (at most one per element). */
-  double steps = 0.0;
-  const tsr__bc_dim *ka = p->ta ? &p->a.row : &p->a.col, *kb = p->tb ? &p->b.col : &p->b.row;
-  for (int64_t k0 = 0; k0 < p->k && steps < 1e6; steps += 1.0)
-    k0 = tsr__pd_min3(p->k, tsr__pd_next(ka, k0), tsr__pd_next(kb, k0));
   if (std_all && m * n * k >= 256.0 * 256.0 * 256.0 * procs) return false;
-  tsr__pd_cost d = {0.0, 0.0};
-  tsr__pd_strip_cost(p, &p->a, !p->ta, &p->c.row, 0, p->m, steps, &d);
-  tsr__pd_strip_cost(p, &p->b, p->tb, &p->c.col, 1, p->n, steps, &d);
+  double dw = 0.0, dc = 0.0;
+  tsr__pd_strip_cost(p, &p->a, !p->ta, &p->c.row, 0, p->m, &dw, &dc);
+  tsr__pd_strip_cost(p, &p->b, p->tb, &p->c.col, 1, p->n, &dw, &dc);
   double lg = tsr__pd_log2((int)procs);
-  double rw = k * (m / gp->nprow + n / gp->npcol), rc = 24.0 * lg + 2.0 * (k / 256.0 + 1.0) * lg;
+  double rw = k * (m / gp->nprow + n / gp->npcol);
+  double rc = 12.0 * lg + 2.0 * (k / 256.0 + 1.0) * lg;
   if (!std_all) rw += (m * k + k * n + (p->beta != 0.0 ? 2.0 : 1.0) * m * n) / procs;
-  return d.words + TSR__PD_ALPHA * d.calls <= rw + TSR__PD_ALPHA * rc;
+  return dw + TSR__PD_ALPHA * dc <= rw + TSR__PD_ALPHA * rc;
 }
 
 bool tsr__pgemm_direct_pays(const tsr__pgemm_call *p, int forced) {

@@ -9,7 +9,7 @@
 #     library's report (one JSON line per rank) must show calls on every rank, error exits
 #     reaching it, every other call computed (quick/scale/summa/redistribute) and none failed.
 #   run_tester.sh lapack TESTER INPUT DATNAME - NP PRELOAD MPIEXEC
-#     a ScaLAPACK tester (xdlu, xdqr, xdllt, xdinv): run once without and once with the
+#     a ScaLAPACK tester (xdlu, xdqr, xdllt, xdinv, xdhrd, xdbrd, xdtrd): run once without and once with the
 #     library; the "Finished ... tests" summaries must be identical, with no failed residual
 #     checks, and the report must show no failed call.
 set -u
