@@ -604,9 +604,11 @@ int main(int argc, char **argv) {
   printf("calls: %s (see the header of bench_gemm.c), pause %d ms, C = %g*op(A)*op(B) + %g*C\n",
          cold ? "cold, first after the pause" : "warm, after 20 ms of untimed calls", pause, alpha,
          beta);
-  printf("operands: %s-major, leading dimensions %s%lld, %d bytes past a 64-byte boundary; "
+  char ldbuf[32];
+  snprintf(ldbuf, sizeof ldbuf, "%lld", (long long)ldmin);
+  printf("operands: %s-major, leading dimensions %s%s, %d bytes past a 64-byte boundary; "
          "%d process(es) at once%s\n",
-         col ? "column" : "row", ldmin ? "at least " : "the matrices' own", (long long)ldmin,
+         col ? "column" : "row", ldmin ? "at least " : "the matrices' own", ldmin ? ldbuf : "",
          misalign, nprocs, nprocs > 1 ? (pin ? ", pinned to CPUs 0.." : ", not pinned") : "");
   printf("CPU: %s (registry: %s); load average: %s; omp_get_max_threads()=%d\n", props.name,
          tsr__gemm_uarch_name(), loadavg, omp_get_max_threads());

@@ -8,7 +8,9 @@
 # TSR_BENCH_OPENBLAS_CORETYPE=SkylakeX (say), bench_gemm runs a second time with both
 # OpenBLAS anchors forced to those kernels (OPENBLAS_CORETYPE; on CPUs they do not recognize
 # they fall back to Haswell ones). GPU benchmarks run when the CUDA build exists and a GPU is
-# present (they say "skipped" otherwise).
+# present (they say "skipped" otherwise). Real programs: bench_gemm on the shapes HPCC's DGEMM
+# and HPL call, and Debian's HPC Challenge (hpcc, installed here) with and without the BLAS
+# drop-in preloaded (bench/run_hpcc.sh; --quick: N 2000, one pair).
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 quick=0 tune=0
 out=$TSR_ROOT/bench/results
@@ -17,14 +19,15 @@ while [ $# -gt 0 ]; do
     --quick) quick=1; shift ;;
     --tune) tune=1; shift ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 # The CPU GEMM anchors besides Debian's OpenBLAS: BLIS (Debian) and the newest OpenBLAS, from
 # the scipy-openblas32 wheel on PyPI (installed into a virtual environment under the build
 # directory; bench_gemm dlopen()s it through TSR_BENCH_SCIPY_OPENBLAS and runs without it).
-tsr_install_packages python3-matplotlib python3-venv libblis4-openmp
+# hpcc: HPC Challenge 1.5.0 (HPL, DGEMM), the real program bench/run_hpcc.sh runs.
+tsr_install_packages python3-matplotlib python3-venv libblis4-openmp hpcc
 BUILD=${TSR_BUILD_DIR:-$TSR_ROOT/build}
 venv=$BUILD/bench-venv
 if [ ! -x "$venv/bin/python" ]; then
@@ -54,6 +57,9 @@ if [ $quick -eq 1 ]; then
   run bench_ops "$B/bench_ops" --n 1048576 --reps 3 --json "$out/bench_ops.json"
   run bench_gemm "$B/bench_gemm" --sizes 128,256 --no-tall --threads 1 --reps 2 \
     --json "$out/bench_gemm.json"
+  run bench_gemm_hpl "$B/bench_gemm" --sizes 0 --no-tall --dtypes d --threads 1 --reps 2 \
+    --layout col --ld 2000 --alpha -1 --beta 1 --misalign 16 --cases 2000x1000x192 --check \
+    --json "$out/bench_gemm_hpl.json"
 else
   run bench_ops "$B/bench_ops" --json "$out/bench_ops.json"
   if [ $tune -eq 1 ]; then
@@ -69,6 +75,20 @@ else
     --trans NN,NT,TN,TT --json "$out/bench_gemm_trans.json"
   # The accumulating calls of SUMMA and PDGEMM (C += A(:, panel) * B(panel, :)): beta = 1.
   run bench_gemm_beta1 "$B/bench_gemm" --beta 1 --sizes 2048 --json "$out/bench_gemm_beta1.json"
+  # The shapes of real programs (issue 48), one thread a process, f64, column-major like the
+  # Fortran BLAS callers: HPCC's DGEMM (one n = 4081 product, lda = n odd, random alpha and
+  # beta, operands 16 bytes past a 64-byte boundary as glibc's malloc leaves them), alone
+  # (SingleDGEMM) and on both cores at once (StarDGEMM); HPL's trailing updates
+  # C -= L(m x NB) U(NB x n), beta 1, submatrices of an N = 10000 matrix (lda = ldc = N).
+  hpcc_dgemm=(--sizes 0 --no-tall --dtypes d --threads 1 --reps 5 --layout col --alpha 0.53
+    --beta 0.27 --misalign 16 --cases 4081x4081x4081)
+  run bench_gemm_hpcc "$B/bench_gemm" "${hpcc_dgemm[@]}" --json "$out/bench_gemm_hpcc.json"
+  run bench_gemm_stardgemm "$B/bench_gemm" "${hpcc_dgemm[@]}" --procs 2 --pin \
+    --json "$out/bench_gemm_stardgemm.json"
+  run bench_gemm_hpl "$B/bench_gemm" --sizes 0 --no-tall --dtypes d --threads 1 --reps 5 \
+    --layout col --ld 10000 --alpha -1 --beta 1 --misalign 16 --check \
+    --cases 10000x5000x192,10000x192x192,5000x2500x192,2000x1000x192,10000x5000x256,5000x2500x256 \
+    --json "$out/bench_gemm_hpl.json"
   if [ -n "${TSR_BENCH_OPENBLAS_CORETYPE:-}" ]; then
     run bench_gemm_openblas_forced env OPENBLAS_CORETYPE="$TSR_BENCH_OPENBLAS_CORETYPE" \
       "$B/bench_gemm" --anchors openblas,scipy_openblas --json "$out/bench_gemm_openblas_forced.json"
@@ -97,6 +117,15 @@ if [ -x "$TSR_ROOT/bench/run_pdgemm.sh" ] && [ -x "$B/bench_pdgemm" ]; then
       --json "$out/bench_pdgemm.json"
   else
     run bench_pdgemm "$TSR_ROOT/bench/run_pdgemm.sh" "$BUILD/cpu" --json "$out/bench_pdgemm.json"
+  fi
+fi
+# HPC Challenge with and without the BLAS drop-in (bench/hpccinf.txt: HPL N 10000, NB 192,
+# 1 x 2 ranks of one thread each; run_hpcc.sh alternates the two and checks the residuals).
+if [ -x "$TSR_ROOT/bench/run_hpcc.sh" ]; then
+  if [ $quick -eq 1 ]; then
+    run hpcc "$TSR_ROOT/bench/run_hpcc.sh" "$BUILD/cpu" --quick --json "$out/run_hpcc.json"
+  else
+    run hpcc "$TSR_ROOT/bench/run_hpcc.sh" "$BUILD/cpu" --json "$out/run_hpcc.json"
   fi
 fi
 if [ -x "$BUILD/cuda/bench/bench_gpu" ]; then
