@@ -3,16 +3,19 @@
  * libtessera_blas: sgemm_/dgemm_ and cblas_sgemm/cblas_dgemm on top of the public Tessera API.
  *
  * Every entry point checks its arguments exactly as the reference BLAS (and, for CBLAS, the
- * reference CBLAS wrapper) does, reduces the call to one column-major problem (struct
- * gemm_call), handles the cases the reference defines without arithmetic on A and B (quick
- * return, C = beta C), and routes the rest to the CPU or a GPU.
+ * reference CBLAS wrapper) does, and records the call once, in the backend's own record
+ * (tsr__gemm_args, core/internal.h), which carries it down to the CPU's kernels: the
+ * column-major C = alpha op(A) op(B) + beta C is the row-major C^T = alpha op(B)^T op(A)^T on
+ * the same memory, so the record's A is the caller's B, its m the caller's n, and so on
+ * (tsr__blas_args; a row-major CBLAS call is its own backend form). Then the cases the
+ * reference defines without arithmetic on A and B are settled (quick return, C = beta C), and
+ * the rest is routed to the CPU or a GPU.
  *
- * On the CPU the column-major problem goes to tsr_gemm_host as the row-major C^T =
- * op(B)^T op(A)^T on the caller's pointers (no arrays built). For a GPU, the column-major
- * matrices are handed to Tessera as "storage views": the memory of a
- * column-major r x c matrix X with leading dimension ld is the row-major c x r matrix X^T
- * with row stride ld, which tsr_from_host_view wraps without a copy. In those terms the
- * product is C^T = op(B)^T op(A)^T, i.e. tsr_gemm(opB, opA, alpha, S_B, S_A, beta, S_C).
+ * On the CPU the record goes to the tiny lane or tsr_gemm_host on the caller's pointers (no
+ * arrays built). For a GPU, the record's row-major operands are handed to Tessera as "storage
+ * views" (tsr_from_host_view wraps the caller's memory without a copy: the column-major r x c
+ * matrix X with leading dimension ld is the row-major c x r matrix X^T with row stride ld),
+ * and the product is tsr_gemm_ex on them.
  */
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -115,19 +118,8 @@ tsr_status tsr_blas_route(int64_t m, int64_t n, int64_t k, tsr_device *device) {
 
 /* ---------------------------------------------------------------- the computation ----- */
 
-/* One column-major GEMM with valid arguments: C (m x n, ldc) = alpha op(A) op(B) + beta C. */
-typedef struct gemm_call {
-  tsr_dtype dtype;
-  bool ta, tb;
-  int64_t m, n, k;
-  double alpha, beta;
-  const void *a;
-  int64_t lda;
-  const void *b;
-  int64_t ldb;
-  void *c;
-  int64_t ldc;
-} gemm_call;
+/* Below, g is a call with valid arguments in backend form (see the top of the file): the
+   row-major C (m x n, ldc) = alpha op(A) op(B) + beta C, element (i, j) of C at i * ldc + j. */
 
 static size_t tsr__esize(tsr_dtype t) {
   return t == TSR_F64 ? sizeof(double) : sizeof(float);
@@ -146,49 +138,50 @@ static void tsr__store(tsr_dtype t, void *p, int64_t i, double v) {
 
 /* C = beta C, with beta = 0 giving exact zeros whatever C held (NaN included). For f32 the
    double product of two floats is exact, so rounding it once matches a float multiply. */
-static void tsr__scale_c(const gemm_call *g) {
-  for (int64_t j = 0; j < g->n; ++j)
-    for (int64_t i = 0; i < g->m; ++i) {
-      int64_t at = i + j * g->ldc;
+static void tsr__scale_c(const tsr__gemm_args *g) {
+  for (int64_t i = 0; i < g->m; ++i)
+    for (int64_t j = 0; j < g->n; ++j) {
+      int64_t at = i * g->ldc + j;
       tsr__store(g->dtype, g->c, at,
                  g->beta == 0.0 ? 0.0 : g->beta * tsr__load(g->dtype, g->c, at));
     }
 }
 
 /* The last resort when Tessera failed (out of memory): the textbook triple loop. */
-static void tsr__gemm_loop(const gemm_call *g) {
-  for (int64_t j = 0; j < g->n; ++j)
-    for (int64_t i = 0; i < g->m; ++i) {
+static void tsr__gemm_loop(const tsr__gemm_args *g) {
+  for (int64_t i = 0; i < g->m; ++i)
+    for (int64_t j = 0; j < g->n; ++j) {
       double s = 0.0;
       for (int64_t p = 0; p < g->k; ++p) {
-        double x = tsr__load(g->dtype, g->a, g->ta ? p + i * g->lda : i + p * g->lda);
-        double y = tsr__load(g->dtype, g->b, g->tb ? j + p * g->ldb : p + j * g->ldb);
+        double x = tsr__load(g->dtype, g->a, g->trans_a ? p * g->lda + i : i * g->lda + p);
+        double y = tsr__load(g->dtype, g->b, g->trans_b ? j * g->ldb + p : p * g->ldb + j);
         s += x * y;
       }
-      int64_t at = i + j * g->ldc;
+      int64_t at = i * g->ldc + j;
       double c = g->beta == 0.0 ? 0.0 : g->beta * tsr__load(g->dtype, g->c, at);
       tsr__store(g->dtype, g->c, at, g->alpha * s + c);
     }
 }
 
-/* Storage views (see the top of the file) of A, B and C, sharing the caller's memory. */
-typedef struct storage_views {
+/* Storage views (see the top of the file) of the record's A, B and C, sharing the caller's
+   memory. */
+typedef struct tsr__blas_views {
   tsr_array *a, *b, *c;
-} storage_views;
+} tsr__blas_views;
 
-static void tsr__release_views(storage_views *v) {
+static void tsr__release_views(tsr__blas_views *v) {
   tsr_array_release(v->a);
   tsr_array_release(v->b);
   tsr_array_release(v->c);
 }
 
-static tsr_status tsr__make_views(const gemm_call *g, storage_views *v) {
+static tsr_status tsr__make_views(const tsr__gemm_args *g, tsr__blas_views *v) {
   memset(v, 0, sizeof *v);
-  int64_t rows_a = g->ta ? g->k : g->m, cols_a = g->ta ? g->m : g->k;
-  int64_t rows_b = g->tb ? g->n : g->k, cols_b = g->tb ? g->k : g->n;
-  int64_t shape_a[2] = {cols_a, rows_a}, strides_a[2] = {g->lda, 1};
-  int64_t shape_b[2] = {cols_b, rows_b}, strides_b[2] = {g->ldb, 1};
-  int64_t shape_c[2] = {g->n, g->m}, strides_c[2] = {g->ldc, 1};
+  int64_t rows_a = g->trans_a ? g->k : g->m, cols_a = g->trans_a ? g->m : g->k;
+  int64_t rows_b = g->trans_b ? g->n : g->k, cols_b = g->trans_b ? g->k : g->n;
+  int64_t shape_a[2] = {rows_a, cols_a}, strides_a[2] = {g->lda, 1};
+  int64_t shape_b[2] = {rows_b, cols_b}, strides_b[2] = {g->ldb, 1};
+  int64_t shape_c[2] = {g->m, g->n}, strides_c[2] = {g->ldc, 1};
   /* A and B are only read: the casts drop a const that tsr_array cannot carry. */
   tsr_status st = tsr_from_host_view(2, shape_a, strides_a, g->dtype, (void *)g->a, &v->a);
   if (st == TSR_OK) st = tsr_from_host_view(2, shape_b, strides_b, g->dtype, (void *)g->b, &v->b);
@@ -197,52 +190,45 @@ static tsr_status tsr__make_views(const gemm_call *g, storage_views *v) {
   return st;
 }
 
-/* The column-major call in the backend's row-major form, on the caller's memory: C^T =
-   op(B)^T op(A)^T (no arrays built). */
-static tsr__gemm_args tsr__blas_backend_args(const gemm_call *g) {
-  return tsr__gemm_args_host(g->dtype, g->tb, g->ta, g->n, g->m, g->k, g->alpha, g->b, g->ldb, g->a,
-                             g->lda, g->beta, g->c, g->ldc, TSR_GEMM_NATIVE);
-}
-
 /* The native GEMM in place on the caller's memory: small calls through the CPU backend's tiny
    lane without a second round of checks (tsr__gemm_host_tiny), the rest through tsr_gemm_host.
    tsr_gemm_host never runs a vendor BLAS, which could be this very library when it is
    preloaded. */
-static tsr_status tsr__blas_gemm_cpu(const gemm_call *g) {
-  const tsr__gemm_args ga = tsr__blas_backend_args(g);
-  if (tsr__gemm_host_tiny(&ga)) return TSR_OK;
-  return tsr_gemm_host(g->dtype, g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS,
-                       g->n, g->m, g->k, g->alpha, g->b, g->ldb, g->a, g->lda, g->beta, g->c,
-                       g->ldc);
+static tsr_status tsr__blas_gemm_cpu(const tsr__gemm_args *g) {
+  if (tsr__gemm_host_tiny(g)) return TSR_OK;
+  return tsr_gemm_host(g->dtype, g->trans_a ? TSR_TRANS : TSR_NO_TRANS,
+                       g->trans_b ? TSR_TRANS : TSR_NO_TRANS, g->m, g->n, g->k, g->alpha, g->a,
+                       g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
 }
 
 /* On a GPU: copy A, B (and C unless beta = 0) over, multiply, copy C back. The caller's C
    is written only by the final copy, after every step that can fail. */
-static tsr_status tsr__gemm_device(const gemm_call *g, tsr_device dev) {
-  storage_views v;
+static tsr_status tsr__gemm_device(const tsr__gemm_args *g, tsr_device dev) {
+  tsr__blas_views v;
   tsr_status st = tsr__make_views(g, &v);
   if (st != TSR_OK) return st;
   tsr_array *da = NULL, *db = NULL, *dc = NULL;
   void *host = NULL;
-  int64_t shape_c[2] = {g->n, g->m};
+  int64_t shape_c[2] = {g->m, g->n};
   size_t es = tsr__esize(g->dtype);
-  size_t bytes = (size_t)g->n * (size_t)g->m * es;
-  st = tsr_array_to(v.a, dev, &da);
-  if (st == TSR_OK) st = tsr_array_to(v.b, dev, &db);
+  size_t bytes = (size_t)g->m * (size_t)g->n * es;
+  /* The caller's A (the record's B) goes over first. */
+  st = tsr_array_to(v.b, dev, &db);
+  if (st == TSR_OK) st = tsr_array_to(v.a, dev, &da);
   if (st == TSR_OK)
     st = g->beta != 0.0 ? tsr_array_to(v.c, dev, &dc) : tsr_empty(2, shape_c, g->dtype, dev, &dc);
   if (st == TSR_OK)
-    st = tsr_gemm_ex(g->tb ? TSR_TRANS : TSR_NO_TRANS, g->ta ? TSR_TRANS : TSR_NO_TRANS, g->alpha,
-                     db, da, g->beta, dc, TSR_GEMM_AUTO);
+    st = tsr_gemm_ex(g->trans_a ? TSR_TRANS : TSR_NO_TRANS, g->trans_b ? TSR_TRANS : TSR_NO_TRANS,
+                     g->alpha, da, db, g->beta, dc, TSR_GEMM_AUTO);
   if (st == TSR_OK) {
     host = malloc(bytes);
     st = host != NULL ? tsr_array_read(dc, host, bytes) : TSR_ERR_OUT_OF_MEMORY;
   }
   if (st == TSR_OK) {
-    /* dc is C^T contiguous: column j of C is m consecutive elements. */
-    for (int64_t j = 0; j < g->n; ++j)
-      memcpy((char *)g->c + (size_t)(j * g->ldc) * es, (char *)host + (size_t)(j * g->m) * es,
-             (size_t)g->m * es);
+    /* dc is C contiguous: row i (the caller's column i) is n consecutive elements. */
+    for (int64_t i = 0; i < g->m; ++i)
+      memcpy((char *)g->c + (size_t)(i * g->ldc) * es, (char *)host + (size_t)(i * g->n) * es,
+             (size_t)g->n * es);
   }
   free(host);
   tsr_array_release(da);
@@ -273,7 +259,7 @@ static bool tsr__any_gpu(void) {
   return v == 1;
 }
 
-static void tsr__run(const gemm_call *g) {
+static void tsr__run(const tsr__gemm_args *g) {
   /* The cases the reference BLAS settles without touching A and B. */
   if (g->m == 0 || g->n == 0 || ((g->alpha == 0.0 || g->k == 0) && g->beta == 1.0)) {
     tsr__blas_count(TSR__COUNT_BLAS_TRIVIAL);
@@ -285,7 +271,8 @@ static void tsr__run(const gemm_call *g) {
     return;
   }
   tsr_device dev;
-  if (tsr__any_gpu() && tsr_blas_route(g->m, g->n, g->k, &dev) == TSR_OK &&
+  /* The caller's m and n (the record's n and m). */
+  if (tsr__any_gpu() && tsr_blas_route(g->n, g->m, g->k, &dev) == TSR_OK &&
       dev.kind != TSR_DEVICE_CPU) {
     if (tsr__gemm_device(g, dev) == TSR_OK) {
       tsr__blas_count(TSR__COUNT_BLAS_GPU);
@@ -300,7 +287,7 @@ static void tsr__run(const gemm_call *g) {
   tsr__blas_count(TSR__COUNT_BLAS_FALLBACK);
 }
 
-/* A checked call in backend form (tsr__blas_backend_args) straight into the CPU's tiny lane,
+/* A checked call in backend form (tsr__blas_args) straight into the CPU's tiny lane,
    before tsr__run: a call with arithmetic to do (m, n, k > 0, alpha != 0) in a process without a
    GPU (where tsr__run would route every call to the CPU) that the lane takes. Returns false having
    done nothing otherwise, and the caller goes on to tsr__run. Inlined into each entry point: a
@@ -333,25 +320,13 @@ static int tsr__gemm_info(char transa, char transb, int m, int n, int k, int lda
   return 0;
 }
 
-static gemm_call tsr__make_call(tsr_dtype dtype, char transa, char transb, int m, int n, int k,
-                                double alpha, const void *a, int lda, const void *b, int ldb,
-                                double beta, void *c, int ldc) {
-  gemm_call g;
-  g.dtype = dtype;
-  g.ta = tsr__upper(transa) != 'N';
-  g.tb = tsr__upper(transb) != 'N';
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.alpha = alpha;
-  g.beta = beta;
-  g.a = a;
-  g.lda = lda;
-  g.b = b;
-  g.ldb = ldb;
-  g.c = c;
-  g.ldc = ldc;
-  return g;
+/* The record of the column-major C = alpha op(A) op(B) + beta C (transa, transb as the
+   reference reads them): its backend form, C^T = alpha op(B)^T op(A)^T. */
+static tsr__gemm_args tsr__blas_args(tsr_dtype dtype, char transa, char transb, int m, int n,
+                                     int k, double alpha, const void *a, int lda, const void *b,
+                                     int ldb, double beta, void *c, int ldc) {
+  return tsr__gemm_args_host(dtype, tsr__upper(transb) != 'N', tsr__upper(transa) != 'N', n, m, k,
+                             alpha, b, ldb, a, lda, beta, c, ldc, TSR_GEMM_NATIVE);
 }
 
 /* ---------------------------------------------------------------- Fortran BLAS -------- */
@@ -376,10 +351,9 @@ static void tsr__fortran_gemm(tsr_dtype dtype, const char *srname, const char *t
   }
   double al = dtype == TSR_F64 ? *(const double *)alpha : (double)*(const float *)alpha;
   double be = dtype == TSR_F64 ? *(const double *)beta : (double)*(const float *)beta;
-  gemm_call g =
-      tsr__make_call(dtype, *transa, *transb, *m, *n, *k, al, a, *lda, b, *ldb, be, c, *ldc);
-  const tsr__gemm_args ga = tsr__blas_backend_args(&g);
-  if (!tsr__blas_tiny(&ga)) tsr__run(&g);
+  const tsr__gemm_args g =
+      tsr__blas_args(dtype, *transa, *transb, *m, *n, *k, al, a, *lda, b, *ldb, be, c, *ldc);
+  if (!tsr__blas_tiny(&g)) tsr__run(&g);
 }
 
 void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
@@ -439,13 +413,13 @@ static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layo
     tsr__blas_cblas_xerbla(row, 3, rout, "Illegal TransB setting, %d\n", (int)TransB);
     return;
   }
-  gemm_call g;
+  tsr__gemm_args g;
   if (!row) {
     info = tsr__gemm_info(ta, tb, M, N, K, lda, ldb, ldc);
-    g = tsr__make_call(dtype, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    g = tsr__blas_args(dtype, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   } else {
     info = tsr__gemm_info(tb, ta, N, M, K, ldb, lda, ldc);
-    g = tsr__make_call(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
+    g = tsr__blas_args(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
   }
   if (info != 0) {
     tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
@@ -457,9 +431,9 @@ static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layo
 
 /*
  * The CBLAS entry points' first try: a call whose arguments are plainly valid goes straight to
- * the tiny lane (tsr__blas_tiny) in backend form, without tsr__cblas_gemm's reduction to a
- * column-major call and back: a row-major call is its own backend form, a column-major one its
- * transpose, C^T = op(B)^T op(A)^T. Plainly valid: a known layout and transposes, m, n, k > 0 and
+ * the tiny lane (tsr__blas_tiny) in backend form, without tsr__cblas_gemm's checks in the
+ * reference's column-major terms: a row-major call is its own backend form, a column-major one
+ * its transpose, C^T = op(B)^T op(A)^T. Plainly valid: a known layout and transposes, m, n, k > 0 and
  * leading dimensions at least the stored rows' lengths (the reference's checks, which with sizes
  * above 0 are exactly these). Anything else returns false having done nothing, and
  * tsr__cblas_gemm checks, reports and runs the call as before.
