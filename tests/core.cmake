@@ -19,6 +19,16 @@ target_include_directories(test_env PRIVATE ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME test_env COMMAND test_env ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/src)
 set_tests_properties(test_env PROPERTIES LABELS "cpu")
 
+# Registered, checked data (issue 49): the dtypes' rows round-trip through names, the parser,
+# sizes and .npy type strings (internal functions: the static library).
+foreach(t dtypes)
+  add_executable(test_${t} test_${t}.c)
+  target_link_libraries(test_${t} PRIVATE tsr_test_common tessera_static)
+  target_include_directories(test_${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  add_test(NAME test_${t} COMMAND test_${t})
+  set_tests_properties(test_${t} PROPERTIES LABELS "cpu")
+endforeach()
+
 # The docs against the tree (issue 49): the paths docs/architecture.md and docs/conventions.md
 # quote exist, the count of src/core/dropin.h's functions and the internal headers the drop-ins
 # may include are the ones architecture.md states, and no table row outgrows a screen.

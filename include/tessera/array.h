@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "tessera/device.h"
+#include "tessera/dtypes.h" /* tsr_dtype, its names and sizes */
 #include "tessera/status.h"
 
 #ifdef __cplusplus
@@ -26,17 +27,6 @@ extern "C" {
 
 /** Largest number of dimensions an array may have. */
 #define TSR_MAX_DIMS 8
-
-/** Element types. */
-typedef enum tsr_dtype {
-  TSR_F32 = 0, /**< IEEE-754 binary32 */
-  TSR_F64 = 1, /**< IEEE-754 binary64 */
-  TSR_I32 = 2, /**< int32_t */
-  TSR_I64 = 3  /**< int64_t */
-} tsr_dtype;
-
-/** Number of dtypes. */
-#define TSR_NUM_DTYPES 4
 
 /** Opaque reference-counted array. */
 typedef struct tsr_array tsr_array;
@@ -66,15 +56,6 @@ typedef struct tsr_array_props {
 
 /** @deprecated The name of ::tsr_array_props in release 0.1; kept for source compatibility. */
 typedef tsr_array_props tsr_array_info_t;
-
-/**
- * Size in bytes of one element (4 or 8).
- * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_DTYPE for an unknown dtype.
- */
-TSR_API tsr_status tsr_dtype_size(tsr_dtype dtype, size_t *bytes);
-
-/** Name of a dtype ("f32", "f64", "i32", "i64"); "unknown" otherwise. Cannot fail. */
-TSR_API const char *tsr_dtype_name(tsr_dtype dtype);
 
 /**
  * A new uninitialized C-contiguous array of `shape[0] x ... x shape[ndim-1]` elements.

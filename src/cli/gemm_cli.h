@@ -35,7 +35,7 @@ typedef struct options {
   int64_t m, n, k;
   int have_m, have_n, have_k;
   int64_t seed;
-  int dtype_index; /* 0 f64, 1 f32 */
+  const char *dtype; /* --dtype: "f64" (default) or "f32", read by tsr_dtype_parse */
   int dtype_given;
   int transa, transb;
   int p, q;

@@ -130,8 +130,7 @@ static const opt_def table[] = {
     {"-n", NULL, OPT_INT, OFF(n), (ptrdiff_t)OFF(have_n), 0, INT64_C(1) << 40, 0, NULL},
     {"-k", NULL, OPT_INT, OFF(k), (ptrdiff_t)OFF(have_k), 0, INT64_C(1) << 40, 0, NULL},
     {"--seed", NULL, OPT_INT, OFF(seed), NOGIVEN, 0, INT64_MAX - 4, 0, NULL},
-    {"--dtype", NULL, OPT_CHOICE, OFF(dtype_index), (ptrdiff_t)OFF(dtype_given), 0, 0, 0,
-     "f64|f32"},
+    {"--dtype", NULL, OPT_WORD, OFF(dtype), (ptrdiff_t)OFF(dtype_given), 0, 0, 0, "f64|f32"},
     {"--alpha", NULL, OPT_DOUBLE, OFF(alpha), NOGIVEN, 0, 0, 0, NULL},
     {"--beta", NULL, OPT_DOUBLE, OFF(beta), NOGIVEN, 0, 0, 0, NULL},
     {"--transa", NULL, OPT_FLAG, OFF(transa), NOGIVEN, 0, 0, 1, NULL},
@@ -262,6 +261,7 @@ int parse_options(int argc, char **argv, options *o, char *msg, size_t cap) {
   o->seed = DEFAULT_SEED;
   o->block = DEFAULT_BLOCK;
   o->device = "auto";
+  o->dtype = "f64";
   o->repeat = 1;
   o->warmup = -1; /* auto: 1 on a GPU, 0 on the CPU (step_environment) */
   o->verify = 1;

@@ -238,7 +238,8 @@ static int step_shapes(job *j) {
       }
     }
   } else {
-    ji->dtype = o->dtype_index ? TSR_F32 : TSR_F64;
+    tsr_status st = tsr_dtype_parse(o->dtype, &ji->dtype);
+    if (st != TSR_OK) return lib_fail(st, EXIT_RUNTIME);
     j->ar = o->transa ? o->k : o->m, j->ac = o->transa ? o->m : o->k;
     j->br = o->transb ? o->n : o->k, j->bc = o->transb ? o->k : o->n;
   }

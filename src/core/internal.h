@@ -132,10 +132,15 @@ void tsr__api_resume(const char *saved);
 
 /* ---------------------------------------------------------------- dtypes & sizes ------ */
 
-/* Element size in bytes, 0 for an invalid dtype. */
+/* Generated from the rows of TSR_DTYPE_MAP (tessera/dtypes.h) in src/core/dtype.c. Element
+   size in bytes, 0 for an invalid dtype. */
 size_t tsr__dtype_size(tsr_dtype dtype);
 bool tsr__dtype_valid(tsr_dtype dtype);
 bool tsr__dtype_is_float(tsr_dtype dtype);
+/* The .npy type string without its byte order ("f4"), NULL for an invalid dtype. */
+const char *tsr__dtype_npy(tsr_dtype dtype);
+/* The dtype whose .npy type string (no byte order) is t[0..n); false when there is none. */
+bool tsr__dtype_from_npy(const char *t, size_t n, tsr_dtype *dtype);
 
 /* Overflow-checked arithmetic: false on overflow. */
 bool tsr__mul_overflow_i64(int64_t a, int64_t b, int64_t *out);

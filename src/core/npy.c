@@ -27,6 +27,17 @@
 /* A format error; the message names the public function the user called (TSR_API_ENTRY). */
 #define NPY_FAIL(...) tsr__set_error(TSR_ERR_FORMAT, __func__, __VA_ARGS__)
 
+/* The type strings Tessera reads, for messages, from the rows of TSR_DTYPE_MAP: "f4, f8, i4,
+   i8" and "'<f4', '<f8', '<i4', '<i8'" (each past its leading ", "). */
+#define TSR__NPY_KIND_ITEM(name, ENUM, value, c_type, size, npy, is_float) ", " npy
+#define TSR__NPY_DESCR_ITEM(name, ENUM, value, c_type, size, npy, is_float) ", '<" npy "'"
+static const char tsr__npy_kinds[] = TSR_DTYPE_MAP(TSR__NPY_KIND_ITEM);
+static const char tsr__npy_descrs[] = TSR_DTYPE_MAP(TSR__NPY_DESCR_ITEM);
+#undef TSR__NPY_KIND_ITEM
+#undef TSR__NPY_DESCR_ITEM
+#define TSR__NPY_KINDS (tsr__npy_kinds + 2)
+#define TSR__NPY_DESCRS (tsr__npy_descrs + 2)
+
 /* A printable excerpt of untrusted bytes for messages: at most `max` input bytes, non-ASCII
    and control bytes as \xNN, "..." when cut. */
 static const char *tsr__npy_excerpt(const char *p, const char *end, size_t max, char *buf,
@@ -129,7 +140,7 @@ static int tsr__npy_equals(const char *s, size_t n, const char *lit) {
 
 /* Whether t[0..tn) (a descr without its byte-order character) is a type string NumPy writes:
    a kind and an item size it has (bool, integers, floats, complex, datetimes with an optional
-   unit, objects, bytes, strings, void). Tessera reads f4, f8, i4, i8 of these. */
+   unit, objects, bytes, strings, void). Tessera reads those of TSR_DTYPE_MAP's rows. */
 static bool tsr__npy_numpy_type(const char *t, size_t tn) {
   if (tn == 0) return false;
   size_t i = 1, size = 0;
@@ -195,9 +206,9 @@ static tsr_status tsr__npy_descr(npy_parser *ps, tsr_npy_header *h) {
   char ex[96];
   if (ps->p < ps->end && *ps->p == '[') return tsr__npy_structured(ps);
   if (ps->p < ps->end && *ps->p != '\'' && *ps->p != '"')
-    return NPY_FAIL("unsupported dtype %s: only simple type strings ('<f4', '<f8', '<i4', "
-                    "'<i8', either byte order) are supported, not structured dtypes",
-                    tsr__npy_excerpt(ps->p, ps->end, 32, ex, sizeof ex));
+    return NPY_FAIL("unsupported dtype %s: only simple type strings (%s, either byte order) are "
+                    "supported, not structured dtypes",
+                    tsr__npy_excerpt(ps->p, ps->end, 32, ex, sizeof ex), TSR__NPY_DESCRS);
   const char *s;
   size_t n;
   TSR_CALL(tsr__npy_string(ps, &s, &n, "the descr string"));
@@ -210,7 +221,8 @@ static tsr_status tsr__npy_descr(npy_parser *ps, tsr_npy_header *h) {
     t++;
     tn--;
   }
-  int ok = tn == 2 && (t[0] == 'f' || t[0] == 'i') && (t[1] == '4' || t[1] == '8');
+  tsr_dtype dt = TSR_F64;
+  bool ok = tsr__dtype_from_npy(t, tn, &dt);
   if (!ok && tsr__npy_numpy_type(t, tn)) {
     /* Well-formed, not ours: TSR_ERR_DTYPE once the whole header parsed. */
     ps->unsupported = s;
@@ -219,16 +231,13 @@ static tsr_status tsr__npy_descr(npy_parser *ps, tsr_npy_header *h) {
     return TSR_OK;
   }
   if (!ok)
-    return NPY_FAIL("unsupported dtype '%s' (supported: f4, f8, i4, i8 in either byte order)",
-                    tsr__npy_excerpt(s, s + n, 32, ex, sizeof ex));
+    return NPY_FAIL("unsupported dtype '%s' (supported: %s in either byte order)",
+                    tsr__npy_excerpt(s, s + n, 32, ex, sizeof ex), TSR__NPY_KINDS);
   if (order == '|')
     return NPY_FAIL("unsupported dtype '%s': byte order '|' (not applicable) is invalid for a "
-                    "%c-byte type",
-                    tsr__npy_excerpt(s, s + n, 32, ex, sizeof ex), t[1]);
-  if (t[0] == 'f')
-    h->dtype = t[1] == '4' ? TSR_F32 : TSR_F64;
-  else
-    h->dtype = t[1] == '4' ? TSR_I32 : TSR_I64;
+                    "%zu-byte type",
+                    tsr__npy_excerpt(s, s + n, 32, ex, sizeof ex), tsr__dtype_size(dt));
+  h->dtype = dt;
   h->big_endian = order == '>' || (order == '=' && tsr__host_big_endian());
   return TSR_OK;
 }
@@ -241,12 +250,12 @@ static tsr_status tsr__npy_unsupported(const npy_parser *ps) {
                                    ps->structured ? 48 : 32, ex, sizeof ex);
   if (ps->structured)
     return tsr__set_error(TSR_ERR_DTYPE, __func__,
-                          "unsupported dtype %s: only simple type strings ('<f4', '<f8', '<i4', "
-                          "'<i8', either byte order) are supported, not structured dtypes",
-                          d);
+                          "unsupported dtype %s: only simple type strings (%s, either byte order) "
+                          "are supported, not structured dtypes",
+                          d, TSR__NPY_DESCRS);
   return tsr__set_error(TSR_ERR_DTYPE, __func__,
-                        "unsupported dtype '%s' (supported: f4, f8, i4, i8 in either byte order)",
-                        d);
+                        "unsupported dtype '%s' (supported: %s in either byte order)", d,
+                        TSR__NPY_KINDS);
 }
 
 static tsr_status tsr__npy_fortran_order(npy_parser *ps, tsr_npy_header *h) {
@@ -462,7 +471,7 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
       nonzero *= h.shape[i];
     }
   }
-  int64_t itemsize = (h.dtype == TSR_F32 || h.dtype == TSR_I32) ? 4 : 8;
+  int64_t itemsize = (int64_t)tsr__dtype_size(h.dtype);
   if (nonzero > INT64_MAX / itemsize || (uint64_t)(nonzero * itemsize) > (uint64_t)SIZE_MAX) {
     char sh[256];
     return NPY_FAIL("shape %s is too large: its byte count overflows",
@@ -480,14 +489,8 @@ tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim, c
   TSR_CHECK(buf != NULL, TSR_ERR_NULL_POINTER, "buf is NULL");
   TSR_CHECK(len != NULL, TSR_ERR_NULL_POINTER, "len is NULL");
   TSR_CHECK(shape != NULL || ndim <= 0, TSR_ERR_NULL_POINTER, "shape is NULL");
-  const char *descr;
-  switch (dtype) {
-  case TSR_F32: descr = "<f4"; break;
-  case TSR_F64: descr = "<f8"; break;
-  case TSR_I32: descr = "<i4"; break;
-  case TSR_I64: descr = "<i8"; break;
-  default: return tsr__set_error(TSR_ERR_DTYPE, __func__, "unknown dtype %d", (int)dtype);
-  }
+  const char *kind = tsr__dtype_npy(dtype);
+  if (kind == NULL) return tsr__set_error(TSR_ERR_DTYPE, __func__, "unknown dtype %d", (int)dtype);
   if (ndim < 0 || ndim > TSR_MAX_DIMS)
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "ndim %d is outside 0..%d", ndim,
                           TSR_MAX_DIMS);
@@ -500,7 +503,7 @@ tsr_status tsr_npy_format_header(tsr_dtype dtype, int fortran_order, int ndim, c
   char dict[64 + TSR_MAX_DIMS * 24];
   char sh[TSR_MAX_DIMS * 24 + 8];
   int n =
-      snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': %s, 'shape': %s, }", descr,
+      snprintf(dict, sizeof dict, "{'descr': '<%s', 'fortran_order': %s, 'shape': %s, }", kind,
                fortran_order ? "True" : "False", tsr__npy_shape_text(ndim, shape, sh, sizeof sh));
   if (n < 0 || (size_t)n >= sizeof dict)
     return tsr__set_error(TSR_ERR_INTERNAL, __func__, "header dictionary does not fit");

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include "core/internal.h"
+#include "mpi/mpi_dtypes.h" /* the MPI column of the dtypes */
 #include "tessera/dist.h"
 
 struct tsr_grid {
@@ -68,7 +69,8 @@ void tsr__dist_binding_rule(int node_cores, int mask_cores, int ranks_on_node, i
    this node (MPI_Comm_split_type SHARED). Collective over comm. */
 tsr_status tsr__dist_node_counts(MPI_Comm comm, int *node_cores, int *ranks_on_node);
 
-/* The MPI datatype of a float dtype. */
+/* The MPI datatype of a dtype, MPI_DATATYPE_NULL for an invalid one: tsr__mpi_dtype_of, the
+   rows of mpi/mpi_dtypes.h. */
 MPI_Datatype tsr__mpi_type(tsr_dtype dtype);
 
 /* Number of elements of a matrix's local storage (lld * nloc). */
