@@ -20,8 +20,9 @@ add_test(NAME test_env COMMAND test_env ${PROJECT_SOURCE_DIR}/README.md ${PROJEC
 set_tests_properties(test_env PROPERTIES LABELS "cpu")
 
 # Registered, checked data (issue 49): the dtypes' rows round-trip through names, the parser,
-# sizes and .npy type strings (internal functions: the static library).
-foreach(t dtypes)
+# sizes and .npy type strings; every backend table of the build has its required entries and
+# classifies every entry (internal functions and tables: the static library).
+foreach(t dtypes backend_tables)
   add_executable(test_${t} test_${t}.c)
   target_link_libraries(test_${t} PRIVATE tsr_test_common tessera_static)
   target_include_directories(test_${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)

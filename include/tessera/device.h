@@ -24,12 +24,30 @@
 extern "C" {
 #endif
 
-/** Kind of device. */
-typedef enum tsr_device_kind {
-  TSR_DEVICE_CPU = 0,  /**< host CPU, OpenMP backend; the only CPU device has index 0 */
-  TSR_DEVICE_CUDA = 1, /**< NVIDIA GPU through the CUDA runtime */
-  TSR_DEVICE_HIP = 2   /**< AMD GPU through the HIP runtime (the hipified CUDA kernels) */
-} tsr_device_kind;
+/**
+ * The device kinds, one row each: `X(name, ENUM, value, label, is_gpu)`, from which the enum,
+ * the names ("cuda:0"), the parser (tsr_device_parse()) and the messages ("no CUDA device 1")
+ * are generated:
+ *  - name: the kind as a device string spells it, as an identifier (`cuda`; `#name` gives it);
+ *  - ENUM, value: the ::tsr_device_kind constant and its number (the ABI: rows in value order,
+ *    values never change);
+ *  - label: the kind in messages ("CUDA");
+ *  - is_gpu: 1 for kinds that `auto` tries, in row order, before the CPU; such a kind's device
+ *    strings carry an index (`cuda:N`).
+ *
+ * - ::TSR_DEVICE_CPU: the host CPU, OpenMP backend; the only CPU device has index 0;
+ * - ::TSR_DEVICE_CUDA: an NVIDIA GPU through the CUDA runtime;
+ * - ::TSR_DEVICE_HIP: an AMD GPU through the HIP runtime (the hipified CUDA kernels).
+ */
+#define TSR_DEVICE_KIND_MAP(X)                                                                     \
+  X(cpu, TSR_DEVICE_CPU, 0, "CPU", 0)                                                              \
+  X(cuda, TSR_DEVICE_CUDA, 1, "CUDA", 1)                                                           \
+  X(hip, TSR_DEVICE_HIP, 2, "HIP", 1)
+
+#define TSR__DEVICE_KIND_ENUM(name, ENUM, value, label, is_gpu) ENUM = value,
+/** Kind of device (the rows of ::TSR_DEVICE_KIND_MAP). */
+typedef enum tsr_device_kind { TSR_DEVICE_KIND_MAP(TSR__DEVICE_KIND_ENUM) } tsr_device_kind;
+#undef TSR__DEVICE_KIND_ENUM
 
 /** A device: its kind and its index among the devices of that kind (0-based). */
 typedef struct tsr_device {

@@ -47,8 +47,7 @@ static void tsr__buffer_release(tsr__buffer *b) {
   if (atomic_fetch_sub_explicit(&b->refcount, 1, memory_order_acq_rel) != 1) return;
   const struct tsr__backend_ops *ops = NULL;
   /* The device existed when the buffer was made; a lookup failure leaks rather than crashes. */
-  if ((b->flags & TSR__BUFFER_BORROWED) == 0 && tsr__backend_for(b->device, &ops) == TSR_OK &&
-      ops->free != NULL)
+  if ((b->flags & TSR__BUFFER_BORROWED) == 0 && tsr__backend_for(b->device, &ops) == TSR_OK)
     ops->free(b->device, b->data, b->bytes, b->flags);
   free(b);
 }
@@ -59,10 +58,6 @@ tsr_status tsr__array_alloc(int ndim, const int64_t *shape, tsr_dtype dtype, tsr
   TSR_CALL(tsr__shape_check(ndim, shape, dtype, &size));
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(device, &ops));
-  char dev[32];
-  if (ops->alloc == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "allocation is not supported on %s",
-                          tsr__device_str(device, dev, sizeof dev));
   size_t bytes = (size_t)size * tsr__dtype_size(dtype);
   tsr__buffer *b = malloc(sizeof *b);
   if (b == NULL)
@@ -73,7 +68,7 @@ tsr_status tsr__array_alloc(int ndim, const int64_t *shape, tsr_dtype dtype, tsr
   if (st != TSR_OK) {
     free(b);
     /* Restate the backend's reason inside a message that says what was being allocated. */
-    char shp[128];
+    char shp[128], dev[32];
     return tsr__set_error(st, __func__, "cannot allocate %zu bytes for a %s %s array on %s (%s)",
                           bytes, tsr__shape_str(ndim, shape, shp, sizeof shp),
                           tsr_dtype_name(dtype), tsr__device_str(device, dev, sizeof dev),
@@ -113,22 +108,16 @@ static void tsr__host_store(void *dst, tsr_dtype dtype, int64_t i, double x) {
   }
 }
 
-/* The generic fallbacks compute a contiguous array's values on the host, then copy them. */
-enum tsr__host_gen { TSR__GEN_FILL, TSR__GEN_ARANGE };
-
-static tsr_status tsr__fill_via_host(const struct tsr__backend_ops *ops, tsr_array *a,
-                                     enum tsr__host_gen gen, double p0, double p1) {
+/* The fallback of the optional arange entry: a contiguous array's values start + i * step
+   computed on the host, then copied. */
+static tsr_status tsr__arange_via_host(const struct tsr__backend_ops *ops, tsr_array *a,
+                                       double start, double step) {
   int64_t n = tsr__array_size(a);
   size_t bytes = tsr__array_bytes(a);
-  char dev[32];
-  if (ops->memcpy_h2d == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
-                          "host-to-device copy is not supported on %s",
-                          tsr__device_str(a->buffer->device, dev, sizeof dev));
   void *host;
   TSR_CALL(tsr__host_alloc(bytes, &host));
   for (int64_t i = 0; i < n; ++i)
-    tsr__host_store(host, a->dtype, i, gen == TSR__GEN_FILL ? p0 : p0 + (double)i * p1);
+    tsr__host_store(host, a->dtype, i, start + (double)i * step);
   tsr__view v = tsr__view_of(a);
   tsr_status st = ops->memcpy_h2d(a->buffer->device, v.data, host, bytes);
   tsr__host_free(host);
@@ -139,21 +128,14 @@ static tsr_status tsr__fill(tsr_array *a, double value) {
   if (tsr__array_size(a) == 0) return TSR_OK;
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(a->buffer->device, &ops));
-  if (ops->fill != NULL) {
-    tsr__view v = tsr__view_of(a);
-    return ops->fill(a->buffer->device, &v, value);
-  }
-  return tsr__fill_via_host(ops, a, TSR__GEN_FILL, value, 0.0);
+  tsr__view v = tsr__view_of(a);
+  return ops->fill(a->buffer->device, &v, value);
 }
 
 /* dst = src elementwise through the backend's copy (shapes equal; src may be broadcast). */
 static tsr_status tsr__copy_view(tsr_device dev, const tsr__view *dst, const tsr__view *src) {
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(dev, &ops));
-  char d[32];
-  if (ops->copy == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "copy is not supported on %s",
-                          tsr__device_str(dev, d, sizeof d));
   return ops->copy(dev, dst, src);
 }
 
@@ -189,11 +171,6 @@ static tsr_status tsr__read(const tsr_array *a, void *dst) {
   if (bytes == 0) return TSR_OK;
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(a->buffer->device, &ops));
-  char dev[32];
-  if (ops->memcpy_d2h == NULL)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
-                          "device-to-host copy is not supported on %s",
-                          tsr__device_str(a->buffer->device, dev, sizeof dev));
   tsr_array *c = NULL;
   TSR_CALL(tsr__array_contiguous(a, &c));
   tsr__view v = tsr__view_of(c);
@@ -318,7 +295,7 @@ tsr_status tsr_arange(double start, double stop, double step, tsr_dtype dtype, t
       tsr__view v = tsr__view_of(a);
       TSR_CALL_GOTO(st, fail, ops->arange(device, &v, start, step));
     } else {
-      TSR_CALL_GOTO(st, fail, tsr__fill_via_host(ops, a, TSR__GEN_ARANGE, start, step));
+      TSR_CALL_GOTO(st, fail, tsr__arange_via_host(ops, a, start, step));
     }
   }
   *out = a;
@@ -342,10 +319,6 @@ static tsr_status tsr__random(int ndim, const int64_t *shape, tsr_dtype dtype, t
     if (ops->rng != NULL) {
       TSR_CALL_GOTO(st, fail, ops->rng(device, &v, seed, 0, dist, p0, p1));
     } else {
-      char dev[32];
-      TSR_CHECK_GOTO(st, fail, ops->memcpy_h2d != NULL, TSR_ERR_UNSUPPORTED,
-                     "host-to-device copy is not supported on %s",
-                     tsr__device_str(device, dev, sizeof dev));
       void *host = NULL;
       size_t bytes = tsr__array_bytes(a);
       TSR_CALL_GOTO(st, fail, tsr__host_alloc(bytes, &host));
@@ -407,10 +380,6 @@ tsr_status tsr_from_host(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_de
   if (size > 0) {
     const struct tsr__backend_ops *ops;
     TSR_CALL_GOTO(st, fail, tsr__backend_for(device, &ops));
-    char dev[32];
-    TSR_CHECK_GOTO(st, fail, ops->memcpy_h2d != NULL, TSR_ERR_UNSUPPORTED,
-                   "host-to-device copy is not supported on %s",
-                   tsr__device_str(device, dev, sizeof dev));
     tsr__view v = tsr__view_of(a);
     TSR_CALL_GOTO(st, fail, ops->memcpy_h2d(device, v.data, data, tsr__array_bytes(a)));
   }
@@ -503,9 +472,6 @@ tsr_status tsr_array_write(tsr_array *a, const void *src, size_t bytes) {
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(dev, &ops));
-  char d[32];
-  TSR_CHECK(ops->memcpy_h2d != NULL, TSR_ERR_UNSUPPORTED,
-            "host-to-device copy is not supported on %s", tsr__device_str(dev, d, sizeof d));
   if (tsr__array_is_contiguous(a)) {
     tsr__view v = tsr__view_of(a);
     return ops->memcpy_h2d(dev, v.data, src, bytes);
@@ -541,10 +507,6 @@ static tsr_status tsr__to(const tsr_array *a, tsr_device device, tsr_array **out
       /* CPU buffers are host memory: read straight into the result. */
       TSR_CALL_GOTO(st, fail, tsr__read(a, bv.data));
     } else {
-      char d[32];
-      TSR_CHECK_GOTO(st, fail, ops->memcpy_h2d != NULL, TSR_ERR_UNSUPPORTED,
-                     "host-to-device copy is not supported on %s",
-                     tsr__device_str(device, d, sizeof d));
       if (src.kind == TSR_DEVICE_CPU && tsr__array_is_contiguous(a)) {
         tsr__view av = tsr__view_of(a);
         TSR_CALL_GOTO(st, fail, ops->memcpy_h2d(device, bv.data, av.data, bytes));

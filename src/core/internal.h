@@ -540,9 +540,15 @@ tsr_status tsr__dev_matvec_f64(const tsr_array *storage, int64_t rows, int64_t c
 /* ---------------------------------------------------------------- backends ------------ */
 
 /*
- * One table per backend (SUNDIALS style). A NULL entry means "use the core's generic
- * fallback" where one exists (arange, rng: computed on the host and copied; memcpy_d2d:
- * through the host), else the core returns TSR_ERR_UNSUPPORTED naming the op and device.
+ * One table per backend (SUNDIALS style), its entries required or optional:
+ *  - required, never NULL (the core calls them without a check): name, device_count,
+ *    device_props, alloc, free, memcpy_h2d, memcpy_d2h, memcpy_d2d, synchronize, fill, copy,
+ *    binary, unary, reduce, gemm;
+ *  - optional, NULL for the core's fallback or nothing to do: unavailable_reason, trim, arange
+ *    and rng (computed on the host and copied), gemm_tiny, the distributed-matrix kernels and
+ *    the asynchronous group (all or none), as their comments below say.
+ * tests/test_backend_tables.c checks every compiled table against this split and fails to build
+ * when an entry is added without being classified there.
  *
  * Contracts, all views already validated by the core:
  *  - copy:   dst and src have the same shape (src broadcast: strides may be 0), dtypes may

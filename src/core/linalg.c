@@ -88,12 +88,6 @@ static tsr_status tsr__mat_temp(const struct tsr__backend_ops *ops, tsr_device d
   out->rs = tsr__max1(x->cols);
   out->cs = 1;
   if (copy_values && x->rows > 0 && x->cols > 0) {
-    if (!ops->copy) {
-      tsr_array_release(*tmp);
-      *tmp = NULL;
-      return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "copy is not implemented on device %s",
-                            ops->name);
-    }
     tsr__view sv = tsr__mat_view(x, dtype);
     tsr_status st = ops->copy(dev, &tv, &sv);
     if (st != TSR_OK) {
@@ -214,10 +208,6 @@ static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device 
     tsr__count(TSR__COUNT_GEMM_CALLS, 1);
     return TSR_OK;
   }
-  if (!ops->gemm)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "gemm is not implemented on device %s",
-                          ops->name);
-
   tsr_status st = TSR_OK;
   tsr_array *ta_tmp = NULL, *tb_tmp = NULL, *tc_tmp = NULL;
   tsr__operand oa = {0}, ob = {0};
@@ -253,11 +243,6 @@ static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device 
   if (c_copied) {
     tsr__view dv = tsr__mat_view(c, dtype);
     tsr__view sv = tsr__mat_view(&cm, dtype);
-    if (!ops->copy) {
-      st = tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "copy is not implemented on device %s",
-                          ops->name);
-      goto done;
-    }
     TSR_CALL_GOTO(st, done, ops->copy(dev, &dv, &sv));
   }
 done:
