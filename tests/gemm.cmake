@@ -1,26 +1,34 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# CPU GEMM kernels (test_gemm_kernels) and the wisdom file of the CPU GEMM (test_wisdom,
-# tessera-tune's output: written, read back, used, and ignored when corrupt, foreign or
-# missing). Both call the library's internals (tsr__omp_gemm, the registry), so they link the
-# static library (hidden symbols are reachable there) and compile the shared test helpers
-# themselves instead of linking tsr_test_common (which links the shared library: two copies of
-# the library's state in one process).
-foreach(t gemm_kernels wisdom)
-  add_executable(test_${t} test_${t}.c common/tsr_test.c)
-  target_link_libraries(test_${t} PRIVATE tessera_static PkgConfig::CMOCKA m)
-  target_include_directories(test_${t} PRIVATE ${PROJECT_SOURCE_DIR}/src
+# The CPU GEMM by BLIS's rooms (tests/gemm/: test_gemm_frame, test_gemm_kernels,
+# test_gemm_config, their shared helpers in gemm_test.c) and the wisdom file of the CPU GEMM
+# (test_wisdom, tessera-tune's output: written, read back, used, and ignored when corrupt,
+# foreign or missing). They call the library's internals (tsr__omp_gemm, the registry), so they
+# link the static library (hidden symbols are reachable there) and compile the shared test
+# helpers themselves instead of linking tsr_test_common (which links the shared library: two
+# copies of the library's state in one process).
+set(TSR_GEMM_ROOMS frame kernels config)
+foreach(room ${TSR_GEMM_ROOMS})
+  add_executable(test_gemm_${room} gemm/test_gemm_${room}.c gemm/gemm_test.c common/tsr_test.c)
+endforeach()
+add_executable(test_wisdom test_wisdom.c common/tsr_test.c)
+foreach(t test_gemm_frame test_gemm_kernels test_gemm_config test_wisdom)
+  target_link_libraries(${t} PRIVATE tessera_static PkgConfig::CMOCKA m)
+  target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src
                              ${CMAKE_CURRENT_SOURCE_DIR}/common)
-  target_compile_definitions(test_${t} PRIVATE _POSIX_C_SOURCE=200809L)
+  target_compile_definitions(${t} PRIVATE _POSIX_C_SOURCE=200809L)
   if(TSR_HAVE_OPENMP)
-    target_link_libraries(test_${t} PRIVATE OpenMP::OpenMP_C)
+    target_link_libraries(${t} PRIVATE OpenMP::OpenMP_C)
   endif()
 endforeach()
 
-# One run per micro-kernel, forced through TSR_CPU_KERNEL; a kernel this CPU lacks is skipped.
+# Each room's program once per micro-kernel, forced through TSR_CPU_KERNEL; a kernel this CPU
+# lacks is skipped. gemm_<room>_<kernel>: gemm_frame_avx2, gemm_kernels_avx512, ...
 foreach(kernel portable avx2 avx512)
-  add_test(NAME gemm_kernels_${kernel} COMMAND test_gemm_kernels)
-  set_tests_properties(gemm_kernels_${kernel} PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
-                       ENVIRONMENT "TSR_CPU_KERNEL=${kernel}")
+  foreach(room ${TSR_GEMM_ROOMS})
+    add_test(NAME gemm_${room}_${kernel} COMMAND test_gemm_${room})
+    set_tests_properties(gemm_${room}_${kernel} PROPERTIES LABELS cpu SKIP_RETURN_CODE 77
+                         ENVIRONMENT "TSR_CPU_KERNEL=${kernel}")
+  endforeach()
 endforeach()
 
 add_test(NAME gemm_wisdom COMMAND test_wisdom)
