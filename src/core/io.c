@@ -111,13 +111,13 @@ tsr_status tsr__npy_read_header_at(const char *path, uint64_t fsize, tsr__read_a
 }
 
 /* tsr__npy_read_header_at's reader on a stdio stream at its start (reads are sequential). */
-typedef struct io_stream {
+typedef struct tsr__io_stream {
   const char *path;
   FILE *fp;
-} io_stream;
+} tsr__io_stream;
 
 static tsr_status tsr__io_stream_read(void *ctx, uint64_t offset, void *dst, size_t n) {
-  const io_stream *s = (const io_stream *)ctx;
+  const tsr__io_stream *s = (const tsr__io_stream *)ctx;
   (void)offset;
   return tsr__io_read_exact(s->path, s->fp, dst, n, "header");
 }
@@ -139,7 +139,7 @@ static tsr_status tsr__io_open(const char *path, tsr_npy_header *h, FILE **keep)
     return tsr__set_error(TSR_ERR_IO, __func__, "cannot open %s: %s", path, strerror(e));
   }
 
-  io_stream ctx = {path, fp};
+  tsr__io_stream ctx = {path, fp};
   TSR_CALL_GOTO(st, done, tsr__npy_read_header_at(path, fsize, tsr__io_stream_read, &ctx, h));
 
   uint64_t data_bytes = (uint64_t)h->size * tsr__dtype_size(h->dtype);

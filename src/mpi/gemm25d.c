@@ -53,20 +53,20 @@ static int64_t tsr__layer_k(int64_t k, int64_t kb, int c, int l) {
 
 /* ------------------------------------------------------------------ choice ------------- */
 
-typedef struct gemm_dims {
+typedef struct tsr__gemm_dims {
   double m, n, k;
   int64_t panels, kb;
   int pr, pc, size;
   size_t es;
-} gemm_dims;
+} tsr__gemm_dims;
 
 /* Words received per rank (plus latency rounds) of SUMMA on the matrices' grid. */
-static double tsr__cost_summa(const gemm_dims *d) {
+static double tsr__cost_summa(const tsr__gemm_dims *d) {
   double w = d->m * d->k / d->pr * (1.0 - 1.0 / d->pc) + d->k * d->n / d->pc * (1.0 - 1.0 / d->pr);
   return w + TSR__25D_ROUND_WORDS * 2.0 * (double)d->panels;
 }
 
-static double tsr__cost_25d(const gemm_dims *d, int c) {
+static double tsr__cost_25d(const tsr__gemm_dims *d, int c) {
   int q = tsr__exact_sqrt(d->size / c);
   double w = (d->m * d->k + d->k * d->n) * (1.0 - 1.0 / q) / ((double)q * c) +
              (d->m * d->k + d->k * d->n + c * d->m * d->n) / d->size;
@@ -75,7 +75,7 @@ static double tsr__cost_25d(const gemm_dims *d, int c) {
 
 /* Bytes per rank 2.5D allocates beyond A, B and C: the slices, the partial C, the SUMMA
    panel buffers of the layer and the exchange buffers (the largest exchange, C's). */
-static double tsr__memory_25d(const gemm_dims *d, int c) {
+static double tsr__memory_25d(const tsr__gemm_dims *d, int c) {
   int q = tsr__exact_sqrt(d->size / c);
   double kb = (double)d->kb;
   double words = (d->m * d->k + d->k * d->n) / d->size + c * d->m * d->n / d->size +
@@ -84,12 +84,12 @@ static double tsr__memory_25d(const gemm_dims *d, int c) {
   return words * (double)d->es;
 }
 
-static bool tsr__valid_25d(const gemm_dims *d, int c) {
+static bool tsr__valid_25d(const tsr__gemm_dims *d, int c) {
   return c >= 1 && d->size % c == 0 && tsr__exact_sqrt(d->size / c) > 0;
 }
 
 /* The replicas c the options select (1: SUMMA). Local, after the checks. */
-static tsr_status tsr__choose(const gemm_dims *d, const tsr_dist_gemm_options *opt, int *replicas) {
+static tsr_status tsr__choose(const tsr__gemm_dims *d, const tsr_dist_gemm_options *opt, int *replicas) {
   *replicas = 1;
   if (!opt || opt->algorithm == TSR_DIST_GEMM_SUMMA) return TSR_OK;
   if (opt->algorithm == TSR_DIST_GEMM_2_5D && opt->replicas > 0) {
@@ -133,7 +133,7 @@ static tsr_status tsr__options_check(const tsr_dist_gemm_options *opt) {
   return TSR_OK;
 }
 
-static void tsr__dims_of(tsr_trans ta, const tsr_dmatrix *a, const tsr_dmatrix *c, gemm_dims *d) {
+static void tsr__dims_of(tsr_trans ta, const tsr_dmatrix *a, const tsr_dmatrix *c, tsr__gemm_dims *d) {
   int64_t k = ta ? a->m : a->n, kb = ta ? a->mb : a->nb;
   d->m = (double)c->m;
   d->n = (double)c->n;
@@ -158,7 +158,7 @@ tsr_status tsr__dist_gemm_plan(tsr_status st, tsr_trans ta, const tsr_dmatrix *a
     if (st != TSR_OK) return st;
     st = tsr__dist_same(c->grid->comm, v, 4, "algorithm, replicas, memory_per_rank, bcast");
     if (st != TSR_OK) return st;
-    gemm_dims d;
+    tsr__gemm_dims d;
     tsr__dims_of(ta, a, c, &d);
     st = tsr__choose(&d, opt, replicas);
   }
@@ -176,7 +176,7 @@ tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb,
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "bad sizes m=%lld n=%lld k=%lld kb=%lld ranks=%d", (long long)m,
                           (long long)n, (long long)k, (long long)kb, ranks);
-  gemm_dims d = {(double)m, (double)n, (double)k, tsr__gemm25d_ceil_div(k, kb), kb, 0,
+  tsr__gemm_dims d = {(double)m, (double)n, (double)k, tsr__gemm25d_ceil_div(k, kb), kb, 0,
                  0,         ranks,     es};
   if (replicas < 1 || !tsr__valid_25d(&d, replicas))
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
@@ -211,7 +211,7 @@ static void tsr__scale_local(tsr_dmatrix *c, void *host, double beta) {
 }
 
 /* The state of one 2.5D call, shared by its steps. */
-typedef struct g25 {
+typedef struct tsr__g25 {
   tsr_grid *g;        /* the matrices' grid */
   int replicas, q;    /* c layers of q x q ranks */
   int layer;          /* this rank's layer */
@@ -223,10 +223,10 @@ typedef struct g25 {
   tsr_dmatrix *al, *bl, *cl; /* this layer's slices of op(A), op(B) and its partial product */
   int *procs;                /* process maps of the slicing, then of the reduction */
   tsr_dist_stats st;         /* bytes and seconds of the slicing and reduction */
-} g25;
+} tsr__g25;
 
 /* Step 1: the layers' communicators and q x q grids. Agreed. */
-static tsr_status tsr__g25_layers(g25 *L) {
+static tsr_status tsr__g25_layers(tsr__g25 *L) {
   int rc = MPI_Comm_split(L->g->comm, L->layer, L->g->rank, &L->lcomm);
   tsr_status st =
       rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_split");
@@ -244,7 +244,7 @@ static tsr_status tsr__g25_layers(g25 *L) {
 /* The two exchanges that slice op(A) and op(B) onto the layers (process maps: see the top of
    the file), from and to the local blocks where they live (host, or device-resident on a GPU:
    tsr__dm_layout_local). Agreed. */
-static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+static tsr_status tsr__g25_exchange_slices(tsr__g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
                                            const tsr_dmatrix *b) {
   const tsr_grid *g = L->g;
   int q = L->q, cq = L->replicas * q, replicas = L->replicas;
@@ -274,7 +274,7 @@ static tsr_status tsr__g25_exchange_slices(g25 *L, tsr_trans ta, tsr_trans tb, c
 
 /* Step 2: this layer's slices al (m x kl) and bl (kl x n) of op(A) and op(B), on C's device.
    Agreed. */
-static tsr_status tsr__g25_slice(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
+static tsr_status tsr__g25_slice(tsr__g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
                                  const tsr_dmatrix *b, const tsr_dmatrix *c) {
   tsr_status st = tsr__dm_create(L->lg, c->m, L->kl, L->a_mb, L->kb, c->dtype, c->device, &L->al);
   if (st == TSR_OK)
@@ -286,7 +286,7 @@ static tsr_status tsr__g25_slice(g25 *L, tsr_trans ta, tsr_trans tb, const tsr_d
 
 /* Step 3: each layer multiplies its slices with the SUMMA schedule into its partial product
    cl. Agreed; SUMMA's figures in *ls. */
-static tsr_status tsr__g25_multiply(g25 *L, double alpha, const tsr_dmatrix *c,
+static tsr_status tsr__g25_multiply(tsr__g25 *L, double alpha, const tsr_dmatrix *c,
                                     const tsr_dist_gemm_options *opt, tsr_dist_stats *ls) {
   tsr_status st = tsr__dm_create(L->lg, c->m, c->n, c->mb, c->nb, c->dtype, c->device, &L->cl);
   st = tsr__dist_agree(L->g->comm, st);
@@ -325,7 +325,7 @@ static tsr_status tsr__g25_scale_dev(tsr_dmatrix *c, double beta) {
    accumulating exchange from all c layers at once (every rank sends its layer's part while
    it receives: the c layers' q x q grids as copies of one source grid), where C lives (host, or
    device-resident on a GPU: beta C by a k = 0 GEMM there). Agreed. */
-static tsr_status tsr__g25_reduce(g25 *L, double beta, tsr_dmatrix *c) {
+static tsr_status tsr__g25_reduce(tsr__g25 *L, double beta, tsr_dmatrix *c) {
   const tsr_grid *g = L->g;
   const int q = L->q;
   tsr_status st = TSR_OK;
@@ -352,7 +352,7 @@ tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const ts
   double t_start = MPI_Wtime();
   uint64_t count0[TSR__COUNT_N];
   tsr__counters_read(count0);
-  g25 L;
+  tsr__g25 L;
   memset(&L, 0, sizeof L);
   L.g = c->grid;
   L.replicas = replicas;

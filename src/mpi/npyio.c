@@ -117,13 +117,13 @@ struct tsr_dmatrix_npy {
 };
 
 /* tsr__npy_read_header_at's reader on an MPI file handle (rank 0, independent reads). */
-typedef struct npy_mpi_source {
+typedef struct tsr__npy_mpi_source {
   const char *path;
   MPI_File fh;
-} npy_mpi_source;
+} tsr__npy_mpi_source;
 
 static tsr_status tsr__npy_mpi_read(void *ctx, uint64_t offset, void *dst, size_t n) {
-  const npy_mpi_source *s = ctx;
+  const tsr__npy_mpi_source *s = ctx;
   MPI_Status status;
   int got = 0;
   int rc = MPI_File_read_at(s->fh, (MPI_Offset)offset, dst, (int)n, MPI_BYTE, &status);
@@ -138,7 +138,7 @@ static tsr_status tsr__npy_mpi_read(void *ctx, uint64_t offset, void *dst, size_
 /* Rank 0: the header, from the open handle, and the one check that it holds a matrix. */
 static tsr_status tsr__npy_matrix_header(const char *path, MPI_File fh, uint64_t fsize,
                                          tsr_npy_header *h) {
-  npy_mpi_source src = {path, fh};
+  tsr__npy_mpi_source src = {path, fh};
   TSR_CALL(tsr__npy_read_header_at(path, fsize, tsr__npy_mpi_read, &src, h));
   if (h->ndim != 2)
     return tsr__set_error(TSR_ERR_SHAPE, __func__, "'%s' holds a %d-D array; a matrix must be 2-D",
@@ -338,7 +338,7 @@ tsr_status tsr_dmatrix_read_npy(tsr_grid *grid, const char *path, int64_t mb, in
 }
 
 /* The state of one collective write, shared by its steps. */
-typedef struct npy_writer {
+typedef struct tsr__npy_writer {
   const char *path;
   const tsr_dmatrix *a;
   int fortran_order;
@@ -351,11 +351,11 @@ typedef struct npy_writer {
   bool staged, created;        /* created: rank 0 removes the temporary on failure */
   MPI_File fh;
   MPI_Datatype ftype;
-} npy_writer;
+} tsr__npy_writer;
 
 /* Step 1: the temporary name (rank 0's pid and write count), rank 0's header, the local block
    on the host in the file's order and byte order, the darray view. Agreed. */
-static tsr_status tsr__npy_write_prepare(npy_writer *w) {
+static tsr_status tsr__npy_write_prepare(tsr__npy_writer *w) {
   const tsr_dmatrix *a = w->a;
   tsr_grid *g = a->grid;
   /* The temporary name carries rank 0's pid, so two jobs writing one path do not collide. */
@@ -401,7 +401,7 @@ static tsr_status tsr__npy_write_prepare(npy_writer *w) {
 
 /* Step 2: the temporary file, created by every rank, its whole size reserved by rank 0 (a full
    disk fails here, on every rank, before any data). Agreed; on failure the file is closed. */
-static tsr_status tsr__npy_write_create(npy_writer *w) {
+static tsr_status tsr__npy_write_create(tsr__npy_writer *w) {
   tsr_grid *g = w->a->grid;
   if (g->rank == 0) unlink(w->tmpname); /* a stale file of a crashed job with the same pid */
   MPI_Barrier(g->comm);
@@ -426,7 +426,7 @@ static tsr_status tsr__npy_write_create(npy_writer *w) {
 /* Step 3: rank 0's header, every rank's blocks through the darray view, sync and close. Every
    byte count is checked: some MPI-IO drivers return success on a short write (a full disk).
    Every rank makes every collective call, failed or not. Agreed. */
-static tsr_status tsr__npy_write_data(npy_writer *w) {
+static tsr_status tsr__npy_write_data(tsr__npy_writer *w) {
   const tsr_dmatrix *a = w->a;
   tsr_grid *g = a->grid;
   tsr_status st = TSR_OK;
@@ -465,7 +465,7 @@ static tsr_status tsr__npy_write_data(npy_writer *w) {
 
 /* Step 4, rank 0: the size the file must have (a write that was silently dropped shows here),
    then the rename onto `path`. Agreed. */
-static tsr_status tsr__npy_write_commit(npy_writer *w) {
+static tsr_status tsr__npy_write_commit(tsr__npy_writer *w) {
   tsr_grid *g = w->a->grid;
   tsr_status st = TSR_OK;
   if (g->rank == 0) {
@@ -497,7 +497,7 @@ tsr_status tsr_dmatrix_write_npy(const tsr_dmatrix *a, const char *path, int for
   if (st == TSR_OK) st = tsr__check_output(path);
   TSR_CALL(tsr__dist_agree(g->comm, st));
 
-  npy_writer *w = calloc(1, sizeof *w);
+  tsr__npy_writer *w = calloc(1, sizeof *w);
   st = w ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "cannot allocate the writer");
   TSR_CALL(tsr__dist_agree(g->comm, st));
   w->path = path, w->a = a, w->fortran_order = fortran_order;

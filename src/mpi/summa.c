@@ -101,13 +101,13 @@ static int tsr__summa_lookahead(bool async) {
 
 /* One slot: device buffers for received (or, GPU-aware, packed) panels, pinned host buffers
    when staging, and the events that order their reuse. */
-typedef struct summa_slot {
+typedef struct tsr__summa_slot {
   tsr_array *a_dev, *b_dev;
   void *a_host, *b_host;
   void *ev_d2h;  /* d2h stream: the root's panels are in the host buffers */
   void *ev_h2d;  /* h2d stream: the received panels are on the device */
   void *ev_gemm; /* compute stream: the GEMM that read the slot is done */
-} summa_slot;
+} tsr__summa_slot;
 
 struct tsr__summa_plan {
   tsr_device dev;
@@ -118,17 +118,17 @@ struct tsr__summa_plan {
   void *d2h, *h2d;      /* copy streams (NULL on the CPU) */
   void *ev_ready;       /* compute stream: the inputs are complete */
   void *ev_t0, *ev_t1;  /* compute stream: timing of the panel loop */
-  summa_slot slot[SUMMA_SLOTS];
+  tsr__summa_slot slot[SUMMA_SLOTS];
 };
 
 /* One step: op(A) columns [a_off, a_off + w) of the local block of process column root_a,
    op(B) rows [b_off, b_off + w) of the local block of process row root_b. */
-typedef struct summa_step {
+typedef struct tsr__summa_step {
   int root_a, root_b;
   int64_t a_off, b_off, w;
-} summa_step;
+} tsr__summa_step;
 
-typedef struct summa {
+typedef struct tsr__summa {
   const tsr_dmatrix *a, *b;
   tsr_dmatrix *c;
   const tsr_grid *g;
@@ -151,12 +151,12 @@ typedef struct summa {
   tsr__bcast *active[SUMMA_SLOTS][2]; /* the started ones (NULL: none, e.g. a 1-rank row) */
   tsr_dist_stats *stats;
   double chunk_flops; /* least flops of a local-multiply chunk on the CPU */
-} summa;
+} tsr__summa;
 
 static void tsr__summa_plan_free(struct tsr__summa_plan *p) {
   if (!p) return;
   for (int i = 0; i < p->nslots; i++) {
-    summa_slot *sl = &p->slot[i];
+    tsr__summa_slot *sl = &p->slot[i];
     tsr_array_release(sl->a_dev);
     tsr_array_release(sl->b_dev);
     tsr__dev_pinned_free(p->dev, sl->a_host);
@@ -175,7 +175,7 @@ static void tsr__summa_plan_free(struct tsr__summa_plan *p) {
 
 /* The grid's plan for this call, made or grown when it does not fit. Local (the caller
    agrees on the status). */
-static tsr_status tsr__summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bool a_host,
+static tsr_status tsr__summa_plan_get(tsr__summa *s, int64_t a_cap, int64_t b_cap, bool a_host,
                                       bool b_host) {
   tsr_grid *g = (tsr_grid *)(uintptr_t)s->g;
   struct tsr__summa_plan *p = g->summa_plan;
@@ -200,7 +200,7 @@ static tsr_status tsr__summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bo
   const size_t es = s->es;
   tsr_status st = TSR_OK;
   for (int i = 0; i < p->nslots && st == TSR_OK; i++) {
-    summa_slot *sl = &p->slot[i];
+    tsr__summa_slot *sl = &p->slot[i];
     int64_t sa[1] = {a_cap}, sb[1] = {b_cap};
     st = tsr_empty(1, sa, p->dtype, dev, &sl->a_dev);
     if (st == TSR_OK) st = tsr_empty(1, sb, p->dtype, dev, &sl->b_dev);
@@ -229,10 +229,10 @@ static tsr_status tsr__summa_plan_get(summa *s, int64_t a_cap, int64_t b_cap, bo
    nprow = npcol (group > 1 only on square grids), round R covers global blocks
    [R group L, (R+1) group L), and its step c (0 <= c < L) the blocks R group L + c + i L,
    i < group: consecutive local blocks R group + i of process column and row c. */
-static summa_step tsr__summa_step_of(const summa *s, int64_t st) {
+static tsr__summa_step tsr__summa_step_of(const tsr__summa *s, int64_t st) {
   const tsr_grid *g = s->g;
   const int64_t nkb = (s->k + s->kb - 1) / s->kb;
-  summa_step r;
+  tsr__summa_step r;
   int64_t b0;
   if (s->group == 1) {
     b0 = st;
@@ -267,7 +267,7 @@ static summa_step tsr__summa_step_of(const summa *s, int64_t st) {
 }
 
 /* The number of steps (see tsr__summa_step_of). */
-static int64_t tsr__summa_steps(const summa *s) {
+static int64_t tsr__summa_steps(const tsr__summa *s) {
   const int64_t nkb = (s->k + s->kb - 1) / s->kb;
   if (s->group == 1) return nkb;
   const int64_t L = s->g->nprow, per_round = s->group * L;
@@ -277,14 +277,14 @@ static int64_t tsr__summa_steps(const summa *s) {
 
 /* The broadcasts in flight outside one slot, tested while the host waits for something else
    (a ring forwards only when its rank tests it). */
-typedef struct summa_pending {
+typedef struct tsr__summa_pending {
   tsr__bcast *op[2 * SUMMA_SLOTS];
   int n;
-} summa_pending;
+} tsr__summa_pending;
 
 /* The started broadcasts of every slot but `except` (-1: none excepted). */
-static summa_pending tsr__summa_inflight(const summa *s, int except) {
-  summa_pending p;
+static tsr__summa_pending tsr__summa_inflight(const tsr__summa *s, int except) {
+  tsr__summa_pending p;
   p.n = 0;
   for (int i = 0; i < s->slots; i++)
     for (int j = 0; j < 2 && i != except; j++)
@@ -292,14 +292,14 @@ static summa_pending tsr__summa_inflight(const summa *s, int except) {
   return p;
 }
 
-static void tsr__summa_progress(const summa_pending *pending) {
+static void tsr__summa_progress(const tsr__summa_pending *pending) {
   if (pending && pending->n > 0) {
     int flag = 0;
     (void)tsr__bcast_testall(pending->n, pending->op, &flag); /* errors stay in the ops */
   }
 }
 
-/* tsr__summa_progress as the CPU GEMM's progress hook (ctx: the summa_pending). */
+/* tsr__summa_progress as the CPU GEMM's progress hook (ctx: the tsr__summa_pending). */
 static void tsr__summa_progress_hook(void *ctx) {
   tsr__summa_progress(ctx);
 }
@@ -310,7 +310,7 @@ static void tsr__summa_progress_hook(void *ctx) {
    for `until` (s->timer), forwarding each segment as it arrives; with TSR_SMPI_GPU_POLL > 0 it
    charges slices of that length and tests between them instead. Leftovers under 1 us (the
    alarm's latency) are charged as compute. */
-static void tsr__summa_model_wait(summa *s, double until, const summa_pending *pending) {
+static void tsr__summa_model_wait(tsr__summa *s, double until, const tsr__summa_pending *pending) {
   const double slice = tsr__dist_model_poll_seconds();
   const bool events = slice == 0 && pending && pending->n > 0;
   for (double now = MPI_Wtime(); now < until; now = MPI_Wtime()) {
@@ -329,7 +329,7 @@ static void tsr__summa_model_wait(summa *s, double until, const summa_pending *p
 /* Waits until `event` completed, testing `pending` (may be NULL) between polls
    so that their broadcasts progress. `compute` says the event is on the compute stream (a host
    synchronization) rather than a copy stream. */
-static tsr_status tsr__summa_event_wait(summa *s, void *event, const summa_pending *pending,
+static tsr_status tsr__summa_event_wait(tsr__summa *s, void *event, const tsr__summa_pending *pending,
                                         bool compute) {
   int done = 0;
   TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
@@ -350,7 +350,7 @@ static tsr_status tsr__summa_event_wait(summa *s, void *event, const summa_pendi
    GPU support does not cover MPI_Ibcast: Tessera's own point-to-point broadcast then (the tree
    for what AUTO would give MPI_Ibcast, and where the grid's ranks share cores, agreed at the
    grid's creation). */
-static tsr_dist_bcast tsr__summa_bcast_algo(const summa *s, int64_t bytes, int size) {
+static tsr_dist_bcast tsr__summa_bcast_algo(const tsr__summa *s, int64_t bytes, int size) {
   if (s->bcast != TSR_DIST_BCAST_AUTO || !s->gpu || s->staging) return s->bcast;
   /* device memory: never MPI_Ibcast */
   return tsr__bcast_choose(bytes, size, 0, true, s->g->shared_cores);
@@ -358,18 +358,18 @@ static tsr_dist_bcast tsr__summa_bcast_algo(const summa *s, int64_t bytes, int s
 
 /* model_gpu: when the slot's buffers may be overwritten (its last H2D when staging, else its
    last GEMM). */
-static double tsr__summa_model_slot_free(const summa *s, int sl) {
+static double tsr__summa_model_slot_free(const tsr__summa *s, int sl) {
   return tsr__dist_model_staging_seconds(1) > 0 ? s->slot_h2d[sl] : s->slot_end[sl];
 }
 
 /* The A panel of a step: w whole local columns, contiguous in the column-major local block,
    broadcast along the process row from its owner (staged through the slot's host buffer when
    staging). `pending`: the broadcasts of the other slots, progressed while waiting. */
-static tsr_status tsr__summa_post_a(summa *s, const summa_step *step, int sl,
-                                    const summa_pending *pending) {
+static tsr_status tsr__summa_post_a(tsr__summa *s, const tsr__summa_step *step, int sl,
+                                    const tsr__summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
-  summa_slot *slot = &p->slot[sl];
+  tsr__summa_slot *slot = &p->slot[sl];
   const tsr_device dev = s->c->device;
   const size_t es = s->es;
   tsr_status st = TSR_OK;
@@ -420,11 +420,11 @@ static tsr_status tsr__summa_post_a(summa *s, const summa_step *step, int sl,
 
 /* The B panel of a step: w rows of every local column, strided in the local block, sent packed
    (w x nloc, leading dimension w) along the process column from its owner. */
-static tsr_status tsr__summa_post_b(summa *s, const summa_step *step, int sl,
-                                    const summa_pending *pending) {
+static tsr_status tsr__summa_post_b(tsr__summa *s, const tsr__summa_step *step, int sl,
+                                    const tsr__summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
-  summa_slot *slot = &p->slot[sl];
+  tsr__summa_slot *slot = &p->slot[sl];
   const tsr_device dev = s->c->device;
   const size_t es = s->es;
   tsr_status st = TSR_OK;
@@ -491,8 +491,8 @@ static tsr_status tsr__summa_post_b(summa *s, const summa_step *step, int sl,
 
 /* Starts the broadcasts of step `st_i` into slot sl; `pending` are the broadcasts of the other
    slots (progressed while waiting for a copy or a GEMM). */
-static tsr_status tsr__summa_post(summa *s, int64_t st_i, int sl, const summa_pending *pending) {
-  const summa_step step = tsr__summa_step_of(s, st_i);
+static tsr_status tsr__summa_post(tsr__summa *s, int64_t st_i, int sl, const tsr__summa_pending *pending) {
+  const tsr__summa_step step = tsr__summa_step_of(s, st_i);
   s->active[sl][0] = s->active[sl][1] = NULL;
   tsr_status st = TSR_OK;
   if (s->g->npcol > 1) st = tsr__summa_post_a(s, &step, sl, pending);
@@ -506,9 +506,9 @@ static tsr_status tsr__summa_post(summa *s, int64_t st_i, int sl, const summa_pe
 /* model_gpu: queues step st_i's GEMM on the modeled device: with staging its received panels'
    H2D first (on the copy engine, after the GEMM that last read the slot), then the GEMM once
    the device is free (smpi_model.c's rate for the shape). Charges the host nothing. */
-static void tsr__summa_model_gemm(summa *s, int64_t st_i, int sl) {
+static void tsr__summa_model_gemm(tsr__summa *s, int64_t st_i, int sl) {
   const tsr_grid *g = s->g;
-  const summa_step step = tsr__summa_step_of(s, st_i);
+  const tsr__summa_step step = tsr__summa_step_of(s, st_i);
   const double mloc = (double)s->c->mloc, nloc = (double)s->c->nloc, w = (double)step.w;
   const double in =
       (g->mycol == step.root_a ? 0 : mloc * w) + (g->myrow == step.root_b ? 0 : w * nloc);
@@ -527,12 +527,12 @@ static void tsr__summa_model_gemm(summa *s, int64_t st_i, int sl) {
 /* Multiplies step `st_i` (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
    C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the broadcasts in
    flight, tested between column chunks (CPU) to progress them. */
-static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alpha, double beta,
-                                      tsr_gemm_path path, const summa_pending *pending) {
+static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, double alpha, double beta,
+                                      tsr_gemm_path path, const tsr__summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
-  summa_slot *slot = &p->slot[sl];
-  const summa_step step = tsr__summa_step_of(s, st_i);
+  tsr__summa_slot *slot = &p->slot[sl];
+  const tsr__summa_step step = tsr__summa_step_of(s, st_i);
   const tsr_device dev = s->c->device;
   const int64_t w = step.w, mloc = s->c->mloc, nloc = s->c->nloc;
   const bool own_a = g->mycol == step.root_a, own_b = g->myrow == step.root_b;
@@ -604,7 +604,7 @@ static tsr_status tsr__summa_multiply(summa *s, int64_t st_i, int sl, double alp
 }
 
 /* k = 0: C = beta * C, through tsr_gemm with empty operands. */
-static tsr_status tsr__summa_scale_c(summa *s, double alpha, double beta, tsr_gemm_path path) {
+static tsr_status tsr__summa_scale_c(tsr__summa *s, double alpha, double beta, tsr_gemm_path path) {
   const int64_t mloc = s->c->mloc, nloc = s->c->nloc;
   tsr_status st = TSR_OK;
   tsr_array *av = NULL, *bv = NULL, *cv = NULL;
@@ -621,7 +621,7 @@ static tsr_status tsr__summa_scale_c(summa *s, double alpha, double beta, tsr_ge
 
 /* The plan and the inputs' readiness, agreed (no broadcast has started, so a failure returns
    on every rank). */
-static tsr_status tsr__summa_prepare(summa *s) {
+static tsr_status tsr__summa_prepare(tsr__summa *s) {
   const tsr_grid *g = s->g;
   const tsr_device dev = s->c->device;
   const int64_t mloc = s->c->mloc, nloc = s->c->nloc;
@@ -651,7 +651,7 @@ static tsr_status tsr__summa_prepare(summa *s) {
 /* Clears the slots' state and records the events' first marks (slot events start recorded, so
    the first waits on them pass). A failure here is local: the caller still makes every
    broadcast and agrees at the end. */
-static tsr_status tsr__summa_reset(summa *s) {
+static tsr_status tsr__summa_reset(tsr__summa *s) {
   const tsr_device dev = s->c->device;
   struct tsr__summa_plan *p = s->plan;
   tsr_status st = TSR_OK;
@@ -671,7 +671,7 @@ static tsr_status tsr__summa_reset(summa *s) {
 
 /* The steps with look-ahead; every rank makes every broadcast, even after a local failure (it
    then only skips its multiplies), so no rank waits forever. Returns the first local failure. */
-static tsr_status tsr__summa_steps_run(summa *s, double alpha, double beta, tsr_gemm_path path,
+static tsr_status tsr__summa_steps_run(tsr__summa *s, double alpha, double beta, tsr_gemm_path path,
                                        const tsr_dist_gemm_options *opt, tsr_status st) {
   /* Look-ahead (see the top): step 0 is posted alone (the first panel, which nothing hides,
      does not share the links with the next ones), steps 1 .. L once it arrived, then step
@@ -689,7 +689,7 @@ static tsr_status tsr__summa_steps_run(summa *s, double alpha, double beta, tsr_
     const int sl = (int)(kk % s->slots);
     /* Step kk's broadcasts, progressing the others in flight (a ring forwards only when
        tested). */
-    summa_pending others = tsr__summa_inflight(s, sl);
+    tsr__summa_pending others = tsr__summa_inflight(s, sl);
     double t0 = MPI_Wtime();
     tsr_status wst = tsr__bcast_wait_while(2, s->active[sl], others.n, others.op);
     double t1 = MPI_Wtime();
@@ -722,7 +722,7 @@ static tsr_status tsr__summa_steps_run(summa *s, double alpha, double beta, tsr_
 }
 
 /* After the loop: the (modeled) device drains; GPU seconds from the events. */
-static tsr_status tsr__summa_finish(summa *s) {
+static tsr_status tsr__summa_finish(tsr__summa *s) {
   const tsr_device dev = s->c->device;
   struct tsr__summa_plan *p = s->plan;
   tsr_status st = TSR_OK;
@@ -743,7 +743,7 @@ static tsr_status tsr__summa_finish(summa *s) {
   return st;
 }
 
-static tsr_status tsr__summa_run(summa *s, double alpha, double beta, tsr_gemm_path path,
+static tsr_status tsr__summa_run(tsr__summa *s, double alpha, double beta, tsr_gemm_path path,
                                  const tsr_dist_gemm_options *opt) {
   if (s->steps == 0) return tsr__summa_scale_c(s, alpha, beta, path);
   TSR_CALL(tsr__summa_prepare(s));
@@ -761,7 +761,7 @@ static tsr_status tsr__summa_run(summa *s, double alpha, double beta, tsr_gemm_p
 /* Blocks a step aggregates (see tsr__summa_step_of): all of k on a 1 x 1 grid; on a GPU on a
    square grid as many as make options->panel_width (default TSR__SUMMA_GPU_PANEL) columns,
    within MPI's int counts; else 1. */
-static int64_t tsr__summa_group(const summa *s, const tsr_dist_gemm_options *opt) {
+static int64_t tsr__summa_group(const tsr__summa *s, const tsr_dist_gemm_options *opt) {
   const tsr_grid *g = s->g;
   const int64_t nkb = (s->k + s->kb - 1) / s->kb;
   if (g->size == 1) return nkb > 0 ? nkb : 1;
@@ -780,7 +780,7 @@ tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix
   uint64_t count0[TSR__COUNT_N];
   tsr__counters_read(count0);
   memset(stats, 0, sizeof *stats);
-  summa s;
+  tsr__summa s;
   memset(&s, 0, sizeof s);
   s.a = a;
   s.b = b;

@@ -104,9 +104,9 @@ static double tsr__verify_underflow_allowance(tsr_dtype dtype, int64_t n, int64_
 /* The float64 vectors of one check (each of max(m, n, k) + 1 elements): x the random vector,
    xa = |x|, ones; y = C x; w = alpha op(A) op(B) x (+ beta C0 x) and s its magnitude bound;
    t the bound of |alpha| |op(A)| |op(B)| 1 (+ |beta| |C0| 1); z, za, u, ua intermediates. */
-typedef struct verify_vectors {
+typedef struct tsr__verify_vectors {
   double *x, *xa, *ones, *y, *w, *s, *t, *z, *za, *u, *ua;
-} verify_vectors;
+} tsr__verify_vectors;
 #define VERIFY_NVEC 11
 #define VERIFY_ALL(v)                                                                              \
   {                                                                                                \
@@ -114,7 +114,7 @@ typedef struct verify_vectors {
         &(v)->ua                                                                                   \
   }
 
-static tsr_status tsr__verify_vectors_alloc(verify_vectors *v, size_t len) {
+static tsr_status tsr__verify_vectors_alloc(tsr__verify_vectors *v, size_t len) {
   double **all[VERIFY_NVEC] = VERIFY_ALL(v);
   bool ok = true;
   for (int i = 0; i < VERIFY_NVEC; i++)
@@ -123,7 +123,7 @@ static tsr_status tsr__verify_vectors_alloc(verify_vectors *v, size_t len) {
             : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "vectors of %zu elements", len);
 }
 
-static void tsr__verify_vectors_free(verify_vectors *v) {
+static void tsr__verify_vectors_free(tsr__verify_vectors *v) {
   double **all[VERIFY_NVEC] = VERIFY_ALL(v);
   for (int i = 0; i < VERIFY_NVEC; i++)
     free(*all[i]);
@@ -134,7 +134,7 @@ static void tsr__verify_vectors_free(verify_vectors *v) {
 static tsr_status tsr__verify_products(tsr_trans transa, tsr_trans transb, double alpha,
                                        const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
                                        const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
-                                       verify_vectors *v) {
+                                       tsr__verify_vectors *v) {
   int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
   for (int64_t j = 0; j < n; j++) {
     v->x[j] = tsr__philox_f64(seed, (uint64_t)j, TSR__PHILOX_UNIFORM, -1.0, 1.0);
@@ -172,7 +172,7 @@ static tsr_status tsr__verify_products(tsr_trans transa, tsr_trans transb, doubl
    residual is diff / (s + under / tolerance), so "residual <= tolerance" states the same. Rows
    whose bound t may overflow the dtype are not checked. Local (the vectors are replicated). */
 static void tsr__verify_judge(tsr_dtype dtype, int64_t m, int64_t n, int64_t k, double alpha,
-                              const verify_vectors *v, tsr_dist_verify_result *result) {
+                              const tsr__verify_vectors *v, tsr_dist_verify_result *result) {
   double big = (dtype == TSR_F32 ? (double)FLT_MAX : DBL_MAX) / (1.0 + result->tolerance);
   double worst = 0.0;
   bool failed = false;
@@ -220,7 +220,7 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
                        (long long)c0->m, (long long)c0->n, tsr_dtype_name(c0->dtype),
                        (long long)c->m, (long long)c->n, tsr_dtype_name(c->dtype));
   int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
-  verify_vectors v;
+  tsr__verify_vectors v;
   memset(&v, 0, sizeof v);
   if (st == TSR_OK)
     st = tsr__verify_vectors_alloc(&v, (size_t)((m > n ? m : n) > k ? (m > n ? m : n) : k) + 1);
