@@ -499,7 +499,7 @@ tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_
  * tsr_matmul's problem (NumPy matmul semantics) once the operands are promoted and the batch
  * axes broadcast: `count` products (m x k) x (k x n), one per index of the batch shape.
  */
-typedef struct matmul_plan {
+typedef struct tsr__matmul_plan {
   int64_t m, k, n;
   int nbatch;
   int64_t batch[TSR_MAX_DIMS];
@@ -509,17 +509,17 @@ typedef struct matmul_plan {
   int64_t a_rs, a_cs, b_rs, b_cs;
   int out_ndim;
   int64_t out_shape[TSR_MAX_DIMS];
-} matmul_plan;
+} tsr__matmul_plan;
 
 /* An operand's shape and strides with NumPy's 1-D promotion: a vector a (k) becomes (1, k)
    when it is the left operand, (k, 1) when it is the right one. */
-typedef struct matmul_operand {
+typedef struct tsr__matmul_operand {
   int ndim;
   int64_t shape[TSR_MAX_DIMS + 1], strides[TSR_MAX_DIMS + 1];
-} matmul_operand;
+} tsr__matmul_operand;
 
-static matmul_operand tsr__matmul_promote(const tsr_array *x, bool left) {
-  matmul_operand o;
+static tsr__matmul_operand tsr__matmul_promote(const tsr_array *x, bool left) {
+  tsr__matmul_operand o;
   if (x->ndim == 1) {
     o.ndim = 2;
     o.shape[left ? 0 : 1] = 1;
@@ -551,8 +551,9 @@ static tsr_status tsr__matmul_check_args(const tsr_array *a, const tsr_array *b,
 }
 
 /* Step 2: the plan: inner dimensions, broadcast batch shape, result shape and strides. */
-static tsr_status tsr__matmul_make_plan(const tsr_array *a, const tsr_array *b, matmul_plan *p) {
-  matmul_operand ao = tsr__matmul_promote(a, true), bo = tsr__matmul_promote(b, false);
+static tsr_status tsr__matmul_make_plan(const tsr_array *a, const tsr_array *b,
+                                        tsr__matmul_plan *p) {
+  tsr__matmul_operand ao = tsr__matmul_promote(a, true), bo = tsr__matmul_promote(b, false);
   int an = ao.ndim, bn = bo.ndim;
   memset(p, 0, sizeof *p);
   p->m = ao.shape[an - 2];
@@ -597,7 +598,7 @@ static tsr_status tsr__matmul_make_plan(const tsr_array *a, const tsr_array *b, 
 
 /* Whether a stack of A's against one B folds into a single (count*m, k) x (k, n) GEMM: B is
    shared by every batch index and the rows of all the A's are evenly spaced. */
-static bool tsr__matmul_foldable(const matmul_plan *p) {
+static bool tsr__matmul_foldable(const tsr__matmul_plan *p) {
   if (p->nbatch == 0 || p->count <= 1 || p->m == 0) return false;
   for (int i = 0; i < p->nbatch; i++)
     if (p->b_bs[i] != 0 && p->batch[i] != 1) return false;
@@ -612,7 +613,7 @@ static bool tsr__matmul_foldable(const matmul_plan *p) {
 
 /* Step 3: the products, as one folded GEMM or one GEMM per batch index. */
 static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device dev,
-                                  tsr_gemm_path path, const matmul_plan *p, const tsr_array *a,
+                                  tsr_gemm_path path, const tsr__matmul_plan *p, const tsr_array *a,
                                   const tsr_array *b, tsr_array *c) {
   int64_t es = (int64_t)tsr__dtype_size(a->dtype);
   char *ad = tsr__array_ptr(a), *bd = tsr__array_ptr(b), *cd = tsr__array_ptr(c);
@@ -646,7 +647,7 @@ static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device
 tsr_status tsr_matmul(const tsr_array *a, const tsr_array *b, tsr_array **out) {
   TSR_API_ENTRY();
   TSR_CALL(tsr__matmul_check_args(a, b, out));
-  matmul_plan plan;
+  tsr__matmul_plan plan;
   TSR_CALL(tsr__matmul_make_plan(a, b, &plan));
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;

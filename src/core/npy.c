@@ -73,7 +73,7 @@ static const char *tsr__npy_shape_text(int ndim, const int64_t *shape, char *buf
 
 /* ------------------------------------------------------------------ the dict parser ---- */
 
-typedef struct npy_parser {
+typedef struct tsr__npy_parser {
   const char *begin; /* start of the dict text, for byte positions in messages */
   const char *p;
   const char *end;
@@ -83,13 +83,13 @@ typedef struct npy_parser {
   const char *unsupported;
   size_t unsupported_len;
   bool structured;
-} npy_parser;
+} tsr__npy_parser;
 
-static size_t tsr__npy_pos(const npy_parser *ps) {
+static size_t tsr__npy_pos(const tsr__npy_parser *ps) {
   return (size_t)(ps->p - ps->begin);
 }
 
-static void tsr__npy_skip_ws(npy_parser *ps) {
+static void tsr__npy_skip_ws(tsr__npy_parser *ps) {
   while (ps->p < ps->end &&
          (*ps->p == ' ' || *ps->p == '\t' || *ps->p == '\n' || *ps->p == '\r' || *ps->p == '\f'))
     ps->p++;
@@ -99,7 +99,7 @@ static int tsr__npy_is_ident(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-static tsr_status tsr__npy_expected(const npy_parser *ps, const char *what) {
+static tsr_status tsr__npy_expected(const tsr__npy_parser *ps, const char *what) {
   char ex[96];
   if (ps->p >= ps->end)
     return NPY_FAIL("malformed header dictionary: expected %s at byte %zu, found the end of "
@@ -110,7 +110,8 @@ static tsr_status tsr__npy_expected(const npy_parser *ps, const char *what) {
 }
 
 /* A Python string literal in single or double quotes, without escapes or prefixes. */
-static tsr_status tsr__npy_string(npy_parser *ps, const char **s, size_t *n, const char *what) {
+static tsr_status tsr__npy_string(tsr__npy_parser *ps, const char **s, size_t *n,
+                                  const char *what) {
   if (ps->p >= ps->end || (*ps->p != '\'' && *ps->p != '"')) return tsr__npy_expected(ps, what);
   char quote = *ps->p;
   const char *start = ps->p + 1;
@@ -171,7 +172,7 @@ static bool tsr__npy_numpy_type(const char *t, size_t tn) {
 
 /* A structured dtype's list of fields: skipped to its closing ']' (strings and nested
    brackets included) and recorded as unsupported. */
-static tsr_status tsr__npy_structured(npy_parser *ps) {
+static tsr_status tsr__npy_structured(tsr__npy_parser *ps) {
   const char *start = ps->p;
   int depth = 0;
   for (; ps->p < ps->end; ps->p++) {
@@ -202,7 +203,7 @@ static tsr_status tsr__npy_structured(npy_parser *ps) {
   return TSR_OK;
 }
 
-static tsr_status tsr__npy_descr(npy_parser *ps, tsr_npy_header *h) {
+static tsr_status tsr__npy_descr(tsr__npy_parser *ps, tsr_npy_header *h) {
   char ex[96];
   if (ps->p < ps->end && *ps->p == '[') return tsr__npy_structured(ps);
   if (ps->p < ps->end && *ps->p != '\'' && *ps->p != '"')
@@ -244,7 +245,7 @@ static tsr_status tsr__npy_descr(npy_parser *ps, tsr_npy_header *h) {
 
 /* TSR_ERR_DTYPE for a well-formed header whose descr (recorded by tsr__npy_descr) Tessera
    does not read; the message gives the descr. */
-static tsr_status tsr__npy_unsupported(const npy_parser *ps) {
+static tsr_status tsr__npy_unsupported(const tsr__npy_parser *ps) {
   char ex[96];
   const char *d = tsr__npy_excerpt(ps->unsupported, ps->unsupported + ps->unsupported_len,
                                    ps->structured ? 48 : 32, ex, sizeof ex);
@@ -258,7 +259,7 @@ static tsr_status tsr__npy_unsupported(const npy_parser *ps) {
                         TSR__NPY_KINDS);
 }
 
-static tsr_status tsr__npy_fortran_order(npy_parser *ps, tsr_npy_header *h) {
+static tsr_status tsr__npy_fortran_order(tsr__npy_parser *ps, tsr_npy_header *h) {
   const char *s = ps->p;
   while (ps->p < ps->end && tsr__npy_is_ident(*ps->p))
     ps->p++;
@@ -278,7 +279,7 @@ static tsr_status tsr__npy_fortran_order(npy_parser *ps, tsr_npy_header *h) {
 }
 
 /* A non-negative Python int literal (decimal, no leading zeros, optional Python 2 'L'). */
-static tsr_status tsr__npy_dim(npy_parser *ps, int64_t *out) {
+static tsr_status tsr__npy_dim(tsr__npy_parser *ps, int64_t *out) {
   char ex[96];
   const char *s = ps->p;
   if (ps->p < ps->end && *ps->p == '-') {
@@ -313,7 +314,7 @@ static tsr_status tsr__npy_dim(npy_parser *ps, int64_t *out) {
 }
 
 /* A Python tuple of ints: () for 0-d, (n,) for 1-d, (a, b) or (a, b,) for more. */
-static tsr_status tsr__npy_shape(npy_parser *ps, tsr_npy_header *h) {
+static tsr_status tsr__npy_shape(tsr__npy_parser *ps, tsr_npy_header *h) {
   if (ps->p >= ps->end || *ps->p != '(')
     return tsr__npy_expected(ps, "'(' starting the shape tuple");
   const char *open = ps->p;
@@ -348,7 +349,7 @@ static tsr_status tsr__npy_shape(npy_parser *ps, tsr_npy_header *h) {
 
 enum { NPY_KEY_DESCR = 1, NPY_KEY_FORTRAN = 2, NPY_KEY_SHAPE = 4 };
 
-static tsr_status tsr__npy_dict(npy_parser *ps, tsr_npy_header *h) {
+static tsr_status tsr__npy_dict(tsr__npy_parser *ps, tsr_npy_header *h) {
   unsigned seen = 0;
   tsr__npy_skip_ws(ps);
   if (ps->p >= ps->end || *ps->p != '{')
@@ -449,7 +450,7 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
   h.major_version = major;
   for (int i = 0; i < TSR_MAX_DIMS; i++)
     h.shape[i] = 1;
-  npy_parser ps = {(const char *)b + prefix, (const char *)b + prefix,
+  tsr__npy_parser ps = {(const char *)b + prefix, (const char *)b + prefix,
                    (const char *)b + prefix + hlen, NULL, 0, false};
   TSR_CALL(tsr__npy_dict(&ps, &h));
   if (ps.unsupported) return tsr__npy_unsupported(&ps);

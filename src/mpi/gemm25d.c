@@ -89,7 +89,8 @@ static bool tsr__valid_25d(const tsr__gemm_dims *d, int c) {
 }
 
 /* The replicas c the options select (1: SUMMA). Local, after the checks. */
-static tsr_status tsr__choose(const tsr__gemm_dims *d, const tsr_dist_gemm_options *opt, int *replicas) {
+static tsr_status tsr__choose(const tsr__gemm_dims *d, const tsr_dist_gemm_options *opt,
+                              int *replicas) {
   *replicas = 1;
   if (!opt || opt->algorithm == TSR_DIST_GEMM_SUMMA) return TSR_OK;
   if (opt->algorithm == TSR_DIST_GEMM_2_5D && opt->replicas > 0) {
@@ -133,7 +134,8 @@ static tsr_status tsr__options_check(const tsr_dist_gemm_options *opt) {
   return TSR_OK;
 }
 
-static void tsr__dims_of(tsr_trans ta, const tsr_dmatrix *a, const tsr_dmatrix *c, tsr__gemm_dims *d) {
+static void tsr__dims_of(tsr_trans ta, const tsr_dmatrix *a, const tsr_dmatrix *c,
+                         tsr__gemm_dims *d) {
   int64_t k = ta ? a->m : a->n, kb = ta ? a->mb : a->nb;
   d->m = (double)c->m;
   d->n = (double)c->n;
@@ -244,8 +246,8 @@ static tsr_status tsr__g25_layers(tsr__g25 *L) {
 /* The two exchanges that slice op(A) and op(B) onto the layers (process maps: see the top of
    the file), from and to the local blocks where they live (host, or device-resident on a GPU:
    tsr__dm_layout_local). Agreed. */
-static tsr_status tsr__g25_exchange_slices(tsr__g25 *L, tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
-                                           const tsr_dmatrix *b) {
+static tsr_status tsr__g25_exchange_slices(tsr__g25 *L, tsr_trans ta, tsr_trans tb,
+                                           const tsr_dmatrix *a, const tsr_dmatrix *b) {
   const tsr_grid *g = L->g;
   int q = L->q, cq = L->replicas * q, replicas = L->replicas;
   int *pa = L->procs, *pb = L->procs + (size_t)cq * q;

@@ -329,8 +329,8 @@ static void tsr__summa_model_wait(tsr__summa *s, double until, const tsr__summa_
 /* Waits until `event` completed, testing `pending` (may be NULL) between polls
    so that their broadcasts progress. `compute` says the event is on the compute stream (a host
    synchronization) rather than a copy stream. */
-static tsr_status tsr__summa_event_wait(tsr__summa *s, void *event, const tsr__summa_pending *pending,
-                                        bool compute) {
+static tsr_status tsr__summa_event_wait(tsr__summa *s, void *event,
+                                        const tsr__summa_pending *pending, bool compute) {
   int done = 0;
   TSR_CALL(tsr__dev_event_query(s->c->device, event, &done));
   if (done) return TSR_OK;
@@ -491,7 +491,8 @@ static tsr_status tsr__summa_post_b(tsr__summa *s, const tsr__summa_step *step, 
 
 /* Starts the broadcasts of step `st_i` into slot sl; `pending` are the broadcasts of the other
    slots (progressed while waiting for a copy or a GEMM). */
-static tsr_status tsr__summa_post(tsr__summa *s, int64_t st_i, int sl, const tsr__summa_pending *pending) {
+static tsr_status tsr__summa_post(tsr__summa *s, int64_t st_i, int sl,
+                                  const tsr__summa_pending *pending) {
   const tsr__summa_step step = tsr__summa_step_of(s, st_i);
   s->active[sl][0] = s->active[sl][1] = NULL;
   tsr_status st = TSR_OK;
@@ -527,8 +528,9 @@ static void tsr__summa_model_gemm(tsr__summa *s, int64_t st_i, int sl) {
 /* Multiplies step `st_i` (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
    C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the broadcasts in
    flight, tested between column chunks (CPU) to progress them. */
-static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, double alpha, double beta,
-                                      tsr_gemm_path path, const tsr__summa_pending *pending) {
+static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, double alpha,
+                                      double beta, tsr_gemm_path path,
+                                      const tsr__summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
   tsr__summa_slot *slot = &p->slot[sl];
