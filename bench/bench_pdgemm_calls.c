@@ -17,11 +17,14 @@
  * has tsr_scalapack_get_stats), the median and spread of the microseconds per call over timed
  * batches (a batch is as many calls as fill about 20 ms, between two barriers), and a checksum
  * of C after one call from the same start, which the runner compares across implementations.
+ * Preloaded with bench/mpi_count.c's shim (the runner's --count), it also prints the MPI calls
+ * one pdgemm_ call makes: point-to-point and collective, the most over the ranks.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdbool.h>
 #include <mpi.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +139,22 @@ static void run(int ctxt, const char *mode, int n, int nb, double seconds) {
     MPI_Barrier(MPI_COMM_WORLD);
     us[bi] = (now_s() - s) / per * 1e6;
   }
+  /* The MPI calls of one pdgemm_ call (with the counting shim preloaded). */
+  void (*count)(uint64_t *, uint64_t *) =
+      (void (*)(uint64_t *, uint64_t *))dlsym(RTLD_DEFAULT, "tsr_mpi_count_read");
+  double per_call[2] = {-1.0, -1.0}, most[2] = {-1.0, -1.0};
+  if (count) {
+    enum { TIMES = 10 };
+    uint64_t p0, c0, p1, c1;
+    MPI_Barrier(MPI_COMM_WORLD);
+    count(&p0, &c0);
+    for (int i = 0; i < TIMES; i++)
+      call(mode, n, nb, &a, &y, &c);
+    count(&p1, &c1);
+    per_call[0] = (double)(p1 - p0) / TIMES;
+    per_call[1] = (double)(c1 - c0) / TIMES;
+    MPI_Allreduce(per_call, most, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  }
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {
@@ -148,8 +167,10 @@ static void run(int ctxt, const char *mode, int n, int nb, double seconds) {
     Cblacs_gridinfo(ctxt, &p, &q, &r, &cc);
     const char *impl = dlsym(RTLD_DEFAULT, "tsr_scalapack_get_stats") ? "tessera" : "scalapack";
     printf("{\"impl\":\"%s\",\"mode\":\"%s\",\"p\":%d,\"q\":%d,\"n\":%d,\"nb\":%d,\"calls\":%d,"
-           "\"median_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f,\"checksum\":%.17g}\n",
-           impl, mode, p, q, n, nb, per * batches, median(us, batches), lo, hi, sum);
+           "\"median_us\":%.3f,\"min_us\":%.3f,\"max_us\":%.3f,\"checksum\":%.17g,"
+           "\"mpi_p2p_per_call\":%.1f,\"mpi_collectives_per_call\":%.1f}\n",
+           impl, mode, p, q, n, nb, per * batches, median(us, batches), lo, hi, sum, most[0],
+           most[1]);
     fflush(stdout);
   }
   free(us);

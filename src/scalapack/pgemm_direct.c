@@ -61,6 +61,13 @@ typedef struct tsr__pd_strip {
   int *kpos;             /* column in the gathered panel of each k of the panel */
   char *panel;           /* the gathered panel: len x TSR__PD_KW */
   char *stack;           /* the stacked parts: mine x TSR__PD_KW, column-major */
+  int64_t *cneed;        /* per process along gk: C's count along gk (0: it needs nothing) */
+  bool other_has_c;      /* this process's row (column) of C along gl is not empty */
+  /* This panel's part as the GEMM reads it: element (t, kk) at part[t + kk * ld] when
+     part_rows, else at part[kk + t * ld] (the caller's own array, used in place). */
+  const char *part;
+  int64_t part_ld;
+  bool part_rows;
 } tsr__pd_strip;
 
 /* Whether every process holds all of d (replicated, or a single process along it). */
@@ -248,7 +255,18 @@ static void tsr__pd_take_part(const tsr__pd_strip *s, int my_t, int64_t kb, size
   }
 }
 
-/* Brings panel [k0, k0 + kb) of strip s to this process's stack (its t of C x kb). */
+/* Whether step 1 can be left out (OWN mode): no process of this gk line that holds part of C
+   lacks some of the panel's k. Alike on every process of the line. */
+static bool tsr__pd_nobody_waits(const tsr__pd_strip *s, int npk, int64_t kb) {
+  if (!s->other_has_c) return true;
+  for (int q = 0; q < npk; q++)
+    if (s->cneed[q] > 0 && s->kcnt[q] != kb) return false;
+  return true;
+}
+
+/* Brings panel [k0, k0 + kb) of strip s to this process: s->part (its t of C x kb) is the
+   caller's array itself when this process holds all of it in the order C needs, else the
+   stack, filled from the gathered panel. */
 static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t k0, int64_t kb) {
   const tsr_grid *g = c->g;
   size_t es = c->es;
@@ -256,17 +274,29 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
   int npl = tsr__pd_size(g, s->gl), mel = tsr__pd_coord(g, s->gl);
   int64_t mine_k0;
   tsr__pd_k_order(s, npk, mek, k0, kb, &mine_k0);
-  bool kwhole = tsr__pd_whole(&s->dk);
+  bool kwhole = tsr__pd_whole(&s->dk), own = s->mode == TSR__PD_OWN;
+  bool step1 = !kwhole && npk > 1 && !(own && tsr__pd_nobody_waits(s, npk, kb));
+  int64_t ncols = kwhole ? kb : s->kcnt[mek], col = 0;
+  if (!kwhole)
+    for (int q = 0; q < mek; q++) col += s->kcnt[q];
+  int64_t lk = ncols > 0 ? tsr__bc_local(&s->dk, mine_k0) : 0;
+  /* Without step 2, a process that holds no part of C needs nothing (after step 1, which
+     its line makes together). In place: nothing to gather for this process, all of the panel
+     here, its t in C's order (its own t of the operand are C's, or all t, all needed). */
+  bool has_c = s->other_has_c && s->cneed[mek] > 0;
+  if (!step1 && own && !has_c) return TSR_OK;
+  if (!step1 && own && ncols == kb && s->rows == s->mine) {
+    s->part = s->data + (size_t)(s->t_rows ? s->first + lk * s->lld : lk + s->first * s->lld) * es;
+    s->part_ld = s->lld;
+    s->part_rows = s->t_rows;
+    return TSR_OK;
+  }
   /* This process's rows of the panel: rows x kb at its place in the panel. */
   int64_t roff = 0;
   if (s->mode == TSR__PD_GATHERED)
     for (int r = 0; r < mel; r++) roff += s->cnt[r] * kb;
   char *w = s->panel + (size_t)roff * es;
-  int64_t ncols = kwhole ? kb : s->kcnt[mek], col = 0;
-  if (!kwhole)
-    for (int q = 0; q < mek; q++) col += s->kcnt[q];
   if (s->rows > 0 && ncols > 0) {
-    int64_t lk = tsr__bc_local(&s->dk, mine_k0);
     int64_t st = s->t_rows ? 1 : s->lld, sk = s->t_rows ? s->lld : 1;
     const char *src =
         s->data + (size_t)(s->t_rows ? s->first + lk * s->lld : lk + s->first * s->lld) * es;
@@ -274,7 +304,7 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
   }
   tsr_status st = TSR_OK;
   /* 1. Along k: the other owners' columns of these rows. */
-  if (!kwhole && npk > 1) {
+  if (step1) {
     int64_t *piece = s->kcnt + 2 * npk;
     for (int q = 0; q < npk; q++) piece[q] = s->rows * s->kcnt[q];
     st = tsr__pd_allgather(s, c, w, piece, npk, mek, tsr__pd_comm(g, s->gk));
@@ -285,7 +315,11 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
     for (int r = 0; r < npl; r++) piece[r] = s->cnt[r] * kb;
     st = tsr__pd_allgather(s, c, s->panel, piece, npl, mel, tsr__pd_comm(g, s->gl));
   }
-  if (st == TSR_OK && s->mine > 0) tsr__pd_take_part(s, tsr__pd_coord(g, s->gt), kb, es);
+  if (st == TSR_OK && s->mine > 0 && (has_c || !own))
+    tsr__pd_take_part(s, tsr__pd_coord(g, s->gt), kb, es);
+  s->part = s->stack;
+  s->part_ld = s->mine;
+  s->part_rows = true;
   return st;
 }
 
@@ -293,8 +327,8 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
 
 /* Bytes of tables of one strip (int64 and int arrays, aligned), on grid dimensions np. */
 static size_t tsr__pd_table_bytes(int np) {
-  return (size_t)np * (2 + 3) * sizeof(int64_t) + (size_t)np * 2 * sizeof(int) +
-         (size_t)TSR__PD_KW * sizeof(int) + 64;
+  return (size_t)np * (2 + 3 + 1) * sizeof(int64_t) + (size_t)np * 2 * sizeof(int) +
+         (size_t)TSR__PD_KW * sizeof(int) + 128;
 }
 
 /* Bytes of workspace a call needs at most (the same on every process). */
@@ -338,7 +372,8 @@ static char *tsr__pd_tables(tsr__pd_strip *s, const tsr_grid *g, char *w) {
   s->counts = (int *)(void *)(s->kcnt + 3 * np);
   s->displs = s->counts + np;
   s->kpos = s->displs + np;
-  w = (char *)(s->kpos + TSR__PD_KW);
+  s->cneed = (int64_t *)(void *)tsr__pd_align((char *)(s->kpos + TSR__PD_KW));
+  w = (char *)(s->cneed + np);
   if (s->mode == TSR__PD_GATHERED) {
     int npl = tsr__pd_size(g, s->gl);
     for (int r = 0; r < npl; r++) s->cnt[r] = s->lfirst[r] = 0;
@@ -365,6 +400,20 @@ static void tsr__pd_layout(tsr__pd_strip *sa, tsr__pd_strip *sb, const tsr_grid 
   w += (size_t)(big * TSR__PD_KW) * es;
   w = tsr__pd_tables(sa, g, w);
   tsr__pd_tables(sb, g, w);
+  /* Which processes hold part of C: per process along each strip's k grid dimension, C's
+     count there; and whether C is empty along the strip's t grid dimension at this process's
+     coordinate (then no process of its gk line holds any). C's rows are sa->dt (grid rows),
+     its columns sb->dt (grid columns). */
+  const tsr__pd_strip *cdim[2] = {sa, sb};
+  tsr__pd_strip *ss[2] = {sa, sb};
+  for (int i = 0; i < 2; i++) {
+    tsr__pd_strip *s = ss[i];
+    const tsr__pd_strip *ck = cdim[s->gk], *cl = cdim[s->gl];
+    int64_t f;
+    for (int q = 0; q < tsr__pd_size(g, s->gk); q++)
+      s->cneed[q] = tsr__pd_count(&ck->dt, ck->len, q, &f);
+    s->other_has_c = tsr__pd_count(&cl->dt, cl->len, tsr__pd_coord(g, s->gl), &f) > 0;
+  }
 }
 
 /* ---------------------------------------------------------------- sub(C) -------------- */
@@ -429,10 +478,13 @@ static tsr_status tsr__pd_multiply(const tsr__pgemm_call *p, const tsr__pd_strip
                                    const tsr__pd_strip *sb, int64_t kacc, bool first) {
   if (sa->mine == 0 || sb->mine == 0 || kacc == 0 || !tsr__pd_computes(p)) return TSR_OK;
   char *c = tsr__pd_c_part(p);
-  /* Column-major C (mine_a x mine_b) is the row-major C^T = B-stack A-stack^T. */
-  return tsr_gemm_host(p->dtype, TSR_TRANS, TSR_NO_TRANS, sb->mine, sa->mine, kacc, p->alpha,
-                       sb->stack, sb->mine, sa->stack, sa->mine, first ? p->beta : 1.0, c,
-                       p->c.lld);
+  /* Column-major C (mine_a x mine_b) is the row-major C^T = B-part A-part^T: the A part,
+     column-major mine_a x kacc (part_rows), is the row-major kacc x mine_a; the B part
+     likewise, transposed. */
+  return tsr_gemm_host(p->dtype, sb->part_rows ? TSR_TRANS : TSR_NO_TRANS,
+                       sa->part_rows ? TSR_NO_TRANS : TSR_TRANS, sb->mine, sa->mine, kacc,
+                       p->alpha, sb->part, sb->part_ld, sa->part, sa->part_ld,
+                       first ? p->beta : 1.0, c, p->c.lld);
 }
 
 tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_workspace *ws,
