@@ -30,6 +30,13 @@ foreach(t dtypes backend_tables)
   set_tests_properties(test_${t} PROPERTIES LABELS "cpu")
 endforeach()
 
+# The raise site of errors (issue 49): tsr_last_error_site, its lifetime, per thread, and
+# TSR_ERROR_TRACE's lines; the src/ folder lets it check that a reported line raises.
+add_executable(test_error_site test_error_site.c)
+target_link_libraries(test_error_site PRIVATE tsr_test_common Threads::Threads)
+add_test(NAME test_error_site COMMAND test_error_site ${PROJECT_SOURCE_DIR}/src)
+set_tests_properties(test_error_site PROPERTIES LABELS "cpu")
+
 # The docs against the tree (issue 49): the paths docs/architecture.md and docs/conventions.md
 # quote exist, the count of src/core/dropin.h's functions and the internal headers the drop-ins
 # may include are the ones architecture.md states, and no table row outgrows a screen.

@@ -59,8 +59,8 @@ check_dropin() { # library allowed-regex
     esac
   done < <(nm -D --undefined-only "$so")
   # Its internal calls resolve in libtessera.so, not in a private copy.
-  if grep -qE ' [Tt] tsr__(set_error|api_enter)$' <<<"$(nm "$so" 2>/dev/null)"; then
-    err "$(basename "$so") contains its own copy of the core (tsr__set_error or tsr__api_enter)"
+  if grep -qE ' [Tt] tsr__(set_error_at|api_enter)$' <<<"$(nm "$so" 2>/dev/null)"; then
+    err "$(basename "$so") contains its own copy of the core (tsr__set_error_at or tsr__api_enter)"
   fi
 }
 check_dropin "$build/libtessera_blas.so" '^(sgemm_|dgemm_|cblas_sgemm|cblas_dgemm|CBLAS_CallFromC|RowMajorStrg|tsr_blas_[a-z_]+)$'

@@ -9,10 +9,12 @@ if(TESSERA_ENABLE_FUZZ)
   endif()
   # The parser and the error machinery compiled into the target itself, so that they carry
   # the fuzzer's coverage instrumentation (the library's objects do not). npy.c depends on
-  # nothing else by design; status.c keeps the message in the per-thread state (thread_state.c).
+  # nothing else by design; status.c keeps the message in the per-thread state (thread_state.c)
+  # and reads TSR_ERROR_TRACE through the environment reader (env.c).
   add_executable(fuzz_npy fuzz/fuzz_npy.c ${PROJECT_SOURCE_DIR}/src/core/npy.c
                           ${PROJECT_SOURCE_DIR}/src/core/status.c
-                          ${PROJECT_SOURCE_DIR}/src/core/thread_state.c)
+                          ${PROJECT_SOURCE_DIR}/src/core/thread_state.c
+                          ${PROJECT_SOURCE_DIR}/src/core/env.c)
   target_include_directories(fuzz_npy PRIVATE ${PROJECT_SOURCE_DIR}/include
                              ${PROJECT_BINARY_DIR}/include ${PROJECT_SOURCE_DIR}/src)
   target_compile_definitions(fuzz_npy PRIVATE _POSIX_C_SOURCE=200809L)

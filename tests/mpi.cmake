@@ -43,6 +43,16 @@ foreach(np 1 2)
                        RESOURCE_LOCK ${TSR_MPI_LOCK})
 endforeach()
 
+# The raise site across ranks (issue 49): only rank 1 fails, every rank's site is rank 1's.
+add_executable(test_dist_error_site test_dist_error_site.c)
+target_link_libraries(test_dist_error_site PRIVATE tsr_test_common MPI::MPI_C)
+add_test(NAME dist_error_site_np2
+         COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2
+                 --oversubscribe $<TARGET_FILE:test_dist_error_site>)
+set_tests_properties(dist_error_site_np2 PROPERTIES LABELS mpi TIMEOUT 120
+                     ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS 2
+                     RESOURCE_LOCK ${TSR_MPI_LOCK})
+
 # Transposed operands through the one block-cyclic exchange on every grid of 1 to 6 ranks
 # (odd and prime counts included).
 add_executable(test_dist_transpose test_dist_transpose.c)

@@ -112,8 +112,12 @@ TSR_API tsr_status tsr_grid_info(const tsr_grid *grid, tsr_grid_props *info);
  * **lowest-numbered failing rank**, with " (rank r)" appended when some ranks succeeded (when
  * every rank failed the message is rank 0's as it is). When no rank failed, `*code` stays 0 and
  * `msg` is left alone. The message travels truncated to TSR_DIST_AGREE_MSG - 1 bytes and is
- * written into `msg` truncated to cap - 1 bytes (always terminated). Collective over `comm`
- * (every rank must call it, with any cap).
+ * written into `msg` truncated to cap - 1 bytes (always terminated). When some rank failed, the
+ * agreed failure also becomes every rank's last error: tsr_last_error() names this function and
+ * gives the agreed message, and tsr_last_error_site() the raise site of the failing rank's last
+ * error (its own tsr_last_error_site() at the call: pass the code of a Tessera call that just
+ * failed there, and every rank learns where it was raised). Collective over `comm` (every rank
+ * must call it, with any cap).
  * @param[in,out] code this rank's code in; the agreed code out.
  * @param[in,out] msg this rank's message in (read only when *code != 0; NULL then means "");
  *                the agreed message out when some rank failed (not written when msg is NULL).

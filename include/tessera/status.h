@@ -64,14 +64,33 @@ TSR_API const char *tsr_strerror(tsr_status status);
  */
 TSR_API const char *tsr_last_error(void);
 
-/** Clears this thread's last-error message. */
+/** Clears this thread's last-error message and its raise site (tsr_last_error_site()). */
 TSR_API void tsr_clear_error(void);
+
+/**
+ * Where inside Tessera the error of tsr_last_error() was raised, for bug reports and
+ * debugging (the message itself names the public function called, never an internal one):
+ * `*file` is the source file relative to Tessera's `src/` (e.g. "core/npy.c"), `*line` its
+ * line (> 0) and `*function` the internal function that raised it (e.g.
+ * "tsr__npy_unsupported"). The site belongs to the last error, as the message does: it is
+ * replaced by the next error on this thread, never by a successful call, and cleared by
+ * tsr_clear_error(). When this thread has no error (none yet, or cleared), or its last error
+ * has no site (one recorded by tsr_set_error(), or a message lost for lack of memory), `*file`
+ * and `*function` are "" and `*line` is 0. After a distributed call failed, or
+ * tsr_dist_agree() reported a failure, every rank's site is the lowest failing rank's (the
+ * rank is in the message). Thread-local like tsr_last_error(); the strings stay valid until
+ * the next Tessera call on this thread. Any of the pointers may be NULL (that part is not
+ * written). Cannot fail. `TSR_ERROR_TRACE=1` in the environment also prints every raised
+ * error with its site on stderr (README, "Devices and environment variables").
+ */
+TSR_API void tsr_last_error_site(const char **file, int *line, const char **function);
 
 /**
  * Records a message for tsr_last_error() on this thread and returns `code`, so that layers
  * built on Tessera's public API (the BLAS drop-in, user extensions) report through the same
  * channel as the library. The message becomes "function: " followed by the printf-style
- * formatted text (truncated to the message buffer, 512 bytes). Inside a Tessera call the name
+ * formatted text (truncated to the message buffer, 1024 bytes). Such an error has no raise site
+ * (tsr_last_error_site() gives "", 0, ""). Inside a Tessera call the name
  * of the public function the user called wins over `function` (the one error rule of
  * docs/architecture.md). `function` may be NULL ("tessera" is used); `fmt` NULL is taken as "".
  * @return `code`, unchanged (it is not validated: any ::tsr_status may be passed).

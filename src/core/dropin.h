@@ -22,7 +22,7 @@
 
 /* One name a line: cmake/TesseraDropin.cmake reads the X(tsr__...) entries. */
 #define TSR__DROPIN_CORE(X)                                                                        \
-  X(tsr__set_error)                                                                                \
+  X(tsr__set_error_at)                                                                             \
   X(tsr__api_enter)                                                                                \
   X(tsr__api_leave)                                                                                \
   X(tsr__array_ptr)                                                                                \
@@ -41,7 +41,7 @@
 
 #define TSR__DROPIN_MPI(X)                                                                         \
   X(tsr__dist_agree)                                                                               \
-  X(tsr__mpi_error)                                                                                \
+  X(tsr__mpi_error_at)                                                                             \
   X(tsr__dm_create)                                                                                \
   X(tsr__bc_owner)                                                                                 \
   X(tsr__bc_local)                                                                                 \

@@ -23,6 +23,8 @@ static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
                        "the GEMM implementation of TSR_GEMM_AUTO calls"},
     [TSR__ENV_GPU_SYNC_DEBUG] =
         FLAG("TSR_GPU_SYNC_DEBUG", "0", "every GPU kernel launch waits and checks"),
+    [TSR__ENV_ERROR_TRACE] =
+        FLAG("TSR_ERROR_TRACE", "0", "one line on stderr per raised error, with its raise site"),
     [TSR__ENV_GPU_CACHE_LIMIT] =
         NUM("TSR_GPU_CACHE_LIMIT", "", 0, 1e12,
             "MiB the GPU caching allocator keeps (unset: a quarter of the device)"),

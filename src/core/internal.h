@@ -60,23 +60,50 @@ extern "C" {
  * The marker uses the cleanup attribute (GCC, Clang and the host compilers of nvcc/hipcc) to
  * restore the outer context on every return path.
  */
-tsr_status tsr__set_error(tsr_status code, const char *fn, const char *fmt, ...)
+/*
+ * The raise site. Each message primitive is a macro that passes where it is called
+ * (__FILE__, __LINE__, __func__) to its `_at` function, which records the site beside the
+ * message in the thread's error state (tsr__thread_message): call sites stay as they are, and
+ * tsr_last_error_site() reads it back. The file is kept relative to src/ ("core/npy.c"). Under
+ * TSR_ERROR_TRACE=1 every recorded error also prints one line to stderr:
+ *   tessera: <message> [raised at core/npy.c:257 in tsr__npy_unsupported]
+ * The agreement (tsr__dist_agree, mpi/grid.c) carries the failing rank's site to every rank.
+ */
+tsr_status tsr__set_error_at(tsr_status code, const char *fn, const char *file, int line,
+                             const char *func, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 6, 7)))
 #endif
     ;
+/* tsr__set_error(code, fn, fmt, ...): the message primitive, recording its call site. */
+#define tsr__set_error(code, fn, ...)                                                              \
+  tsr__set_error_at((code), (fn), __FILE__, __LINE__, __func__, __VA_ARGS__)
 
 /* The message of the last error without its "fn: " prefix (for restating a backend's reason
    inside a message of one's own). */
 const char *tsr__last_error_detail(void);
 
-/* A thread's last error message (status.c): text is "fn: detail", the detail from text[prefix].
-   It lives in the thread's block of per-thread state (thread_state.c, with its counters), not in a
-   thread-local array: the library's thread-locals stay small enough for static TLS under dlopen
-   (see tsr__thread_state in thread_state.c). */
+/* The site of an error, copied (a site adopted from another rank has no string literal): the
+   file relative to src/, the line (0: no site, e.g. an error recorded by tsr_set_error) and the
+   function; truncated to fit. The agreement broadcasts it as it is (no pointers). */
+#define TSR__SITE_FILE 64
+#define TSR__SITE_FUNC 64
+typedef struct tsr__error_site {
+  char file[TSR__SITE_FILE];
+  char func[TSR__SITE_FUNC];
+  int line;
+} tsr__error_site;
+/* The site of this thread's last error (all empty, line 0, when it has none). */
+void tsr__last_error_site_get(tsr__error_site *out);
+
+/* A thread's last error message (status.c): text is "fn: detail", the detail from text[prefix],
+   and where it was raised. It lives in the thread's block of per-thread state (thread_state.c,
+   with its counters), not in a thread-local array: the library's thread-locals stay small enough
+   for static TLS under dlopen (see tsr__thread_state in thread_state.c). */
 typedef struct tsr__thread_message {
   char text[1024];
   size_t prefix;
+  tsr__error_site site; /* where text was raised (site.line 0: nowhere known) */
 } tsr__thread_message;
 typedef struct tsr__thread_state tsr__thread_state;
 /* The calling thread's message; with create, taking the thread's block if it has none yet.
@@ -103,13 +130,14 @@ void tsr__api_resume(const char *saved);
 #define TSR_API_RESUME() tsr__api_resume(tsr__api_saved_)
 
 /* Fails the enclosing function (which must return tsr_status) with a message. Stays on in
-   release builds. The message names the API context (else __func__). */
+   release builds. The message names the API context (else __func__); the raise site is the
+   line of the TSR_CHECK. */
 #define TSR_CHECK(cond, code, ...)                                                                 \
   do {                                                                                             \
     if (!(cond)) return tsr__set_error((code), __func__, __VA_ARGS__);                             \
   } while (0)
 
-/* Propagates a non-OK status. */
+/* Propagates a non-OK status (the message and raise site stay those of the callee's error). */
 #define TSR_CALL(expr)                                                                             \
   do {                                                                                             \
     tsr_status tsr__st_ = (expr);                                                                  \

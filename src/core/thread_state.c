@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The library's per-thread state (core/internal.h): one block per thread holding its counters
- * (tsr__count and the reads of their sums) and its last error message (status.c). No other
- * dependency than pthreads and the C library: the fuzz target links it beside status.c.
+ * (tsr__count and the reads of their sums) and its last error message with its raise site
+ * (status.c). No other dependency than pthreads and the C library: the fuzz target links it
+ * beside status.c.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,21 +16,22 @@
 /* ------------------------------------------------ per-thread state: counters, message -- */
 
 /* One block per thread of the library's per-thread state: its counters and its last error
-   message (status.c). A counted call adds to its own thread's block with a plain load and store
-   (relaxed atomics with one writer: no locked instruction). One process-wide atomic counter cost
-   every counting call a locked add (a few ns on one thread), and threads that call concurrently
-   fought over its cache line: 1x1x1 cblas_sgemm from two OpenMP threads at once took 146 ns a call
-   against 84 on one thread (Emerald Rapids, 2 vCPUs), 84 with the blocks.
+   message with its raise site (status.c). A counted call adds to its own thread's block with a
+   plain load and store (relaxed atomics with one writer: no locked instruction). One
+   process-wide atomic counter cost every counting call a locked add (a few ns on one thread),
+   and threads that call concurrently fought over its cache line: 1x1x1 cblas_sgemm from two
+   OpenMP threads at once took 146 ns a call against 84 on one thread (Emerald Rapids, 2 vCPUs),
+   84 with the blocks.
    A block is never freed: when its thread exits (the key's destructor) it goes back to the
    list for the next new thread, which keeps adding to its counters (so a sum over the list counts
-   the work of exited threads too) and starts with an empty message. The list only grows to the
-   most threads that used the library at once. Reads and block hand-overs take the lock; counting
-   does not.
-   The message is here, not in a thread-local array, to keep the library's thread-locals small
-   (~100 bytes): glibc then gives a libtessera loaded by dlopen (NumPy, Python) static TLS from its
-   optional reserve (512 bytes), and a thread-local is one load (_dl_tlsdesc_return) instead of a
-   walk of the thread's TLS vector (_dl_tlsdesc_dynamic, ~20 instructions), which the 1 KiB message
-   array had cost every CBLAS call. */
+   the work of exited threads too) and starts with an empty message and site. The list only grows
+   to the most threads that used the library at once. Reads and block hand-overs take the lock;
+   counting does not.
+   The message and its site are here, not in a thread-local array, to keep the library's
+   thread-locals small (~100 bytes): glibc then gives a libtessera loaded by dlopen (NumPy,
+   Python) static TLS from its optional reserve (512 bytes), and a thread-local is one load
+   (_dl_tlsdesc_return) instead of a walk of the thread's TLS vector (_dl_tlsdesc_dynamic, ~20
+   instructions), which the 1 KiB message array had cost every CBLAS call. */
 struct tsr__thread_state {
   _Atomic uint64_t v[TSR__COUNT_N];
   struct tsr__thread_state *next; /* the list of every block (never shrinks) */
@@ -80,8 +82,8 @@ __attribute__((destructor)) static void tsr__count_key_delete(void) {
   tsr__count_key_ok = false;
 }
 
-/* The calling thread's block: a free one from the list (its message emptied), else a new one
-   (NULL when neither). */
+/* The calling thread's block: a free one from the list (its message and site emptied), else a
+   new one (NULL when neither). */
 static __attribute__((noinline, cold)) tsr__thread_state *tsr__count_join(void) {
   pthread_once(&tsr__count_key_once, tsr__count_key_create);
   if (!tsr__count_key_ok) return NULL;
@@ -98,6 +100,7 @@ static __attribute__((noinline, cold)) tsr__thread_state *tsr__count_join(void) 
     b->in_use = true;
     b->msg.text[0] = '\0';
     b->msg.prefix = 0;
+    memset(&b->msg.site, 0, sizeof b->msg.site);
   }
   pthread_mutex_unlock(&tsr__count_lock);
   if (b && pthread_setspecific(tsr__count_key, b) != 0) {

@@ -18,8 +18,12 @@
    runtime's (non-sticky) last error so later calls do not report it again. A sticky error
    (an illegal address, a kernel fault or assertion, an uncorrectable ECC error: the CUDA
    context is lost) marks the current device unusable: every later call on it fails with
-   TSR_ERR_GPU and a message naming that first error. */
-tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call);
+   TSR_ERR_GPU and a message naming that first error. tsr__gpu_error passes its call site
+   (core/internal.h, "the raise site"). */
+tsr_status tsr__gpu_error_at(cudaError_t err, const char *fn, const char *call, const char *file,
+                             int line, const char *func);
+#define tsr__gpu_error(err, fn, call)                                                              \
+  tsr__gpu_error_at((err), (fn), (call), __FILE__, __LINE__, __func__)
 
 /* Translates a runtime return code; the enclosing function returns tsr_status. */
 #define TSR_GPU_CALL(expr)                                                                         \

@@ -76,7 +76,8 @@ static bool tsr__gpu_error_is_sticky(cudaError_t err) {
   return cudaPeekAtLastError() != cudaSuccess;
 }
 
-tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call) {
+tsr_status tsr__gpu_error_at(cudaError_t err, const char *fn, const char *call, const char *file,
+                             int line, const char *func) {
   tsr_status code = err == cudaErrorMemoryAllocation ? TSR_ERR_OUT_OF_MEMORY : TSR_ERR_GPU;
   (void)cudaGetLastError();
   int index = -1;
@@ -92,10 +93,10 @@ tsr_status tsr__gpu_error(cudaError_t err, const char *fn, const char *call) {
       d->unusable = 1;
     }
     pthread_mutex_unlock(&d->lock);
-    return tsr__set_error(TSR_ERR_GPU, fn, "%s", d->why);
+    return tsr__set_error_at(TSR_ERR_GPU, fn, file, line, func, "%s", d->why);
   }
-  return tsr__set_error(code, fn, "%s failed: %s (%s)", call, cudaGetErrorString(err),
-                        cudaGetErrorName(err));
+  return tsr__set_error_at(code, fn, file, line, func, "%s failed: %s (%s)", call,
+                           cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
 static pthread_once_t tsr__gpu_debug_once = PTHREAD_ONCE_INIT;

@@ -39,6 +39,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,23 +102,30 @@ tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes,
 /* ------------------------------------------------ ranks that share cores, per communicator */
 
 /* The fact is cached on the communicator as an attribute holding 1 + shared (copied by
-   MPI_Comm_dup: the same ranks). The key is made at the first use. */
+   MPI_Comm_dup: the same ranks). The key is made once, at the first use on a usable
+   communicator, under pthread_once: threads of a rank that create grids at once make one key. */
 static int tsr__shared_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t tsr__shared_key_once = PTHREAD_ONCE_INIT;
+
+static void tsr__shared_key_create(void) {
+  if (MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &tsr__shared_keyval, NULL) !=
+      MPI_SUCCESS)
+    tsr__shared_keyval = MPI_KEYVAL_INVALID;
+}
 
 static int tsr__shared_key(void) {
-  if (tsr__shared_keyval == MPI_KEYVAL_INVALID &&
-      MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &tsr__shared_keyval, NULL) !=
-          MPI_SUCCESS)
-    tsr__shared_keyval = MPI_KEYVAL_INVALID;
+  pthread_once(&tsr__shared_key_once, tsr__shared_key_create);
   return tsr__shared_keyval;
 }
 
 int tsr__bcast_shared_cores_cached(MPI_Comm comm) {
-  if (tsr__dist_modeled() || comm == MPI_COMM_NULL || tsr__shared_keyval == MPI_KEYVAL_INVALID)
-    return -1;
+  if (tsr__dist_modeled() || comm == MPI_COMM_NULL) return -1;
+  int key = tsr__shared_key();
   void *val = NULL;
   int flag = 0;
-  if (MPI_Comm_get_attr(comm, tsr__shared_keyval, &val, &flag) != MPI_SUCCESS || !flag) return -1;
+  if (key == MPI_KEYVAL_INVALID || MPI_Comm_get_attr(comm, key, &val, &flag) != MPI_SUCCESS ||
+      !flag)
+    return -1;
   return (int)((intptr_t)val - 1);
 }
 

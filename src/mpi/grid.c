@@ -10,11 +10,12 @@
 
 /* ---------------------------------------------------------------- helpers -------------- */
 
-tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *what) {
+tsr_status tsr__mpi_error_at(const char *fn, tsr_status code, int rc, const char *what,
+                             const char *file, int line, const char *func) {
   char text[MPI_MAX_ERROR_STRING] = "";
   int len = 0;
   if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) snprintf(text, sizeof text, "code %d", rc);
-  return tsr__set_error(code, fn, "%s failed: %s", what, text);
+  return tsr__set_error_at(code, fn, file, line, func, "%s failed: %s", what, text);
 }
 
 MPI_Datatype tsr__mpi_type(tsr_dtype dtype) {
@@ -28,11 +29,12 @@ MPI_Datatype tsr__mpi_type(tsr_dtype dtype) {
 }
 
 /* The one agreement (tsr_dist_agree's rule, used by every collective of the library and by
-   tessera-gemm): the lowest failing rank's code and message, " (rank r)" appended when some
-   ranks succeeded. *code and msg (TSR_DIST_AGREE_MSG bytes) are in/out; returns the MPI error
-   code of a failed collective (MPI_SUCCESS else) and what failed in *what. */
+   tessera-gemm): the lowest failing rank's code, message and raise site, " (rank r)" appended
+   to the message when some ranks succeeded. *code, msg (TSR_DIST_AGREE_MSG bytes) and *site are
+   in/out; returns the MPI error code of a failed collective (MPI_SUCCESS else) and what failed
+   in *what. */
 static int tsr__agree_core(MPI_Comm comm, int *code, char msg[TSR_DIST_AGREE_MSG],
-                           const char **what) {
+                           tsr__error_site *site, const char **what) {
   int rank = 0, size = 1;
   *what = "MPI_Comm_rank";
   int rc = MPI_Comm_rank(comm, &rank);
@@ -44,20 +46,26 @@ static int tsr__agree_core(MPI_Comm comm, int *code, char msg[TSR_DIST_AGREE_MSG
   rc = MPI_Allreduce(&mine[0], &first, 1, MPI_INT, MPI_MIN, comm);
   if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&mine[1], &count, 1, MPI_INT, MPI_SUM, comm);
   if (rc != MPI_SUCCESS || first >= size) return rc;
+  /* Fixed size, no pointers: the site's strings travel as they are (PETSc's traceback). */
   struct {
     int code;
     char msg[TSR_DIST_AGREE_MSG];
+    tsr__error_site site;
   } buf;
   memset(&buf, 0, sizeof buf);
   if (rank == first) {
     buf.code = *code;
     memcpy(buf.msg, msg, sizeof buf.msg);
+    buf.site = *site;
   }
   *what = "MPI_Bcast (agreement)";
   rc = MPI_Bcast(&buf, (int)sizeof buf, MPI_BYTE, first, comm);
   if (rc != MPI_SUCCESS) return rc;
   buf.msg[sizeof buf.msg - 1] = '\0';
+  buf.site.file[sizeof buf.site.file - 1] = '\0';
+  buf.site.func[sizeof buf.site.func - 1] = '\0';
   *code = buf.code;
+  *site = buf.site;
   if (count < size)
     snprintf(msg, TSR_DIST_AGREE_MSG, "%.*s (rank %d)", TSR_DIST_AGREE_MSG - 32, buf.msg, first);
   else
@@ -69,13 +77,15 @@ tsr_status tsr__dist_agree(MPI_Comm comm, tsr_status st) {
   int code = (int)st;
   const char *what = "";
   char msg[TSR_DIST_AGREE_MSG] = "";
+  tsr__error_site site;
+  tsr__last_error_site_get(&site);
   if (st != TSR_OK) snprintf(msg, sizeof msg, "%s", tsr__last_error_detail());
-  int rc = tsr__agree_core(comm, &code, msg, &what);
+  int rc = tsr__agree_core(comm, &code, msg, &site, &what);
   if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, what);
   if (code == 0) return TSR_OK;
   /* Every rank is inside the same public call: its name (the API context) prefixes the
-     failing rank's reason. */
-  return tsr__set_error((tsr_status)code, __func__, "%s", msg);
+     failing rank's reason, raised where it was raised there. */
+  return tsr__set_error_at((tsr_status)code, __func__, site.file, site.line, site.func, "%s", msg);
 }
 
 tsr_status tsr__mpi_comm_usable(MPI_Comm comm, tsr_status code) {
@@ -97,11 +107,16 @@ tsr_status tsr_dist_agree(MPI_Comm comm, int *code, char *msg, size_t cap) {
   const char *what = "";
   char buf[TSR_DIST_AGREE_MSG] = "";
   if (*code != 0 && msg) snprintf(buf, sizeof buf, "%s", msg);
+  tsr__error_site site;
+  tsr__last_error_site_get(&site); /* this thread's last error's: the failure's, if it was ours */
   int agreed = *code;
-  int rc = tsr__agree_core(comm, &agreed, buf, &what);
+  int rc = tsr__agree_core(comm, &agreed, buf, &site, &what);
   if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, what);
   *code = agreed;
-  if (agreed != 0 && msg && cap > 0) snprintf(msg, cap, "%s", buf);
+  if (agreed == 0) return TSR_OK;
+  if (msg && cap > 0) snprintf(msg, cap, "%s", buf);
+  /* The agreed failure becomes every rank's last error, with the failing rank's site. */
+  (void)tsr__set_error_at((tsr_status)agreed, __func__, site.file, site.line, site.func, "%s", buf);
   return TSR_OK;
 }
 

@@ -40,9 +40,9 @@ struct tsr_dmatrix {
 
 /*
  * Collective agreement on the outcome of a step: every rank passes its own status; when any
- * rank failed, every rank returns the status and message of the lowest failing rank (with
- * " (rank r)" appended when some ranks succeeded). Returns TSR_ERR_MPI when the agreement
- * itself fails.
+ * rank failed, every rank returns the status, message and raise site of the lowest failing
+ * rank (with " (rank r)" appended to the message when some ranks succeeded). Returns
+ * TSR_ERR_MPI when the agreement itself fails.
  */
 tsr_status tsr__dist_agree(MPI_Comm comm, tsr_status st);
 
@@ -55,8 +55,12 @@ tsr_status tsr__dist_same(MPI_Comm comm, const int64_t *vals, int n, const char 
    every public entry taking an MPI_Comm calls it before any MPI call on comm. */
 tsr_status tsr__mpi_comm_usable(MPI_Comm comm, tsr_status code);
 
-/* Records TSR_ERR_MPI (or `code`) with MPI's text for error code `rc`. */
-tsr_status tsr__mpi_error(const char *fn, tsr_status code, int rc, const char *what);
+/* Records TSR_ERR_MPI (or `code`) with MPI's text for error code `rc`; tsr__mpi_error passes
+   its call site (core/internal.h, "the raise site"). */
+tsr_status tsr__mpi_error_at(const char *fn, tsr_status code, int rc, const char *what,
+                             const char *file, int line, const char *func);
+#define tsr__mpi_error(fn, code, rc, what)                                                         \
+  tsr__mpi_error_at((fn), (code), (rc), (what), __FILE__, __LINE__, __func__)
 
 /* The decision of tsr_dist_binding_get (binding.c) from its counts: the node's CPUs, the
    rank's affinity-mask CPUs, the ranks on the node and OMP_NUM_THREADS's value (0: unset).

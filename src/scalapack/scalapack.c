@@ -14,6 +14,7 @@
  */
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,14 @@ static int tsr__grid_delete(MPI_Comm comm, int keyval, void *attr, void *extra) 
   return MPI_SUCCESS;
 }
 
+/* The key is made once, under pthread_once (threads calling the drop-in at once make one). */
+static pthread_once_t grid_keyval_once = PTHREAD_ONCE_INIT;
+static int grid_keyval_rc = MPI_SUCCESS;
+static void tsr__grid_keyval_create(void) {
+  grid_keyval_rc =
+      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, tsr__grid_delete, &grid_keyval, NULL);
+}
+
 /* The tsr_grid of a BLACS context rotated by (rs, cs): a communicator over the context's
    processes ranked row-major by their grid coordinates relative to (rs, cs), so that
    Tessera's process (r / Q, r % Q) is BLACS's ((r / Q + rs) mod P, (r % Q + cs) mod Q),
@@ -288,11 +297,9 @@ static tsr_status tsr__grid_of_context(int ctxt, const grid_pos *gp, int rs, int
     return tsr__set_error(TSR_ERR_MPI, __func__,
                           "BLACS context %d: its communicator has %d processes, the grid %dx%d",
                           ctxt, size, p, q);
-  if (grid_keyval == MPI_KEYVAL_INVALID) {
-    rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, tsr__grid_delete, &grid_keyval, NULL);
-    if (rc != MPI_SUCCESS)
-      return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_create_keyval");
-  }
+  pthread_once(&grid_keyval_once, tsr__grid_keyval_create);
+  if (grid_keyval_rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, grid_keyval_rc, "MPI_Comm_create_keyval");
   void *attr = NULL;
   int flag = 0;
   rc = MPI_Comm_get_attr(comm, grid_keyval, &attr, &flag);
