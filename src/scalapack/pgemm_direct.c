@@ -552,7 +552,9 @@ static bool tsr__pd_standard(const tsr__bc_dim *d) {
  * redistributed operand once (C twice when it is read), and SUMMA's panels; the direct path
  * pays one or two gathers per operand and panel of 256, and its panels (whole panels where
  * they are gathered along t). Large products whose operands are already in Tessera's layout
- * keep the pipelined SUMMA, which overlaps its broadcasts with the local GEMMs.
+ * with blocks of 128 or more keep the pipelined SUMMA, which overlaps its broadcasts with the
+ * local GEMMs (bench/run_pdgemm_calls.sh, n = 1024 on 2x2: NB 256 SUMMA 56 ms, direct 68;
+ * NB 64 68 against 63; NB 2 710 against 80).
  */
 enum { TSR__PD_ALPHA = 4096 };
 
@@ -564,13 +566,16 @@ static bool tsr__pd_cost_rule(const tsr__pgemm_call *p) {
                  tsr__pd_standard(&p->c.row) && tsr__pd_standard(&p->c.col) &&
                  p->a.row.b == p->c.row.b && p->b.col.b == p->c.col.b &&
                  p->a.col.b == p->b.row.b;
-  if (std_all && m * n * k >= 256.0 * 256.0 * 256.0 * procs) return false;
+  /* SUMMA's steps are A's column blocks (at most 256): with small blocks its collectives
+     multiply (n = 1024 with NB = 2: 1,037 a call, against the direct path's 8). */
+  double bk = (double)(p->a.col.b < 256 ? p->a.col.b : 256);
+  if (std_all && bk >= 128.0 && m * n * k >= 256.0 * 256.0 * 256.0 * procs) return false;
   double dw = 0.0, dc = 0.0;
   tsr__pd_strip_cost(p, &p->a, !p->ta, &p->c.row, 0, p->m, &dw, &dc);
   tsr__pd_strip_cost(p, &p->b, p->tb, &p->c.col, 1, p->n, &dw, &dc);
   double lg = tsr__pd_log2((int)procs);
   double rw = k * (m / gp->nprow + n / gp->npcol);
-  double rc = 12.0 * lg + 2.0 * (k / 256.0 + 1.0) * lg;
+  double rc = 12.0 * lg + 2.0 * (k / (std_all ? bk : 256.0) + 1.0) * lg;
   if (!std_all) rw += (m * k + k * n + (p->beta != 0.0 ? 2.0 : 1.0) * m * n) / procs;
   return dw + TSR__PD_ALPHA * dc <= rw + TSR__PD_ALPHA * rc;
 }
