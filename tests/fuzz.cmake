@@ -14,7 +14,8 @@ if(TESSERA_ENABLE_FUZZ)
   add_executable(fuzz_npy fuzz/fuzz_npy.c ${PROJECT_SOURCE_DIR}/src/core/npy.c
                           ${PROJECT_SOURCE_DIR}/src/core/status.c
                           ${PROJECT_SOURCE_DIR}/src/core/thread_state.c
-                          ${PROJECT_SOURCE_DIR}/src/core/env.c)
+                          ${PROJECT_SOURCE_DIR}/src/core/env.c
+                          ${PROJECT_SOURCE_DIR}/src/core/dtype.c)
   target_include_directories(fuzz_npy PRIVATE ${PROJECT_SOURCE_DIR}/include
                              ${PROJECT_BINARY_DIR}/include ${PROJECT_SOURCE_DIR}/src)
   target_compile_definitions(fuzz_npy PRIVATE _POSIX_C_SOURCE=200809L)

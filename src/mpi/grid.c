@@ -19,13 +19,7 @@ tsr_status tsr__mpi_error_at(const char *fn, tsr_status code, int rc, const char
 }
 
 MPI_Datatype tsr__mpi_type(tsr_dtype dtype) {
-  switch (dtype) {
-  case TSR_F32: return MPI_FLOAT;
-  case TSR_F64: return MPI_DOUBLE;
-  case TSR_I32: return MPI_INT32_T;
-  case TSR_I64: return MPI_INT64_T;
-  }
-  return MPI_DATATYPE_NULL;
+  return tsr__mpi_dtype_of(dtype); /* the rows of mpi_dtypes.h */
 }
 
 /* The one agreement (tsr_dist_agree's rule, used by every collective of the library and by
