@@ -50,19 +50,19 @@ int64_t tsr__bc_next(const tsr__bc_dim *d, int64_t i) {
 
 /* A run of submatrix indices [i, i + len) on which the owners and local indices of both
    layouts are contiguous. */
-typedef struct seg {
+typedef struct tsr__seg {
   int64_t i, len, src_local, dst_local;
   int src_owner, dst_owner;
-} seg;
+} tsr__seg;
 
-typedef struct seg_list {
-  seg *v;
+typedef struct tsr__seg_list {
+  tsr__seg *v;
   int64_t n;
   int dst_dim, src_dim; /* grid dimension (0 rows, 1 columns) of each layout's owners */
-} seg_list;
+} tsr__seg_list;
 
 static tsr_status tsr__build_segs(const tsr__bc_dim *dd, const tsr__bc_dim *sd, int64_t n,
-                                  seg_list *out) {
+                                  tsr__seg_list *out) {
   int64_t cap = 16;
   out->v = malloc((size_t)cap * sizeof *out->v);
   out->n = 0;
@@ -73,11 +73,11 @@ static tsr_status tsr__build_segs(const tsr__bc_dim *dd, const tsr__bc_dim *sd, 
     if (b < e) e = b;
     if (out->n == cap) {
       cap *= 2;
-      seg *nv = realloc(out->v, (size_t)cap * sizeof *nv);
+      tsr__seg *nv = realloc(out->v, (size_t)cap * sizeof *nv);
       if (!nv) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "redistribution segments");
       out->v = nv;
     }
-    seg *s = &out->v[out->n++];
+    tsr__seg *s = &out->v[out->n++];
     s->i = i;
     s->len = e - i;
     s->src_owner = tsr__bc_owner(sd, i);
@@ -91,14 +91,15 @@ static tsr_status tsr__build_segs(const tsr__bc_dim *dd, const tsr__bc_dim *sd, 
 
 /* Whether segment s moves from the rank at grid coordinates snd to the one at rcv. A
    replicated source is read from the copy in the receiver's own process row (column). */
-static bool tsr__seg_match(const seg_list *l, const seg *s, const int snd[2], const int rcv[2]) {
+static bool tsr__seg_match(const tsr__seg_list *l, const tsr__seg *s, const int snd[2],
+                           const int rcv[2]) {
   if (snd[0] < 0 || rcv[0] < 0) return false; /* not a process of that layout's grid */
   if (s->dst_owner >= 0 && s->dst_owner != rcv[l->dst_dim]) return false;
   if (s->src_owner < 0) return snd[l->src_dim] == rcv[l->src_dim];
   return s->src_owner == snd[l->src_dim];
 }
 
-static int64_t tsr__match_len(const seg_list *l, const int snd[2], const int rcv[2]) {
+static int64_t tsr__match_len(const tsr__seg_list *l, const int snd[2], const int rcv[2]) {
   int64_t t = 0;
   for (int64_t k = 0; k < l->n; k++)
     if (tsr__seg_match(l, &l->v[k], snd, rcv)) t += l->v[k].len;
@@ -107,7 +108,7 @@ static int64_t tsr__match_len(const seg_list *l, const int snd[2], const int rcv
 
 /* The row segments that move from snd to rcv, in order, into ridx (rows->n entries); returns
    their count. The same for every column, so found once per peer. */
-static int64_t tsr__match_rows(const seg_list *rows, const int snd[2], const int rcv[2],
+static int64_t tsr__match_rows(const tsr__seg_list *rows, const int snd[2], const int rcv[2],
                                int64_t *ridx) {
   int64_t nr = 0;
   for (int64_t r = 0; r < rows->n; r++)
@@ -117,17 +118,17 @@ static int64_t tsr__match_rows(const seg_list *rows, const int snd[2], const int
 
 /* Packs what this rank (me) sends to rcv, in destination column-major order (ridx: scratch
    of rows->n entries). */
-static void tsr__pack(char *out, const seg_list *rows, const seg_list *cols, const int me[2],
-                      const int rcv[2], const tsr__bc_matrix *src, bool transpose, size_t es,
-                      bool modeled, int64_t *ridx) {
+static void tsr__pack(char *out, const tsr__seg_list *rows, const tsr__seg_list *cols,
+                      const int me[2], const int rcv[2], const tsr__bc_matrix *src, bool transpose,
+                      size_t es, bool modeled, int64_t *ridx) {
   const char *base = src->data;
   const int64_t nr = tsr__match_rows(rows, me, rcv, ridx);
   for (int64_t c = 0; c < cols->n; c++) {
-    const seg *cs = &cols->v[c];
+    const tsr__seg *cs = &cols->v[c];
     if (!tsr__seg_match(cols, cs, me, rcv)) continue;
     for (int64_t jj = 0; jj < cs->len; jj++) {
       for (int64_t t = 0; t < nr; t++) {
-        const seg *rs = &rows->v[ridx[t]];
+        const tsr__seg *rs = &rows->v[ridx[t]];
         if (modeled) {
           out += (size_t)rs->len * es;
         } else if (!transpose) {
@@ -150,17 +151,17 @@ static void tsr__pack(char *out, const seg_list *rows, const seg_list *cols, con
 
 /* Unpacks what snd sent to this rank (me), in the order pack() wrote it (ridx: scratch of
    rows->n entries). */
-static void tsr__unpack(const char *in, const seg_list *rows, const seg_list *cols,
+static void tsr__unpack(const char *in, const tsr__seg_list *rows, const tsr__seg_list *cols,
                         const int snd[2], const int me[2], const tsr__bc_matrix *dst,
                         tsr_dtype dtype, size_t es, unsigned flags, int64_t *ridx) {
   char *base = dst->data;
   const int64_t nr = tsr__match_rows(rows, snd, me, ridx);
   for (int64_t c = 0; c < cols->n; c++) {
-    const seg *cs = &cols->v[c];
+    const tsr__seg *cs = &cols->v[c];
     if (!tsr__seg_match(cols, cs, snd, me)) continue;
     for (int64_t jj = 0; jj < cs->len; jj++) {
       for (int64_t t = 0; t < nr; t++) {
-        const seg *rs = &rows->v[ridx[t]];
+        const tsr__seg *rs = &rows->v[ridx[t]];
         char *p = base + (size_t)(rs->dst_local + (cs->dst_local + jj) * dst->lld) * es;
         if (flags & TSR__BC_MODELED) {
         } else if (!(flags & TSR__BC_ACCUMULATE)) {
@@ -268,8 +269,8 @@ static tsr_status tsr__add_dev(tsr_array *loc, const tsr_array *msg) {
    (`to_msg`: loc -> msg at element `base`) or unpacks (msg -> loc, or loc += msg when
    `accumulate`). `src_side`: loc is the source layout (its local indices, transposed when
    `transpose`), else the destination. */
-static tsr_status tsr__move_dev(tsr_array *msg, int64_t base, const seg_list *rows,
-                                const seg_list *cols, const int snd[2], const int rcv[2],
+static tsr_status tsr__move_dev(tsr_array *msg, int64_t base, const tsr__seg_list *rows,
+                                const tsr__seg_list *cols, const int snd[2], const int rcv[2],
                                 const tsr__bc_matrix *loc, bool src_side, bool transpose,
                                 bool to_msg, bool accumulate, int64_t *ridx) {
   const int64_t nr = tsr__match_rows(rows, snd, rcv, ridx);
@@ -280,11 +281,11 @@ static tsr_status tsr__move_dev(tsr_array *msg, int64_t base, const seg_list *ro
   int64_t col0 = 0;
   tsr_status st = TSR_OK;
   for (int64_t c = 0; c < cols->n && st == TSR_OK; c++) {
-    const seg *cs = &cols->v[c];
+    const tsr__seg *cs = &cols->v[c];
     if (!tsr__seg_match(cols, cs, snd, rcv)) continue;
     int64_t row0 = 0;
     for (int64_t t = 0; t < nr && st == TSR_OK; t++) {
-      const seg *rs = &rows->v[ridx[t]];
+      const tsr__seg *rs = &rows->v[ridx[t]];
       const int64_t li = src_side ? rs->src_local : rs->dst_local;
       const int64_t lj = src_side ? cs->src_local : cs->dst_local;
       tsr_array *m = NULL, *l = NULL;
@@ -362,9 +363,9 @@ static tsr_status tsr__exchange_dev(const tsr_grid *g, tsr_device dev, tsr_dtype
    consecutive from sc; elements), their totals, and the bytes that cross to other ranks added
    to *sent / *received. */
 static tsr_status tsr__bc_counts(const tsr_grid *g, int64_t m, int64_t n, size_t es,
-                                 const seg_list *rows, const seg_list *cols, const int *sxy,
-                                 const int *dxy, int *sc, uint64_t *sent, uint64_t *received,
-                                 int64_t *stot, int64_t *rtot) {
+                                 const tsr__seg_list *rows, const tsr__seg_list *cols,
+                                 const int *sxy, const int *dxy, int *sc, uint64_t *sent,
+                                 uint64_t *received, int64_t *stot, int64_t *rtot) {
   const int np = g->size;
   int *sd = sc + np, *rc = sc + 2 * np, *rd = sc + 3 * np;
   const int *ms = sxy + 2 * g->rank, *md = dxy + 2 * g->rank;
@@ -407,7 +408,7 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
   size_t es = tsr__dtype_size(dtype);
   int np = g->size;
   bool modeled = (flags & TSR__BC_MODELED) != 0;
-  seg_list rows = {NULL, 0, 0, transpose ? 1 : 0}, cols = {NULL, 0, 1, transpose ? 0 : 1};
+  tsr__seg_list rows = {NULL, 0, 0, transpose ? 1 : 0}, cols = {NULL, 0, 1, transpose ? 0 : 1};
   int *sc = calloc((size_t)np * 8, sizeof *sc);
   int *sd = sc ? sc + np : NULL, *rc = sc ? sc + 2 * np : NULL, *rd = sc ? sc + 3 * np : NULL;
   int *sxy = sc ? sc + 4 * np : NULL, *dxy = sc ? sc + 6 * np : NULL;

@@ -115,22 +115,23 @@ __attribute__((destructor)) static void tsr__report_at_exit(void) {
 /* ---------------------------------------------------------------- descriptors --------- */
 
 /* The PBLAS internal (11-entry) descriptor; PB_CargFtoC's conversion of both kinds. */
-typedef struct desc11 {
+typedef struct tsr__desc11 {
   int dtype, ctxt, m, n, imb, inb, mb, nb, rsrc, csrc, lld;
-} desc11;
+} tsr__desc11;
 
 enum { BLOCK_CYCLIC_2D = 1, BLOCK_CYCLIC_2D_INB = 2 };
 /* Entry indices of the 11-entry descriptor, as error codes number them (0-based). */
 enum { E_DTYPE, E_CTXT, E_M, E_N, E_IMB, E_INB, E_MB, E_NB, E_RSRC, E_CSRC, E_LLD };
 
-static desc11 tsr__desc_from(const int *d) {
-  desc11 o;
+static tsr__desc11 tsr__desc_from(const int *d) {
+  tsr__desc11 o;
   if (d[0] == BLOCK_CYCLIC_2D) {
-    o = (desc11){BLOCK_CYCLIC_2D_INB, d[1], d[2], d[3], d[4], d[5], d[4], d[5], d[6], d[7], d[8]};
+    o = (tsr__desc11){
+        BLOCK_CYCLIC_2D_INB, d[1], d[2], d[3], d[4], d[5], d[4], d[5], d[6], d[7], d[8]};
   } else if (d[0] == BLOCK_CYCLIC_2D_INB) {
-    o = (desc11){d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10]};
+    o = (tsr__desc11){d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10]};
   } else {
-    o = (desc11){d[0], d[1], 0, 0, 1, 1, 1, 1, 0, 0, 1};
+    o = (tsr__desc11){d[0], d[1], 0, 0, 1, 1, 1, 1, 0, 0, 1};
   }
   return o;
 }
@@ -149,8 +150,6 @@ static int64_t tsr__numroc_ib(int64_t n, int64_t ib, int64_t b, int p, int src, 
   return r;
 }
 
-typedef tsr__grid_pos grid_pos;
-
 enum { DESCMULT = 100, BIGNUM = 10000 };
 
 static int tsr__imin(int a, int b) {
@@ -160,8 +159,8 @@ static int tsr__imin(int a, int b) {
 /* The reference PB_Cchkmat: checks sub(X) (m x n at 0-based ia, ja) and its descriptor,
    argument positions mpos0, npos0, dpos0 (IX, JX at dpos0 - 2, dpos0 - 1), folding the
    first error into *info with the reference encoding. */
-static void tsr__chkmat(const grid_pos *gp, int ctxt, int m, int mpos0, int n, int npos0, int ia,
-                        int ja, const desc11 *d, int dpos0, int *info) {
+static void tsr__chkmat(const tsr__grid_pos *gp, int ctxt, int m, int mpos0, int n, int npos0,
+                        int ia, int ja, const tsr__desc11 *d, int dpos0, int *info) {
   if (*info >= 0)
     *info = BIGNUM;
   else if (*info < -DESCMULT)
@@ -252,18 +251,18 @@ static int grid_keyval = MPI_KEYVAL_INVALID;
  * starts on process (rs, cs) is then in SUMMA's layout on that grid (its first block on
  * process 0), so C can stay in place whatever its source process.
  */
-typedef struct context_grids {
+typedef struct tsr__context_grids {
   int nprow, npcol;
   tsr__pgemm_workspace direct; /* the direct path's panels (pgemm_direct.c) */
   tsr_grid *rotated[];         /* nprow * npcol entries, made on first use */
-} context_grids;
+} tsr__context_grids;
 
 /* Called by MPI when BLACS frees the context's communicator. */
 static int tsr__grid_delete(MPI_Comm comm, int keyval, void *attr, void *extra) {
   (void)comm;
   (void)keyval;
   (void)extra;
-  context_grids *cg = attr;
+  tsr__context_grids *cg = attr;
   for (int i = 0; i < cg->nprow * cg->npcol; i++)
     tsr_grid_free(cg->rotated[i]);
   free(cg->direct.p);
@@ -283,8 +282,8 @@ static void tsr__grid_keyval_create(void) {
    processes ranked row-major by their grid coordinates relative to (rs, cs), so that
    Tessera's process (r / Q, r % Q) is BLACS's ((r / Q + rs) mod P, (r % Q + cs) mod Q),
    whatever order the BLACS grid was made in. Collective over the grid on first use. */
-static tsr_status tsr__grid_of_context(int ctxt, const grid_pos *gp, int rs, int cs,
-                                       tsr_grid **out, context_grids **cg_out) {
+static tsr_status tsr__grid_of_context(int ctxt, const tsr__grid_pos *gp, int rs, int cs,
+                                       tsr_grid **out, tsr__context_grids **cg_out) {
   if (Cblacs_get == NULL || Cblacs2sys_handle == NULL)
     return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
                           "the process has no BLACS (Cblacs_get, Cblacs2sys_handle): link "
@@ -304,7 +303,7 @@ static tsr_status tsr__grid_of_context(int ctxt, const grid_pos *gp, int rs, int
   int flag = 0;
   rc = MPI_Comm_get_attr(comm, grid_keyval, &attr, &flag);
   if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_get_attr");
-  context_grids *cg = flag ? attr : NULL;
+  tsr__context_grids *cg = flag ? attr : NULL;
   if (cg == NULL) {
     cg = calloc(1, sizeof *cg + (size_t)(p * q) * sizeof cg->rotated[0]);
     if (cg == NULL) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "grid cache");
@@ -339,7 +338,7 @@ static void tsr__rotate_dim(tsr__bc_dim *d, int by) {
 /* ---------------------------------------------------------------- layouts ------------- */
 
 /* Submatrix sub(X) (rows x cols from 0-based ix, jx) as a general block-cyclic layout. */
-static tsr__bc_matrix tsr__sub_layout(const desc11 *d, int ix, int jx, const grid_pos *gp,
+static tsr__bc_matrix tsr__sub_layout(const tsr__desc11 *d, int ix, int jx, const tsr__grid_pos *gp,
                                       const void *data) {
   tsr__bc_matrix x;
   x.row = (tsr__bc_dim){ix, d->imb, d->mb, d->rsrc, gp->nprow};
@@ -404,10 +403,8 @@ static tsr__bc_matrix tsr__standard_layout(const tsr_dmatrix *a, const tsr_grid 
 
 /* ---------------------------------------------------------------- the computation ----- */
 
-typedef tsr__pgemm_call pgemm_call;
-
 /* sub(C) = beta sub(C) on this process's part (beta = 0 writes zeros, NaN or not). */
-static void tsr__scale_c(const pgemm_call *p) {
+static void tsr__scale_c(const tsr__pgemm_call *p) {
   const tsr__bc_matrix *c = &p->c;
   size_t es = tsr__dtype_size(p->dtype);
   for (int64_t j = 0; j < p->n;) {
@@ -441,7 +438,7 @@ static void tsr__scale_c(const pgemm_call *p) {
   }
 }
 
-static int64_t tsr__default_block(const pgemm_call *p) {
+static int64_t tsr__default_block(const tsr__pgemm_call *p) {
   int64_t big = p->m > p->n ? p->m : p->n;
   if (p->k > big) big = p->k;
   int64_t procs = p->gp.nprow > p->gp.npcol ? p->gp.nprow : p->gp.npcol;
@@ -458,18 +455,18 @@ static bool tsr__force_redistribute(void) {
  * transposed; else a new Tessera matrix with those blocks, filled by redistribution when
  * `fill` (C with beta = 0 is not read).
  */
-typedef struct operand {
+typedef struct tsr__operand {
   struct tsr_dmatrix wrap; /* in place */
   tsr_dmatrix *own;        /* redistributed copy, or NULL */
-} operand;
+} tsr__operand;
 
-static const tsr_dmatrix *tsr__operand_matrix(const operand *o) {
+static const tsr_dmatrix *tsr__operand_matrix(const tsr__operand *o) {
   return o->own ? o->own : &o->wrap;
 }
 
 static tsr_status tsr__operand_make(tsr_grid *g, tsr_dtype dt, int64_t m, int64_t n, int64_t mb,
                                     int64_t nb, const tsr__bc_matrix *x, bool trans, bool in_place,
-                                    bool fill, operand *o, tsr_dist_stats *acc) {
+                                    bool fill, tsr__operand *o, tsr_dist_stats *acc) {
   memset(o, 0, sizeof *o);
   tsr_status st;
   if (in_place) {
@@ -483,13 +480,14 @@ static tsr_status tsr__operand_make(tsr_grid *g, tsr_dtype dt, int64_t m, int64_
   return tsr__bc_redistribute(g, dt, m, n, x, trans, &dst, &acc->bytes_sent, &acc->bytes_received);
 }
 
-static void tsr__operand_free(operand *o) {
+static void tsr__operand_free(tsr__operand *o) {
   tsr_array_release(o->wrap.storage);
   tsr_dmatrix_free(o->own);
 }
 
 /* The product through SUMMA; *moved is set when some operand was redistributed. */
-static tsr_status tsr__compute(const pgemm_call *p, tsr_grid *g, bool *moved, tsr_dist_stats *acc) {
+static tsr_status tsr__compute(const tsr__pgemm_call *p, tsr_grid *g, bool *moved,
+                               tsr_dist_stats *acc) {
   bool nomove = !tsr__force_redistribute();
   /* Blocks: C's when C is in place, else a default; the inner block from A or B. */
   int64_t bd = tsr__default_block(p);
@@ -511,7 +509,7 @@ static tsr_status tsr__compute(const pgemm_call *p, tsr_grid *g, bool *moved, ts
   }
   *moved = !(a_std && b_std && c_std);
 
-  operand oa, ob, oc;
+  tsr__operand oa, ob, oc;
   memset(&oa, 0, sizeof oa);
   memset(&ob, 0, sizeof ob);
   memset(&oc, 0, sizeof oc);
@@ -560,12 +558,12 @@ static double tsr__scalar(tsr_dtype dtype, const void *p) {
 /* The distributed case of pgemm: sub(C) on a grid of Tessera's that starts on process (0, 0),
    computed by compute(); counted and reported like the reference (a failure message on
    stderr, sub(C) possibly partly updated). */
-static void tsr__pgemm_distributed(pgemm_call *p) {
+static void tsr__pgemm_distributed(tsr__pgemm_call *p) {
   const char *rout = p->rout;
-  grid_pos gp = p->gp;
+  tsr__grid_pos gp = p->gp;
   int ctxt = p->ctxt;
   tsr_grid *g = NULL;
-  context_grids *cg = NULL;
+  tsr__context_grids *cg = NULL;
   tsr_dist_stats acc;
   memset(&acc, 0, sizeof acc);
   bool moved = false;
@@ -621,10 +619,10 @@ static void tsr__pgemm(tsr_dtype dtype, const char *rout, const char *transa, co
     MPI_Comm_rank(MPI_COMM_WORLD, &report_rank);
   char tra = tsr__upper(*transa), trb = tsr__upper(*transb);
   bool nota = tra == 'N', notb = trb == 'N';
-  desc11 da = tsr__desc_from(desca), db = tsr__desc_from(descb), dc = tsr__desc_from(descc);
+  tsr__desc11 da = tsr__desc_from(desca), db = tsr__desc_from(descb), dc = tsr__desc_from(descc);
   int ai = *ia - 1, aj = *ja - 1, bi = *ib - 1, bj = *jb - 1, ci = *ic - 1, cj = *jc - 1;
   int ctxt = da.ctxt;
-  grid_pos gp = {-1, -1, -1, -1};
+  tsr__grid_pos gp = {-1, -1, -1, -1};
   int info = 0;
   if (Cblacs_gridinfo == NULL) {
     fprintf(stderr,
@@ -667,7 +665,7 @@ static void tsr__pgemm(tsr_dtype dtype, const char *rout, const char *transa, co
     tsr__report_error(ctxt, rout, info);
     return;
   }
-  pgemm_call p;
+  tsr__pgemm_call p;
   p.rout = rout;
   p.dtype = dtype;
   p.ta = !nota;
