@@ -90,8 +90,8 @@ typedef void (*tsr__gemm_pack_f32)(int r, int64_t x, int64_t y, const float *src
 typedef void (*tsr__gemm_pack_f64)(int r, int64_t x, int64_t y, const double *src, int64_t ld,
                                    bool trans, double *dst);
 
-/* Largest MR*NR of any registered kernel (the macro-kernel's edge tile; test_gemm_kernels
-   checks tsr__gemm_max_tile() against it). */
+/* Largest MR*NR of any registered kernel (the macro-kernel's edge tile; tests/gemm/
+   test_gemm_frame.c checks tsr__gemm_max_tile() against it). */
 #define TSR__GEMM_MAX_TILE 512
 
 struct tsr__gemm_kernel;
