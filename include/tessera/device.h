@@ -35,9 +35,9 @@ extern "C" {
  *  - is_gpu: 1 for kinds that `auto` tries, in row order, before the CPU; such a kind's device
  *    strings carry an index (`cuda:N`).
  *
- * - ::TSR_DEVICE_CPU: the host CPU, OpenMP backend; the only CPU device has index 0;
- * - ::TSR_DEVICE_CUDA: an NVIDIA GPU through the CUDA runtime;
- * - ::TSR_DEVICE_HIP: an AMD GPU through the HIP runtime (the hipified CUDA kernels).
+ * The kinds: ::TSR_DEVICE_CPU, the host CPU, OpenMP backend (the only CPU device has index 0);
+ * ::TSR_DEVICE_CUDA, an NVIDIA GPU through the CUDA runtime; ::TSR_DEVICE_HIP, an AMD GPU
+ * through the HIP runtime (the hipified CUDA kernels).
  */
 #define TSR_DEVICE_KIND_MAP(X)                                                                     \
   X(cpu, TSR_DEVICE_CPU, 0, "CPU", 0)                                                              \

@@ -37,8 +37,8 @@ extern "C" {
  *  - npy: the `.npy` type string without its byte-order character (`"f4"`);
  *  - is_float: 1 for floating dtypes (div, pow, mean, gemm), 0 for integers.
  *
- * - ::TSR_F32: IEEE-754 binary32; ::TSR_F64: IEEE-754 binary64;
- * - ::TSR_I32: int32_t; ::TSR_I64: int64_t.
+ * The dtypes: ::TSR_F32, IEEE-754 binary32; ::TSR_F64, IEEE-754 binary64; ::TSR_I32,
+ * int32_t; ::TSR_I64, int64_t.
  */
 #define TSR_DTYPE_MAP(X)                                                                           \
   X(f32, TSR_F32, 0, float, 4, "f4", 1)                                                            \
