@@ -315,6 +315,16 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
     for (int r = 0; r < npl; r++) piece[r] = s->cnt[r] * kb;
     st = tsr__pd_allgather(s, c, s->panel, piece, npl, mel, tsr__pd_comm(g, s->gl));
   }
+  /* The gathered rows are this process's t of C in order, and k in order: multiply them in
+     the panel itself. */
+  bool in_order = own && s->rows == s->mine;
+  for (int64_t kk = 0; in_order && kk < kb; kk++) in_order = s->kpos[kk] == kk;
+  if (in_order) {
+    s->part = w;
+    s->part_ld = s->rows > 0 ? s->rows : 1;
+    s->part_rows = true;
+    return st;
+  }
   if (st == TSR_OK && s->mine > 0 && (has_c || !own))
     tsr__pd_take_part(s, tsr__pd_coord(g, s->gt), kb, es);
   s->part = s->stack;
@@ -333,9 +343,8 @@ static size_t tsr__pd_table_bytes(int np) {
 
 /* Bytes of workspace a call needs at most (the same on every process). */
 static size_t tsr__pd_workspace_bytes(const tsr__pgemm_call *p, size_t es) {
-  int64_t big = p->m > p->n ? p->m : p->n;
   int np = p->gp.nprow > p->gp.npcol ? p->gp.nprow : p->gp.npcol;
-  return (size_t)(p->m + p->n + big) * TSR__PD_KW * es + 2 * tsr__pd_table_bytes(np) + 64;
+  return (size_t)(p->m + p->n) * 2 * TSR__PD_KW * es + 2 * tsr__pd_table_bytes(np) + 64;
 }
 
 /* Grows ws to `need` bytes on every process alike; agreed (the one collective that PBLAS does
@@ -388,16 +397,18 @@ static char *tsr__pd_tables(tsr__pd_strip *s, const tsr_grid *g, char *w) {
   return w;
 }
 
-/* Lays the workspace out: A's and B's stacks, the panel (one at a time), the tables. */
+/* Lays the workspace out: A's and B's stacks, their panels, the tables. */
 static void tsr__pd_layout(tsr__pd_strip *sa, tsr__pd_strip *sb, const tsr_grid *g, char *w,
                            size_t es) {
   sa->stack = w;
   w += (size_t)(sa->mine * TSR__PD_KW) * es;
   sb->stack = w;
   w += (size_t)(sb->mine * TSR__PD_KW) * es;
-  sa->panel = sb->panel = w;
-  int64_t big = sa->len > sb->len ? sa->len : sb->len;
-  w += (size_t)(big * TSR__PD_KW) * es;
+  /* A panel each: the GEMM may read A's from its panel while B's is gathered. */
+  sa->panel = w;
+  w += (size_t)(sa->len * TSR__PD_KW) * es;
+  sb->panel = w;
+  w += (size_t)(sb->len * TSR__PD_KW) * es;
   w = tsr__pd_tables(sa, g, w);
   tsr__pd_tables(sb, g, w);
   /* Which processes hold part of C: per process along each strip's k grid dimension, C's
