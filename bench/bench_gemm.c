@@ -231,9 +231,9 @@ typedef struct bench_ctx {
   bench_case cs;
   void *a, *b, *c;
   double alpha, beta;
-  int col;                /* column-major operands (--layout col) */
-  int64_t lda, ldb, ldc;  /* in the layout's sense */
-  int calls; /* calls per timed run (a batch for small cases) */
+  int col;               /* column-major operands (--layout col) */
+  int64_t lda, ldb, ldc; /* in the layout's sense */
+  int calls;             /* calls per timed run (a batch for small cases) */
 } bench_ctx;
 
 /* ---------------------------------------------------------------- processes at once ---- */
@@ -366,21 +366,21 @@ static double run_once(const bench_ctx *x, int impl, double *cpu) {
   const int ta = x->cs.ta ? CBLAS_TRANS : CBLAS_NO_TRANS,
             tb = x->cs.tb ? CBLAS_TRANS : CBLAS_NO_TRANS;
   tsr__gemm_args g = {.dtype = x->dtype,
-                            .trans_a = x->cs.ta != 0,
-                            .trans_b = x->cs.tb != 0,
-                            .m = m,
-                            .n = n,
-                            .k = k,
-                            .alpha = x->alpha,
-                            .beta = x->beta,
-                            .a = x->a,
-                            .lda = lda,
-                            .b = x->b,
-                            .ldb = ldb,
-                            .c = x->c,
-                            .ldc = ldc,
-                            .path = TSR_GEMM_NATIVE,
-                            .tuning = tuning_passed ? &tuning : NULL};
+                      .trans_a = x->cs.ta != 0,
+                      .trans_b = x->cs.tb != 0,
+                      .m = m,
+                      .n = n,
+                      .k = k,
+                      .alpha = x->alpha,
+                      .beta = x->beta,
+                      .a = x->a,
+                      .lda = lda,
+                      .b = x->b,
+                      .ldb = ldb,
+                      .c = x->c,
+                      .ldc = ldc,
+                      .path = TSR_GEMM_NATIVE,
+                      .tuning = tuning_passed ? &tuning : NULL};
   if (x->col) { /* the native entry is row-major: C^T = op(B)^T op(A)^T */
     g.m = n;
     g.n = m;
@@ -403,8 +403,7 @@ static double run_once(const bench_ctx *x, int impl, double *cpu) {
     if (impl < IMPL_CBLAS) {
       if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
     } else if (x->dtype == TSR_F32) {
-      sg(layout, ta, tb, m, n, k, (float)x->alpha, x->a, lda, x->b, ldb, (float)x->beta, x->c,
-         ldc);
+      sg(layout, ta, tb, m, n, k, (float)x->alpha, x->a, lda, x->b, ldb, (float)x->beta, x->c, ldc);
     } else {
       dg(layout, ta, tb, m, n, k, x->alpha, x->a, lda, x->b, ldb, x->beta, x->c, ldc);
     }
@@ -547,8 +546,7 @@ int main(int argc, char **argv) {
         return 2;
       }
       ++i;
-    }
-    else if (strcmp(o, "--beta") == 0 && v) {
+    } else if (strcmp(o, "--beta") == 0 && v) {
       char *end = NULL;
       beta = strtod(v, &end);
       if (end == v || *end != '\0' || !isfinite(beta)) {
@@ -560,7 +558,8 @@ int main(int argc, char **argv) {
       fprintf(stderr,
               "usage: %s [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2] "
               "[--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--best] [--beta X] "
-              "[--alpha X] [--layout row|col] [--ld N] [--misalign BYTES] [--procs P] [--pin] [--check] "
+              "[--alpha X] [--layout row|col] [--ld N] [--misalign BYTES] [--procs P] [--pin] "
+              "[--check] "
               "[--trans NN,NT,TN,TT] [--anchors openblas,blis,scipy_openblas] "
               "[--json FILE]\n",
               argv[0]);
@@ -798,7 +797,8 @@ int main(int argc, char **argv) {
     free(res);
     return rc;
   }
-  for (int p = 1; p < nprocs; ++p) waitpid(shared->pids[p], NULL, 0);
+  for (int p = 1; p < nprocs; ++p)
+    waitpid(shared->pids[p], NULL, 0);
 
   bench_out out;
   FILE *f = bench_out_open(&out);

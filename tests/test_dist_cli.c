@@ -1280,8 +1280,8 @@ static int teardown(void **state) {
    builds' CI variants run the first only (scripts/test.d/cuda.sh, hip.sh): the other two drive
    the same CPU job as the cpu and asan variants. */
 int main(int argc, char **argv) {
-  if ((argc != 5 && argc != 6) || (strcmp(argv[4], "devices") != 0 &&
-                                   strcmp(argv[4], "job") != 0 && strcmp(argv[4], "faults") != 0)) {
+  if ((argc != 5 && argc != 6) || (strcmp(argv[4], "devices") != 0 && strcmp(argv[4], "job") != 0 &&
+                                   strcmp(argv[4], "faults") != 0)) {
     fprintf(stderr,
             "usage: %s <mpiexec> <tessera-gemm> <data folder> devices|job|faults [TESTS]\n"
             "TESTS: a cmocka name pattern (e.g. 'test_json*') to run part of the group\n",

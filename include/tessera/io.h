@@ -9,10 +9,11 @@
  * C or Fortran order, either byte order. A well-formed file of another dtype NumPy writes
  * (complex `<c16`, `<c8`, `<f2`, unsigned, bool, strings, structured dtypes...) gets
  * ::TSR_ERR_DTYPE with its descr in the message; anything else (a malformed header, a descr no
- * NumPy writes, `|f8`) gets ::TSR_ERR_FORMAT with a message saying what was found. Files are written little-endian, C order, version 1.0 (2.0 when the
- * header does not fit in 65535 bytes), to a temporary name that is renamed into place only
- * after the whole file was written and synced. Inputs are opened without blocking and must be
- * regular files (a FIFO or a device is refused, never waited on).
+ * NumPy writes, `|f8`) gets ::TSR_ERR_FORMAT with a message saying what was found. Files are
+ * written little-endian, C order, version 1.0 (2.0 when the header does not fit in 65535 bytes), to
+ * a temporary name that is renamed into place only after the whole file was written and synced.
+ * Inputs are opened without blocking and must be regular files (a FIFO or a device is refused,
+ * never waited on).
  */
 #ifndef TESSERA_IO_H
 #define TESSERA_IO_H

@@ -322,9 +322,9 @@ static int tsr__gemm_info(char transa, char transb, int m, int n, int k, int lda
 
 /* The record of the column-major C = alpha op(A) op(B) + beta C (transa, transb as the
    reference reads them): its backend form, C^T = alpha op(B)^T op(A)^T. */
-static tsr__gemm_args tsr__blas_args(tsr_dtype dtype, char transa, char transb, int m, int n,
-                                     int k, double alpha, const void *a, int lda, const void *b,
-                                     int ldb, double beta, void *c, int ldc) {
+static tsr__gemm_args tsr__blas_args(tsr_dtype dtype, char transa, char transb, int m, int n, int k,
+                                     double alpha, const void *a, int lda, const void *b, int ldb,
+                                     double beta, void *c, int ldc) {
   return tsr__gemm_args_host(dtype, tsr__upper(transb) != 'N', tsr__upper(transa) != 'N', n, m, k,
                              alpha, b, ldb, a, lda, beta, c, ldc, TSR_GEMM_NATIVE);
 }
@@ -433,9 +433,9 @@ static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layo
  * The CBLAS entry points' first try: a call whose arguments are plainly valid goes straight to
  * the tiny lane (tsr__blas_tiny) in backend form, without tsr__cblas_gemm's checks in the
  * reference's column-major terms: a row-major call is its own backend form, a column-major one
- * its transpose, C^T = op(B)^T op(A)^T. Plainly valid: a known layout and transposes, m, n, k > 0 and
- * leading dimensions at least the stored rows' lengths (the reference's checks, which with sizes
- * above 0 are exactly these). Anything else returns false having done nothing, and
+ * its transpose, C^T = op(B)^T op(A)^T. Plainly valid: a known layout and transposes, m, n, k > 0
+ * and leading dimensions at least the stored rows' lengths (the reference's checks, which with
+ * sizes above 0 are exactly these). Anything else returns false having done nothing, and
  * tsr__cblas_gemm checks, reports and runs the call as before.
  */
 static inline __attribute__((always_inline)) bool

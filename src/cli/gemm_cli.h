@@ -96,7 +96,7 @@ typedef struct results {
   int64_t serial_skipped;
   int serial_done, verified, passed, written;
   uint64_t bytes_sent, bytes_received, bytes_redistributed;
-  int algorithm, replicas; /* the schedule that ran (tsr_dist_stats) */
+  int algorithm, replicas;                    /* the schedule that ran (tsr_dist_stats) */
   uint64_t bcast_mpi, bcast_ring, bcast_tree; /* panel broadcasts by algorithm, max over ranks */
   /* Device work of the last timed run, maximum over the ranks (tsr_dist_stats). */
   uint64_t h2d_bytes, h2d_copies, d2h_bytes, d2h_copies, host_syncs, host_syncs_in_loop, copy_waits,
@@ -125,7 +125,7 @@ typedef struct job_info {
   int nprow, npcol;
   const rank_desc *ranks; /* g_size entries (rank 0), or NULL */
   long long started;      /* time(NULL) on rank 0 when the job began */
-  const char *advice;  /* g_size binding advices of advice_len chars ("" when none), or NULL */
+  const char *advice;     /* g_size binding advices of advice_len chars ("" when none), or NULL */
   int advice_len;
 } job_info;
 

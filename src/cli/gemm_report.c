@@ -29,8 +29,8 @@ const char *algorithm_name(int a) {
 void print_results(const options *o, tsr_dtype dtype, const results *r) {
   say(stdout,
       "time (s): %s %.4f  compute %.4f  communication %.4f  write %.4f  (median of %lld%s)\n",
-      o->a_path ? "read" : "generate", r->t_read, r->t_compute, r->t_comm, r->t_write, (long long)o->repeat,
-      o->warmup ? ", after warm-up" : "");
+      o->a_path ? "read" : "generate", r->t_read, r->t_compute, r->t_comm, r->t_write,
+      (long long)o->repeat, o->warmup ? ", after warm-up" : "");
   say(stdout, "local multiply (host wall) %.4f s; bytes per rank (max): sent %llu, received %llu\n",
       r->t_local, (unsigned long long)r->bytes_sent, (unsigned long long)r->bytes_received);
   say(stdout,
@@ -184,7 +184,8 @@ static const char *verdict_name(const options *o, const results *r, const char *
   case TSR_VERIFY_PASSED: *detail = "the product is right"; return "passed";
   case TSR_VERIFY_FAILED: break;
   case TSR_VERIFY_UNVERIFIED: *detail = "not verified: NaN/Inf in the inputs"; return "unverified";
-  case TSR_VERIFY_PARTIAL: *detail = "partially verified: rows that may overflow were not checked";
+  case TSR_VERIFY_PARTIAL:
+    *detail = "partially verified: rows that may overflow were not checked";
     return "partial";
   }
   *detail = "the product is wrong";
@@ -219,8 +220,9 @@ static void put_header(strbuf *b, const job_info *ji, int code) {
   if (tsr_version(NULL, NULL, NULL, &lib) != TSR_OK || !lib) lib = TSR_VERSION_STRING;
   put(b, ",\n  \"build\": {\"version\": \"%s\", \"library_version\": ", TSR_VERSION_STRING);
   put_string(b, lib);
-  put(b, ", \"backends\": [\"cpu\"%s%s], \"openmp\": %s, \"mpi\": %s, \"vendor_blas\": %s, "
-         "\"gpu_vendor_blas\": %s},\n",
+  put(b,
+      ", \"backends\": [\"cpu\"%s%s], \"openmp\": %s, \"mpi\": %s, \"vendor_blas\": %s, "
+      "\"gpu_vendor_blas\": %s},\n",
       TSR_HAVE_CUDA ? ", \"cuda\"" : "", TSR_HAVE_HIP ? ", \"hip\"" : "",
       json_bool(TSR_HAVE_OPENMP), json_bool(TSR_HAVE_MPI), json_bool(TSR_HAVE_VENDOR_BLAS),
       json_bool(TSR_HAVE_GPU_VENDOR_BLAS));
@@ -290,8 +292,8 @@ static void put_problem(strbuf *b, const options *o, const job_info *ji) {
   put_string(b, o->b_path);
   put(b, ", \"c\": ");
   put_string(b, o->c_path);
-  put(b, ",\n  \"ranks\": %d, \"grid\": [%d, %d], \"block\": %lld,\n", g_size, ji->nprow,
-      ji->npcol, (long long)o->block);
+  put(b, ",\n  \"ranks\": %d, \"grid\": [%d, %d], \"block\": %lld,\n", g_size, ji->nprow, ji->npcol,
+      (long long)o->block);
   put(b, "  \"repeat\": %lld, \"warmup\": %lld,\n", (long long)o->repeat,
       (long long)(o->warmup > 0 ? o->warmup : 0));
 }
@@ -301,8 +303,8 @@ static void put_figures(strbuf *b, const options *o, const results *r) {
   put(b,
       "  \"seconds\": {\"read\": %.6g, \"generate\": %.6g, \"compute\": %.6g, "
       "\"communication\": %.6g, \"local_gemm\": %.6g, \"gpu\": %.6g, \"write\": %.6g},\n",
-      o->a_path ? r->t_read : 0.0, o->a_path ? 0.0 : r->t_read, r->t_compute, r->t_comm,
-      r->t_local, r->t_gpu, r->t_write);
+      o->a_path ? r->t_read : 0.0, o->a_path ? 0.0 : r->t_read, r->t_compute, r->t_comm, r->t_local,
+      r->t_gpu, r->t_write);
   put(b,
       "  \"pipeline\": {\"device\": \"%s\", \"staging\": %s, \"steps\": %lld, "
       "\"panel_width\": %lld, \"gemm_calls\": %llu, \"gemm_vendor_calls\": %llu, "
@@ -325,8 +327,7 @@ static void put_figures(strbuf *b, const options *o, const results *r) {
   put(b, "  \"algorithm\": \"%s\", \"replicas\": %d, \"bytes_redistributed_max_rank\": %llu,\n",
       algorithm_name(r->algorithm), r->replicas, (unsigned long long)r->bytes_redistributed);
   const uint64_t used[4] = {0, r->bcast_mpi, r->bcast_ring, r->bcast_tree};
-  put(b, "  \"bcast\": {\"requested\": \"%s\", \"used\": [",
-      bcast_name(o->bcast));
+  put(b, "  \"bcast\": {\"requested\": \"%s\", \"used\": [", bcast_name(o->bcast));
   for (int i = 1, n = 0; i < 4; i++)
     if (used[i]) put(b, "%s\"%s\"", n++ ? ", " : "", bcast_names[i]);
   put(b, "], \"broadcasts_max_rank\": {\"mpi\": %llu, \"ring\": %llu, \"tree\": %llu}},\n",

@@ -450,8 +450,12 @@ tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *hea
   h.major_version = major;
   for (int i = 0; i < TSR_MAX_DIMS; i++)
     h.shape[i] = 1;
-  tsr__npy_parser ps = {(const char *)b + prefix, (const char *)b + prefix,
-                   (const char *)b + prefix + hlen, NULL, 0, false};
+  tsr__npy_parser ps = {(const char *)b + prefix,
+                        (const char *)b + prefix,
+                        (const char *)b + prefix + hlen,
+                        NULL,
+                        0,
+                        false};
   TSR_CALL(tsr__npy_dict(&ps, &h));
   if (ps.unsupported) return tsr__npy_unsupported(&ps);
   for (int i = h.ndim; i < TSR_MAX_DIMS; i++)

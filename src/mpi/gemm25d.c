@@ -179,7 +179,7 @@ tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb,
                           "bad sizes m=%lld n=%lld k=%lld kb=%lld ranks=%d", (long long)m,
                           (long long)n, (long long)k, (long long)kb, ranks);
   tsr__gemm_dims d = {(double)m, (double)n, (double)k, tsr__gemm25d_ceil_div(k, kb), kb, 0,
-                 0,         ranks,     es};
+                      0,         ranks,     es};
   if (replicas < 1 || !tsr__valid_25d(&d, replicas))
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "%d replicas do not split %d ranks into layers of q x q ranks "

@@ -46,15 +46,15 @@ typedef struct tsr__pd_strip {
   tsr__bc_dim dl, dk; /* t and k as stored */
   const char *data;   /* the local array (column-major, lld) */
   int64_t lld;
-  bool t_rows;        /* t runs down the local array (op not transposed for A) */
-  int gl, gk;         /* grid dimensions of t and k as stored: 0 process rows, 1 columns */
-  tsr__bc_dim dt;     /* C's dimension of t */
-  int gt;             /* its grid dimension */
-  int64_t len;        /* M or N */
-  int mode;           /* TSR__PD_OWN or TSR__PD_GATHERED */
-  int64_t mine;       /* how many t this process holds in C */
-  int64_t rows;       /* how many t this process holds of the operand (len when whole) */
-  int64_t first;      /* the local index of the first of them */
+  bool t_rows;           /* t runs down the local array (op not transposed for A) */
+  int gl, gk;            /* grid dimensions of t and k as stored: 0 process rows, 1 columns */
+  tsr__bc_dim dt;        /* C's dimension of t */
+  int gt;                /* its grid dimension */
+  int64_t len;           /* M or N */
+  int mode;              /* TSR__PD_OWN or TSR__PD_GATHERED */
+  int64_t mine;          /* how many t this process holds in C */
+  int64_t rows;          /* how many t this process holds of the operand (len when whole) */
+  int64_t first;         /* the local index of the first of them */
   int64_t *cnt, *lfirst; /* GATHERED: per process along gl, its t count and first local index */
   int *counts, *displs;  /* one collective's byte counts and displacements */
   int64_t *kcnt;         /* per process along gk: its k in the panel */
@@ -116,8 +116,7 @@ static int64_t tsr__pd_count(const tsr__bc_dim *d, int64_t len, int p, int64_t *
 
 /* Whether step 2 is needed: C's t (dimension dt over grid dimension gt) are not this
    process's t of the operand. Decided from the descriptors: alike on every process. */
-static int tsr__pd_mode(const tsr__bc_dim *dl, int gl, const tsr__bc_dim *dt, int gt,
-                        int64_t len) {
+static int tsr__pd_mode(const tsr__bc_dim *dl, int gl, const tsr__bc_dim *dt, int gt, int64_t len) {
   if (tsr__pd_whole(dl)) return TSR__PD_OWN;
   if (!tsr__pd_whole(dt) && gl == gt && tsr__pd_same_owners(dl, dt, len)) return TSR__PD_OWN;
   return TSR__PD_GATHERED;
@@ -191,12 +190,14 @@ static void tsr__pd_k_order(tsr__pd_strip *s, int npk, int mek, int64_t k0, int6
                             int64_t *mine_k0) {
   *mine_k0 = -1;
   if (tsr__pd_whole(&s->dk)) {
-    for (int64_t kk = 0; kk < kb; kk++) s->kpos[kk] = (int)kk;
+    for (int64_t kk = 0; kk < kb; kk++)
+      s->kpos[kk] = (int)kk;
     *mine_k0 = k0;
     return;
   }
   int64_t *next = s->kcnt + npk; /* per owner: the next column it fills */
-  for (int q = 0; q < npk; q++) s->kcnt[q] = 0;
+  for (int q = 0; q < npk; q++)
+    s->kcnt[q] = 0;
   for (int64_t k = k0; k < k0 + kb;) {
     int64_t e = tsr__pd_min3(k0 + kb, tsr__bc_next(&s->dk, k), INT64_MAX);
     int q = tsr__bc_owner(&s->dk, k);
@@ -205,11 +206,13 @@ static void tsr__pd_k_order(tsr__pd_strip *s, int npk, int mek, int64_t k0, int6
     k = e;
   }
   int64_t b = 0;
-  for (int q = 0; q < npk; q++) next[q] = b, b += s->kcnt[q];
+  for (int q = 0; q < npk; q++)
+    next[q] = b, b += s->kcnt[q];
   for (int64_t k = k0; k < k0 + kb;) {
     int64_t e = tsr__pd_min3(k0 + kb, tsr__bc_next(&s->dk, k), INT64_MAX);
     int q = tsr__bc_owner(&s->dk, k);
-    for (int64_t x = k; x < e; x++) s->kpos[x - k0] = (int)next[q]++;
+    for (int64_t x = k; x < e; x++)
+      s->kpos[x - k0] = (int)next[q]++;
     k = e;
   }
 }
@@ -241,7 +244,8 @@ static void tsr__pd_take_part(const tsr__pd_strip *s, int my_t, int64_t kb, size
       int64_t base = 0, ld = s->rows, row = lw ? t : tsr__bc_local(&s->dl, t) - s->first;
       if (gathered) {
         int r = tsr__bc_owner(&s->dl, t);
-        for (int x = 0; x < r; x++) base += s->cnt[x] * kb;
+        for (int x = 0; x < r; x++)
+          base += s->cnt[x] * kb;
         ld = s->cnt[r];
         row = tsr__bc_local(&s->dl, t) - s->lfirst[r];
       }
@@ -278,7 +282,8 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
   bool step1 = !kwhole && npk > 1 && !(own && tsr__pd_nobody_waits(s, npk, kb));
   int64_t ncols = kwhole ? kb : s->kcnt[mek], col = 0;
   if (!kwhole)
-    for (int q = 0; q < mek; q++) col += s->kcnt[q];
+    for (int q = 0; q < mek; q++)
+      col += s->kcnt[q];
   int64_t lk = ncols > 0 ? tsr__bc_local(&s->dk, mine_k0) : 0;
   /* Without step 2, a process that holds no part of C needs nothing (after step 1, which
      its line makes together). In place: nothing to gather for this process, all of the panel
@@ -294,7 +299,8 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
   /* This process's rows of the panel: rows x kb at its place in the panel. */
   int64_t roff = 0;
   if (s->mode == TSR__PD_GATHERED)
-    for (int r = 0; r < mel; r++) roff += s->cnt[r] * kb;
+    for (int r = 0; r < mel; r++)
+      roff += s->cnt[r] * kb;
   char *w = s->panel + (size_t)roff * es;
   if (s->rows > 0 && ncols > 0) {
     int64_t st = s->t_rows ? 1 : s->lld, sk = s->t_rows ? s->lld : 1;
@@ -306,19 +312,22 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
   /* 1. Along k: the other owners' columns of these rows. */
   if (step1) {
     int64_t *piece = s->kcnt + 2 * npk;
-    for (int q = 0; q < npk; q++) piece[q] = s->rows * s->kcnt[q];
+    for (int q = 0; q < npk; q++)
+      piece[q] = s->rows * s->kcnt[q];
     st = tsr__pd_allgather(s, c, w, piece, npk, mek, tsr__pd_comm(g, s->gk));
   }
   /* 2. Along t: the other rows, where C's are not these. */
   if (st == TSR_OK && s->mode == TSR__PD_GATHERED) {
     int64_t *piece = s->kcnt + 2 * npk;
-    for (int r = 0; r < npl; r++) piece[r] = s->cnt[r] * kb;
+    for (int r = 0; r < npl; r++)
+      piece[r] = s->cnt[r] * kb;
     st = tsr__pd_allgather(s, c, s->panel, piece, npl, mel, tsr__pd_comm(g, s->gl));
   }
   /* The gathered rows are this process's t of C in order, and k in order: multiply them in
      the panel itself. */
   bool in_order = own && s->rows == s->mine;
-  for (int64_t kk = 0; in_order && kk < kb; kk++) in_order = s->kpos[kk] == kk;
+  for (int64_t kk = 0; in_order && kk < kb; kk++)
+    in_order = s->kpos[kk] == kk;
   if (in_order) {
     s->part = w;
     s->part_ld = s->rows > 0 ? s->rows : 1;
@@ -385,7 +394,8 @@ static char *tsr__pd_tables(tsr__pd_strip *s, const tsr_grid *g, char *w) {
   w = (char *)(s->cneed + np);
   if (s->mode == TSR__PD_GATHERED) {
     int npl = tsr__pd_size(g, s->gl);
-    for (int r = 0; r < npl; r++) s->cnt[r] = s->lfirst[r] = 0;
+    for (int r = 0; r < npl; r++)
+      s->cnt[r] = s->lfirst[r] = 0;
     for (int64_t t = 0; t < s->len;) {
       int64_t e = tsr__pd_min3(s->len, tsr__bc_next(&s->dl, t), INT64_MAX);
       int r = tsr__bc_owner(&s->dl, t);
@@ -457,9 +467,8 @@ static bool tsr__pd_computes(const tsr__pgemm_call *p) {
 /* The copies of a replicated sub(C) from process row (column) 0: broadcast along columns
    (rows); with both dimensions replicated, process (0, 0)'s along row 0, then down every
    column. */
-static tsr_status tsr__pd_share_copies(const tsr__pgemm_call *p, const tsr_grid *g,
-                                       int64_t mine_a, int64_t mine_b, uint64_t *sent,
-                                       uint64_t *received) {
+static tsr_status tsr__pd_share_copies(const tsr__pgemm_call *p, const tsr_grid *g, int64_t mine_a,
+                                       int64_t mine_b, uint64_t *sent, uint64_t *received) {
   bool rows = tsr__pd_copies(&p->c.row), cols = tsr__pd_copies(&p->c.col);
   if ((!rows && !cols) || mine_a == 0 || mine_b == 0) return TSR_OK;
   size_t es = tsr__dtype_size(p->dtype);
@@ -472,13 +481,17 @@ static tsr_status tsr__pd_share_copies(const tsr__pgemm_call *p, const tsr_grid 
   uint64_t bytes = (uint64_t)mine_a * (uint64_t)mine_b * es;
   if (cols && (!rows || g->myrow == 0)) { /* along the row, from column 0 */
     rc = MPI_Bcast(c, 1, part, 0, g->row_comm);
-    if (g->mycol == 0) *sent += bytes * (uint64_t)(g->npcol - 1);
-    else *received += bytes;
+    if (g->mycol == 0)
+      *sent += bytes * (uint64_t)(g->npcol - 1);
+    else
+      *received += bytes;
   }
   if (rc == MPI_SUCCESS && rows) { /* down the column, from row 0 */
     rc = MPI_Bcast(c, 1, part, 0, g->col_comm);
-    if (g->myrow == 0) *sent += bytes * (uint64_t)(g->nprow - 1);
-    else *received += bytes;
+    if (g->myrow == 0)
+      *sent += bytes * (uint64_t)(g->nprow - 1);
+    else
+      *received += bytes;
   }
   MPI_Type_free(&part);
   return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
@@ -493,9 +506,9 @@ static tsr_status tsr__pd_multiply(const tsr__pgemm_call *p, const tsr__pd_strip
      column-major mine_a x kacc (part_rows), is the row-major kacc x mine_a; the B part
      likewise, transposed. */
   return tsr_gemm_host(p->dtype, sb->part_rows ? TSR_TRANS : TSR_NO_TRANS,
-                       sa->part_rows ? TSR_NO_TRANS : TSR_TRANS, sb->mine, sa->mine, kacc,
-                       p->alpha, sb->part, sb->part_ld, sa->part, sa->part_ld,
-                       first ? p->beta : 1.0, c, p->c.lld);
+                       sa->part_rows ? TSR_NO_TRANS : TSR_TRANS, sb->mine, sa->mine, kacc, p->alpha,
+                       sb->part, sb->part_ld, sa->part, sa->part_ld, first ? p->beta : 1.0, c,
+                       p->c.lld);
 }
 
 tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_workspace *ws,
@@ -524,7 +537,8 @@ tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_w
 
 static double tsr__pd_log2(int n) {
   double l = 0.0;
-  while (n > 1) l += 1.0, n = (n + 1) / 2;
+  while (n > 1)
+    l += 1.0, n = (n + 1) / 2;
   return l;
 }
 
@@ -575,8 +589,7 @@ static bool tsr__pd_cost_rule(const tsr__pgemm_call *p) {
   bool std_all = !p->ta && !p->tb && tsr__pd_standard(&p->a.row) && tsr__pd_standard(&p->a.col) &&
                  tsr__pd_standard(&p->b.row) && tsr__pd_standard(&p->b.col) &&
                  tsr__pd_standard(&p->c.row) && tsr__pd_standard(&p->c.col) &&
-                 p->a.row.b == p->c.row.b && p->b.col.b == p->c.col.b &&
-                 p->a.col.b == p->b.row.b;
+                 p->a.row.b == p->c.row.b && p->b.col.b == p->c.col.b && p->a.col.b == p->b.row.b;
   /* SUMMA's steps are A's column blocks (at most 256): with small blocks its collectives
      multiply (n = 1024 with NB = 2: 1,037 a call, against the direct path's 8). */
   double bk = (double)(p->a.col.b < 256 ? p->a.col.b : 256);

@@ -86,19 +86,19 @@ __attribute__((destructor)) static void tsr__report_at_exit(void) {
   tsr_scalapack_stats s;
   tsr_scalapack_get_stats(&s);
   char line[640];
-  int len = snprintf(line, sizeof line,
-                     "{\"library\":\"tessera_scalapack\",\"rank\":%d,\"pid\":%ld,"
-                     "\"calls\":%llu,\"pdgemm\":%llu,\"psgemm\":%llu,\"paths\":{\"error\":%llu,"
-                     "\"quick\":%llu,\"scale\":%llu,\"summa\":%llu,\"redistribute\":%llu,\"direct\":%llu,"
-                     "\"failed\":%llu},\"forwarded\":0,\"seconds\":%.6f,\"bytes_sent\":%llu,"
-                     "\"bytes_received\":%llu}\n",
-                     report_rank, (long)getpid(), (unsigned long long)(s.pdgemm + s.psgemm),
-                     (unsigned long long)s.pdgemm, (unsigned long long)s.psgemm,
-                     (unsigned long long)s.errors, (unsigned long long)s.quick,
-                     (unsigned long long)s.scale, (unsigned long long)s.summa,
-                     (unsigned long long)s.redistribute, (unsigned long long)s.direct,
-                     (unsigned long long)s.failed, s.seconds,
-                     (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received);
+  int len = snprintf(
+      line, sizeof line,
+      "{\"library\":\"tessera_scalapack\",\"rank\":%d,\"pid\":%ld,"
+      "\"calls\":%llu,\"pdgemm\":%llu,\"psgemm\":%llu,\"paths\":{\"error\":%llu,"
+      "\"quick\":%llu,\"scale\":%llu,\"summa\":%llu,\"redistribute\":%llu,\"direct\":%llu,"
+      "\"failed\":%llu},\"forwarded\":0,\"seconds\":%.6f,\"bytes_sent\":%llu,"
+      "\"bytes_received\":%llu}\n",
+      report_rank, (long)getpid(), (unsigned long long)(s.pdgemm + s.psgemm),
+      (unsigned long long)s.pdgemm, (unsigned long long)s.psgemm, (unsigned long long)s.errors,
+      (unsigned long long)s.quick, (unsigned long long)s.scale, (unsigned long long)s.summa,
+      (unsigned long long)s.redistribute, (unsigned long long)s.direct,
+      (unsigned long long)s.failed, s.seconds, (unsigned long long)s.bytes_sent,
+      (unsigned long long)s.bytes_received);
   if (len <= 0 || (size_t)len >= sizeof line) return;
   /* Without blocking, and only a regular file or a new name: a FIFO with no reader would
      keep the process from exiting, a device or a link is not a report. */

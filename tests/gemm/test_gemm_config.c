@@ -203,7 +203,7 @@ static void test_kernel_overrides(void **state) {
         for (int t = 1; t <= 3; ++t) {
           tg_set_threads(t);
           tg_check_all_trans(tg_dtypes[d], 3 * mr + 1, 4 * nr + 3, 2 * cfgs[c].kc + 5,
-                          8000 + (uint64_t)(i * 100 + c * 10 + t));
+                             8000 + (uint64_t)(i * 100 + c * 10 + t));
           tg_check_all_trans(tg_dtypes[d], 1, nr + 1, 3, 8500 + (uint64_t)(i * 100 + c * 10 + t));
           tg_check_all_trans(tg_dtypes[d], 2 * mr - 1, 1, cfgs[c].kc, 8700 + (uint64_t)i);
         }

@@ -57,7 +57,7 @@ static void test_threaded_shapes(void **state) {
       tg_set_threads(t);
       for (int s = 0; s < 4; ++s)
         tg_check_all_trans(tg_dtypes[d], shapes[s][0], shapes[s][1], shapes[s][2],
-                        1000 + (uint64_t)(s * 10 + t));
+                           1000 + (uint64_t)(s * 10 + t));
     }
   /* With the adaptive thread count and the pool's usual hand-out (the defaults) too: each
      call may run on one thread or more, pool threads joining at any point. */

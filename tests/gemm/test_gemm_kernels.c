@@ -198,14 +198,14 @@ static void test_streaming_stores(void **state) {
   tg_tuning.stream_min_bytes = -1;
   tg_set_threads(2);
   tg_check((gemm_case){.dtype = TSR_F32,
-                    .m = 64,
-                    .n = 64,
-                    .k = 64,
-                    .alpha = 1.0,
-                    .path = TSR_GEMM_NATIVE,
-                    .align_c = true,
-                    .expect_stream = -1},
-        15000);
+                       .m = 64,
+                       .n = 64,
+                       .k = 64,
+                       .alpha = 1.0,
+                       .path = TSR_GEMM_NATIVE,
+                       .align_c = true,
+                       .expect_stream = -1},
+           15000);
 }
 
 /* beta == 0 never reads C (NaN must not propagate); alpha == 0 and k == 0 never read A/B. */
@@ -217,92 +217,92 @@ static void test_alpha_beta_special(void **state) {
       const bool ta = t & 1, tb = (t >> 1) & 1;
       /* beta = 0 over NaN C, small and threaded sizes. */
       tg_check((gemm_case){.dtype = tg_dtypes[d],
-                        .ta = ta,
-                        .tb = tb,
-                        .m = 37,
-                        .n = 41,
-                        .k = 29,
-                        .alpha = 1.5,
-                        .beta = 0.0,
-                        .pad_c = 2,
-                        .nan_c = true,
-                        .path = TSR_GEMM_NATIVE},
-            2000 + (uint64_t)t);
+                           .ta = ta,
+                           .tb = tb,
+                           .m = 37,
+                           .n = 41,
+                           .k = 29,
+                           .alpha = 1.5,
+                           .beta = 0.0,
+                           .pad_c = 2,
+                           .nan_c = true,
+                           .path = TSR_GEMM_NATIVE},
+               2000 + (uint64_t)t);
       tg_check((gemm_case){.dtype = tg_dtypes[d],
-                        .ta = ta,
-                        .tb = tb,
-                        .m = 90,
-                        .n = 80,
-                        .k = 70,
-                        .alpha = -1.0,
-                        .beta = 0.0,
-                        .nan_c = true,
-                        .path = TSR_GEMM_NATIVE},
-            2010 + (uint64_t)t);
+                           .ta = ta,
+                           .tb = tb,
+                           .m = 90,
+                           .n = 80,
+                           .k = 70,
+                           .alpha = -1.0,
+                           .beta = 0.0,
+                           .nan_c = true,
+                           .path = TSR_GEMM_NATIVE},
+               2010 + (uint64_t)t);
       /* alpha = 0 with NaN A and B: C = beta*C. */
       tg_check((gemm_case){.dtype = tg_dtypes[d],
-                        .ta = ta,
-                        .tb = tb,
-                        .m = 33,
-                        .n = 17,
-                        .k = 8,
-                        .alpha = 0.0,
-                        .beta = -2.0,
-                        .pad_c = 1,
-                        .nan_ab = true,
-                        .path = TSR_GEMM_NATIVE},
-            2020 + (uint64_t)t);
+                           .ta = ta,
+                           .tb = tb,
+                           .m = 33,
+                           .n = 17,
+                           .k = 8,
+                           .alpha = 0.0,
+                           .beta = -2.0,
+                           .pad_c = 1,
+                           .nan_ab = true,
+                           .path = TSR_GEMM_NATIVE},
+               2020 + (uint64_t)t);
       /* alpha = 0 and beta = 0 over NaN C: zeros. */
       tg_check((gemm_case){.dtype = tg_dtypes[d],
-                        .ta = ta,
-                        .tb = tb,
-                        .m = 9,
-                        .n = 70,
-                        .k = 8,
-                        .alpha = 0.0,
-                        .beta = 0.0,
-                        .nan_c = true,
-                        .nan_ab = true,
-                        .path = TSR_GEMM_NATIVE},
-            2030 + (uint64_t)t);
+                           .ta = ta,
+                           .tb = tb,
+                           .m = 9,
+                           .n = 70,
+                           .k = 8,
+                           .alpha = 0.0,
+                           .beta = 0.0,
+                           .nan_c = true,
+                           .nan_ab = true,
+                           .path = TSR_GEMM_NATIVE},
+               2030 + (uint64_t)t);
     }
     /* k == 0: C = beta*C, and beta = 0 writes zeros over NaN. */
     tg_check((gemm_case){.dtype = tg_dtypes[d],
-                      .m = 6,
-                      .n = 5,
-                      .k = 0,
-                      .alpha = 1.0,
-                      .beta = 3.0,
-                      .pad_c = 2,
-                      .path = TSR_GEMM_NATIVE},
-          2040);
+                         .m = 6,
+                         .n = 5,
+                         .k = 0,
+                         .alpha = 1.0,
+                         .beta = 3.0,
+                         .pad_c = 2,
+                         .path = TSR_GEMM_NATIVE},
+             2040);
     tg_check((gemm_case){.dtype = tg_dtypes[d],
-                      .m = 6,
-                      .n = 5,
-                      .k = 0,
-                      .alpha = 1.0,
-                      .beta = 0.0,
-                      .nan_c = true,
-                      .path = TSR_GEMM_NATIVE},
-          2041);
+                         .m = 6,
+                         .n = 5,
+                         .k = 0,
+                         .alpha = 1.0,
+                         .beta = 0.0,
+                         .nan_c = true,
+                         .path = TSR_GEMM_NATIVE},
+             2041);
     /* m == 0 or n == 0: nothing to do (the padding check covers n == 0). */
     tg_check((gemm_case){.dtype = tg_dtypes[d],
-                      .m = 0,
-                      .n = 5,
-                      .k = 3,
-                      .alpha = 1.0,
-                      .beta = 1.0,
-                      .path = TSR_GEMM_NATIVE},
-          2050);
+                         .m = 0,
+                         .n = 5,
+                         .k = 3,
+                         .alpha = 1.0,
+                         .beta = 1.0,
+                         .path = TSR_GEMM_NATIVE},
+             2050);
     tg_check((gemm_case){.dtype = tg_dtypes[d],
-                      .m = 4,
-                      .n = 0,
-                      .k = 3,
-                      .alpha = 1.0,
-                      .beta = 1.0,
-                      .pad_c = 3,
-                      .path = TSR_GEMM_NATIVE},
-          2051);
+                         .m = 4,
+                         .n = 0,
+                         .k = 3,
+                         .alpha = 1.0,
+                         .beta = 1.0,
+                         .pad_c = 3,
+                         .path = TSR_GEMM_NATIVE},
+             2051);
   }
 }
 
@@ -513,20 +513,20 @@ static void test_small_path(void **state) {
         for (int b = 0; b < 8; ++b)
           for (int c = 0; c < 3; ++c)
             tg_check_all_trans(tg_dtypes[d], ms[a], ns[b], kk[c],
-                            9000 + (uint64_t)(i * 1000 + a * 100 + b * 10 + c));
+                               9000 + (uint64_t)(i * 1000 + a * 100 + b * 10 + c));
       for (int t = 0; t < 4; ++t)
         tg_check((gemm_case){.dtype = tg_dtypes[d],
-                          .ta = t & 1,
-                          .tb = (t >> 1) & 1,
-                          .m = mr + 3,
-                          .n = nr + lanes / 2 + 1,
-                          .k = 17,
-                          .alpha = -1.25,
-                          .beta = 0.0,
-                          .pad_c = 3,
-                          .nan_c = true,
-                          .path = TSR_GEMM_NATIVE},
-              9900 + (uint64_t)t);
+                             .ta = t & 1,
+                             .tb = (t >> 1) & 1,
+                             .m = mr + 3,
+                             .n = nr + lanes / 2 + 1,
+                             .k = 17,
+                             .alpha = -1.25,
+                             .beta = 0.0,
+                             .pad_c = 3,
+                             .nan_c = true,
+                             .path = TSR_GEMM_NATIVE},
+                 9900 + (uint64_t)t);
       /* B's rows 4 KiB apart: the strips are packed (tsr__gemm_small_pack_b), in place for
          one row block. */
       const int64_t ld4k = 4096 / (tg_dtypes[d] == TSR_F32 ? 4 : 8), n4 = 2 * nr + 5;
@@ -554,7 +554,7 @@ static void test_small_path(void **state) {
         for (int b = 1; b < 8; b += 2)
           for (int c = 0; c < 4; ++c)
             tg_check_all_trans(tg_dtypes[d], ms[a], ns[b], kbs[c],
-                            9500 + (uint64_t)(i * 1000 + a * 100 + b * 10 + c));
+                               9500 + (uint64_t)(i * 1000 + a * 100 + b * 10 + c));
       tg_tuning.small_kblock = 0;
       /* The default k block: op(B) past L2, for one row block and for several. */
       {
@@ -671,7 +671,7 @@ static void test_small_path(void **state) {
         const int64_t es = (int64_t)tsr__dtype_size(tg_dtypes[d]), nn = 4 * nr;
         tsr__gemm_config lim = cf;
         lim.small_bytes = 64 * nn * es; /* C of 64 x nn */
-        tg_tuning.small_mnk = -1;          /* the driver's own rule */
+        tg_tuning.small_mnk = -1;       /* the driver's own rule */
         probe = (tsr__gemm_args){
             .dtype = tg_dtypes[d], .m = 64, .n = nn, .k = nn, .alpha = 1, .tuning = &tg_tuning};
         assert_true(tsr__gemm_small_path(&probe, &lim));
@@ -712,14 +712,10 @@ int main(void) {
   const int rc = tg_setup();
   if (rc != 0) return rc;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_small_shapes),
-      cmocka_unit_test(test_guard_pages),
-      cmocka_unit_test(test_small_wide_tiles),
-      cmocka_unit_test(test_alpha_beta_special),
-      cmocka_unit_test(test_streaming_stores),
-      cmocka_unit_test(test_ukr_general_stride),
-      cmocka_unit_test(test_small_path),
-      cmocka_unit_test(test_packing_matches_portable),
+      cmocka_unit_test(test_small_shapes),     cmocka_unit_test(test_guard_pages),
+      cmocka_unit_test(test_small_wide_tiles), cmocka_unit_test(test_alpha_beta_special),
+      cmocka_unit_test(test_streaming_stores), cmocka_unit_test(test_ukr_general_stride),
+      cmocka_unit_test(test_small_path),       cmocka_unit_test(test_packing_matches_portable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

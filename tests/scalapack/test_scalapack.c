@@ -445,8 +445,8 @@ static void test_random_layouts(void **state) {
   static const struct {
     int p, q;
     const char *order;
-  } grids[] = {{1, 1, "R"}, {1, 2, "R"}, {2, 1, "C"}, {2, 2, "R"}, {2, 2, "C"}, {1, 3, "R"},
-               {3, 1, "R"}, {1, 4, "C"}, {4, 1, "R"}};
+  } grids[] = {{1, 1, "R"}, {1, 2, "R"}, {2, 1, "C"}, {2, 2, "R"}, {2, 2, "C"},
+               {1, 3, "R"}, {3, 1, "R"}, {1, 4, "C"}, {4, 1, "R"}};
   static const char ops[3] = {'N', 'T', 'C'};
   int nfail = 0;
   unsigned st = 20261128u;

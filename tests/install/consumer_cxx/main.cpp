@@ -26,7 +26,8 @@ int main() {
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
       double s = 0;
-      for (int64_t p = 0; p < k; p++) s += ha[i * k + p] * hb[p * n + j];
+      for (int64_t p = 0; p < k; p++)
+        s += ha[i * k + p] * hb[p * n + j];
       err = std::fmax(err, std::fabs(s - hc[i * n + j]));
     }
   tsr_array_release(a);
