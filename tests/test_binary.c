@@ -407,8 +407,8 @@ static void test_dtype_errors(void **state) {
     assert_null(o);
     tsr_array_release(a);
   }
-  for (int d1 = 0; d1 < TSR_NUM_DTYPES; d1++)
-    for (int d2 = 0; d2 < TSR_NUM_DTYPES; d2++) {
+  for (int d1 = 0; d1 < 4; d1++)
+    for (int d2 = 0; d2 < 4; d2++) {
       if (d1 == d2) continue;
       tsr_array *a = tsr_test_random_array(1, shape, all_dtypes[d1], dev, 4, NULL);
       tsr_array *b = tsr_test_random_array(1, shape, all_dtypes[d2], dev, 5, NULL);

@@ -17,7 +17,7 @@
 static void test_rows_round_trip(void **state) {
   (void)state;
   int rows = 0;
-#define CHECK_ROW(name, ENUM, value, c_type, size, npy, is_float)                                  \
+#define CHECK_ROW(name, ENUM, value, c_type, size, npy, is_float, is_complex)                      \
   do {                                                                                             \
     assert_int_equal((int)ENUM, value);                                                            \
     assert_int_equal(value, rows);                                                                 \
@@ -30,6 +30,7 @@ static void test_rows_round_trip(void **state) {
     assert_int_equal(bytes, sizeof(c_type));                                                       \
     assert_int_equal(bytes, size);                                                                 \
     assert_int_equal(tsr__dtype_is_float(ENUM), is_float);                                         \
+    assert_int_equal(tsr__dtype_is_complex(ENUM), is_complex);                                     \
     assert_true(tsr__dtype_valid(ENUM));                                                           \
     assert_string_equal(tsr__dtype_npy(ENUM), npy);                                                \
     tsr_dtype from_npy = (tsr_dtype)-1;                                                            \
@@ -50,11 +51,10 @@ static void test_values_and_names_unchanged(void **state) {
     int value;
     const char *name, *descr;
     size_t size;
-  } old[] = {{TSR_F32, 0, "f32", "<f4", 4},
-             {TSR_F64, 1, "f64", "<f8", 8},
-             {TSR_I32, 2, "i32", "<i4", 4},
-             {TSR_I64, 3, "i64", "<i8", 8}};
-  assert_int_equal(TSR_NUM_DTYPES, 4);
+  } old[] = {{TSR_F32, 0, "f32", "<f4", 4}, {TSR_F64, 1, "f64", "<f8", 8},
+             {TSR_I32, 2, "i32", "<i4", 4}, {TSR_I64, 3, "i64", "<i8", 8},
+             {TSR_C64, 4, "c64", "<c8", 8}, {TSR_C128, 5, "c128", "<c16", 16}};
+  assert_int_equal(TSR_NUM_DTYPES, 6);
   for (size_t i = 0; i < sizeof old / sizeof old[0]; i++) {
     assert_int_equal((int)old[i].dtype, old[i].value);
     assert_string_equal(tsr_dtype_name(old[i].dtype), old[i].name);
@@ -105,7 +105,7 @@ static void test_npy_header_round_trip(void **state) {
   const int64_t shape[1] = {1};
   TSR_ASSERT_STATUS(
       tsr_npy_format_header((tsr_dtype)TSR_NUM_DTYPES, 0, 1, shape, buf, sizeof buf, &len),
-      TSR_ERR_DTYPE, "tsr_npy_format_header: unknown dtype 4");
+      TSR_ERR_DTYPE, "tsr_npy_format_header: unknown dtype 6");
 }
 
 /* A .npy header with the given dictionary (version 1.0). */
@@ -129,19 +129,23 @@ static void test_messages_unchanged(void **state) {
     tsr_status code;
     const char *message;
   } cases[] = {
-      {"{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }", TSR_ERR_DTYPE,
-       "tsr_npy_parse_header: unsupported dtype '<c16' (supported: f4, f8, i4, i8 in either byte "
-       "order)"},
+      {"{'descr': '<u8', 'fortran_order': False, 'shape': (2,), }", TSR_ERR_DTYPE,
+       "tsr_npy_parse_header: unsupported dtype '<u8' (supported: f4, f8, i4, i8, c8, c16 in "
+       "either "
+       "byte order)"},
       {"{'descr': '<q7', 'fortran_order': False, 'shape': (2,), }", TSR_ERR_FORMAT,
-       "tsr_npy_parse_header: unsupported dtype '<q7' (supported: f4, f8, i4, i8 in either byte "
-       "order)"},
+       "tsr_npy_parse_header: unsupported dtype '<q7' (supported: f4, f8, i4, i8, c8, c16 in "
+       "either "
+       "byte order)"},
       {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", TSR_ERR_DTYPE,
        "tsr_npy_parse_header: unsupported dtype [('a', '<f4')]: only simple type strings ('<f4', "
-       "'<f8', '<i4', '<i8', either byte order) are supported, not structured dtypes"},
+       "'<f8', '<i4', '<i8', '<c8', '<c16', either byte order) are supported, not structured "
+       "dtypes"},
       {"{'descr': 7, 'fortran_order': False, 'shape': (2,), }", TSR_ERR_FORMAT,
        "tsr_npy_parse_header: unsupported dtype 7, 'fortran_order': False, 'shap...: only simple "
        "type "
-       "strings ('<f4', '<f8', '<i4', '<i8', either byte order) are supported, not structured "
+       "strings ('<f4', '<f8', '<i4', '<i8', '<c8', '<c16', either byte order) are supported, not "
+       "structured "
        "dtypes"},
       {"{'descr': '|f8', 'fortran_order': False, 'shape': (2,), }", TSR_ERR_FORMAT,
        "tsr_npy_parse_header: unsupported dtype '|f8': byte order '|' (not applicable) is "
@@ -164,8 +168,9 @@ static void test_parse_refuses(void **state) {
     TSR_ASSERT_STATUS(tsr_dtype_parse(bad[i], &d), TSR_ERR_DTYPE, "is not a dtype");
     assert_int_equal(d, TSR_F64);
   }
-  TSR_ASSERT_STATUS(tsr_dtype_parse("c64", &d), TSR_ERR_DTYPE,
-                    "tsr_dtype_parse: \"c64\" is not a dtype (expected one of f32, f64, i32, i64)");
+  TSR_ASSERT_STATUS(
+      tsr_dtype_parse("c256", &d), TSR_ERR_DTYPE,
+      "tsr_dtype_parse: \"c256\" is not a dtype (expected one of f32, f64, i32, i64, c64, c128)");
   TSR_ASSERT_STATUS(tsr_dtype_parse(NULL, &d), TSR_ERR_NULL_POINTER, "text is NULL");
   TSR_ASSERT_STATUS(tsr_dtype_parse("f32", NULL), TSR_ERR_NULL_POINTER, "dtype is NULL");
 }

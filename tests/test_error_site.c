@@ -61,11 +61,11 @@ static void assert_line_raises(const site *s) {
              s->func);
 }
 
-/* A .npy file whose header names a dtype Tessera does not read ('<c16', complex). */
+/* A .npy file whose header names a dtype Tessera does not read ('<u4', unsigned). */
 static void write_bad_npy(const char *path) {
   char header[128];
   int n = snprintf(header, sizeof header,
-                   "{'descr': '<c16', 'fortran_order': False, 'shape': (2, 2), }");
+                   "{'descr': '<u4', 'fortran_order': False, 'shape': (2, 2), }");
   while ((10 + n + 1) % 64 != 0)
     header[n++] = ' ';
   header[n++] = '\n';

@@ -20,7 +20,9 @@
 static tsr_device gpu;
 #define CPU ((tsr_device){TSR_DEVICE_CPU, 0})
 
-static const tsr_dtype all_dtypes[TSR_NUM_DTYPES] = {TSR_F32, TSR_F64, TSR_I32, TSR_I64};
+/* The real dtypes (the complex ones have their own cases: GPU complex support is issue 50). */
+#define N_REAL_DTYPES 4
+static const tsr_dtype all_dtypes[N_REAL_DTYPES] = {TSR_F32, TSR_F64, TSR_I32, TSR_I64};
 
 static int is_float(tsr_dtype d) {
   return d == TSR_F32 || d == TSR_F64;
@@ -103,7 +105,7 @@ static void test_transfer_exact(void **state) {
   (void)state;
   static const int64_t sizes[] = {1, 3, 17, 1000, (1 << 20) + 3};
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-    for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+    for (int d = 0; d < N_REAL_DTYPES; d++) {
       size_t bytes = (size_t)sizes[s] * dsize(all_dtypes[d]);
       unsigned char *src = malloc(bytes);
       assert_non_null(src);
@@ -255,7 +257,7 @@ static void check_binary(const tsr_array *ca, const tsr_array *cb, const tsr_arr
 
 static void test_binary(void **state) {
   (void)state;
-  for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+  for (int d = 0; d < N_REAL_DTYPES; d++) {
     tsr_dtype dt = all_dtypes[d];
     tsr_array *ca, *cb, *ga, *gb;
     /* Contiguous: the vectorized path and its scalar tail. */
@@ -355,7 +357,7 @@ static void test_unary(void **state) {
   static const int int_ok[TSR_NUM_UNARY_OPS] = {1, 1, 0, 0, 0, 0, 0, 1};
   static const char *names[TSR_NUM_UNARY_OPS] = {"neg",  "abs",  "exp",     "log",
                                                  "sqrt", "tanh", "sigmoid", "relu"};
-  for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+  for (int d = 0; d < N_REAL_DTYPES; d++) {
     tsr_dtype dt = all_dtypes[d];
     int64_t shape[2] = {301, 67};
     tsr_array *ca, *ga, *cat, *gat;
@@ -422,7 +424,7 @@ static void check_reductions(const tsr_array *c, const tsr_array *g, tsr_dtype d
 
 static void test_reduce(void **state) {
   (void)state;
-  for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+  for (int d = 0; d < N_REAL_DTYPES; d++) {
     tsr_dtype dt = all_dtypes[d];
     tsr_array *c, *g, *ct, *gt;
     /* Few long rows (axis split over blocks) and many short columns (one thread each). */
@@ -483,7 +485,7 @@ static void test_astype(void **state) {
                       -1e19,      2.5,          -2.5,          0.5,    -0.0,   1e-40,
                       16777217.0, 2147483647.5, -2147483648.5, 9.3e18, -9.3e18};
   int64_t ns = (int64_t)(sizeof special / sizeof special[0]);
-  for (int from = 0; from < TSR_NUM_DTYPES; from++) {
+  for (int from = 0; from < N_REAL_DTYPES; from++) {
     tsr_array *c, *g;
     if (is_float(all_dtypes[from])) {
       c = tsr_test_array_from_f64(1, &ns, all_dtypes[from], CPU, special);
@@ -492,7 +494,7 @@ static void test_astype(void **state) {
       c = tsr_test_random_array(1, &n, all_dtypes[from], CPU, 1200 + (uint64_t)from, NULL);
     }
     TSR_ASSERT_OK(tsr_array_to(c, gpu, &g));
-    for (int to = 0; to < TSR_NUM_DTYPES; to++) {
+    for (int to = 0; to < N_REAL_DTYPES; to++) {
       tsr_array *rc, *rg;
       TSR_ASSERT_OK(tsr_astype(c, all_dtypes[to], &rc));
       TSR_ASSERT_OK(tsr_astype(g, all_dtypes[to], &rg));
@@ -530,7 +532,7 @@ static void test_fill_arange(void **state) {
   (void)state;
   double values[] = {3.7, -2.5, 1e20, -1e20, NAN, 0.1};
   int64_t shape[3] = {5, 17, 3};
-  for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+  for (int d = 0; d < N_REAL_DTYPES; d++) {
     for (size_t v = 0; v < sizeof values / sizeof values[0]; v++) {
       tsr_array *c, *g;
       TSR_ASSERT_OK(tsr_full(3, shape, all_dtypes[d], CPU, values[v], &c));

@@ -33,8 +33,8 @@ static void test_unknown_code(void **state) {
 
 static void test_dtype_names_and_sizes(void **state) {
   (void)state;
-  static const char *names[] = {"f32", "f64", "i32", "i64"};
-  static const size_t sizes[] = {4, 8, 4, 8};
+  static const char *names[] = {"f32", "f64", "i32", "i64", "c64", "c128"};
+  static const size_t sizes[] = {4, 8, 4, 8, 8, 16};
   for (int d = 0; d < TSR_NUM_DTYPES; d++) {
     assert_string_equal(tsr_dtype_name((tsr_dtype)d), names[d]);
     size_t bytes = 0;

@@ -37,8 +37,10 @@ extern "C" {
 
 /** Transposition of a GEMM operand. */
 typedef enum tsr_trans {
-  TSR_NO_TRANS = 0, /**< op(X) = X */
-  TSR_TRANS = 1     /**< op(X) = X^T */
+  TSR_NO_TRANS = 0,  /**< op(X) = X */
+  TSR_TRANS = 1,     /**< op(X) = X^T */
+  TSR_CONJ_TRANS = 2 /**< op(X) = X^H, the conjugate transpose (BLAS's 'C'); for a real dtype
+                          the same as ::TSR_TRANS, as BLAS defines it */
 } tsr_trans;
 
 /** Which GEMM implementation serves a call. */

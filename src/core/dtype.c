@@ -10,18 +10,19 @@ typedef struct tsr__dtype_row {
   const char *npy;  /* "f4": the .npy type string without its byte order */
   size_t size;
   bool is_float;
+  bool is_complex;
 } tsr__dtype_row;
 
 /* Indexed by the enum. The static asserts make a row's size sizeof(c_type); the table's length
    TSR_NUM_DTYPES makes the values 0 .. TSR_NUM_DTYPES - 1 (a value past the end would lengthen
    it, a repeated one would leave a row out and -Woverride-init says so). */
-#define TSR__DTYPE_ROW(name, ENUM, value, c_type, size, npy, is_float)                             \
-  [ENUM] = {#name, npy, size, is_float},
+#define TSR__DTYPE_ROW(name, ENUM, value, c_type, size, npy, is_float, is_complex)                 \
+  [ENUM] = {#name, npy, size, is_float, is_complex},
 static const tsr__dtype_row tsr__dtypes[] = {TSR_DTYPE_MAP(TSR__DTYPE_ROW)};
 #undef TSR__DTYPE_ROW
 _Static_assert(sizeof tsr__dtypes / sizeof tsr__dtypes[0] == TSR_NUM_DTYPES,
                "the dtype values are 0 .. TSR_NUM_DTYPES - 1");
-#define TSR__DTYPE_CHECK(name, ENUM, value, c_type, size, npy, is_float)                           \
+#define TSR__DTYPE_CHECK(name, ENUM, value, c_type, size, npy, is_float, is_complex)               \
   _Static_assert(sizeof(c_type) == (size), #name ": size is not sizeof(c_type)");                  \
   _Static_assert((int)ENUM == (value), #name ": the enum's value is not the row's");
 TSR_DTYPE_MAP(TSR__DTYPE_CHECK)
@@ -44,6 +45,11 @@ bool tsr__dtype_valid(tsr_dtype dtype) {
 bool tsr__dtype_is_float(tsr_dtype dtype) {
   const tsr__dtype_row *r = tsr__dtype_row_of(dtype);
   return r && r->is_float;
+}
+
+bool tsr__dtype_is_complex(tsr_dtype dtype) {
+  const tsr__dtype_row *r = tsr__dtype_row_of(dtype);
+  return r && r->is_complex;
 }
 
 const char *tsr__dtype_npy(tsr_dtype dtype) {
@@ -75,7 +81,7 @@ const char *tsr_dtype_name(tsr_dtype dtype) {
 }
 
 /* "f32, f64, i32, i64" for the parser's message. */
-#define TSR__DTYPE_NAME_ITEM(name, ENUM, value, c_type, size, npy, is_float) ", " #name
+#define TSR__DTYPE_NAME_ITEM(name, ENUM, value, c_type, size, npy, is_float, is_complex) ", " #name
 static const char tsr__dtype_names[] = TSR_DTYPE_MAP(TSR__DTYPE_NAME_ITEM);
 #undef TSR__DTYPE_NAME_ITEM
 

@@ -165,6 +165,8 @@ void tsr__api_resume(const char *saved);
 size_t tsr__dtype_size(tsr_dtype dtype);
 bool tsr__dtype_valid(tsr_dtype dtype);
 bool tsr__dtype_is_float(tsr_dtype dtype);
+/* TSR_C64 and TSR_C128 (the rows with is_complex). */
+bool tsr__dtype_is_complex(tsr_dtype dtype);
 /* The .npy type string without its byte order ("f4"), NULL for an invalid dtype. */
 const char *tsr__dtype_npy(tsr_dtype dtype);
 /* The dtype whose .npy type string (no byte order) is t[0..n); false when there is none. */
@@ -372,14 +374,23 @@ void tsr__rng_fill_host(void *dst, tsr_dtype dtype, int64_t n, uint64_t seed, ui
  *       trans_b: element (p,j) at b[j*ldb + p], ldb >= max(1,k)
  *   C: element (i,j) at c[i*ldc + j], ldc >= max(1,n)
  * beta == 0: C is written without being read. alpha == 0 or k == 0: C = beta*C (A, B unread).
- * m, n may be 0 (nothing to do). dtype is TSR_F32 or TSR_F64; pointers are on the device.
+ * m, n may be 0 (nothing to do). dtype is TSR_F32, TSR_F64, TSR_C64 or TSR_C128 (for the complex
+ * dtypes alpha/beta are (alpha, alpha_im)/(beta, beta_im) and conj_a/conj_b may be set); pointers
+ * are on the device.
  * path is TSR_GEMM_NATIVE or TSR_GEMM_VENDOR (never AUTO).
  */
 typedef struct tsr__gemm_args {
   tsr_dtype dtype;
   bool trans_a, trans_b;
+  /* Complex dtypes only (false for real ones): op(X) takes the conjugate of X's elements too
+     (with trans_x: the conjugate transpose, BLAS's 'C'; without: conj(X), which CBLAS's row-major
+     calls need). */
+  bool conj_a, conj_b;
   int64_t m, n, k;
   double alpha, beta;
+  /* Complex dtypes only (0 for real ones): the imaginary parts of alpha and beta. For a complex
+     dtype, "beta == 0" and "alpha == 0" below mean both parts are 0. */
+  double alpha_im, beta_im;
   const void *a;
   int64_t lda;
   const void *b;
@@ -404,11 +415,15 @@ static inline tsr__gemm_args tsr__gemm_args_host(tsr_dtype dtype, bool ta, bool 
   g.dtype = dtype;
   g.trans_a = ta;
   g.trans_b = tb;
+  g.conj_a = false;
+  g.conj_b = false;
   g.m = m;
   g.n = n;
   g.k = k;
   g.alpha = alpha;
   g.beta = beta;
+  g.alpha_im = 0.0;
+  g.beta_im = 0.0;
   g.a = a;
   g.lda = lda;
   g.b = b;

@@ -29,8 +29,8 @@
 
 /* The type strings Tessera reads, for messages, from the rows of TSR_DTYPE_MAP: "f4, f8, i4,
    i8" and "'<f4', '<f8', '<i4', '<i8'" (each past its leading ", "). */
-#define TSR__NPY_KIND_ITEM(name, ENUM, value, c_type, size, npy, is_float) ", " npy
-#define TSR__NPY_DESCR_ITEM(name, ENUM, value, c_type, size, npy, is_float) ", '<" npy "'"
+#define TSR__NPY_KIND_ITEM(name, ENUM, value, c_type, size, npy, is_float, is_complex) ", " npy
+#define TSR__NPY_DESCR_ITEM(name, ENUM, value, c_type, size, npy, is_float, is_complex) ", '<" npy "'"
 static const char tsr__npy_kinds[] = TSR_DTYPE_MAP(TSR__NPY_KIND_ITEM);
 static const char tsr__npy_descrs[] = TSR_DTYPE_MAP(TSR__NPY_DESCR_ITEM);
 #undef TSR__NPY_KIND_ITEM

@@ -15,7 +15,9 @@
   X(TSR_F32, MPI_FLOAT)                                                                            \
   X(TSR_F64, MPI_DOUBLE)                                                                           \
   X(TSR_I32, MPI_INT32_T)                                                                          \
-  X(TSR_I64, MPI_INT64_T)
+  X(TSR_I64, MPI_INT64_T)                                                                          \
+  X(TSR_C64, MPI_C_FLOAT_COMPLEX)                                                                  \
+  X(TSR_C128, MPI_C_DOUBLE_COMPLEX)
 
 #define TSR__MPI_DTYPE_ONE(ENUM, mpi_type) +1
 _Static_assert((0 TSR__MPI_DTYPE_MAP(TSR__MPI_DTYPE_ONE)) == TSR_NUM_DTYPES,
