@@ -17,7 +17,7 @@ set(TSR_MPI_TEST_ENV
 set(TSR_MPI_RUN sh ${CMAKE_CURRENT_SOURCE_DIR}/mpi_run.sh)
 set(TSR_MPI_LOCK tessera_mpi)
 
-foreach(t gemm matrix io pipeline)
+foreach(t gemm matrix io pipeline complex)
   add_executable(test_dist_${t} test_dist_${t}.c)
   target_link_libraries(test_dist_${t} PRIVATE tsr_test_common MPI::MPI_C)
   foreach(np 1 2 4)

@@ -383,7 +383,7 @@ static void test_bad_arguments(void **state) {
                     TSR_ERR_INVALID_ARGUMENT, "block size");
   assert_null(I);
   TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3, 3, 2, 2, TSR_I32, dist_dev, &I), TSR_ERR_DTYPE,
-                    "f32 or f64");
+                    "f32, f64, c64 or c128");
   /* Sizes that differ between ranks are caught on every rank. */
   if (dist_size > 1)
     TSR_ASSERT_STATUS(tsr_dmatrix_create(g, 3 + dist_rank, 3, 2, 2, TSR_F64, dist_dev, &I),

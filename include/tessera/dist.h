@@ -175,7 +175,7 @@ typedef struct tsr_dmatrix_props {
   int64_t local_rows;     /**< numroc(m, mb, myrow, 0, P) */
   int64_t local_cols;     /**< numroc(n, nb, mycol, 0, Q) */
   int64_t lld;            /**< leading dimension of the local column-major block */
-  tsr_dtype dtype;        /**< f32 or f64 */
+  tsr_dtype dtype;        /**< f32, f64, c64 or c128 */
   tsr_device device;      /**< where the local block lives */
   int desc[TSR_DESC_LEN]; /**< ScaLAPACK descriptor; sizes that exceed INT_MAX are stored as -1 */
   const tsr_grid *grid;
@@ -187,7 +187,9 @@ typedef tsr_dmatrix_props tsr_dmatrix_info_t;
 /**
  * A new M x N block-cyclic matrix with MB x NB blocks over `grid`, its local block
  * uninitialized, on `device` (each rank may pass its own device). Collective.
- * @param dtype ::TSR_F32 or ::TSR_F64.
+ * @param dtype ::TSR_F32, ::TSR_F64, ::TSR_C64 or ::TSR_C128 (complex: C99 layout, real and
+ *        imaginary parts interleaved; the MPI datatypes MPI_C_FLOAT_COMPLEX and
+ *        MPI_C_DOUBLE_COMPLEX carry them).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (m, n < 0, mb, nb < 1);
  *         ::TSR_ERR_DTYPE; ::TSR_ERR_INCONSISTENT (m, n, mb, nb or dtype differ between
  *         ranks); ::TSR_ERR_OVERFLOW; ::TSR_ERR_NO_DEVICE; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_MPI.
@@ -243,7 +245,10 @@ TSR_API tsr_status tsr_dmatrix_gather(const tsr_dmatrix *a, int root, void *host
  * Fills the matrix with uniform random numbers in [low, high) from Philox4x32-10: global
  * element (i, j) gets the value of index i * N + j, so the matrix equals
  * tsr_random_uniform() of an M x N array with the same seed, for every grid and block size.
- * Collective (no communication beyond the agreement on the outcome).
+ * A complex matrix (c64, c128) takes the values of indices 2 (i * N + j) (real part) and
+ * 2 (i * N + j) + 1 (imaginary part), each in [low, high): the 2 M N values of the interleaved
+ * real sequence, for every grid and block size. Collective (no communication beyond the agreement
+ * on the outcome).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_INVALID_ARGUMENT (low >= high or not
  *         finite); ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU; ::TSR_ERR_MPI.
  */
@@ -257,8 +262,9 @@ typedef double (*tsr_dmatrix_element_fn)(int64_t i, int64_t j, void *ctx);
 typedef tsr_dmatrix_element_fn tsr_dmatrix_fill_fn_t;
 
 /**
- * Sets every element to fn(i, j, ctx) (rounded to the dtype), i, j the 0-based global
- * indices. Each rank calls fn for its own elements only. Collective.
+ * Sets every element to fn(i, j, ctx) (rounded to the dtype; for a complex matrix the value
+ * is the real part and the imaginary part is 0), i, j the 0-based global indices. Each rank calls
+ * fn for its own elements only. Collective.
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_GPU;
  *         ::TSR_ERR_MPI.
  */
@@ -275,7 +281,8 @@ TSR_API tsr_status tsr_dmatrix_fill_fn(tsr_dmatrix *a, tsr_dmatrix_element_fn fn
 typedef struct tsr_dmatrix_npy tsr_dmatrix_npy;
 
 /**
- * Opens a 2-D `.npy` file (f32 or f64; C or Fortran order; either byte order; format 1.0, 2.0
+ * Opens a 2-D `.npy` file (f32, f64, c64 `<c8` or c128 `<c16`; C or Fortran order; either byte
+ * order; format 1.0, 2.0
  * or 3.0; see io.h) on every rank of `grid`. Every rank first checks, without opening it, that
  * it sees a regular file it may read (a path missing on one node, a FIFO or a device fails
  * every rank instead of blocking one), then opens it with one collective MPI_File_open; rank 0
@@ -290,7 +297,7 @@ typedef struct tsr_dmatrix_npy tsr_dmatrix_npy;
  *         path longer than this MPI-IO can open); ::TSR_ERR_FORMAT (malformed or truncated
  *         header, unsupported version, the file shorter than its data on some rank);
  *         ::TSR_ERR_DTYPE (a well-formed file of another dtype: i4, i8, or one Tessera does not
- *         read such as `<c16`; the message gives it); ::TSR_ERR_SHAPE (not 2-D);
+ *         read such as `<c32`; the message gives it); ::TSR_ERR_SHAPE (not 2-D);
  *         ::TSR_ERR_OUT_OF_MEMORY;
  *         ::TSR_ERR_MPI.
  */
@@ -478,7 +485,10 @@ typedef struct tsr_dist_gemm_options {
 /**
  * C = alpha * op(A) * op(B) + beta * C on distributed matrices with SUMMA (van de Geijn &
  * Watts, "SUMMA: Scalable Universal Matrix Multiplication Algorithm", Concurrency: Practice
- * and Experience 9(4), 1997). op(A) is m x k, op(B) is k x n, C is m x n.
+ * and Experience 9(4), 1997). op(A) is m x k, op(B) is k x n, C is m x n. op(X) is X
+ * (::TSR_NO_TRANS), X^T (::TSR_TRANS) or the conjugate transpose X^H (::TSR_CONJ_TRANS; for the
+ * real dtypes the same as ::TSR_TRANS, as BLAS defines). The dtypes are f32, f64, c64 and c128;
+ * complex scalars: tsr_dist_gemm_complex().
  *
  * The panel width is the block size along k. For each k panel, the process column owning it
  * broadcasts its A panel along process rows and the process row owning it broadcasts its B
@@ -496,7 +506,8 @@ typedef struct tsr_dist_gemm_options {
  * flops (multiples of 256 columns) with the broadcasts tested between them; the environment
  * variable TSR_SUMMA_CHUNK_FLOPS sets that least chunk and chunks the native path too (each
  * chunk repacks the A panel). beta is applied with the first panel (beta = 0 never reads C).
- * Transposed operands (TSR_TRANS) are first redistributed into their transpose by
+ * Transposed operands (TSR_TRANS, TSR_CONJ_TRANS) are first redistributed into their transpose
+ * (conjugated on the way for TSR_CONJ_TRANS on complex matrices) by
  * point-to-point messages (op(A) then has blocks NB_A x MB_A; GPU matrices stay on the device,
  * staged as the panels are), then multiplied as above: correct for every combination, at the
  * cost of one extra copy of the transposed operand.
@@ -551,6 +562,29 @@ TSR_API tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double a
                                     const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
                                     tsr_dmatrix *c, const tsr_dist_gemm_options *options,
                                     tsr_dist_stats *stats);
+
+/**
+ * C = alpha * op(A) * op(B) + beta * C with complex scalars alpha and beta (ZGEMM's and
+ * PZGEMM's form): otherwise tsr_dist_gemm_ex() exactly (options and stats may be NULL; the same
+ * schedules, SUMMA or 2.5D, the same checks and statuses, collective, the ranks agree on the
+ * outcome). For c64 and c128 matrices op(X) may be X, X^T (::TSR_TRANS) or the conjugate
+ * transpose X^H (::TSR_CONJ_TRANS: the operand is conjugated while it is redistributed into its
+ * transpose, no extra pass); the local products run as complex GEMMs (tsr_gemm_complex() on
+ * each rank's device), 8 real flops per complex multiply-add. alpha or beta 0 means both parts
+ * 0; beta = 0 never reads C (NaN there does not propagate).
+ *
+ * For the real dtypes (f32, f64) the scalars must be real (imaginary parts 0): the call is then
+ * tsr_dist_gemm_ex() with alpha.re and beta.re, and ::TSR_CONJ_TRANS is ::TSR_TRANS.
+ * @return as tsr_dist_gemm_ex(); ::TSR_ERR_INVALID_ARGUMENT also when alpha or beta has an
+ *         imaginary part and the matrices are real (the message gives both scalars and the
+ *         dtype); ::TSR_ERR_UNSUPPORTED where a device lacks a complex GEMM or (GPU matrices)
+ *         the conjugating exchange, with the message.
+ */
+TSR_API tsr_status tsr_dist_gemm_complex(tsr_trans transa, tsr_trans transb, tsr_complex128 alpha,
+                                         const tsr_dmatrix *a, const tsr_dmatrix *b,
+                                         tsr_complex128 beta, tsr_dmatrix *c,
+                                         const tsr_dist_gemm_options *options,
+                                         tsr_dist_stats *stats);
 
 /** Verdict of tsr_dist_gemm_verify(). */
 typedef enum tsr_verify_verdict {
@@ -645,6 +679,24 @@ TSR_API tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, doub
                                         const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
                                         const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
                                         tsr_dist_verify_result *result);
+
+/**
+ * tsr_dist_gemm_verify() with complex scalars, for the products of tsr_dist_gemm_complex().
+ * For complex matrices (c64, c128) x is a complex random vector (real and imaginary parts
+ * uniform in [-1, 1), Philox from `seed`), the products are computed in float64 complex
+ * (op(X) = X^H conjugates), magnitudes are moduli (|z| = sqrt(re^2 + im^2)) and the tolerance
+ * is that of the real check with k replaced by 2k (each complex multiply-add is two real ones
+ * per part) plus the moduli's rounding; a missing or extra conjugation shows up as a residual
+ * of order 1. For real matrices the scalars must be real (as tsr_dist_gemm_complex()) and the
+ * call is tsr_dist_gemm_verify(). `c0` may be NULL when beta is 0 (both parts).
+ * @return as tsr_dist_gemm_verify(); ::TSR_ERR_INVALID_ARGUMENT for complex scalars with real
+ *         matrices.
+ */
+TSR_API tsr_status tsr_dist_gemm_verify_complex(tsr_trans transa, tsr_trans transb,
+                                                tsr_complex128 alpha, const tsr_dmatrix *a,
+                                                const tsr_dmatrix *b, tsr_complex128 beta,
+                                                const tsr_dmatrix *c0, const tsr_dmatrix *c,
+                                                uint64_t seed, tsr_dist_verify_result *result);
 
 /* ---------------------------------------------------------------- threads per rank ---- */
 

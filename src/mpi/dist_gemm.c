@@ -15,7 +15,8 @@
    callers agree). */
 tsr_status tsr__dist_gemm_check(tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
                                 const tsr_dmatrix *b, const tsr_dmatrix *c) {
-  if ((ta != TSR_NO_TRANS && ta != TSR_TRANS) || (tb != TSR_NO_TRANS && tb != TSR_TRANS))
+  if ((ta != TSR_NO_TRANS && ta != TSR_TRANS && ta != TSR_CONJ_TRANS) ||
+      (tb != TSR_NO_TRANS && tb != TSR_TRANS && tb != TSR_CONJ_TRANS))
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "bad transpose values %d, %d",
                           (int)ta, (int)tb);
   if (a->grid != c->grid || b->grid != c->grid)
@@ -67,10 +68,11 @@ tsr_status tsr_dist_gemm_choose(tsr_trans transa, tsr_trans transb, const tsr_dm
   return TSR_OK;
 }
 
-tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
-                            const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
-                            const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
-  TSR_API_ENTRY();
+/* tsr_dist_gemm_ex and tsr_dist_gemm_complex: checks, agreement, schedule. Collective. */
+static tsr_status tsr__dist_gemm_run(tsr_trans transa, tsr_trans transb, tsr_complex128 alpha,
+                                     const tsr_dmatrix *a, const tsr_dmatrix *b,
+                                     tsr_complex128 beta, tsr_dmatrix *c,
+                                     const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
   if (!a || !b || !c)
     return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", !a ? "A" : !b ? "B" : "C");
   double t_start = MPI_Wtime();
@@ -79,6 +81,10 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   tsr_dist_stats local_stats;
   memset(&local_stats, 0, sizeof local_stats);
   tsr_status st = tsr__dist_gemm_check(transa, transb, a, b, c);
+  if (st == TSR_OK && !tsr__dtype_is_complex(c->dtype) && (alpha.im != 0.0 || beta.im != 0.0))
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                        "alpha = (%g, %g), beta = (%g, %g): a complex scalar for %s matrices",
+                        alpha.re, alpha.im, beta.re, beta.im, tsr_dtype_name(c->dtype));
   int64_t kb = transa ? a->mb : a->nb;
   if (st == TSR_OK && ((c->lld * kb > INT_MAX) || kb * c->nloc > INT_MAX))
     st = tsr__set_error(TSR_ERR_OVERFLOW, __func__,
@@ -98,9 +104,12 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
 
   /* Transposed operands are redistributed into their transpose first. */
   tsr_dmatrix *at = NULL, *bt = NULL;
-  if (transa) st = tsr__dm_transpose(a, &at, &local_stats.bytes_sent, &local_stats.bytes_received);
+  if (transa)
+    st = tsr__dm_transpose(a, tsr__dist_conj(transa, a->dtype), &at, &local_stats.bytes_sent,
+                           &local_stats.bytes_received);
   if (st == TSR_OK && transb)
-    st = tsr__dm_transpose(b, &bt, &local_stats.bytes_sent, &local_stats.bytes_received);
+    st = tsr__dm_transpose(b, tsr__dist_conj(transb, b->dtype), &bt, &local_stats.bytes_sent,
+                           &local_stats.bytes_received);
   local_stats.comm_seconds += MPI_Wtime() - t_start;
   local_stats.bytes_redistributed = local_stats.bytes_received;
   /* st was agreed above; only a transpose can have failed since (one collective less a call). */
@@ -118,6 +127,22 @@ tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, co
   tsr__dist_count_since(&local_stats, count0); /* the transposes' copies included */
   if (stats) *stats = local_stats;
   return st;
+}
+
+tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,
+                            const tsr_dmatrix *b, double beta, tsr_dmatrix *c,
+                            const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
+  TSR_API_ENTRY();
+  return tsr__dist_gemm_run(transa, transb, tsr__dist_real(alpha), a, b, tsr__dist_real(beta), c,
+                            options, stats);
+}
+
+tsr_status tsr_dist_gemm_complex(tsr_trans transa, tsr_trans transb, tsr_complex128 alpha,
+                                 const tsr_dmatrix *a, const tsr_dmatrix *b, tsr_complex128 beta,
+                                 tsr_dmatrix *c, const tsr_dist_gemm_options *options,
+                                 tsr_dist_stats *stats) {
+  TSR_API_ENTRY();
+  return tsr__dist_gemm_run(transa, transb, alpha, a, b, beta, c, options, stats);
 }
 
 tsr_status tsr_dist_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_dmatrix *a,

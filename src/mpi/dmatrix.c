@@ -58,8 +58,9 @@ tsr_status tsr__dm_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, int6
   if (mb < 1 || nb < 1)
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "block size %lld x %lld must be >= 1",
                           (long long)mb, (long long)nb);
-  if (dtype != TSR_F32 && dtype != TSR_F64)
-    return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %s: distributed matrices are f32 or f64",
+  if (dtype != TSR_F32 && dtype != TSR_F64 && !tsr__dtype_is_complex(dtype))
+    return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                          "dtype %s: distributed matrices are f32, f64, c64 or c128",
                           tsr_dtype_name(dtype));
   tsr_dmatrix *a = calloc(1, sizeof *a);
   if (!a) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "matrix struct");
@@ -328,10 +329,44 @@ static tsr_status tsr__fill_local(tsr_dmatrix *a, tsr_dmatrix_element_fn f, void
       TSR_API_SUSPEND();
       double v = f(i, j, ctx);
       TSR_API_RESUME();
-      if (a->dtype == TSR_F32)
-        ((float *)host)[li + lj * lld] = (float)v;
-      else
-        ((double *)host)[li + lj * lld] = v;
+      const size_t e = (size_t)(li + lj * lld);
+      if (a->dtype == TSR_F32) {
+        ((float *)host)[e] = (float)v;
+      } else if (a->dtype == TSR_F64) {
+        ((double *)host)[e] = v;
+      } else if (a->dtype == TSR_C64) { /* complex: the value is the real part */
+        ((float *)host)[2 * e] = (float)v;
+        ((float *)host)[2 * e + 1] = 0.0f;
+      } else {
+        ((double *)host)[2 * e] = v;
+        ((double *)host)[2 * e + 1] = 0.0;
+      }
+    }
+  }
+  return tsr__dm_host_done(a, host, staged, true);
+}
+
+/* The complex random matrix: element (i, j) of index e = i n + j takes the uniform Philox values
+   2 e (real part) and 2 e + 1 (imaginary part) in [low, high), those of the interleaved real
+   2 m n sequence, on the host (staged for a GPU). */
+static tsr_status tsr__fill_random_complex(tsr_dmatrix *a, uint64_t seed, double low, double high) {
+  const tsr_grid *g = a->grid;
+  void *host = NULL;
+  bool staged = false;
+  TSR_CALL(tsr__dm_host_get(a, false, &host, &staged));
+  for (int64_t lj = 0; lj < a->nloc; lj++) {
+    const int64_t j = tsr__bc_l2g(lj, a->nb, g->mycol, g->npcol);
+    for (int64_t li = 0; li < a->mloc; li++) {
+      const int64_t i = tsr__bc_l2g(li, a->mb, g->myrow, g->nprow);
+      const uint64_t e = (uint64_t)(i * a->n + j);
+      const size_t h = 2 * (size_t)(li + lj * a->lld);
+      if (a->dtype == TSR_C64) {
+        ((float *)host)[h] = tsr__philox_f32(seed, 2 * e, TSR__PHILOX_UNIFORM, low, high);
+        ((float *)host)[h + 1] = tsr__philox_f32(seed, 2 * e + 1, TSR__PHILOX_UNIFORM, low, high);
+      } else {
+        ((double *)host)[h] = tsr__philox_f64(seed, 2 * e, TSR__PHILOX_UNIFORM, low, high);
+        ((double *)host)[h + 1] = tsr__philox_f64(seed, 2 * e + 1, TSR__PHILOX_UNIFORM, low, high);
+      }
     }
   }
   return tsr__dm_host_done(a, host, staged, true);
@@ -348,7 +383,10 @@ tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, do
   const tsr_grid *g = a->grid;
   const tsr__bc_block l = {a->m,     a->n,     a->mb,   a->nb,   g->myrow, g->mycol,
                            g->nprow, g->npcol, a->mloc, a->nloc, a->lld};
-  if (st == TSR_OK) st = tsr__dev_rng_block_cyclic(a->storage, &l, seed, low, high);
+  if (st == TSR_OK && tsr__dtype_is_complex(a->dtype))
+    st = tsr__fill_random_complex(a, seed, low, high);
+  else if (st == TSR_OK)
+    st = tsr__dev_rng_block_cyclic(a->storage, &l, seed, low, high);
   return tsr__dist_agree(a->grid->comm, st);
 }
 
@@ -382,9 +420,9 @@ tsr__bc_matrix tsr__dm_layout_local(const tsr_dmatrix *a, int prow, int pcol) {
   return l;
 }
 
-/* At(i, p) = A(p, i) through the one block-cyclic exchange (tsr__bc_redistribute, as
-   p?gemr2d), device-resident for device matrices. */
-tsr_status tsr__dm_transpose(const tsr_dmatrix *a, tsr_dmatrix **out, uint64_t *sent,
+/* At(i, p) = A(p, i) (conj(A(p, i)) when conj) through the one block-cyclic exchange
+   (tsr__bc_redistribute, as p?gemr2d), device-resident for device matrices. */
+tsr_status tsr__dm_transpose(const tsr_dmatrix *a, bool conj, tsr_dmatrix **out, uint64_t *sent,
                              uint64_t *received) {
   tsr_grid *g = a->grid;
   tsr_dmatrix *t = NULL;
@@ -394,7 +432,8 @@ tsr_status tsr__dm_transpose(const tsr_dmatrix *a, tsr_dmatrix **out, uint64_t *
   if (st == TSR_OK) {
     const tsr__bc_matrix sl = tsr__dm_layout_local(a, g->nprow, g->npcol);
     const tsr__bc_matrix dl = tsr__dm_layout_local(t, g->nprow, g->npcol);
-    st = tsr__bc_redistribute(g, a->dtype, t->m, t->n, &sl, true, &dl, &s0, &r0);
+    st = tsr__bc_redistribute_ex(g, a->dtype, t->m, t->n, &sl, NULL, true, &dl, NULL,
+                                 conj ? TSR__BC_CONJ : 0u, &s0, &r0);
   }
   if (sent) *sent += s0;
   if (received) *received += r0;

@@ -18,6 +18,7 @@
  * op(B)'s slice is its transpose-shaped twin, and the reduction is one accumulating
  * redistribution per layer from the layer's q x q grid to C's grid.
  */
+#include <complex.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -194,20 +195,28 @@ tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb,
 /* ------------------------------------------------------------------ the schedule ------- */
 
 /* C = beta * C before the partial products are added (beta = 0 never reads C). */
-static void tsr__scale_local(tsr_dmatrix *c, void *host, double beta) {
+static void tsr__scale_local(tsr_dmatrix *c, void *host, tsr_complex128 beta) {
   if (tsr__dist_modeled()) {
     tsr__dist_model_copy((double)(c->lld * c->nloc) * (double)tsr__dtype_size(c->dtype));
     return;
   }
+  const bool zero = beta.re == 0.0 && beta.im == 0.0;
+  const double _Complex bz = beta.re + beta.im * I;
   for (int64_t j = 0; j < c->nloc; j++)
     for (int64_t i = 0; i < c->mloc; i++) {
       size_t e = (size_t)(i + j * c->lld);
       if (c->dtype == TSR_F32) {
         float *p = host;
-        p[e] = beta == 0.0 ? 0.0f : (float)(beta * p[e]);
-      } else {
+        p[e] = zero ? 0.0f : (float)(beta.re * p[e]);
+      } else if (c->dtype == TSR_F64) {
         double *p = host;
-        p[e] = beta == 0.0 ? 0.0 : beta * p[e];
+        p[e] = zero ? 0.0 : beta.re * p[e];
+      } else if (c->dtype == TSR_C64) {
+        float _Complex *p = host;
+        p[e] = zero ? 0.0f : (float _Complex)(bz * (double _Complex)p[e]);
+      } else {
+        double _Complex *p = host;
+        p[e] = zero ? 0.0 : bz * p[e];
       }
     }
 }
@@ -266,11 +275,14 @@ static tsr_status tsr__g25_exchange_slices(tsr__g25 *L, tsr_trans ta, tsr_trans 
   db.col = (tsr__bc_dim){0, L->b_nb, L->b_nb, 0, q};
   const tsr_dmatrix *c = L->al; /* dtype and m of the product */
   tsr_status st =
-      tsr__bc_redistribute_ex(g, c->dtype, c->m, L->k, &sa, NULL, ta == TSR_TRANS, &da, &gpa,
-                              L->xflags, &L->st.bytes_sent, &L->st.bytes_received);
+      tsr__bc_redistribute_ex(g, c->dtype, c->m, L->k, &sa, NULL, ta != TSR_NO_TRANS, &da, &gpa,
+                              L->xflags | (tsr__dist_conj(ta, c->dtype) ? TSR__BC_CONJ : 0u),
+                              &L->st.bytes_sent, &L->st.bytes_received);
   if (st == TSR_OK)
-    st = tsr__bc_redistribute_ex(g, c->dtype, L->k, L->bl->n, &sb, NULL, tb == TSR_TRANS, &db, &gpb,
-                                 L->xflags, &L->st.bytes_sent, &L->st.bytes_received);
+    st = tsr__bc_redistribute_ex(g, c->dtype, L->k, L->bl->n, &sb, NULL, tb != TSR_NO_TRANS, &db,
+                                 &gpb,
+                                 L->xflags | (tsr__dist_conj(tb, c->dtype) ? TSR__BC_CONJ : 0u),
+                                 &L->st.bytes_sent, &L->st.bytes_received);
   return st;
 }
 
@@ -288,7 +300,7 @@ static tsr_status tsr__g25_slice(tsr__g25 *L, tsr_trans ta, tsr_trans tb, const 
 
 /* Step 3: each layer multiplies its slices with the SUMMA schedule into its partial product
    cl. Agreed; SUMMA's figures in *ls. */
-static tsr_status tsr__g25_multiply(tsr__g25 *L, double alpha, const tsr_dmatrix *c,
+static tsr_status tsr__g25_multiply(tsr__g25 *L, tsr_complex128 alpha, const tsr_dmatrix *c,
                                     const tsr_dist_gemm_options *opt, tsr_dist_stats *ls) {
   tsr_status st = tsr__dm_create(L->lg, c->m, c->n, c->mb, c->nb, c->dtype, c->device, &L->cl);
   st = tsr__dist_agree(L->g->comm, st);
@@ -301,7 +313,8 @@ static tsr_status tsr__g25_multiply(tsr__g25 *L, double alpha, const tsr_dmatrix
     lo.algorithm = TSR_DIST_GEMM_SUMMA;
     lo.bcast = opt ? opt->bcast : TSR_DIST_BCAST_AUTO;
     lo.panel_width = opt ? opt->panel_width : 0;
-    st = tsr__dist_summa(alpha, L->al, L->bl, 0.0, L->cl, &lo, ls); /* agreed in layer */
+    st = tsr__dist_summa(alpha, L->al, L->bl, tsr__dist_real(0.0), L->cl, &lo,
+                         ls); /* agreed in layer */
     st = tsr__dist_agree(L->g->comm, st);
   }
   return st;
@@ -309,14 +322,13 @@ static tsr_status tsr__g25_multiply(tsr__g25 *L, double alpha, const tsr_dmatrix
 
 /* C = beta * C on C's device (a GEMM with k = 0, as SUMMA's k = 0 case; beta = 0 never reads
    C). Local. */
-static tsr_status tsr__g25_scale_dev(tsr_dmatrix *c, double beta) {
+static tsr_status tsr__g25_scale_dev(tsr_dmatrix *c, tsr_complex128 beta) {
   tsr_array *av = NULL, *bv = NULL, *cv = NULL;
   int64_t ashape[2] = {c->mloc, 0}, bshape[2] = {0, c->nloc}, str[2] = {1, 1};
   tsr_status st = tsr__array_new_view(c->storage, 2, ashape, str, 0, &av);
   if (st == TSR_OK) st = tsr__array_new_view(c->storage, 2, bshape, str, 0, &bv);
   if (st == TSR_OK) st = tsr_dmatrix_local(c, &cv);
-  if (st == TSR_OK)
-    st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, av, bv, beta, cv, TSR_GEMM_AUTO);
+  if (st == TSR_OK) st = tsr__dist_local_gemm(tsr__dist_real(1.0), av, bv, beta, cv, TSR_GEMM_AUTO);
   tsr_array_release(av);
   tsr_array_release(bv);
   tsr_array_release(cv);
@@ -327,13 +339,13 @@ static tsr_status tsr__g25_scale_dev(tsr_dmatrix *c, double beta) {
    accumulating exchange from all c layers at once (every rank sends its layer's part while
    it receives: the c layers' q x q grids as copies of one source grid), where C lives (host, or
    device-resident on a GPU: beta C by a k = 0 GEMM there). Agreed. */
-static tsr_status tsr__g25_reduce(tsr__g25 *L, double beta, tsr_dmatrix *c) {
+static tsr_status tsr__g25_reduce(tsr__g25 *L, tsr_complex128 beta, tsr_dmatrix *c) {
   const tsr_grid *g = L->g;
   const int q = L->q;
   tsr_status st = TSR_OK;
   if (c->device.kind == TSR_DEVICE_CPU)
     tsr__scale_local(c, tsr__array_ptr(c->storage), beta);
-  else if (beta != 1.0)
+  else if (beta.re != 1.0 || beta.im != 0.0)
     st = tsr__g25_scale_dev(c, beta);
   st = tsr__dist_agree(g->comm, st);
   for (int r = 0; r < q * q; r++)
@@ -348,9 +360,10 @@ static tsr_status tsr__g25_reduce(tsr__g25 *L, double beta, tsr_dmatrix *c) {
   return st; /* agreed by the exchange */
 }
 
-tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const tsr_dmatrix *a,
-                              const tsr_dmatrix *b, double beta, tsr_dmatrix *c, int replicas,
-                              const tsr_dist_gemm_options *opt, tsr_dist_stats *stats) {
+tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, tsr_complex128 alpha,
+                              const tsr_dmatrix *a, const tsr_dmatrix *b, tsr_complex128 beta,
+                              tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
+                              tsr_dist_stats *stats) {
   double t_start = MPI_Wtime();
   uint64_t count0[TSR__COUNT_N];
   tsr__counters_read(count0);

@@ -92,11 +92,24 @@ tsr_status tsr__dm_host_done(const tsr_dmatrix *a, void *host, bool staged, bool
 tsr_status tsr__dm_create(tsr_grid *grid, int64_t m, int64_t n, int64_t mb, int64_t nb,
                           tsr_dtype dtype, tsr_device device, tsr_dmatrix **out);
 
-/* A new matrix holding the transpose of `a`, with blocks nb x mb, on the same grid and device
-   (tsr__bc_redistribute with transpose). Collective; agreed. Adds the bytes moved to *sent and
+/* A new matrix holding the transpose of `a` (the conjugate transpose when `conj` and a is
+   complex), with blocks nb x mb, on the same grid and device (tsr__bc_redistribute_ex with
+   transpose, TSR__BC_CONJ for conj). Collective; agreed. Adds the bytes moved to *sent and
    *received when not NULL. */
-tsr_status tsr__dm_transpose(const tsr_dmatrix *a, tsr_dmatrix **out, uint64_t *sent,
+tsr_status tsr__dm_transpose(const tsr_dmatrix *a, bool conj, tsr_dmatrix **out, uint64_t *sent,
                              uint64_t *received);
+
+/* Whether op = t conjugates the elements of a matrix of `dtype`: TSR_CONJ_TRANS on a complex
+   dtype (on a real one it is TSR_TRANS, as BLAS defines). */
+static inline bool tsr__dist_conj(tsr_trans t, tsr_dtype dtype) {
+  return t == TSR_CONJ_TRANS && tsr__dtype_is_complex(dtype);
+}
+
+/* The scalar v as a complex alpha/beta of the internal schedules (imaginary part 0). */
+static inline tsr_complex128 tsr__dist_real(double v) {
+  tsr_complex128 z = {v, 0.0};
+  return z;
+}
 
 /* ---------------------------------------------------------------- general block-cyclic -- */
 
@@ -180,6 +193,9 @@ typedef struct tsr__bc_procs {
 /* Flags of tsr__bc_redistribute_ex. */
 #define TSR__BC_ACCUMULATE 1u /* dst(i, j) += instead of = (summing partial products) */
 #define TSR__BC_MODELED 2u    /* TSR_SMPI_MODEL: messages only, copies charged as modeled time */
+#define TSR__BC_CONJ                                                                               \
+  4u /* complex dtypes: dst = conj(src) (with transpose: src^H); ignored                           \
+        for real dtypes */
 
 /* tsr__bc_redistribute with the source's and the destination's owners on their own process
    grids (src_procs, dst_procs; NULL: g's), all over g's communicator; a rank outside a grid
@@ -206,17 +222,18 @@ tsr_status tsr__dist_gemm_plan(tsr_status st, tsr_trans ta, const tsr_dmatrix *a
 
 /* The 2.5D schedule with c = replicas > 1 layers (checked by tsr__dist_gemm_plan). Collective;
    agreed. (gemm25d.c) */
-tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, double alpha, const tsr_dmatrix *a,
-                              const tsr_dmatrix *b, double beta, tsr_dmatrix *c, int replicas,
-                              const tsr_dist_gemm_options *opt, tsr_dist_stats *stats);
+tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, tsr_complex128 alpha,
+                              const tsr_dmatrix *a, const tsr_dmatrix *b, tsr_complex128 beta,
+                              tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
+                              tsr_dist_stats *stats);
 
 /* The SUMMA schedule (summa.c) on matrices already checked and agreed on (tsr_dist_gemm_ex's
    checks): C = alpha A B + beta C, untransposed, A's column block = B's row block. Collective
    over c's grid; agrees on the outcome; fills *stats (SUMMA's figures and the device work of
    the call). The 2.5D layers call it directly, so nothing is checked or agreed twice. */
-tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
-                           tsr_dmatrix *c, const tsr_dist_gemm_options *options,
-                           tsr_dist_stats *stats);
+tsr_status tsr__dist_summa(tsr_complex128 alpha, const tsr_dmatrix *a, const tsr_dmatrix *b,
+                           tsr_complex128 beta, tsr_dmatrix *c,
+                           const tsr_dist_gemm_options *options, tsr_dist_stats *stats);
 
 /* Sets the device-work members of *st (dist_stats.c) (h2d/d2h bytes and copies, host_syncs,
    gemm_calls, gemm_vendor_calls) and the broadcast counts (bcast_mpi, bcast_ring, bcast_tree)
@@ -228,10 +245,12 @@ void tsr__dist_count_since(tsr_dist_stats *st, const uint64_t count0[TSR__COUNT_
    and communication seconds summed, the rest taken over (the dispatcher and 2.5D). */
 void tsr__dist_stats_add_summa(tsr_dist_stats *st, const tsr_dist_stats *summa);
 
-/* The local GEMM of the distributed schedules: tsr_gemm_ex, or in a TSR_SMPI_MODEL build (the
-   SimGrid study, bench/scale) smpi_execute_flops(2 m n k) without computing. (smpi_model.c) */
-tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_array *b, double beta,
-                                tsr_array *c, tsr_gemm_path path);
+/* The local GEMM of the distributed schedules, C = alpha A B + beta C (no transposes): tsr_gemm_ex
+   for the real dtypes (alpha.re, beta.re), tsr_gemm_complex for the complex ones, or in a
+   TSR_SMPI_MODEL build (the SimGrid study, bench/scale) smpi_execute_flops(2 m n k, 8 m n k
+   for complex) without computing. k = 0 scales C by beta. (smpi_model.c) */
+tsr_status tsr__dist_local_gemm(tsr_complex128 alpha, const tsr_array *a, const tsr_array *b,
+                                tsr_complex128 beta, tsr_array *c, tsr_gemm_path path);
 
 /* The GPU node of the SimGrid study (smpi_model.c; in every build, reading the environment):
    tsr__dist_model_gpu: 1 when TSR_SMPI_GPU=1 (modeled local GEMMs are then charged

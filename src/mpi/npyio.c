@@ -15,6 +15,15 @@
 
 #include "mpi/mpi_internal.h"
 
+/* Swaps the byte order of n elements of `dtype` at data: a complex element's two parts each. */
+static void tsr__npy_swap(void *data, int64_t n, tsr_dtype dtype) {
+  const size_t es = tsr__dtype_size(dtype);
+  if (tsr__dtype_is_complex(dtype))
+    tsr__byteswap(data, 2 * n, es / 2);
+  else
+    tsr__byteswap(data, n, es);
+}
+
 /* Transposes a packed rows x cols matrix between row-major (`rm`) and column-major (`cm`). */
 static void tsr__rm_to_cm(const char *rm, char *cm, int64_t rows, int64_t cols, size_t es) {
   for (int64_t i = 0; i < rows; i++)
@@ -143,9 +152,10 @@ static tsr_status tsr__npy_matrix_header(const char *path, MPI_File fh, uint64_t
   if (h->ndim != 2)
     return tsr__set_error(TSR_ERR_SHAPE, __func__, "'%s' holds a %d-D array; a matrix must be 2-D",
                           path, h->ndim);
-  if (h->dtype != TSR_F32 && h->dtype != TSR_F64)
-    return tsr__set_error(TSR_ERR_DTYPE, __func__, "'%s' holds %s data; matrices are f32 or f64",
-                          path, tsr_dtype_name(h->dtype));
+  if (h->dtype != TSR_F32 && h->dtype != TSR_F64 && !tsr__dtype_is_complex(h->dtype))
+    return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                          "'%s' holds %s data; matrices are f32, f64, c64 or c128", path,
+                          tsr_dtype_name(h->dtype));
   return TSR_OK;
 }
 
@@ -297,7 +307,7 @@ tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *f, int64_t mb, int64_t nb, tsr_
     if (st == TSR_OK) {
       int64_t count = a->mloc * a->nloc;
       if (h->big_endian != tsr__host_big_endian())
-        tsr__byteswap(h->fortran_order ? local : tmp, count, es);
+        tsr__npy_swap(h->fortran_order ? local : tmp, count, a->dtype);
       if (!h->fortran_order) tsr__rm_to_cm(tmp, local, a->mloc, a->nloc, es);
     }
   }
@@ -386,7 +396,7 @@ static tsr_status tsr__npy_write_prepare(tsr__npy_writer *w) {
         memcpy(w->buf, w->local, (size_t)w->count * es);
       else
         tsr__cm_to_rm(w->local, w->buf, a->mloc, a->nloc, es);
-      if (tsr__host_big_endian()) tsr__byteswap(w->buf, w->count, es);
+      if (tsr__host_big_endian()) tsr__npy_swap(w->buf, w->count, a->dtype);
     }
   }
   if (st == TSR_OK && a->m > 0 && a->n > 0) st = tsr__make_darray(a, w->fortran_order, &w->ftype);

@@ -116,11 +116,25 @@ static int64_t tsr__match_rows(const tsr__seg_list *rows, const int snd[2], cons
   return nr;
 }
 
+/* Negates the imaginary parts of `len` complex elements of `dtype` at p (conj in place). */
+static void tsr__conj_run(char *p, int64_t len, tsr_dtype dtype) {
+  if (dtype == TSR_C64) {
+    float *f = (float *)p;
+    for (int64_t i = 0; i < len; i++)
+      f[2 * i + 1] = -f[2 * i + 1];
+  } else {
+    double *d = (double *)p;
+    for (int64_t i = 0; i < len; i++)
+      d[2 * i + 1] = -d[2 * i + 1];
+  }
+}
+
 /* Packs what this rank (me) sends to rcv, in destination column-major order (ridx: scratch
-   of rows->n entries). */
+   of rows->n entries), conjugated when `conj` (complex dtypes). */
 static void tsr__pack(char *out, const tsr__seg_list *rows, const tsr__seg_list *cols,
                       const int me[2], const int rcv[2], const tsr__bc_matrix *src, bool transpose,
-                      size_t es, bool modeled, int64_t *ridx) {
+                      tsr_dtype dtype, bool conj, bool modeled, int64_t *ridx) {
+  const size_t es = tsr__dtype_size(dtype);
   const char *base = src->data;
   const int64_t nr = tsr__match_rows(rows, me, rcv, ridx);
   for (int64_t c = 0; c < cols->n; c++) {
@@ -134,15 +148,18 @@ static void tsr__pack(char *out, const tsr__seg_list *rows, const tsr__seg_list 
         } else if (!transpose) {
           const char *p = base + (size_t)(rs->src_local + (cs->src_local + jj) * src->lld) * es;
           memcpy(out, p, (size_t)rs->len * es);
+          if (conj) tsr__conj_run(out, rs->len, dtype);
           out += (size_t)rs->len * es;
         } else {
           /* Destination row i is source column i: elements a leading dimension apart. */
           const char *p = base + (size_t)(cs->src_local + jj + rs->src_local * src->lld) * es;
+          char *run = out;
           for (int64_t ii = 0; ii < rs->len; ii++) {
             memcpy(out, p, es);
             out += es;
             p += (size_t)src->lld * es;
           }
+          if (conj) tsr__conj_run(run, rs->len, dtype);
         }
       }
     }
@@ -166,11 +183,13 @@ static void tsr__unpack(const char *in, const tsr__seg_list *rows, const tsr__se
         if (flags & TSR__BC_MODELED) {
         } else if (!(flags & TSR__BC_ACCUMULATE)) {
           memcpy(p, in, (size_t)rs->len * es);
-        } else if (dtype == TSR_F32) {
-          for (int64_t ii = 0; ii < rs->len; ii++)
+        } else if (dtype == TSR_F32 || dtype == TSR_C64) { /* complex: both parts added */
+          const int64_t len = dtype == TSR_C64 ? 2 * rs->len : rs->len;
+          for (int64_t ii = 0; ii < len; ii++)
             ((float *)p)[ii] += ((const float *)in)[ii];
         } else {
-          for (int64_t ii = 0; ii < rs->len; ii++)
+          const int64_t len = dtype == TSR_C128 ? 2 * rs->len : rs->len;
+          for (int64_t ii = 0; ii < len; ii++)
             ((double *)p)[ii] += ((const double *)in)[ii];
         }
         in += (size_t)rs->len * es;
@@ -305,6 +324,14 @@ static tsr_status tsr__move_dev(tsr_array *msg, int64_t base, const tsr__seg_lis
   return st;
 }
 
+/* msg = conj(msg) on the device (the packed messages of a conjugating exchange). */
+static tsr_status tsr__conj_dev(tsr_array *msg) {
+  (void)msg;
+  return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
+                        "conjugate transpose of device-resident %s matrices is not available yet",
+                        tsr_dtype_name(msg->dtype));
+}
+
 /* Copies elements [from, to) of the device array `d` to or from the host buffer `h` (same
    offsets), on the device's stream (counted as one host<->device copy). */
 static tsr_status tsr__stage_range(tsr_device dev, tsr_array *d, char *h, int64_t from, int64_t to,
@@ -408,6 +435,7 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
   size_t es = tsr__dtype_size(dtype);
   int np = g->size;
   bool modeled = (flags & TSR__BC_MODELED) != 0;
+  const bool conj = (flags & TSR__BC_CONJ) != 0 && tsr__dtype_is_complex(dtype);
   tsr__seg_list rows = {NULL, 0, 0, transpose ? 1 : 0}, cols = {NULL, 0, 1, transpose ? 0 : 1};
   int *sc = calloc((size_t)np * 8, sizeof *sc);
   int *sd = sc ? sc + np : NULL, *rc = sc ? sc + 2 * np : NULL, *rd = sc ? sc + 3 * np : NULL;
@@ -442,14 +470,15 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
       if (sc[r] > 0)
         st = tsr__move_dev(sdev, sd[r], &rows, &cols, ms, dxy + 2 * r, src, true, transpose, true,
                            false, ridx);
+    if (st == TSR_OK && conj) st = tsr__conj_dev(sdev);
   } else if (st == TSR_OK) {
     st = tsr__host_alloc((size_t)(stot > 0 ? stot : 1) * es, (void **)&sbuf);
     if (st == TSR_OK) st = tsr__host_alloc((size_t)(rtot > 0 ? rtot : 1) * es, (void **)&rbuf);
     if (st == TSR_OK) {
       for (int r = 0; r < np; r++)
         if (sc[r] > 0)
-          tsr__pack(sbuf + (size_t)sd[r] * es, &rows, &cols, ms, dxy + 2 * r, src, transpose, es,
-                    modeled, ridx);
+          tsr__pack(sbuf + (size_t)sd[r] * es, &rows, &cols, ms, dxy + 2 * r, src, transpose, dtype,
+                    conj, modeled, ridx);
     }
   }
   st = tsr__dist_agree(g->comm, st);

@@ -28,6 +28,7 @@
  * polled form (compute slices of that many seconds, MPI_Test between them), which SimGrid 3.32
  * makes quadratic in the messages of a run.
  */
+#include <complex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,30 +142,71 @@ double tsr__dist_model_pack_seconds(double bytes) {
   return staged > 0 ? staged : 2.0 * bytes / tsr__env_number(TSR__ENV_SMPI_HBM_BW);
 }
 
-tsr_status tsr__dist_local_gemm(double alpha, const tsr_array *a, const tsr_array *b, double beta,
-                                tsr_array *c, tsr_gemm_path path) {
-#ifdef TSR_SMPI_MODEL
-  (void)alpha, (void)beta, (void)path;
-  /* Row-major views m x k and k x n (the callers' local blocks are column-major views with
-     strides (1, ld), shapes as in the product). */
-  double m = (double)a->shape[0], k = (double)a->shape[1], n = (double)b->shape[1];
-  double flops = 2.0 * m * n * k;
-  (void)c;
-  if (tsr__dist_model_gpu()) {
-    /* The GPU node: the modeled time of the multiply at this shape, and with staged panels
-       their host-to-device copies first (both operands: the owner's own panels are charged
-       too, a slight over-estimate). */
-    size_t es = tsr__dtype_size(a->dtype);
-    double t = tsr__dist_model_staging_seconds((m * k + k * n) * (double)es) +
-               tsr__dist_model_gemm_seconds(m, n, k, es);
-    tsr__model_seconds(t);
-  } else if (flops > 0) {
-    smpi_execute_flops(flops);
-  }
+/* C = alpha A B + beta C for complex 2-D arrays on the CPU, element by element (strides in
+   elements, C99 complex arithmetic in double): the local GEMM of complex matrices until the
+   core's tsr_gemm_complex is there. */
+static tsr_status tsr__dist_complex_gemm_host(tsr_complex128 alpha, const tsr_array *a,
+                                              const tsr_array *b, tsr_complex128 beta,
+                                              tsr_array *c) {
+  if (a->dtype != c->dtype || b->dtype != c->dtype || !tsr__dtype_is_complex(c->dtype))
+    return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtypes %s, %s, %s", tsr_dtype_name(a->dtype),
+                          tsr_dtype_name(b->dtype), tsr_dtype_name(c->dtype));
+  if (c->buffer->device.kind != TSR_DEVICE_CPU)
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
+                          "complex GEMM of device arrays is not available yet");
+  const int64_t m = c->shape[0], n = c->shape[1], k = a->shape[1];
+  const bool f = c->dtype == TSR_C64;
+  const double _Complex al = alpha.re + alpha.im * I, be = beta.re + beta.im * I;
+  const char *pa = tsr__array_ptr(a), *pb = tsr__array_ptr(b);
+  char *pc = tsr__array_ptr(c);
+  const size_t es = tsr__dtype_size(c->dtype);
+#define TSR__CX(p, off)                                                                            \
+  (f ? (double _Complex)(*(const float _Complex *)((p) + (size_t)(off)*es))                        \
+     : *(const double _Complex *)((p) + (size_t)(off)*es))
+  for (int64_t j = 0; j < n; j++)
+    for (int64_t i = 0; i < m; i++) {
+      double _Complex sum = 0;
+      for (int64_t l = 0; l < k; l++)
+        sum += TSR__CX(pa, i * a->strides[0] + l * a->strides[1]) *
+               TSR__CX(pb, l * b->strides[0] + j * b->strides[1]);
+      const int64_t off = i * c->strides[0] + j * c->strides[1];
+      double _Complex r = al * sum;
+      if (beta.re != 0.0 || beta.im != 0.0) r += be * TSR__CX(pc, off);
+      if (f)
+        *(float _Complex *)(pc + (size_t)off * es) = (float _Complex)r;
+      else
+        *(double _Complex *)(pc + (size_t)off * es) = r;
+    }
+#undef TSR__CX
   return TSR_OK;
-#else
-  return tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, a, b, beta, c, path);
+}
+
+tsr_status tsr__dist_local_gemm(tsr_complex128 alpha, const tsr_array *a, const tsr_array *b,
+                                tsr_complex128 beta, tsr_array *c, tsr_gemm_path path) {
+  const bool cx = tsr__dtype_is_complex(c->dtype);
+#ifdef TSR_SMPI_MODEL
+  /* Row-major views m x k and k x n (the callers' local blocks are column-major views with
+     strides (1, ld), shapes as in the product). k = 0 (beta C) is computed. */
+  double m = (double)a->shape[0], k = (double)a->shape[1], n = (double)b->shape[1];
+  if (k > 0) {
+    double flops = (cx ? 8.0 : 2.0) * m * n * k;
+    if (tsr__dist_model_gpu()) {
+      /* The GPU node: the modeled time of the multiply at this shape, and with staged panels
+         their host-to-device copies first (both operands: the owner's own panels are charged
+         too, a slight over-estimate); a complex one as four real ones. */
+      size_t es = tsr__dtype_size(a->dtype);
+      double t = tsr__dist_model_staging_seconds((m * k + k * n) * (double)es) +
+                 (cx ? 4.0 : 1.0) * tsr__dist_model_gemm_seconds(m, n, k, cx ? es / 2 : es);
+      tsr__model_seconds(t);
+    } else if (flops > 0) {
+      smpi_execute_flops(flops);
+    }
+    return TSR_OK;
+  }
 #endif
+  if (!cx) return tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha.re, a, b, beta.re, c, path);
+  (void)path;
+  return tsr__dist_complex_gemm_host(alpha, a, b, beta, c);
 }
 
 void tsr__dist_model_copy(double bytes) {

@@ -528,8 +528,8 @@ static void tsr__summa_model_gemm(tsr__summa *s, int64_t st_i, int sl) {
 /* Multiplies step `st_i` (slot sl, broadcasts complete): C += alpha * Apanel * Bpanel, or
    C = alpha * Apanel * Bpanel + beta * C for the first step. `pending` are the broadcasts in
    flight, tested between column chunks (CPU) to progress them. */
-static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, double alpha,
-                                      double beta, tsr_gemm_path path,
+static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, tsr_complex128 alpha,
+                                      tsr_complex128 beta, tsr_gemm_path path,
                                       const tsr__summa_pending *pending) {
   const tsr_grid *g = s->g;
   struct tsr__summa_plan *p = s->plan;
@@ -568,7 +568,8 @@ static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, doubl
   const bool progress = !s->gpu && pending && pending->n > 0;
   if (progress && mloc > 0 && w > 0 && isfinite(s->chunk_flops)) {
     /* At least s->chunk_flops a chunk, in multiples of 256 columns. */
-    const double want = s->chunk_flops / (2.0 * (double)mloc * (double)w);
+    const double fma = tsr__dtype_is_complex(s->c->dtype) ? 8.0 : 2.0; /* flops a multiply-add */
+    const double want = s->chunk_flops / (fma * (double)mloc * (double)w);
     if (want < (double)chunk) {
       const int64_t c = ((int64_t)ceil(want) + 255) / 256 * 256;
       chunk = c < 256 ? 256 : c < chunk ? c : chunk;
@@ -605,8 +606,9 @@ static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, doubl
   return tsr__dev_event_record(dev, slot->ev_gemm, NULL);
 }
 
-/* k = 0: C = beta * C, through tsr_gemm with empty operands. */
-static tsr_status tsr__summa_scale_c(tsr__summa *s, double alpha, double beta, tsr_gemm_path path) {
+/* k = 0: C = beta * C, through the local GEMM with empty operands. */
+static tsr_status tsr__summa_scale_c(tsr__summa *s, tsr_complex128 alpha, tsr_complex128 beta,
+                                     tsr_gemm_path path) {
   const int64_t mloc = s->c->mloc, nloc = s->c->nloc;
   tsr_status st = TSR_OK;
   tsr_array *av = NULL, *bv = NULL, *cv = NULL;
@@ -614,7 +616,7 @@ static tsr_status tsr__summa_scale_c(tsr__summa *s, double alpha, double beta, t
   st = tsr__array_new_view(s->a->storage, 2, ashape, astr, 0, &av);
   if (st == TSR_OK) st = tsr__array_new_view(s->b->storage, 2, bshape, bstr, 0, &bv);
   if (st == TSR_OK) st = tsr_dmatrix_local(s->c, &cv);
-  if (st == TSR_OK) st = tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, av, bv, beta, cv, path);
+  if (st == TSR_OK) st = tsr__dist_local_gemm(alpha, av, bv, beta, cv, path);
   tsr_array_release(av);
   tsr_array_release(bv);
   tsr_array_release(cv);
@@ -673,8 +675,9 @@ static tsr_status tsr__summa_reset(tsr__summa *s) {
 
 /* The steps with look-ahead; every rank makes every broadcast, even after a local failure (it
    then only skips its multiplies), so no rank waits forever. Returns the first local failure. */
-static tsr_status tsr__summa_steps_run(tsr__summa *s, double alpha, double beta, tsr_gemm_path path,
-                                       const tsr_dist_gemm_options *opt, tsr_status st) {
+static tsr_status tsr__summa_steps_run(tsr__summa *s, tsr_complex128 alpha, tsr_complex128 beta,
+                                       tsr_gemm_path path, const tsr_dist_gemm_options *opt,
+                                       tsr_status st) {
   /* Look-ahead (see the top): step 0 is posted alone (the first panel, which nothing hides,
      does not share the links with the next ones), steps 1 .. L once it arrived, then step
      kk + L into slot (kk + L) % (L + 1), the slot of step kk - 1: before step kk's multiply on
@@ -704,7 +707,8 @@ static tsr_status tsr__summa_steps_run(tsr__summa *s, double alpha, double beta,
     }
     others = tsr__summa_inflight(s, sl);
     if (st == TSR_OK)
-      st = tsr__summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : 1.0, path, &others);
+      st = tsr__summa_multiply(s, kk, sl, alpha, kk == 0 ? beta : tsr__dist_real(1.0), path,
+                               &others);
     s->stats->compute_seconds += MPI_Wtime() - t1;
     if (opt && opt->progress) { /* on a GPU: the GEMM is queued */
       TSR_API_SUSPEND(); /* the user's function: its Tessera calls are named after themselves */
@@ -745,8 +749,8 @@ static tsr_status tsr__summa_finish(tsr__summa *s) {
   return st;
 }
 
-static tsr_status tsr__summa_run(tsr__summa *s, double alpha, double beta, tsr_gemm_path path,
-                                 const tsr_dist_gemm_options *opt) {
+static tsr_status tsr__summa_run(tsr__summa *s, tsr_complex128 alpha, tsr_complex128 beta,
+                                 tsr_gemm_path path, const tsr_dist_gemm_options *opt) {
   if (s->steps == 0) return tsr__summa_scale_c(s, alpha, beta, path);
   TSR_CALL(tsr__summa_prepare(s));
   /* From here every rank makes every broadcast; the outcome is agreed at the end. */
@@ -776,9 +780,9 @@ static int64_t tsr__summa_group(const tsr__summa *s, const tsr_dist_gemm_options
   return group;
 }
 
-tsr_status tsr__dist_summa(double alpha, const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
-                           tsr_dmatrix *c, const tsr_dist_gemm_options *options,
-                           tsr_dist_stats *stats) {
+tsr_status tsr__dist_summa(tsr_complex128 alpha, const tsr_dmatrix *a, const tsr_dmatrix *b,
+                           tsr_complex128 beta, tsr_dmatrix *c,
+                           const tsr_dist_gemm_options *options, tsr_dist_stats *stats) {
   uint64_t count0[TSR__COUNT_N];
   tsr__counters_read(count0);
   memset(stats, 0, sizeof *stats);

@@ -4,6 +4,7 @@
  * against alpha op(A) (op(B) x) + beta C0 x with a random x, in float64, O(n^2) work and O(n)
  * communication, the matrices read where they live (tsr__dev_matvec_f64).
  */
+#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -144,12 +145,12 @@ static tsr_status tsr__verify_products(tsr_trans transa, tsr_trans transb, doubl
   for (int64_t i = 0; i < k; i++)
     v->ones[i] = 1.0;
   tsr_status st = tsr__dist_matvec(c, false, v->x, NULL, v->y, NULL);
-  if (st == TSR_OK) st = tsr__dist_matvec(b, transb == TSR_TRANS, v->x, v->xa, v->z, v->za);
-  if (st == TSR_OK) st = tsr__dist_matvec(a, transa == TSR_TRANS, v->z, v->za, v->w, v->s);
+  if (st == TSR_OK) st = tsr__dist_matvec(b, transb != TSR_NO_TRANS, v->x, v->xa, v->z, v->za);
+  if (st == TSR_OK) st = tsr__dist_matvec(a, transa != TSR_NO_TRANS, v->z, v->za, v->w, v->s);
   /* The magnitude bound t = |alpha| |op(A)| (|op(B)| 1) (+ |beta| |C0| 1): where it reaches
      the dtype's overflow threshold, Inf/NaN in C may be the correct IEEE result. */
-  if (st == TSR_OK) st = tsr__dist_matvec(b, transb == TSR_TRANS, v->ones, v->ones, v->u, v->ua);
-  if (st == TSR_OK) st = tsr__dist_matvec(a, transa == TSR_TRANS, v->ua, v->ua, v->u, v->t);
+  if (st == TSR_OK) st = tsr__dist_matvec(b, transb != TSR_NO_TRANS, v->ones, v->ones, v->u, v->ua);
+  if (st == TSR_OK) st = tsr__dist_matvec(a, transa != TSR_NO_TRANS, v->ua, v->ua, v->u, v->t);
   for (int64_t i = 0; st == TSR_OK && i < m; i++) {
     v->w[i] *= alpha;
     v->s[i] *= fabs(alpha);
@@ -199,12 +200,230 @@ static void tsr__verify_judge(tsr_dtype dtype, int64_t m, int64_t n, int64_t k, 
                                                   : TSR_VERIFY_PASSED;
 }
 
+/* ---------------------------------------------------------------- complex matrices ---- */
+
+/*
+ * The complex check: y1 = op(M) x1 (complex) and y2 = |op(M)| x2 (moduli, when x2 is not NULL),
+ * op(M) = M, M^T or M^H (conj), x replicated (length cols of op(M)), y replicated, in float64
+ * complex from the local block read on the host (staged for a GPU), summed over the ranks with
+ * one MPI_Allreduce; *nonfinite (when not NULL) counts the NaN/Inf elements of M over all ranks.
+ * Collective; agreed.
+ */
+static tsr_status tsr__dist_matvec_cx(const tsr_dmatrix *mat, tsr_trans t,
+                                      const double _Complex *x1, const double *x2,
+                                      double _Complex *y1, double *y2, int64_t *nonfinite) {
+  const tsr_grid *g = mat->grid;
+  const bool trans = t != TSR_NO_TRANS, cj = t == TSR_CONJ_TRANS;
+  const int64_t rows = trans ? mat->n : mat->m;
+  const size_t len = (size_t)(rows > 0 ? rows : 1) * 3 + 1; /* y1 (re, im), y2, nonfinite */
+  double *part = calloc(len, sizeof *part), *sum = malloc(len * sizeof *sum);
+  void *host = NULL;
+  bool staged = false;
+  tsr_status st =
+      part && sum ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "matvec vectors");
+  if (st == TSR_OK) st = tsr__dm_host_get(mat, true, &host, &staged);
+  const bool f = mat->dtype == TSR_C64;
+  int64_t bad = 0;
+  for (int64_t lj = 0; st == TSR_OK && lj < mat->nloc; lj++) {
+    const int64_t j = tsr__bc_l2g(lj, mat->nb, g->mycol, g->npcol);
+    for (int64_t li = 0; li < mat->mloc; li++) {
+      const int64_t i = tsr__bc_l2g(li, mat->mb, g->myrow, g->nprow);
+      const size_t e = (size_t)(li + lj * mat->lld);
+      double _Complex z = f ? (double _Complex)((const float _Complex *)host)[e]
+                            : ((const double _Complex *)host)[e];
+      if (!isfinite(creal(z)) || !isfinite(cimag(z))) bad++;
+      if (cj) z = conj(z);
+      const int64_t r = trans ? j : i, col = trans ? i : j; /* op(M)(r, col) = z */
+      if (x1) {
+        const double _Complex p = z * x1[col];
+        part[2 * r] += creal(p);
+        part[2 * r + 1] += cimag(p);
+      }
+      if (x2) part[2 * rows + r] += cabs(z) * x2[col];
+    }
+  }
+  part[3 * rows] = (double)bad;
+  if (host) {
+    tsr_status s2 = tsr__dm_host_done(mat, host, staged, false);
+    if (st == TSR_OK) st = s2;
+  }
+  st = tsr__dist_agree(g->comm, st);
+  if (st == TSR_OK) {
+    int rc = MPI_Allreduce(part, sum, (int)(3 * rows + 1), MPI_DOUBLE, MPI_SUM, g->comm);
+    if (rc != MPI_SUCCESS) st = tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce");
+    for (int64_t r = 0; st == TSR_OK && r < rows; r++) {
+      if (y1) y1[r] = sum[2 * r] + sum[2 * r + 1] * I;
+      if (y2) y2[r] = sum[2 * rows + r];
+    }
+    if (st == TSR_OK && nonfinite) *nonfinite = (int64_t)sum[3 * rows];
+    st = tsr__dist_agree(g->comm, st);
+  }
+  free(part);
+  free(sum);
+  return st;
+}
+
+/* The complex check's vectors (each of max(m, n, k) + 1 elements): x the complex random
+   vector and xa = |x|, ones; y = C x; w = alpha op(A) op(B) x + beta C0 x, s its modulus bound,
+   t the bound of |alpha| |op(A)| |op(B)| 1 + |beta| |C0| 1; z, u, za, ua intermediates. */
+typedef struct tsr__verify_cx {
+  double _Complex *x, *y, *w, *z, *u;
+  double *xa, *ones, *s, *t, *za, *ua;
+} tsr__verify_cx;
+
+static void tsr__verify_cx_free(tsr__verify_cx *v) {
+  free(v->x), free(v->y), free(v->w), free(v->z), free(v->u);
+  free(v->xa), free(v->ones), free(v->s), free(v->t), free(v->za), free(v->ua);
+}
+
+static tsr_status tsr__verify_cx_alloc(tsr__verify_cx *v, size_t len) {
+  memset(v, 0, sizeof *v);
+  v->x = malloc(len * sizeof *v->x), v->y = malloc(len * sizeof *v->y);
+  v->w = malloc(len * sizeof *v->w), v->z = malloc(len * sizeof *v->z);
+  v->u = malloc(len * sizeof *v->u);
+  v->xa = malloc(len * sizeof *v->xa), v->ones = malloc(len * sizeof *v->ones);
+  v->s = malloc(len * sizeof *v->s), v->t = malloc(len * sizeof *v->t);
+  v->za = malloc(len * sizeof *v->za), v->ua = malloc(len * sizeof *v->ua);
+  if (v->x && v->y && v->w && v->z && v->u && v->xa && v->ones && v->s && v->t && v->za && v->ua) {
+    for (size_t i = 0; i < len; i++)
+      v->ones[i] = 1.0;
+    return TSR_OK;
+  }
+  return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "vectors of %zu elements", len);
+}
+
+/* Fills y, w, s and t of the complex check. Collective; agreed. */
+static tsr_status tsr__verify_cx_products(tsr_trans ta, tsr_trans tb, tsr_complex128 alpha,
+                                          const tsr_dmatrix *a, const tsr_dmatrix *b,
+                                          tsr_complex128 beta, const tsr_dmatrix *c0,
+                                          const tsr_dmatrix *c, uint64_t seed, tsr__verify_cx *v) {
+  const int64_t m = c->m, n = c->n;
+  const double _Complex al = alpha.re + alpha.im * I, be = beta.re + beta.im * I;
+  for (int64_t j = 0; j < n; j++) {
+    v->x[j] = tsr__philox_f64(seed, 2 * (uint64_t)j, TSR__PHILOX_UNIFORM, -1.0, 1.0) +
+              tsr__philox_f64(seed, 2 * (uint64_t)j + 1, TSR__PHILOX_UNIFORM, -1.0, 1.0) * I;
+    v->xa[j] = cabs(v->x[j]);
+  }
+  tsr_status st = tsr__dist_matvec_cx(c, TSR_NO_TRANS, v->x, NULL, v->y, NULL, NULL);
+  if (st == TSR_OK) st = tsr__dist_matvec_cx(b, tb, v->x, v->xa, v->z, v->za, NULL);
+  if (st == TSR_OK) st = tsr__dist_matvec_cx(a, ta, v->z, v->za, v->w, v->s, NULL);
+  if (st == TSR_OK) st = tsr__dist_matvec_cx(b, tb, NULL, v->ones, NULL, v->ua, NULL);
+  if (st == TSR_OK) st = tsr__dist_matvec_cx(a, ta, NULL, v->ua, NULL, v->t, NULL);
+  for (int64_t i = 0; st == TSR_OK && i < m; i++) {
+    v->w[i] *= al;
+    v->s[i] *= cabs(al);
+    v->t[i] *= cabs(al);
+  }
+  if (st == TSR_OK && c0) {
+    st = tsr__dist_matvec_cx(c0, TSR_NO_TRANS, v->x, v->xa, v->u, v->ua, NULL);
+    for (int64_t i = 0; st == TSR_OK && i < m; i++) {
+      v->w[i] += be * v->u[i];
+      v->s[i] += cabs(be) * v->ua[i];
+    }
+    if (st == TSR_OK) st = tsr__dist_matvec_cx(c0, TSR_NO_TRANS, NULL, v->ones, NULL, v->ua, NULL);
+    for (int64_t i = 0; st == TSR_OK && i < m; i++)
+      v->t[i] += cabs(be) * v->ua[i];
+  }
+  return st;
+}
+
+/* The verdict of the complex check, as tsr__verify_judge with moduli. Local. */
+static void tsr__verify_cx_judge(tsr_dtype dtype, int64_t m, int64_t n, int64_t k, double alpha_abs,
+                                 const tsr__verify_cx *v, tsr_dist_verify_result *result) {
+  const bool f = dtype == TSR_C64;
+  double big = (f ? (double)FLT_MAX : DBL_MAX) / (1.0 + result->tolerance);
+  double worst = 0.0;
+  bool failed = false;
+  double under =
+      tsr__verify_underflow_allowance(f ? TSR_F32 : TSR_F64, n, 2 * k, alpha_abs, v->xa) /
+      result->tolerance;
+  for (int64_t i = 0; i < m; i++) {
+    if (!(v->t[i] < big)) {
+      result->rows_unverified++;
+      continue;
+    }
+    result->rows_checked++;
+    double diff = cabs(v->y[i] - v->w[i]);
+    double r = v->s[i] + under > 0.0 ? diff / (v->s[i] + under) : diff;
+    if (!isfinite(r)) {
+      failed = true;
+      worst = INFINITY;
+      continue;
+    }
+    if (r > worst) worst = r;
+  }
+  result->residual = worst;
+  failed = failed || worst > result->tolerance;
+  result->verdict = failed                        ? TSR_VERIFY_FAILED
+                    : result->rows_unverified > 0 ? TSR_VERIFY_PARTIAL
+                                                  : TSR_VERIFY_PASSED;
+}
+
+/* Freivalds' check of complex matrices (checked and agreed by the caller). Collective. */
+static tsr_status tsr__verify_complex(tsr_trans ta, tsr_trans tb, tsr_complex128 alpha,
+                                      const tsr_dmatrix *a, const tsr_dmatrix *b,
+                                      tsr_complex128 beta, const tsr_dmatrix *c0,
+                                      const tsr_dmatrix *c, uint64_t seed,
+                                      tsr_dist_verify_result *result) {
+  const int64_t m = c->m, n = c->n, k = ta != TSR_NO_TRANS ? a->m : a->n;
+  const int64_t mx = (m > n ? m : n) > k ? (m > n ? m : n) : k;
+  tsr__verify_cx v;
+  tsr_status st = tsr__verify_cx_alloc(&v, (size_t)mx + 1);
+  st = tsr__dist_agree(c->grid->comm, st);
+  memset(result, 0, sizeof *result);
+  const double eps = c->dtype == TSR_C64 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  /* A complex multiply-add is two real ones per part; moduli add a factor sqrt(2). */
+  result->tolerance = sqrt(2.0) * ((double)(2 * k + 3) * eps +
+                                   2.0 * (double)(2 * k + 2 * n + 6) * (DBL_EPSILON / 2));
+  int64_t bad_a = 0, bad_b = 0, bad_c0 = 0;
+  if (st == TSR_OK) st = tsr__dist_matvec_cx(a, TSR_NO_TRANS, NULL, NULL, NULL, NULL, &bad_a);
+  if (st == TSR_OK) st = tsr__dist_matvec_cx(b, TSR_NO_TRANS, NULL, NULL, NULL, NULL, &bad_b);
+  if (st == TSR_OK && c0)
+    st = tsr__dist_matvec_cx(c0, TSR_NO_TRANS, NULL, NULL, NULL, NULL, &bad_c0);
+  result->nonfinite_inputs = bad_a + bad_b + bad_c0;
+  if (st == TSR_OK && result->nonfinite_inputs > 0) {
+    result->verdict = TSR_VERIFY_UNVERIFIED;
+    result->rows_unverified = m;
+  } else if (st == TSR_OK) {
+    st = tsr__verify_cx_products(ta, tb, alpha, a, b, beta, c0, c, seed, &v);
+    if (st == TSR_OK)
+      tsr__verify_cx_judge(c->dtype, m, n, k, hypot(alpha.re, alpha.im), &v, result);
+  }
+  tsr__verify_cx_free(&v);
+  return st;
+}
+
+static tsr_status tsr__verify_run(tsr_trans transa, tsr_trans transb, tsr_complex128 alpha_z,
+                                  const tsr_dmatrix *a, const tsr_dmatrix *b, tsr_complex128 beta_z,
+                                  const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
+                                  tsr_dist_verify_result *result);
+
 tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha,
                                 const tsr_dmatrix *a, const tsr_dmatrix *b, double beta,
                                 const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
                                 tsr_dist_verify_result *result) {
   TSR_API_ENTRY();
-  bool use_c0 = beta != 0.0;
+  const tsr_complex128 al = {alpha, 0.0}, be = {beta, 0.0};
+  return tsr__verify_run(transa, transb, al, a, b, be, c0, c, seed, result);
+}
+
+tsr_status tsr_dist_gemm_verify_complex(tsr_trans transa, tsr_trans transb, tsr_complex128 alpha,
+                                        const tsr_dmatrix *a, const tsr_dmatrix *b,
+                                        tsr_complex128 beta, const tsr_dmatrix *c0,
+                                        const tsr_dmatrix *c, uint64_t seed,
+                                        tsr_dist_verify_result *result) {
+  TSR_API_ENTRY();
+  return tsr__verify_run(transa, transb, alpha, a, b, beta, c0, c, seed, result);
+}
+
+/* The checks, then the real check (tsr__verify_products) or the complex one
+   (tsr__verify_complex). Collective. */
+static tsr_status tsr__verify_run(tsr_trans transa, tsr_trans transb, tsr_complex128 alpha_z,
+                                  const tsr_dmatrix *a, const tsr_dmatrix *b, tsr_complex128 beta_z,
+                                  const tsr_dmatrix *c0, const tsr_dmatrix *c, uint64_t seed,
+                                  tsr_dist_verify_result *result) {
+  const double alpha = alpha_z.re, beta = beta_z.re;
+  bool use_c0 = beta_z.re != 0.0 || beta_z.im != 0.0;
   if (!a || !b || !c || !result || (use_c0 && !c0))
     return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL",
                           !a        ? "A"
@@ -219,6 +438,11 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
         tsr__set_error(TSR_ERR_SHAPE, __func__, "C0 (%lldx%lld %s) does not match C (%lldx%lld %s)",
                        (long long)c0->m, (long long)c0->n, tsr_dtype_name(c0->dtype),
                        (long long)c->m, (long long)c->n, tsr_dtype_name(c->dtype));
+  const bool cx = st == TSR_OK && tsr__dtype_is_complex(c->dtype);
+  if (st == TSR_OK && !cx && (alpha_z.im != 0.0 || beta_z.im != 0.0))
+    st = tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                        "alpha = (%g, %g), beta = (%g, %g): a complex scalar for %s matrices",
+                        alpha_z.re, alpha_z.im, beta_z.re, beta_z.im, tsr_dtype_name(c->dtype));
   int64_t m = c->m, n = c->n, k = transa ? a->m : a->n;
   tsr__verify_vectors v;
   memset(&v, 0, sizeof v);
@@ -228,6 +452,12 @@ tsr_status tsr_dist_gemm_verify(tsr_trans transa, tsr_trans transb, double alpha
   memset(result, 0, sizeof *result);
   double eps = c->dtype == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
   result->tolerance = (double)(k + 3) * eps + 2.0 * (double)(k + n + 3) * (DBL_EPSILON / 2);
+  if (cx) { /* the complex check (tolerance, vectors and verdict of its own) */
+    tsr__verify_vectors_free(&v);
+    return st == TSR_OK ? tsr__verify_complex(transa, transb, alpha_z, a, b, beta_z,
+                                              use_c0 ? c0 : NULL, c, seed, result)
+                        : st;
+  }
   int64_t bad_in = 0, bad_b = 0, bad_c0 = 0;
   if (st == TSR_OK) st = tsr__dist_count_nonfinite(a, &bad_in);
   if (st == TSR_OK) st = tsr__dist_count_nonfinite(b, &bad_b);
