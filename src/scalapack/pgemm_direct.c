@@ -68,7 +68,18 @@ typedef struct tsr__pd_strip {
   const char *part;
   int64_t part_ld;
   bool part_rows;
+  int64_t *cpre;            /* GATHERED: per process along gl, the t of the processes before it */
+  struct tsr__pd_run *runs; /* this process's t of C as runs of the panel, made once a call */
+  int64_t nruns;            /* -1 until made */
 } tsr__pd_strip;
+
+/* A run of this process's t of C that lies contiguous in the gathered panel: rows
+   [row, row + len) of the block of owner r (base: the t of the owners before it, so that the
+   block starts at base * kb; ld its leading dimension), at row q of the stack. */
+typedef struct tsr__pd_run {
+  int64_t base, ld, row, q, len;
+  int r;
+} tsr__pd_run;
 
 /* Whether every process holds all of d (replicated, or a single process along it). */
 static bool tsr__pd_whole(const tsr__bc_dim *d) {
@@ -91,6 +102,13 @@ static int64_t tsr__pd_min3(int64_t a, int64_t b, int64_t c) {
 
 /* Whether indices [0, len) have the same owner in a and b (both distributed). */
 static bool tsr__pd_same_owners(const tsr__bc_dim *a, const tsr__bc_dim *b, int64_t len) {
+  if (len == 0) return true;
+  if (tsr__bc_owner(a, 0) != tsr__bc_owner(b, 0)) return false;
+  /* The same blocks from the same boundary on the same number of processes: alike all along
+     (each block's owner is the next one's predecessor in both). */
+  int64_t na = tsr__bc_next(a, 0), nb = tsr__bc_next(b, 0);
+  if (na >= len && nb >= len) return true;
+  if (na == nb && a->b == b->b && a->nprocs == b->nprocs) return true;
   for (int64_t t = 0; t < len;) {
     if (tsr__bc_owner(a, t) != tsr__bc_owner(b, t)) return false;
     t = tsr__pd_min3(len, tsr__bc_next(a, t), tsr__bc_next(b, t));
@@ -98,18 +116,33 @@ static bool tsr__pd_same_owners(const tsr__bc_dim *a, const tsr__bc_dim *b, int6
   return true;
 }
 
-/* How many of [0, len) process p holds along d (all when d is whole), and the first. */
+static int64_t tsr__pd_block(const tsr__bc_dim *d, int64_t g) {
+  return g < d->ib ? 0 : 1 + (g - d->ib) / d->b;
+}
+
+/* How many global indices below G process p holds along d (distributed): the local index
+   of the next one it holds, numroc's count with a first block of ib. */
+static int64_t tsr__pd_upto(const tsr__bc_dim *d, int p, int64_t G) {
+  int64_t np = d->nprocs, dd = ((int64_t)p - d->src + np) % np;
+  if (G <= d->ib) return dd == 0 ? G : 0;
+  int64_t rest = G - d->ib, full = rest / d->b, extra = rest % d->b;
+  /* Whole blocks 1..full; p holds those with index = dd (mod np); block 0 when dd = 0. */
+  int64_t cnt = dd == 0 ? full / np : (full >= dd ? (full - dd) / np + 1 : 0);
+  int64_t r = (dd == 0 ? d->ib : 0) + cnt * d->b;
+  if (extra > 0 && (full + 1) % np == dd) r += extra;
+  return r;
+}
+
+/* How many of [0, len) process p holds along d (all when d is whole), and the first (in
+   closed form: no walk over the blocks). */
 static int64_t tsr__pd_count(const tsr__bc_dim *d, int64_t len, int p, int64_t *first) {
   *first = 0;
   if (tsr__pd_whole(d)) return len;
-  int64_t c = 0;
-  for (int64_t t = 0; t < len;) {
-    int64_t e = tsr__pd_min3(len, tsr__bc_next(d, t), INT64_MAX);
-    if (tsr__bc_owner(d, t) == p) {
-      if (c == 0) *first = t;
-      c += e - t;
-    }
-    t = e;
+  int64_t c = tsr__pd_upto(d, p, d->off + len) - tsr__pd_upto(d, p, d->off);
+  if (c > 0) {
+    int64_t np = d->nprocs, b0 = tsr__pd_block(d, d->off);
+    int64_t o0 = (d->src + b0) % np, dist = ((int64_t)p - o0 + np) % np;
+    *first = dist == 0 ? 0 : d->ib + (b0 + dist - 1) * d->b - d->off;
   }
   return c;
 }
@@ -132,9 +165,20 @@ static void tsr__pd_copy(char *dst, int64_t ldd, const char *src, int64_t st, in
       memcpy(dst + (size_t)(kk * ldd) * es, src + (size_t)(kk * sk) * es, (size_t)rows * es);
     return;
   }
-  for (int64_t i = 0; i < rows; i++)
-    for (int64_t kk = 0; kk < kb; kk++)
-      memcpy(dst + (size_t)(i + kk * ldd) * es, src + (size_t)(i * st + kk * sk) * es, es);
+  /* A transposed operand: element by element, each a fixed-size move (no call). */
+  for (int64_t kk = 0; kk < kb; kk++) {
+    char *d = dst + (size_t)(kk * ldd) * es;
+    const char *s = src + (size_t)(kk * sk) * es;
+    if (es == 8)
+      for (int64_t i = 0; i < rows; i++)
+        memcpy(d + 8 * (size_t)i, s + (size_t)(i * st) * 8, 8);
+    else if (es == 4)
+      for (int64_t i = 0; i < rows; i++)
+        memcpy(d + 4 * (size_t)i, s + (size_t)(i * st) * 4, 4);
+    else
+      for (int64_t i = 0; i < rows; i++)
+        memcpy(d + 16 * (size_t)i, s + (size_t)(i * st) * 16, 16);
+  }
 }
 
 /* ---------------------------------------------------------------- the grid ------------ */
@@ -160,7 +204,7 @@ static int tsr__pd_size(const tsr_grid *g, int dim) {
 /* The strip of operand x for C's dimension dt (over grid dimension gt); `t_rows`: t runs down
    x's local rows. */
 static tsr__pd_strip tsr__pd_strip_of(const tsr__bc_matrix *x, bool t_rows, const tsr__bc_dim *dt,
-                                      int gt, int64_t len, const tsr_grid *g) {
+                                      int gt, int64_t len, int mode, const tsr_grid *g) {
   tsr__pd_strip s;
   memset(&s, 0, sizeof s);
   s.dl = t_rows ? x->row : x->col;
@@ -173,7 +217,8 @@ static tsr__pd_strip tsr__pd_strip_of(const tsr__bc_matrix *x, bool t_rows, cons
   s.dt = *dt;
   s.gt = gt;
   s.len = len;
-  s.mode = tsr__pd_mode(&s.dl, s.gl, dt, gt, len);
+  s.mode = mode >= 0 ? mode : tsr__pd_mode(&s.dl, s.gl, dt, gt, len);
+  s.nruns = -1;
   int64_t f;
   s.mine = tsr__pd_count(&s.dt, len, tsr__pd_coord(g, gt), &f);
   s.rows = tsr__pd_count(&s.dl, len, tsr__pd_coord(g, s.gl), &f);
@@ -217,45 +262,103 @@ static void tsr__pd_k_order(tsr__pd_strip *s, int npk, int mek, int64_t k0, int6
   }
 }
 
-/* An MPI_Allgatherv in place of pieces of piece[r] elements (r along the communicator). */
+/* An MPI_Allgatherv in place of pieces of piece[r] elements (r along the communicator), a
+   broadcast when one piece is all. */
 static tsr_status tsr__pd_allgather(const tsr__pd_strip *s, const tsr__pd_ctx *c, char *buf,
                                     const int64_t *piece, int np, int me, MPI_Comm comm) {
   int64_t off = 0;
+  int holders = 0, root = 0;
   for (int r = 0; r < np; r++) {
     s->counts[r] = (int)((size_t)piece[r] * c->es);
     s->displs[r] = (int)((size_t)off * c->es);
     off += piece[r];
+    if (piece[r] > 0) holders++, root = r;
   }
-  int rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, buf, s->counts, s->displs, MPI_BYTE, comm);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allgatherv");
+  if (holders == 0) return TSR_OK; /* nothing to move (alike on every process) */
+  /* One process holds all of it (a panel inside one block): a broadcast, whose root does not
+     wait for the others (the pieces are alike on every process, so all choose the same). */
+  int rc = holders == 1 ? MPI_Bcast(buf + s->displs[root], s->counts[root], MPI_BYTE, root, comm)
+                        : MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, buf, s->counts, s->displs,
+                                         MPI_BYTE, comm);
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, holders == 1 ? "MPI_Bcast" : "MPI_Allgatherv");
   *c->received += (uint64_t)(off - piece[me]) * c->es;
   *c->sent += (uint64_t)(np - 1) * (uint64_t)piece[me] * c->es;
   return TSR_OK;
 }
 
-/* This process's part of the panel (its t of C, k in order) from the gathered panel. */
-static void tsr__pd_take_part(const tsr__pd_strip *s, int my_t, int64_t kb, size_t es) {
-  int64_t q = 0;
-  bool gathered = s->mode == TSR__PD_GATHERED, lw = tsr__pd_whole(&s->dl);
-  for (int64_t t = 0; t < s->len;) {
-    int64_t e = tsr__pd_min3(s->len, tsr__pd_next(&s->dt, t), tsr__pd_next(&s->dl, t));
-    int o = tsr__pd_owner(&s->dt, t);
-    if (o < 0 || o == my_t) {
-      int64_t base = 0, ld = s->rows, row = lw ? t : tsr__bc_local(&s->dl, t) - s->first;
-      if (gathered) {
-        int r = tsr__bc_owner(&s->dl, t);
-        for (int x = 0; x < r; x++)
-          base += s->cnt[x] * kb;
-        ld = s->cnt[r];
-        row = tsr__bc_local(&s->dl, t) - s->lfirst[r];
-      }
-      for (int64_t kk = 0; kk < kb; kk++)
-        memcpy(s->stack + (size_t)(q + kk * s->mine) * es,
-               s->panel + (size_t)(base + row + (int64_t)s->kpos[kk] * ld) * es,
-               (size_t)(e - t) * es);
-      q += e - t;
+/* n bytes (a multiple of 4) from src to dst: short runs (small blocks) without a call. */
+static inline void tsr__pd_move(char *dst, const char *src, size_t n) {
+  if (n > 64) {
+    memcpy(dst, src, n);
+    return;
+  }
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, src + i, 8);
+    memcpy(dst + i, &x, 8);
+  }
+  if (i < n) {
+    uint32_t x;
+    memcpy(&x, src + i, 4);
+    memcpy(dst + i, &x, 4);
+  }
+}
+
+/* Appends piece [t, e) of this process's t of C (inside one block of dl) to the runs,
+   merged with the previous run when it continues it in the panel. */
+static void tsr__pd_add_run(tsr__pd_strip *s, int64_t t, int64_t e, int64_t *q) {
+  tsr__pd_run u = {0, s->rows, 0, *q, e - t, -1};
+  if (s->mode == TSR__PD_GATHERED) {
+    u.r = tsr__bc_owner(&s->dl, t);
+    u.base = s->cpre[u.r];
+    u.ld = s->cnt[u.r];
+    u.row = tsr__bc_local(&s->dl, t) - s->lfirst[u.r];
+  } else {
+    u.row = tsr__pd_whole(&s->dl) ? t : tsr__bc_local(&s->dl, t) - s->first;
+  }
+  *q += e - t;
+  if (s->nruns > 0) {
+    tsr__pd_run *v = &s->runs[s->nruns - 1];
+    if (v->r == u.r && v->row + v->len == u.row) {
+      v->len += u.len;
+      return;
     }
-    t = e;
+  }
+  s->runs[s->nruns++] = u;
+}
+
+/* The runs of this process's t of C (owner my_t along dt), once a call: its blocks of dt
+   (every P-th from the first), each cut at dl's block boundaries. */
+static void tsr__pd_make_runs(tsr__pd_strip *s, int my_t) {
+  s->nruns = 0;
+  int64_t q = 0, f = 0;
+  bool twhole = tsr__pd_whole(&s->dt);
+  if (!twhole && tsr__pd_count(&s->dt, s->len, my_t, &f) == 0) return;
+  for (int64_t t = twhole ? 0 : f; t < s->len;) {
+    int64_t be = twhole ? s->len : tsr__pd_min3(s->len, tsr__bc_next(&s->dt, t), INT64_MAX);
+    for (int64_t x = t; x < be;) {
+      int64_t e = tsr__pd_min3(be, tsr__pd_next(&s->dl, x), INT64_MAX);
+      tsr__pd_add_run(s, x, e, &q);
+      x = e;
+    }
+    if (twhole || be >= s->len) break;
+    t = be + (int64_t)(s->dt.nprocs - 1) * s->dt.b; /* its next block */
+  }
+}
+
+/* This process's part of the panel (its t of C, k in order) from the gathered panel. */
+static void tsr__pd_take_part(tsr__pd_strip *s, int my_t, int64_t kb, size_t es) {
+  if (s->nruns < 0) tsr__pd_make_runs(s, my_t);
+  for (int64_t i = 0; i < s->nruns; i++) {
+    const tsr__pd_run *u = &s->runs[i];
+    const char *src = s->panel + (size_t)(u->base * kb + u->row) * es;
+    char *dst = s->stack + (size_t)u->q * es;
+    size_t bytes = (size_t)u->len * es;
+    for (int64_t kk = 0; kk < kb; kk++)
+      tsr__pd_move(dst + (size_t)(kk * s->mine) * es,
+                   src + (size_t)((int64_t)s->kpos[kk] * u->ld) * es, bytes);
   }
 }
 
@@ -346,14 +449,15 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
 
 /* Bytes of tables of one strip (int64 and int arrays, aligned), on grid dimensions np. */
 static size_t tsr__pd_table_bytes(int np) {
-  return (size_t)np * (2 + 3 + 1) * sizeof(int64_t) + (size_t)np * 2 * sizeof(int) +
-         (size_t)TSR__PD_KW * sizeof(int) + 128;
+  return (size_t)np * (2 + 3 + 1 + 1) * sizeof(int64_t) + (size_t)np * 2 * sizeof(int) +
+         (size_t)TSR__PD_KW * sizeof(int) + 192;
 }
 
 /* Bytes of workspace a call needs at most (the same on every process). */
 static size_t tsr__pd_workspace_bytes(const tsr__pgemm_call *p, size_t es) {
   int np = p->gp.nprow > p->gp.npcol ? p->gp.nprow : p->gp.npcol;
-  return (size_t)(p->m + p->n) * 2 * TSR__PD_KW * es + 2 * tsr__pd_table_bytes(np) + 64;
+  return (size_t)(p->m + p->n) * (2 * TSR__PD_KW * es + sizeof(tsr__pd_run)) +
+         2 * tsr__pd_table_bytes(np) + 64;
 }
 
 /* Grows ws to `need` bytes on every process alike; agreed (the one collective that PBLAS does
@@ -391,20 +495,22 @@ static char *tsr__pd_tables(tsr__pd_strip *s, const tsr_grid *g, char *w) {
   s->displs = s->counts + np;
   s->kpos = s->displs + np;
   s->cneed = (int64_t *)(void *)tsr__pd_align((char *)(s->kpos + TSR__PD_KW));
-  w = (char *)(s->cneed + np);
+  s->cpre = s->cneed + np;
+  w = (char *)(s->cpre + np);
   if (s->mode == TSR__PD_GATHERED) {
     int npl = tsr__pd_size(g, s->gl);
-    for (int r = 0; r < npl; r++)
-      s->cnt[r] = s->lfirst[r] = 0;
-    for (int64_t t = 0; t < s->len;) {
-      int64_t e = tsr__pd_min3(s->len, tsr__bc_next(&s->dl, t), INT64_MAX);
-      int r = tsr__bc_owner(&s->dl, t);
-      if (s->cnt[r] == 0) s->lfirst[r] = tsr__bc_local(&s->dl, t);
-      s->cnt[r] += e - t;
-      t = e;
+    int64_t before = 0;
+    for (int r = 0; r < npl; r++) {
+      int64_t f;
+      s->cnt[r] = tsr__pd_count(&s->dl, s->len, r, &f);
+      s->lfirst[r] = s->cnt[r] > 0 ? tsr__bc_local(&s->dl, f) : 0;
+      s->cpre[r] = before;
+      before += s->cnt[r];
     }
   }
-  return w;
+  /* The runs (at most one per t of C here) after the tables. */
+  s->runs = (tsr__pd_run *)(void *)tsr__pd_align(w);
+  return (char *)(s->runs + (s->mine > 0 ? s->mine : 0));
 }
 
 /* Lays the workspace out: A's and B's stacks, their panels, the tables. */
@@ -514,8 +620,8 @@ static tsr_status tsr__pd_multiply(const tsr__pgemm_call *p, const tsr__pd_strip
 tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_workspace *ws,
                              uint64_t *sent, uint64_t *received) {
   size_t es = tsr__dtype_size(p->dtype);
-  tsr__pd_strip sa = tsr__pd_strip_of(&p->a, !p->ta, &p->c.row, 0, p->m, g);
-  tsr__pd_strip sb = tsr__pd_strip_of(&p->b, p->tb, &p->c.col, 1, p->n, g);
+  tsr__pd_strip sa = tsr__pd_strip_of(&p->a, !p->ta, &p->c.row, 0, p->m, p->mode[0], g);
+  tsr__pd_strip sb = tsr__pd_strip_of(&p->b, p->tb, &p->c.col, 1, p->n, p->mode[1], g);
   tsr_status st = tsr__pd_reserve(ws, tsr__pd_workspace_bytes(p, es), g->comm);
   if (st != TSR_OK) return st;
   tsr__pd_ctx c = {g, es, sent, received};
@@ -545,8 +651,7 @@ static double tsr__pd_log2(int n) {
 /* What one operand's panels cost on the direct path, per process: elements received and
    collective steps (a gather over a row or column counts log2 of its size). */
 static void tsr__pd_strip_cost(const tsr__pgemm_call *p, const tsr__bc_matrix *x, bool t_rows,
-                               const tsr__bc_dim *dt, int gt, int64_t len, double *words,
-                               double *calls) {
+                               int mode, int64_t len, double *words, double *calls) {
   const tsr__grid_pos *gp = &p->gp;
   tsr__bc_dim dl = t_rows ? x->row : x->col, dk = t_rows ? x->col : x->row;
   int gl = t_rows ? 0 : 1, nl = gl == 0 ? gp->nprow : gp->npcol;
@@ -557,7 +662,7 @@ static void tsr__pd_strip_cost(const tsr__pgemm_call *p, const tsr__bc_matrix *x
     *words += rows * k * (nk - 1) / nk;
     *calls += panels * tsr__pd_log2(nk);
   }
-  if (tsr__pd_mode(&dl, gl, dt, gt, len) == TSR__PD_GATHERED) {
+  if (mode == TSR__PD_GATHERED) {
     *words += (double)len * k * (nl - 1) / nl;
     *calls += panels * tsr__pd_log2(nl);
   }
@@ -595,8 +700,8 @@ static bool tsr__pd_cost_rule(const tsr__pgemm_call *p) {
   double bk = (double)(p->a.col.b < 256 ? p->a.col.b : 256);
   if (std_all && bk >= 128.0 && m * n * k >= 256.0 * 256.0 * 256.0 * procs) return false;
   double dw = 0.0, dc = 0.0;
-  tsr__pd_strip_cost(p, &p->a, !p->ta, &p->c.row, 0, p->m, &dw, &dc);
-  tsr__pd_strip_cost(p, &p->b, p->tb, &p->c.col, 1, p->n, &dw, &dc);
+  tsr__pd_strip_cost(p, &p->a, !p->ta, p->mode[0], p->m, &dw, &dc);
+  tsr__pd_strip_cost(p, &p->b, p->tb, p->mode[1], p->n, &dw, &dc);
   double lg = tsr__pd_log2((int)procs);
   double rw = k * (m / gp->nprow + n / gp->npcol);
   double rc = 12.0 * lg + 2.0 * (k / (std_all ? bk : 256.0) + 1.0) * lg;
@@ -604,8 +709,11 @@ static bool tsr__pd_cost_rule(const tsr__pgemm_call *p) {
   return dw + TSR__PD_ALPHA * dc <= rw + TSR__PD_ALPHA * rc;
 }
 
-bool tsr__pgemm_direct_pays(const tsr__pgemm_call *p, int forced) {
+bool tsr__pgemm_direct_pays(tsr__pgemm_call *p, int forced) {
   size_t es = tsr__dtype_size(p->dtype);
+  /* Step 2 of each operand, from the descriptors (alike on every process), once a call. */
+  p->mode[0] = tsr__pd_mode(p->ta ? &p->a.col : &p->a.row, p->ta ? 1 : 0, &p->c.row, 0, p->m);
+  p->mode[1] = tsr__pd_mode(p->tb ? &p->b.row : &p->b.col, p->tb ? 0 : 1, &p->c.col, 1, p->n);
   int64_t big = p->m > p->n ? p->m : p->n;
   /* Message sizes are ints of bytes: a whole panel must fit. */
   if (forced == 1 || (uint64_t)big * TSR__PD_KW * es > (uint64_t)INT32_MAX) return false;

@@ -680,6 +680,7 @@ static void tsr__pgemm(tsr_dtype dtype, const char *rout, const char *transa, co
   p.c = tsr__sub_layout(&dc, ci, cj, &gp, c);
   p.gp = gp;
   p.ctxt = ctxt;
+  p.mode[0] = p.mode[1] = -1;
   if (p.m == 0 || p.n == 0 || ((alpha == 0.0 || p.k == 0) && beta == 1.0)) {
     tsr__count(TSR__COUNT_SCALAPACK_QUICK, 1);
   } else if (alpha == 0.0 || p.k == 0) {

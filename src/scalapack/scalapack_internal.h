@@ -25,6 +25,7 @@ typedef struct tsr__pgemm_call {
   tsr__bc_matrix a, b, c;
   tsr__grid_pos gp;
   int ctxt;
+  int mode[2]; /* the direct path's step 2 for A and B (pgemm_direct.c), -1 until the rule */
 } tsr__pgemm_call;
 
 /* A buffer kept across calls on one BLACS context (grow-only). */
@@ -40,7 +41,7 @@ typedef struct tsr__pgemm_workspace {
  * communicating. `forced`: 0 auto, 1 never (TSR_SCALAPACK_PATH=redistribute), 2 always
  * (TSR_SCALAPACK_PATH=direct).
  */
-bool tsr__pgemm_direct_pays(const tsr__pgemm_call *p, int forced);
+bool tsr__pgemm_direct_pays(tsr__pgemm_call *p, int forced);
 
 /*
  * sub(C) = alpha op(sub(A)) op(sub(B)) + beta sub(C) on the caller's layouts, on grid g (the
