@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# The CPU GEMM by BLIS's rooms (tests/gemm/: test_gemm_frame, test_gemm_kernels,
+# The CPU GEMM by BLIS's rooms (tests/gemm/: test_gemm_frame, test_gemm_kernels, the complex
+# dtypes by the 1m method test_gemm_complex,
 # test_gemm_config, their shared helpers in gemm_test.c) and the wisdom file of the CPU GEMM
 # (test_wisdom, tessera-tune's output: written, read back, used, and ignored when corrupt,
 # foreign or missing). They call the library's internals (tsr__omp_gemm, the registry), so they
 # link the static library (hidden symbols are reachable there) and compile the shared test
 # helpers themselves instead of linking tsr_test_common (which links the shared library: two
 # copies of the library's state in one process).
-set(TSR_GEMM_ROOMS frame kernels config)
+set(TSR_GEMM_ROOMS frame kernels config complex)
 foreach(room ${TSR_GEMM_ROOMS})
   add_executable(test_gemm_${room} gemm/test_gemm_${room}.c gemm/gemm_test.c common/tsr_test.c)
 endforeach()
 add_executable(test_wisdom test_wisdom.c common/tsr_test.c)
-foreach(t test_gemm_frame test_gemm_kernels test_gemm_config test_wisdom)
+foreach(t test_gemm_frame test_gemm_kernels test_gemm_config test_gemm_complex test_wisdom)
   target_link_libraries(${t} PRIVATE tessera_static PkgConfig::CMOCKA m)
   target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src
                              ${CMAKE_CURRENT_SOURCE_DIR}/common)

@@ -35,13 +35,17 @@ extern "C" {
 
 /*
  * The CPU backend's gemm entry (struct tsr__backend_ops.gemm): row-major
- * C = alpha*op(A)*op(B) + beta*C as described by tsr__gemm_args (trusted arguments).
- * path TSR_GEMM_NATIVE: the packed BLIS-style implementation, OpenMP-parallel.
+ * C = alpha*op(A)*op(B) + beta*C as described by tsr__gemm_args (trusted arguments), for
+ * TSR_F32, TSR_F64, TSR_C64 and TSR_C128 (complex: conj_a/conj_b, complex alpha and beta;
+ * beta 0 does not read C, alpha 0 or k 0 is C = beta C).
+ * path TSR_GEMM_NATIVE: the packed BLIS-style implementation, OpenMP-parallel; complex dtypes
+ * by the 1m method on the real kernels (gemm_complex.c).
  * path TSR_GEMM_VENDOR: the vendor CBLAS found at configure time (TESSERA_WITH_VENDOR_BLAS),
  * loaded with dlopen so that a preloaded Tessera BLAS drop-in cannot intercept it.
  * Error messages follow the one rule (core/internal.h): they carry the API context's name.
  * Returns TSR_OK; TSR_ERR_UNSUPPORTED (vendor path not built or the library cannot be
- * loaded, or a dtype other than f32/f64); TSR_ERR_OUT_OF_MEMORY (packing buffers).
+ * loaded or lacks the dtype's function, or a dtype other than f32/f64/c64/c128);
+ * TSR_ERR_OUT_OF_MEMORY (packing buffers).
  */
 tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args);
 /* The backend table's gemm_tiny (core/internal.h): a native call with m, n, k > 0 and alpha != 0
@@ -52,7 +56,7 @@ bool tsr__omp_gemm_tiny(const tsr__gemm_args *args);
 /*
  * The instruction set of the micro-kernel the native path uses for dtype by default: "avx512",
  * "avx2" or "portable" (tsr_device_props.arch of the CPU). Static string; "none" for a dtype
- * other than f32/f64.
+ * other than f32/f64/c64/c128 (a complex dtype runs its real dtype's kernel, 1m).
  */
 const char *tsr__omp_gemm_kernel_name(tsr_dtype dtype);
 
@@ -260,6 +264,9 @@ void tsr__gemm_store_fence(void);
 /* Everything the threads share for one call (gemm_driver.c fills it). */
 typedef struct tsr__gemm_plan {
   const tsr__gemm_args *g;
+  /* A complex call run by the 1m method (gemm_complex.c): g is its real form and the B panels
+     (and A blocks of op(A) = A^T) are packed from cx; NULL for a real call. */
+  const tsr__gemm_args *cx;
   const tsr__gemm_kernel *ker;
   int64_t kc, nc;  /* cache blocks, clipped to the problem */
   int64_t mu;      /* most rows of a work unit: a multiple of MR, at most the configuration's MC */
@@ -362,6 +369,30 @@ bool tsr__gemm_adapt_serial(tsr__gemm_adapt *s, double flops, int nt, int64_t no
 void tsr__gemm_adapt_learn_parallel(tsr__gemm_adapt *s, int64_t region_ns, int64_t caller_work_ns,
                                     int64_t work_ns, double flops, int64_t now);
 void tsr__gemm_adapt_learn_serial(tsr__gemm_adapt *s, int64_t ns, double flops);
+
+/* ---------------------------------------------------------------- complex (1m) ------- */
+
+/* A complex call (TSR_C64/TSR_C128, native path) by the 1m method (gemm_complex.c, which
+   explains it): settles beta, builds the real form and runs it with tsr__gemm_real. */
+tsr_status tsr__gemm_complex(const tsr__gemm_args *g);
+/* The native real call g (m, n, k > 0, alpha != 0) from the thread decision on (the tail of
+   tsr__omp_gemm, gemm_driver.c). cx: the complex call whose 1m real form g is (packed from
+   cx: no tiny lane, no small path), or NULL. */
+tsr_status tsr__gemm_real(const tsr__gemm_args *g, const tsr__gemm_args *cx);
+/* The 1m packing (gemm_complex.c), real element counts: the B panel of real rows
+   [2*p0, 2*p0 + kc) and columns [2*j0, 2*j0 + nc) (kc, nc even) of the real form of the complex
+   call g's alpha * op(B), in pack_b's micro-panel layout with NR = nr; and the A block of rows
+   [i0, i0 + mc), real columns [2*p0, 2*p0 + kc) of op(A) = A^T (g->trans_a), pack_a's layout. */
+void tsr__gemm_pack_b_1m_f32(const tsr__gemm_args *g, int nr, int64_t p0, int64_t j0, int64_t kc,
+                             int64_t nc, float *bp);
+void tsr__gemm_pack_b_1m_f64(const tsr__gemm_args *g, int nr, int64_t p0, int64_t j0, int64_t kc,
+                             int64_t nc, double *bp);
+void tsr__gemm_pack_a_1m_f32(const tsr__gemm_args *g, int mr, int64_t i0, int64_t p0, int64_t mc,
+                             int64_t kc, float *ap);
+void tsr__gemm_pack_a_1m_f64(const tsr__gemm_args *g, int mr, int64_t i0, int64_t p0, int64_t mc,
+                             int64_t kc, double *ap);
+/* Frees the calling thread's complex staging buffer (with tsr__omp_gemm_trim). */
+void tsr__gemm_complex_trim(void);
 
 /* The vendor path (gemm_vendor.c). Returns TSR_ERR_UNSUPPORTED when not built/loadable. */
 tsr_status tsr__gemm_vendor(const tsr__gemm_args *g);

@@ -434,6 +434,8 @@ static void tsr__gemm_config_work_out(tsr_dtype dtype, int nt, const tsr__gemm_t
 }
 
 const char *tsr__omp_gemm_kernel_name(tsr_dtype dtype) {
+  if (dtype == TSR_C64 || dtype == TSR_C128) /* 1m: the real dtype's kernel */
+    dtype = dtype == TSR_C64 ? TSR_F32 : TSR_F64;
   if (dtype != TSR_F32 && dtype != TSR_F64) return "none";
   pthread_once(&tsr__gemm_once, tsr__gemm_once_fn);
   return tsr__gemm_defaults.cfg[tsr__dt_index(dtype)][0].ker->isa;
