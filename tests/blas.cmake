@@ -5,7 +5,7 @@
 #    reference special cases (NaN in C with beta = 0, alpha = 0, quick returns), the xerbla
 #    positions, the routing, the call counts of concurrent threads, and tsr_from_host_view (the zero-copy wrap it relies on).
 #  - blas_tester_<tester>_<set>: the reference testers of Debian's libblas-test (xblat3s,
-#    xblat3d, xscblat3, xdcblat3) with the library LD_PRELOADed in front of the system BLAS,
+#    xblat3d, xscblat3, xdcblat3; complex: xblat3c, xblat3z, xccblat3, xzcblat3) with the library LD_PRELOADed in front of the system BLAS,
 #    only GEMM enabled and error exits on, once with the stock sizes and once with the
 #    largest ones the testers accept (up to 65: the edges of the blocked paths).
 #  - blas_numpy: NumPy (Debian's python3-numpy, whose BLAS is libblas/libcblas) with the
@@ -103,7 +103,11 @@ if(tsr_blas_testers)
       "xblat3s|sblat3|SGEMM|sgemm_"
       "xblat3d|dblat3|DGEMM|dgemm_"
       "xscblat3|scblat3|cblas_sgemm|cblas_sgemm"
-      "xdcblat3|dcblat3|cblas_dgemm|cblas_dgemm")
+      "xdcblat3|dcblat3|cblas_dgemm|cblas_dgemm"
+      "xblat3c|cblat3|CGEMM|cgemm_"
+      "xblat3z|zblat3|ZGEMM|zgemm_"
+      "xccblat3|ccblat3|cblas_cgemm|cblas_cgemm"
+      "xzcblat3|zcblat3|cblas_zgemm|cblas_zgemm")
   foreach(entry ${tsr_blas_tester_list})
     string(REPLACE "|" ";" fields "${entry}")
     list(GET fields 0 tester)

@@ -17,6 +17,8 @@
  * matrix X with leading dimension ld is the row-major c x r matrix X^T with row stride ld),
  * and the product is tsr_gemm_ex on them.
  */
+#include <complex.h>
+#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -481,3 +483,281 @@ void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE Tr
   tsr__cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
                   beta, C, ldc);
 }
+
+/* ---------------------------------------------------------------- complex ------------- */
+
+/*
+ * cgemm_, zgemm_, cblas_cgemm, cblas_zgemm and their 3M names (OpenBLAS's; the same product
+ * here). The arguments are checked exactly as for the real routines (same positions; 'C' is the
+ * conjugate transpose), the cases the reference settles without A and B are settled here, and
+ * the product runs on the CPU's native complex GEMM (1m method, src/omp/gemm/frame/
+ * gemm_complex.c) through the public tsr_gemm_host_complex, looked up at first use so that this
+ * library loads against a libtessera without it (then, and if the call fails, a plain loop).
+ * Complex calls are not in tsr_blas_stats' counts: they have their own (tsr__cx_counts), which
+ * TSR_BLAS_VERBOSE prints as a second line at exit.
+ */
+enum {
+  TSR__CX_ZGEMM,
+  TSR__CX_CGEMM,
+  TSR__CX_ZGEMM3M,
+  TSR__CX_CGEMM3M,
+  TSR__CX_CBLAS_ZGEMM,
+  TSR__CX_CBLAS_CGEMM,
+  TSR__CX_CBLAS_ZGEMM3M,
+  TSR__CX_CBLAS_CGEMM3M,
+  TSR__CX_ENTRIES, /* the outcomes follow the entry points */
+  TSR__CX_ERRORS = TSR__CX_ENTRIES,
+  TSR__CX_TRIVIAL,
+  TSR__CX_FALLBACK,
+  TSR__CX_NCOUNT
+};
+static const char *const tsr__cx_names[TSR__CX_NCOUNT] = {
+    "zgemm_",        "cgemm_",        "zgemm3m_", "cgemm3m_", "cblas_zgemm", "cblas_cgemm",
+    "cblas_zgemm3m", "cblas_cgemm3m", "errors",   "trivial",  "fallback"};
+static atomic_ullong tsr__cx_counts[TSR__CX_NCOUNT];
+static void tsr__cx_count(int c) {
+  atomic_fetch_add_explicit(&tsr__cx_counts[c], 1, memory_order_relaxed);
+}
+
+/* TSR_BLAS_VERBOSE, complex calls (when there were any): "tessera_blas: complex calls: zgemm_ 3,
+   ...; errors 0, trivial 1, cpu 2, fallback 0" (cpu: the calls not settled otherwise). */
+__attribute__((destructor)) static void tsr__cx_report_at_exit(void) {
+  if (!tsr__env_flag(TSR__ENV_BLAS_VERBOSE)) return;
+  unsigned long long v[TSR__CX_NCOUNT], calls = 0;
+  for (int i = 0; i < TSR__CX_NCOUNT; ++i)
+    v[i] = atomic_load(&tsr__cx_counts[i]);
+  for (int i = 0; i < TSR__CX_ENTRIES; ++i)
+    calls += v[i];
+  if (calls == 0) return;
+  const unsigned long long other = v[TSR__CX_ERRORS] + v[TSR__CX_TRIVIAL] + v[TSR__CX_FALLBACK];
+  char line[512];
+  int n = snprintf(line, sizeof line, "tessera_blas: complex calls:");
+  for (int i = 0; i < TSR__CX_ENTRIES; ++i)
+    n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %llu", i ? "," : "", tsr__cx_names[i],
+                  v[i]);
+  fprintf(stderr, "%s; errors %llu, trivial %llu, cpu %llu, fallback %llu\n", line,
+          v[TSR__CX_ERRORS], v[TSR__CX_TRIVIAL], calls > other ? calls - other : 0,
+          v[TSR__CX_FALLBACK]);
+}
+typedef tsr_status (*tsr__gemm_host_cx_fn)(tsr_dtype, tsr_trans, tsr_trans, int64_t, int64_t,
+                                           int64_t, const void *, const void *, int64_t,
+                                           const void *, int64_t, const void *, void *, int64_t);
+
+static tsr__gemm_host_cx_fn tsr__gemm_host_cx(void) {
+  static _Atomic(tsr__gemm_host_cx_fn) fn;
+  static atomic_int looked;
+  tsr__gemm_host_cx_fn f = atomic_load_explicit(&fn, memory_order_acquire);
+  if (f || atomic_load_explicit(&looked, memory_order_acquire)) return f;
+  /* The process's global scope (libtessera is loaded with this library). */
+  void *self = dlopen(NULL, RTLD_NOW);
+  void *s = self ? dlsym(self, "tsr_gemm_host_complex") : NULL;
+  if (s) memcpy(&f, &s, sizeof s);
+  atomic_store_explicit(&fn, f, memory_order_release);
+  atomic_store_explicit(&looked, 1, memory_order_release);
+  return f;
+}
+
+/* One element of a complex dtype as a double complex. */
+static double complex tsr__cx_load(tsr_dtype t, const void *p, int64_t i) {
+  if (t == TSR_C128) return ((const double complex *)p)[i];
+  return (double complex)((const float complex *)p)[i];
+}
+static void tsr__cx_store(tsr_dtype t, void *p, int64_t i, double complex v) {
+  if (t == TSR_C128)
+    ((double complex *)p)[i] = v;
+  else
+    ((float complex *)p)[i] = (float complex)v;
+}
+
+/* A complex call in backend form: the record's fields plus its complex scalars. */
+typedef struct tsr__blas_cx {
+  tsr_dtype dtype;
+  char ta, tb; /* 'N', 'T', 'C' of the row-major record's A and B */
+  int64_t m, n, k;
+  double complex alpha, beta;
+  const void *a, *b;
+  void *c;
+  int64_t lda, ldb, ldc;
+} tsr__blas_cx;
+
+/* C = beta C (beta 0: zeros, C not read). */
+static void tsr__cx_scale(const tsr__blas_cx *x) {
+  for (int64_t i = 0; i < x->m; ++i)
+    for (int64_t j = 0; j < x->n; ++j) {
+      const int64_t at = i * x->ldc + j;
+      tsr__cx_store(x->dtype, x->c, at,
+                    x->beta == 0 ? 0 : x->beta * tsr__cx_load(x->dtype, x->c, at));
+    }
+}
+
+/* The last resort: the textbook triple loop. */
+static void tsr__cx_loop(const tsr__blas_cx *x) {
+  for (int64_t i = 0; i < x->m; ++i)
+    for (int64_t j = 0; j < x->n; ++j) {
+      double complex s = 0;
+      for (int64_t p = 0; p < x->k; ++p) {
+        double complex u =
+            tsr__cx_load(x->dtype, x->a, x->ta != 'N' ? p * x->lda + i : i * x->lda + p);
+        double complex v =
+            tsr__cx_load(x->dtype, x->b, x->tb != 'N' ? j * x->ldb + p : p * x->ldb + j);
+        if (x->ta == 'C') u = conj(u);
+        if (x->tb == 'C') v = conj(v);
+        s += u * v;
+      }
+      const int64_t at = i * x->ldc + j;
+      const double complex c0 = x->beta == 0 ? 0 : x->beta * tsr__cx_load(x->dtype, x->c, at);
+      tsr__cx_store(x->dtype, x->c, at, x->alpha * s + c0);
+    }
+}
+
+static tsr_trans tsr__cx_trans(char t) {
+  return t == 'N' ? TSR_NO_TRANS : t == 'T' ? TSR_TRANS : TSR_CONJ_TRANS;
+}
+
+static atomic_flag warned_cx = ATOMIC_FLAG_INIT;
+
+static void tsr__run_cx(const tsr__blas_cx *x) {
+  if (x->m == 0 || x->n == 0 || ((x->alpha == 0 || x->k == 0) && x->beta == 1)) {
+    tsr__cx_count(TSR__CX_TRIVIAL);
+    return;
+  }
+  if (x->alpha == 0 || x->k == 0) {
+    tsr__cx_scale(x);
+    tsr__cx_count(TSR__CX_TRIVIAL);
+    return;
+  }
+  const tsr__gemm_host_cx_fn f = tsr__gemm_host_cx();
+  if (f) {
+    /* The scalars in the dtype's own element type (the BLAS convention). */
+    const float complex fa = (float complex)x->alpha, fb = (float complex)x->beta;
+    const bool c64 = x->dtype == TSR_C64;
+    if (f(x->dtype, tsr__cx_trans(x->ta), tsr__cx_trans(x->tb), x->m, x->n, x->k,
+          c64 ? (const void *)&fa : (const void *)&x->alpha, x->a, x->lda, x->b, x->ldb,
+          c64 ? (const void *)&fb : (const void *)&x->beta, x->c, x->ldc) == TSR_OK)
+      return;
+    tsr__warn_once(&warned_cx, "the Tessera complex GEMM failed; computing with a plain loop");
+  } else {
+    tsr__warn_once(&warned_cx, "this libtessera has no tsr_gemm_host_complex; computing complex "
+                               "GEMM with a plain loop");
+  }
+  tsr__cx_loop(x);
+  tsr__cx_count(TSR__CX_FALLBACK);
+}
+
+static double complex tsr__cx_scalar(tsr_dtype t, const void *p) {
+  return tsr__cx_load(t, p, 0);
+}
+
+/* The column-major call (transa, transb as the reference reads them) in backend form. */
+static tsr__blas_cx tsr__blas_cx_args(tsr_dtype dtype, char transa, char transb, int m, int n,
+                                      int k, double complex alpha, const void *a, int lda,
+                                      const void *b, int ldb, double complex beta, void *c,
+                                      int ldc) {
+  tsr__blas_cx x = {.dtype = dtype,
+                    .ta = tsr__upper(transb),
+                    .tb = tsr__upper(transa),
+                    .m = n,
+                    .n = m,
+                    .k = k,
+                    .alpha = alpha,
+                    .beta = beta,
+                    .a = b,
+                    .b = a,
+                    .c = c,
+                    .lda = ldb,
+                    .ldb = lda,
+                    .ldc = ldc};
+  return x;
+}
+
+static void tsr__fortran_gemm_cx(tsr_dtype dtype, const char *srname, const char *transa,
+                                 const char *transb, const int *m, const int *n, const int *k,
+                                 const void *alpha, const void *a, const int *lda, const void *b,
+                                 const int *ldb, const void *beta, void *c, const int *ldc) {
+  int info = tsr__gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+  if (info == 0 && *m != 0 && *n != 0) info = !alpha ? 6 : !beta ? 11 : 0;
+  if (info != 0) {
+    tsr__cx_count(TSR__CX_ERRORS);
+    tsr__blas_xerbla(srname, info);
+    return;
+  }
+  if (*m == 0 || *n == 0) {
+    tsr__cx_count(TSR__CX_TRIVIAL);
+    return;
+  }
+  const tsr__blas_cx x =
+      tsr__blas_cx_args(dtype, *transa, *transb, *m, *n, *k, tsr__cx_scalar(dtype, alpha), a, *lda,
+                        b, *ldb, tsr__cx_scalar(dtype, beta), c, *ldc);
+  tsr__run_cx(&x);
+}
+
+#define TSR__FORTRAN_CX(name, dtype, srname, counter)                                              \
+  void name(const char *transa, const char *transb, const int *m, const int *n, const int *k,      \
+            const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,       \
+            const void *beta, void *c, const int *ldc) {                                           \
+    tsr__cx_count(counter);                                                                        \
+    tsr__fortran_gemm_cx(dtype, srname, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,   \
+                         ldc);                                                                     \
+  }
+TSR__FORTRAN_CX(zgemm_, TSR_C128, "ZGEMM ", TSR__CX_ZGEMM)
+TSR__FORTRAN_CX(cgemm_, TSR_C64, "CGEMM ", TSR__CX_CGEMM)
+TSR__FORTRAN_CX(zgemm3m_, TSR_C128, "ZGEMM3M ", TSR__CX_ZGEMM3M)
+TSR__FORTRAN_CX(cgemm3m_, TSR_C64, "CGEMM3M ", TSR__CX_CGEMM3M)
+
+/* The reference CBLAS's checks and positions, as tsr__cblas_gemm (alpha and beta are not
+   checked for NULL there: the reference reads them unchecked). */
+static void tsr__cblas_gemm_cx(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
+                               CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
+                               const void *alpha, const void *A, int lda, const void *B, int ldb,
+                               const void *beta, void *C, int ldc) {
+  char ta, tb;
+  int info = 0;
+  bool row = layout == CblasRowMajor;
+  if (layout != CblasColMajor && !row) {
+    tsr__cx_count(TSR__CX_ERRORS);
+    tsr__blas_cblas_xerbla(0, 1, rout, "Illegal layout setting, %d\n", (int)layout);
+    return;
+  }
+  if (!tsr__cblas_trans(TransA, &ta)) {
+    tsr__cx_count(TSR__CX_ERRORS);
+    tsr__blas_cblas_xerbla(row, 2, rout, "Illegal TransA setting, %d\n", (int)TransA);
+    return;
+  }
+  if (!tsr__cblas_trans(TransB, &tb)) {
+    tsr__cx_count(TSR__CX_ERRORS);
+    tsr__blas_cblas_xerbla(row, 3, rout, "Illegal TransB setting, %d\n", (int)TransB);
+    return;
+  }
+  if (!row)
+    info = tsr__gemm_info(ta, tb, M, N, K, lda, ldb, ldc);
+  else
+    info = tsr__gemm_info(tb, ta, N, M, K, ldb, lda, ldc);
+  if (info != 0) {
+    tsr__cx_count(TSR__CX_ERRORS);
+    tsr__blas_cblas_xerbla(row, info + 1, rout, "", 0);
+    return;
+  }
+  if (M == 0 || N == 0) {
+    tsr__cx_count(TSR__CX_TRIVIAL);
+    return;
+  }
+  const double complex al = tsr__cx_scalar(dtype, alpha), be = tsr__cx_scalar(dtype, beta);
+  /* A row-major call is its own backend form; a column-major one its transpose. */
+  const tsr__blas_cx x =
+      row ? tsr__blas_cx_args(dtype, tb, ta, N, M, K, al, B, ldb, A, lda, be, C, ldc)
+          : tsr__blas_cx_args(dtype, ta, tb, M, N, K, al, A, lda, B, ldb, be, C, ldc);
+  tsr__run_cx(&x);
+}
+
+#define TSR__CBLAS_CX(name, dtype, counter)                                                        \
+  void name(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,      \
+            const int N, const int K, const void *alpha, const void *A, const int lda,             \
+            const void *B, const int ldb, const void *beta, void *C, const int ldc) {              \
+    tsr__cx_count(counter);                                                                        \
+    tsr__cblas_gemm_cx(dtype, #name, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, \
+                       C, ldc);                                                                    \
+  }
+TSR__CBLAS_CX(cblas_zgemm, TSR_C128, TSR__CX_CBLAS_ZGEMM)
+TSR__CBLAS_CX(cblas_cgemm, TSR_C64, TSR__CX_CBLAS_CGEMM)
+TSR__CBLAS_CX(cblas_zgemm3m, TSR_C128, TSR__CX_CBLAS_ZGEMM3M)
+TSR__CBLAS_CX(cblas_cgemm3m, TSR_C64, TSR__CX_CBLAS_CGEMM3M)
