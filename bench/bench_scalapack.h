@@ -18,6 +18,12 @@ extern void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, 
                     const int *desca, const double *b, const int *ib, const int *jb,
                     const int *descb, const double *beta, double *c, const int *ic, const int *jc,
                     const int *descc);
+/* Double complex: A, B, C as (re, im) pairs, alpha and beta one complex each. */
+extern void pzgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+                    const double *alpha, const double *a, const int *ia, const int *ja,
+                    const int *desca, const double *b, const int *ib, const int *jb,
+                    const int *descb, const double *beta, double *c, const int *ic, const int *jc,
+                    const int *descc);
 
 /* A deterministic matrix with entries in [-1, 1]. */
 static inline double value(int i, int j, int which) {

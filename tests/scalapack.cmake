@@ -7,7 +7,11 @@
 #  - scalapack_pblas_{d,s}_{general,sources}: Debian's PBLAS testers (dpb3tst, spb3tst) with
 #    the library preloaded, over our input files (tests/scalapack/pdblas3_*.dat), error exits
 #    on; every test and error exit must pass and the library's report must show every call.
-#  - scalapack_{xdlu,xdqr,xdllt,xdinv,xdhrd,xdbrd,xdtrd}: ScaLAPACK's own testers without and
+#    scalapack_pblas_{z,c}_general: zpb3tst/cpb3tst over tests/scalapack/pzblas3_general.dat
+#    (PZGEMM/PCGEMM, 'C' operations, complex ALPHA and BETA).
+#  - scalapack_pzgemm_np{1,2,4}: pzgemm_/pcgemm_ against a float64-complex reference.
+#  - scalapack_{xdlu,xdqr,xdllt,xdinv,xdhrd,xdbrd,xdtrd,xzlu,xclu,xzinv,xzhrd,xzbrd}:
+#    ScaLAPACK's own testers without and
 #    with the library preloaded must give the same counts (the reductions xdhrd, xdbrd, xdtrd
 #    make thousands of small pdgemm_ calls on submatrices). Debian's LLT.dat hangs in PDPORFS with 4 ranks even
 #    without the library, so LLT runs our tests/scalapack/LLT.dat (iterative refinement off).
@@ -30,6 +34,19 @@ if(TSR_SCALAPACK_LIBRARY)
              COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
                      --oversubscribe $<TARGET_FILE:test_scalapack>)
     set_tests_properties(scalapack_pdgemm_np${np} PROPERTIES LABELS "mpi;scalapack" TIMEOUT 180
+                         ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
+                         RESOURCE_LOCK ${TSR_MPI_LOCK})
+  endforeach()
+  # pzgemm_/pcgemm_ against a float64-complex reference ('N'/'T'/'C', complex scalars).
+  add_executable(test_scalapack_complex scalapack/test_scalapack_complex.c)
+  target_link_libraries(test_scalapack_complex PRIVATE tsr_test_common tessera_scalapack
+                        ${TSR_SCALAPACK_LIBRARY} MPI::MPI_C m)
+  set_target_properties(test_scalapack_complex PROPERTIES ENABLE_EXPORTS ON)
+  foreach(np 1 2 4)
+    add_test(NAME scalapack_pzgemm_np${np}
+             COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                     --oversubscribe $<TARGET_FILE:test_scalapack_complex>)
+    set_tests_properties(scalapack_pzgemm_np${np} PROPERTIES LABELS "mpi;scalapack" TIMEOUT 180
                          ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
                          RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
@@ -113,13 +130,32 @@ foreach(prec d s)
                          RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
 endforeach()
+# The complex PBLAS testers over our complex input (N/T/C, complex ALPHA and BETA).
+foreach(prec z c)
+  string(TOUPPER ${prec} P)
+  set(name scalapack_pblas_${prec}_general)
+  add_test(NAME ${name}
+           COMMAND ${tsr_sp_run} pblas ${TSR_SCALAPACK_TESTER_DIR}/PBLAS/${prec}pb3tst
+                   ${CMAKE_CURRENT_SOURCE_DIR}/scalapack/pzblas3_general.dat
+                   P${P}BLAS3TST.dat P${P}GEMM 4 $<TARGET_FILE:tessera_scalapack>
+                   ${MPIEXEC_EXECUTABLE})
+  set_tests_properties(${name} PROPERTIES LABELS "mpi;scalapack" SKIP_RETURN_CODE 77
+                       TIMEOUT 300 ENVIRONMENT "${tsr_sp_env}" PROCESSORS 4
+                       RESOURCE_LOCK ${TSR_MPI_LOCK})
+endforeach()
 foreach(entry "xdlu|LU.dat|${TSR_SCALAPACK_TESTER_DIR}/LU.dat"
               "xdqr|QR.dat|${TSR_SCALAPACK_TESTER_DIR}/QR.dat"
               "xdllt|LLT.dat|${CMAKE_CURRENT_SOURCE_DIR}/scalapack/LLT.dat"
               "xdinv|INV.dat|${TSR_SCALAPACK_TESTER_DIR}/INV.dat"
               "xdhrd|HRD.dat|${TSR_SCALAPACK_TESTER_DIR}/HRD.dat"
               "xdbrd|BRD.dat|${TSR_SCALAPACK_TESTER_DIR}/BRD.dat"
-              "xdtrd|TRD.dat|${TSR_SCALAPACK_TESTER_DIR}/TRD.dat")
+              "xdtrd|TRD.dat|${TSR_SCALAPACK_TESTER_DIR}/TRD.dat"
+              # Complex: their routines call pzgemm_/pcgemm_ (issue 50).
+              "xzlu|LU.dat|${TSR_SCALAPACK_TESTER_DIR}/LU.dat"
+              "xclu|LU.dat|${TSR_SCALAPACK_TESTER_DIR}/LU.dat"
+              "xzinv|INV.dat|${TSR_SCALAPACK_TESTER_DIR}/INV.dat"
+              "xzhrd|HRD.dat|${TSR_SCALAPACK_TESTER_DIR}/HRD.dat"
+              "xzbrd|BRD.dat|${TSR_SCALAPACK_TESTER_DIR}/BRD.dat")
   string(REPLACE "|" ";" fields "${entry}")
   list(GET fields 0 tester)
   list(GET fields 1 datname)

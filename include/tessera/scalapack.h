@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file scalapack.h
- * @brief libtessera_scalapack: a ScaLAPACK drop-in that computes PDGEMM and PSGEMM with
- * Tessera's distributed GEMM.
+ * @brief libtessera_scalapack: a ScaLAPACK drop-in that computes PDGEMM, PSGEMM, PZGEMM and
+ * PCGEMM with Tessera's distributed GEMM.
  *
- * The shared library `libtessera_scalapack` exports the PBLAS entry points `pdgemm_` and
- * `psgemm_` with the semantics of the reference PBLAS (ScaLAPACK 2.2, PBLAS 2.0: Choi,
- * Dongarra, Ostrouchov, Petitet, Walker, Whaley, "A Proposal for a Set of Parallel Basic
- * Linear Algebra Subprograms", LAPACK Working Note 100, 1995):
+ * The shared library `libtessera_scalapack` exports the PBLAS entry points `pdgemm_`,
+ * `psgemm_`, `pzgemm_` and `pcgemm_` with the semantics of the reference PBLAS (ScaLAPACK 2.2,
+ * PBLAS 2.0: Choi, Dongarra, Ostrouchov, Petitet, Walker, Whaley, "A Proposal for a Set of Parallel
+ * Basic Linear Algebra Subprograms", LAPACK Working Note 100, 1995):
  *  - sub(C) = alpha op(sub(A)) op(sub(B)) + beta sub(C) with sub(X) = X(IX:IX+rows-1,
- *    JX:JX+cols-1) (1-based global indices), op(X) = X or X^T (TRANSA, TRANSB 'N', 'T' or
- *    'C', either case);
+ *    JX:JX+cols-1) (1-based global indices), op(X) = X, X^T or (complex routines) X^H
+ *    (TRANSA, TRANSB 'N', 'T' or 'C', either case; 'C' is 'T' for the real routines);
  *  - descriptors of type 1 (9 integers: DTYPE, CTXT, M, N, MB, NB, RSRC, CSRC, LLD) and of
  *    type 2 (11 integers: DTYPE, CTXT, M, N, IMB, INB, MB, NB, RSRC, CSRC, LLD, with the
  *    sizes of the first block), each matrix with its own blocks and source process (-1:
@@ -69,6 +69,26 @@ TSR_API void psgemm_(const char *transa, const char *transb, const int *m, const
                      const int *descb, const float *beta, float *c, const int *ic, const int *jc,
                      const int *descc);
 
+/**
+ * PBLAS PZGEMM: pdgemm_() in double complex (COMPLEX*16, C99 `double complex` layout: real and
+ * imaginary parts interleaved); ALPHA and BETA point to one complex each. TRANSA/TRANSB 'C'
+ * is the conjugate transpose (op(X) = X^H), 'T' the plain transpose. Errors name "PZGEMM",
+ * with pdgemm_()'s codes. Always computed on the caller's layouts (the direct path).
+ */
+TSR_API void pzgemm_(const char *transa, const char *transb, const int *m, const int *n,
+                     const int *k, const double *alpha, const double *a, const int *ia,
+                     const int *ja, const int *desca, const double *b, const int *ib, const int *jb,
+                     const int *descb, const double *beta, double *c, const int *ic, const int *jc,
+                     const int *descc);
+
+/** PBLAS PCGEMM: pzgemm_() in single complex (COMPLEX, C99 `float complex` layout; errors
+    name "PCGEMM"). */
+TSR_API void pcgemm_(const char *transa, const char *transb, const int *m, const int *n,
+                     const int *k, const float *alpha, const float *a, const int *ia, const int *ja,
+                     const int *desca, const float *b, const int *ib, const int *jb,
+                     const int *descb, const float *beta, float *c, const int *ic, const int *jc,
+                     const int *descc);
+
 /** Counters of this process's calls (see tsr_scalapack_get_stats()). */
 typedef struct tsr_scalapack_stats {
   uint64_t pdgemm;         /**< calls of pdgemm_ */
@@ -84,6 +104,8 @@ typedef struct tsr_scalapack_stats {
   uint64_t bytes_received; /**< bytes received from other ranks */
   uint64_t direct;         /**< the direct path: SUMMA on the caller's own layouts, with
                                 PBLAS's row and column broadcasts (docs/scalapack.md) */
+  uint64_t pcgemm;         /**< calls of pcgemm_ */
+  uint64_t pzgemm;         /**< calls of pzgemm_ */
 } tsr_scalapack_stats;
 
 /** This process's counters since the start or the last reset. Local.

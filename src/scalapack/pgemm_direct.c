@@ -71,6 +71,8 @@ typedef struct tsr__pd_strip {
   int64_t *cpre;            /* GATHERED: per process along gl, the t of the processes before it */
   struct tsr__pd_run *runs; /* this process's t of C as runs of the panel, made once a call */
   int64_t nruns;            /* -1 until made */
+  bool conj;                /* complex 'C': the panels hold conj(x), conjugated when copied */
+  bool part_conj;           /* part is the caller's array, to be conjugated by the GEMM */
 } tsr__pd_strip;
 
 /* A run of this process's t of C that lies contiguous in the gathered panel: rows
@@ -181,6 +183,19 @@ static void tsr__pd_copy(char *dst, int64_t ldd, const char *src, int64_t st, in
   }
 }
 
+/* x = conj(x) for n complex elements of es bytes (8: c64, 16: c128). */
+static void tsr__pd_conjugate(char *x, int64_t n, size_t es) {
+  if (es == 16) {
+    double *v = (double *)(void *)x;
+    for (int64_t i = 0; i < n; i++)
+      v[2 * i + 1] = -v[2 * i + 1];
+  } else {
+    float *v = (float *)(void *)x;
+    for (int64_t i = 0; i < n; i++)
+      v[2 * i + 1] = -v[2 * i + 1];
+  }
+}
+
 /* ---------------------------------------------------------------- the grid ------------ */
 
 typedef struct tsr__pd_ctx {
@@ -203,8 +218,9 @@ static int tsr__pd_size(const tsr_grid *g, int dim) {
 
 /* The strip of operand x for C's dimension dt (over grid dimension gt); `t_rows`: t runs down
    x's local rows. */
-static tsr__pd_strip tsr__pd_strip_of(const tsr__bc_matrix *x, bool t_rows, const tsr__bc_dim *dt,
-                                      int gt, int64_t len, int mode, const tsr_grid *g) {
+static tsr__pd_strip tsr__pd_strip_of(const tsr__bc_matrix *x, bool t_rows, bool conj,
+                                      const tsr__bc_dim *dt, int gt, int64_t len, int mode,
+                                      const tsr_grid *g) {
   tsr__pd_strip s;
   memset(&s, 0, sizeof s);
   s.dl = t_rows ? x->row : x->col;
@@ -218,6 +234,7 @@ static tsr__pd_strip tsr__pd_strip_of(const tsr__bc_matrix *x, bool t_rows, cons
   s.gt = gt;
   s.len = len;
   s.mode = mode >= 0 ? mode : tsr__pd_mode(&s.dl, s.gl, dt, gt, len);
+  s.conj = conj;
   s.nruns = -1;
   int64_t f;
   s.mine = tsr__pd_count(&s.dt, len, tsr__pd_coord(g, gt), &f);
@@ -397,6 +414,7 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
     s->part = s->data + (size_t)(s->t_rows ? s->first + lk * s->lld : lk + s->first * s->lld) * es;
     s->part_ld = s->lld;
     s->part_rows = s->t_rows;
+    s->part_conj = s->conj;
     return TSR_OK;
   }
   /* This process's rows of the panel: rows x kb at its place in the panel. */
@@ -410,7 +428,9 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
     const char *src =
         s->data + (size_t)(s->t_rows ? s->first + lk * s->lld : lk + s->first * s->lld) * es;
     tsr__pd_copy(w + (size_t)(col * s->rows) * es, s->rows, src, st, sk, s->rows, ncols, es);
+    if (s->conj) tsr__pd_conjugate(w + (size_t)(col * s->rows) * es, s->rows * ncols, es);
   }
+  s->part_conj = false;
   tsr_status st = TSR_OK;
   /* 1. Along k: the other owners' columns of these rows. */
   if (step1) {
@@ -603,6 +623,70 @@ static tsr_status tsr__pd_share_copies(const tsr__pgemm_call *p, const tsr_grid 
   return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
 }
 
+/* The complex host GEMM of libtessera (row-major, tsr_gemm_host's arguments, scalars as
+   pointers to an element of the dtype), referenced weakly: a libtessera without it leaves it
+   NULL and the loops below compute the product. */
+extern tsr_status tsr_gemm_host_complex(tsr_dtype dtype, tsr_trans transa, tsr_trans transb,
+                                        int64_t m, int64_t n, int64_t k, const void *alpha,
+                                        const void *a, int64_t lda, const void *b, int64_t ldb,
+                                        const void *beta, void *c, int64_t ldc)
+    __attribute__((weak));
+
+/* op(X)(i, l) of a row-major complex X with leading dimension ld, as double re and im. */
+static void tsr__pd_cget(const void *x, bool single, tsr_trans t, int64_t i, int64_t l, int64_t ld,
+                         double *re, double *im) {
+  int64_t at = t == TSR_NO_TRANS ? i * ld + l : l * ld + i;
+  if (single) {
+    *re = ((const float *)x)[2 * at];
+    *im = ((const float *)x)[2 * at + 1];
+  } else {
+    *re = ((const double *)x)[2 * at];
+    *im = ((const double *)x)[2 * at + 1];
+  }
+  if (t == TSR_CONJ_TRANS) *im = -*im;
+}
+
+/* Row-major C (m x n) = alpha op(A) op(B) + beta C in complex; alpha, beta as {re, im}
+   doubles. libtessera's complex GEMM when the process has it, else plain loops (beta = 0
+   writes C without reading it). */
+static tsr_status tsr__pd_gemm_complex(tsr_dtype dt, tsr_trans ta, tsr_trans tb, int64_t m,
+                                       int64_t n, int64_t k, const double *alpha, const void *a,
+                                       int64_t lda, const void *b, int64_t ldb, const double *beta,
+                                       void *c, int64_t ldc) {
+  bool single = dt == TSR_C64;
+  if (tsr_gemm_host_complex != NULL) {
+    float af[2] = {(float)alpha[0], (float)alpha[1]}, bf[2] = {(float)beta[0], (float)beta[1]};
+    return tsr_gemm_host_complex(dt, ta, tb, m, n, k, single ? (const void *)af : alpha, a, lda, b,
+                                 ldb, single ? (const void *)bf : beta, c, ldc);
+  }
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double sr = 0.0, si = 0.0;
+      for (int64_t l = 0; l < k; l++) {
+        double ar, ai, br, bi;
+        tsr__pd_cget(a, single, ta, i, l, lda, &ar, &ai);
+        tsr__pd_cget(b, single, tb, l, j, ldb, &br, &bi);
+        sr += ar * br - ai * bi;
+        si += ar * bi + ai * br;
+      }
+      double rr = alpha[0] * sr - alpha[1] * si, ri = alpha[0] * si + alpha[1] * sr;
+      if (beta[0] != 0.0 || beta[1] != 0.0) {
+        double cr, ci;
+        tsr__pd_cget(c, single, TSR_NO_TRANS, i, j, ldc, &cr, &ci);
+        rr += beta[0] * cr - beta[1] * ci;
+        ri += beta[0] * ci + beta[1] * cr;
+      }
+      if (single) {
+        ((float *)c)[2 * (i * ldc + j)] = (float)rr;
+        ((float *)c)[2 * (i * ldc + j) + 1] = (float)ri;
+      } else {
+        ((double *)c)[2 * (i * ldc + j)] = rr;
+        ((double *)c)[2 * (i * ldc + j) + 1] = ri;
+      }
+    }
+  return TSR_OK;
+}
+
 /* C's part of this process += alpha A-stack * B-stack^T (the first product with beta). */
 static tsr_status tsr__pd_multiply(const tsr__pgemm_call *p, const tsr__pd_strip *sa,
                                    const tsr__pd_strip *sb, int64_t kacc, bool first) {
@@ -610,18 +694,26 @@ static tsr_status tsr__pd_multiply(const tsr__pgemm_call *p, const tsr__pd_strip
   char *c = tsr__pd_c_part(p);
   /* Column-major C (mine_a x mine_b) is the row-major C^T = B-part A-part^T: the A part,
      column-major mine_a x kacc (part_rows), is the row-major kacc x mine_a; the B part
-     likewise, transposed. */
-  return tsr_gemm_host(p->dtype, sb->part_rows ? TSR_TRANS : TSR_NO_TRANS,
-                       sa->part_rows ? TSR_NO_TRANS : TSR_TRANS, sb->mine, sa->mine, kacc, p->alpha,
-                       sb->part, sb->part_ld, sa->part, sa->part_ld, first ? p->beta : 1.0, c,
-                       p->c.lld);
+     likewise, transposed. A part still to be conjugated (the caller's array in place) is
+     always a transposed one there (A's with op 'C' is stored k x t, B's t x k). */
+  tsr_trans tb = sb->part_rows ? (sb->part_conj ? TSR_CONJ_TRANS : TSR_TRANS) : TSR_NO_TRANS;
+  tsr_trans ta = sa->part_rows ? TSR_NO_TRANS : (sa->part_conj ? TSR_CONJ_TRANS : TSR_TRANS);
+  if (tsr__pgemm_complex(p->dtype)) {
+    double one[2] = {1.0, 0.0};
+    const double *beta = first ? (const double[2]){p->beta, p->beta_im} : one;
+    double alpha[2] = {p->alpha, p->alpha_im};
+    return tsr__pd_gemm_complex(p->dtype, tb, ta, sb->mine, sa->mine, kacc, alpha, sb->part,
+                                sb->part_ld, sa->part, sa->part_ld, beta, c, p->c.lld);
+  }
+  return tsr_gemm_host(p->dtype, tb, ta, sb->mine, sa->mine, kacc, p->alpha, sb->part, sb->part_ld,
+                       sa->part, sa->part_ld, first ? p->beta : 1.0, c, p->c.lld);
 }
 
 tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_workspace *ws,
                              uint64_t *sent, uint64_t *received) {
   size_t es = tsr__dtype_size(p->dtype);
-  tsr__pd_strip sa = tsr__pd_strip_of(&p->a, !p->ta, &p->c.row, 0, p->m, p->mode[0], g);
-  tsr__pd_strip sb = tsr__pd_strip_of(&p->b, p->tb, &p->c.col, 1, p->n, p->mode[1], g);
+  tsr__pd_strip sa = tsr__pd_strip_of(&p->a, !p->ta, p->conj_a, &p->c.row, 0, p->m, p->mode[0], g);
+  tsr__pd_strip sb = tsr__pd_strip_of(&p->b, p->tb, p->conj_b, &p->c.col, 1, p->n, p->mode[1], g);
   tsr_status st = tsr__pd_reserve(ws, tsr__pd_workspace_bytes(p, es), g->comm);
   if (st != TSR_OK) return st;
   tsr__pd_ctx c = {g, es, sent, received};

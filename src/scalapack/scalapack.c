@@ -46,6 +46,9 @@ extern void pxerbla_(const int *ctxt, const char *srname, const int *info, size_
 enum { TSR__SL_N = TSR__COUNT_SCALAPACK_NANOSECONDS - TSR__COUNT_SCALAPACK_PDGEMM + 1 };
 static uint64_t tsr__sl_base[TSR__SL_N];
 static int report_rank = -1;
+/* Calls of pcgemm_ and pzgemm_ (process-wide: the library's counter slots are the real
+   routines'), and the baseline tsr_scalapack_reset_stats moves. */
+static _Atomic uint64_t tsr__complex_calls[2], tsr__complex_base[2];
 
 tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats *s) {
   TSR_API_ENTRY();
@@ -55,6 +58,8 @@ tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats *s) {
 #define TSR__SL_GET(slot) v[TSR__COUNT_SCALAPACK_##slot - TSR__COUNT_SCALAPACK_PDGEMM]
   s->pdgemm = TSR__SL_GET(PDGEMM);
   s->psgemm = TSR__SL_GET(PSGEMM);
+  s->pcgemm = tsr__complex_calls[0] - tsr__complex_base[0];
+  s->pzgemm = tsr__complex_calls[1] - tsr__complex_base[1];
   s->errors = TSR__SL_GET(ERRORS);
   s->quick = TSR__SL_GET(QUICK);
   s->scale = TSR__SL_GET(SCALE);
@@ -71,6 +76,8 @@ tsr_status tsr_scalapack_get_stats(tsr_scalapack_stats *s) {
 
 tsr_status tsr_scalapack_reset_stats(void) {
   tsr__counters_mark(TSR__COUNT_SCALAPACK_PDGEMM, TSR__SL_N, tsr__sl_base);
+  tsr__complex_base[0] = tsr__complex_calls[0];
+  tsr__complex_base[1] = tsr__complex_calls[1];
   return TSR_OK;
 }
 
@@ -85,20 +92,21 @@ __attribute__((destructor)) static void tsr__report_at_exit(void) {
   TSR_API_ENTRY_AS("TSR_SCALAPACK_REPORT");
   tsr_scalapack_stats s;
   tsr_scalapack_get_stats(&s);
-  char line[640];
+  char line[704];
   int len = snprintf(
       line, sizeof line,
       "{\"library\":\"tessera_scalapack\",\"rank\":%d,\"pid\":%ld,"
-      "\"calls\":%llu,\"pdgemm\":%llu,\"psgemm\":%llu,\"paths\":{\"error\":%llu,"
+      "\"calls\":%llu,\"pdgemm\":%llu,\"psgemm\":%llu,\"pcgemm\":%llu,\"pzgemm\":%llu,"
+      "\"paths\":{\"error\":%llu,"
       "\"quick\":%llu,\"scale\":%llu,\"summa\":%llu,\"redistribute\":%llu,\"direct\":%llu,"
       "\"failed\":%llu},\"forwarded\":0,\"seconds\":%.6f,\"bytes_sent\":%llu,"
       "\"bytes_received\":%llu}\n",
-      report_rank, (long)getpid(), (unsigned long long)(s.pdgemm + s.psgemm),
-      (unsigned long long)s.pdgemm, (unsigned long long)s.psgemm, (unsigned long long)s.errors,
-      (unsigned long long)s.quick, (unsigned long long)s.scale, (unsigned long long)s.summa,
-      (unsigned long long)s.redistribute, (unsigned long long)s.direct,
-      (unsigned long long)s.failed, s.seconds, (unsigned long long)s.bytes_sent,
-      (unsigned long long)s.bytes_received);
+      report_rank, (long)getpid(), (unsigned long long)(s.pdgemm + s.psgemm + s.pcgemm + s.pzgemm),
+      (unsigned long long)s.pdgemm, (unsigned long long)s.psgemm, (unsigned long long)s.pcgemm,
+      (unsigned long long)s.pzgemm, (unsigned long long)s.errors, (unsigned long long)s.quick,
+      (unsigned long long)s.scale, (unsigned long long)s.summa, (unsigned long long)s.redistribute,
+      (unsigned long long)s.direct, (unsigned long long)s.failed, s.seconds,
+      (unsigned long long)s.bytes_sent, (unsigned long long)s.bytes_received);
   if (len <= 0 || (size_t)len >= sizeof line) return;
   /* Without blocking, and only a regular file or a new name: a FIFO with no reader would
      keep the process from exiting, a device or a link is not a report. */
@@ -403,6 +411,24 @@ static tsr__bc_matrix tsr__standard_layout(const tsr_dmatrix *a, const tsr_grid 
 
 /* ---------------------------------------------------------------- the computation ----- */
 
+/* n complex elements at col = beta * them (beta = 0 writes zeros, NaN or not). */
+static void tsr__scale_complex(const tsr__pgemm_call *p, char *col, int64_t n) {
+  double br = p->beta, bi = p->beta_im;
+  bool zero = br == 0.0 && bi == 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    if (p->dtype == TSR_C128) {
+      double *x = (double *)(void *)col + 2 * i, xr = x[0], xi = x[1];
+      x[0] = zero ? 0.0 : br * xr - bi * xi;
+      x[1] = zero ? 0.0 : br * xi + bi * xr;
+    } else {
+      float *x = (float *)(void *)col + 2 * i;
+      double xr = x[0], xi = x[1];
+      x[0] = zero ? 0.0f : (float)(br * xr - bi * xi);
+      x[1] = zero ? 0.0f : (float)(br * xi + bi * xr);
+    }
+  }
+}
+
 /* sub(C) = beta sub(C) on this process's part (beta = 0 writes zeros, NaN or not). */
 static void tsr__scale_c(const tsr__pgemm_call *p) {
   const tsr__bc_matrix *c = &p->c;
@@ -420,6 +446,10 @@ static void tsr__scale_c(const tsr__pgemm_call *p) {
           int64_t li = tsr__bc_local(&c->row, i), lj = tsr__bc_local(&c->col, j);
           for (int64_t jj = 0; jj < je - j; jj++) {
             char *col = (char *)c->data + (size_t)(li + (lj + jj) * c->lld) * es;
+            if (tsr__pgemm_complex(p->dtype)) {
+              tsr__scale_complex(p, col, ie - i);
+              continue;
+            }
             for (int64_t ii = 0; ii < ie - i; ii++) {
               if (p->dtype == TSR_F64) {
                 double *x = (double *)col + ii;
@@ -550,9 +580,22 @@ static double tsr__now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* *p as a double (p points to a float for PSGEMM). */
-static double tsr__scalar(tsr_dtype dtype, const void *p) {
-  return dtype == TSR_F64 ? *(const double *)p : (double)*(const float *)p;
+/* *p as a double (re, im): p points to a float for PSGEMM, two for PCGEMM, two doubles for
+   PZGEMM. */
+static void tsr__scalar(tsr_dtype dtype, const void *p, double *re, double *im) {
+  *im = 0.0;
+  switch (dtype) {
+  case TSR_F64: *re = *(const double *)p; break;
+  case TSR_F32: *re = (double)*(const float *)p; break;
+  case TSR_C128:
+    *re = ((const double *)p)[0];
+    *im = ((const double *)p)[1];
+    break;
+  default:
+    *re = (double)((const float *)p)[0];
+    *im = (double)((const float *)p)[1];
+    break;
+  }
 }
 
 /* The distributed case of pgemm: sub(C) on a grid of Tessera's that starts on process (0, 0),
@@ -571,13 +614,23 @@ static void tsr__pgemm_distributed(tsr__pgemm_call *p) {
   const char *prev = tsr__api_enter(rout);
   int path = tsr__env_choice(TSR__ENV_SCALAPACK_PATH); /* auto | redistribute | direct */
   bool direct = tsr__pgemm_direct_pays(p, path < 0 ? 0 : path);
-  tsr_status st;
-  if (direct) {
+  tsr_status st = TSR_OK;
+  if (!direct && tsr__pgemm_complex(p->dtype)) {
+    /* The redistributing path's SUMMA is real-only: complex always goes the direct way,
+       whose panel messages must fit an int of bytes. */
+    direct = tsr__pgemm_direct_pays(p, 2);
+    if (!direct)
+      st = tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
+                          "%s with M = %d, N = %d: a panel of %d x 256 elements does not fit "
+                          "one MPI message",
+                          rout, p->m, p->n, p->m > p->n ? p->m : p->n);
+  }
+  if (st == TSR_OK && direct) {
     /* On the caller's layouts: BLACS's grid as it is. */
     st = tsr__grid_of_context(ctxt, &gp, 0, 0, &g, &cg);
     if (st == TSR_OK)
       st = tsr__pgemm_direct(p, g, &cg->direct, &acc.bytes_sent, &acc.bytes_received);
-  } else {
+  } else if (st == TSR_OK) {
     /* The grid on which sub(C) starts on process (0, 0), the layouts seen from it. */
     int rs = tsr__bc_owner(&p->c.row, 0), cs = tsr__bc_owner(&p->c.col, 0);
     rs = rs < 0 ? 0 : rs;
@@ -649,15 +702,15 @@ static void tsr__pgemm(tsr_dtype dtype, const char *rout, const char *transa, co
       tsr__chkmat(&gp, ctxt, *n, 4, *k, 5, bi, bj, &db, 14, &info);
     tsr__chkmat(&gp, ctxt, *m, 3, *n, 4, ci, cj, &dc, 19, &info);
   }
-  double alpha = 0.0, beta = 0.0;
+  double alpha = 0.0, beta = 0.0, alpha_im = 0.0, beta_im = 0.0;
   if (info == 0 && *m != 0 && *n != 0) {
     if (alpha_p == NULL)
       info = -6;
     else if (beta_p == NULL)
       info = -15;
     else {
-      alpha = tsr__scalar(dtype, alpha_p);
-      beta = tsr__scalar(dtype, beta_p);
+      tsr__scalar(dtype, alpha_p, &alpha, &alpha_im);
+      tsr__scalar(dtype, beta_p, &beta, &beta_im);
     }
   }
   if (info != 0) {
@@ -670,20 +723,26 @@ static void tsr__pgemm(tsr_dtype dtype, const char *rout, const char *transa, co
   p.dtype = dtype;
   p.ta = !nota;
   p.tb = !notb;
+  /* 'C' conjugates for the complex routines; for the real ones it is 'T', as in BLAS. */
+  p.conj_a = tsr__pgemm_complex(dtype) && tra == 'C';
+  p.conj_b = tsr__pgemm_complex(dtype) && trb == 'C';
   p.m = *m;
   p.n = *n;
   p.k = *k;
   p.alpha = alpha;
   p.beta = beta;
+  p.alpha_im = alpha_im;
+  p.beta_im = beta_im;
   p.a = tsr__sub_layout(&da, ai, aj, &gp, a);
   p.b = tsr__sub_layout(&db, bi, bj, &gp, b);
   p.c = tsr__sub_layout(&dc, ci, cj, &gp, c);
   p.gp = gp;
   p.ctxt = ctxt;
   p.mode[0] = p.mode[1] = -1;
-  if (p.m == 0 || p.n == 0 || ((alpha == 0.0 || p.k == 0) && beta == 1.0)) {
+  bool alpha0 = alpha == 0.0 && alpha_im == 0.0, beta1 = beta == 1.0 && beta_im == 0.0;
+  if (p.m == 0 || p.n == 0 || ((alpha0 || p.k == 0) && beta1)) {
     tsr__count(TSR__COUNT_SCALAPACK_QUICK, 1);
-  } else if (alpha == 0.0 || p.k == 0) {
+  } else if (alpha0 || p.k == 0) {
     tsr__scale_c(&p);
     tsr__count(TSR__COUNT_SCALAPACK_SCALE, 1);
   } else {
@@ -699,6 +758,24 @@ void pdgemm_(const char *transa, const char *transb, const int *m, const int *n,
              double *c, const int *ic, const int *jc, const int *descc) {
   tsr__count(TSR__COUNT_SCALAPACK_PDGEMM, 1);
   tsr__pgemm(TSR_F64, "PDGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
+             beta, c, ic, jc, descc);
+}
+
+void pcgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const float *alpha, const float *a, const int *ia, const int *ja, const int *desca,
+             const float *b, const int *ib, const int *jb, const int *descb, const float *beta,
+             float *c, const int *ic, const int *jc, const int *descc) {
+  tsr__complex_calls[0]++;
+  tsr__pgemm(TSR_C64, "PCGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
+             beta, c, ic, jc, descc);
+}
+
+void pzgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *a, const int *ia, const int *ja, const int *desca,
+             const double *b, const int *ib, const int *jb, const int *descb, const double *beta,
+             double *c, const int *ic, const int *jc, const int *descc) {
+  tsr__complex_calls[1]++;
+  tsr__pgemm(TSR_C128, "PZGEMM", transa, transb, m, n, k, alpha, a, ia, ja, desca, b, ib, jb, descb,
              beta, c, ic, jc, descc);
 }
 

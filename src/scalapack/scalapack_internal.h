@@ -14,19 +14,28 @@ typedef struct tsr__grid_pos {
   int nprow, npcol, myrow, mycol;
 } tsr__grid_pos;
 
-/* One checked call: sub(A) as stored (K x M when ta), sub(B) (N x K when tb), sub(C), each
-   with its layout as the descriptors give it (rotated by the caller when it moves the grid). */
+/* One checked call (PDGEMM, PSGEMM, PCGEMM or PZGEMM): sub(A) as stored (K x M when ta), sub(B) (N
+   x K when tb), sub(C), each with its layout as the descriptors give it (rotated by the caller when
+   it moves the grid). */
 typedef struct tsr__pgemm_call {
-  const char *rout; /* "PDGEMM" */
-  tsr_dtype dtype;
+  const char *rout; /* "PDGEMM", "PSGEMM", "PCGEMM", "PZGEMM" */
+  tsr_dtype dtype;  /* f64, f32, c64, c128 */
   bool ta, tb;
+  bool conj_a, conj_b; /* 'C': op(X) = X^H (complex dtypes only) */
   int m, n, k;
   double alpha, beta;
+  double alpha_im, beta_im; /* imaginary parts (0 for real dtypes) */
   tsr__bc_matrix a, b, c;
   tsr__grid_pos gp;
   int ctxt;
   int mode[2]; /* the direct path's step 2 for A and B (pgemm_direct.c), -1 until the rule */
 } tsr__pgemm_call;
+
+/* Whether dtype is one of the complex routines' (PCGEMM, PZGEMM). (libtessera's dtype rows
+   are not among the drop-ins' entries.) */
+static inline bool tsr__pgemm_complex(tsr_dtype dtype) {
+  return dtype == TSR_C64 || dtype == TSR_C128;
+}
 
 /* A buffer kept across calls on one BLACS context (grow-only). */
 typedef struct tsr__pgemm_workspace {

@@ -4,12 +4,12 @@
 # libtessera_scalapack preloaded, in a scratch directory holding our input file, and checks
 # the outcome (exit 1 on failure, 77 when the tester is not installed).
 #   run_tester.sh pblas  TESTER INPUT DATNAME ROUTINE NP PRELOAD MPIEXEC
-#     a PBLAS tester (dpb3tst, spb3tst): the summary row of ROUTINE must show every test
+#     a PBLAS tester (dpb3tst, spb3tst, zpb3tst, cpb3tst): the summary row of ROUTINE must show every test
 #     passed (none failed or skipped), every error exit must be PASSED, nothing FAILED, and the
 #     library's report (one JSON line per rank) must show calls on every rank, error exits
 #     reaching it, every other call computed (quick/scale/summa/redistribute) and none failed.
 #   run_tester.sh lapack TESTER INPUT DATNAME - NP PRELOAD MPIEXEC
-#     a ScaLAPACK tester (xdlu, xdqr, xdllt, xdinv, xdhrd, xdbrd, xdtrd): run once without and once with the
+#     a ScaLAPACK tester (xdlu, xdqr, xdllt, xdinv, xdhrd, xdbrd, xdtrd, xzlu, ...): run once without and once with the
 #     library; the "Finished ... tests" summaries must be identical, with no failed residual
 #     checks, and the report must show no failed call.
 set -u
@@ -21,6 +21,9 @@ cd "$work" || exit 1
 if [ "${routine#PS}" != "$routine" ]; then
   # Single precision: the same cases, with the routine names of the single tester.
   sed 's/^PD/PS/' "$input" > "$datname"
+elif [ "${routine#PC}" != "$routine" ]; then
+  # Single complex: the double complex cases, with the routine names of the single tester.
+  sed 's/^PZ/PC/' "$input" > "$datname"
 else
   cp "$input" "$datname"
 fi
@@ -72,5 +75,5 @@ echo "with libtessera_scalapack:"; cat tsr.txt
 cmp -s ref.txt tsr.txt || fail "the summaries differ"
 grep -q " 0 tests completed and failed residual checks" tsr.txt || fail "failed residual checks"
 [ "$(field failed | sum)" = 0 ] || fail "calls failed in the library"
-echo "report: $(field calls | sum) pdgemm_/psgemm_ calls computed by Tessera (all ranks)"
+echo "report: $(field calls | sum) p?gemm_ calls computed by Tessera (all ranks)"
 echo "PASSED"
