@@ -78,7 +78,7 @@ if(TSR_HAVE_CUDA)
   find_program(TSR_PYTHON3 python3) # tests/gpu_emu/prep.py
   if(TSR_BASH AND TSR_EMU_CXX AND TSR_PYTHON3)
     foreach(warp 32 64)
-      set(tsr_emu_tests gpu_cross kernel_helpers gpu_fault gpu_alloc)
+      set(tsr_emu_tests gpu_cross kernel_helpers gpu_fault gpu_alloc emu_complex)
       if(TSR_HAVE_MPI AND warp EQUAL 32)
         # SUMMA with emulated-GPU matrices, staged and device-to-device panels: its products
         # (2 ranks) and its counted data movement (4 ranks: 1x1, 1x4, 2x2, 4x1 grids); 2.5D

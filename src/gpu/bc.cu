@@ -30,10 +30,20 @@ __global__ void tsr__gpu_bc_rng_kernel(T *dst, tsr__bc_block l, uint64_t seed, d
     const int64_t j = tsr__gpu_bc_l2g(lj, l.nb, l.mycol, l.npcol);
     const uint64_t idx = (uint64_t)i * (uint64_t)l.n + (uint64_t)j;
     T v;
-    if (sizeof(T) == 4)
+    if constexpr (tsr__gpu_is_complex<T>::value) {
+      /* Complex element idx: parts 2 idx and 2 idx + 1 of the part dtype's stream (the CPU's
+         rule, tsr__rng_fill_host). */
+      if constexpr (sizeof(T) == 8)
+        v = T(tsr__philox_f32(seed, 2 * idx, TSR__PHILOX_UNIFORM, low, high),
+              tsr__philox_f32(seed, 2 * idx + 1, TSR__PHILOX_UNIFORM, low, high));
+      else
+        v = T(tsr__philox_f64(seed, 2 * idx, TSR__PHILOX_UNIFORM, low, high),
+              tsr__philox_f64(seed, 2 * idx + 1, TSR__PHILOX_UNIFORM, low, high));
+    } else if (sizeof(T) == 4) {
       v = (T)tsr__philox_f32(seed, idx, TSR__PHILOX_UNIFORM, low, high);
-    else
+    } else {
       v = (T)tsr__philox_f64(seed, idx, TSR__PHILOX_UNIFORM, low, high);
+    }
     dst[li + lj * l.lld] = v;
   }
 }
@@ -52,8 +62,15 @@ tsr_status tsr__gpu_rng_block_cyclic(tsr_device dev, void *data, tsr_dtype dtype
   else if (dtype == TSR_F64)
     tsr__gpu_bc_rng_kernel<double>
         <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)data, *l, seed, low, high);
+  else if (dtype == TSR_C64)
+    tsr__gpu_bc_rng_kernel<tsr__gpu_c64>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((tsr__gpu_c64 *)data, *l, seed, low, high);
+  else if (dtype == TSR_C128)
+    tsr__gpu_bc_rng_kernel<tsr__gpu_c128>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((tsr__gpu_c128 *)data, *l, seed, low, high);
   else
-    return tsr__set_error(TSR_ERR_DTYPE, __func__, "random matrices need f32 or f64, got %s",
+    return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                          "random matrices need f32, f64, c64 or c128, got %s",
                           tsr_dtype_name(dtype));
   TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;

@@ -104,6 +104,24 @@ static bool tsr__gpu_aligned16(const void *p) {
   return ((uintptr_t)p & 15u) == 0;
 }
 
+/* The operators of the tables defined for the complex dtypes (the core refuses the others):
+   + - * / by the operators of tsr__gpu_complex (gpu_internal.cuh; / by Smith's method), unary
+   minus; abs (to the real dtype) and conj have their own kernels below. */
+/* conj's operator: TSR_CONJ where tessera/ops.h has it (the ninth unary operator), else -1
+   (no operator). For the real dtypes the table's own entry (the identity) serves it. */
+#if TSR_NUM_UNARY_OPS > 8
+#define TSR__GPU_UNARY_CONJ ((int)TSR_CONJ)
+#else
+#define TSR__GPU_UNARY_CONJ (-1)
+#endif
+
+static constexpr bool tsr__gpu_complex_binary_ok(tsr_binary_op op) {
+  return op == TSR_ADD || op == TSR_SUB || op == TSR_MUL || op == TSR_DIV;
+}
+static constexpr bool tsr__gpu_complex_unary_ok(tsr_unary_op op) {
+  return op == TSR_NEG;
+}
+
 /* ---------------------------------------------------------------- binary -------------- */
 
 template <typename Op, typename T, bool VEC>
@@ -176,7 +194,10 @@ static tsr_status tsr__gpu_binary_typed(tsr_device dev, cudaStream_t s, tsr_bina
   switch (op) {
 #define TSR__GPU_BINARY_CASE(ENUM, name, INT, expr)                                                \
   case ENUM:                                                                                       \
-    if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                       \
+    if constexpr (tsr__gpu_is_complex<T>::value) {                                                 \
+      if constexpr (tsr__gpu_complex_binary_ok(ENUM))                                              \
+        return tsr__gpu_binary_launch<tsr__gpu_bin_##name, T>(dev, s, out, a, b);                  \
+    } else if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                \
       return tsr__gpu_binary_launch<tsr__gpu_bin_##name, T>(dev, s, out, a, b);                    \
     break;
     TSR__BINARY_OPS(TSR__GPU_BINARY_CASE)
@@ -192,7 +213,7 @@ tsr_status tsr__gpu_binary(tsr_device dev, tsr_binary_op op, const tsr__view *ou
                            const tsr__view *a, const tsr__view *b) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
-  TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_binary_typed<T>(dev, s, op, out, a, b));
+  TSR__GPU_DTYPE_SWITCH_ALL(out->dtype, T, return tsr__gpu_binary_typed<T>(dev, s, op, out, a, b));
   return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s", (int)out->dtype,
                         TSR__GPU_NAME);
 }
@@ -264,7 +285,10 @@ static tsr_status tsr__gpu_unary_typed(tsr_device dev, cudaStream_t s, tsr_unary
   switch (op) {
 #define TSR__GPU_UNARY_CASE(ENUM, name, INT, expr)                                                 \
   case ENUM:                                                                                       \
-    if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                       \
+    if constexpr (tsr__gpu_is_complex<T>::value) {                                                 \
+      if constexpr (tsr__gpu_complex_unary_ok(ENUM))                                               \
+        return tsr__gpu_unary_launch<tsr__gpu_un_##name, T>(dev, s, out, a);                       \
+    } else if constexpr (tsr__gpu_is_float<T>::value || (INT) != 0)                                \
       return tsr__gpu_unary_launch<tsr__gpu_un_##name, T>(dev, s, out, a);                         \
     break;
     TSR__UNARY_OPS(TSR__GPU_UNARY_CASE)
@@ -276,11 +300,78 @@ static tsr_status tsr__gpu_unary_typed(tsr_device dev, cudaStream_t s, tsr_unary
                         tsr_dtype_name(out->dtype));
 }
 
+/* |x| of a complex array into its real dtype (hypot: no overflow for parts past the square
+   root of the range), and conj. */
+struct tsr__gpu_un_cabs {
+  template <typename T>
+  __device__ __forceinline__ static typename tsr__gpu_real<T>::type apply(T x) {
+    return hypot(x.re, x.im);
+  }
+};
+struct tsr__gpu_un_cconj {
+  template <typename T> __device__ __forceinline__ static T apply(T x) { return tsr__gpu_conj(x); }
+};
+
+template <typename Op, typename D, typename S>
+__global__ void tsr__gpu_unary_complex_kernel(D *out, const S *a, tsr__gpu_layout layout) {
+  int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < layout.size; i += nthreads) {
+    int64_t off[2];
+    tsr__gpu_offsets<2>(layout, i, off);
+    out[off[0]] = Op::apply(a[off[1]]);
+  }
+}
+
+template <typename Op, typename D, typename S>
+static tsr_status tsr__gpu_unary_complex_launch(tsr_device dev, cudaStream_t s,
+                                                const tsr__view *out, const tsr__view *a) {
+  const tsr__view *views[2] = {out, a};
+  tsr__gpu_layout layout;
+  tsr__gpu_layout_make(views, 2, &layout);
+  if (layout.size == 0) return TSR_OK;
+  unsigned grid = tsr__gpu_grid_for(dev, layout.size, TSR__GPU_BLOCK);
+  tsr__gpu_unary_complex_kernel<Op, D, S>
+      <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)out->data, (const S *)a->data, layout);
+  TSR_GPU_CHECK_LAUNCH(s);
+  return TSR_OK;
+}
+
+/* The complex operators whose kernels are not the table's: abs (complex -> its real dtype) and
+   conj. Returns false when `op` is neither (the table's kernels serve it). */
+template <typename T>
+static bool tsr__gpu_unary_complex_special(tsr_device dev, cudaStream_t s, int op,
+                                           const tsr__view *out, const tsr__view *a,
+                                           tsr_status *st) {
+  typedef typename tsr__gpu_real<T>::type R;
+  if (op == (int)TSR_ABS) {
+    if (out->dtype != (sizeof(R) == 4 ? TSR_F32 : TSR_F64)) {
+      *st = tsr__set_error(TSR_ERR_DTYPE, __func__, "abs of %s writes %s, not %s",
+                           tsr_dtype_name(a->dtype), sizeof(R) == 4 ? "f32" : "f64",
+                           tsr_dtype_name(out->dtype));
+      return true;
+    }
+    *st = tsr__gpu_unary_complex_launch<tsr__gpu_un_cabs, R, T>(dev, s, out, a);
+    return true;
+  }
+  if (op == TSR__GPU_UNARY_CONJ) {
+    *st = tsr__gpu_unary_complex_launch<tsr__gpu_un_cconj, T, T>(dev, s, out, a);
+    return true;
+  }
+  return false;
+}
+
 tsr_status tsr__gpu_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,
                           const tsr__view *a) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
-  TSR__GPU_DTYPE_SWITCH(out->dtype, T, return tsr__gpu_unary_typed<T>(dev, s, op, out, a));
+  if (a->dtype == TSR_C64 || a->dtype == TSR_C128) {
+    tsr_status st = TSR_OK;
+    if (a->dtype == TSR_C64
+            ? tsr__gpu_unary_complex_special<tsr__gpu_c64>(dev, s, (int)op, out, a, &st)
+            : tsr__gpu_unary_complex_special<tsr__gpu_c128>(dev, s, (int)op, out, a, &st))
+      return st;
+  }
+  TSR__GPU_DTYPE_SWITCH_ALL(out->dtype, T, return tsr__gpu_unary_typed<T>(dev, s, op, out, a));
   return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s", (int)out->dtype,
                         TSR__GPU_NAME);
 }
@@ -350,7 +441,7 @@ static tsr_status tsr__gpu_fill_typed(tsr_device dev, cudaStream_t s, const tsr_
 tsr_status tsr__gpu_fill(tsr_device dev, const tsr__view *dst, double value) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
-  TSR__GPU_DTYPE_SWITCH(dst->dtype, T, return tsr__gpu_fill_typed<T>(dev, s, dst, value));
+  TSR__GPU_DTYPE_SWITCH_ALL(dst->dtype, T, return tsr__gpu_fill_typed<T>(dev, s, dst, value));
   return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s", (int)dst->dtype,
                         TSR__GPU_NAME);
 }
@@ -423,9 +514,9 @@ static tsr_status tsr__gpu_copy_typed(tsr_device dev, cudaStream_t s, const tsr_
 tsr_status tsr__gpu_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
-  TSR__GPU_DTYPE_SWITCH(
+  TSR__GPU_DTYPE_SWITCH_ALL(
       dst->dtype, D,
-      TSR__GPU_DTYPE_SWITCH(src->dtype, S, return tsr__gpu_copy_typed<D, S>(dev, s, dst, src)));
+      TSR__GPU_DTYPE_SWITCH_ALL(src->dtype, S, return tsr__gpu_copy_typed<D, S>(dev, s, dst, src)));
   return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtypes %d -> %d are not supported on %s",
                         (int)src->dtype, (int)dst->dtype, TSR__GPU_NAME);
 }

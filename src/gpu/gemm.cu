@@ -97,6 +97,35 @@ typedef tsr__gemm_config<double, 128, 64, 8, 4, 2, 4, 8, 4, 3, 2> tsr__gemm_f64_
 /* f64: 64x64 tiles, 4 groups of 32x32, 8x4 per lane. */
 typedef tsr__gemm_config<double, 64, 64, 8, 2, 2, 4, 8, 4, 3, 3> tsr__gemm_f64_small;
 
+/* Complex: one configuration per dtype (the shapes that would pick the real dtypes' small tile
+   take it too; split-K applies the same way). A complex element is one 8- or 16-byte access
+   (VW = 2 or 1), and a lane's TM x TN complex accumulators take as many registers as the real
+   configurations' (c64: 4 x 8 x 2 floats, c128: 4 x 4 x 2 doubles).
+   c64: 64x64 tiles, 4 groups of 32x32, 4x8 per lane, 3 stages (25 KiB of shared memory). */
+typedef tsr__gemm_config<tsr__gpu_c64, 64, 64, 8, 2, 2, 8, 4, 8, 3, 2> tsr__gemm_c64;
+/* c128: 64x32 tiles, 4 groups of 32x16, 4x4 per lane, 3 stages (37 KiB). */
+typedef tsr__gemm_config<tsr__gpu_c128, 64, 32, 8, 2, 2, 8, 4, 4, 3, 2> tsr__gemm_c128;
+
+/* acc += a b, or with CB (complex only) acc += a conj(b): the conjugation is the signs of two
+   of the four multiply-adds, free in the inner loop. */
+template <bool CB> __device__ __forceinline__ void tsr__gemm_mac(float &acc, float a, float b) {
+  acc += a * b;
+}
+template <bool CB> __device__ __forceinline__ void tsr__gemm_mac(double &acc, double a, double b) {
+  acc += a * b;
+}
+template <bool CB, typename R>
+__device__ __forceinline__ void tsr__gemm_mac(tsr__gpu_complex<R> &acc, tsr__gpu_complex<R> a,
+                                              tsr__gpu_complex<R> b) {
+  if (CB) {
+    acc.re += a.re * b.re + a.im * b.im;
+    acc.im += a.im * b.re - a.re * b.im;
+  } else {
+    acc.re += a.re * b.re - a.im * b.im;
+    acc.im += a.re * b.im + a.im * b.re;
+  }
+}
+
 /* Kernel arguments, by value. With splits > 1 (gridDim.z) block z covers K range
    [z kchunk, min(k, (z+1) kchunk)) and writes its raw partial sums to work + z m n (leading
    dimension n); alpha and beta are applied by tsr__gpu_gemm_splitk_reduce. */
@@ -110,6 +139,8 @@ template <typename T> struct tsr__gemm_params {
   T *c;
   int64_t ldc;
   T *work; /* NULL unless split-K */
+  /* Complex: C = alpha conj(acc) + beta C (see tsr__gpu_gemm_launch's conjugations). */
+  bool conj_acc;
 };
 
 /* ---------------------------------------------------------------- the tile steps ------- */
@@ -121,7 +152,7 @@ template <typename T> struct tsr__gemm_params {
  * write-out (epilogue). DA / DB: the operand is copied straight into shared memory (its
  * contiguous direction is the staged one); otherwise it goes through registers.
  */
-template <class K, bool TA, bool TB, bool VEC> struct tsr__gemm_tile {
+template <class K, bool TA, bool TB, bool VEC, bool CB> struct tsr__gemm_tile {
   typedef typename K::T T;
   typedef typename K::V V;
   static constexpr int VW = K::VW, BM = K::BM, BN = K::BN, BK = K::BK;
@@ -292,7 +323,7 @@ template <class K, bool TA, bool TB, bool VEC> struct tsr__gemm_tile {
       for (int i = 0; i < K::TM; i++)
 #pragma unroll
         for (int j = 0; j < K::TN; j++)
-          acc[i][j] += af[i] * bf[j];
+          tsr__gemm_mac<CB>(acc[i][j], af[i], bf[j]);
     }
   }
 
@@ -323,7 +354,9 @@ template <class K, bool TA, bool TB, bool VEC> struct tsr__gemm_tile {
         T v[VW];
 #pragma unroll
         for (int q = 0; q < VW; q++)
-          v[q] = raw ? acc[i][h * VW + q] : p.alpha * acc[i][h * VW + q];
+          v[q] = raw          ? acc[i][h * VW + q]
+                 : p.conj_acc ? p.alpha * tsr__gpu_conj(acc[i][h * VW + q])
+                              : p.alpha * acc[i][h * VW + q];
         if (vec_ok && gj + VW <= p.n) {
           V *cp = reinterpret_cast<V *>(crow + gj);
           V x;
@@ -351,12 +384,12 @@ template <class K, bool TA, bool TB, bool VEC> struct tsr__gemm_tile {
   }
 };
 
-template <class K, bool TA, bool TB, bool VEC>
+template <class K, bool TA, bool TB, bool VEC, bool CB>
 __global__ void __launch_bounds__(K::THREADS, K::MINB)
     tsr__gpu_gemm_tiled(const tsr__gemm_params<typename K::T> p) {
   typedef typename K::T T;
   typedef typename K::V V;
-  typedef tsr__gemm_tile<K, TA, TB, VEC> Tile;
+  typedef tsr__gemm_tile<K, TA, TB, VEC, CB> Tile;
   __shared__ V as_storage[K::STAGES * K::BK * K::LDA_S / K::VW];
   __shared__ V bs_storage[K::STAGES * K::BK * K::LDB_S / K::VW];
 
@@ -417,6 +450,7 @@ __global__ void tsr__gpu_gemm_splitk_reduce(const tsr__gemm_params<T> p, int spl
     T s = (T)0;
     for (int z = 0; z < splits; z++)
       s += p.work[(int64_t)z * total + e];
+    if (p.conj_acc) s = tsr__gpu_conj(s);
     T *cp = p.c + (e / p.n) * p.ldc + e % p.n;
     *cp = p.beta == (T)0 ? p.alpha * s : p.alpha * s + p.beta * *cp;
   }
@@ -430,6 +464,16 @@ __global__ void tsr__gpu_gemm_scale(int64_t m, int64_t n, T beta, T *C, int64_t 
     T *cp = C + (e / n) * ldc + e % n;
     *cp = beta == (T)0 ? (T)0 : beta * *cp;
   }
+}
+
+template <typename T>
+static tsr_status tsr__gpu_gemm_scale_launch(tsr_device dev, cudaStream_t s,
+                                             const tsr__gemm_args *g) {
+  unsigned grid = tsr__gpu_grid_for(dev, g->m * g->n, TSR__GPU_BLOCK);
+  tsr__gpu_gemm_scale<T><<<grid, TSR__GPU_BLOCK, 0, s>>>(
+      g->m, g->n, tsr__gpu_scalar<T>(g->beta, g->beta_im), (T *)g->c, g->ldc);
+  TSR_GPU_CHECK_LAUNCH(s);
+  return TSR_OK;
 }
 
 /* ---------------------------------------------------------------- planning ------------- */
@@ -481,18 +525,42 @@ static tsr__gemm_plan tsr__gpu_gemm_plan(int sms, const tsr__gemm_args *g, int l
   return plan;
 }
 
+/* The kernel conjugating B for a complex configuration; NULL for a real one (never used). */
+template <typename T> using tsr__gemm_kernel_fn = void (*)(const tsr__gemm_params<T>);
+template <class K, bool TA, bool TB, bool VEC>
+static constexpr tsr__gemm_kernel_fn<typename K::T> tsr__gemm_kernel_if() {
+  if constexpr (tsr__gpu_is_complex<typename K::T>::value)
+    return tsr__gpu_gemm_tiled<K, TA, TB, VEC, true>;
+  else
+    return nullptr;
+}
+
 /* Launches configuration K for the plan (and the split-K reduction). */
 template <class K>
 static tsr_status tsr__gpu_gemm_launch(tsr_device dev, cudaStream_t s, const tsr__gemm_args *g,
                                        const tsr__gemm_plan *plan) {
   typedef typename K::T T;
-  typedef void (*kernel_fn)(const tsr__gemm_params<T>);
-  /* Indexed by trans_a + 2 trans_b + 4 vec. */
-  static kernel_fn const kernels[8] = {
-      tsr__gpu_gemm_tiled<K, false, false, false>, tsr__gpu_gemm_tiled<K, true, false, false>,
-      tsr__gpu_gemm_tiled<K, false, true, false>,  tsr__gpu_gemm_tiled<K, true, true, false>,
-      tsr__gpu_gemm_tiled<K, false, false, true>,  tsr__gpu_gemm_tiled<K, true, false, true>,
-      tsr__gpu_gemm_tiled<K, false, true, true>,   tsr__gpu_gemm_tiled<K, true, true, true>};
+  typedef tsr__gemm_kernel_fn<T> kernel_fn;
+  /* Indexed by trans_a + 2 trans_b + 4 vec (+ 8 cb for the complex dtypes). */
+  static kernel_fn const kernels[16] = {
+      tsr__gpu_gemm_tiled<K, false, false, false, false>,
+      tsr__gpu_gemm_tiled<K, true, false, false, false>,
+      tsr__gpu_gemm_tiled<K, false, true, false, false>,
+      tsr__gpu_gemm_tiled<K, true, true, false, false>,
+      tsr__gpu_gemm_tiled<K, false, false, true, false>,
+      tsr__gpu_gemm_tiled<K, true, false, true, false>,
+      tsr__gpu_gemm_tiled<K, false, true, true, false>,
+      tsr__gpu_gemm_tiled<K, true, true, true, false>,
+      /* The real dtypes never conjugate: no second set for them. */
+      tsr__gemm_kernel_if<K, false, false, false>(), tsr__gemm_kernel_if<K, true, false, false>(),
+      tsr__gemm_kernel_if<K, false, true, false>(), tsr__gemm_kernel_if<K, true, true, false>(),
+      tsr__gemm_kernel_if<K, false, false, true>(), tsr__gemm_kernel_if<K, true, false, true>(),
+      tsr__gemm_kernel_if<K, false, true, true>(), tsr__gemm_kernel_if<K, true, true, true>()};
+  /* Conjugations (complex): op(A) op(B) with conj on both is conj(A' B'), with conj on A only
+     conj(A' conj(B')) (A', B': the operands transposed as asked, not conjugated), so the
+     kernels conjugate at most B (cb = conj_a xor conj_b, in the multiply-adds' signs) and the
+     epilogue conjugates the product when conj_a is set. */
+  const bool cb = g->conj_a != g->conj_b;
   const bool vec =
       tsr__gpu_gemm_aligned(g->a, g->lda, K::VW) && tsr__gpu_gemm_aligned(g->b, g->ldb, K::VW);
   const int64_t col_tiles = (g->n + K::BN - 1) / K::BN, row_tiles = (g->m + K::BM - 1) / K::BM;
@@ -506,8 +574,9 @@ static tsr_status tsr__gpu_gemm_launch(tsr_device dev, cudaStream_t s, const tsr
   p.n = g->n;
   p.k = g->k;
   p.kchunk = plan->kchunk;
-  p.alpha = (T)g->alpha;
-  p.beta = (T)g->beta;
+  p.alpha = tsr__gpu_scalar<T>(g->alpha, g->alpha_im);
+  p.beta = tsr__gpu_scalar<T>(g->beta, g->beta_im);
+  p.conj_acc = tsr__gpu_is_complex<T>::value && g->conj_a;
   p.a = (const T *)g->a;
   p.lda = g->lda;
   p.b = (const T *)g->b;
@@ -522,7 +591,8 @@ static tsr_status tsr__gpu_gemm_launch(tsr_device dev, cudaStream_t s, const tsr
     TSR_CALL(tsr__gpu_scratch_alloc(dev, work_bytes, &w));
     p.work = (T *)w;
   }
-  kernel_fn kernel = kernels[(g->trans_a ? 1 : 0) + (g->trans_b ? 2 : 0) + (vec ? 4 : 0)];
+  kernel_fn kernel = kernels[(g->trans_a ? 1 : 0) + (g->trans_b ? 2 : 0) + (vec ? 4 : 0) +
+                             (tsr__gpu_is_complex<T>::value && cb ? 8 : 0)];
   kernel<<<grid, K::THREADS, 0, s>>>(p);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && plan->splits > 1) {
@@ -549,23 +619,24 @@ tsr_status tsr__gpu_gemm_native(tsr_device dev, const tsr__gemm_args *g) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
   if (g->m == 0 || g->n == 0) return TSR_OK;
-  if (g->alpha == 0.0 || g->k == 0) {
-    unsigned grid = tsr__gpu_grid_for(dev, g->m * g->n, TSR__GPU_BLOCK);
-    if (g->dtype == TSR_F32)
-      tsr__gpu_gemm_scale<float>
-          <<<grid, TSR__GPU_BLOCK, 0, s>>>(g->m, g->n, (float)g->beta, (float *)g->c, g->ldc);
-    else
-      tsr__gpu_gemm_scale<double>
-          <<<grid, TSR__GPU_BLOCK, 0, s>>>(g->m, g->n, g->beta, (double *)g->c, g->ldc);
-    TSR_GPU_CHECK_LAUNCH(s);
-    return TSR_OK;
+  if ((g->alpha == 0.0 && g->alpha_im == 0.0) || g->k == 0) {
+    switch (g->dtype) {
+    case TSR_F32: return tsr__gpu_gemm_scale_launch<float>(dev, s, g);
+    case TSR_F64: return tsr__gpu_gemm_scale_launch<double>(dev, s, g);
+    case TSR_C64: return tsr__gpu_gemm_scale_launch<tsr__gpu_c64>(dev, s, g);
+    case TSR_C128: return tsr__gpu_gemm_scale_launch<tsr__gpu_c128>(dev, s, g);
+    default: break;
+    }
+  } else {
+    switch (g->dtype) {
+    case TSR_F32: return tsr__gpu_gemm_typed<tsr__gemm_f32_large, tsr__gemm_f32_small>(dev, s, g);
+    case TSR_F64: return tsr__gpu_gemm_typed<tsr__gemm_f64_large, tsr__gemm_f64_small>(dev, s, g);
+    case TSR_C64: return tsr__gpu_gemm_typed<tsr__gemm_c64, tsr__gemm_c64>(dev, s, g);
+    case TSR_C128: return tsr__gpu_gemm_typed<tsr__gemm_c128, tsr__gemm_c128>(dev, s, g);
+    default: break;
+    }
   }
-  switch (g->dtype) {
-  case TSR_F32: return tsr__gpu_gemm_typed<tsr__gemm_f32_large, tsr__gemm_f32_small>(dev, s, g);
-  case TSR_F64: return tsr__gpu_gemm_typed<tsr__gemm_f64_large, tsr__gemm_f64_small>(dev, s, g);
-  default: break;
-  }
-  return tsr__set_error(TSR_ERR_DTYPE, __func__, "GEMM needs f32 or f64 on %s, got %s",
+  return tsr__set_error(TSR_ERR_DTYPE, __func__, "GEMM needs f32, f64, c64 or c128 on %s, got %s",
                         TSR__GPU_NAME, tsr_dtype_name(g->dtype));
 }
 
@@ -582,16 +653,27 @@ tsr_status tsr__gpu_gemm_native(tsr_device dev, const tsr__gemm_args *g) {
  *  - Others (not measured): the same rule. cuBLAS/hipBLAS are tuned per architecture, the
  *    native kernel is not, so the vendor library is the safer default until bench_gpu shows
  *    a shape where the native kernel wins.
+ *  - c64 and c128 (not measured on any device yet: bench_gpu's c64/c128 rows are to confirm):
+ *    the real dtypes' threshold.
+ * A complex operand conjugated without being transposed (conj_x without trans_x: CBLAS's
+ * row-major ConjNoTrans) has no vendor operation (cuBLAS and hipBLAS have N, T and C only, and
+ * the row-major call maps row-major op(X) to column-major op(X)^T), so such calls always run
+ * the native kernels, also when the vendor path is asked for (tsr__gpu_gemm_vendor_can).
  */
 typedef struct tsr__gpu_auto_row {
   int major; /* compute capability major (CUDA); 0: any device */
-  int64_t min_f32, min_f64;
+  int64_t min_f32, min_f64, min_c64, min_c128;
 } tsr__gpu_auto_row;
 
 static const tsr__gpu_auto_row tsr__gpu_auto_rows[] = {
-    {9, 256, 256},
-    {0, 256, 256},
+    {9, 256, 256, 256, 256},
+    {0, 256, 256, 256, 256},
 };
+
+/* Whether the vendor BLAS has the operations of the call (see above). */
+static bool tsr__gpu_gemm_vendor_can(const tsr__gemm_args *g) {
+  return !(g->conj_a && !g->trans_a) && !(g->conj_b && !g->trans_b);
+}
 
 static bool tsr__gpu_gemm_auto_vendor(tsr_device dev, const tsr__gemm_args *g) {
 #if TSR_GPU_VENDOR_BLAS
@@ -599,7 +681,10 @@ static bool tsr__gpu_gemm_auto_vendor(tsr_device dev, const tsr__gemm_args *g) {
   const tsr__gpu_auto_row *row = &tsr__gpu_auto_rows[0];
   while (row->major != 0 && row->major != major)
     row++;
-  const int64_t least = g->dtype == TSR_F32 ? row->min_f32 : row->min_f64;
+  const int64_t least = g->dtype == TSR_F32   ? row->min_f32
+                        : g->dtype == TSR_F64 ? row->min_f64
+                        : g->dtype == TSR_C64 ? row->min_c64
+                                              : row->min_c128;
   return g->m >= least && g->n >= least && g->k >= least;
 #else
   (void)dev;
@@ -609,6 +694,7 @@ static bool tsr__gpu_gemm_auto_vendor(tsr_device dev, const tsr__gemm_args *g) {
 }
 
 tsr_status tsr__gpu_gemm(tsr_device dev, const tsr__gemm_args *args) {
+  if (!tsr__gpu_gemm_vendor_can(args)) return tsr__gpu_gemm_native(dev, args);
   if (args->path == TSR_GEMM_VENDOR) return tsr__gpu_gemm_vendor(dev, args);
   if (args->path == TSR_GEMM_AUTO && tsr__gpu_gemm_auto_vendor(dev, args)) {
     tsr_status st = tsr__gpu_gemm_vendor(dev, args);

@@ -167,16 +167,104 @@ template <typename T> struct alignas(16) tsr__gpu_vec {
   T v[16 / sizeof(T)];
 };
 
-/* C conversion, except that float -> integer saturates at the integer limits and maps NaN to
-   0 (core/convert.h, as the CPU backend does; plain C leaves those cases undefined). */
-template <typename D, typename S> __host__ __device__ __forceinline__ D tsr__gpu_convert(S x) {
-  if constexpr (!tsr__gpu_is_float<D>::value && tsr__gpu_is_float<S>::value) {
-    if constexpr (sizeof(D) == 4)
-      return (D)tsr__sat_f64_to_i32((double)x);
-    else
-      return (D)tsr__sat_f64_to_i64((double)x);
+/* ---------------------------------------------------------------- complex ------------- */
+
+/*
+ * One element of TSR_C64 (R = float) or TSR_C128 (R = double) on the device: the host's
+ * tsr_complex64 / tsr_complex128 layout (real, imaginary; C99 complex), aligned to its size so
+ * that an element is one 8- or 16-byte access (the alignment of CUDA's float2/double2 and of
+ * cuBLAS's cuComplex/cuDoubleComplex; device buffers and element offsets keep it). Plain C++
+ * (no <complex>, no <cuComplex.h>): the same source compiles for CUDA, for HIP after hipify and
+ * for the host emulator. Trivially default-constructible, so it may sit in __shared__ arrays.
+ * Products and quotients are written out: a*b is four multiply-adds (the compiler fuses them on
+ * the device, as it does for the real dtypes).
+ */
+template <typename R> struct alignas(2 * sizeof(R)) tsr__gpu_complex {
+  R re, im;
+  tsr__gpu_complex() = default;
+  __host__ __device__ constexpr tsr__gpu_complex(R r, R i = R(0)) : re(r), im(i) {}
+};
+typedef tsr__gpu_complex<float> tsr__gpu_c64;
+typedef tsr__gpu_complex<double> tsr__gpu_c128;
+static_assert(sizeof(tsr__gpu_c64) == sizeof(tsr_complex64) &&
+                  sizeof(tsr__gpu_c128) == sizeof(tsr_complex128),
+              "device complex elements have the host's size");
+static_assert(offsetof(tsr__gpu_c64, im) == offsetof(tsr_complex64, im) &&
+                  offsetof(tsr__gpu_c128, im) == offsetof(tsr_complex128, im),
+              "device complex elements have the host's layout (re, im)");
+
+template <typename R>
+__host__ __device__ __forceinline__ tsr__gpu_complex<R> operator+(tsr__gpu_complex<R> a,
+                                                                  tsr__gpu_complex<R> b) {
+  return tsr__gpu_complex<R>(a.re + b.re, a.im + b.im);
+}
+template <typename R>
+__host__ __device__ __forceinline__ tsr__gpu_complex<R> operator-(tsr__gpu_complex<R> a,
+                                                                  tsr__gpu_complex<R> b) {
+  return tsr__gpu_complex<R>(a.re - b.re, a.im - b.im);
+}
+template <typename R>
+__host__ __device__ __forceinline__ tsr__gpu_complex<R> operator-(tsr__gpu_complex<R> a) {
+  return tsr__gpu_complex<R>(-a.re, -a.im);
+}
+template <typename R>
+__host__ __device__ __forceinline__ tsr__gpu_complex<R> operator*(tsr__gpu_complex<R> a,
+                                                                  tsr__gpu_complex<R> b) {
+  return tsr__gpu_complex<R>(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+template <typename R>
+__host__ __device__ __forceinline__ tsr__gpu_complex<R> &operator+=(tsr__gpu_complex<R> &a,
+                                                                    tsr__gpu_complex<R> b) {
+  a.re += b.re;
+  a.im += b.im;
+  return a;
+}
+template <typename R>
+__host__ __device__ __forceinline__ bool operator==(tsr__gpu_complex<R> a, tsr__gpu_complex<R> b) {
+  return a.re == b.re && a.im == b.im;
+}
+template <typename R>
+__host__ __device__ __forceinline__ bool operator!=(tsr__gpu_complex<R> a, tsr__gpu_complex<R> b) {
+  return !(a == b);
+}
+/* a / b by Smith's method (scaled by the larger part of b: no overflow or underflow in the
+   intermediate |b|^2 for parts within the range's square root of its ends). */
+template <typename R>
+__host__ __device__ __forceinline__ tsr__gpu_complex<R> operator/(tsr__gpu_complex<R> a,
+                                                                  tsr__gpu_complex<R> b) {
+  if (fabs(b.re) >= fabs(b.im)) {
+    const R r = b.im / b.re, d = b.re + b.im * r;
+    return tsr__gpu_complex<R>((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+  }
+  const R r = b.re / b.im, d = b.re * r + b.im;
+  return tsr__gpu_complex<R>((a.re * r + a.im) / d, (a.im * r - a.re) / d);
+}
+
+/* The conjugate; the identity for the real types (so generic code may call it on any T). */
+template <typename R>
+__host__ __device__ __forceinline__ tsr__gpu_complex<R> tsr__gpu_conj(tsr__gpu_complex<R> a) {
+  return tsr__gpu_complex<R>(a.re, -a.im);
+}
+template <typename T> __host__ __device__ __forceinline__ T tsr__gpu_conj(T a) {
+  return a;
+}
+
+template <typename T> struct tsr__gpu_is_complex { static const bool value = false; };
+template <typename R> struct tsr__gpu_is_complex<tsr__gpu_complex<R>> {
+  static const bool value = true;
+};
+/* The real type of T's parts (T itself for the real types). */
+template <typename T> struct tsr__gpu_real { typedef T type; };
+template <typename R> struct tsr__gpu_real<tsr__gpu_complex<R>> { typedef R type; };
+
+/* A host scalar (re, im) as T: the imaginary part is dropped for the real types. */
+template <typename T> static inline T tsr__gpu_scalar(double re, double im) {
+  if constexpr (tsr__gpu_is_complex<T>::value) {
+    typedef typename tsr__gpu_real<T>::type R;
+    return T((R)re, (R)im);
   } else {
-    return (D)x;
+    (void)im;
+    return (T)re;
   }
 }
 
@@ -201,6 +289,46 @@ template <typename D, typename S> __host__ __device__ __forceinline__ D tsr__gpu
     __VA_ARGS__;                                                                                   \
   } break;                                                                                         \
   default: break;                                                                                  \
+  }
+
+/* C conversion, except that float -> integer saturates at the integer limits and maps NaN to
+   0 (core/convert.h, as the CPU backend does; plain C leaves those cases undefined). Complex:
+   real -> complex has imaginary part 0, complex -> complex converts both parts, complex -> real
+   takes the real part (as C does; the core decides whether to allow it). */
+template <typename D, typename S> __host__ __device__ __forceinline__ D tsr__gpu_convert(S x) {
+  if constexpr (tsr__gpu_is_complex<S>::value) {
+    if constexpr (tsr__gpu_is_complex<D>::value) {
+      typedef typename tsr__gpu_real<D>::type R;
+      return D((R)x.re, (R)x.im);
+    } else {
+      return tsr__gpu_convert<D, typename tsr__gpu_real<S>::type>(x.re);
+    }
+  } else if constexpr (tsr__gpu_is_complex<D>::value) {
+    typedef typename tsr__gpu_real<D>::type R;
+    return D(tsr__gpu_convert<R, S>(x), R(0));
+  } else if constexpr (!tsr__gpu_is_float<D>::value && tsr__gpu_is_float<S>::value) {
+    if constexpr (sizeof(D) == 4)
+      return (D)tsr__sat_f64_to_i32((double)x);
+    else
+      return (D)tsr__sat_f64_to_i64((double)x);
+  } else {
+    return (D)x;
+  }
+}
+
+/* TSR__GPU_DTYPE_SWITCH plus the complex dtypes (T = tsr__gpu_c64, tsr__gpu_c128), for the
+   entries that have complex kernels (fill, copy, the elementwise operators, sum, random). */
+#define TSR__GPU_DTYPE_SWITCH_ALL(dtype, T, ...)                                                   \
+  switch (dtype) {                                                                                 \
+  case TSR_C64: {                                                                                  \
+    typedef tsr__gpu_c64 T;                                                                        \
+    __VA_ARGS__;                                                                                   \
+  } break;                                                                                         \
+  case TSR_C128: {                                                                                 \
+    typedef tsr__gpu_c128 T;                                                                       \
+    __VA_ARGS__;                                                                                   \
+  } break;                                                                                         \
+  default: TSR__GPU_DTYPE_SWITCH(dtype, T, __VA_ARGS__) break;                                     \
   }
 
 #endif /* TSR_GPU_INTERNAL_CUH */

@@ -49,6 +49,9 @@ __device__ __forceinline__ unsigned long long tsr__gpu_shfl_acc(unsigned long lo
                                                                 int w) {
   return tsr__shfl_down(v, d, w);
 }
+__device__ __forceinline__ tsr__gpu_c128 tsr__gpu_shfl_acc(tsr__gpu_c128 v, unsigned d, int w) {
+  return tsr__gpu_c128(tsr__shfl_down(v.re, d, w), tsr__shfl_down(v.im, d, w));
+}
 template <typename T>
 __device__ __forceinline__ tsr__gpu_argmax_acc<T> tsr__gpu_shfl_acc(tsr__gpu_argmax_acc<T> v,
                                                                     unsigned d, int w) {
@@ -108,6 +111,24 @@ template <typename T> struct tsr__gpu_red_sum {
       return (Out)a;
     else
       return (Out)(long long)a;
+  }
+};
+
+/* Complex sums and means accumulate both parts in double (c64 as f32 does), in the order of the
+   real reductions' trees; the result has the input's dtype. */
+template <typename T, bool MEAN> struct tsr__gpu_red_csum {
+  static const bool indexed = false;
+  typedef tsr__gpu_c128 Acc;
+  typedef T Out;
+  static __device__ __forceinline__ Acc identity() { return Acc(0.0, 0.0); }
+  static __device__ __forceinline__ Acc make(T x, int64_t) {
+    return Acc((double)x.re, (double)x.im);
+  }
+  static __device__ __forceinline__ Acc combine(Acc a, Acc b) { return a + b; }
+  static __device__ __forceinline__ Out finalize(Acc a, int64_t len) {
+    typedef typename tsr__gpu_real<T>::type R;
+    if (MEAN) return Out((R)(a.re / (double)len), (R)(a.im / (double)len));
+    return Out((R)a.re, (R)a.im);
   }
 };
 
@@ -413,12 +434,23 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
 template <typename T>
 static tsr_status tsr__gpu_reduce_typed(tsr_device dev, cudaStream_t s, tsr_reduce_op op,
                                         const tsr__view *out, const tsr__view *a, int axis) {
-  switch (op) {
-  case TSR_SUM: return tsr__gpu_reduce_launch<tsr__gpu_red_sum<T>, T>(dev, s, out, a, axis);
-  case TSR_MEAN: return tsr__gpu_reduce_launch<tsr__gpu_red_mean<T>, T>(dev, s, out, a, axis);
-  case TSR_MAX: return tsr__gpu_reduce_launch<tsr__gpu_red_max<T>, T>(dev, s, out, a, axis);
-  case TSR_MIN: return tsr__gpu_reduce_launch<tsr__gpu_red_min<T>, T>(dev, s, out, a, axis);
-  case TSR_ARGMAX: return tsr__gpu_reduce_launch<tsr__gpu_red_argmax<T>, T>(dev, s, out, a, axis);
+  if constexpr (tsr__gpu_is_complex<T>::value) {
+    /* sum and mean only (no ordering: the core refuses max, min and argmax). */
+    if (op == TSR_SUM)
+      return tsr__gpu_reduce_launch<tsr__gpu_red_csum<T, false>, T>(dev, s, out, a, axis);
+    if (op == TSR_MEAN)
+      return tsr__gpu_reduce_launch<tsr__gpu_red_csum<T, true>, T>(dev, s, out, a, axis);
+    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
+                          "reduction %d is not defined for dtype %s on %s", (int)op,
+                          tsr_dtype_name(a->dtype), TSR__GPU_NAME);
+  } else {
+    switch (op) {
+    case TSR_SUM: return tsr__gpu_reduce_launch<tsr__gpu_red_sum<T>, T>(dev, s, out, a, axis);
+    case TSR_MEAN: return tsr__gpu_reduce_launch<tsr__gpu_red_mean<T>, T>(dev, s, out, a, axis);
+    case TSR_MAX: return tsr__gpu_reduce_launch<tsr__gpu_red_max<T>, T>(dev, s, out, a, axis);
+    case TSR_MIN: return tsr__gpu_reduce_launch<tsr__gpu_red_min<T>, T>(dev, s, out, a, axis);
+    case TSR_ARGMAX: return tsr__gpu_reduce_launch<tsr__gpu_red_argmax<T>, T>(dev, s, out, a, axis);
+    }
   }
   return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__, "reduction %d is not supported on %s",
                         (int)op, TSR__GPU_NAME);
@@ -428,7 +460,7 @@ tsr_status tsr__gpu_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *ou
                            const tsr__view *a, int axis) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
-  TSR__GPU_DTYPE_SWITCH(a->dtype, T, return tsr__gpu_reduce_typed<T>(dev, s, op, out, a, axis));
+  TSR__GPU_DTYPE_SWITCH_ALL(a->dtype, T, return tsr__gpu_reduce_typed<T>(dev, s, op, out, a, axis));
   return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype %d is not supported on %s", (int)a->dtype,
                         TSR__GPU_NAME);
 }

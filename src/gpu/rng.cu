@@ -76,8 +76,22 @@ tsr_status tsr__gpu_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uin
     tsr__gpu_rng_kernel<double>
         <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)dst->data, n, seed, offset, d, p0, p1);
     break;
+  /* Complex element i: real part from stream index 2i, imaginary part from 2i + 1 of its part
+     type's stream (the CPU's rule, core/philox.c), so the array is the real one of 2n parts
+     starting at 2 offset. */
+  case TSR_C64:
+    grid = tsr__gpu_grid_for(dev, n + 1, TSR__GPU_BLOCK);
+    tsr__gpu_rng_kernel<float>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((float *)dst->data, 2 * n, seed, 2 * offset, d, p0, p1);
+    break;
+  case TSR_C128:
+    grid = tsr__gpu_grid_for(dev, n + 1, TSR__GPU_BLOCK);
+    tsr__gpu_rng_kernel<double>
+        <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)dst->data, 2 * n, seed, 2 * offset, d, p0, p1);
+    break;
   default:
-    return tsr__set_error(TSR_ERR_DTYPE, __func__, "random arrays need f32 or f64, got %s",
+    return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                          "random arrays need f32, f64, c64 or c128, got %s",
                           tsr_dtype_name(dst->dtype));
   }
   TSR_GPU_CHECK_LAUNCH(s);

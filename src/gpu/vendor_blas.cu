@@ -9,6 +9,15 @@
  * C = op(A) op(B) is computed as the column-major C^T = op(B)^T op(A)^T: swap the operands
  * and m with n, keep the transpose flags and leading dimensions.
  *
+ * Complex (c64: cublasCgemm, c128: cublasZgemm): the same mapping. A row-major op(X) that is
+ * the conjugate transpose X^H maps to the column-major CUBLAS_OP_C of the same buffer
+ * ((X^H)^T = conj(X), the buffer read column-major is X^T, and conj(X) = (X^T)^H). A conjugate
+ * without transpose (conj_x without trans_x) would need a column-major conj-no-transpose,
+ * which cuBLAS and hipBLAS do not have: tsr__gpu_gemm (gemm.cu) sends such calls to the native
+ * kernels and this file refuses them (TSR_ERR_UNSUPPORTED). alpha and beta are passed as the
+ * library's complex type (cuComplex / hipblasComplex: two floats or doubles, real first) without
+ * naming it, through tsr__blas_cptr below, so the one source serves both libraries.
+ *
  * Sizes: cuBLAS 12 (CUDA 12) and later has the 64-bit-index entry points (cublasSgemm_64); with an
  * older cuBLAS, and with hipBLAS, sizes must fit in int and larger problems get
  * TSR_ERR_UNSUPPORTED (the native path has no such limit).
@@ -65,10 +74,26 @@ static tsr_status tsr__gpu_blas_handle(tsr_device dev, cudaStream_t stream, cubl
   return TSR_OK;
 }
 
+/* A pointer to complex data (or a complex scalar) converted to the pointer type the called
+   function declares: cuComplex / cuDoubleComplex, hipblasComplex / hipblasDoubleComplex, all
+   (re, im) pairs like the host's tsr_complex64 / tsr_complex128. */
+struct tsr__blas_cptr {
+  const void *p;
+  template <typename P> operator const P *() const { return static_cast<const P *>(p); }
+};
+struct tsr__blas_mptr {
+  void *p;
+  template <typename P> operator P *() const { return static_cast<P *>(p); }
+};
+
+static cublasOperation_t tsr__gpu_blas_op(bool trans, bool conj) {
+  return !trans ? CUBLAS_OP_N : conj ? CUBLAS_OP_C : CUBLAS_OP_T;
+}
+
 /* The row-major product as the column-major C^T = op(B)^T op(A)^T (see the top). */
 static cublasStatus_t tsr__gpu_blas_gemm(cublasHandle_t h, const tsr__gemm_args *g) {
-  const cublasOperation_t op_a = g->trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cublasOperation_t op_b = g->trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_a = tsr__gpu_blas_op(g->trans_a, g->conj_a);
+  const cublasOperation_t op_b = tsr__gpu_blas_op(g->trans_b, g->conj_b);
   const tsr__blas_int m = (tsr__blas_int)g->m, n = (tsr__blas_int)g->n, k = (tsr__blas_int)g->k;
   const tsr__blas_int lda = (tsr__blas_int)g->lda, ldb = (tsr__blas_int)g->ldb,
                       ldc = (tsr__blas_int)g->ldc;
@@ -80,6 +105,27 @@ static cublasStatus_t tsr__gpu_blas_gemm(cublasHandle_t h, const tsr__gemm_args 
 #else
     return cublasSgemm(h, op_b, op_a, n, m, k, &alpha, (const float *)g->b, ldb,
                        (const float *)g->a, lda, &beta, (float *)g->c, ldc);
+#endif
+  }
+  if (g->dtype == TSR_C64) {
+    const tsr_complex64 alpha = {(float)g->alpha, (float)g->alpha_im},
+                        beta = {(float)g->beta, (float)g->beta_im};
+    const tsr__blas_cptr pa = {&alpha}, pb = {&beta}, a = {g->a}, b = {g->b};
+    const tsr__blas_mptr c = {g->c};
+#if TSR__GPU_BLAS_64
+    return cublasCgemm_64(h, op_b, op_a, n, m, k, pa, b, ldb, a, lda, pb, c, ldc);
+#else
+    return cublasCgemm(h, op_b, op_a, n, m, k, pa, b, ldb, a, lda, pb, c, ldc);
+#endif
+  }
+  if (g->dtype == TSR_C128) {
+    const tsr_complex128 alpha = {g->alpha, g->alpha_im}, beta = {g->beta, g->beta_im};
+    const tsr__blas_cptr pa = {&alpha}, pb = {&beta}, a = {g->a}, b = {g->b};
+    const tsr__blas_mptr c = {g->c};
+#if TSR__GPU_BLAS_64
+    return cublasZgemm_64(h, op_b, op_a, n, m, k, pa, b, ldb, a, lda, pb, c, ldc);
+#else
+    return cublasZgemm(h, op_b, op_a, n, m, k, pa, b, ldb, a, lda, pb, c, ldc);
 #endif
   }
   const double alpha = g->alpha, beta = g->beta;
@@ -104,8 +150,13 @@ tsr_status tsr__gpu_gemm_vendor(tsr_device dev, const tsr__gemm_args *g) {
             "sizes; use the native path",
             (long long)g->m, (long long)g->n, (long long)g->k);
 #endif
-  TSR_CHECK(g->dtype == TSR_F32 || g->dtype == TSR_F64, TSR_ERR_DTYPE,
-            "GEMM needs f32 or f64, got %s", tsr_dtype_name(g->dtype));
+  TSR_CHECK(g->dtype == TSR_F32 || g->dtype == TSR_F64 || g->dtype == TSR_C64 ||
+                g->dtype == TSR_C128,
+            TSR_ERR_DTYPE, "GEMM needs f32, f64, c64 or c128, got %s", tsr_dtype_name(g->dtype));
+  TSR_CHECK(!(g->conj_a && !g->trans_a) && !(g->conj_b && !g->trans_b), TSR_ERR_UNSUPPORTED,
+            "the vendor BLAS has no conjugate without transpose (conj_a=%d trans_a=%d, "
+            "conj_b=%d trans_b=%d); the native path serves it",
+            (int)g->conj_a, (int)g->trans_a, (int)g->conj_b, (int)g->trans_b);
   cublasHandle_t h = NULL;
   TSR_CALL(tsr__gpu_blas_handle(dev, s, &h));
   cublasStatus_t st = tsr__gpu_blas_gemm(h, g);
@@ -114,7 +165,10 @@ tsr_status tsr__gpu_gemm_vendor(tsr_device dev, const tsr__gemm_args *g) {
     st = tsr__gpu_blas_gemm(h, g);
   }
   if (st != CUBLAS_STATUS_SUCCESS)
-    return tsr__gpu_blas_status(st, g->dtype == TSR_F32 ? "cublasSgemm" : "cublasDgemm");
+    return tsr__gpu_blas_status(st, g->dtype == TSR_F32   ? "cublasSgemm"
+                                    : g->dtype == TSR_F64 ? "cublasDgemm"
+                                    : g->dtype == TSR_C64 ? "cublasCgemm"
+                                                          : "cublasZgemm");
   tsr__count(TSR__COUNT_GEMM_VENDOR, 1);
   return TSR_OK;
 }

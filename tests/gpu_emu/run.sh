@@ -16,7 +16,9 @@
 # are reused); WARP: 32 (default) or 64; TEST: gpu_cross (default) or core suite names
 # (reduce, binary, unary, random, transfer, creation, views, matmul, bad_input,
 # kernel_helpers), gpu_fault (a sticky GPU error, injected), gpu_alloc (the allocator's
-# caching and exact-size modes, TSR_GPU_ALLOC_CACHE=1 and 0), dist_gemm (SUMMA with
+# caching and exact-size modes, TSR_GPU_ALLOC_CACHE=1 and 0), emu_complex (the complex
+# kernels through the backend table: GEMM of every operation pair against a float64-complex
+# reference, its launch/copy/wait counts; test_emu_complex.c), dist_gemm (SUMMA with
 # emulated-GPU matrices under mpirun -np 2, both panel paths), dist_pipeline (SUMMA's counted
 # copies, syncs and GEMM calls under mpirun -np 4, both panel paths), dist_25d (-np 4),
 # dist_bcast (the pipelined broadcast from emulated device buffers, -np 3) or job
@@ -75,6 +77,7 @@ for t in "${tests[@]}"; do
     kernel_helpers) srcs=("$root/tests/test_kernel_helpers.c") ;;
     gpu_fault) srcs=("$root/tests/test_gpu_fault.c") ;;
     gpu_alloc) srcs=("$root/tests/test_gpu_alloc.c") ;;
+    emu_complex) srcs=("$here/test_emu_complex.c") ;;
     dist_gemm | dist_pipeline | dist_25d | dist_bcast) srcs=("$root/tests/test_$t.c") ;;
     *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
   esac

@@ -144,8 +144,19 @@ static void run_block(unsigned nt) {
   }
 }
 
+/* Counts of kernel launches, copies (cudaMemcpyAsync, cudaMemcpy2DAsync) and host waits
+   (stream and event synchronizations) since the start, for tests that assert what one backend
+   call does (tests/gpu_emu/test_emu_complex.c reads them through tsr_emu_counts). */
+static size_t count_launches, count_copies, count_syncs;
+extern "C" void tsr_emu_counts(size_t out[3]) {
+  out[0] = count_launches;
+  out[1] = count_copies;
+  out[2] = count_syncs;
+}
+
 void tsr_emu_launch(dim3 grid, dim3 block, std::function<void()> body) {
   static int init = 0;
+  count_launches++;
   if (!init) {
     const char *w = getenv("TSR_EMU_WARP");
     if (w) warpSize = atoi(w);
@@ -286,12 +297,14 @@ cudaError_t cudaFreeHost(void *p) {
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyAsync(void *d, const void *s, size_t n, cudaMemcpyKind, cudaStream_t) {
+  count_copies++;
   if (cudaError_t e = fault_point()) return e;
   memmove(d, s, n);
   return cudaSuccess;
 }
 cudaError_t cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch, size_t width,
                               size_t rows, cudaMemcpyKind, cudaStream_t) {
+  count_copies++;
   if (cudaError_t e = fault_point()) return e;
   for (size_t r = 0; r < rows; r++)
     memmove((char *)d + r * dpitch, (const char *)s + r * spitch, width);
@@ -309,6 +322,7 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) {
   return fault_point();
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  count_syncs++;
   return fault_point();
 }
 struct tsr_emu_event {
@@ -323,6 +337,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
   return cudaSuccess;
 }
 cudaError_t cudaEventSynchronize(cudaEvent_t) {
+  count_syncs++;
   return fault_point();
 }
 cudaError_t cudaEventQuery(cudaEvent_t) {
