@@ -5,7 +5,8 @@
 #   1 build    tessera-gemm (and bench_gpu when there is no PyTorch), CUDA variant, Release,
 #              the GPU's own sm_XY, -j<cores>; an existing build tree is reused
 #   2 job      tessera-gemm on 1 rank, f32/f64 x n = 8192/16384, TSR_GEMM = auto, vendor and
-#              native (--repeat 3 --warmup 1 --json)
+#              native (--repeat 3 --warmup 1 --json); then complex c64/c128 at the same sizes,
+#              TSR_GEMM = auto (issue 50; GFLOP/s count 8 n^3 real flops)
 #   3 anchor   cuBLAS on the same GPU: PyTorch with TF32 off (checked against float64), else
 #              bench_gpu's cuBLAS rows; then the job's figures over the anchor
 #   4 ranks    2 and 4 ranks sharing the GPU, f32/f64 at n = 8192, with the --json pipeline
@@ -44,14 +45,15 @@
 # Then give_back() unless a rerun follows at once.
 #
 # Budgets (seconds, for --budget 480; scaled with --budget; TSR_GPU_SESSION_BUDGET_<STEP>,
-# e.g. TSR_GPU_SESSION_BUDGET_JOB=60, sets one step's budget as is): build 170, job 110,
+# e.g. TSR_GPU_SESSION_BUDGET_JOB=60, sets one step's budget as is): build 150, job 130,
 # anchor 40, ranks 50, npy 45, tests: what is left (at least 45 s; more when earlier steps end
 # early, as they do when all goes well: a step's unused budget goes to the tests). Each run
 # inside a step has its own timeout too (a 16384 job run 60 s, an 8192 one 30 s), cut to what
 # is left of its step; a run the step's budget cannot start is reported "not run", and a step
 # whose budget ran out is reported "timed out" and the next step starts. The console shows each
 # step's budget and elapsed time, and each run's. Expected on an H200 (not yet measured): build
-# 80-100 s (the long pole is gemm_small_avx512_f32.c, ~45 s of one core), job 60-90 s, anchor
+# 80-100 s (the long pole is gemm_small_avx512_f32.c, ~45 s of one core), job 60-90 s (and
+# 20-40 s for the complex runs, not measured: a budget that runs out leaves them "not run"), anchor
 # 15-25 s, ranks 20-40 s, npy 30-40 s; the rest, about 2-4 minutes, for the tests.
 #
 # Reading the results: at most 8 files come back from $OUT, all written as they arrive, so a
@@ -65,7 +67,8 @@
 #                  the list of failed and unrun tests. The console ends with the same text.
 #   results.tsv    one row per run (columns: step case ranks dtype m n k gemm path gflops
 #                  compute_s gpu_s input_s staging steps h2d_copies d2h_copies host_syncs
-#                  host_syncs_in_loop copy_waits check status seconds note)
+#                  host_syncs_in_loop copy_waits check status seconds note; the complex job runs
+#                  have step job_complex)
 #   1-build.log .. 6-tests.log   every command of the step with its budget, elapsed time and
 #                  output (the job's JSON reports, ctest --output-on-failure)
 # The work files (JSON reports, .npy inputs and outputs, ctest logs) stay in
@@ -93,7 +96,7 @@ debs=$root/.gpu_debs
 deproot=/tmp/tsr_gpu_deps
 steps=(build job anchor ranks npy tests)
 # Budgets for the default 480 s; tests take what is left.
-declare -A base_budget=([build]=170 [job]=110 [anchor]=40 [ranks]=50 [npy]=45 [tests]=0)
+declare -A base_budget=([build]=150 [job]=130 [anchor]=40 [ranks]=50 [npy]=45 [tests]=0)
 
 # ------------------------------------------------------------------------------ prepare ----
 prepare() {
@@ -309,7 +312,7 @@ step_build() {
 
 # ------------------------------------------------------------------------------ 2 job ------
 step_job() {
-  local n dt g json cap
+  local n dt g json cap vf
   need_cli || return 0
   printf '## 2. The job on 1 rank (tessera-gemm --device %s, --repeat %s --warmup 1)\n\n' \
     "$GS_DEV" "$GS_REPEAT" | md
@@ -330,6 +333,26 @@ step_job() {
         [ -f "$json" ] && cat "$json"
         record_job "$json" job "$dt $n" "$g"
       done
+    done
+  done
+  # Complex (issue 50) at the same sizes, after the real runs (a budget that runs out leaves
+  # these "not run", never a real one); TSR_GEMM=auto, the path the user gets. Verified at the
+  # smaller sizes; at 16384 --no-verify (the complex Freivalds check reads the matrices on the
+  # host: tens of seconds there).
+  for n in $GS_SIZES; do
+    cap=30
+    [ "$n" -ge 16384 ] && cap=60
+    for dt in c64 c128; do
+      json=$GS_WORK/json/np1_${dt}_${n}_auto.json
+      rm -f "$json"
+      mpi_cmd 1
+      vf=--verify
+      [ "$n" -ge 16384 ] && vf=--no-verify
+      sub "np1_${dt}_${n}_auto" "$cap" env TSR_GEMM=auto "${MPI[@]}" "$GS_CLI" \
+        --device "$GS_DEV" -m "$n" -n "$n" -k "$n" --dtype "$dt" --repeat "$GS_REPEAT" \
+        --warmup 1 "$vf" --json "$json"
+      [ -f "$json" ] && cat "$json"
+      record_job "$json" job_complex "$dt $n" auto
     done
   done
 }

@@ -6,6 +6,7 @@
  * Arguments: <mpiexec> <tessera-gemm> <data folder>.
  */
 #define _GNU_SOURCE /* mkdtemp, mount */
+#include <complex.h>
 #include <dirent.h>
 #include <errno.h>
 #include <float.h>
@@ -391,7 +392,10 @@ static int temp_files(const char *folder) {
 static void test_option_values(void **state) {
   (void)state;
   expect_failure("-m 4 -n 4 -k 4 --verify=0", 2, "takes no value");
-  expect_failure("-m 4 -n 4 -k 4 --transa=no", 2, "takes no value");
+  /* --transa takes n|t|c (issue 50); alone it is t */
+  expect_failure("-m 4 -n 4 -k 4 --transa=no", 2,
+                 "bad value 'no' for --transa: expected one of n|t|c");
+  expect_failure("-m 4 -n 4 -k 4 --progress=1", 2, "takes no value");
   expect_failure("-m 4 -n 4 -k 4 --no-verify=false", 2, "takes no value");
   expect_failure("-m 4 -n 4 -k 4 --help=1", 2, "takes no value");
   expect_failure("-m 4 -n 4 -k 4 --grid 4294967298x1", 2, "--grid");
@@ -1253,6 +1257,247 @@ static void test_opens_once(void **state) {
 #endif
 }
 
+/* ---------------------------------------------------------------- issue 50: complex --- */
+
+/* Writes a complex .npy by hand (format 1.0, descr '<c16' or '<c8', C or Fortran order) from
+   row-major float64-complex values v (m x n): independent of the library's writer. */
+static void save_complex(const char *path, const double _Complex *v, int64_t m, int64_t n, int c64,
+                         int fortran) {
+  char dict[200];
+  int len =
+      snprintf(dict, sizeof dict, "{'descr': '<c%d', 'fortran_order': %s, 'shape': (%lld, %lld), }",
+               c64 ? 8 : 16, fortran ? "True" : "False", (long long)m, (long long)n);
+  int pad = (64 - (10 + len + 1) % 64) % 64;
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  unsigned char magic[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
+  magic[8] = (unsigned char)((len + pad + 1) & 0xff);
+  magic[9] = (unsigned char)((len + pad + 1) >> 8);
+  fwrite(magic, 1, 10, f);
+  fwrite(dict, 1, (size_t)len, f);
+  for (int i = 0; i < pad; i++)
+    fputc(' ', f);
+  fputc('\n', f);
+  for (int64_t e = 0; e < m * n; e++) {
+    int64_t i = fortran ? e % m : e / n, j = fortran ? e / m : e % n;
+    double _Complex z = v[i * n + j];
+    if (c64) {
+      float p[2] = {(float)creal(z), (float)cimag(z)};
+      fwrite(p, sizeof p, 1, f);
+    } else {
+      double p[2] = {creal(z), cimag(z)};
+      fwrite(p, sizeof p, 1, f);
+    }
+  }
+  fclose(f);
+}
+
+/* Reads the job's complex output (C order, little-endian '<c16' or '<c8'): m x n values. */
+static double _Complex *load_complex(const char *path, int64_t m, int64_t n, const char *descr) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  unsigned char magic[10];
+  assert_int_equal(fread(magic, 1, 10, f), 10);
+  size_t hl = magic[8] | (size_t)magic[9] << 8;
+  char *h = calloc(hl + 1, 1);
+  assert_int_equal(fread(h, 1, hl, f), hl);
+  char want[64];
+  snprintf(want, sizeof want, "'descr': '%s'", descr);
+  if (!strstr(h, want) || !strstr(h, "'fortran_order': False")) print_error("header: %s\n", h);
+  assert_non_null(strstr(h, want));
+  snprintf(want, sizeof want, "(%lld, %lld)", (long long)m, (long long)n);
+  assert_non_null(strstr(h, want));
+  free(h);
+  double _Complex *v = malloc((size_t)(m * n) * sizeof *v);
+  int c64 = strcmp(descr, "<c8") == 0;
+  for (int64_t e = 0; e < m * n; e++) {
+    if (c64) {
+      float p[2];
+      assert_int_equal(fread(p, sizeof p, 1, f), 1);
+      v[e] = p[0] + p[1] * I;
+    } else {
+      double p[2];
+      assert_int_equal(fread(p, sizeof p, 1, f), 1);
+      v[e] = p[0] + p[1] * I;
+    }
+  }
+  fclose(f);
+  return v;
+}
+
+/* Random complex values (kind 1: purely imaginary), exact in c64 when c64. */
+static double _Complex *random_complex(int64_t count, uint64_t seed, int kind, int c64) {
+  double *r = random_values(2 * count, seed);
+  double _Complex *z = malloc((size_t)count * sizeof *z);
+  for (int64_t i = 0; i < count; i++) {
+    double re = kind == 1 ? 0.0 : r[2 * i], im = r[2 * i + 1];
+    if (c64) re = (float)re, im = (float)im;
+    z[i] = re + im * I;
+  }
+  free(r);
+  return z;
+}
+
+/* C = alpha op(A) op(B) + beta C0 in float64 complex, op 0 N, 1 T, 2 C; A stored m x k, or
+   k x m when ta; C0 NULL: beta not applied. */
+static double _Complex *reference_complex(int ta, int tb, int64_t m, int64_t n, int64_t k,
+                                          double _Complex alpha, const double _Complex *a,
+                                          const double _Complex *b, double _Complex beta,
+                                          const double _Complex *c0) {
+  double _Complex *c = malloc((size_t)(m * n) * sizeof *c);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double _Complex s = 0;
+      for (int64_t l = 0; l < k; l++) {
+        double _Complex x = ta ? a[l * m + i] : a[i * k + l], y = tb ? b[j * k + l] : b[l * n + j];
+        if (ta == 2) x = conj(x);
+        if (tb == 2) y = conj(y);
+        s += x * y;
+      }
+      c[i * n + j] = alpha * s + (c0 ? beta * c0[i * n + j] : 0);
+    }
+  return c;
+}
+
+static double complex_rel_error(const double _Complex *x, const double _Complex *ref, int64_t n) {
+  double d = 0, r = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double e = cabs(x[i] - ref[i]);
+    d += isnan(e) ? INFINITY : e * e;
+    r += cabs(ref[i]) * cabs(ref[i]);
+  }
+  return sqrt(d / r);
+}
+
+/* The job on complex .npy inputs: c128 with --transa c (A purely imaginary: a missing
+   conjugation negates the product), complex alpha and beta, on 1, 2 and 4 ranks, against the
+   float64-complex reference; the JSON report names the dtype and the ops; c64 Fortran-order
+   inputs with --transb c; complex random inputs; NaN in a complex input (written, exit 4). */
+static void test_complex_job(void **state) {
+  (void)state;
+  const int64_t m = 13, n = 9, k = 7;
+  char a[300], b[300], c[300], cpath[300], jpath[300], args[2048];
+  snprintf(a, sizeof a, "%s/za.npy", dir);
+  snprintf(b, sizeof b, "%s/zb.npy", dir);
+  snprintf(c, sizeof c, "%s/zc.npy", dir);
+  snprintf(cpath, sizeof cpath, "%s/c.npy", dir);
+  snprintf(jpath, sizeof jpath, "%s/z.json", dir);
+  double _Complex *va = random_complex(k * m, 51, 1, 0), *vb = random_complex(k * n, 52, 0, 0),
+                  *vc = random_complex(m * n, 53, 0, 0);
+  save_complex(a, va, k, m, 0, 0);
+  save_complex(b, vb, k, n, 0, 1);
+  save_complex(c, vc, m, n, 0, 0);
+  const double _Complex alpha = 1.5 - 0.5 * I, beta = 0.25 + 0.75 * I;
+  double _Complex *ref = reference_complex(2, 0, m, n, k, alpha, va, vb, beta, vc);
+  for (int np = 1; np <= 4; np *= 2) {
+    snprintf(args, sizeof args,
+             "-a '%s' -b '%s' -c '%s' --transa c --alpha 1.5,-0.5 --beta 0.25,0.75 --block 3 "
+             "-o '%s' --json '%s'",
+             a, b, c, cpath, jpath);
+    int rc = run_np(np, args);
+    if (rc != 0) print_error("np %d exit %d\n%s\n%s\n", np, rc, out_text, err_text);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out_text, "A^H"));
+    assert_non_null(strstr(out_text, "c128"));
+    assert_non_null(strstr(out_text, "8 m n k"));
+    assert_non_null(strstr(out_text, "serial float64 product"));
+    double _Complex *got = load_complex(cpath, m, n, "<c16");
+    double err = complex_rel_error(got, ref, m * n);
+    if (!(err <= 4 * tsr_test_tol(TSR_F64, 2 * k))) print_error("np %d error %g\n", np, err);
+    assert_true(err <= 4 * tsr_test_tol(TSR_F64, 2 * k));
+    free(got);
+    char check[1024];
+    snprintf(check, sizeof check,
+             "python3 -c \"import json,sys; d=json.load(open(sys.argv[1])); "
+             "assert d['dtype']=='c128' and d['op_a']=='C' and d['op_b']=='N' and d['transa']; "
+             "assert d['alpha']==1.5 and d['alpha_im']==-0.5 and d['beta_im']==0.75\" '%s'",
+             jpath);
+    assert_int_equal(system(check), 0);
+    remove(cpath), remove(jpath);
+  }
+  free(ref);
+  /* c64, Fortran-order inputs, --transb c, a purely imaginary alpha, beta 0 (C not read). */
+  double _Complex *fa = random_complex(m * k, 61, 0, 1), *fb = random_complex(n * k, 62, 0, 1);
+  save_complex(a, fa, m, k, 1, 1);
+  save_complex(b, fb, n, k, 1, 1);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' --transb c --alpha 0,2 --block 4 -o '%s'", a, b,
+           cpath);
+  int rc = run(args);
+  if (rc != 0) print_error("exit %d\n%s\n", rc, err_text);
+  assert_int_equal(rc, 0);
+  ref = reference_complex(0, 2, m, n, k, 2.0 * I, fa, fb, 0, NULL);
+  double _Complex *got = load_complex(cpath, m, n, "<c8");
+  assert_true(complex_rel_error(got, ref, m * n) <= 4 * tsr_test_tol(TSR_F32, 2 * k));
+  free(got), free(ref);
+  remove(cpath);
+  /* Random complex inputs, every op pair, verified by Freivalds and the serial product. */
+  const char *ops[3] = {"n", "t", "c"};
+  for (int x = 0; x < 3; x++) {
+    snprintf(args, sizeof args,
+             "-m 11 -n 6 -k 5 --dtype c64 --transa %s --transb %s --alpha 0.5,1 --beta -1,0.5 "
+             "--block 2",
+             ops[x], ops[2 - x]);
+    rc = run(args);
+    if (rc != 0) print_error("%s: exit %d\n%s\n", args, rc, err_text);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(out_text, "serial float64 product"));
+  }
+  /* NaN in a complex input: multiplied, written, not verified, exit 4. */
+  va[3] = NAN * I;
+  save_complex(a, va, k, m, 0, 0);
+  save_complex(b, vb, k, n, 0, 0);
+  snprintf(args, sizeof args, "-a '%s' -b '%s' --transa c -o '%s'", a, b, cpath);
+  rc = run(args);
+  if (rc != 4) print_error("exit %d\n%s\n", rc, err_text);
+  assert_int_equal(rc, 4);
+  assert_true(exists(cpath));
+  remove(cpath);
+  free(va), free(vb), free(vc), free(fa), free(fb);
+  remove(a), remove(b), remove(c);
+}
+
+/* Bad complex input: a scalar that does not parse as complex, --transa c with an integer
+   dtype, complex scalars for real matrices, a complex .npy of an itemsize Tessera does not read,
+   a complex C for real A and B. */
+static void test_complex_bad_input(void **state) {
+  (void)state;
+  expect_failure("-m 4 -n 4 -k 4 --dtype c128 --alpha 1.5,x", 2,
+                 "bad value '1.5,x' for --alpha: expected a finite number or a complex");
+  expect_failure("-m 4 -n 4 -k 4 --dtype c64 --beta ,1", 2, "bad value ',1' for --beta");
+  expect_failure("-m 4 -n 4 -k 4 --dtype i32 --transa c", 2, "bad value 'i32' for --dtype");
+  expect_failure("-m 4 -n 4 -k 4 --transa x", 2, "unexpected argument 'x'");
+  expect_failure("-m 4 -n 4 -k 4 --alpha 1,0.5", 2,
+                 "complex scalars need complex matrices (c64 or c128), the inputs are f64");
+  char a[300], b[300], args[1024];
+  snprintf(a, sizeof a, "%s/wa.npy", dir);
+  snprintf(b, sizeof b, "%s/wb.npy", dir);
+  double _Complex *v = random_complex(16, 70, 0, 0);
+  save_complex(b, v, 4, 4, 0, 0);
+  /* '<c32' (complex256): a header Tessera parses and refuses, naming the type */
+  FILE *f = fopen(a, "wb");
+  assert_non_null(f);
+  const char hdr[] = "{'descr': '<c32', 'fortran_order': False, 'shape': (2, 2), }";
+  int len = (int)strlen(hdr), pad = (64 - (10 + len + 1) % 64) % 64;
+  unsigned char magic[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(len + pad + 1),
+                             0};
+  fwrite(magic, 1, 10, f);
+  fwrite(hdr, 1, (size_t)len, f);
+  for (int i = 0; i < pad; i++)
+    fputc(' ', f);
+  fputc('\n', f);
+  fwrite(v, 1, 128, f);
+  fclose(f);
+  snprintf(args, sizeof args, "-a '%s' -b '%s'", a, b);
+  expect_failure(args, 1, "c32");
+  /* c128 A with f64 B */
+  double *r = random_values(16, 71);
+  save_matrix(a, r, 4, 4, TSR_F64);
+  snprintf(args, sizeof args, "-a '%s' -b '%s'", a, b);
+  expect_failure(args, 1, "dtypes differ: A is f64, B is c128");
+  free(v), free(r);
+  remove(a), remove(b);
+}
+
 static int setup(void **state) {
   (void)state;
   snprintf(dir, sizeof dir, "/tmp/tsr_dist_cli_XXXXXX");
@@ -1302,12 +1547,13 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_devices),
   };
   const struct CMUnitTest job[] = {
-      cmocka_unit_test(test_random_problem), cmocka_unit_test(test_wine_gram),
-      cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_option_values),
-      cmocka_unit_test(test_ieee_inputs),    cmocka_unit_test(test_memory_check),
-      cmocka_unit_test(test_alpha_beta),     cmocka_unit_test(test_algorithms),
-      cmocka_unit_test(test_issue30_job),    cmocka_unit_test(test_opens_once),
-      cmocka_unit_test(test_json_schema),
+      cmocka_unit_test(test_random_problem),    cmocka_unit_test(test_wine_gram),
+      cmocka_unit_test(test_bad_input),         cmocka_unit_test(test_option_values),
+      cmocka_unit_test(test_ieee_inputs),       cmocka_unit_test(test_memory_check),
+      cmocka_unit_test(test_alpha_beta),        cmocka_unit_test(test_algorithms),
+      cmocka_unit_test(test_issue30_job),       cmocka_unit_test(test_opens_once),
+      cmocka_unit_test(test_json_schema),       cmocka_unit_test(test_complex_job),
+      cmocka_unit_test(test_complex_bad_input),
   };
   const struct CMUnitTest faults[] = {
       cmocka_unit_test(test_argv0_spelling),    cmocka_unit_test(test_json_targets),

@@ -35,9 +35,9 @@ typedef struct options {
   int64_t m, n, k;
   int have_m, have_n, have_k;
   int64_t seed;
-  const char *dtype; /* --dtype: "f64" (default) or "f32", read by tsr_dtype_parse */
+  const char *dtype; /* --dtype: "f64" (default), "f32", "c64" or "c128" (tsr_dtype_parse) */
   int dtype_given;
-  int transa, transb;
+  int transa, transb; /* tsr_trans: 0 n, 1 t (the flag alone), 2 c (conjugate transpose) */
   int p, q;
   int64_t block;
   const char *device;
@@ -45,7 +45,8 @@ typedef struct options {
   int verify;
   int progress;
   int help;
-  double alpha, beta;
+  double alpha, alpha_im; /* --alpha RE[,IM] (the parser writes both, in this order) */
+  double beta, beta_im;   /* --beta RE[,IM] */
   int64_t max_memory; /* --max-memory / --memory-per-rank; 0: MemAvailable / ranks on the node */
   int algorithm;      /* tsr_dist_algorithm: 0 summa, 1 2.5d, 2 auto (the table's order) */
   int64_t replicas;   /* --replicas c for 2.5d; 0: the library chooses */
@@ -54,6 +55,27 @@ typedef struct options {
 } options;
 
 extern int g_rank, g_size;
+
+/* beta != 0 (either part): C0 is read. */
+static inline int has_beta(const options *o) {
+  return o->beta != 0.0 || o->beta_im != 0.0;
+}
+
+/* Whether the job's dtype is complex (c64, c128). */
+static inline int dtype_complex(tsr_dtype dt) {
+  return dt == TSR_C64 || dt == TSR_C128;
+}
+
+/* Bytes of one element (the dtype rows, tsr_dtype_size); 8 for an invalid dtype. */
+static inline size_t elem_size(tsr_dtype dt) {
+  size_t es = 8;
+  return tsr_dtype_size(dt, &es) == TSR_OK ? es : 8;
+}
+
+/* "N", "T" or "C" for a --transa/--transb value. */
+static inline const char *trans_name(int t) {
+  return t == 2 ? "C" : t ? "T" : "N";
+}
 
 /* Prints from rank 0 only. */
 void say(FILE *f, const char *fmt, ...)

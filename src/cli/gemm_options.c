@@ -23,8 +23,8 @@ void usage(FILE *f) {
       "mpirun/mpiexec).\n"
       "\n"
       "input (files, or random matrices):\n"
-      "  -a FILE, -b FILE     A and B from 2-D .npy files (f32 or f64, the same dtype;\n"
-      "                       C or Fortran order, either byte order, format 1.0-3.0)\n"
+      "  -a FILE, -b FILE     A and B from 2-D .npy files (f32, f64, c64 or c128, the same\n"
+      "                       dtype; C or Fortran order, either byte order, format 1.0-3.0)\n"
       "  -c FILE              C from a .npy file (m x n, same dtype), read only when\n"
       "                       beta != 0\n"
       "  -m M -n N -k K       random A (M x K) and B (K x N), uniform in [-1, 1) from\n"
@@ -32,12 +32,18 @@ void usage(FILE *f) {
       "                       beta != 0 and no -c, with seed S+3); the values do not depend\n"
       "                       on the grid or the block size\n"
       "  --seed S             seed of the random inputs and of the check (default %d)\n"
-      "  --dtype f32|f64      dtype of random inputs (default f64; files keep theirs)\n"
+      "  --dtype D            f32|f64|c64|c128: dtype of random inputs (default f64; files\n"
+      "                       keep theirs); complex random elements take two Philox values\n"
+      "                       (real, imaginary), both uniform in [-1, 1)\n"
       "  With no input options, the default problem is -m %d -n %d -k %d --dtype f64.\n"
       "\n"
       "computation:\n"
-      "  --alpha X, --beta Y  scalars (default 1 and 0; beta = 0 never reads C)\n"
-      "  --transa, --transb   multiply by the transpose of A / B (op(X) = X^T)\n"
+      "  --alpha X, --beta Y  scalars (default 1 and 0; beta = 0 never reads C); complex\n"
+      "                       as RE,IM (e.g. --alpha 1.5,-0.5) for c64/c128 matrices, a real\n"
+      "                       value meaning imaginary part 0\n"
+      "  --transa [n|t|c], --transb [n|t|c]\n"
+      "                       op(A) / op(B): n the matrix, t its transpose (the option\n"
+      "                       alone), c its conjugate transpose (t for f32/f64)\n"
       "  --grid PxQ           process grid, P*Q = number of ranks (default: near-square,\n"
       "                       P <= Q); rank r is at process row r / Q, column r %% Q\n"
       "  --block NB           block size of the 2D block-cyclic layout and SUMMA panel\n"
@@ -98,13 +104,15 @@ void usage(FILE *f) {
 /* ---------------------------------------------------------------- the table ----------- */
 
 typedef enum opt_kind {
-  OPT_FLAG,   /* no value; sets an int field to `ival` */
-  OPT_PATH,   /* const char * field */
-  OPT_INT,    /* int64_t field in [lo, hi]; `given` int set to 1 */
-  OPT_DOUBLE, /* finite double field */
-  OPT_CHOICE, /* int field: index of the value in `choices` ('|'-separated) */
-  OPT_WORD,   /* const char * field, one of `choices` */
-  OPT_GRID    /* PxQ into int fields p, q */
+  OPT_FLAG,    /* no value; sets an int field to `ival` */
+  OPT_PATH,    /* const char * field */
+  OPT_INT,     /* int64_t field in [lo, hi]; `given` int set to 1 */
+  OPT_DOUBLE,  /* finite double field */
+  OPT_CHOICE,  /* int field: index of the value in `choices` ('|'-separated) */
+  OPT_WORD,    /* const char * field, one of `choices` */
+  OPT_GRID,    /* PxQ into int fields p, q */
+  OPT_COMPLEX, /* RE[,IM] into two consecutive finite double fields */
+  OPT_TRANS    /* int field: without a value (the next argument not n|t|c) 1, else n 0, t 1, c 2 */
 } opt_kind;
 
 typedef struct opt_def {
@@ -130,11 +138,12 @@ static const opt_def table[] = {
     {"-n", NULL, OPT_INT, OFF(n), (ptrdiff_t)OFF(have_n), 0, INT64_C(1) << 40, 0, NULL},
     {"-k", NULL, OPT_INT, OFF(k), (ptrdiff_t)OFF(have_k), 0, INT64_C(1) << 40, 0, NULL},
     {"--seed", NULL, OPT_INT, OFF(seed), NOGIVEN, 0, INT64_MAX - 4, 0, NULL},
-    {"--dtype", NULL, OPT_WORD, OFF(dtype), (ptrdiff_t)OFF(dtype_given), 0, 0, 0, "f64|f32"},
-    {"--alpha", NULL, OPT_DOUBLE, OFF(alpha), NOGIVEN, 0, 0, 0, NULL},
-    {"--beta", NULL, OPT_DOUBLE, OFF(beta), NOGIVEN, 0, 0, 0, NULL},
-    {"--transa", NULL, OPT_FLAG, OFF(transa), NOGIVEN, 0, 0, 1, NULL},
-    {"--transb", NULL, OPT_FLAG, OFF(transb), NOGIVEN, 0, 0, 1, NULL},
+    {"--dtype", NULL, OPT_WORD, OFF(dtype), (ptrdiff_t)OFF(dtype_given), 0, 0, 0,
+     "f64|f32|c64|c128"},
+    {"--alpha", NULL, OPT_COMPLEX, OFF(alpha), NOGIVEN, 0, 0, 0, NULL},
+    {"--beta", NULL, OPT_COMPLEX, OFF(beta), NOGIVEN, 0, 0, 0, NULL},
+    {"--transa", NULL, OPT_TRANS, OFF(transa), NOGIVEN, 0, 0, 1, "n|t|c"},
+    {"--transb", NULL, OPT_TRANS, OFF(transb), NOGIVEN, 0, 0, 1, "n|t|c"},
     {"--grid", NULL, OPT_GRID, 0, NOGIVEN, 1, 1 << 30, 0, NULL},
     {"--block", NULL, OPT_INT, OFF(block), NOGIVEN, 1, 1 << 20, 0, NULL},
     {"--device", NULL, OPT_WORD, OFF(device), NOGIVEN, 0, 0, 0, "auto|cpu|cuda|hip"},
@@ -149,7 +158,12 @@ static const opt_def table[] = {
     {"--no-verify", NULL, OPT_FLAG, OFF(verify), NOGIVEN, 0, 0, 0, NULL},
     {"--progress", NULL, OPT_FLAG, OFF(progress), NOGIVEN, 0, 0, 1, NULL},
 };
+_Static_assert(OFF(alpha_im) == OFF(alpha) + sizeof(double) &&
+                   OFF(beta_im) == OFF(beta) + sizeof(double),
+               "OPT_COMPLEX writes the imaginary part after the real one");
 #undef OFF
+_Static_assert(TSR_NO_TRANS == 0 && TSR_TRANS == 1 && TSR_CONJ_TRANS == 2,
+               "--transa's values are tsr_trans's");
 _Static_assert(TSR_DIST_BCAST_AUTO == 0 && TSR_DIST_BCAST_MPI == 1 && TSR_DIST_BCAST_RING == 2 &&
                    TSR_DIST_BCAST_TREE == 3,
                "--bcast's choices are in tsr_dist_bcast's order");
@@ -179,6 +193,42 @@ static int choice_index(const char *choices, const char *val) {
   return -1;
 }
 
+/* A whole-string finite double (a subnormal is accepted, an underflow to 0 is not); 0 with
+   the reason in *why when it is not one. */
+static int parse_double(const char *val, double *out, const char **why) {
+  char *end = NULL;
+  errno = 0;
+  double x = strtod(val, &end);
+  /* ERANGE with a finite result is underflow: a subnormal (1e-310) is a finite number and
+     accepted; a value that rounds to zero (1e-400) is refused rather than read as 0. */
+  int underflow = errno == ERANGE && isfinite(x) && fabs(x) <= DBL_MIN;
+  *why = "expected a finite number";
+  if (!*val || (errno && !underflow) || *end || !isfinite(x)) return 0;
+  if (underflow && x == 0.0) {
+    *why = "below the smallest double (4.94066e-324), it would be 0";
+    return 0;
+  }
+  *out = x;
+  return 1;
+}
+
+/* RE or RE,IM (two finite doubles, as parse_double) into z[0], z[1]. */
+static int parse_complex(const char *val, double z[2], const char **why) {
+  const char *comma = strchr(val, ',');
+  char re[128];
+  size_t n = comma ? (size_t)(comma - val) : strlen(val);
+  if (n >= sizeof re) return parse_double(val, &z[0], why); /* too long: the real message */
+  memcpy(re, val, n);
+  re[n] = '\0';
+  double x = 0.0, y = 0.0;
+  if (!parse_double(re, &x, why) || (comma && !parse_double(comma + 1, &y, why))) {
+    if (comma) *why = "expected a finite number or a complex number RE,IM (e.g. 1.5,-0.5)";
+    return 0;
+  }
+  z[0] = x, z[1] = y;
+  return 1;
+}
+
 /* Stores `val` for option d; returns 0 with a message when it is not acceptable. */
 static int set_value(const opt_def *d, const char *name, const char *val, options *o, char *msg,
                      size_t cap) {
@@ -200,23 +250,26 @@ static int set_value(const opt_def *d, const char *name, const char *val, option
     }
     *(int64_t *)(base + d->field) = v;
     return 1;
-  case OPT_DOUBLE: {
-    char *end = NULL;
-    errno = 0;
-    double x = strtod(val, &end);
-    /* ERANGE with a finite result is underflow: a subnormal (1e-310) is a finite number and
-       accepted; a value that rounds to zero (1e-400) is refused rather than read as 0. */
-    int underflow = errno == ERANGE && isfinite(x) && fabs(x) <= DBL_MIN;
-    if (!*val || (errno && !underflow) || *end || !isfinite(x)) {
-      snprintf(msg, cap, "bad value '%.200s' for %s: expected a finite number", val, name);
+  case OPT_DOUBLE:
+  case OPT_COMPLEX: {
+    const char *why = NULL;
+    double z[2] = {0.0, 0.0};
+    int ok = d->kind == OPT_DOUBLE ? parse_double(val, &z[0], &why) : parse_complex(val, z, &why);
+    if (!ok) {
+      snprintf(msg, cap, "bad value '%.200s' for %s: %s", val, name, why);
       return 0;
     }
-    if (underflow && x == 0.0) {
-      snprintf(msg, cap, "bad value '%.200s' for %s: below the smallest double (%g), it would be 0",
-               val, name, 4.9406564584124654e-324);
+    *(double *)(base + d->field) = z[0];
+    if (d->kind == OPT_COMPLEX) *(double *)(base + d->field + sizeof(double)) = z[1];
+    return 1;
+  }
+  case OPT_TRANS: {
+    int idx = choice_index(d->choices, val);
+    if (idx < 0) {
+      snprintf(msg, cap, "bad value '%.200s' for %s: expected one of %s", val, name, d->choices);
       return 0;
     }
-    *(double *)(base + d->field) = x;
+    *(int *)(base + d->field) = idx;
     return 1;
   }
   case OPT_CHOICE:
@@ -288,6 +341,12 @@ int parse_options(int argc, char **argv, options *o, char *msg, size_t cap) {
       snprintf(msg, cap, "%s '%.200s'", arg[0] == '-' ? "unknown option" : "unexpected argument",
                arg);
       return 0;
+    }
+    /* --transa alone is t; a following n|t|c is its value. */
+    if (d->kind == OPT_TRANS && !inline_val &&
+        (i + 1 >= argc || choice_index(d->choices, argv[i + 1]) < 0)) {
+      *(int *)((char *)o + d->field) = d->ival;
+      continue;
     }
     if (d->kind == OPT_FLAG) {
       if (inline_val) {

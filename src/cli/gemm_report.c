@@ -54,7 +54,11 @@ void print_results(const options *o, tsr_dtype dtype, const results *r) {
     say(stdout, "panel broadcasts per rank (max): mpi %llu, ring %llu, tree %llu (--bcast %s)\n",
         (unsigned long long)r->bcast_mpi, (unsigned long long)r->bcast_ring,
         (unsigned long long)r->bcast_tree, bcast_name(o->bcast));
-  say(stdout, "performance: %.2f GFLOP/s\n", r->gflops);
+  if (dtype_complex(dtype))
+    say(stdout, "performance: %.2f GFLOP/s (%s: 8 m n k real flops)\n", r->gflops,
+        tsr_dtype_name(dtype));
+  else
+    say(stdout, "performance: %.2f GFLOP/s\n", r->gflops);
   if (!r->verified) {
     say(stdout, "verify: skipped (--no-verify)\n");
     return;
@@ -285,7 +289,9 @@ static void put_problem(strbuf *b, const options *o, const job_info *ji) {
       (long long)ji->k);
   put(b, "  \"dtype\": \"%s\", \"transa\": %s, \"transb\": %s,\n", tsr_dtype_name(ji->dtype),
       json_bool(o->transa), json_bool(o->transb));
-  put(b, "  \"alpha\": %.17g, \"beta\": %.17g,\n", o->alpha, o->beta);
+  put(b, "  \"op_a\": \"%s\", \"op_b\": \"%s\",\n", trans_name(o->transa), trans_name(o->transb));
+  put(b, "  \"alpha\": %.17g, \"beta\": %.17g, \"alpha_im\": %.17g, \"beta_im\": %.17g,\n",
+      o->alpha, o->beta, o->alpha_im, o->beta_im);
   put(b, "  \"input\": \"%s\", \"a\": ", o->a_path ? "files" : "random");
   put_string(b, o->a_path);
   put(b, ", \"b\": ");

@@ -11,6 +11,7 @@
  * gemm_cli.h and usage(). run() chains the steps below; each returns 0 or an exit code.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -243,7 +244,7 @@ static int step_shapes(job *j) {
     j->ar = o->transa ? o->k : o->m, j->ac = o->transa ? o->m : o->k;
     j->br = o->transb ? o->n : o->k, j->bc = o->transb ? o->k : o->n;
   }
-  if (!code && o->c_path && o->beta != 0.0) {
+  if (!code && o->c_path && has_beta(o)) {
     tsr_status st = open_input(j, o->c_path, &j->fc, &hc);
     if (st != TSR_OK) return lib_fail(st, EXIT_RUNTIME);
     cm = hc.shape[0], cn = hc.shape[1], cdt = hc.dtype;
@@ -266,6 +267,14 @@ static int step_shapes(job *j) {
              o->c_path, (long long)cm, (long long)cn, tsr_dtype_name(cdt), (long long)ji->m,
              (long long)ji->n, tsr_dtype_name(ji->dtype));
     code = EXIT_RUNTIME;
+  }
+  int cx = dtype_complex(ji->dtype);
+  if (!code && !cx && (o->alpha_im != 0.0 || o->beta_im != 0.0)) {
+    snprintf(j->msg, sizeof j->msg,
+             "--alpha %g,%g / --beta %g,%g: complex scalars need complex matrices (c64 or c128), "
+             "the inputs are %s",
+             o->alpha, o->alpha_im, o->beta, o->beta_im, tsr_dtype_name(ji->dtype));
+    code = EXIT_USAGE;
   }
   if ((code = agree(code, j->msg))) return code;
   /* Node-local copies of an input that differ between ranks. */
@@ -298,7 +307,7 @@ static int64_t memory_need(const job *j, int64_t extra25d, int64_t *fixed) {
   int64_t nb = o->block;
   /* In double: the element counts of shapes that are refused (-m 1e12 -n 1e12 is 10^24
      elements) do not fit int64_t; double is exact below 2^53 and saturates above. */
-  double es = ji->dtype == TSR_F32 ? 4 : 8;
+  double es = (double)elem_size(ji->dtype);
 #define LOCAL(rows, cols)                                                                          \
   ((double)tsr_numroc((rows), nb, r, 0, P) * (double)tsr_numroc((cols), nb, c, 0, Q))
   double a = LOCAL(j->ar, j->ac), b = LOCAL(j->br, j->bc), cc = LOCAL(ji->m, ji->n);
@@ -306,16 +315,16 @@ static int64_t memory_need(const job *j, int64_t extra25d, int64_t *fixed) {
 #undef LOCAL
   double cmloc = (double)tsr_numroc(ji->m, nb, r, 0, P),
          cnloc = (double)tsr_numroc(ji->n, nb, c, 0, Q);
-  double base = a + b + cc + (o->beta != 0.0 ? cc : 0);
+  double base = a + b + cc + (has_beta(o) ? cc : 0);
   double read = a > b ? a : b;
-  if (cc > read && o->beta != 0.0) read = cc;
+  if (cc > read && has_beta(o)) read = cc;
   double summa = at + bt + 2 * (cmloc * (double)nb + (double)nb * (cnloc > 0 ? cnloc : 1));
   double write = o->out_path ? cc : 0;
   double serial = 0;
   if (o->verify && g_rank == 0 &&
       (double)ji->m * (double)ji->n * (double)ji->k <= (double)SERIAL_CHECK_LIMIT)
     serial = (double)ji->m * (double)ji->k + (double)ji->k * (double)ji->n +
-             (double)ji->m * (double)ji->n * (o->beta != 0.0 ? 2 : 1);
+             (double)ji->m * (double)ji->n * (has_beta(o) ? 2 : 1);
   double phase = read;
   if (write > phase) phase = write;
   if (serial > phase) phase = serial;
@@ -390,11 +399,30 @@ static int step_memory(job *j) {
 
 /* ---------------------------------------------------------------- step: inputs -------- */
 
+/* The local block of src into dst's (same layout). Complex blocks go as bytes through the host
+   (their column-major views transposed are contiguous: tsr_array_read/write copy them as they
+   are), which needs no complex copy kernel of the device; real ones with tsr_assign. Between
+   runs, not timed. */
 static tsr_status copy_local(tsr_dmatrix *dst, const tsr_dmatrix *src) {
-  tsr_array *d = NULL, *s = NULL;
+  tsr_array *d = NULL, *s = NULL, *dt = NULL, *ct = NULL;
+  tsr_dmatrix_props p;
   tsr_status st = tsr_dmatrix_local(dst, &d);
   if (st == TSR_OK) st = tsr_dmatrix_local(src, &s);
-  if (st == TSR_OK) st = tsr_assign(d, s);
+  if (st == TSR_OK) st = tsr_dmatrix_info(src, &p);
+  if (st == TSR_OK && !dtype_complex(p.dtype)) {
+    st = tsr_assign(d, s);
+  } else if (st == TSR_OK && p.local_rows > 0 && p.local_cols > 0) {
+    const int perm[2] = {1, 0};
+    const size_t bytes = (size_t)(p.local_rows * p.local_cols) * elem_size(p.dtype);
+    void *buf = malloc(bytes);
+    st = buf ? tsr_transpose(s, perm, &ct) : TSR_ERR_OUT_OF_MEMORY;
+    if (st == TSR_OK) st = tsr_transpose(d, perm, &dt);
+    if (st == TSR_OK) st = tsr_array_read(ct, buf, bytes);
+    if (st == TSR_OK) st = tsr_array_write(dt, buf, bytes);
+    free(buf);
+  }
+  tsr_array_release(dt);
+  tsr_array_release(ct);
   tsr_array_release(d);
   tsr_array_release(s);
   return st;
@@ -418,7 +446,7 @@ static int step_load(job *j) {
     if (st == TSR_OK) st = tsr_dmatrix_fill_random(j->B, (uint64_t)o->seed + 1, -1.0, 1.0);
   }
   /* C0, the C that beta scales, is read only when beta != 0. */
-  if (st == TSR_OK && o->beta != 0.0) {
+  if (st == TSR_OK && has_beta(o)) {
     if (o->c_path) {
       st = tsr_dmatrix_npy_read(j->fc, nb, nb, dev, &j->C0);
     } else {
@@ -452,9 +480,8 @@ static int step_plan(job *j) {
   tsr_dist_gemm_options opt = gemm_options(j);
   tsr_dist_algorithm alg = TSR_DIST_GEMM_SUMMA;
   int c = 1;
-  tsr_status st = tsr_dist_gemm_choose(j->o.transa ? TSR_TRANS : TSR_NO_TRANS,
-                                       j->o.transb ? TSR_TRANS : TSR_NO_TRANS, j->A, j->B, j->C,
-                                       &opt, &alg, &c);
+  tsr_status st = tsr_dist_gemm_choose((tsr_trans)j->o.transa, (tsr_trans)j->o.transb, j->A, j->B,
+                                       j->C, &opt, &alg, &c);
   if (st != TSR_OK) return lib_fail(st, st == TSR_ERR_INVALID_ARGUMENT ? EXIT_USAGE : EXIT_RUNTIME);
   j->replicas = alg == TSR_DIST_GEMM_2_5D ? c : 1;
   return 0;
@@ -466,9 +493,15 @@ static void step_describe(job *j) {
   const options *o = &j->o;
   const job_info *ji = &j->ji;
   say(stdout, "tessera-gemm %s: C = %s%s * %s%s, m=%lld n=%lld k=%lld, %s, %s input\n",
-      TSR_VERSION_STRING, o->alpha != 1.0 ? "alpha * " : "", o->transa ? "A^T" : "A",
-      o->transb ? "B^T" : "B", o->beta != 0.0 ? " + beta * C" : "", (long long)ji->m,
-      (long long)ji->n, (long long)ji->k, tsr_dtype_name(ji->dtype), o->a_path ? "file" : "random");
+      TSR_VERSION_STRING, o->alpha != 1.0 || o->alpha_im != 0.0 ? "alpha * " : "",
+      o->transa == 2 ? "A^H"
+      : o->transa    ? "A^T"
+                     : "A",
+      o->transb == 2 ? "B^H"
+      : o->transb    ? "B^T"
+                     : "B",
+      has_beta(o) ? " + beta * C" : "", (long long)ji->m, (long long)ji->n, (long long)ji->k,
+      tsr_dtype_name(ji->dtype), o->a_path ? "file" : "random");
   say(stdout, "grid: %d x %d (%d rank%s), block %lld\n", j->gi.nprow, j->gi.npcol, g_size,
       g_size == 1 ? "" : "s", (long long)o->block);
   if (j->replicas > 1)
@@ -528,9 +561,12 @@ static int step_multiply(job *j) {
     MPI_Barrier(MPI_COMM_WORLD);
     double s0 = MPI_Wtime();
     if (st == TSR_OK)
-      st = tsr_dist_gemm_ex(o->transa ? TSR_TRANS : TSR_NO_TRANS,
-                            o->transb ? TSR_TRANS : TSR_NO_TRANS, o->alpha, j->A, j->B, o->beta,
-                            j->C, &opt, &stats);
+      st = dtype_complex(j->ji.dtype)
+               ? tsr_dist_gemm_complex((tsr_trans)o->transa, (tsr_trans)o->transb,
+                                       (tsr_complex128){o->alpha, o->alpha_im}, j->A, j->B,
+                                       (tsr_complex128){o->beta, o->beta_im}, j->C, &opt, &stats)
+               : tsr_dist_gemm_ex((tsr_trans)o->transa, (tsr_trans)o->transb, o->alpha, j->A, j->B,
+                                  o->beta, j->C, &opt, &stats);
     double el = MPI_Wtime() - s0;
     if (st != TSR_OK) {
       code = lib_fail(st, EXIT_RUNTIME);
@@ -575,7 +611,10 @@ static int step_multiply(job *j) {
   r->t_comm = median(comms, (int)o->repeat);
   r->t_local = median(locals, (int)o->repeat);
   r->t_gpu = median(gpus, (int)o->repeat);
-  double flops = 2.0 * (double)j->ji.m * (double)j->ji.n * (double)j->ji.k;
+  /* Real flops: 2 m n k, and 8 m n k for complex (ZGEMM's count: a complex multiply-add is four
+     real multiplies and four adds). */
+  double flops = (dtype_complex(j->ji.dtype) ? 8.0 : 2.0) * (double)j->ji.m * (double)j->ji.n *
+                 (double)j->ji.k;
   r->gflops = r->t_compute > 0 ? flops / r->t_compute * 1e-9 : 0;
 done:
   free(times);
@@ -596,8 +635,11 @@ done:
 /* The serial comparison's tolerance: the rounding of k + 3 operations in the dtype and in
    float64. */
 static double serial_tolerance(const job_info *ji) {
-  double eps = ji->dtype == TSR_F32 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
-  return (double)(ji->k + 3) * eps + (double)(ji->k + 3) * (DBL_EPSILON / 2);
+  const int cx = dtype_complex(ji->dtype);
+  double eps =
+      ji->dtype == TSR_F32 || ji->dtype == TSR_C64 ? (double)FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  const double k = (double)(cx ? 2 * ji->k : ji->k);
+  return (cx ? sqrt(2.0) : 1.0) * ((k + 3) * eps + (k + 3) * (DBL_EPSILON / 2));
 }
 
 static double serial_check(const job *j, const void *a, const void *b, const void *c0,
@@ -645,21 +687,72 @@ static double serial_check(const job *j, const void *a, const void *b, const voi
 }
 #undef VAL
 
+#define CVAL(dt, p, idx)                                                                           \
+  ((dt) == TSR_C64 ? (double _Complex)((const float _Complex *)(p))[idx]                           \
+                   : ((const double _Complex *)(p))[idx])
+
+/* serial_check for c64/c128: the float64-complex product (op C conjugates), moduli for the
+   scale, the tolerance of serial_tolerance with k replaced by 2 k (two real multiply-adds per
+   part) and the moduli's sqrt(2). */
+static double serial_check_complex(const job *j, const void *a, const void *b, const void *c0,
+                                   const void *c, int64_t *skipped) {
+  const options *o = &j->o;
+  tsr_dtype dt = j->ji.dtype;
+  int64_t m = j->ji.m, n = j->ji.n, k = j->ji.k;
+  int64_t lda = o->transa ? k : m, ldb = o->transb ? n : k;
+  const double _Complex al = o->alpha + o->alpha_im * I, be = o->beta + o->beta_im * I;
+  double big = (dt == TSR_C64 ? (double)FLT_MAX : DBL_MAX) / (1.0 + j->r.check.tolerance);
+  double sa = fmax(1.0, cabs(al)), lam = dt == TSR_C64 ? (double)FLT_MIN : DBL_MIN;
+  double tol = serial_tolerance(&j->ji);
+  double under = ((double)(2 * k) * sa + 3.0) * (lam + DBL_MIN) / tol;
+  double worst = 0.0;
+  *skipped = 0;
+  for (int64_t jj = 0; jj < n; jj++)
+    for (int64_t i = 0; i < m; i++) {
+      double _Complex sum = 0.0;
+      double scale = 0.0;
+      for (int64_t p = 0; p < k; p++) {
+        double _Complex av = o->transa ? CVAL(dt, a, p + i * lda) : CVAL(dt, a, i + p * lda);
+        double _Complex bv = o->transb ? CVAL(dt, b, jj + p * ldb) : CVAL(dt, b, p + jj * ldb);
+        if (o->transa == 2) av = conj(av);
+        if (o->transb == 2) bv = conj(bv);
+        sum += av * bv;
+        scale += cabs(av) * cabs(bv);
+      }
+      sum *= al;
+      scale *= cabs(al);
+      if (c0) {
+        double _Complex cv = CVAL(dt, c0, i + jj * m);
+        sum += be * cv;
+        scale += cabs(be) * cabs(cv);
+      }
+      if (!(scale < big)) {
+        (*skipped)++;
+        continue;
+      }
+      double diff = cabs(CVAL(dt, c, i + jj * m) - sum);
+      double r = scale + under > 0 ? diff / (scale + under) : diff;
+      if (!(r <= worst)) worst = r; /* NaN propagates */
+    }
+  return worst;
+}
+#undef CVAL
+
 static int step_verify(job *j) {
   const options *o = &j->o;
   results *r = &j->r;
   const job_info *ji = &j->ji;
   if (!o->verify) return 0;
   r->verified = 1;
-  tsr_status st = tsr_dist_gemm_verify(o->transa ? TSR_TRANS : TSR_NO_TRANS,
-                                       o->transb ? TSR_TRANS : TSR_NO_TRANS, o->alpha, j->A, j->B,
-                                       o->beta, j->C0, j->C, (uint64_t)o->seed + 2, &r->check);
+  tsr_status st = tsr_dist_gemm_verify_complex(
+      (tsr_trans)o->transa, (tsr_trans)o->transb, (tsr_complex128){o->alpha, o->alpha_im}, j->A,
+      j->B, (tsr_complex128){o->beta, o->beta_im}, j->C0, j->C, (uint64_t)o->seed + 2, &r->check);
   if (st != TSR_OK) return lib_fail(st, EXIT_RUNTIME);
   r->passed = r->check.verdict != TSR_VERIFY_FAILED;
   if (r->check.verdict == TSR_VERIFY_UNVERIFIED ||
       (double)ji->m * (double)ji->n * (double)ji->k > (double)SERIAL_CHECK_LIMIT)
     return 0;
-  size_t es = ji->dtype == TSR_F32 ? 4 : 8;
+  size_t es = elem_size(ji->dtype);
   void *ha = NULL, *hb = NULL, *hc = NULL, *h0 = NULL;
   int fail = 0;
   if (g_rank == 0) {
@@ -676,7 +769,9 @@ static int step_verify(job *j) {
     if (st == TSR_OK) st = tsr_dmatrix_gather(j->C, 0, hc, TSR_COL_MAJOR, 0);
     if (st == TSR_OK && j->C0) st = tsr_dmatrix_gather(j->C0, 0, h0, TSR_COL_MAJOR, 0);
     if (st == TSR_OK && g_rank == 0)
-      r->serial_err = serial_check(j, ha, hb, h0, hc, &r->serial_skipped);
+      r->serial_err = dtype_complex(ji->dtype)
+                          ? serial_check_complex(j, ha, hb, h0, hc, &r->serial_skipped)
+                          : serial_check(j, ha, hb, h0, hc, &r->serial_skipped);
     if (st != TSR_OK) code = lib_fail(st, EXIT_RUNTIME);
   }
   free(ha), free(hb), free(hc), free(h0);
