@@ -17,6 +17,8 @@
  * matrix X with leading dimension ld is the row-major c x r matrix X^T with row stride ld),
  * and the product is tsr_gemm_ex on them.
  */
+/* dladdr and RTLD_NOLOAD (tsr__gemm_host_cx). */
+#define _GNU_SOURCE 1
 #include <complex.h>
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -548,9 +550,23 @@ static tsr__gemm_host_cx_fn tsr__gemm_host_cx(void) {
   static atomic_int looked;
   tsr__gemm_host_cx_fn f = atomic_load_explicit(&fn, memory_order_acquire);
   if (f || atomic_load_explicit(&looked, memory_order_acquire)) return f;
-  /* The process's global scope (libtessera is loaded with this library). */
-  void *self = dlopen(NULL, RTLD_NOW);
-  void *s = self ? dlsym(self, "tsr_gemm_host_complex") : NULL;
+  /* In the libtessera this library runs on: the one holding tsr_gemm_host, which may be loaded
+     locally (this library dlopen()ed with RTLD_LOCAL, as benchmarks and ctypes do), so not in
+     the global scope; that scope is the second try. */
+  void *s = NULL, *at;
+  tsr_status (*known)(tsr_dtype, tsr_trans, tsr_trans, int64_t, int64_t, int64_t, double,
+                      const void *, int64_t, const void *, int64_t, double, void *, int64_t) =
+      tsr_gemm_host;
+  memcpy(&at, &known, sizeof at);
+  Dl_info di;
+  if (dladdr(at, &di) && di.dli_fname) {
+    void *h = dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    if (h) s = dlsym(h, "tsr_gemm_host_complex");
+  }
+  if (!s) {
+    void *self = dlopen(NULL, RTLD_NOW);
+    if (self) s = dlsym(self, "tsr_gemm_host_complex");
+  }
   if (s) memcpy(&f, &s, sizeof s);
   atomic_store_explicit(&fn, f, memory_order_release);
   atomic_store_explicit(&looked, 1, memory_order_release);
