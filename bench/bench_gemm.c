@@ -34,14 +34,15 @@
  * times the first call after the pause instead (sporadic calls: how fast sleeping threads wake
  * then depends on the OS and, in a VM, on the hypervisor: 0.05-4 ms on the development VM). Figures
  * are medians over the repetitions (--best: the fastest repetition, the "best of N" of issue 31's
- * measure); the spread is min..max. GFLOP/s = 2*m*n*k / seconds / 1e9.
- * ratio = Tessera / the best anchor of that case. The load average at the start is printed: on a
- * shared machine, read the ratios, not the absolute figures. Single-thread cases are also timed in
- * process CPU time (CLOCK_PROCESS_CPUTIME_ID), which a crowded machine's preemptions do not
- * inflate: the column ratio_cpu (JSON "cpu_time").
+ * measure); the spread is min..max. GFLOP/s = 2*m*n*k / seconds / 1e9 (complex, --dtypes c,z:
+ * 8*m*n*k, as ZGEMM is counted; c64/c128 run cblas_cgemm/cblas_zgemm of every library that has
+ * them, Tessera by 1m). ratio = Tessera / the best anchor of that case. The load average at the
+ * start is printed: on a shared machine, read the ratios, not the absolute figures. Single-thread
+ * cases are also timed in process CPU time (CLOCK_PROCESS_CPUTIME_ID), which a crowded machine's
+ * preemptions do not inflate: the column ratio_cpu (JSON "cpu_time").
  *
  * Usage: bench_gemm [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2]
- *                   [--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--best] [--beta X]
+ *                   [--dtypes s,d,c,z] [--reps N] [--pause-ms MS] [--cold] [--best] [--beta X]
  *                   [--trans NN,NT,TN,TT] [--anchors LIST] [--json FILE]
  *   --sizes    square n (default 16,32,64,128,512,2048,4096: the small sizes, where the per-call
  *              cost and the small-matrix path show, as well as the blocked ones)
@@ -102,6 +103,9 @@ typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int
                          int, float, float *, int);
 typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int, const double *,
                          int, double, double *, int);
+/* cblas_cgemm / cblas_zgemm: scalars by pointer. */
+typedef void (*xgemm_fn)(int, int, int, int, int, int, const void *, const void *, int,
+                         const void *, int, const void *, void *, int);
 
 typedef struct anchor {
   const char *name;
@@ -116,6 +120,7 @@ typedef struct anchor {
   void (*set_threads_l)(long long);
   char info[160];
   int present;
+  xgemm_fn cgemm, zgemm; /* NULL when the library lacks them (complex cases skip it) */
 } anchor;
 
 static anchor anchors[] = {
@@ -141,6 +146,7 @@ enum { NANCHORS = sizeof anchors / sizeof anchors[0] };
 #endif
 static sgemm_fn cblas_s;
 static dgemm_fn cblas_d;
+static xgemm_fn cblas_c, cblas_z;
 
 static void cblas_load(void) {
   void *h = dlopen(TSR_BENCH_TESSERA_BLAS, RTLD_NOW | RTLD_LOCAL);
@@ -149,6 +155,11 @@ static void cblas_load(void) {
   if (!s || !d) return;
   memcpy(&cblas_s, &s, sizeof s);
   memcpy(&cblas_d, &d, sizeof d);
+  void *c = dlsym(h, "cblas_cgemm"), *z = dlsym(h, "cblas_zgemm");
+  if (c && z) {
+    memcpy(&cblas_c, &c, sizeof c);
+    memcpy(&cblas_z, &z, sizeof z);
+  }
 }
 
 static void *sym(void *h, const char *prefix, const char *name) {
@@ -170,6 +181,11 @@ static void anchor_load(anchor *a) {
   if (!s || !d || !t) return;
   memcpy(&a->sgemm, &s, sizeof s);
   memcpy(&a->dgemm, &d, sizeof d);
+  void *c = sym(h, a->prefix, "cblas_cgemm"), *z = sym(h, a->prefix, "cblas_zgemm");
+  if (c && z) {
+    memcpy(&a->cgemm, &c, sizeof c);
+    memcpy(&a->zgemm, &z, sizeof z);
+  }
   if (a->threads_int64)
     memcpy(&a->set_threads_l, &t, sizeof t);
   else
@@ -397,11 +413,25 @@ static double run_once(const bench_ctx *x, int impl, double *cpu) {
   dgemm_fn dg = impl == IMPL_CBLAS     ? cblas_d
                 : impl >= IMPL_ANCHOR0 ? anchors[impl - IMPL_ANCHOR0].dgemm
                                        : NULL;
+  const bool cx = x->dtype == TSR_C64 || x->dtype == TSR_C128;
+  xgemm_fn xg = !cx                    ? NULL
+                : impl == IMPL_CBLAS   ? (x->dtype == TSR_C64 ? cblas_c : cblas_z)
+                : impl >= IMPL_ANCHOR0 ? (x->dtype == TSR_C64 ? anchors[impl - IMPL_ANCHOR0].cgemm
+                                                              : anchors[impl - IMPL_ANCHOR0].zgemm)
+                                       : NULL;
+  if (cx && impl >= IMPL_CBLAS && !xg) return -1;
+  /* The complex scalars (imaginary parts 0) in the dtype's element type. */
+  const float fal[2] = {(float)x->alpha, 0}, fbe[2] = {(float)x->beta, 0};
+  const double dal[2] = {x->alpha, 0}, dbe[2] = {x->beta, 0};
+  const void *pal = x->dtype == TSR_C64 ? (const void *)fal : (const void *)dal;
+  const void *pbe = x->dtype == TSR_C64 ? (const void *)fbe : (const void *)dbe;
   const double c0 = cpu_s();
   const double t0 = now_s();
   for (int i = 0; i < x->calls; ++i) {
     if (impl < IMPL_CBLAS) {
       if (tsr__omp_gemm(TSR_CPU, &g) != TSR_OK) return -1;
+    } else if (cx) {
+      xg(layout, ta, tb, m, n, k, pal, x->a, lda, x->b, ldb, pbe, x->c, ldc);
     } else if (x->dtype == TSR_F32) {
       sg(layout, ta, tb, m, n, k, (float)x->alpha, x->a, lda, x->b, ldb, (float)x->beta, x->c, ldc);
     } else {
@@ -432,15 +462,18 @@ static int check_case(bench_ctx *x, const int *impls, int nimpl, size_t nc, size
       continue;
     }
     double dmax = 0, rmax = 0;
-    for (size_t i = 0; i < nc; ++i) {
-      const double r = es == 4 ? ((float *)ref)[i] : ((double *)ref)[i];
-      const double v = es == 4 ? ((float *)x->c)[i] : ((double *)x->c)[i];
+    /* Complex C compared as its real and imaginary parts. */
+    const bool cx = x->dtype == TSR_C64 || x->dtype == TSR_C128;
+    const size_t ne = cx ? 2 * nc : nc, rs = cx ? es / 2 : es;
+    for (size_t i = 0; i < ne; ++i) {
+      const double r = rs == 4 ? ((float *)ref)[i] : ((double *)ref)[i];
+      const double v = rs == 4 ? ((float *)x->c)[i] : ((double *)x->c)[i];
       if (fabs(r - v) > dmax || isnan(v)) dmax = isnan(v) ? INFINITY : fabs(r - v);
       if (fabs(r) > rmax) rmax = fabs(r);
     }
     const double rel = dmax / (rmax > 0 ? rmax : 1);
     if (rel > worst) worst = rel;
-    if (rel > (es == 4 ? 1e-4 : 1e-12)) {
+    if (rel > (rs == 4 ? 1e-4 : 1e-12)) {
       fprintf(stderr, "check: %s differs from %s by %.3g of the largest element\n",
               impl_name(impls[q]), impl_name(impls[0]), rel);
       bad = 1;
@@ -464,23 +497,26 @@ typedef struct bench_result {
 
 static void print_config(FILE *out, tsr_dtype dt, int t, int json) {
   tsr__gemm_config c;
-  tsr__gemm_config_get(dt, t, &tuning, &c);
+  static const char *const names[][2] = {
+      {"f32", "sgemm"}, {"f64", "dgemm"}, {"c64", "cgemm"}, {"c128", "zgemm"}};
+  const int di = dt == TSR_F32 ? 0 : dt == TSR_F64 ? 1 : dt == TSR_C64 ? 2 : 3;
+  /* A complex dtype runs its real dtype's kernel and blocks (1m). */
+  tsr__gemm_config_get(di == 0 || di == 2 ? TSR_F32 : TSR_F64, t, &tuning, &c);
   if (json)
     fprintf(out,
             "{\"dtype\": \"%s\", \"threads\": %d, \"kernel\": \"%s\", \"kc\": %lld, \"mc\": %lld, "
             "\"nc\": %lld, \"source\": \"%s\"}",
-            dt == TSR_F32 ? "f32" : "f64", t, c.ker->name, (long long)c.kc, (long long)c.mc,
-            (long long)c.nc, c.source);
+            names[di][0], t, c.ker->name, (long long)c.kc, (long long)c.mc, (long long)c.nc,
+            c.source);
   else
-    fprintf(out, "  %s %d thread(s): %s KC=%lld MC=%lld NC=%lld (%s)\n",
-            dt == TSR_F32 ? "sgemm" : "dgemm", t, c.ker->name, (long long)c.kc, (long long)c.mc,
-            (long long)c.nc, c.source);
+    fprintf(out, "  %s %d thread(s): %s KC=%lld MC=%lld NC=%lld (%s)\n", names[di][1], t,
+            c.ker->name, (long long)c.kc, (long long)c.mc, (long long)c.nc, c.source);
 }
 
 int main(int argc, char **argv) {
   int64_t sizes[16] = {16, 32, 64, 128, 512, 2048, 4096}, threads[8] = {1, 2}, extra[48];
   int nsizes = 7, nthreads = 2, nextra = 0, reps_opt = 0, tall = 1, pause = 250, cold = 0, best = 0;
-  int dt_s = 1, dt_d = 1;
+  int dt_s = 1, dt_d = 1, dt_c = 0, dt_z = 0;
   int trans[4] = {0}, ntrans = 0; /* 2 * ta + tb */
   double beta = 0.0, alpha = 1.0;
   int col = 0, pin = 0, misalign = 0, check = 0;
@@ -519,6 +555,8 @@ int main(int argc, char **argv) {
     } else if (strcmp(o, "--dtypes") == 0 && v) {
       dt_s = strchr(v, 's') != NULL;
       dt_d = strchr(v, 'd') != NULL;
+      dt_c = strchr(v, 'c') != NULL;
+      dt_z = strchr(v, 'z') != NULL;
       ++i;
     } else if (strcmp(o, "--no-tall") == 0)
       tall = 0;
@@ -557,7 +595,7 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr,
               "usage: %s [--sizes 512,2048,...] [--cases MxNxK,...] [--no-tall] [--threads 1,2] "
-              "[--dtypes s,d] [--reps N] [--pause-ms MS] [--cold] [--best] [--beta X] "
+              "[--dtypes s,d,c,z] [--reps N] [--pause-ms MS] [--cold] [--best] [--beta X] "
               "[--alpha X] [--layout row|col] [--ld N] [--misalign BYTES] [--procs P] [--pin] "
               "[--check] "
               "[--trans NN,NT,TN,TT] [--anchors openblas,blis,scipy_openblas] "
@@ -623,10 +661,12 @@ int main(int argc, char **argv) {
   const int have_wisdom = strncmp(wstate, "used", 4) == 0;
   tuning_passed = have_wisdom;
   printf("wisdom: %s\n", wstate);
-  tsr_dtype dtypes[2];
+  tsr_dtype dtypes[4];
   int ndt = 0;
   if (dt_s) dtypes[ndt++] = TSR_F32;
   if (dt_d) dtypes[ndt++] = TSR_F64;
+  if (dt_c) dtypes[ndt++] = TSR_C64;
+  if (dt_z) dtypes[ndt++] = TSR_C128;
   for (int w = 0; w <= have_wisdom; ++w) {
     use_wisdom(w);
     printf("tessera configuration (%s):\n", w ? "with wisdom" : "defaults");
@@ -651,7 +691,8 @@ int main(int argc, char **argv) {
   if (!res) return 1;
   for (int d = 0; d < ndt && rc == 0; ++d) {
     const tsr_dtype dtype = dtypes[d];
-    const size_t es = dtype == TSR_F32 ? 4 : 8;
+    const bool cplx = dtype == TSR_C64 || dtype == TSR_C128;
+    const size_t es = tsr__dtype_size(dtype);
     for (int ci = 0; ci < ncases && rc == 0; ++ci) {
       const bench_case cs = cases[ci];
       bench_ctx x = {
@@ -681,18 +722,21 @@ int main(int argc, char **argv) {
         break;
       }
       unsigned long long s = 12345;
-      for (size_t i = 0; i < na + nb; ++i) {
+      /* Complex operands: real and imaginary parts both random (as reals of twice the count). */
+      const size_t ra_n = cplx ? 2 * na : na, rb_n = cplx ? 2 * nb : nb;
+      for (size_t i = 0; i < ra_n + rb_n; ++i) {
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
         const double v = (double)(s >> 11) / 9007199254740992.0 * 2 - 1;
-        void *base = i < na ? x.a : x.b;
-        const size_t j = i < na ? i : i - na;
-        if (dtype == TSR_F32)
+        void *base = i < ra_n ? x.a : x.b;
+        const size_t j = i < ra_n ? i : i - ra_n;
+        if (dtype == TSR_F32 || dtype == TSR_C64)
           ((float *)base)[j] = (float)v;
         else
           ((double *)base)[j] = v;
       }
       memset(x.c, 0, nc * es);
-      const double flop = 2.0 * (double)cs.m * (double)cs.n * (double)cs.k;
+      /* Complex: 8 m n k real flops (ZGEMM as the field counts it). */
+      const double flop = (cplx ? 8.0 : 2.0) * (double)cs.m * (double)cs.n * (double)cs.k;
       if (flop < 4e6) x.calls = (int)ceil(4e6 / flop);
       int reps = reps_opt > 0 ? reps_opt : flop <= 2.0 * 2048 * 2048 * 2048 ? 7 : 3;
       if (reps > MAXREPS) reps = MAXREPS;
@@ -702,9 +746,9 @@ int main(int argc, char **argv) {
         int impls[NIMPL], nimpl = 0;
         impls[nimpl++] = IMPL_DEFAULT;
         if (have_wisdom) impls[nimpl++] = IMPL_WISDOM;
-        if (cblas_s) impls[nimpl++] = IMPL_CBLAS;
+        if (cblas_s && (!cplx || cblas_c)) impls[nimpl++] = IMPL_CBLAS;
         for (int i = 0; i < NANCHORS; ++i)
-          if (anchors[i].present) impls[nimpl++] = IMPL_ANCHOR0 + i;
+          if (anchors[i].present && (!cplx || anchors[i].cgemm)) impls[nimpl++] = IMPL_ANCHOR0 + i;
         if (check && ti == 0 && check_case(&x, impls, nimpl, nc, es) != 0) {
           rc = 1;
           procs_abort();
@@ -749,7 +793,7 @@ int main(int argc, char **argv) {
         for (int q = 0; nprocs > 1 && q < nimpl; ++q)
           procs_gather(impls[q], reps, flop, times[impls[q]], ctimes[impls[q]]);
         bench_result *br = &res[nres++];
-        br->dtype = dtype == TSR_F32 ? "f32" : "f64";
+        br->dtype = tsr_dtype_name(dtype);
         br->threads = t;
         br->cs = cs;
         br->best_anchor = br->best_anchor_cpu = NAN;
