@@ -58,6 +58,13 @@ if(TSR_SCALAPACK_LIBRARY)
     set_tests_properties(scalapack_pdgemm_np4_${path} PROPERTIES LABELS "mpi;scalapack"
                          TIMEOUT 180 ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS 4
                          RESOURCE_LOCK ${TSR_MPI_LOCK})
+    add_test(NAME scalapack_pzgemm_np4_${path}
+             COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 4
+                     --oversubscribe -x TSR_SCALAPACK_PATH=${path}
+                     $<TARGET_FILE:test_scalapack_complex>)
+    set_tests_properties(scalapack_pzgemm_np4_${path} PROPERTIES LABELS "mpi;scalapack"
+                         TIMEOUT 180 ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS 4
+                         RESOURCE_LOCK ${TSR_MPI_LOCK})
   endforeach()
   # One runtime per process (issue 32): tsr_*, pdgemm_ and dgemm_ in one program share
   # libtessera.so's thread pool, error state, wisdom cache and environment reader.

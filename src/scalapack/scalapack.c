@@ -495,8 +495,9 @@ static const tsr_dmatrix *tsr__operand_matrix(const tsr__operand *o) {
 }
 
 static tsr_status tsr__operand_make(tsr_grid *g, tsr_dtype dt, int64_t m, int64_t n, int64_t mb,
-                                    int64_t nb, const tsr__bc_matrix *x, bool trans, bool in_place,
-                                    bool fill, tsr__operand *o, tsr_dist_stats *acc) {
+                                    int64_t nb, const tsr__bc_matrix *x, bool trans, bool conj,
+                                    bool in_place, bool fill, tsr__operand *o,
+                                    tsr_dist_stats *acc) {
   memset(o, 0, sizeof *o);
   tsr_status st;
   if (in_place) {
@@ -507,7 +508,19 @@ static tsr_status tsr__operand_make(tsr_grid *g, tsr_dtype dt, int64_t m, int64_
   st = tsr__dist_agree(g->comm, st);
   if (st != TSR_OK || !fill) return st;
   tsr__bc_matrix dst = tsr__standard_layout(o->own, g);
-  return tsr__bc_redistribute(g, dt, m, n, x, trans, &dst, &acc->bytes_sent, &acc->bytes_received);
+  st = tsr__bc_redistribute(g, dt, m, n, x, trans, &dst, &acc->bytes_sent, &acc->bytes_received);
+  if (st == TSR_OK && conj) /* op 'C': the transposed copy conjugated, in our own storage */
+    for (int64_t j = 0; j < o->own->nloc; j++) {
+      char *col =
+          (char *)tsr__array_ptr(o->own->storage) + (size_t)(j * o->own->lld) * tsr__dtype_size(dt);
+      for (int64_t i = 0; i < o->own->mloc; i++) {
+        if (dt == TSR_C128)
+          ((double *)(void *)col)[2 * i + 1] = -((double *)(void *)col)[2 * i + 1];
+        else
+          ((float *)(void *)col)[2 * i + 1] = -((float *)(void *)col)[2 * i + 1];
+      }
+    }
+  return st;
 }
 
 static void tsr__operand_free(tsr__operand *o) {
@@ -543,19 +556,27 @@ static tsr_status tsr__compute(const tsr__pgemm_call *p, tsr_grid *g, bool *move
   memset(&oa, 0, sizeof oa);
   memset(&ob, 0, sizeof ob);
   memset(&oc, 0, sizeof oc);
-  tsr_status st =
-      tsr__operand_make(g, p->dtype, p->m, p->k, br, bk, &p->a, p->ta, a_std, true, &oa, acc);
+  bool read_c = p->beta != 0.0 || p->beta_im != 0.0;
+  tsr_status st = tsr__operand_make(g, p->dtype, p->m, p->k, br, bk, &p->a, p->ta, p->conj_a, a_std,
+                                    true, &oa, acc);
   if (st == TSR_OK)
-    st = tsr__operand_make(g, p->dtype, p->k, p->n, bk, bc, &p->b, p->tb, b_std, true, &ob, acc);
+    st = tsr__operand_make(g, p->dtype, p->k, p->n, bk, bc, &p->b, p->tb, p->conj_b, b_std, true,
+                           &ob, acc);
   if (st == TSR_OK)
-    st = tsr__operand_make(g, p->dtype, p->m, p->n, br, bc, &p->c, false, c_std, p->beta != 0.0,
-                           &oc, acc);
+    st = tsr__operand_make(g, p->dtype, p->m, p->n, br, bc, &p->c, false, false, c_std, read_c, &oc,
+                           acc);
   if (st == TSR_OK) {
     tsr_dist_stats s;
     memset(&s, 0, sizeof s);
-    st = tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, p->alpha, tsr__operand_matrix(&oa),
-                          tsr__operand_matrix(&ob), p->beta,
-                          (tsr_dmatrix *)tsr__operand_matrix(&oc), NULL, &s);
+    if (tsr__pgemm_complex(p->dtype))
+      st = tsr_dist_gemm_complex(TSR_NO_TRANS, TSR_NO_TRANS,
+                                 (tsr_complex128){p->alpha, p->alpha_im}, tsr__operand_matrix(&oa),
+                                 tsr__operand_matrix(&ob), (tsr_complex128){p->beta, p->beta_im},
+                                 (tsr_dmatrix *)tsr__operand_matrix(&oc), NULL, &s);
+    else
+      st = tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, p->alpha, tsr__operand_matrix(&oa),
+                            tsr__operand_matrix(&ob), p->beta,
+                            (tsr_dmatrix *)tsr__operand_matrix(&oc), NULL, &s);
     acc->bytes_sent += s.bytes_sent;
     acc->bytes_received += s.bytes_received;
   }
@@ -615,22 +636,16 @@ static void tsr__pgemm_distributed(tsr__pgemm_call *p) {
   int path = tsr__env_choice(TSR__ENV_SCALAPACK_PATH); /* auto | redistribute | direct */
   bool direct = tsr__pgemm_direct_pays(p, path < 0 ? 0 : path);
   tsr_status st = TSR_OK;
-  if (!direct && tsr__pgemm_complex(p->dtype)) {
-    /* The redistributing path's SUMMA is real-only: complex always goes the direct way,
-       whose panel messages must fit an int of bytes. */
-    direct = tsr__pgemm_direct_pays(p, 2);
-    if (!direct)
-      st = tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
-                          "%s with M = %d, N = %d: a panel of %d x 256 elements does not fit "
-                          "one MPI message",
-                          rout, p->m, p->n, p->m > p->n ? p->m : p->n);
-  }
-  if (st == TSR_OK && direct) {
+  /* Complex takes the direct path unless TSR_SCALAPACK_PATH=redistribute (or its panels do not
+     fit one MPI message): its local products are the complex host GEMM, where the
+     redistributing path's SUMMA runs tsr_dist_gemm_complex. */
+  if (!direct && tsr__pgemm_complex(p->dtype) && path != 1) direct = tsr__pgemm_direct_pays(p, 2);
+  if (direct) {
     /* On the caller's layouts: BLACS's grid as it is. */
     st = tsr__grid_of_context(ctxt, &gp, 0, 0, &g, &cg);
     if (st == TSR_OK)
       st = tsr__pgemm_direct(p, g, &cg->direct, &acc.bytes_sent, &acc.bytes_received);
-  } else if (st == TSR_OK) {
+  } else {
     /* The grid on which sub(C) starts on process (0, 0), the layouts seen from it. */
     int rs = tsr__bc_owner(&p->c.row, 0), cs = tsr__bc_owner(&p->c.col, 0);
     rs = rs < 0 ? 0 : rs;
