@@ -10,6 +10,7 @@
  * exported for the library to find them.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include <complex.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -705,6 +706,209 @@ static void test_stats_threads(void **state) {
   assert_int_equal(s.cblas_dgemm, STATS_THREADS * STATS_CALLS);
 }
 
+/* ---------------------------------------------------------------- complex ------------- */
+
+/* The complex entry points (src/blas/blas_internal.h declares them for the library). */
+typedef void (*fortran_cx_fn)(const char *, const char *, const int *, const int *, const int *,
+                              const void *, const void *, const int *, const void *, const int *,
+                              const void *, void *, const int *);
+typedef void (*cblas_cx_fn)(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, const int, const int,
+                            const int, const void *, const void *, const int, const void *,
+                            const int, const void *, void *, const int);
+void zgemm_(const char *, const char *, const int *, const int *, const int *, const void *,
+            const void *, const int *, const void *, const int *, const void *, void *,
+            const int *);
+void cgemm_(const char *, const char *, const int *, const int *, const int *, const void *,
+            const void *, const int *, const void *, const int *, const void *, void *,
+            const int *);
+void zgemm3m_(const char *, const char *, const int *, const int *, const int *, const void *,
+              const void *, const int *, const void *, const int *, const void *, void *,
+              const int *);
+void cgemm3m_(const char *, const char *, const int *, const int *, const int *, const void *,
+              const void *, const int *, const void *, const int *, const void *, void *,
+              const int *);
+void cblas_zgemm(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, const int, const int, const int,
+                 const void *, const void *, const int, const void *, const int, const void *,
+                 void *, const int);
+void cblas_cgemm(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, const int, const int, const int,
+                 const void *, const void *, const int, const void *, const int, const void *,
+                 void *, const int);
+void cblas_zgemm3m(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, const int, const int, const int,
+                   const void *, const void *, const int, const void *, const int, const void *,
+                   void *, const int);
+void cblas_cgemm3m(CBLAS_LAYOUT, CBLAS_TRANSPOSE, CBLAS_TRANSPOSE, const int, const int, const int,
+                   const void *, const void *, const int, const void *, const int, const void *,
+                   void *, const int);
+
+static double cx_rnd(unsigned long long *s) {
+  *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(*s >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+/* One complex call: column-major (Fortran, or CBLAS col/row) C = alpha op(A) op(B) + beta C with
+   every op pair of N, T, C, random real and imaginary parts (so a missing conjugation shows),
+   padded leading dimensions, complex alpha/beta, and beta 0 over a C of NaN; against a
+   float64-complex reference. dbl: c128 (else c64). */
+static void cx_case(bool dbl, fortran_cx_fn f, cblas_cx_fn cb, CBLAS_LAYOUT lay, int m, int n,
+                    int k) {
+  const char ops[3] = {'N', 'T', 'C'};
+  const CBLAS_TRANSPOSE cops[3] = {CblasNoTrans, CblasTrans, CblasConjTrans};
+  unsigned long long seed = 50;
+  const bool row = cb && lay == CblasRowMajor;
+  for (int oa = 0; oa < 3; ++oa)
+    for (int ob = 0; ob < 3; ++ob)
+      for (int zb = 0; zb < 2; ++zb) {
+        const bool ta = oa > 0, tb = ob > 0;
+        /* Stored A: ra x ca in the layout's sense (row-major: rows; column-major: columns). */
+        const int ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
+        const int lda = (row ? ac : ar) + 3, ldb = (row ? bc : br) + 2, ldc = (row ? n : m) + 1;
+        const size_t na = (size_t)lda * (size_t)(row ? ar : ac),
+                     nb = (size_t)ldb * (size_t)(row ? br : bc),
+                     nc = (size_t)ldc * (size_t)(row ? m : n);
+        double complex *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B),
+                       *C0 = malloc(nc * sizeof *C0);
+        void *a = malloc(na * 16), *b = malloc(nb * 16), *c = malloc(nc * 16);
+        assert_true(A && B && C0 && a && b && c);
+        for (size_t i = 0; i < na; ++i)
+          A[i] = cx_rnd(&seed) + I * cx_rnd(&seed);
+        for (size_t i = 0; i < nb; ++i)
+          B[i] = cx_rnd(&seed) + I * cx_rnd(&seed);
+        for (size_t i = 0; i < nc; ++i)
+          C0[i] = zb ? NAN : cx_rnd(&seed) + I * cx_rnd(&seed);
+        /* The operands in the routine's precision; the reference reads back what it holds. */
+        for (size_t i = 0; i < na; ++i) {
+          if (dbl)
+            ((double complex *)a)[i] = A[i];
+          else
+            A[i] = ((float complex *)a)[i] = (float complex)A[i];
+        }
+        for (size_t i = 0; i < nb; ++i) {
+          if (dbl)
+            ((double complex *)b)[i] = B[i];
+          else
+            B[i] = ((float complex *)b)[i] = (float complex)B[i];
+        }
+        for (size_t i = 0; i < nc; ++i) {
+          if (dbl)
+            ((double complex *)c)[i] = C0[i];
+          else
+            C0[i] = ((float complex *)c)[i] = (float complex)C0[i];
+        }
+        const double complex al = 0.7 - 0.9 * I, be = zb ? 0 : 1.3 - 1.1 * I;
+        const float complex fal = (float complex)al, fbe = (float complex)be;
+        const void *pal = dbl ? (const void *)&al : (const void *)&fal;
+        const void *pbe = dbl ? (const void *)&be : (const void *)&fbe;
+        if (f)
+          f(&ops[oa], &ops[ob], &m, &n, &k, pal, a, &lda, b, &ldb, pbe, c, &ldc);
+        else
+          cb(lay, cops[oa], cops[ob], m, n, k, pal, a, lda, b, ldb, pbe, c, ldc);
+          /* Element (i, j) of stored X with leading dimension ld in the call's layout. */
+#define CX_AT(X, i, j, ld) (row ? (X)[(size_t)(i) * (ld) + (j)] : (X)[(size_t)(j) * (ld) + (i)])
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < n; ++j) {
+            double complex s = 0;
+            double mag = 0;
+            for (int p = 0; p < k; ++p) {
+              double complex u = ta ? CX_AT(A, p, i, lda) : CX_AT(A, i, p, lda);
+              double complex v = tb ? CX_AT(B, j, p, ldb) : CX_AT(B, p, j, ldb);
+              if (oa == 2) u = conj(u);
+              if (ob == 2) v = conj(v);
+              s += u * v;
+              mag += cabs(u) * cabs(v);
+            }
+            const double complex want = al * s + (zb ? 0 : be * CX_AT(C0, i, j, ldc));
+            const size_t at = row ? (size_t)i * ldc + j : (size_t)j * ldc + i;
+            const double complex got =
+                dbl ? ((double complex *)c)[at] : (double complex)((float complex *)c)[at];
+            const double cmag = zb ? 0 : cabs(CX_AT(C0, i, j, ldc));
+            const double tol = (dbl ? 1e-13 : 1e-5) * (k + 2) * (mag + 4 * cmag) + 1e-30;
+            if (!(cabs(got - want) <= tol)) {
+              fprintf(stderr, "%s %c%c beta0=%d (%d,%d): got %g%+gi want %g%+gi\n", dbl ? "z" : "c",
+                      ops[oa], ops[ob], zb, i, j, creal(got), cimag(got), creal(want), cimag(want));
+              fail();
+            }
+          }
+#undef CX_AT
+        free(A);
+        free(B);
+        free(C0);
+        free(a);
+        free(b);
+        free(c);
+      }
+}
+
+static void test_complex(void **state) {
+  (void)state;
+  reset_xerbla();
+  const int sizes[][3] = {{5, 3, 7}, {37, 29, 41}, {70, 90, 130}};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+    const int m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
+    cx_case(true, zgemm_, NULL, CblasColMajor, m, n, k);
+    cx_case(false, cgemm_, NULL, CblasColMajor, m, n, k);
+    cx_case(true, zgemm3m_, NULL, CblasColMajor, m, n, k);
+    cx_case(false, cgemm3m_, NULL, CblasColMajor, m, n, k);
+    for (int l = 0; l < 2; ++l) {
+      const CBLAS_LAYOUT lay = l ? CblasRowMajor : CblasColMajor;
+      cx_case(true, NULL, cblas_zgemm, lay, m, n, k);
+      cx_case(false, NULL, cblas_cgemm, lay, m, n, k);
+      cx_case(true, NULL, cblas_zgemm3m, lay, m, n, k);
+      cx_case(false, NULL, cblas_cgemm3m, lay, m, n, k);
+    }
+  }
+  assert_int_equal(xerbla_calls, 0);
+}
+
+/* The complex routines' error exits: the positions of DGEMM (Fortran, with their names) and of
+   cblas_dgemm (CBLAS, row-major mapped back); C untouched. */
+static void test_complex_error_exits(void **state) {
+  (void)state;
+  double complex z[4] = {1, 2, 3, 4}, one = 1;
+  float complex cz[4] = {1, 2, 3, 4}, cone = 1;
+  const fortran_cx_fn fz[2] = {zgemm_, zgemm3m_}, fc[2] = {cgemm_, cgemm3m_};
+  const char *nz[2] = {"ZGEMM", "ZGEMM3M"}, *nc[2] = {"CGEMM", "CGEMM3M"};
+  for (size_t i = 0; i < sizeof fortran_bad / sizeof fortran_bad[0]; ++i) {
+    const bad_call *x = &fortran_bad[i];
+    for (int v = 0; v < 2; ++v) {
+      reset_xerbla();
+      fz[v](&x->ta, &x->tb, &x->m, &x->n, &x->k, &one, z, &x->lda, z, &x->ldb, &one, z, &x->ldc);
+      assert_int_equal(xerbla_calls, 1);
+      assert_string_equal(xerbla_name, nz[v]);
+      assert_int_equal(xerbla_info, x->info);
+      reset_xerbla();
+      fc[v](&x->ta, &x->tb, &x->m, &x->n, &x->k, &cone, cz, &x->lda, cz, &x->ldb, &cone, cz,
+            &x->ldc);
+      assert_int_equal(xerbla_calls, 1);
+      assert_string_equal(xerbla_name, nc[v]);
+      assert_int_equal(xerbla_info, x->info);
+    }
+  }
+  /* NULL alpha where the reference would read it: position 6; lowercase 'c' accepted. */
+  const int two = 2;
+  reset_xerbla();
+  zgemm_("c", "t", &two, &two, &two, NULL, z, &two, z, &two, &one, z, &two);
+  assert_int_equal(xerbla_info, 6);
+  /* CBLAS: bad layout 1, TransA 2, M < 0 in row-major reported as 4 (M) after the mapping. */
+  reset_xerbla();
+  cblas_zgemm((CBLAS_LAYOUT)0, CblasNoTrans, CblasNoTrans, 1, 1, 1, &one, z, 1, z, 1, &one, z, 1);
+  assert_int_equal(xerbla_info, 1);
+  assert_string_equal(xerbla_name, "cblas_zgemm");
+  reset_xerbla();
+  cblas_cgemm3m(CblasColMajor, (CBLAS_TRANSPOSE)0, CblasNoTrans, 1, 1, 1, &cone, cz, 1, cz, 1,
+                &cone, cz, 1);
+  assert_int_equal(xerbla_info, 2);
+  assert_string_equal(xerbla_name, "cblas_cgemm3m");
+  reset_xerbla();
+  cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, -1, 1, 1, &one, z, 1, z, 1, &one, z, 1);
+  assert_int_equal(xerbla_info, 4);
+  reset_xerbla();
+  cblas_cgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, 2, 1, &cone, cz, 1, cz, 2, &cone, cz,
+              1);
+  assert_int_equal(xerbla_info, 14); /* ldc < N */
+  assert_true(z[0] == 1 && z[1] == 2 && z[2] == 3 && z[3] == 4);
+  assert_true(cz[0] == 1 && cz[1] == 2 && cz[2] == 3 && cz[3] == 4);
+}
+
 int main(void) {
   /* The default threshold would send the larger cases to a GPU where there is one; this
      program tests the CPU route except in test_gpu_route. */
@@ -723,6 +927,8 @@ int main(void) {
       cmocka_unit_test(test_stats_threads),
       cmocka_unit_test(test_route),
       cmocka_unit_test(test_gpu_route),
+      cmocka_unit_test(test_complex),
+      cmocka_unit_test(test_complex_error_exits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
