@@ -25,7 +25,9 @@
  * beside it): the entries in the file at the time of writing for other (dtype, threads) pairs
  * are kept, so concurrent tuners keep each other's entries. --dtypes takes a comma-separated
  * list of s (or f32) and d (or f64). --show prints the CPU, the file, whether the library
- * uses it (or why it ignores it) and the configuration every (dtype, threads) runs with.
+ * uses it (or why it ignores it) and the configuration every (dtype, threads) runs with; the
+ * complex dtypes c64 and c128 run by the 1m method with f32's and f64's (so tuning f32 and f64
+ * tunes them too).
  * Exit status: 0 on success, 1 on a failure (message on stderr), 2 on bad usage.
  */
 #include <math.h>
@@ -251,6 +253,9 @@ static int show(void) {
   for (int d = 0; d < 2; ++d)
     for (int nt = 1; nt <= maxt; nt = nt == maxt ? maxt + 1 : (nt * 2 > maxt ? maxt : nt * 2))
       show_config(d == 0 ? TSR_F32 : TSR_F64, nt);
+  /* The complex dtypes run by the 1m method on their real dtype's kernel and blocks (its wisdom
+     entries included): nothing of their own to tune. */
+  printf("  c64: as f32, c128: as f64 (complex GEMM by the 1m method on the real kernels)\n");
   return 0;
 }
 
