@@ -8,7 +8,8 @@
  * over A and B of NaN, k 0; purely imaginary operands; odd sizes, edge tiles, leading
  * dimensions above the minimum; the small path and the packed path each forced and the
  * library's own rule; sizes past the cache blocks (several KC slices, NC blocks); 1 and 2
- * threads. A missing or misplaced conjugation changes the product of these inputs.
+ * threads; the vendor path (cblas_cgemm/cblas_zgemm) where built. A missing or misplaced
+ * conjugation changes the product of these inputs.
  *
  * Run once per kernel (TSR_CPU_KERNEL), as the other rooms; a kernel the CPU lacks: skipped.
  */
@@ -20,6 +21,7 @@ typedef struct cx_case {
   int64_t m, n, k, pad;
   double ar, ai, br, bi;
   bool nan_c, nan_ab, imag_only;
+  bool vendor; /* TSR_GEMM_VENDOR (else native) */
 } cx_case;
 
 static uint64_t rng_state;
@@ -47,8 +49,9 @@ static void get(tsr_dtype dt, const void *p, size_t i, long double *re, long dou
   }
 }
 
-/* Runs one case on the threads set; asserts the product within the dtype's tolerance. */
-static void run_cx(const cx_case *cc, uint64_t seed) {
+/* Runs one case on the threads set; asserts the product within the dtype's tolerance. Returns
+   false (nothing checked) when the vendor path is not available. */
+static bool run_cx(const cx_case *cc, uint64_t seed) {
   rng_state = seed * 2654435761u + 17;
   const tsr_dtype dt = cc->dt;
   const size_t es = dt == TSR_C64 ? 8 : 16;
@@ -78,7 +81,16 @@ static void run_cx(const cx_case *cc, uint64_t seed) {
   g.alpha_im = cc->ai;
   g.beta_im = cc->bi;
   g.tuning = &tg_tuning;
-  assert_int_equal(tsr__omp_gemm(TSR_CPU, &g), TSR_OK);
+  if (cc->vendor) g.path = TSR_GEMM_VENDOR;
+  const tsr_status st = tsr__omp_gemm(TSR_CPU, &g);
+  if (cc->vendor && st == TSR_ERR_UNSUPPORTED) {
+    free(a);
+    free(b);
+    free(c);
+    free(c0);
+    return false;
+  }
+  assert_int_equal(st, TSR_OK);
   const long double eps = dt == TSR_C64 ? 1.2e-7L : 2.3e-16L;
   const bool alpha0 = cc->ar == 0 && cc->ai == 0, beta0 = cc->br == 0 && cc->bi == 0;
   for (int64_t i = 0; i < m; ++i)
@@ -127,6 +139,7 @@ static void run_cx(const cx_case *cc, uint64_t seed) {
   free(b);
   free(c);
   free(c0);
+  return true;
 }
 
 static const tsr_dtype cx_dtypes[2] = {TSR_C64, TSR_C128};
@@ -206,6 +219,25 @@ static void test_large_threads(void **state) {
   tg_set_threads(1);
 }
 
+/* The vendor path (cblas_cgemm/cblas_zgemm of the vendor CBLAS, where built): N, T, C on each
+   side; conj without a transpose (R) is refused, naming it. Skipped without a vendor CBLAS. */
+static void test_vendor(void **state) {
+  (void)state;
+  for (int d = 0; d < 2; ++d)
+    for (int oa = 0; oa < 3; ++oa)
+      for (int ob = 0; ob < 3; ++ob) {
+        cx_case cc = {cx_dtypes[d], oa, ob, 19, 23, 17, 2, 0.5, 1.5, -0.25, 0.75};
+        cc.vendor = true;
+        if (!run_cx(&cc, 3 + (uint64_t)(3 * oa + ob))) skip();
+      }
+  double z[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  tsr__gemm_args g = tsr__gemm_args_host(TSR_C128, false, false, 1, 1, 1, 1.0, z, 1, z + 2, 1, 0.0,
+                                         z + 4, 1, TSR_GEMM_VENDOR);
+  g.conj_a = true;
+  assert_int_equal(tsr__omp_gemm(TSR_CPU, &g), TSR_ERR_UNSUPPORTED);
+  assert_non_null(strstr(tsr_last_error(), "conj"));
+}
+
 /* Dtypes the CPU GEMM lacks: TSR_ERR_UNSUPPORTED naming the dtype. */
 static void test_refused(void **state) {
   (void)state;
@@ -221,10 +253,9 @@ int main(void) {
   const int rc = tg_setup();
   if (rc != 0) return rc;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_ops_shapes),
-      cmocka_unit_test(test_scalars),
-      cmocka_unit_test(test_large_threads),
-      cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_ops_shapes),    cmocka_unit_test(test_scalars),
+      cmocka_unit_test(test_large_threads), cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_vendor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
