@@ -346,9 +346,9 @@ static tsr_status tsr__fill_local(tsr_dmatrix *a, tsr_dmatrix_element_fn f, void
   return tsr__dm_host_done(a, host, staged, true);
 }
 
-/* The complex random matrix: element (i, j) of index e = i n + j takes the uniform Philox values
-   2 e (real part) and 2 e + 1 (imaginary part) in [low, high), those of the interleaved real
-   2 m n sequence, on the host (staged for a GPU). */
+/* The complex random matrix on the CPU: element (i, j) of index e = i n + j takes the uniform
+   Philox values 2 e (real part) and 2 e + 1 (imaginary part) in [low, high), those of the
+   interleaved real 2 m n sequence (the GPU backend's block-cyclic kernel gives the same). */
 static tsr_status tsr__fill_random_complex(tsr_dmatrix *a, uint64_t seed, double low, double high) {
   const tsr_grid *g = a->grid;
   void *host = NULL;
@@ -383,8 +383,8 @@ tsr_status tsr_dmatrix_fill_random(tsr_dmatrix *a, uint64_t seed, double low, do
   const tsr_grid *g = a->grid;
   const tsr__bc_block l = {a->m,     a->n,     a->mb,   a->nb,   g->myrow, g->mycol,
                            g->nprow, g->npcol, a->mloc, a->nloc, a->lld};
-  if (st == TSR_OK && tsr__dtype_is_complex(a->dtype))
-    st = tsr__fill_random_complex(a, seed, low, high);
+  if (st == TSR_OK && tsr__dtype_is_complex(a->dtype) && a->device.kind == TSR_DEVICE_CPU)
+    st = tsr__fill_random_complex(a, seed, low, high); /* GPUs: their block-cyclic kernel */
   else if (st == TSR_OK)
     st = tsr__dev_rng_block_cyclic(a->storage, &l, seed, low, high);
   return tsr__dist_agree(a->grid->comm, st);
