@@ -660,6 +660,7 @@ tsr_status tsr__gpu_gemm_native(tsr_device dev, const tsr__gemm_args *g) {
  * the row-major call maps row-major op(X) to column-major op(X)^T), so such calls always run
  * the native kernels, also when the vendor path is asked for (tsr__gpu_gemm_vendor_can).
  */
+#if TSR_GPU_VENDOR_BLAS
 typedef struct tsr__gpu_auto_row {
   int major; /* compute capability major (CUDA); 0: any device */
   int64_t min_f32, min_f64, min_c64, min_c128;
@@ -669,6 +670,7 @@ static const tsr__gpu_auto_row tsr__gpu_auto_rows[] = {
     {9, 256, 256, 256, 256},
     {0, 256, 256, 256, 256},
 };
+#endif
 
 /* Whether the vendor BLAS has the operations of the call (see above). */
 static bool tsr__gpu_gemm_vendor_can(const tsr__gemm_args *g) {
