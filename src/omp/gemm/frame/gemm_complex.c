@@ -230,6 +230,9 @@ void tsr__gemm_complex_trim(void) {
 
 /* ---------------------------------------------------------------- entry --------------- */
 
+/* The most bytes of Br (and Ar) staged on the stack. */
+#define TSR__CX_STACK_BYTES 32768
+
 tsr_status tsr__gemm_complex(const tsr__gemm_args *g) {
   if (g->m == 0 || g->n == 0) return TSR_OK;
   const bool alpha0 = g->alpha == 0 && g->alpha_im == 0;
@@ -264,8 +267,10 @@ tsr_status tsr__gemm_complex(const tsr__gemm_args *g) {
   if (tsr__gemm_small_path(&r, &cfg)) {
     const size_t bbytes = (size_t)r.k * (size_t)r.n * es;
     const size_t abytes = g->trans_a ? (size_t)r.m * (size_t)r.k * es : 0;
-    void *buf = NULL;
-    TSR_CALL(tsr__cx_buffer(bbytes + abytes + 64, &buf));
+    /* Tiny calls stage on the stack (no thread-local lookup): 16^3..32^3 c128 fit. */
+    _Alignas(64) unsigned char stack[TSR__CX_STACK_BYTES];
+    void *buf = stack;
+    if (bbytes + abytes > sizeof stack) TSR_CALL(tsr__cx_buffer(bbytes + abytes + 64, &buf));
     if (rt == TSR_F32) {
       float *bp = buf;
       /* Br as one "micro-panel" of NR = 2n columns: exactly its row-major form. */
