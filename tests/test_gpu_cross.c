@@ -819,22 +819,43 @@ static double complex *read_complex(const tsr_array *a) {
 static void test_complex_random(void **state) {
   (void)state;
   static const int64_t sizes[] = {1, 5, 1027};
+  int cpu_differs = 0;
   for (int d = N_REAL_DTYPES; d < N_DTYPES; d++)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-      tsr_array *c = NULL, *g = NULL;
-      tsr_status st = tsr_random_uniform(1, &sizes[s], all_dtypes[d], CPU, 77 + s, -2.0, 3.0, &c);
-      if (core_refuses(st)) skip();
-      TSR_ASSERT_OK(st);
+      /* The rule: element i's parts are values 2i and 2i + 1 of the part dtype's stream. */
+      const tsr_dtype part = all_dtypes[d] == TSR_C64 ? TSR_F32 : TSR_F64;
+      const int64_t n2 = 2 * sizes[s];
+      tsr_array *c = NULL, *g = NULL, *r = NULL;
       TSR_ASSERT_OK(tsr_random_uniform(1, &sizes[s], all_dtypes[d], gpu, 77 + s, -2.0, 3.0, &g));
-      size_t nc = 0, ng = 0;
-      unsigned char *bc = read_bytes(c, &nc), *bg = read_bytes(g, &ng);
-      assert_int_equal(nc, ng);
-      assert_memory_equal(bc, bg, nc);
-      free(bc);
+      TSR_ASSERT_OK(tsr_random_uniform(1, &n2, part, CPU, 77 + s, -2.0, 3.0, &r));
+      size_t nc = 0, ng = 0, nr = 0;
+      unsigned char *bg = read_bytes(g, &ng), *br = read_bytes(r, &nr);
+      assert_int_equal(ng, nr);
+      assert_memory_equal(bg, br, ng); /* the GPU follows the rule, bit for bit */
+      tsr_status st = tsr_random_uniform(1, &sizes[s], all_dtypes[d], CPU, 77 + s, -2.0, 3.0, &c);
+      if (!core_refuses(st)) {
+        TSR_ASSERT_OK(st);
+        unsigned char *bc = read_bytes(c, &nc);
+        assert_int_equal(nc, ng);
+        /* The CPU's complex fill: the same rule (issue 50's core); one without it is reported
+           and the case skipped below, not failed here. */
+        if (memcmp(bc, br, nc) != 0)
+          cpu_differs = 1;
+        else
+          assert_memory_equal(bc, bg, nc);
+        free(bc);
+        tsr_array_release(c);
+      }
       free(bg);
-      tsr_array_release(c);
+      free(br);
       tsr_array_release(g);
+      tsr_array_release(r);
     }
+  if (cpu_differs) {
+    print_message("skipped: the CPU's complex random does not yet take parts 2i, 2i + 1 of the "
+                  "part stream (the GPU does)\n");
+    skip();
+  }
 }
 
 /* + - * / and neg of complex arrays, GPU against CPU (correctly rounded parts may differ by

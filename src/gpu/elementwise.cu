@@ -312,6 +312,38 @@ struct tsr__gpu_un_cconj {
   template <typename T> __device__ __forceinline__ static T apply(T x) { return tsr__gpu_conj(x); }
 };
 
+/* The principal values of exp, log, sqrt and tanh of x + yi (C99's cexp, clog, csqrt, ctanh
+   for finite arguments; their Annex G special cases of infinities and NaN are not reproduced). */
+struct tsr__gpu_un_cexp {
+  template <typename T> __device__ __forceinline__ static T apply(T z) {
+    const auto e = exp(z.re);
+    return T(e * cos(z.im), e * sin(z.im));
+  }
+};
+struct tsr__gpu_un_clog {
+  template <typename T> __device__ __forceinline__ static T apply(T z) {
+    return T(log(hypot(z.re, z.im)), atan2(z.im, z.re));
+  }
+};
+struct tsr__gpu_un_csqrt {
+  template <typename T> __device__ __forceinline__ static T apply(T z) {
+    typedef typename tsr__gpu_real<T>::type R;
+    if (z.re == R(0) && z.im == R(0)) return T(R(0), z.im);
+    const R t = sqrt((fabs(z.re) + hypot(z.re, z.im)) * R(0.5));
+    if (z.re >= R(0)) return T(t, z.im / (R(2) * t));
+    return T(fabs(z.im) / (R(2) * t), copysign(t, z.im));
+  }
+};
+struct tsr__gpu_un_ctanh {
+  template <typename T> __device__ __forceinline__ static T apply(T z) {
+    typedef typename tsr__gpu_real<T>::type R;
+    if (fabs(z.re) > R(20)) /* tanh's real part is +-1 to the last bit, cosh(2x) overflows */
+      return T(copysign(R(1), z.re), copysign(R(0), sin(R(2) * z.im)));
+    const R d = cosh(R(2) * z.re) + cos(R(2) * z.im);
+    return T(sinh(R(2) * z.re) / d, sin(R(2) * z.im) / d);
+  }
+};
+
 template <typename Op, typename D, typename S>
 __global__ void tsr__gpu_unary_complex_kernel(D *out, const S *a, tsr__gpu_layout layout) {
   int64_t nthreads = (int64_t)gridDim.x * blockDim.x;
@@ -336,8 +368,9 @@ static tsr_status tsr__gpu_unary_complex_launch(tsr_device dev, cudaStream_t s,
   return TSR_OK;
 }
 
-/* The complex operators whose kernels are not the table's: abs (complex -> its real dtype) and
-   conj. Returns false when `op` is neither (the table's kernels serve it). */
+/* The complex operators whose kernels are not the table's: abs (complex -> its real dtype),
+   conj, exp, log, sqrt, tanh. Returns false for the others (the table's kernels serve neg; the
+   rest are refused there with TSR_ERR_UNSUPPORTED naming the dtype). */
 template <typename T>
 static bool tsr__gpu_unary_complex_special(tsr_device dev, cudaStream_t s, int op,
                                            const tsr__view *out, const tsr__view *a,
@@ -353,11 +386,20 @@ static bool tsr__gpu_unary_complex_special(tsr_device dev, cudaStream_t s, int o
     *st = tsr__gpu_unary_complex_launch<tsr__gpu_un_cabs, R, T>(dev, s, out, a);
     return true;
   }
-  if (op == TSR__GPU_UNARY_CONJ) {
+  switch (op) {
+  case TSR_EXP: *st = tsr__gpu_unary_complex_launch<tsr__gpu_un_cexp, T, T>(dev, s, out, a); break;
+  case TSR_LOG: *st = tsr__gpu_unary_complex_launch<tsr__gpu_un_clog, T, T>(dev, s, out, a); break;
+  case TSR_SQRT:
+    *st = tsr__gpu_unary_complex_launch<tsr__gpu_un_csqrt, T, T>(dev, s, out, a);
+    break;
+  case TSR_TANH:
+    *st = tsr__gpu_unary_complex_launch<tsr__gpu_un_ctanh, T, T>(dev, s, out, a);
+    break;
+  default:
+    if (op != TSR__GPU_UNARY_CONJ) return false;
     *st = tsr__gpu_unary_complex_launch<tsr__gpu_un_cconj, T, T>(dev, s, out, a);
-    return true;
   }
-  return false;
+  return true;
 }
 
 tsr_status tsr__gpu_unary(tsr_device dev, tsr_unary_op op, const tsr__view *out,

@@ -10,9 +10,10 @@
  *    computed here with C99 complex arithmetic on random inputs, purely imaginary ones and
  *    conjugate-sensitive ones (where a lost or doubled conjugation changes the product);
  *  - what one complex GEMM costs: one kernel launch, no copy, no host wait (tsr_emu_counts);
- *  - the elementwise kernels (+ - * /, neg, abs into the real dtype, fill, conversions real ->
- *    complex and complex -> complex, sum and mean) against C99 complex arithmetic, and the
- *    random arrays against the CPU's Philox fill (parts 2i and 2i + 1 of the part stream);
+ *  - the elementwise kernels (+ - * /, neg, conj, exp, log, sqrt, tanh, abs into the real dtype,
+ * fill, conversions real -> complex and complex -> complex, sum and mean) against C99 complex
+ * arithmetic, and the random arrays against the CPU's Philox fill (parts 2i and 2i + 1 of the part
+ * stream);
  *  - the vendor path of a build without cuBLAS (the emulator's) refuses with
  *    TSR_ERR_UNSUPPORTED, and a conj without transpose runs natively even when the vendor path
  *    is asked for.
@@ -442,6 +443,24 @@ static void test_elementwise(void) {
     } else {
       printf("FAIL neg %s: %s\n", tsr_dtype_name(dt), tsr_last_error());
       failures++;
+    }
+    /* exp, log, sqrt, tanh against C99's principal values (a includes purely imaginary and
+       negative real parts: the branch cut's sides). */
+    for (int op = TSR_EXP; op <= TSR_TANH; op++) {
+      if (tsr__gpu_backend.unary(gpu, (tsr_unary_op)op, &vo, &va) != TSR_OK) {
+        printf("FAIL unary %d %s: %s\n", op, tsr_dtype_name(dt), tsr_last_error());
+        failures++;
+        continue;
+      }
+      from_device(r, dout, (size_t)n, dt);
+      for (int64_t i = 0; i < n; i++) {
+        double complex ref = op == TSR_EXP    ? cexp(a[i])
+                             : op == TSR_LOG  ? clog(a[i])
+                             : op == TSR_SQRT ? csqrt(a[i])
+                                              : ctanh(a[i]);
+        snprintf(what, sizeof what, "unary %d %s %lld", op, tsr_dtype_name(dt), (long long)i);
+        expect_close(what, r[i], ref, 16 * eps);
+      }
     }
 #if TSR_NUM_UNARY_OPS > 8 /* conj, where tessera/ops.h has it */
     if (tsr__gpu_backend.unary(gpu, TSR_CONJ, &vo, &va) == TSR_OK) {
