@@ -3,12 +3,15 @@
  * @file blas.h
  * @brief libtessera_blas: a BLAS-compatible drop-in that serves GEMM with Tessera.
  *
- * The shared library `libtessera_blas` exports the Fortran BLAS `sgemm_` and `dgemm_` and the
- * CBLAS `cblas_sgemm` and `cblas_dgemm` with the semantics of the reference BLAS
+ * The shared library `libtessera_blas` exports the Fortran BLAS `sgemm_`, `dgemm_`, `cgemm_` and
+ * `zgemm_` (and OpenBLAS's `cgemm3m_`, `zgemm3m_`) and the CBLAS `cblas_sgemm`, `cblas_dgemm`,
+ * `cblas_cgemm`, `cblas_zgemm` (and `cblas_cgemm3m`, `cblas_zgemm3m`) with the semantics of the
+ * reference BLAS
  * (netlib BLAS 3.11, Dongarra et al., "A Set of Level 3 Basic Linear Algebra Subprograms",
  * ACM TOMS 16(1), 1990; CBLAS: BLAS Technical Forum Standard, 2001, Annex B):
  *  - column-major operands with leading dimensions (CBLAS also row-major); transpose
- *    characters 'N', 'T', 'C' in either case ('C' is 'T' for real matrices);
+ *    characters 'N', 'T', 'C' in either case ('C' is 'T' for real matrices, the conjugate
+ *    transpose for complex ones);
  *  - beta = 0 never reads C (NaN in C does not propagate); alpha = 0 or k = 0 does not read
  *    A or B; quick return when m = 0, n = 0, or (alpha = 0 or k = 0) and beta = 1;
  *  - arguments checked in the reference order; the first bad one is reported through
@@ -41,7 +44,8 @@
  * means the default), `TSR_DEVICE` (see device.h), `TSR_GEMM` (native/vendor GEMM on the GPU;
  * the CPU route always uses the native GEMM, since a vendor CBLAS call from inside a preloaded
  * BLAS could come back to this library), `TSR_BLAS_VERBOSE=1` (call counts by route on
- * stderr at exit, see tsr_blas_get_stats()).
+ * stderr at exit, see tsr_blas_get_stats(); the complex calls on a second line, "tessera_blas:
+ * complex calls: ...").
  */
 #ifndef TESSERA_BLAS_H
 #define TESSERA_BLAS_H
@@ -78,6 +82,37 @@ TSR_API void dgemm_(const char *transa, const char *transb, const int *m, const 
 TSR_API void sgemm_(const char *transa, const char *transb, const int *m, const int *n,
                     const int *k, const float *alpha, const float *a, const int *lda,
                     const float *b, const int *ldb, const float *beta, float *c, const int *ldc);
+
+/**
+ * Fortran BLAS ZGEMM: C = alpha op(A) op(B) + beta C for double complex matrices (COMPLEX*16,
+ * C99 `double _Complex`: real and imaginary parts interleaved), column-major, op(X) = X, X^T
+ * or X^H (transa/transb 'N', 'T' or 'C', either case). `alpha` and `beta` point to one
+ * double complex element each. Shapes, leading dimensions, quick returns and error positions
+ * as dgemm_() (errors name "ZGEMM "); beta = 0 never reads C, alpha = 0 or k = 0 reads neither
+ * A nor B (C = beta C). Computed by the CPU GEMM's 1m method on the real micro-kernels
+ * (docs/architecture.md, "Complex dtypes").
+ */
+TSR_API void zgemm_(const char *transa, const char *transb, const int *m, const int *n,
+                    const int *k, const void *alpha, const void *a, const int *lda, const void *b,
+                    const int *ldb, const void *beta, void *c, const int *ldc);
+
+/** Fortran BLAS CGEMM: zgemm_() in single complex (COMPLEX; errors name "CGEMM "). */
+TSR_API void cgemm_(const char *transa, const char *transb, const int *m, const int *n,
+                    const int *k, const void *alpha, const void *a, const int *lda, const void *b,
+                    const int *ldb, const void *beta, void *c, const int *ldc);
+
+/**
+ * ZGEMM3M, the OpenBLAS/MKL extension some codes call: the same product as zgemm_(), computed
+ * the same way (errors name "ZGEMM3M").
+ */
+TSR_API void zgemm3m_(const char *transa, const char *transb, const int *m, const int *n,
+                      const int *k, const void *alpha, const void *a, const int *lda, const void *b,
+                      const int *ldb, const void *beta, void *c, const int *ldc);
+
+/** CGEMM3M: cgemm_() under the extension's name (errors name "CGEMM3M"). */
+TSR_API void cgemm3m_(const char *transa, const char *transb, const int *m, const int *n,
+                      const int *k, const void *alpha, const void *a, const int *lda, const void *b,
+                      const int *ldb, const void *beta, void *c, const int *ldc);
 
 /**
  * The BLAS error handler the drop-in calls (it does not define it): parameter number `*info`
@@ -121,6 +156,35 @@ TSR_API void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRAN
                          const int M, const int N, const int K, const float alpha, const float *A,
                          const int lda, const float *B, const int ldb, const float beta, float *C,
                          const int ldc);
+
+/**
+ * CBLAS ZGEMM: cblas_dgemm() for double complex matrices (`layout` order, TransA/TransB
+ * CblasNoTrans, CblasTrans or CblasConjTrans), `alpha` and `beta` pointing to one double
+ * complex element each; errors name "cblas_zgemm" at cblas_dgemm()'s positions. A row-major
+ * call is computed as the column-major product of the transposes, conjugations kept.
+ */
+TSR_API void cblas_zgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                         const int M, const int N, const int K, const void *alpha, const void *A,
+                         const int lda, const void *B, const int ldb, const void *beta, void *C,
+                         const int ldc);
+
+/** CBLAS CGEMM: cblas_zgemm() in single complex (errors name "cblas_cgemm"). */
+TSR_API void cblas_cgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                         const int M, const int N, const int K, const void *alpha, const void *A,
+                         const int lda, const void *B, const int ldb, const void *beta, void *C,
+                         const int ldc);
+
+/** cblas_zgemm() under OpenBLAS's 3M name (errors name "cblas_zgemm3m"). */
+TSR_API void cblas_zgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                           const int M, const int N, const int K, const void *alpha, const void *A,
+                           const int lda, const void *B, const int ldb, const void *beta, void *C,
+                           const int ldc);
+
+/** cblas_cgemm() under OpenBLAS's 3M name (errors name "cblas_cgemm3m"). */
+TSR_API void cblas_cgemm3m(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB,
+                           const int M, const int N, const int K, const void *alpha, const void *A,
+                           const int lda, const void *B, const int ldb, const void *beta, void *C,
+                           const int ldc);
 
 /**
  * The CBLAS error handler the drop-in calls (it does not define it): parameter `info` of

@@ -7,7 +7,7 @@ if [ -z "$tester" ]; then
   echo "libblas-test is not installed: the reference BLAS testers of the drop-in did not run" >&2
   exit 1
 fi
-for t in xblat3s xblat3d xscblat3 xdcblat3; do
+for t in xblat3s xblat3d xblat3c xblat3z xscblat3 xdcblat3 xccblat3 xzcblat3; do
   if [ ! -x "$(dirname "$tester")/$t" ]; then
     echo "$(dirname "$tester")/$t is missing (libblas-test)" >&2
     exit 1
