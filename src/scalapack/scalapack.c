@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libtessera_scalapack: pdgemm_ and psgemm_ computed by Tessera's SUMMA.
+ * libtessera_scalapack: pdgemm_, psgemm_, pzgemm_ and pcgemm_ computed by Tessera (the direct
+ * path of pgemm_direct.c, or SUMMA after redistribution).
  *
  * A call goes through four steps: (1) the reference PBLAS argument checks, with the
  * reference error codes, reported as the reference reports them; (2) the reference quick

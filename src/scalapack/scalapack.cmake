@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# libtessera_scalapack: the ScaLAPACK drop-in (pdgemm_, psgemm_) over Tessera's distributed
-# GEMM. Included by the top-level CMakeLists.txt when MPI is enabled.
+# libtessera_scalapack: the ScaLAPACK drop-in (pdgemm_, psgemm_, pzgemm_, pcgemm_) over
+# Tessera's distributed GEMM. Included by the top-level CMakeLists.txt when MPI is enabled.
 #
 # It depends on libtessera.so (DT_NEEDED, found beside it through RUNPATH $ORIGIN when
 # installed or preloaded), so a program that calls tsr_* and pdgemm_ has one runtime: one
