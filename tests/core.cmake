@@ -11,6 +11,10 @@ endforeach()
 target_link_libraries(core_status PRIVATE Threads::Threads)
 target_link_libraries(core_matmul PRIVATE Threads::Threads)
 
+# The complex dtypes through the array API on the CPU (issue 50): creation, conversions, Philox,
+# elementwise, reductions, .npy, the GEMM entries against a float64-complex reference.
+tsr_add_test(NAME test_complex SOURCES test_complex.c)
+
 # The one environment reader (src/core/env.c): its table against the README's, no other
 # reader of TSR_* in src/, bad values (internal functions: the static library).
 add_executable(test_env test_env.c)

@@ -924,7 +924,7 @@ static void test_gemm_errors(void **state) {
   TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, x3, b, 0, c), TSR_ERR_SHAPE, NULL);
   TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, c64), TSR_ERR_DTYPE, NULL);
   TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1, a, b, 0, ci), TSR_ERR_DTYPE, NULL);
-  TSR_ASSERT_STATUS(tsr_gemm((tsr_trans)2, TSR_NO_TRANS, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT,
+  TSR_ASSERT_STATUS(tsr_gemm((tsr_trans)3, TSR_NO_TRANS, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT,
                     NULL);
   TSR_ASSERT_STATUS(tsr_gemm(TSR_NO_TRANS, (tsr_trans)-1, 1, a, b, 0, c), TSR_ERR_INVALID_ARGUMENT,
                     NULL);

@@ -14,14 +14,14 @@
 static tsr_device dev;
 
 static const tsr_dtype all_dtypes[TSR_NUM_DTYPES] = {TSR_F32, TSR_F64, TSR_I32, TSR_I64};
-static const char *op_names[TSR_NUM_UNARY_OPS] = {"neg",  "abs",  "exp",     "log",
-                                                  "sqrt", "tanh", "sigmoid", "relu"};
+static const char *op_names[TSR_NUM_UNARY_OPS] = {"neg",  "abs",     "exp",  "log", "sqrt",
+                                                  "tanh", "sigmoid", "relu", "conj"};
 
 static int is_int(tsr_dtype dt) {
   return dt == TSR_I32 || dt == TSR_I64;
 }
 static int int_ok(tsr_unary_op op) {
-  return op == TSR_NEG || op == TSR_ABS || op == TSR_RELU;
+  return op == TSR_NEG || op == TSR_ABS || op == TSR_RELU || op == TSR_CONJ;
 }
 
 static double ref_op(tsr_unary_op op, tsr_dtype dt, double x) {
@@ -35,6 +35,7 @@ static double ref_op(tsr_unary_op op, tsr_dtype dt, double x) {
   case TSR_TANH: v = tanh(x); break;
   case TSR_SIGMOID: v = 1.0 / (1.0 + exp(-x)); break;
   case TSR_RELU: v = x > 0 ? x : 0.0; break;
+  case TSR_CONJ: v = x; break; /* the identity for real and integer dtypes */
   }
   return ct_round(dt, v);
 }
@@ -45,7 +46,8 @@ static double op_rtol(tsr_unary_op op, tsr_dtype dt) {
   switch (op) {
   case TSR_NEG:
   case TSR_ABS:
-  case TSR_RELU: return 0;
+  case TSR_RELU:
+  case TSR_CONJ: return 0;
   case TSR_SQRT: return 2 * ct_eps(dt);
   case TSR_SIGMOID: return 16 * ct_eps(dt);
   default: return 8 * ct_eps(dt);
@@ -109,8 +111,8 @@ static void test_all_ops_dtypes_sizes(void **state) {
 static void test_named_wrappers(void **state) {
   (void)state;
   typedef tsr_status (*fn_t)(const tsr_array *, tsr_array **);
-  static const fn_t fns[TSR_NUM_UNARY_OPS] = {tsr_neg,  tsr_abs,  tsr_exp,     tsr_log,
-                                              tsr_sqrt, tsr_tanh, tsr_sigmoid, tsr_relu};
+  static const fn_t fns[TSR_NUM_UNARY_OPS] = {tsr_neg,  tsr_abs,     tsr_exp,  tsr_log, tsr_sqrt,
+                                              tsr_tanh, tsr_sigmoid, tsr_relu, tsr_conj};
   int64_t shape[2] = {3, 5};
   for (int op = 0; op < TSR_NUM_UNARY_OPS; op++) {
     double *h = input_values((tsr_unary_op)op, TSR_F64, 15, 40 + (uint64_t)op);

@@ -76,14 +76,26 @@ TSR_API tsr_status tsr_empty_ex(int ndim, const int64_t *shape, tsr_dtype dtype,
 TSR_API tsr_status tsr_zeros(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                              tsr_array **out);
 
-/** A new array with every element equal to `value` (converted to dtype as C converts).
-    Statuses as tsr_empty(). */
+/** A new array with every element equal to `value` (converted to dtype as C converts; for a
+    complex dtype the real part is `value` and the imaginary part 0). Statuses as tsr_empty(). */
 TSR_API tsr_status tsr_full(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                             double value, tsr_array **out);
 
 /**
+ * A new array with every element equal to the complex `value` (`value.re + value.im i`,
+ * rounded to the dtype's parts). For a real or integer dtype `value.im` must be 0 and the
+ * result is tsr_full() of `value.re`.
+ * @return statuses as tsr_empty(); ::TSR_ERR_INVALID_ARGUMENT (a nonzero imaginary part for a
+ *         real dtype, naming the value and the dtype).
+ */
+TSR_API tsr_status tsr_full_complex(int ndim, const int64_t *shape, tsr_dtype dtype,
+                                    tsr_device device, tsr_complex128 value, tsr_array **out);
+
+/**
  * A new 1-D array start, start+step, ... of ceil((stop-start)/step) elements (NumPy arange).
- * @return statuses as tsr_empty(), and ::TSR_ERR_INVALID_ARGUMENT when step is 0 or not finite.
+ * Real and integer dtypes only (for complex values convert a real arange with tsr_astype()).
+ * @return statuses as tsr_empty(), ::TSR_ERR_INVALID_ARGUMENT when step is 0 or not finite,
+ *         and ::TSR_ERR_DTYPE for a complex dtype.
  */
 TSR_API tsr_status tsr_arange(double start, double stop, double step, tsr_dtype dtype,
                               tsr_device device, tsr_array **out);
@@ -92,7 +104,10 @@ TSR_API tsr_status tsr_arange(double start, double stop, double step, tsr_dtype 
  * A new array of uniform random numbers in [low, high) from Philox4x32-10 (Salmon et al.,
  * "Parallel random numbers: as easy as 1, 2, 3", SC 2011). Element i (C order) depends only on
  * (seed, i): the same seed gives the same values on every device. f32 uses 24 random bits,
- * f64 53 bits. Float dtypes only.
+ * f64 53 bits. Float dtypes only. A complex element i takes its real part from index 2i and
+ * its imaginary part from index 2i+1 of its part dtype's stream (c64: f32's, c128: f64's), so
+ * both parts lie in [low, high) and a complex array of n elements holds the values of the
+ * real array of 2n elements of the same seed, on every device.
  * @return statuses as tsr_empty(); ::TSR_ERR_DTYPE for integer dtypes;
  *         ::TSR_ERR_INVALID_ARGUMENT when low >= high, either is not finite, high - low
  *         overflows, or (f32) either is beyond the f32 range.
@@ -104,7 +119,9 @@ TSR_API tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype 
 /**
  * A new array of normal random numbers N(mean, stddev^2): Philox4x32-10 uniforms through the
  * Box-Muller transform. Same values for the same seed on every device, up to the last-bit
- * differences of each device's log/sin/cos. Float dtypes only.
+ * differences of each device's log/sin/cos. Float dtypes only; a complex element's real and
+ * imaginary parts are the part dtype's values of indices 2i and 2i+1 (as tsr_random_uniform()),
+ * each N(mean, stddev^2).
  * @return statuses as tsr_empty(); ::TSR_ERR_DTYPE; ::TSR_ERR_INVALID_ARGUMENT (stddev < 0
  *         or not finite).
  */
@@ -183,15 +200,34 @@ TSR_API tsr_status tsr_contiguous(const tsr_array *a, tsr_array **out);
 /**
  * A C-contiguous copy of `a` converted to `dtype` (C conversion rules; float to integer
  * truncates toward zero, and out-of-range values saturate to the integer limits; NaN gives 0).
- * @return statuses as tsr_array_to(); ::TSR_ERR_DTYPE.
+ * A real or integer array converts to a complex dtype with imaginary parts 0; c64 and c128
+ * convert to each other part by part. Complex to a real or integer dtype is refused (NumPy
+ * would drop the imaginary part with a warning): take tsr_real(), tsr_imag() or tsr_abs().
+ * @return statuses as tsr_array_to(); ::TSR_ERR_DTYPE (unknown dtype, or complex to real,
+ *         naming both dtypes).
  */
 TSR_API tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **out);
 
 /**
+ * The real part of `a` as a new C-contiguous array of its part dtype (f32 for c64, f64 for
+ * c128); for a real or integer array, a C-contiguous copy (NumPy's `real`).
+ * @return statuses as tsr_array_to().
+ */
+TSR_API tsr_status tsr_real(const tsr_array *a, tsr_array **out);
+
+/**
+ * The imaginary part of `a` as a new C-contiguous array of its part dtype; for a real or
+ * integer array, zeros of its dtype (NumPy's `imag`).
+ * @return statuses as tsr_array_to().
+ */
+TSR_API tsr_status tsr_imag(const tsr_array *a, tsr_array **out);
+
+/**
  * Copies `src` into the existing array `dst`, broadcasting `src` to dst's shape and converting
- * the dtype; both on the same device. `dst` may be any view but a broadcast one; `src` may
- * share memory with `dst` (it is then staged first).
+ * the dtype as tsr_astype() does; both on the same device. `dst` may be any view but a broadcast
+ * one; `src` may share memory with `dst` (it is then staged first).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_SHAPE; ::TSR_ERR_DEVICE_MISMATCH;
+ *         ::TSR_ERR_DTYPE (a complex `src` into a real `dst`);
  *         ::TSR_ERR_INVALID_ARGUMENT (`dst` has stride 0 on an axis of size > 1);
  *         ::TSR_ERR_OUT_OF_MEMORY (staging an overlapping src); ::TSR_ERR_GPU.
  */

@@ -4,12 +4,14 @@
  * @brief NumPy `.npy` files on the host.
  *
  * Format: NumPy's NEP 1 (".npy" format, versions 1.0, 2.0 and 3.0). Readable dtypes: f32,
- * f64, i32, i64 (descr `<f4 >f4 <f8 >f8 <i4 >i4 <i8 >i8`, and the native-order forms `=f8`
- * and `f8`; `|f8`, "byte order not applicable", is rejected for these multi-byte types),
- * C or Fortran order, either byte order. A well-formed file of another dtype NumPy writes
- * (complex `<c16`, `<c8`, `<f2`, unsigned, bool, strings, structured dtypes...) gets
+ * f64, i32, i64, c64, c128 (descr `<f4 >f4 <f8 >f8 <i4 >i4 <i8 >i8 <c8 >c8 <c16 >c16`, and
+ * the native-order forms `=f8` and `f8`; `|f8`, "byte order not applicable", is rejected for
+ * these multi-byte types), C or Fortran order, either byte order (a big-endian complex item
+ * is swapped part by part: each 4- or 8-byte half on its own). A well-formed file of another
+ * dtype NumPy writes (`<c32`, `<f2`, unsigned, bool, strings, structured dtypes...) gets
  * ::TSR_ERR_DTYPE with its descr in the message; anything else (a malformed header, a descr no
- * NumPy writes, `|f8`) gets ::TSR_ERR_FORMAT with a message saying what was found. Files are
+ * NumPy writes such as a complex item size other than 8, 16, 24 or 32 (`<c4`), `|f8`) gets
+ * ::TSR_ERR_FORMAT with a message saying what was found. Files are
  * written little-endian, C order, version 1.0 (2.0 when the header does not fit in 65535 bytes), to
  * a temporary name that is renamed into place only after the whole file was written and synced.
  * Inputs are opened without blocking and must be regular files (a FIFO or a device is refused,
@@ -44,8 +46,9 @@ typedef struct tsr_npy_header {
  * Never reads past `len`; it does not need the data. Pure and thread-safe (the fuzz target).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER; ::TSR_ERR_FORMAT (bad magic, unsupported version,
  *         malformed dictionary or descr, truncated header, ndim > TSR_MAX_DIMS, negative or
- *         overflowing shape); ::TSR_ERR_DTYPE (a well-formed header of a dtype other than f4,
- *         f8, i4, i8, e.g. `<c16`; the message gives the descr).
+ *         overflowing shape, a complex descr of an item size NumPy has not); ::TSR_ERR_DTYPE (a
+ *         well-formed header of a dtype other than f4, f8, i4, i8, c8, c16, e.g. `<c32`; the
+ *         message gives the descr).
  */
 TSR_API tsr_status tsr_npy_parse_header(const void *buf, size_t len, tsr_npy_header *header);
 

@@ -8,9 +8,19 @@
  * operands' device. Both operands must have the same dtype and device (convert with
  * tsr_astype(), move with tsr_array_to()).
  *
- * Integer dtypes support add, sub, mul, maximum, minimum, neg, abs, relu (integer overflow
- * wraps modulo 2^bits, as in NumPy) and every reduction; the other operators need a float
- * dtype and return ::TSR_ERR_DTYPE for integers.
+ * Integer dtypes support add, sub, mul, maximum, minimum, neg, abs, relu, conj (integer
+ * overflow wraps modulo 2^bits, as in NumPy) and every reduction; the other operators need a
+ * float dtype and return ::TSR_ERR_DTYPE for integers.
+ *
+ * The complex dtypes (c64, c128) support add, sub, mul, div (C99 complex arithmetic with its
+ * Annex G rules for infinities and NaN on the CPU), neg, conj, abs (whose result has the part
+ * dtype: f32 for c64, f64 for c128, |x| = hypot(re, im) without overflow or underflow of the
+ * squares), exp, log, sqrt, tanh (the principal values of C99's cexp, clog, csqrt, ctanh on
+ * the CPU), sum and mean (each part reduced as the real dtype, f32 parts accumulating in
+ * f64). Complex numbers have no order: maximum, minimum, relu, max, min and argmax, and also
+ * pow and sigmoid, return ::TSR_ERR_DTYPE naming the operator and the dtype. A backend without
+ * a complex kernel for an operator (a GPU build whose complex kernels are not there) returns
+ * ::TSR_ERR_UNSUPPORTED naming the dtype.
  *
  * Each function lists the statuses it can return; every failure also records a message
  * (tsr_last_error()) that names the function and the offending values.
@@ -47,17 +57,19 @@ typedef enum tsr_unary_op {
   TSR_SQRT = 4,    /**< square root */
   TSR_TANH = 5,    /**< hyperbolic tangent */
   TSR_SIGMOID = 6, /**< 1 / (1 + e^-x) */
-  TSR_RELU = 7     /**< max(x, 0) */
+  TSR_RELU = 7,    /**< max(x, 0) */
+  TSR_CONJ = 8     /**< complex conjugate re - im i; the identity for real and integer dtypes */
 } tsr_unary_op;
-#define TSR_NUM_UNARY_OPS 8
+#define TSR_NUM_UNARY_OPS 9
 
 /** Reductions. */
 typedef enum tsr_reduce_op {
-  TSR_SUM = 0,   /**< sum; dtype kept (f32 sums accumulate in f64) */
+  TSR_SUM = 0,   /**< sum; dtype kept (f32 sums, and c64 parts, accumulate in f64) */
   TSR_MEAN = 1,  /**< arithmetic mean; f64 for integer input; NaN over an empty axis */
-  TSR_MAX = 2,   /**< maximum (NaN propagates) */
-  TSR_MIN = 3,   /**< minimum (NaN propagates) */
-  TSR_ARGMAX = 4 /**< index (i64) of the first maximum along the axis, or in C order over all */
+  TSR_MAX = 2,   /**< maximum (NaN propagates); not for complex dtypes */
+  TSR_MIN = 3,   /**< minimum (NaN propagates); not for complex dtypes */
+  TSR_ARGMAX = 4 /**< index (i64) of the first maximum along the axis, or in C order over all;
+                      not for complex dtypes */
 } tsr_reduce_op;
 #define TSR_NUM_REDUCE_OPS 5
 
@@ -150,8 +162,9 @@ TSR_API tsr_status tsr_minimum(const tsr_array *a, const tsr_array *b, tsr_array
 TSR_API tsr_status tsr_pow(const tsr_array *a, const tsr_array *b, tsr_array **out);
 
 /**
- * out = op(a) elementwise, same shape and dtype as `a`. Integer dtypes are accepted by neg,
- * abs and relu.
+ * out = op(a) elementwise, same shape and dtype as `a` (abs of a complex array: its part
+ * dtype). Integer dtypes are accepted by neg, abs, relu and conj; complex ones as the file's
+ * opening comment lists.
  * @return ::TSR_OK; ::TSR_ERR_INVALID_ARGUMENT (op is not a ::tsr_unary_op); ::TSR_ERR_NULL_POINTER
  * (a or out);
  *         ::TSR_ERR_DTYPE (an integer dtype for an operator that needs f32 or f64);
@@ -166,7 +179,8 @@ TSR_API tsr_status tsr_unary(tsr_unary_op op, const tsr_array *a, tsr_array **ou
  */
 TSR_API tsr_status tsr_neg(const tsr_array *a, tsr_array **out);
 /**
- * out = |a| (integers wrap: |INT_MIN| is INT_MIN).
+ * out = |a| (integers wrap: |INT_MIN| is INT_MIN). For a complex array the modulus
+ * hypot(re, im) as the part dtype (f32 for c64, f64 for c128).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_OUT_OF_MEMORY;
  *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
  */
@@ -212,11 +226,19 @@ TSR_API tsr_status tsr_tanh(const tsr_array *a, tsr_array **out);
  */
 TSR_API tsr_status tsr_sigmoid(const tsr_array *a, tsr_array **out);
 /**
- * out = max(a, 0).
+ * out = max(a, 0) (real and integer dtypes).
+ * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_DTYPE (a complex dtype);
+ *         ::TSR_ERR_OUT_OF_MEMORY; ::TSR_ERR_UNSUPPORTED (the device's backend lacks the
+ *         operator); ::TSR_ERR_GPU.
+ */
+TSR_API tsr_status tsr_relu(const tsr_array *a, tsr_array **out);
+/**
+ * out = conj(a): the complex conjugate (re, -im) of every element, same shape and dtype; for a
+ * real or integer dtype a copy of `a` (NumPy's conjugate).
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_OUT_OF_MEMORY;
  *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks the operator); ::TSR_ERR_GPU.
  */
-TSR_API tsr_status tsr_relu(const tsr_array *a, tsr_array **out);
+TSR_API tsr_status tsr_conj(const tsr_array *a, tsr_array **out);
 
 /**
  * Reduces `a` along `axis` (negative counts from the end) or over all axes
@@ -225,7 +247,8 @@ TSR_API tsr_status tsr_relu(const tsr_array *a, tsr_array **out);
  * argmax gives i64.
  * @return ::TSR_OK; ::TSR_ERR_NULL_POINTER (a or out); ::TSR_ERR_INVALID_ARGUMENT (op is not
  *         a ::tsr_reduce_op, axis out of range for a's ndim, or a zero-length axis / empty
- *         array for max, min and argmax, which have no value there); ::TSR_ERR_OUT_OF_MEMORY;
+ *         array for max, min and argmax, which have no value there); ::TSR_ERR_DTYPE (max,
+ *         min or argmax of a complex dtype); ::TSR_ERR_OUT_OF_MEMORY;
  *         ::TSR_ERR_UNSUPPORTED (the device's backend lacks reductions); ::TSR_ERR_GPU.
  */
 TSR_API tsr_status tsr_reduce(tsr_reduce_op op, const tsr_array *a, int axis, int keepdims,

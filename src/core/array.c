@@ -105,7 +105,25 @@ static void tsr__host_store(void *dst, tsr_dtype dtype, int64_t i, double x) {
   case TSR_F64: ((double *)dst)[i] = x; break;
   case TSR_I32: ((int32_t *)dst)[i] = tsr__sat_f64_to_i32(x); break;
   case TSR_I64: ((int64_t *)dst)[i] = tsr__sat_f64_to_i64(x); break;
+  case TSR_C64: ((tsr_complex64 *)dst)[i] = (tsr_complex64){(float)x, 0.0f}; break;
+  case TSR_C128: ((tsr_complex128 *)dst)[i] = (tsr_complex128){x, 0.0}; break;
   }
+}
+
+/* The real dtype of a complex dtype's parts (f32 for c64, f64 for c128); the dtype itself for
+   a real one. */
+tsr_dtype tsr__dtype_part(tsr_dtype dtype) {
+  return dtype == TSR_C64 ? TSR_F32 : dtype == TSR_C128 ? TSR_F64 : dtype;
+}
+
+tsr__view tsr__view_part(const tsr__view *v, int part) {
+  tsr__view p = *v;
+  if (!tsr__dtype_is_complex(v->dtype)) return p;
+  p.dtype = tsr__dtype_part(v->dtype);
+  p.data = (char *)v->data + (part ? tsr__dtype_size(p.dtype) : 0);
+  for (int i = 0; i < TSR_MAX_DIMS; ++i)
+    p.strides[i] = 2 * v->strides[i];
+  return p;
 }
 
 /* The fallback of the optional arange entry: a contiguous array's values start + i * step
@@ -124,12 +142,17 @@ static tsr_status tsr__arange_via_host(const struct tsr__backend_ops *ops, tsr_a
   return st;
 }
 
-static tsr_status tsr__fill(tsr_array *a, double value) {
+/* Every element = value + value_im i (value_im is 0 for a real dtype). A complex array is
+   filled as its two real part views, so every backend's real fill serves it. */
+static tsr_status tsr__fill(tsr_array *a, double value, double value_im) {
   if (tsr__array_size(a) == 0) return TSR_OK;
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(a->buffer->device, &ops));
   tsr__view v = tsr__view_of(a);
-  return ops->fill(a->buffer->device, &v, value);
+  if (!tsr__dtype_is_complex(a->dtype)) return ops->fill(a->buffer->device, &v, value);
+  tsr__view re = tsr__view_part(&v, 0), im = tsr__view_part(&v, 1);
+  TSR_CALL(ops->fill(a->buffer->device, &re, value));
+  return ops->fill(a->buffer->device, &im, value_im);
 }
 
 /* dst = src elementwise through the backend's copy (shapes equal; src may be broadcast). */
@@ -249,9 +272,9 @@ tsr_status tsr_empty_ex(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_dev
 }
 
 static tsr_status tsr__full(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
-                            double value, tsr_array **out) {
+                            double value, double value_im, tsr_array **out) {
   TSR_CALL(tsr__empty(ndim, shape, dtype, device, 0, out));
-  tsr_status st = tsr__fill(*out, value);
+  tsr_status st = tsr__fill(*out, value, value_im);
   if (st != TSR_OK) {
     tsr_array_release(*out);
     *out = NULL;
@@ -262,13 +285,25 @@ static tsr_status tsr__full(int ndim, const int64_t *shape, tsr_dtype dtype, tsr
 tsr_status tsr_zeros(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                      tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__full(ndim, shape, dtype, device, 0.0, out);
+  return tsr__full(ndim, shape, dtype, device, 0.0, 0.0, out);
 }
 
 tsr_status tsr_full(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
                     double value, tsr_array **out) {
   TSR_API_ENTRY();
-  return tsr__full(ndim, shape, dtype, device, value, out);
+  return tsr__full(ndim, shape, dtype, device, value, 0.0, out);
+}
+
+tsr_status tsr_full_complex(int ndim, const int64_t *shape, tsr_dtype dtype, tsr_device device,
+                            tsr_complex128 value, tsr_array **out) {
+  TSR_API_ENTRY();
+  TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
+  *out = NULL;
+  TSR_CHECK(tsr__dtype_valid(dtype), TSR_ERR_DTYPE, "unknown dtype %d", (int)dtype);
+  TSR_CHECK(tsr__dtype_is_complex(dtype) || value.im == 0.0, TSR_ERR_INVALID_ARGUMENT,
+            "value %g%+gi has a nonzero imaginary part but dtype %s is real", value.re, value.im,
+            tsr_dtype_name(dtype));
+  return tsr__full(ndim, shape, dtype, device, value.re, value.im, out);
 }
 
 tsr_status tsr_arange(double start, double stop, double step, tsr_dtype dtype, tsr_device device,
@@ -280,6 +315,10 @@ tsr_status tsr_arange(double start, double stop, double step, tsr_dtype dtype, t
             "start %g and stop %g must be finite", start, stop);
   TSR_CHECK(isfinite(step) && step != 0.0, TSR_ERR_INVALID_ARGUMENT,
             "step %g must be finite and non-zero", step);
+  TSR_CHECK(!tsr__dtype_is_complex(dtype), TSR_ERR_DTYPE,
+            "dtype %s is complex: arange makes real sequences (tsr_astype of a real arange gives "
+            "its complex values)",
+            tsr_dtype_name(dtype));
   double len = ceil((stop - start) / step);
   TSR_CHECK(!(len >= 9223372036854775807.0), TSR_ERR_OVERFLOW,
             "arange(%g, %g, %g) has %g elements, more than int64 can count", start, stop, step,
@@ -340,15 +379,16 @@ tsr_status tsr_random_uniform(int ndim, const int64_t *shape, tsr_dtype dtype, t
   TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
-  TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE, "dtype %s is not a float dtype (f32 or f64)",
-            tsr_dtype_name(dtype));
+  TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE,
+            "dtype %s is not a float dtype (f32, f64, c64 or c128)", tsr_dtype_name(dtype));
   TSR_CHECK(isfinite(low) && isfinite(high) && low < high, TSR_ERR_INVALID_ARGUMENT,
             "low %g and high %g must be finite with low < high", low, high);
   /* The values are low + (high - low) * u: the width must be finite (else every value clamps
      to high's neighbour), and f32 bounds must be floats (converting more is undefined). */
   TSR_CHECK(isfinite(high - low), TSR_ERR_INVALID_ARGUMENT,
             "the range high - low = %g - (%g) overflows", high, low);
-  TSR_CHECK(dtype != TSR_F32 || (fabs(low) <= FLT_MAX && fabs(high) <= FLT_MAX),
+  TSR_CHECK((dtype != TSR_F32 && dtype != TSR_C64) ||
+                (fabs(low) <= FLT_MAX && fabs(high) <= FLT_MAX),
             TSR_ERR_INVALID_ARGUMENT, "low %g and high %g are outside the range of f32", low, high);
   return tsr__random(ndim, shape, dtype, device, seed, TSR__RNG_UNIFORM, low, high, out);
 }
@@ -358,8 +398,8 @@ tsr_status tsr_random_normal(int ndim, const int64_t *shape, tsr_dtype dtype, ts
   TSR_API_ENTRY();
   TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
   *out = NULL;
-  TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE, "dtype %s is not a float dtype (f32 or f64)",
-            tsr_dtype_name(dtype));
+  TSR_CHECK(tsr__dtype_is_float(dtype), TSR_ERR_DTYPE,
+            "dtype %s is not a float dtype (f32, f64, c64 or c128)", tsr_dtype_name(dtype));
   TSR_CHECK(isfinite(mean), TSR_ERR_INVALID_ARGUMENT, "mean %g is not finite", mean);
   TSR_CHECK(isfinite(stddev) && stddev >= 0.0, TSR_ERR_INVALID_ARGUMENT,
             "stddev %g must be finite and >= 0", stddev);
@@ -552,7 +592,55 @@ tsr_status tsr_astype(const tsr_array *a, tsr_dtype dtype, tsr_array **out) {
   *out = NULL;
   TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
   TSR_CHECK(tsr__dtype_valid(dtype), TSR_ERR_DTYPE, "unknown dtype %d", (int)dtype);
+  TSR_CALL(tsr__check_convert(dtype, a->dtype));
   return tsr__copy_as(a, dtype, out);
+}
+
+tsr_status tsr__check_convert(tsr_dtype to, tsr_dtype from) {
+  if (tsr__dtype_is_complex(from) && !tsr__dtype_is_complex(to))
+    return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                          "cannot convert %s to %s: the imaginary part would be dropped (take "
+                          "tsr_real, tsr_imag or tsr_abs of the complex array)",
+                          tsr_dtype_name(from), tsr_dtype_name(to));
+  return TSR_OK;
+}
+
+/* The real or imaginary part (part 0 or 1) of `a` as a new C-contiguous real array. */
+static tsr_status tsr__part(const tsr_array *a, int part, tsr_array **out) {
+  TSR_CHECK(out != NULL, TSR_ERR_NULL_POINTER, "out is NULL");
+  *out = NULL;
+  TSR_CHECK(a != NULL, TSR_ERR_NULL_POINTER, "a is NULL");
+  tsr_dtype rt = tsr__dtype_part(a->dtype);
+  if (!tsr__dtype_is_complex(a->dtype) && part == 0) return tsr__copy_as(a, rt, out);
+  tsr_array *c = NULL;
+  TSR_CALL(tsr__array_alloc(a->ndim, a->shape, rt, a->buffer->device, 0, &c));
+  tsr_status st = TSR_OK;
+  if (tsr__array_size(c) > 0) {
+    tsr__view cv = tsr__view_of(c);
+    if (tsr__dtype_is_complex(a->dtype)) {
+      tsr__view av = tsr__view_of(a);
+      tsr__view pv = tsr__view_part(&av, part);
+      st = tsr__copy_view(a->buffer->device, &cv, &pv);
+    } else {
+      st = tsr__fill(c, 0.0, 0.0); /* a real array's imaginary part */
+    }
+  }
+  if (st != TSR_OK) {
+    tsr_array_release(c);
+    return st;
+  }
+  *out = c;
+  return TSR_OK;
+}
+
+tsr_status tsr_real(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
+  return tsr__part(a, 0, out);
+}
+
+tsr_status tsr_imag(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
+  return tsr__part(a, 1, out);
 }
 
 static bool tsr__same_shape(int na, const int64_t *sa, int nb, const int64_t *sb) {
@@ -577,6 +665,7 @@ tsr_status tsr_assign(tsr_array *dst, const tsr_array *src) {
             "src of shape %s cannot be broadcast to dst of shape %s",
             tsr__shape_str(src->ndim, src->shape, s1, sizeof s1),
             tsr__shape_str(dst->ndim, dst->shape, s2, sizeof s2));
+  TSR_CALL(tsr__check_convert(dst->dtype, src->dtype));
   if (tsr__array_size(dst) == 0) return TSR_OK;
   TSR_CALL(tsr__check_writable(dst, "dst"));
   /* The backend copy assumes no overlap; an overlapping source is copied first. */

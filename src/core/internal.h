@@ -167,6 +167,11 @@ bool tsr__dtype_valid(tsr_dtype dtype);
 bool tsr__dtype_is_float(tsr_dtype dtype);
 /* TSR_C64 and TSR_C128 (the rows with is_complex). */
 bool tsr__dtype_is_complex(tsr_dtype dtype);
+/* The real dtype of a complex dtype's parts (f32 for c64, f64 for c128); a real dtype itself. */
+tsr_dtype tsr__dtype_part(tsr_dtype dtype);
+/* TSR_OK when an array of dtype `from` may be converted to `to` (tsr_astype, tsr_assign);
+   complex to real is TSR_ERR_DTYPE naming both and pointing to tsr_real/tsr_imag/tsr_abs. */
+tsr_status tsr__check_convert(tsr_dtype to, tsr_dtype from);
 /* The .npy type string without its byte order ("f4"), NULL for an invalid dtype. */
 const char *tsr__dtype_npy(tsr_dtype dtype);
 /* The dtype whose .npy type string (no byte order) is t[0..n); false when there is none. */
@@ -298,6 +303,10 @@ typedef struct tsr__view {
 } tsr__view;
 
 tsr__view tsr__view_of(const tsr_array *a);
+/* The real (part 0) or imaginary (part 1) parts of a complex view as a view of its real part
+   dtype (strides doubled, the imaginary one a part's size further); a real view unchanged.
+   What the core and backends use to run real kernels on complex data (fill, reductions). */
+tsr__view tsr__view_part(const tsr__view *v, int part);
 /* Address of element (0,...,0) of a's view (a device pointer for GPU arrays); NULL for an
    empty buffer that has no memory. */
 void *tsr__array_ptr(const tsr_array *a);
@@ -357,9 +366,11 @@ typedef enum tsr__rng_dist { TSR__RNG_UNIFORM = 0, TSR__RNG_NORMAL = 1 } tsr__rn
 /* The Philox4x32-10 generator and the index -> value mapping live in src/core/philox.h,
    a header usable from C and CUDA so both produce the same bits. */
 
-/* Fills n contiguous host elements (f32 or f64) with the Philox values of indices
-   offset .. offset+n-1 (OpenMP-parallel). p0/p1: low/high (uniform) or mean/stddev (normal).
-   The CPU backend's rng and the core's fallback for backends without one. */
+/* Fills n contiguous host elements (f32, f64, c64 or c128) with the Philox values of indices
+   offset .. offset+n-1 (OpenMP-parallel); complex element i is the pair of its part dtype's
+   values of indices 2i, 2i+1 (the real stream of 2n values from 2 offset). p0/p1: low/high
+   (uniform) or mean/stddev (normal). The CPU backend's rng and the core's fallback for backends
+   without one. */
 void tsr__rng_fill_host(void *dst, tsr_dtype dtype, int64_t n, uint64_t seed, uint64_t offset,
                         tsr__rng_dist dist, double p0, double p1);
 

@@ -57,8 +57,13 @@
       }                                                                                            \
     }                                                                                              \
   }
+/* 16-byte elements (c128) move as one unit of two words. */
+typedef struct tsr__io_w128 {
+  uint64_t lo, hi;
+} tsr__io_w128;
 IO_DEFINE_F2C(io_f2c_4, uint32_t)
 IO_DEFINE_F2C(io_f2c_8, uint64_t)
+IO_DEFINE_F2C(io_f2c_16, tsr__io_w128)
 
 /* Restates the parser's reason X as "<public function>: X in path". */
 static tsr_status tsr__io_relabel(tsr_status st, const char *path) {
@@ -195,7 +200,13 @@ tsr_status tsr_npy_load(const char *path, tsr_device device, tsr_array **out) {
   fclose(fp);
   fp = NULL;
 
-  if (h.big_endian != tsr__host_big_endian()) tsr__byteswap(data, h.size, itemsize);
+  /* A complex element is two numbers: each part is swapped on its own. */
+  if (h.big_endian != tsr__host_big_endian()) {
+    if (tsr__dtype_is_complex(h.dtype))
+      tsr__byteswap(data, 2 * h.size, itemsize / 2);
+    else
+      tsr__byteswap(data, h.size, itemsize);
+  }
   if (h.fortran_order && h.ndim > 1 && h.size > 0) {
     tmp = malloc(bytes);
     TSR_CHECK_GOTO(st, done, tmp, TSR_ERR_OUT_OF_MEMORY,
@@ -203,8 +214,10 @@ tsr_status tsr_npy_load(const char *path, tsr_device device, tsr_array **out) {
                    path);
     if (itemsize == 4)
       io_f2c_4((uint32_t *)tmp, (const uint32_t *)data, h.ndim, h.shape);
-    else
+    else if (itemsize == 8)
       io_f2c_8((uint64_t *)tmp, (const uint64_t *)data, h.ndim, h.shape);
+    else
+      io_f2c_16((tsr__io_w128 *)tmp, (const tsr__io_w128 *)data, h.ndim, h.shape);
     void *swap = data;
     data = tmp;
     tmp = swap;
@@ -236,7 +249,12 @@ tsr_status tsr_npy_save(const char *path, const tsr_array *a) {
             bytes, path);
   tsr_status st = tsr_array_read(a, data, bytes);
   if (st == TSR_OK) {
-    if (tsr__host_big_endian()) tsr__byteswap(data, info.size, itemsize);
+    if (tsr__host_big_endian()) {
+      if (tsr__dtype_is_complex(info.dtype))
+        tsr__byteswap(data, 2 * info.size, itemsize / 2);
+      else
+        tsr__byteswap(data, info.size, itemsize);
+    }
     const void *parts[2] = {header, data};
     size_t lens[2] = {hlen, bytes};
     st = tsr__save_file(path, parts, lens, 2);

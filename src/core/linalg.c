@@ -32,6 +32,20 @@ typedef struct tsr__operand {
   bool trans;
 } tsr__operand;
 
+/* A call's scalars: alpha and beta with their imaginary parts (0 for the real dtypes), and
+   whether op(A), op(B) conjugate (complex dtypes with TSR_CONJ_TRANS). */
+typedef struct tsr__gemm_scalars {
+  double alpha, alpha_im, beta, beta_im;
+  bool conj_a, conj_b;
+} tsr__gemm_scalars;
+
+static inline bool tsr__alpha_nonzero(const tsr__gemm_scalars *s) {
+  return s->alpha != 0.0 || s->alpha_im != 0.0;
+}
+static inline bool tsr__beta_nonzero(const tsr__gemm_scalars *s) {
+  return s->beta != 0.0 || s->beta_im != 0.0;
+}
+
 static int64_t tsr__max1(int64_t x) {
   return x > 1 ? x : 1;
 }
@@ -142,12 +156,20 @@ static bool tsr__spans_meet(const void *x, int64_t xb, const void *y, int64_t yb
  * as C^T (n x m) = op(B)^T op(A)^T: an operand whose row-major form has flag t is, transposed,
  * the same storage with flag !t.
  */
-static tsr__gemm_args tsr__gemm_form(tsr_dtype dtype, int64_t m, int64_t n, int64_t k, double alpha,
-                                     const tsr__operand *oa, const tsr__operand *ob, double beta,
-                                     void *c, int64_t ldc, bool c_t, tsr_gemm_path path) {
+static tsr__gemm_args tsr__gemm_form(tsr_dtype dtype, int64_t m, int64_t n, int64_t k,
+                                     const tsr__gemm_scalars *sc, const tsr__operand *oa,
+                                     const tsr__operand *ob, void *c, int64_t ldc, bool c_t,
+                                     tsr_gemm_path path) {
   const tsr__operand *x = c_t ? ob : oa, *y = c_t ? oa : ob;
-  return tsr__gemm_args_host(dtype, x->trans != c_t, y->trans != c_t, c_t ? n : m, c_t ? m : n, k,
-                             alpha, x->data, x->ld, y->data, y->ld, beta, c, ldc, path);
+  tsr__gemm_args g =
+      tsr__gemm_args_host(dtype, x->trans != c_t, y->trans != c_t, c_t ? n : m, c_t ? m : n, k,
+                          sc->alpha, x->data, x->ld, y->data, y->ld, sc->beta, c, ldc, path);
+  /* (conj(X))^T = conj(X^T): a conjugation stays with its operand through the swap. */
+  g.conj_a = c_t ? sc->conj_b : sc->conj_a;
+  g.conj_b = c_t ? sc->conj_a : sc->conj_b;
+  g.alpha_im = sc->alpha_im;
+  g.beta_im = sc->beta_im;
+  return g;
 }
 
 /*
@@ -158,8 +180,9 @@ static tsr__gemm_args tsr__gemm_form(tsr_dtype dtype, int64_t m, int64_t n, int6
  */
 bool tsr__gemm_host_tiny(const tsr__gemm_args *g) {
   /* The CPU lane's own bound is at most this (64^3 f32 with a 1 MiB L2); larger calls skip the
-     spans. */
-  if ((double)g->m * (double)g->n * (double)g->k > (double)(1 << 18) || !tsr__omp_backend.gemm_tiny)
+     spans. The lane takes the real dtypes only (complex calls go to the backend's gemm). */
+  if ((double)g->m * (double)g->n * (double)g->k > (double)(1 << 18) ||
+      !tsr__omp_backend.gemm_tiny || (g->dtype != TSR_F32 && g->dtype != TSR_F64))
     return false;
   const int64_t es = g->dtype == TSR_F64 ? 8 : 4;
   const int64_t ar = g->trans_a ? g->k : g->m, ac = g->trans_a ? g->m : g->k;
@@ -176,17 +199,18 @@ bool tsr__gemm_host_tiny(const tsr__gemm_args *g) {
 /* tsr__gemm_mats on the CPU through the tiny lane: true when the call ran there (every matrix
    in backend form without a copy, and tsr__gemm_host_tiny took it), false having done nothing.
    m, n, k > 0 and alpha != 0. */
-static bool tsr__gemm_mats_tiny(tsr_dtype dtype, bool ta, bool tb, double alpha, const tsr__mat *a,
-                                const tsr__mat *b, double beta, const tsr__mat *c,
+static bool tsr__gemm_mats_tiny(tsr_dtype dtype, bool ta, bool tb, const tsr__gemm_scalars *sc,
+                                const tsr__mat *a, const tsr__mat *b, const tsr__mat *c,
                                 tsr_gemm_path path) {
+  if (dtype != TSR_F32 && dtype != TSR_F64) return false;
   tsr__operand oa, ob;
   bool c_t;
   int64_t ldc;
   if (!tsr__as_row_major(c, &c_t, &ldc) || !tsr__operand_in_place(a, ta, &oa) ||
       !tsr__operand_in_place(b, tb, &ob))
     return false;
-  const tsr__gemm_args g = tsr__gemm_form(dtype, c->rows, c->cols, ta ? a->rows : a->cols, alpha,
-                                          &oa, &ob, beta, c->data, ldc, c_t, path);
+  const tsr__gemm_args g = tsr__gemm_form(dtype, c->rows, c->cols, ta ? a->rows : a->cols, sc, &oa,
+                                          &ob, c->data, ldc, c_t, path);
   return tsr__gemm_host_tiny(&g);
 }
 
@@ -197,14 +221,15 @@ static bool tsr__gemm_mats_tiny(tsr_dtype dtype, bool ta, bool tb, double alpha,
  * matrices).
  */
 static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device dev,
-                                 tsr_dtype dtype, bool ta, bool tb, double alpha, const tsr__mat *a,
-                                 const tsr__mat *b, double beta, const tsr__mat *c,
+                                 tsr_dtype dtype, bool ta, bool tb, const tsr__gemm_scalars *sc,
+                                 const tsr__mat *a, const tsr__mat *b, const tsr__mat *c,
                                  tsr_gemm_path path, bool try_tiny) {
   int64_t m = c->rows, n = c->cols;
   int64_t k = ta ? a->rows : a->cols;
   if (m == 0 || n == 0) return TSR_OK;
-  if (try_tiny && dev.kind == TSR_DEVICE_CPU && alpha != 0.0 && k > 0 &&
-      tsr__gemm_mats_tiny(dtype, ta, tb, alpha, a, b, beta, c, path)) {
+  const bool alpha_nz = tsr__alpha_nonzero(sc);
+  if (try_tiny && dev.kind == TSR_DEVICE_CPU && alpha_nz && k > 0 &&
+      tsr__gemm_mats_tiny(dtype, ta, tb, sc, a, b, c, path)) {
     tsr__count(TSR__COUNT_GEMM_CALLS, 1);
     return TSR_OK;
   }
@@ -217,12 +242,12 @@ static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device 
   bool c_copied = false;
   if (!tsr__as_row_major(&cm, &c_t, &ldc)) {
     /* C has no unit stride: compute into a contiguous temporary and copy back. */
-    TSR_CALL_GOTO(st, done, tsr__mat_temp(ops, dev, dtype, c, beta != 0.0, &tc_tmp, &cm));
+    TSR_CALL_GOTO(st, done, tsr__mat_temp(ops, dev, dtype, c, tsr__beta_nonzero(sc), &tc_tmp, &cm));
     c_t = false;
     ldc = cm.rs;
     c_copied = true;
   }
-  if (alpha != 0.0 && k > 0) {
+  if (alpha_nz && k > 0) {
     TSR_CALL_GOTO(st, done, tsr__linalg_operand(ops, dev, dtype, a, ta, &ta_tmp, &oa));
     TSR_CALL_GOTO(st, done, tsr__linalg_operand(ops, dev, dtype, b, tb, &tb_tmp, &ob));
   } else {
@@ -235,8 +260,7 @@ static tsr_status tsr__gemm_mats(const struct tsr__backend_ops *ops, tsr_device 
     ob.trans = tb;
   }
 
-  const tsr__gemm_args args =
-      tsr__gemm_form(dtype, m, n, k, alpha, &oa, &ob, beta, cm.data, ldc, c_t, path);
+  const tsr__gemm_args args = tsr__gemm_form(dtype, m, n, k, sc, &oa, &ob, cm.data, ldc, c_t, path);
   TSR_CALL_GOTO(st, done, ops->gemm(dev, &args));
   tsr__count(TSR__COUNT_GEMM_CALLS, 1);
 
@@ -283,8 +307,9 @@ static tsr_status tsr__check_pair(const tsr_array *a, const char *an, const tsr_
                           tsr_dtype_name(a->dtype), bn, tsr_dtype_name(b->dtype));
   if (!tsr__dtype_is_float(a->dtype))
     return tsr__set_error(TSR_ERR_DTYPE, __func__,
-                          "matrix multiplication needs f32 or f64, %s is %s (use tsr_astype)", an,
-                          tsr_dtype_name(a->dtype));
+                          "matrix multiplication needs f32, f64, c64 or c128, %s is %s (use "
+                          "tsr_astype)",
+                          an, tsr_dtype_name(a->dtype));
   tsr_device da = a->buffer->device, db = b->buffer->device;
   if (!tsr_device_equal(da, db)) {
     char sa[32], sb[32];
@@ -296,15 +321,30 @@ static tsr_status tsr__check_pair(const tsr_array *a, const char *an, const tsr_
   return TSR_OK;
 }
 
-/* transa and transb are each TSR_NO_TRANS or TSR_TRANS (the GEMM entries' one check). */
+/* transa and transb are each TSR_NO_TRANS, TSR_TRANS or TSR_CONJ_TRANS (the GEMM entries' one
+   check). */
 static inline tsr_status tsr__check_trans(tsr_trans transa, tsr_trans transb) {
-  if ((transa == TSR_NO_TRANS || transa == TSR_TRANS) &&
-      (transb == TSR_NO_TRANS || transb == TSR_TRANS))
+  if ((unsigned)transa <= (unsigned)TSR_CONJ_TRANS && (unsigned)transb <= (unsigned)TSR_CONJ_TRANS)
     return TSR_OK;
   return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
-                        "transa is %d and transb is %d; each must be TSR_NO_TRANS (0) or "
-                        "TSR_TRANS (1)",
+                        "transa is %d and transb is %d; each must be TSR_NO_TRANS (0), "
+                        "TSR_TRANS (1) or TSR_CONJ_TRANS (2)",
                         (int)transa, (int)transb);
+}
+
+/* The scalars of a call: TSR_CONJ_TRANS conjugates for a complex dtype only (for a real one it
+   is TSR_TRANS). */
+static inline tsr__gemm_scalars tsr__scalars(tsr_dtype dtype, tsr_trans transa, tsr_trans transb,
+                                             double alpha, double alpha_im, double beta,
+                                             double beta_im) {
+  const bool cplx = dtype == TSR_C64 || dtype == TSR_C128;
+  tsr__gemm_scalars sc = {alpha,
+                          alpha_im,
+                          beta,
+                          beta_im,
+                          cplx && transa == TSR_CONJ_TRANS,
+                          cplx && transb == TSR_CONJ_TRANS};
+  return sc;
 }
 
 /*
@@ -322,13 +362,12 @@ static tsr_status tsr__gemm_check(tsr_trans transa, tsr_trans transb, const tsr_
                           "a, b and c must be 2-D; they have %d, %d, %d axes", a->ndim, b->ndim,
                           c->ndim);
   const tsr_device da = a->buffer->device, db = b->buffer->device, dc = c->buffer->device;
-  if (a->dtype != b->dtype || a->dtype != c->dtype ||
-      (a->dtype != TSR_F32 && a->dtype != TSR_F64) || da.kind != db.kind || da.index != db.index ||
-      da.kind != dc.kind || da.index != dc.index) {
+  if (a->dtype != b->dtype || a->dtype != c->dtype || !tsr__dtype_is_float(a->dtype) ||
+      da.kind != db.kind || da.index != db.index || da.kind != dc.kind || da.index != dc.index) {
     TSR_CALL(tsr__check_pair(a, "a", b, "b"));
     TSR_CALL(tsr__check_pair(a, "a", c, "c"));
   }
-  const bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
+  const bool ta = transa != TSR_NO_TRANS, tb = transb != TSR_NO_TRANS;
   int64_t m = ta ? a->shape[1] : a->shape[0], ka = ta ? a->shape[0] : a->shape[1];
   int64_t kb = tb ? b->shape[1] : b->shape[0], n = tb ? b->shape[0] : b->shape[1];
   if (ka != kb)
@@ -349,21 +388,29 @@ static tsr_status tsr__gemm_check(tsr_trans transa, tsr_trans transb, const tsr_
   return TSR_OK;
 }
 
-static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alpha,
-                                  const tsr_array *a, const tsr_array *b, double beta, tsr_array *c,
-                                  tsr_gemm_path path) {
+static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, tsr_complex128 alpha_z,
+                                  const tsr_array *a, const tsr_array *b, tsr_complex128 beta_z,
+                                  tsr_array *c, tsr_gemm_path path) {
   int64_t dims[3] = {0, 0, 0};
   TSR_CALL(tsr__gemm_check(transa, transb, a, b, c, dims));
   const int64_t m = dims[0], n = dims[1], k = dims[2];
-  const bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
+  const bool ta = transa != TSR_NO_TRANS, tb = transb != TSR_NO_TRANS;
+  if (!tsr__dtype_is_complex(c->dtype) && (alpha_z.im != 0.0 || beta_z.im != 0.0))
+    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
+                          "alpha %g%+gi and beta %g%+gi: the %s arrays take real scalars (the "
+                          "imaginary parts must be 0)",
+                          alpha_z.re, alpha_z.im, beta_z.re, beta_z.im, tsr_dtype_name(c->dtype));
+  const tsr__gemm_scalars sc =
+      tsr__scalars(c->dtype, transa, transb, alpha_z.re, alpha_z.im, beta_z.re, beta_z.im);
+  const bool alpha_nz = tsr__alpha_nonzero(&sc);
   tsr_gemm_path resolved = TSR_GEMM_AUTO;
   TSR_CALL(tsr__gemm_resolve_path(path, &resolved));
   const tsr_device dev = c->buffer->device;
   tsr__mat am = tsr__mat_of(a), bm = tsr__mat_of(b), cm = tsr__mat_of(c);
   /* A small call on the CPU whose matrices need no copy and whose C shares no memory with A or
      B takes the BLAS drop-in's lane: no allocation, nothing that can fail (issue 31). */
-  if (dev.kind == TSR_DEVICE_CPU && dev.index == 0 && alpha != 0.0 && m > 0 && n > 0 && k > 0 &&
-      tsr__gemm_mats_tiny(c->dtype, ta, tb, alpha, &am, &bm, beta, &cm, resolved)) {
+  if (dev.kind == TSR_DEVICE_CPU && dev.index == 0 && alpha_nz && m > 0 && n > 0 && k > 0 &&
+      tsr__gemm_mats_tiny(c->dtype, ta, tb, &sc, &am, &bm, &cm, resolved)) {
     tsr__count(TSR__COUNT_GEMM_CALLS, 1);
     return TSR_OK;
   }
@@ -374,7 +421,7 @@ static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alp
      or views of one buffer) is read from a copy taken before C changes. */
   tsr_array *a_copy = NULL, *b_copy = NULL;
   tsr_status st = TSR_OK;
-  if (alpha != 0.0 && k > 0 && m > 0 && n > 0) {
+  if (alpha_nz && k > 0 && m > 0 && n > 0) {
     tsr__mat t;
     if (tsr__arrays_may_overlap(a, c)) {
       TSR_CALL_GOTO(st, done, tsr__mat_temp(ops, dev, c->dtype, &am, true, &a_copy, &t));
@@ -386,8 +433,7 @@ static tsr_status tsr__gemm_entry(tsr_trans transa, tsr_trans transb, double alp
     }
   }
   /* The lane declined these matrices above; copies are other matrices. */
-  st = tsr__gemm_mats(ops, dev, c->dtype, ta, tb, alpha, &am, &bm, beta, &cm, resolved,
-                      a_copy || b_copy);
+  st = tsr__gemm_mats(ops, dev, c->dtype, ta, tb, &sc, &am, &bm, &cm, resolved, a_copy || b_copy);
 done:
   tsr_array_release(a_copy);
   tsr_array_release(b_copy);
@@ -411,7 +457,7 @@ static void *tsr__host_copy(const void *x, int64_t rows, int64_t cols, int64_t l
 static __attribute__((noinline)) tsr_status
 tsr__gemm_host_copies(const struct tsr__backend_ops *ops, tsr__gemm_args *g, bool copy_a,
                       bool copy_b) {
-  const int64_t es = g->dtype == TSR_F64 ? 8 : 4;
+  const int64_t es = (int64_t)tsr__dtype_size(g->dtype);
   const int64_t ar = g->trans_a ? g->k : g->m, ac = g->trans_a ? g->m : g->k;
   const int64_t br = g->trans_b ? g->n : g->k, bc = g->trans_b ? g->k : g->n;
   void *a_copy = NULL, *b_copy = NULL;
@@ -437,19 +483,16 @@ tsr__gemm_host_copies(const struct tsr__backend_ops *ops, tsr__gemm_args *g, boo
   return st;
 }
 
-tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m, int64_t n,
-                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
-                         int64_t ldb, double beta, void *c, int64_t ldc) {
-  TSR_API_ENTRY();
-  if (dtype != TSR_F32 && dtype != TSR_F64)
-    return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtype is %s; the GEMM needs f32 or f64",
-                          tsr_dtype_name(dtype));
+/* tsr_gemm_host and tsr_gemm_host_complex: the checks and the call, scalars in *sc. */
+static tsr_status tsr__gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m,
+                                 int64_t n, int64_t k, const tsr__gemm_scalars *sc, const void *a,
+                                 int64_t lda, const void *b, int64_t ldb, void *c, int64_t ldc) {
   TSR_CALL(tsr__check_trans(transa, transb));
   if (m < 0 || n < 0 || k < 0)
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "negative size: m = %lld, n = %lld, k = %lld", (long long)m, (long long)n,
                           (long long)k);
-  const bool ta = transa == TSR_TRANS, tb = transb == TSR_TRANS;
+  const bool ta = transa != TSR_NO_TRANS, tb = transb != TSR_NO_TRANS;
   /* Stored shapes: A is (ta ? k x m : m x k), B is (tb ? n x k : k x n), row-major. */
   const int64_t ar = ta ? k : m, ac = ta ? m : k, br = tb ? n : k, bc = tb ? k : n;
   if (lda < tsr__max1(ac) || ldb < tsr__max1(bc) || ldc < tsr__max1(n))
@@ -460,10 +503,10 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
                           (long long)tsr__max1(bc), (long long)tsr__max1(n));
   if (m == 0 || n == 0) return TSR_OK;
   if (!c) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "c is NULL");
-  const bool reads_ab = alpha != 0.0 && k > 0;
+  const bool reads_ab = tsr__alpha_nonzero(sc) && k > 0;
   if (reads_ab && (!a || !b))
     return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", !a ? "a" : "b");
-  const int64_t es = dtype == TSR_F64 ? 8 : 4;
+  const int64_t es = (int64_t)tsr__dtype_size(dtype);
   int64_t abytes = 0, bbytes = 0, cbytes = 0;
   if (!tsr__linalg_host_span(m, n, ldc, es, &cbytes) ||
       (reads_ab && (!tsr__linalg_host_span(ar, ac, lda, es, &abytes) ||
@@ -475,24 +518,81 @@ tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, in
                           (long long)ldc);
   /* The CPU's table, which every build has (tsr__backend_for's answer for TSR_CPU). */
   const struct tsr__backend_ops *ops = &tsr__omp_backend;
-  tsr__gemm_args g = tsr__gemm_args_host(dtype, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                                         ldc, TSR_GEMM_NATIVE);
+  tsr__gemm_args g = tsr__gemm_args_host(dtype, ta, tb, m, n, k, sc->alpha, a, lda, b, ldb,
+                                         sc->beta, c, ldc, TSR_GEMM_NATIVE);
+  g.conj_a = sc->conj_a;
+  g.conj_b = sc->conj_b;
+  g.alpha_im = sc->alpha_im;
+  g.beta_im = sc->beta_im;
   const bool copy_a = reads_ab && tsr__spans_meet(a, abytes, c, cbytes);
   const bool copy_b = reads_ab && tsr__spans_meet(b, bbytes, c, cbytes);
   if (copy_a || copy_b) return tsr__gemm_host_copies(ops, &g, copy_a, copy_b);
   return ops->gemm(TSR_CPU, &g);
 }
 
+tsr_status tsr_gemm_host(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m, int64_t n,
+                         int64_t k, double alpha, const void *a, int64_t lda, const void *b,
+                         int64_t ldb, double beta, void *c, int64_t ldc) {
+  TSR_API_ENTRY();
+  if (!tsr__dtype_is_float(dtype))
+    return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                          "dtype is %s; the GEMM needs f32, f64, c64 or c128",
+                          tsr_dtype_name(dtype));
+  const tsr__gemm_scalars sc = tsr__scalars(dtype, transa, transb, alpha, 0.0, beta, 0.0);
+  return tsr__gemm_host(dtype, transa, transb, m, n, k, &sc, a, lda, b, ldb, c, ldc);
+}
+
+/* The value of a scalar given as a pointer to an element of `dtype` (BLAS's convention). */
+static tsr_complex128 tsr__scalar_at(tsr_dtype dtype, const void *p) {
+  tsr_complex128 z = {0.0, 0.0};
+  switch (dtype) {
+  case TSR_F32: z.re = *(const float *)p; break;
+  case TSR_F64: z.re = *(const double *)p; break;
+  case TSR_C64:
+    z.re = ((const tsr_complex64 *)p)->re;
+    z.im = ((const tsr_complex64 *)p)->im;
+    break;
+  case TSR_C128: z = *(const tsr_complex128 *)p; break;
+  default: break;
+  }
+  return z;
+}
+
+tsr_status tsr_gemm_host_complex(tsr_dtype dtype, tsr_trans transa, tsr_trans transb, int64_t m,
+                                 int64_t n, int64_t k, const void *alpha, const void *a,
+                                 int64_t lda, const void *b, int64_t ldb, const void *beta, void *c,
+                                 int64_t ldc) {
+  TSR_API_ENTRY();
+  if (!tsr__dtype_is_float(dtype))
+    return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                          "dtype is %s; the GEMM needs f32, f64, c64 or c128",
+                          tsr_dtype_name(dtype));
+  if (!alpha || !beta)
+    return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "%s is NULL", !alpha ? "alpha" : "beta");
+  const tsr_complex128 al = tsr__scalar_at(dtype, alpha), be = tsr__scalar_at(dtype, beta);
+  const tsr__gemm_scalars sc = tsr__scalars(dtype, transa, transb, al.re, al.im, be.re, be.im);
+  return tsr__gemm_host(dtype, transa, transb, m, n, k, &sc, a, lda, b, ldb, c, ldc);
+}
+
 tsr_status tsr_gemm_ex(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                        const tsr_array *b, double beta, tsr_array *c, tsr_gemm_path path) {
   TSR_API_ENTRY();
-  return tsr__gemm_entry(transa, transb, alpha, a, b, beta, c, path);
+  const tsr_complex128 al = {alpha, 0.0}, be = {beta, 0.0};
+  return tsr__gemm_entry(transa, transb, al, a, b, be, c, path);
 }
 
 tsr_status tsr_gemm(tsr_trans transa, tsr_trans transb, double alpha, const tsr_array *a,
                     const tsr_array *b, double beta, tsr_array *c) {
   TSR_API_ENTRY();
-  return tsr__gemm_entry(transa, transb, alpha, a, b, beta, c, TSR_GEMM_AUTO);
+  const tsr_complex128 al = {alpha, 0.0}, be = {beta, 0.0};
+  return tsr__gemm_entry(transa, transb, al, a, b, be, c, TSR_GEMM_AUTO);
+}
+
+tsr_status tsr_gemm_complex(tsr_trans transa, tsr_trans transb, tsr_complex128 alpha,
+                            const tsr_array *a, const tsr_array *b, tsr_complex128 beta,
+                            tsr_array *c, tsr_gemm_path path) {
+  TSR_API_ENTRY();
+  return tsr__gemm_entry(transa, transb, alpha, a, b, beta, c, path);
 }
 
 /*
@@ -617,11 +717,12 @@ static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device
                                   const tsr_array *b, tsr_array *c) {
   int64_t es = (int64_t)tsr__dtype_size(a->dtype);
   char *ad = tsr__array_ptr(a), *bd = tsr__array_ptr(b), *cd = tsr__array_ptr(c);
+  const tsr__gemm_scalars sc = {1.0, 0.0, 0.0, 0.0, false, false};
   tsr__mat bm = {bd, p->k, p->n, p->b_rs, p->b_cs};
   if (tsr__matmul_foldable(p)) {
     tsr__mat am = {ad, p->count * p->m, p->k, p->a_rs, p->a_cs};
     tsr__mat cm = {cd, p->count * p->m, p->n, p->n, 1};
-    return tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bm, 0.0, &cm, path, true);
+    return tsr__gemm_mats(ops, dev, a->dtype, false, false, &sc, &am, &bm, &cm, path, true);
   }
   int64_t idx[TSR_MAX_DIMS] = {0};
   for (int64_t it = 0; it < p->count; it++) {
@@ -634,8 +735,7 @@ static tsr_status tsr__matmul_run(const struct tsr__backend_ops *ops, tsr_device
     tsr__mat am = {ad + ao * es, p->m, p->k, p->a_rs, p->a_cs};
     tsr__mat bmi = {bd + bo * es, p->k, p->n, p->b_rs, p->b_cs};
     tsr__mat cm = {cd + co * es, p->m, p->n, p->n, 1};
-    TSR_CALL(
-        tsr__gemm_mats(ops, dev, a->dtype, false, false, 1.0, &am, &bmi, 0.0, &cm, path, true));
+    TSR_CALL(tsr__gemm_mats(ops, dev, a->dtype, false, false, &sc, &am, &bmi, &cm, path, true));
     for (int i = p->nbatch - 1; i >= 0; i--) {
       if (++idx[i] < p->batch[i]) break;
       idx[i] = 0;

@@ -30,7 +30,8 @@
 /* The type strings Tessera reads, for messages, from the rows of TSR_DTYPE_MAP: "f4, f8, i4,
    i8" and "'<f4', '<f8', '<i4', '<i8'" (each past its leading ", "). */
 #define TSR__NPY_KIND_ITEM(name, ENUM, value, c_type, size, npy, is_float, is_complex) ", " npy
-#define TSR__NPY_DESCR_ITEM(name, ENUM, value, c_type, size, npy, is_float, is_complex) ", '<" npy "'"
+#define TSR__NPY_DESCR_ITEM(name, ENUM, value, c_type, size, npy, is_float, is_complex)            \
+  ", '<" npy "'"
 static const char tsr__npy_kinds[] = TSR_DTYPE_MAP(TSR__NPY_KIND_ITEM);
 static const char tsr__npy_descrs[] = TSR_DTYPE_MAP(TSR__NPY_DESCR_ITEM);
 #undef TSR__NPY_KIND_ITEM
@@ -231,6 +232,11 @@ static tsr_status tsr__npy_descr(tsr__npy_parser *ps, tsr_npy_header *h) {
     h->dtype = TSR_F64; /* a placeholder, never returned */
     return TSR_OK;
   }
+  if (!ok && tn > 0 && t[0] == 'c')
+    return NPY_FAIL("unsupported dtype '%s': a complex item size NumPy never writes (a complex "
+                    "item is 8 (c8: two f4), 16 (c16: two f8), 24 or 32 bytes; Tessera reads c8 "
+                    "and c16)",
+                    tsr__npy_excerpt(s, s + n, 32, ex, sizeof ex));
   if (!ok)
     return NPY_FAIL("unsupported dtype '%s' (supported: %s in either byte order)",
                     tsr__npy_excerpt(s, s + n, 32, ex, sizeof ex), TSR__NPY_KINDS);

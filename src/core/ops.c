@@ -11,6 +11,17 @@ static const char *const tsr__unary_names[TSR_NUM_UNARY_OPS] = {TSR__UNARY_OPS(T
 #undef TSR__OP_NAME
 static const int tsr__binary_int_ok[TSR_NUM_BINARY_OPS] = {TSR__BINARY_OPS(TSR__OP_INT_OK)};
 static const int tsr__unary_int_ok[TSR_NUM_UNARY_OPS] = {TSR__UNARY_OPS(TSR__OP_INT_OK)};
+static const int tsr__binary_complex_ok[TSR_NUM_BINARY_OPS] = {TSR__BINARY_OPS(TSR__OP_COMPLEX_OK)};
+static const int tsr__unary_complex_ok[TSR_NUM_UNARY_OPS] = {TSR__UNARY_OPS(TSR__OP_COMPLEX_OK)};
+
+/* TSR_ERR_DTYPE for an operator that complex numbers do not have. */
+static tsr_status tsr__not_complex(const char *kind, const char *name, tsr_dtype dtype) {
+  return tsr__set_error(TSR_ERR_DTYPE, __func__,
+                        "%s %s is not defined for the complex dtype %s (complex numbers have no "
+                        "order; the complex operators are add, sub, mul, div, neg, conj, abs, "
+                        "exp, log, sqrt, tanh, sum, mean)",
+                        kind, name, tsr_dtype_name(dtype));
+}
 
 /* ---------------------------------------------------------------- binary -------------- */
 
@@ -35,6 +46,8 @@ static tsr_status tsr__binary(tsr_binary_op op, const tsr_array *a, const tsr_ar
   if (!tsr__dtype_is_float(a->dtype) && !tsr__binary_int_ok[op])
     return tsr__set_error(TSR_ERR_DTYPE, __func__, "operator %s needs a float dtype, got %s",
                           tsr__binary_names[op], tsr_dtype_name(a->dtype));
+  if (tsr__dtype_is_complex(a->dtype) && !tsr__binary_complex_ok[op])
+    return tsr__not_complex("operator", tsr__binary_names[op], a->dtype);
   int n;
   int64_t shape[TSR_MAX_DIMS];
   TSR_CALL(tsr__broadcast_shapes(a->ndim, a->shape, b->ndim, b->shape, &n, shape));
@@ -99,11 +112,15 @@ static tsr_status tsr__unary(tsr_unary_op op, const tsr_array *a, tsr_array **ou
   if (!tsr__dtype_is_float(a->dtype) && !tsr__unary_int_ok[op])
     return tsr__set_error(TSR_ERR_DTYPE, __func__, "operator %s needs a float dtype, got %s",
                           tsr__unary_names[op], tsr_dtype_name(a->dtype));
+  if (tsr__dtype_is_complex(a->dtype) && !tsr__unary_complex_ok[op])
+    return tsr__not_complex("operator", tsr__unary_names[op], a->dtype);
   tsr_device dev = a->buffer->device;
   const struct tsr__backend_ops *ops;
   TSR_CALL(tsr__backend_for(dev, &ops));
   tsr_array *c = NULL;
-  TSR_CALL(tsr__array_alloc(a->ndim, a->shape, a->dtype, dev, 0, &c));
+  /* |x| of a complex array is real: the backend's unary gets an out of the part dtype. */
+  const tsr_dtype rtype = op == TSR_ABS ? tsr__dtype_part(a->dtype) : a->dtype;
+  TSR_CALL(tsr__array_alloc(a->ndim, a->shape, rtype, dev, 0, &c));
   if (tsr__array_size(c) > 0) {
     tsr__view cv = tsr__view_of(c), av = tsr__view_of(a);
     tsr_status st = ops->unary(dev, op, &cv, &av);
@@ -152,6 +169,10 @@ tsr_status tsr_relu(const tsr_array *a, tsr_array **out) {
   TSR_API_ENTRY();
   return tsr__unary(TSR_RELU, a, out);
 }
+tsr_status tsr_conj(const tsr_array *a, tsr_array **out) {
+  TSR_API_ENTRY();
+  return tsr__unary(TSR_CONJ, a, out);
+}
 
 /* ---------------------------------------------------------------- reductions ---------- */
 
@@ -162,6 +183,12 @@ static tsr_status tsr__reduce(tsr_reduce_op op, const tsr_array *a, int axis, in
   if (a == NULL) return tsr__set_error(TSR_ERR_NULL_POINTER, __func__, "a is NULL");
   if ((unsigned)op >= TSR_NUM_REDUCE_OPS)
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "unknown reduction %d", (int)op);
+  if (tsr__dtype_is_complex(a->dtype) && op != TSR_SUM && op != TSR_MEAN)
+    return tsr__not_complex("reduction",
+                            op == TSR_MAX   ? "max"
+                            : op == TSR_MIN ? "min"
+                                            : "argmax",
+                            a->dtype);
   int nd = a->ndim;
   bool all = axis == TSR_AXIS_ALL;
   int ax = all ? 0 : (axis < 0 ? axis + nd : axis);

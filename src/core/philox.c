@@ -93,7 +93,13 @@ static void tsr__rng_fill_f64(double *dst, int64_t n, uint64_t seed, uint64_t of
 void tsr__rng_fill_host(void *dst, tsr_dtype dtype, int64_t n, uint64_t seed, uint64_t offset,
                         tsr__rng_dist dist, double p0, double p1) {
   if (!dst || n <= 0) return;
-  if (dtype == TSR_F32) {
+  /* A complex element i is the pair of its part dtype's values of indices 2i, 2i + 1: the real
+     stream of 2n values from index 2 offset (the GPU kernel uses the same rule). */
+  if (dtype == TSR_C64) {
+    tsr__rng_fill_f32((float *)dst, 2 * n, seed, 2 * offset, dist, p0, p1);
+  } else if (dtype == TSR_C128) {
+    tsr__rng_fill_f64((double *)dst, 2 * n, seed, 2 * offset, dist, p0, p1);
+  } else if (dtype == TSR_F32) {
     tsr__rng_fill_f32((float *)dst, n, seed, offset, dist, p0, p1);
   } else if (dtype == TSR_F64) {
     tsr__rng_fill_f64((double *)dst, n, seed, offset, dist, p0, p1);

@@ -7,6 +7,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "omp/omp_internal.h"
 
@@ -32,7 +33,7 @@ tsr_status tsr__omp_rng_block_cyclic(tsr_device dev, void *data, tsr_dtype dtype
       const int64_t h = l->mloc - li0 < l->mb ? l->mloc - li0 : l->mb;
       const int64_t j0 = tsr__bc_l2g(lj0, l->nb, l->mycol, l->npcol);
       const int64_t i0 = tsr__bc_l2g(li0, l->mb, l->myrow, l->nprow);
-      double row[1024]; /* 8 KiB: runs of up to 1024 f64 / 2048 f32 values */
+      double row[1024]; /* 8 KiB: runs of up to 1024 f64 / 2048 f32 / 512 c128 values */
       const int64_t cap = (int64_t)(sizeof row / es);
       for (int64_t r = 0; r < h; r++) {
         for (int64_t c0 = 0; c0 < w; c0 += cap) {
@@ -44,9 +45,12 @@ tsr_status tsr__omp_rng_block_cyclic(tsr_device dev, void *data, tsr_dtype dtype
           if (dtype == TSR_F32)
             for (int64_t c = 0; c < cw; c++)
               *(float *)(dst + (size_t)c * step) = ((const float *)row)[c];
-          else
+          else if (dtype == TSR_F64)
             for (int64_t c = 0; c < cw; c++)
               *(double *)(dst + (size_t)c * step) = row[c];
+          else /* complex: element by element, es bytes each */
+            for (int64_t c = 0; c < cw; c++)
+              memcpy(dst + (size_t)c * step, (const char *)row + (size_t)c * es, es);
         }
       }
     }

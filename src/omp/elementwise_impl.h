@@ -9,15 +9,20 @@
  *                behaviour); TSR__EW_T for floats
  *   TSR__EW_SFX  the dtype suffix of the generated names (f32, f64, i32, i64)
  *   TSR__EW_INT  1 for integer dtypes: only the operators marked INT=1 are generated
+ *   TSR__EW_CPLX 1 for the complex dtypes (T a C99 `_Complex` type): only the operators that
+ *                TSR__OP_COMPLEX (core/opdefs.h) marks are generated, each with the expression
+ *                TSR__OMP_CEXPR_<name>(expr) the including file defines for it (conj: conj(x));
+ *                0 otherwise
  * The body calls the types T and U (aliases it #undefs with the parameters).
  *
  * Each kernel handles one run of the innermost axis (tsr__omp_kernel) with fast paths for
  * all-contiguous operands and for a broadcast (stride-0) operand, where `omp simd` lets the
  * compiler vectorize (the loop has no carried dependence even when out aliases an input).
  */
-#if !defined(TSR__EW_T) || !defined(TSR__EW_U) || !defined(TSR__EW_SFX) || !defined(TSR__EW_INT)
+#if !defined(TSR__EW_T) || !defined(TSR__EW_U) || !defined(TSR__EW_SFX) ||                         \
+    !defined(TSR__EW_INT) || !defined(TSR__EW_CPLX)
 #error                                                                                             \
-    "define TSR__EW_T, TSR__EW_U, TSR__EW_SFX and TSR__EW_INT before including elementwise_impl.h"
+    "define TSR__EW_T, TSR__EW_U, TSR__EW_SFX, TSR__EW_INT and TSR__EW_CPLX before including elementwise_impl.h"
 #endif
 #define T TSR__EW_T
 #define U TSR__EW_U
@@ -38,6 +43,7 @@
 #define TSR__OMP_CT_tanh T
 #define TSR__OMP_CT_sigmoid T
 #define TSR__OMP_CT_relu T
+#define TSR__OMP_CT_conj T
 
 #define TSR__OMP_BIN_LOOP(CTY, expr, OI, XV, YV)                                                   \
   TSR__OMP_PRAGMA(omp simd)                                                                        \
@@ -93,6 +99,18 @@
   }
 
 /* Integers get only the operators marked INT=1 (the core rejects the others). */
+#if TSR__EW_CPLX
+/* Complex: the operators TSR__OP_COMPLEX marks, abs excepted (its result is real: elementwise.c
+   has its own kernel), with the including file's complex expression. */
+#define TSR__OMP_GEN_BIN_1(name, expr) TSR__OMP_BIN_KERNEL(name, TSR__OMP_CEXPR_##name(expr))
+#define TSR__OMP_GEN_UN_1(name, expr) TSR__OMP_UN_KERNEL(name, TSR__OMP_CEXPR_##name(expr))
+#define TSR__OMP_GEN_BIN_0(name, expr)
+#define TSR__OMP_GEN_UN_0(name, expr)
+#define TSR__OMP_GEN_BIN(ENUM, name, INT, expr)                                                    \
+  TSR__OMP_CAT(TSR__OMP_GEN_BIN_, TSR__OP_COMPLEX(name))(name, expr)
+#define TSR__OMP_GEN_UN(ENUM, name, INT, expr)                                                     \
+  TSR__OMP_CAT(TSR__OMP_GEN_UN_, TSR__OMP_CPLX_UN(name))(name, expr)
+#else
 #define TSR__OMP_GEN_BIN_1(name, expr) TSR__OMP_BIN_KERNEL(name, expr)
 #define TSR__OMP_GEN_UN_1(name, expr) TSR__OMP_UN_KERNEL(name, expr)
 #if TSR__EW_INT
@@ -104,6 +122,7 @@
 #endif
 #define TSR__OMP_GEN_BIN(ENUM, name, INT, expr) TSR__OMP_GEN_BIN_##INT(name, expr)
 #define TSR__OMP_GEN_UN(ENUM, name, INT, expr) TSR__OMP_GEN_UN_##INT(name, expr)
+#endif
 
 TSR__BINARY_OPS(TSR__OMP_GEN_BIN)
 TSR__UNARY_OPS(TSR__OMP_GEN_UN)
@@ -132,9 +151,11 @@ TSR__UNARY_OPS(TSR__OMP_GEN_UN)
 #undef TSR__OMP_CT_tanh
 #undef TSR__OMP_CT_sigmoid
 #undef TSR__OMP_CT_relu
+#undef TSR__OMP_CT_conj
 #undef T
 #undef U
 #undef TSR__EW_T
 #undef TSR__EW_U
 #undef TSR__EW_SFX
 #undef TSR__EW_INT
+#undef TSR__EW_CPLX

@@ -83,8 +83,23 @@ tsr_status tsr__omp_memcpy(tsr_device dev, void *dst, const void *src, size_t by
 TSR__OMP_FILL_KERNEL(32)
 TSR__OMP_FILL_KERNEL(64)
 
-/* The element of `dtype` nearest to `value` (saturating, NaN -> 0 for integers), as bits. */
-static void tsr__convert_scalar(double value, tsr_dtype dtype, uint64_t *bits64, uint32_t *bits32) {
+/* 16-byte elements (c128): two 64-bit words each. */
+typedef struct tsr__omp_w128 {
+  uint64_t lo, hi;
+} tsr__omp_w128;
+static void fill_128(int64_t n, char *const p[], const int64_t s[], const void *param) {
+  tsr__omp_w128 *d = (tsr__omp_w128 *)p[0];
+  const tsr__omp_w128 v = *(const tsr__omp_w128 *)param;
+  const int64_t sd = s[0];
+  for (int64_t i = 0; i < n; i++)
+    d[i * sd] = v;
+}
+
+/* The element of `dtype` nearest to `value` (saturating, NaN -> 0 for integers; a complex
+   element value + 0i), as bits: 4-byte elements in bits32, 8-byte ones in bits64, 16-byte ones
+   in bits128. */
+static void tsr__convert_scalar(double value, tsr_dtype dtype, uint64_t *bits64, uint32_t *bits32,
+                                tsr__omp_w128 *bits128) {
   switch (dtype) {
   case TSR_F32: {
     float f = (float)value;
@@ -102,6 +117,16 @@ static void tsr__convert_scalar(double value, tsr_dtype dtype, uint64_t *bits64,
     memcpy(bits64, &i, 8);
     break;
   }
+  case TSR_C64: {
+    const tsr_complex64 z = {(float)value, 0.0f};
+    memcpy(bits64, &z, 8);
+    break;
+  }
+  case TSR_C128: {
+    const tsr_complex128 z = {value, 0.0};
+    memcpy(bits128, &z, 16);
+    break;
+  }
   }
 }
 
@@ -111,15 +136,18 @@ tsr_status tsr__omp_fill(tsr_device dev, const tsr__view *dst, double value) {
   TSR_CHECK(es != 0, TSR_ERR_DTYPE, "unknown dtype %d", (int)dst->dtype);
   uint64_t v64 = 0;
   uint32_t v32 = 0;
-  tsr__convert_scalar(value, dst->dtype, &v64, &v32);
+  tsr__omp_w128 v128 = {0, 0};
+  tsr__convert_scalar(value, dst->dtype, &v64, &v32, &v128);
   const int64_t *strides[1] = {dst->strides};
   tsr__omp_loop lp;
   tsr__omp_loop_init(&lp, dst->ndim, dst->shape, 1, strides, &es);
   char *const base[1] = {(char *)dst->data};
   if (es == 4)
     tsr__omp_loop_run(&lp, base, fill_32, &v32, lp.size);
-  else
+  else if (es == 8)
     tsr__omp_loop_run(&lp, base, fill_64, &v64, lp.size);
+  else
+    tsr__omp_loop_run(&lp, base, fill_128, &v128, lp.size);
   return TSR_OK;
 }
 
@@ -173,6 +201,19 @@ tsr_status tsr__omp_arange(tsr_device dev, const tsr__view *dst, double start, d
   }
 TSR__OMP_MOVE_KERNEL(32)
 TSR__OMP_MOVE_KERNEL(64)
+
+static void move_128(int64_t n, char *const p[], const int64_t s[], const void *param) {
+  (void)param;
+  tsr__omp_w128 *d = (tsr__omp_w128 *)p[0];
+  const tsr__omp_w128 *src = (const tsr__omp_w128 *)p[1];
+  if (s[0] == 1 && s[1] == 1) {
+    memcpy(d, src, (size_t)n * sizeof *d);
+  } else {
+    const int64_t sd = s[0], ss = s[1];
+    for (int64_t i = 0; i < n; i++)
+      d[i * sd] = src[i * ss];
+  }
+}
 
 /* Conversions as C converts, except float -> integer, which saturates (see
    tsr__sat_f64_to_i32) and integer narrowing, which wraps (explicitly, through unsigned). */
@@ -229,7 +270,46 @@ TSR__OMP_CONVERT_KERNEL(int64_t, i64, float, f32)
 TSR__OMP_CONVERT_KERNEL(int64_t, i64, double, f64)
 TSR__OMP_CONVERT_KERNEL(int64_t, i64, int32_t, i32)
 
-/* [dst dtype][src dtype]; the diagonal is the bit copy. */
+/* To complex: a real or integer source gives (x, 0); c64 <-> c128 converts both parts. The
+   complex part of the source is read as its part pair (tsr_complex64/128 are C99's layout). */
+#define TSR__OMP_RE_f32(x) ((double)(x))
+#define TSR__OMP_RE_f64(x) ((double)(x))
+#define TSR__OMP_RE_i32(x) ((double)(x))
+#define TSR__OMP_RE_i64(x) ((double)(x))
+#define TSR__OMP_RE_c64(x) ((double)(x).re)
+#define TSR__OMP_RE_c128(x) ((x).re)
+#define TSR__OMP_IM_f32(x) 0.0
+#define TSR__OMP_IM_f64(x) 0.0
+#define TSR__OMP_IM_i32(x) 0.0
+#define TSR__OMP_IM_i64(x) 0.0
+#define TSR__OMP_IM_c64(x) ((double)(x).im)
+#define TSR__OMP_IM_c128(x) ((x).im)
+#define TSR__OMP_TO_COMPLEX_KERNEL(TD, PT, DN, TS, SN)                                             \
+  static void convert_##SN##_to_##DN(int64_t n, char *const p[], const int64_t s[],                \
+                                     const void *param) {                                          \
+    (void)param;                                                                                   \
+    TD *d = (TD *)p[0];                                                                            \
+    const TS *src = (const TS *)p[1];                                                              \
+    const int64_t sd = s[0], ss = s[1];                                                            \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      const TS x = src[i * ss];                                                                    \
+      d[i * sd].re = (PT)TSR__OMP_RE_##SN(x);                                                      \
+      d[i * sd].im = (PT)TSR__OMP_IM_##SN(x);                                                      \
+    }                                                                                              \
+  }
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex64, float, c64, float, f32)
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex64, float, c64, double, f64)
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex64, float, c64, int32_t, i32)
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex64, float, c64, int64_t, i64)
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex64, float, c64, tsr_complex128, c128)
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex128, double, c128, float, f32)
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex128, double, c128, double, f64)
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex128, double, c128, int32_t, i32)
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex128, double, c128, int64_t, i64)
+TSR__OMP_TO_COMPLEX_KERNEL(tsr_complex128, double, c128, tsr_complex64, c64)
+
+/* [dst dtype][src dtype]; the diagonal is the bit copy. Complex to real is NULL: the core
+   refuses it (tsr__check_convert). */
 static const tsr__omp_kernel convert_kernels[TSR_NUM_DTYPES][TSR_NUM_DTYPES] = {
     [TSR_F32] = {[TSR_F32] = move_32,
                  [TSR_F64] = convert_f64_to_f32,
@@ -247,12 +327,26 @@ static const tsr__omp_kernel convert_kernels[TSR_NUM_DTYPES][TSR_NUM_DTYPES] = {
                  [TSR_F64] = convert_f64_to_i64,
                  [TSR_I32] = convert_i32_to_i64,
                  [TSR_I64] = move_64},
+    [TSR_C64] = {[TSR_F32] = convert_f32_to_c64,
+                 [TSR_F64] = convert_f64_to_c64,
+                 [TSR_I32] = convert_i32_to_c64,
+                 [TSR_I64] = convert_i64_to_c64,
+                 [TSR_C64] = move_64,
+                 [TSR_C128] = convert_c128_to_c64},
+    [TSR_C128] = {[TSR_F32] = convert_f32_to_c128,
+                  [TSR_F64] = convert_f64_to_c128,
+                  [TSR_I32] = convert_i32_to_c128,
+                  [TSR_I64] = convert_i64_to_c128,
+                  [TSR_C64] = convert_c64_to_c128,
+                  [TSR_C128] = move_128},
 };
 
 tsr_status tsr__omp_copy(tsr_device dev, const tsr__view *dst, const tsr__view *src) {
   (void)dev;
   TSR_CHECK((unsigned)dst->dtype < TSR_NUM_DTYPES && (unsigned)src->dtype < TSR_NUM_DTYPES,
             TSR_ERR_DTYPE, "unknown dtype (dst %d, src %d)", (int)dst->dtype, (int)src->dtype);
+  TSR_CHECK(convert_kernels[dst->dtype][src->dtype] != NULL, TSR_ERR_DTYPE,
+            "cannot convert %s to %s", tsr_dtype_name(src->dtype), tsr_dtype_name(dst->dtype));
   const int64_t *strides[2] = {dst->strides, src->strides};
   const size_t elsize[2] = {tsr__dtype_size(dst->dtype), tsr__dtype_size(src->dtype)};
   tsr__omp_loop lp;

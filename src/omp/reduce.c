@@ -82,6 +82,19 @@ tsr_status tsr__omp_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *ou
   TSR_CHECK((unsigned)a->dtype < TSR_NUM_DTYPES, TSR_ERR_DTYPE, "unknown dtype %d", (int)a->dtype);
   TSR_CHECK(axis >= 0 && axis < a->ndim, TSR_ERR_INVALID_ARGUMENT,
             "axis %d out of range for %d dimensions", axis, a->ndim);
+  if (tsr__dtype_is_complex(a->dtype)) {
+    /* A complex sum or mean is the real reduction of each part: the parts are views of the
+       part dtype (strides doubled), so the real kernels, their f64 accumulation of f32 and
+       their traversal serve them unchanged. */
+    TSR_CHECK((op == TSR_SUM || op == TSR_MEAN) && out->dtype == a->dtype, TSR_ERR_DTYPE,
+              "reduction %d is not defined for the complex dtype %s", (int)op,
+              tsr_dtype_name(a->dtype));
+    for (int part = 0; part < 2; part++) {
+      const tsr__view o = tsr__view_part(out, part), x = tsr__view_part(a, part);
+      TSR_CALL(tsr__omp_reduce(dev, op, &o, &x, axis));
+    }
+    return TSR_OK;
+  }
   tsr__omp_rplan pl;
   pl.op = op;
   pl.L = a->shape[axis];
@@ -123,6 +136,7 @@ tsr_status tsr__omp_reduce(tsr_device dev, tsr_reduce_op op, const tsr__view *ou
   case TSR_F64: tsr__reduce_f64(&pl); break;
   case TSR_I32: tsr__reduce_i32(&pl); break;
   case TSR_I64: tsr__reduce_i64(&pl); break;
+  default: break; /* complex: above */
   }
   return TSR_OK;
 }
