@@ -577,8 +577,8 @@ TSR_API tsr_status tsr_dist_gemm_ex(tsr_trans transa, tsr_trans transb, double a
  * tsr_dist_gemm_ex() with alpha.re and beta.re, and ::TSR_CONJ_TRANS is ::TSR_TRANS.
  * @return as tsr_dist_gemm_ex(); ::TSR_ERR_INVALID_ARGUMENT also when alpha or beta has an
  *         imaginary part and the matrices are real (the message gives both scalars and the
- *         dtype); ::TSR_ERR_UNSUPPORTED where a device lacks a complex GEMM or (GPU matrices)
- *         the conjugating exchange, with the message.
+ *         dtype); ::TSR_ERR_UNSUPPORTED where a device lacks the complex GEMM or the complex
+ *         conjugate (tsr_conj(), used by the exchange of GPU matrices), with the message.
  */
 TSR_API tsr_status tsr_dist_gemm_complex(tsr_trans transa, tsr_trans transb, tsr_complex128 alpha,
                                          const tsr_dmatrix *a, const tsr_dmatrix *b,

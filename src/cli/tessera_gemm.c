@@ -399,30 +399,11 @@ static int step_memory(job *j) {
 
 /* ---------------------------------------------------------------- step: inputs -------- */
 
-/* The local block of src into dst's (same layout). Complex blocks go as bytes through the host
-   (their column-major views transposed are contiguous: tsr_array_read/write copy them as they
-   are), which needs no complex copy kernel of the device; real ones with tsr_assign. Between
-   runs, not timed. */
 static tsr_status copy_local(tsr_dmatrix *dst, const tsr_dmatrix *src) {
-  tsr_array *d = NULL, *s = NULL, *dt = NULL, *ct = NULL;
-  tsr_dmatrix_props p;
+  tsr_array *d = NULL, *s = NULL;
   tsr_status st = tsr_dmatrix_local(dst, &d);
   if (st == TSR_OK) st = tsr_dmatrix_local(src, &s);
-  if (st == TSR_OK) st = tsr_dmatrix_info(src, &p);
-  if (st == TSR_OK && !dtype_complex(p.dtype)) {
-    st = tsr_assign(d, s);
-  } else if (st == TSR_OK && p.local_rows > 0 && p.local_cols > 0) {
-    const int perm[2] = {1, 0};
-    const size_t bytes = (size_t)(p.local_rows * p.local_cols) * elem_size(p.dtype);
-    void *buf = malloc(bytes);
-    st = buf ? tsr_transpose(s, perm, &ct) : TSR_ERR_OUT_OF_MEMORY;
-    if (st == TSR_OK) st = tsr_transpose(d, perm, &dt);
-    if (st == TSR_OK) st = tsr_array_read(ct, buf, bytes);
-    if (st == TSR_OK) st = tsr_array_write(dt, buf, bytes);
-    free(buf);
-  }
-  tsr_array_release(dt);
-  tsr_array_release(ct);
+  if (st == TSR_OK) st = tsr_assign(d, s);
   tsr_array_release(d);
   tsr_array_release(s);
   return st;

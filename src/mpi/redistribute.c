@@ -326,10 +326,11 @@ static tsr_status tsr__move_dev(tsr_array *msg, int64_t base, const tsr__seg_lis
 
 /* msg = conj(msg) on the device (the packed messages of a conjugating exchange). */
 static tsr_status tsr__conj_dev(tsr_array *msg) {
-  (void)msg;
-  return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
-                        "conjugate transpose of device-resident %s matrices is not available yet",
-                        tsr_dtype_name(msg->dtype));
+  tsr_array *c = NULL;
+  tsr_status st = tsr_conj(msg, &c);
+  if (st == TSR_OK) st = tsr_assign(msg, c);
+  tsr_array_release(c);
+  return st;
 }
 
 /* Copies elements [from, to) of the device array `d` to or from the host buffer `h` (same

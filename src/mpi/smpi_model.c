@@ -4,7 +4,7 @@
  * (bench/scale): built with smpicc and -DTSR_SMPI_MODEL, each local GEMM charges its 2 m n k
  * flops to the simulated host (smpi_execute_flops, at the host speed of the platform file)
  * instead of computing, and local copies charge their bytes at a memory bandwidth. In every
- * other build these are tsr_gemm_ex and no-ops.
+ * other build these are tsr_gemm_ex (tsr_gemm_complex for c64/c128) and no-ops.
  *
  * The GPU node (TSR_SMPI_GPU=1): a local GEMM of shape m x n x k then takes
  *   t = 2 m n k / (R * e(m) e(n) e(k)) + launch,   e(d) = d / (d + h),
@@ -28,7 +28,6 @@
  * polled form (compute slices of that many seconds, MPI_Test between them), which SimGrid 3.32
  * makes quadratic in the messages of a run.
  */
-#include <complex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,45 +141,6 @@ double tsr__dist_model_pack_seconds(double bytes) {
   return staged > 0 ? staged : 2.0 * bytes / tsr__env_number(TSR__ENV_SMPI_HBM_BW);
 }
 
-/* C = alpha A B + beta C for complex 2-D arrays on the CPU, element by element (strides in
-   elements, C99 complex arithmetic in double): the local GEMM of complex matrices until the
-   core's tsr_gemm_complex is there. */
-static tsr_status tsr__dist_complex_gemm_host(tsr_complex128 alpha, const tsr_array *a,
-                                              const tsr_array *b, tsr_complex128 beta,
-                                              tsr_array *c) {
-  if (a->dtype != c->dtype || b->dtype != c->dtype || !tsr__dtype_is_complex(c->dtype))
-    return tsr__set_error(TSR_ERR_DTYPE, __func__, "dtypes %s, %s, %s", tsr_dtype_name(a->dtype),
-                          tsr_dtype_name(b->dtype), tsr_dtype_name(c->dtype));
-  if (c->buffer->device.kind != TSR_DEVICE_CPU)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
-                          "complex GEMM of device arrays is not available yet");
-  const int64_t m = c->shape[0], n = c->shape[1], k = a->shape[1];
-  const bool f = c->dtype == TSR_C64;
-  const double _Complex al = alpha.re + alpha.im * I, be = beta.re + beta.im * I;
-  const char *pa = tsr__array_ptr(a), *pb = tsr__array_ptr(b);
-  char *pc = tsr__array_ptr(c);
-  const size_t es = tsr__dtype_size(c->dtype);
-#define TSR__CX(p, off)                                                                            \
-  (f ? (double _Complex)(*(const float _Complex *)((p) + (size_t)(off)*es))                        \
-     : *(const double _Complex *)((p) + (size_t)(off)*es))
-  for (int64_t j = 0; j < n; j++)
-    for (int64_t i = 0; i < m; i++) {
-      double _Complex sum = 0;
-      for (int64_t l = 0; l < k; l++)
-        sum += TSR__CX(pa, i * a->strides[0] + l * a->strides[1]) *
-               TSR__CX(pb, l * b->strides[0] + j * b->strides[1]);
-      const int64_t off = i * c->strides[0] + j * c->strides[1];
-      double _Complex r = al * sum;
-      if (beta.re != 0.0 || beta.im != 0.0) r += be * TSR__CX(pc, off);
-      if (f)
-        *(float _Complex *)(pc + (size_t)off * es) = (float _Complex)r;
-      else
-        *(double _Complex *)(pc + (size_t)off * es) = r;
-    }
-#undef TSR__CX
-  return TSR_OK;
-}
-
 tsr_status tsr__dist_local_gemm(tsr_complex128 alpha, const tsr_array *a, const tsr_array *b,
                                 tsr_complex128 beta, tsr_array *c, tsr_gemm_path path) {
   const bool cx = tsr__dtype_is_complex(c->dtype);
@@ -205,8 +165,7 @@ tsr_status tsr__dist_local_gemm(tsr_complex128 alpha, const tsr_array *a, const 
   }
 #endif
   if (!cx) return tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, alpha.re, a, b, beta.re, c, path);
-  (void)path;
-  return tsr__dist_complex_gemm_host(alpha, a, b, beta, c);
+  return tsr_gemm_complex(TSR_NO_TRANS, TSR_NO_TRANS, alpha, a, b, beta, c, path);
 }
 
 void tsr__dist_model_copy(double bytes) {
