@@ -17,10 +17,7 @@
  * matrix X with leading dimension ld is the row-major c x r matrix X^T with row stride ld),
  * and the product is tsr_gemm_ex on them.
  */
-/* dladdr and RTLD_NOLOAD (tsr__gemm_host_cx). */
-#define _GNU_SOURCE 1
 #include <complex.h>
-#include <dlfcn.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -493,8 +490,8 @@ void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE Tr
  * here). The arguments are checked exactly as for the real routines (same positions; 'C' is the
  * conjugate transpose), the cases the reference settles without A and B are settled here, and
  * the product runs on the CPU's native complex GEMM (1m method, src/omp/gemm/frame/
- * gemm_complex.c) through the public tsr_gemm_host_complex, looked up at first use so that this
- * library loads against a libtessera without it (then, and if the call fails, a plain loop).
+ * gemm_complex.c) through the public tsr_gemm_host_complex (should it fail, a plain loop, with
+ * one message, as the real routines fall back). They stay on the CPU (no GPU routing yet).
  * Complex calls are not in tsr_blas_stats' counts: they have their own (tsr__cx_counts), which
  * TSR_BLAS_VERBOSE prints as a second line at exit.
  */
@@ -541,38 +538,6 @@ __attribute__((destructor)) static void tsr__cx_report_at_exit(void) {
           v[TSR__CX_ERRORS], v[TSR__CX_TRIVIAL], calls > other ? calls - other : 0,
           v[TSR__CX_FALLBACK]);
 }
-typedef tsr_status (*tsr__gemm_host_cx_fn)(tsr_dtype, tsr_trans, tsr_trans, int64_t, int64_t,
-                                           int64_t, const void *, const void *, int64_t,
-                                           const void *, int64_t, const void *, void *, int64_t);
-
-static tsr__gemm_host_cx_fn tsr__gemm_host_cx(void) {
-  static _Atomic(tsr__gemm_host_cx_fn) fn;
-  static atomic_int looked;
-  tsr__gemm_host_cx_fn f = atomic_load_explicit(&fn, memory_order_acquire);
-  if (f || atomic_load_explicit(&looked, memory_order_acquire)) return f;
-  /* In the libtessera this library runs on: the one holding tsr_gemm_host, which may be loaded
-     locally (this library dlopen()ed with RTLD_LOCAL, as benchmarks and ctypes do), so not in
-     the global scope; that scope is the second try. */
-  void *s = NULL, *at;
-  tsr_status (*known)(tsr_dtype, tsr_trans, tsr_trans, int64_t, int64_t, int64_t, double,
-                      const void *, int64_t, const void *, int64_t, double, void *, int64_t) =
-      tsr_gemm_host;
-  memcpy(&at, &known, sizeof at);
-  Dl_info di;
-  if (dladdr(at, &di) && di.dli_fname) {
-    void *h = dlopen(di.dli_fname, RTLD_NOW | RTLD_NOLOAD);
-    if (h) s = dlsym(h, "tsr_gemm_host_complex");
-  }
-  if (!s) {
-    void *self = dlopen(NULL, RTLD_NOW);
-    if (self) s = dlsym(self, "tsr_gemm_host_complex");
-  }
-  if (s) memcpy(&f, &s, sizeof s);
-  atomic_store_explicit(&fn, f, memory_order_release);
-  atomic_store_explicit(&looked, 1, memory_order_release);
-  return f;
-}
-
 /* One element of a complex dtype as a double complex. */
 static double complex tsr__cx_load(tsr_dtype t, const void *p, int64_t i) {
   if (t == TSR_C128) return ((const double complex *)p)[i];
@@ -642,20 +607,15 @@ static void tsr__run_cx(const tsr__blas_cx *x) {
     tsr__cx_count(TSR__CX_TRIVIAL);
     return;
   }
-  const tsr__gemm_host_cx_fn f = tsr__gemm_host_cx();
-  if (f) {
-    /* The scalars in the dtype's own element type (the BLAS convention). */
-    const float complex fa = (float complex)x->alpha, fb = (float complex)x->beta;
-    const bool c64 = x->dtype == TSR_C64;
-    if (f(x->dtype, tsr__cx_trans(x->ta), tsr__cx_trans(x->tb), x->m, x->n, x->k,
-          c64 ? (const void *)&fa : (const void *)&x->alpha, x->a, x->lda, x->b, x->ldb,
-          c64 ? (const void *)&fb : (const void *)&x->beta, x->c, x->ldc) == TSR_OK)
-      return;
-    tsr__warn_once(&warned_cx, "the Tessera complex GEMM failed; computing with a plain loop");
-  } else {
-    tsr__warn_once(&warned_cx, "this libtessera has no tsr_gemm_host_complex; computing complex "
-                               "GEMM with a plain loop");
-  }
+  /* The scalars in the dtype's own element type (the BLAS convention). */
+  const float complex fa = (float complex)x->alpha, fb = (float complex)x->beta;
+  const bool c64 = x->dtype == TSR_C64;
+  if (tsr_gemm_host_complex(x->dtype, tsr__cx_trans(x->ta), tsr__cx_trans(x->tb), x->m, x->n, x->k,
+                            c64 ? (const void *)&fa : (const void *)&x->alpha, x->a, x->lda, x->b,
+                            x->ldb, c64 ? (const void *)&fb : (const void *)&x->beta, x->c,
+                            x->ldc) == TSR_OK)
+    return;
+  tsr__warn_once(&warned_cx, "the Tessera complex GEMM failed; computing with a plain loop");
   tsr__cx_loop(x);
   tsr__cx_count(TSR__CX_FALLBACK);
 }

@@ -4,9 +4,8 @@
 add_library(tessera_blas SHARED
   ${CMAKE_CURRENT_LIST_DIR}/blas.c
   ${CMAKE_CURRENT_LIST_DIR}/xerbla.c)
-# Threads: the lock that serializes CBLAS error reports (xerbla.c); dl: the complex GEMMs look
-# up tsr_gemm_host_complex at first use (blas.c).
-target_link_libraries(tessera_blas PUBLIC tessera PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+# Threads: the lock that serializes CBLAS error reports (xerbla.c).
+target_link_libraries(tessera_blas PUBLIC tessera PRIVATE Threads::Threads)
 target_include_directories(tessera_blas PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_compile_definitions(tessera_blas PRIVATE TSR_BUILDING_LIBRARY _POSIX_C_SOURCE=200809L)
 target_compile_options(tessera_blas PRIVATE -Wall -Wextra -Wpedantic)
