@@ -66,6 +66,10 @@ tsr_status tsr__omp_matvec_f64(tsr_device dev, const void *data, tsr_dtype dtype
                                int64_t cols, int64_t ld, bool trans, const double *x1,
                                const double *x2, double *y1, double *y2, int64_t *nonfinite) {
   (void)dev;
+  /* Real dtypes only: a complex matrix's check goes its own way (src/mpi/verify.c). */
+  TSR_CHECK(dtype == TSR_F32 || dtype == TSR_F64, TSR_ERR_DTYPE,
+            "the float64 matrix-vector product takes f32 or f64 matrices, not %s",
+            tsr_dtype_name(dtype));
   /* M is stored rows x cols (column-major); op(M) rows are M's columns when trans. */
   const int64_t out = trans ? cols : rows;
   if (y1)
