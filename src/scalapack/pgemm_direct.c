@@ -623,68 +623,17 @@ static tsr_status tsr__pd_share_copies(const tsr__pgemm_call *p, const tsr_grid 
   return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
 }
 
-/* The complex host GEMM of libtessera (row-major, tsr_gemm_host's arguments, scalars as
-   pointers to an element of the dtype), referenced weakly: a libtessera without it leaves it
-   NULL and the loops below compute the product. */
-extern tsr_status tsr_gemm_host_complex(tsr_dtype dtype, tsr_trans transa, tsr_trans transb,
-                                        int64_t m, int64_t n, int64_t k, const void *alpha,
-                                        const void *a, int64_t lda, const void *b, int64_t ldb,
-                                        const void *beta, void *c, int64_t ldc)
-    __attribute__((weak));
-
-/* op(X)(i, l) of a row-major complex X with leading dimension ld, as double re and im. */
-static void tsr__pd_cget(const void *x, bool single, tsr_trans t, int64_t i, int64_t l, int64_t ld,
-                         double *re, double *im) {
-  int64_t at = t == TSR_NO_TRANS ? i * ld + l : l * ld + i;
-  if (single) {
-    *re = ((const float *)x)[2 * at];
-    *im = ((const float *)x)[2 * at + 1];
-  } else {
-    *re = ((const double *)x)[2 * at];
-    *im = ((const double *)x)[2 * at + 1];
-  }
-  if (t == TSR_CONJ_TRANS) *im = -*im;
-}
-
 /* Row-major C (m x n) = alpha op(A) op(B) + beta C in complex; alpha, beta as {re, im}
-   doubles. libtessera's complex GEMM when the process has it, else plain loops (beta = 0
-   writes C without reading it). */
+   doubles: libtessera's complex host GEMM (tsr_gemm_host_complex, 1m method), the scalars
+   given in the dtype's own element type (the BLAS convention). */
 static tsr_status tsr__pd_gemm_complex(tsr_dtype dt, tsr_trans ta, tsr_trans tb, int64_t m,
                                        int64_t n, int64_t k, const double *alpha, const void *a,
                                        int64_t lda, const void *b, int64_t ldb, const double *beta,
                                        void *c, int64_t ldc) {
-  bool single = dt == TSR_C64;
-  if (tsr_gemm_host_complex != NULL) {
-    float af[2] = {(float)alpha[0], (float)alpha[1]}, bf[2] = {(float)beta[0], (float)beta[1]};
-    return tsr_gemm_host_complex(dt, ta, tb, m, n, k, single ? (const void *)af : alpha, a, lda, b,
-                                 ldb, single ? (const void *)bf : beta, c, ldc);
-  }
-  for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
-      double sr = 0.0, si = 0.0;
-      for (int64_t l = 0; l < k; l++) {
-        double ar, ai, br, bi;
-        tsr__pd_cget(a, single, ta, i, l, lda, &ar, &ai);
-        tsr__pd_cget(b, single, tb, l, j, ldb, &br, &bi);
-        sr += ar * br - ai * bi;
-        si += ar * bi + ai * br;
-      }
-      double rr = alpha[0] * sr - alpha[1] * si, ri = alpha[0] * si + alpha[1] * sr;
-      if (beta[0] != 0.0 || beta[1] != 0.0) {
-        double cr, ci;
-        tsr__pd_cget(c, single, TSR_NO_TRANS, i, j, ldc, &cr, &ci);
-        rr += beta[0] * cr - beta[1] * ci;
-        ri += beta[0] * ci + beta[1] * cr;
-      }
-      if (single) {
-        ((float *)c)[2 * (i * ldc + j)] = (float)rr;
-        ((float *)c)[2 * (i * ldc + j) + 1] = (float)ri;
-      } else {
-        ((double *)c)[2 * (i * ldc + j)] = rr;
-        ((double *)c)[2 * (i * ldc + j) + 1] = ri;
-      }
-    }
-  return TSR_OK;
+  const bool single = dt == TSR_C64;
+  const float af[2] = {(float)alpha[0], (float)alpha[1]}, bf[2] = {(float)beta[0], (float)beta[1]};
+  return tsr_gemm_host_complex(dt, ta, tb, m, n, k, single ? (const void *)af : alpha, a, lda, b,
+                               ldb, single ? (const void *)bf : beta, c, ldc);
 }
 
 /* C's part of this process += alpha A-stack * B-stack^T (the first product with beta). */
