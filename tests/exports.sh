@@ -64,7 +64,7 @@ check_dropin() { # library allowed-regex
   fi
 }
 check_dropin "$build/libtessera_blas.so" '^(sgemm_|dgemm_|cgemm_|zgemm_|cgemm3m_|zgemm3m_|cblas_sgemm|cblas_dgemm|cblas_cgemm|cblas_zgemm|cblas_cgemm3m|cblas_zgemm3m|CBLAS_CallFromC|RowMajorStrg|tsr_blas_[a-z_]+)$'
-check_dropin "$build/libtessera_scalapack.so" '^(pdgemm_|psgemm_|tsr_scalapack_[a-z_]+)$'
+check_dropin "$build/libtessera_scalapack.so" '^(pdgemm_|psgemm_|pzgemm_|pcgemm_|tsr_scalapack_[a-z_]+)$'
 
 [ $fail = 0 ] && echo "exports: libtessera.so exports the public API and ${#seen[@]} functions under $node; the drop-ins depend on it"
 exit $fail
