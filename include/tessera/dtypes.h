@@ -7,8 +7,8 @@
  * sizes, the `.npy` type strings, the MPI datatypes of the distributed layer) is generated from
  * the rows below, libuv's `UV_ERRNO_MAP` style. A program may expand the map too:
  *
- *     #define ROW(name, ENUM, value, c_type, size, npy, is_float, is_complex) printf("%s\n",
- * #name); TSR_DTYPE_MAP(ROW)
+ *     #define ROW(name, ENUM, value, c_type, size, npy, is_float, is_cx) puts(#name);
+ *     TSR_DTYPE_MAP(ROW)
  *
  * Adding a dtype is a row here (the next free value: the values are the ABI and never change),
  * its MPI datatype's row in `src/mpi/mpi_dtypes.h`, then the kernels (docs/conventions.md,
