@@ -30,6 +30,7 @@
  *        (default sizes 1024,2048,4096,8192, R = 7, L = 28, bench_gpu.json)
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

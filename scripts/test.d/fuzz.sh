@@ -24,7 +24,7 @@ fuzz_main() {
   mkdir -p "$seeds" "$corpus" || return 1
   local n=0 major kind order fortran shape
   for major in 1 2 3; do
-    for kind in '<f4' '>f4' '<f8' '>f8' '<i4' '>i4' '<i8' '=i8'; do
+    for kind in '<f4' '>f4' '<f8' '>f8' '<i4' '>i4' '<i8' '=i8' '<c8' '>c16'; do
       for fortran in False True; do
         case $((n % 4)) in
           0) shape='()' ;;

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_accepted(const uint8_t *data, size_t size, const tsr_npy_header *h) {
   REQUIRE(h->major_version >= 1 && h->major_version <= 3);
   REQUIRE(data[6] == h->major_version && data[7] == 0);
-  REQUIRE(h->dtype == TSR_F32 || h->dtype == TSR_F64 || h->dtype == TSR_I32 || h->dtype == TSR_I64);
+  REQUIRE(tsr__dtype_valid(h->dtype)); /* any row of TSR_DTYPE_MAP, complex included */
   REQUIRE(h->big_endian == 0 || h->big_endian == 1);
   REQUIRE(h->fortran_order == 0 || h->fortran_order == 1);
   REQUIRE(h->ndim >= 0 && h->ndim <= TSR_MAX_DIMS);
@@ -40,8 +40,7 @@ static void check_accepted(const uint8_t *data, size_t size, const tsr_npy_heade
   }
   REQUIRE(h->size == product);
   int64_t bytes;
-  REQUIRE(!__builtin_mul_overflow(h->size, (int64_t)8, &bytes) || h->dtype == TSR_F32 ||
-          h->dtype == TSR_I32);
+  REQUIRE(!__builtin_mul_overflow(h->size, (int64_t)tsr__dtype_size(h->dtype), &bytes));
 
   /* What the writer makes of it must parse back to the same array description. */
   char buf[1024];
