@@ -15,11 +15,14 @@ run_ctest() { # dir [ctest args...]
   shift
   (cd "$dir" && ctest --output-on-failure --timeout 600 -j "$TSR_JOBS" "$@")
 }
-# What the GPU variants (scripts/test.d/cuda.sh, hip.sh) leave out: the tessera-gemm job's
-# result and fault suites, which drive the same CPU code in every build and run in the cpu
-# and asan variants (together ~3 minutes a variant). Their devices group (dist_cli_devices:
-# --device cpu/cuda/auto and usage, what a GPU build changes) runs everywhere.
-TSR_GPU_VARIANT_SKIP='^dist_cli(_faults)?$'
+# What the GPU variants (scripts/test.d/cuda.sh, hip.sh) leave out: suites that drive only
+# CPU code, the same in every build, and run in the cpu and asan variants: the tessera-gemm
+# job's result and fault suites (together ~3 minutes a variant), the CPU GEMM's kernel suites
+# (gemm_*: they link the static library's CPU GEMM directly) and the reference BLAS testers
+# under the CPU drop-in (blas_tester_*). The job's devices group (dist_cli_devices: --device
+# cpu/cuda/auto and usage, what a GPU build changes), the BLAS drop-in's own tests (its GPU
+# routing) and everything else run everywhere.
+TSR_GPU_VARIANT_SKIP='^(dist_cli(_faults)?|gemm_(frame|kernels|config|complex)_.*|blas_tester_.*)$'
 
 tsr_log "variant cpu: OpenMP + MPI + vendor BLAS path"
 if "$TSR_ROOT/scripts/build.sh" cpu "$BUILD/cpu" --no-deps; then
