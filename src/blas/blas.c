@@ -392,41 +392,49 @@ static bool tsr__cblas_trans(CBLAS_TRANSPOSE t, char *c) {
  * only around an error report, under the reports' lock (tsr__blas_cblas_xerbla), so neither
  * concurrent valid calls nor concurrent invalid ones race on it.
  */
+/* The reference CBLAS's argument checks in its order: the layout (1), TransA (2), TransB (3),
+   then the column-major call's Fortran checks at their positions plus one (a row-major call
+   checked as the column-major product of the transposes, A and B, M and N swapped). The first
+   bad argument is reported through cblas_xerbla and false returned; else *ta, *tb ('N', 'T',
+   'C') and *row (a row-major call) are set. Shared by the real and complex entry points. */
+static bool tsr__cblas_check(const char *rout, CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA,
+                             CBLAS_TRANSPOSE TransB, int M, int N, int K, int lda, int ldb, int ldc,
+                             char *ta, char *tb, bool *row) {
+  *row = layout == CblasRowMajor;
+  if (layout != CblasColMajor && !*row) {
+    tsr__blas_cblas_xerbla(0, 1, rout, "Illegal layout setting, %d\n", (int)layout);
+    return false;
+  }
+  if (!tsr__cblas_trans(TransA, ta)) {
+    tsr__blas_cblas_xerbla(*row, 2, rout, "Illegal TransA setting, %d\n", (int)TransA);
+    return false;
+  }
+  if (!tsr__cblas_trans(TransB, tb)) {
+    tsr__blas_cblas_xerbla(*row, 3, rout, "Illegal TransB setting, %d\n", (int)TransB);
+    return false;
+  }
+  const int info = *row ? tsr__gemm_info(*tb, *ta, N, M, K, ldb, lda, ldc)
+                        : tsr__gemm_info(*ta, *tb, M, N, K, lda, ldb, ldc);
+  if (info != 0) {
+    tsr__blas_cblas_xerbla(*row, info + 1, rout, "", 0);
+    return false;
+  }
+  return true;
+}
+
 static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
                             CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
                             double alpha, const void *A, int lda, const void *B, int ldb,
                             double beta, void *C, int ldc) {
   char ta, tb;
-  int info = 0;
-  bool row = layout == CblasRowMajor;
-  if (layout != CblasColMajor && !row) {
+  bool row;
+  if (!tsr__cblas_check(rout, layout, TransA, TransB, M, N, K, lda, ldb, ldc, &ta, &tb, &row)) {
     tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
-    tsr__blas_cblas_xerbla(0, 1, rout, "Illegal layout setting, %d\n", (int)layout);
     return;
   }
-  if (!tsr__cblas_trans(TransA, &ta)) {
-    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
-    tsr__blas_cblas_xerbla(row, 2, rout, "Illegal TransA setting, %d\n", (int)TransA);
-    return;
-  }
-  if (!tsr__cblas_trans(TransB, &tb)) {
-    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
-    tsr__blas_cblas_xerbla(row, 3, rout, "Illegal TransB setting, %d\n", (int)TransB);
-    return;
-  }
-  tsr__gemm_args g;
-  if (!row) {
-    info = tsr__gemm_info(ta, tb, M, N, K, lda, ldb, ldc);
-    g = tsr__blas_args(dtype, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-  } else {
-    info = tsr__gemm_info(tb, ta, N, M, K, ldb, lda, ldc);
-    g = tsr__blas_args(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc);
-  }
-  if (info != 0) {
-    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
-    tsr__blas_cblas_xerbla(row, info + 1, rout, "", 0);
-    return;
-  }
+  const tsr__gemm_args g =
+      row ? tsr__blas_args(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc)
+          : tsr__blas_args(dtype, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
   tsr__run(&g); /* the entry point tried the tiny lane (tsr__cblas_tiny) */
 }
 
@@ -680,37 +688,16 @@ TSR__FORTRAN_CX(cgemm_, TSR_C64, "CGEMM ", TSR__CX_CGEMM)
 TSR__FORTRAN_CX(zgemm3m_, TSR_C128, "ZGEMM3M ", TSR__CX_ZGEMM3M)
 TSR__FORTRAN_CX(cgemm3m_, TSR_C64, "CGEMM3M ", TSR__CX_CGEMM3M)
 
-/* The reference CBLAS's checks and positions, as tsr__cblas_gemm (alpha and beta are not
+/* The reference CBLAS's checks and positions (tsr__cblas_check; alpha and beta are not
    checked for NULL there: the reference reads them unchecked). */
 static void tsr__cblas_gemm_cx(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
                                CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
                                const void *alpha, const void *A, int lda, const void *B, int ldb,
                                const void *beta, void *C, int ldc) {
   char ta, tb;
-  int info = 0;
-  bool row = layout == CblasRowMajor;
-  if (layout != CblasColMajor && !row) {
+  bool row;
+  if (!tsr__cblas_check(rout, layout, TransA, TransB, M, N, K, lda, ldb, ldc, &ta, &tb, &row)) {
     tsr__cx_count(TSR__CX_ERRORS);
-    tsr__blas_cblas_xerbla(0, 1, rout, "Illegal layout setting, %d\n", (int)layout);
-    return;
-  }
-  if (!tsr__cblas_trans(TransA, &ta)) {
-    tsr__cx_count(TSR__CX_ERRORS);
-    tsr__blas_cblas_xerbla(row, 2, rout, "Illegal TransA setting, %d\n", (int)TransA);
-    return;
-  }
-  if (!tsr__cblas_trans(TransB, &tb)) {
-    tsr__cx_count(TSR__CX_ERRORS);
-    tsr__blas_cblas_xerbla(row, 3, rout, "Illegal TransB setting, %d\n", (int)TransB);
-    return;
-  }
-  if (!row)
-    info = tsr__gemm_info(ta, tb, M, N, K, lda, ldb, ldc);
-  else
-    info = tsr__gemm_info(tb, ta, N, M, K, ldb, lda, ldc);
-  if (info != 0) {
-    tsr__cx_count(TSR__CX_ERRORS);
-    tsr__blas_cblas_xerbla(row, info + 1, rout, "", 0);
     return;
   }
   if (M == 0 || N == 0) {
