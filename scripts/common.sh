@@ -26,7 +26,8 @@ TSR_MPI_PACKAGES=(openmpi-bin libopenmpi-dev libscalapack-openmpi-dev scalapack-
 TSR_STRICT_PACKAGES=${TSR_STRICT_PACKAGES:-0}
 TSR_WITHOUT_MPI=${TSR_WITHOUT_MPI:-0}
 
-tsr_log() { printf '\n==> %s\n' "$*"; }
+# Each step with the wall clock and the seconds since the script started (CI's time budget).
+tsr_log() { printf '\n==> [%s +%ds] %s\n' "$(date -u +%H:%M:%S)" "$SECONDS" "$*"; }
 
 tsr_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 

@@ -46,7 +46,7 @@ for hook in "$TSR_ROOT"/scripts/test.d/*.sh; do
 done
 
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "FAILED variants: ${failed[*]}"
+  tsr_log "FAILED variants: ${failed[*]}"
   exit 1
 fi
-echo "all variants passed"
+tsr_log "all variants passed"
