@@ -8,6 +8,24 @@
 
 #include "tsr_test.h"
 
+/*
+ * The dtype lists of the suites' loops, generated from TSR_DTYPE_MAP so that a new row joins
+ * them: CT_DTYPES every dtype, CT_REAL_DTYPES those without is_complex (the suites whose
+ * float64 references are real; the complex dtypes' values are checked in test_complex.c and,
+ * on a GPU, test_gpu_cross.c). Use as `static const tsr_dtype all_dtypes[] = CT_REAL_DTYPES;`
+ * and loop to CT_COUNT(all_dtypes).
+ */
+#define CT__DTYPE_ALL(name, ENUM, value, c_type, size, npy, is_float, is_cx) ENUM,
+#define CT__DTYPE_IF_REAL_0(ENUM) ENUM,
+#define CT__DTYPE_IF_REAL_1(ENUM)
+#define CT__DTYPE_REAL(name, ENUM, value, c_type, size, npy, is_float, is_cx)                      \
+  CT__DTYPE_IF_REAL_##is_cx(ENUM)
+#define CT_DTYPES                                                                                  \
+  { TSR_DTYPE_MAP(CT__DTYPE_ALL) }
+#define CT_REAL_DTYPES                                                                             \
+  { TSR_DTYPE_MAP(CT__DTYPE_REAL) }
+#define CT_COUNT(list) ((int)(sizeof(list) / sizeof((list)[0])))
+
 /* Unit roundoff of a dtype (0 for integers: results must be exact). */
 double ct_eps(tsr_dtype dtype);
 

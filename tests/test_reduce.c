@@ -13,7 +13,9 @@
 
 static tsr_device dev;
 
-static const tsr_dtype all_dtypes[TSR_NUM_DTYPES] = {TSR_F32, TSR_F64, TSR_I32, TSR_I64};
+/* The real dtypes (core_util.h): the complex ones are checked in test_complex.c. */
+static const tsr_dtype all_dtypes[] = CT_REAL_DTYPES;
+#define N_DTYPES CT_COUNT(all_dtypes)
 static const char *op_names[TSR_NUM_REDUCE_OPS] = {"sum", "mean", "max", "min", "argmax"};
 
 static int is_int(tsr_dtype dt) {
@@ -157,7 +159,7 @@ static void test_axes_dtypes_shapes(void **state) {
                 {1, {100003}}, {2, {331, 307}}, {3, {1, 1, 1}}, {0, {0}}};
   uint64_t seed = 1;
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-    for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+    for (int d = 0; d < N_DTYPES; d++) {
       tsr_dtype dt = all_dtypes[d];
       int nd = shapes[s].ndim;
       int64_t n = tsr_test_numel(nd, shapes[s].shape);
@@ -208,7 +210,7 @@ static void test_non_contiguous(void **state) {
   (void)state;
   static const int64_t sizes[][2] = {{5, 3}, {127, 13}, {331, 307}};
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-    for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+    for (int d = 0; d < N_DTYPES; d++) {
       tsr_dtype dt = all_dtypes[d];
       int64_t m = sizes[s][0], n = sizes[s][1];
       int64_t shape[2] = {m, n};
@@ -254,7 +256,7 @@ static void test_random_layouts(void **state) {
   for (int trial = 0; trial < 30; trial++) {
     int64_t shape[5];
     int nd = ct_random_shape((uint64_t)trial + 500, 8, shape);
-    for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+    for (int d = 0; d < N_DTYPES; d++) {
       tsr_dtype dt = all_dtypes[d];
       double *h = NULL;
       tsr_array *a = ct_random_view(nd, shape, dt, dev, seed++, is_int(dt) ? -20 : -1,
@@ -334,7 +336,7 @@ static void test_long_runs_nan_and_ties(void **state) {
       tsr_array_release(a);
       free(h);
     }
-  for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+  for (int d = 0; d < N_DTYPES; d++) {
     /* Equal maxima at 17 and 90001 (different parts): the first wins; an all-equal array
        gives 0. */
     double *h = ct_random_host(n, all_dtypes[d], 80, -50, 50);
@@ -363,7 +365,7 @@ static void test_argmax_ties_and_flat_index(void **state) {
   (void)state;
   int64_t shape[2] = {3, 4};
   const double x[12] = {1, 5, 5, 0, /**/ 7, 7, 7, 7, /**/ -1, -3, -1, -2};
-  for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+  for (int d = 0; d < N_DTYPES; d++) {
     tsr_array *a = tsr_test_array_from_f64(2, shape, all_dtypes[d], dev, x), *o = NULL, *t = NULL;
     TSR_ASSERT_OK(tsr_argmax(a, 1, 0, &o));
     int64_t idx[4];
@@ -419,7 +421,7 @@ static void test_f32_sum_accuracy(void **state) {
 static void test_empty(void **state) {
   (void)state;
   int64_t shape[2] = {0, 3};
-  for (int d = 0; d < TSR_NUM_DTYPES; d++) {
+  for (int d = 0; d < N_DTYPES; d++) {
     tsr_dtype dt = all_dtypes[d];
     tsr_array *a = NULL, *o = NULL;
     TSR_ASSERT_OK(tsr_zeros(2, shape, dt, dev, &a));

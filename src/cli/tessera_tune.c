@@ -24,7 +24,8 @@
  * path (a temporary beside it, synced, renamed) and merged under a lock (PATH.lock, left
  * beside it): the entries in the file at the time of writing for other (dtype, threads) pairs
  * are kept, so concurrent tuners keep each other's entries. --dtypes takes a comma-separated
- * list of s (or f32) and d (or f64). --show prints the CPU, the file, whether the library
+ * list of dtype names or BLAS letters: s (f32), d (f64), c (c64) and z (c128); a complex dtype
+ * tunes its real dtype. --show prints the CPU, the file, whether the library
  * uses it (or why it ignores it) and the configuration every (dtype, threads) runs with; the
  * complex dtypes c64 and c128 run by the 1m method with f32's and f64's (so tuning f32 and f64
  * tunes them too).
@@ -268,7 +269,8 @@ static int usage(void) {
          "  --seconds S      time for the whole search, a number in (0, 60] (default 50)\n"
          "  --threads N,...  thread counts to tune, up to 8 in [1, 1024] (default: 1 and\n"
          "                   omp_get_max_threads())\n"
-         "  --dtypes s,d     dtypes to tune: s (or f32) and d (or f64) (default both)\n"
+         "  --dtypes s,d     dtypes to tune: s (f32), d (f64), c (c64: tunes f32) and z\n"
+         "                   (c128: tunes f64) (default s,d)\n"
          "  --out FILE       the wisdom file (default: $TSR_WISDOM, else\n"
          "                   $XDG_CACHE_HOME/tessera/wisdom, else ~/.cache/tessera/wisdom)\n"
          "  --show           the CPU, the wisdom file and the configuration of every dtype and\n"
@@ -311,18 +313,30 @@ typedef struct options {
   const char *out;
 } options;
 
-/* The --dtypes list into o->dtype; false on a bad entry. */
+/* The --dtypes list into o->dtype; false on a bad entry. Each entry is a dtype name as
+   tsr_dtype_parse reads it (the dtype table's names) or a BLAS letter (s, d, c, z); a complex
+   dtype selects its real dtype, whose kernel and blocks it runs on (1m). */
 static bool parse_dtypes(const char *v, options *o) {
+  static const char letters[] = "sdcz";
   o->dtype[0] = o->dtype[1] = false;
   for (const char *t = v;; ++t) {
     const size_t len = strcspn(t, ",");
-    if ((len == 1 && *t == 's') || (len == 3 && strncmp(t, "f32", 3) == 0)) {
-      o->dtype[0] = true;
-    } else if ((len == 1 && *t == 'd') || (len == 3 && strncmp(t, "f64", 3) == 0)) {
-      o->dtype[1] = true;
-    } else {
+    char name[16];
+    if (len == 0 || len >= sizeof name) return false;
+    memcpy(name, t, len);
+    name[len] = '\0';
+    tsr_dtype dt;
+    const char *letter = len == 1 ? strchr(letters, name[0]) : NULL;
+    if (letter) {
+      static const tsr_dtype by_letter[] = {TSR_F32, TSR_F64, TSR_C64, TSR_C128};
+      dt = by_letter[letter - letters];
+    } else if (tsr_dtype_parse(name, &dt) != TSR_OK) {
+      tsr_clear_error(); /* the usage message names the value */
       return false;
     }
+    const tsr_dtype part = tsr__dtype_part(dt);
+    if (part != TSR_F32 && part != TSR_F64) return false;
+    o->dtype[part == TSR_F64] = true;
     t += len;
     if (!*t) return true;
   }
@@ -378,8 +392,8 @@ static int parse_options(int argc, char **argv, options *o) {
                            v, opt);
     } else if (strcmp(opt, "--dtypes") == 0) {
       if (!parse_dtypes(v, o))
-        return usage_error("bad value '%s' for %s: expected a comma-separated list of s (f32) "
-                           "and d (f64)",
+        return usage_error("bad value '%s' for %s: expected a comma-separated list of s (f32), "
+                           "d (f64), c (c64) and z (c128)",
                            v, opt);
     } else {
       if (!*v) return usage_error("option %s needs a non-empty file name%s", opt, "");

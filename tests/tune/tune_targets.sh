@@ -35,13 +35,20 @@ ln -s "$d/target" "$d/link"
 refused link "symbolic link"
 [ -L "$d/link" ] && [ "$(cat "$d/target")" = keep ] || fail "the link or its target changed"
 
-for bad in x f32,q "" s,; do
+for bad in x f32,q "" s, i32 c32 f16; do
   timeout 10 "$tune" --seconds 1 --dtypes "$bad" --out "$d/w" > /dev/null 2> "$d/err"
   rc=$?
   [ $rc = 2 ] || fail "--dtypes '$bad': exit $rc, want 2"
   grep -q "bad value '$bad' for --dtypes" "$d/err" || { cat "$d/err"; fail "--dtypes '$bad': message"; }
   [ -e "$d/w" ] && fail "--dtypes '$bad' wrote a file"
 done
+
+# A complex dtype (name or BLAS letter) tunes its real dtype: c128 and z write f64 entries only,
+# named by the dtype table.
+timeout 60 "$tune" --seconds 1 --threads 1 --dtypes z,c128 --out "$d/z" > /dev/null 2> "$d/err" ||
+  { cat "$d/err"; fail "--dtypes z,c128: exit $?"; }
+grep -q '^entry f64 1 ' "$d/z" || { cat "$d/z"; fail "--dtypes z,c128: no f64 entry"; }
+grep -q '^entry f32' "$d/z" && fail "--dtypes z,c128 tuned f32"
 
 # --help: exit 0, the usage once, on stdout, nothing on stderr (issue 51).
 "$tune" --help > "$d/out" 2> "$d/err" || fail "--help: exit $?, want 0"

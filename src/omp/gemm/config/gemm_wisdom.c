@@ -96,13 +96,15 @@ tsr_status tsr__gemm_wisdom_read(const char *path, tsr__gemm_wisdom *w) {
       tsr__gemm_wisdom_entry *e = &w->e[w->n];
       char dt[8], tail;
       long long kc, mc, nc;
+      /* The dtype by the dtype table's name; entries exist for the dtypes with CPU kernels
+         (f32, f64: the complex dtypes run on theirs). */
       if (sscanf(line + 6, "%7s %d %31s %lld %lld %lld %d %c", dt, &e->threads, e->kernel, &kc, &mc,
                  &nc, &e->grain, &tail) != 7 ||
-          (strcmp(dt, "f32") != 0 && strcmp(dt, "f64") != 0)) {
+          tsr_dtype_parse(dt, &e->dtype) != TSR_OK ||
+          (e->dtype != TSR_F32 && e->dtype != TSR_F64)) {
         st = tsr__set_error(TSR_ERR_FORMAT, __func__, "%s:%d: malformed entry", path, lineno);
         break;
       }
-      e->dtype = dt[2] == '2' ? TSR_F32 : TSR_F64;
       e->kc = kc;
       e->mc = mc;
       e->nc = nc;
@@ -177,7 +179,7 @@ tsr_status tsr__gemm_wisdom_write(const char *path, const tsr__gemm_wisdom *w) {
   for (int i = 0; n > 0 && (len += (size_t)n) < sizeof text && i < w->n; ++i) {
     const tsr__gemm_wisdom_entry *e = &w->e[i];
     n = snprintf(text + len, sizeof text - len, "entry %s %d %s %lld %lld %lld %d\n",
-                 e->dtype == TSR_F32 ? "f32" : "f64", e->threads, e->kernel, (long long)e->kc,
+                 tsr_dtype_name(e->dtype), e->threads, e->kernel, (long long)e->kc,
                  (long long)e->mc, (long long)e->nc, e->grain);
   }
   if (n < 0 || len >= sizeof text)
