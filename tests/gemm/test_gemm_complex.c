@@ -219,6 +219,48 @@ static void test_large_threads(void **state) {
   tg_set_threads(1);
 }
 
+/* alpha 1, the common call, whose B packing has its own loops (gemm_complex.c: op(B) = B with
+   and without conj(B); conj(A) and op(B) = B^T the general ones): every op pair, the packed path
+   forced and the library's rule, 1 and 2 threads (B packed in chunks of micro-panels); partial
+   micro-panels, a number of complex rows per KC slice that is not a multiple of the rows packed
+   at a time (k 301: slices of 101 rows with c128's KC 256, one of 301 with c64's), and two NC
+   blocks (n 2100, 4200 real columns); beta complex and 0 over NaN; purely imaginary operands. */
+static void test_alpha_one(void **state) {
+  (void)state;
+  const int64_t shapes[][3] = {{29, 37, 13}, {8, 2100, 20}, {150, 70, 301}};
+  for (int t = 1; t <= 2; ++t) {
+    tg_set_threads(t);
+    for (int d = 0; d < 2; ++d)
+      for (int s = 0; s < 3; s += 2) {
+        tg_tuning.small_mnk = small_modes[s];
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
+          for (int oa = 0; oa < 4; ++oa)
+            for (int ob = 0; ob < 4; ++ob) {
+              if (i == 2 && oa != 0 && ob != 0) continue; /* the large shape: fewer pairs */
+              cx_case cc = {cx_dtypes[d],
+                            oa,
+                            ob,
+                            shapes[i][0],
+                            shapes[i][1],
+                            shapes[i][2],
+                            (oa + ob + (int64_t)i) % 2,
+                            1,
+                            0,
+                            0.5,
+                            -0.25};
+              const uint64_t seed = 41 * i + (uint64_t)(4 * oa + ob) + 1000 * (uint64_t)t;
+              run_cx(&cc, seed);
+              cc.br = cc.bi = 0;
+              cc.nan_c = true;
+              cc.imag_only = oa == ob;
+              run_cx(&cc, seed + 7);
+            }
+      }
+  }
+  tg_tuning.small_mnk = -1;
+  tg_set_threads(1);
+}
+
 /* The vendor path (cblas_cgemm/cblas_zgemm of the vendor CBLAS, where built): N, T, C on each
    side; conj without a transpose (R) is refused, naming it. Skipped without a vendor CBLAS. */
 static void test_vendor(void **state) {
@@ -254,8 +296,8 @@ int main(void) {
   if (rc != 0) return rc;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ops_shapes),    cmocka_unit_test(test_scalars),
-      cmocka_unit_test(test_large_threads), cmocka_unit_test(test_refused),
-      cmocka_unit_test(test_vendor),
+      cmocka_unit_test(test_large_threads), cmocka_unit_test(test_alpha_one),
+      cmocka_unit_test(test_refused),       cmocka_unit_test(test_vendor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
