@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libtessera_blas: sgemm_/dgemm_ and cblas_sgemm/cblas_dgemm on top of the public Tessera API.
+ * libtessera_blas: sgemm_/dgemm_/cgemm_/zgemm_ (and the 3M names) and their CBLAS entry points on
+ * top of the public Tessera API.
  *
  * Every entry point checks its arguments exactly as the reference BLAS (and, for CBLAS, the
  * reference CBLAS wrapper) does, and records the call once, in the backend's own record
@@ -91,6 +92,71 @@ __attribute__((destructor)) static void tsr__report_at_exit(void) {
           (unsigned long long)s.gpu, (unsigned long long)s.fallback);
 }
 
+/* Complex calls: their entry points and outcomes (TSR_BLAS_VERBOSE's second line). */
+enum {
+  TSR__CX_ZGEMM,
+  TSR__CX_CGEMM,
+  TSR__CX_ZGEMM3M,
+  TSR__CX_CGEMM3M,
+  TSR__CX_CBLAS_ZGEMM,
+  TSR__CX_CBLAS_CGEMM,
+  TSR__CX_CBLAS_ZGEMM3M,
+  TSR__CX_CBLAS_CGEMM3M,
+  TSR__CX_ENTRIES, /* the outcomes follow the entry points */
+  TSR__CX_ERRORS = TSR__CX_ENTRIES,
+  TSR__CX_TRIVIAL,
+  TSR__CX_GPU,
+  TSR__CX_FALLBACK,
+  TSR__CX_NCOUNT
+};
+static const char *const tsr__cx_names[TSR__CX_NCOUNT] = {
+    "zgemm_",        "cgemm_",        "zgemm3m_", "cgemm3m_", "cblas_zgemm", "cblas_cgemm",
+    "cblas_zgemm3m", "cblas_cgemm3m", "errors",   "trivial",  "gpu",         "fallback"};
+static atomic_ullong tsr__cx_counts[TSR__CX_NCOUNT];
+static void tsr__cx_count(int c) {
+  atomic_fetch_add_explicit(&tsr__cx_counts[c], 1, memory_order_relaxed);
+}
+
+/* TSR_BLAS_VERBOSE, complex calls (when there were any): "tessera_blas: complex calls: zgemm_ 3,
+   ...; errors 0, trivial 1, cpu 2, gpu 0, fallback 0" (cpu: the calls not settled otherwise). */
+__attribute__((destructor)) static void tsr__cx_report_at_exit(void) {
+  if (!tsr__env_flag(TSR__ENV_BLAS_VERBOSE)) return;
+  unsigned long long v[TSR__CX_NCOUNT], calls = 0;
+  for (int i = 0; i < TSR__CX_NCOUNT; ++i)
+    v[i] = atomic_load(&tsr__cx_counts[i]);
+  for (int i = 0; i < TSR__CX_ENTRIES; ++i)
+    calls += v[i];
+  if (calls == 0) return;
+  const unsigned long long other =
+      v[TSR__CX_ERRORS] + v[TSR__CX_TRIVIAL] + v[TSR__CX_GPU] + v[TSR__CX_FALLBACK];
+  char line[512];
+  int n = snprintf(line, sizeof line, "tessera_blas: complex calls:");
+  for (int i = 0; i < TSR__CX_ENTRIES; ++i)
+    n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %llu", i ? "," : "", tsr__cx_names[i],
+                  v[i]);
+  fprintf(stderr, "%s; errors %llu, trivial %llu, cpu %llu, gpu %llu, fallback %llu\n", line,
+          v[TSR__CX_ERRORS], v[TSR__CX_TRIVIAL], calls > other ? calls - other : 0, v[TSR__CX_GPU],
+          v[TSR__CX_FALLBACK]);
+}
+
+/* The drop-in sees only the public API and core/dropin.h (tsr__dtype_size is there). */
+static bool tsr__blas_is_complex(tsr_dtype t) {
+  return t == TSR_C64 || t == TSR_C128;
+}
+
+/* A call's outcome, counted with its dtype's counters: the real dtypes' in tsr_blas_stats,
+   the complex ones' in tsr__cx_counts (the public stats struct has no complex fields). */
+typedef enum { TSR__OUT_ERRORS, TSR__OUT_TRIVIAL, TSR__OUT_GPU, TSR__OUT_FALLBACK } tsr__outcome;
+static void tsr__blas_outcome(tsr_dtype dtype, tsr__outcome o) {
+  static const tsr__counter real[] = {TSR__COUNT_BLAS_ERRORS, TSR__COUNT_BLAS_TRIVIAL,
+                                      TSR__COUNT_BLAS_GPU, TSR__COUNT_BLAS_FALLBACK};
+  static const int cx[] = {TSR__CX_ERRORS, TSR__CX_TRIVIAL, TSR__CX_GPU, TSR__CX_FALLBACK};
+  if (tsr__blas_is_complex(dtype))
+    tsr__cx_count(cx[o]);
+  else
+    tsr__blas_count(real[o]);
+}
+
 /* A BLAS has no error channel: when Tessera fails, say so once and still compute C. */
 static void tsr__warn_once(atomic_flag *flag, const char *what) {
   if (!atomic_flag_test_and_set(flag))
@@ -122,45 +188,60 @@ tsr_status tsr_blas_route(int64_t m, int64_t n, int64_t k, tsr_device *device) {
 /* Below, g is a call with valid arguments in backend form (see the top of the file): the
    row-major C (m x n, ldc) = alpha op(A) op(B) + beta C, element (i, j) of C at i * ldc + j. */
 
-static size_t tsr__esize(tsr_dtype t) {
-  return t == TSR_F64 ? sizeof(double) : sizeof(float);
+/* The element of any of the four dtypes as a double complex (a real one with imaginary part 0;
+   for f32 and c64 every float is exact in double). */
+static double complex tsr__load(tsr_dtype t, const void *p, int64_t i) {
+  switch (t) {
+  case TSR_F64: return ((const double *)p)[i];
+  case TSR_F32: return (double)((const float *)p)[i];
+  case TSR_C128: return ((const double complex *)p)[i];
+  default: return (double complex)((const float complex *)p)[i];
+  }
 }
 
-static double tsr__load(tsr_dtype t, const void *p, int64_t i) {
-  return t == TSR_F64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+static void tsr__store(tsr_dtype t, void *p, int64_t i, double complex v) {
+  switch (t) {
+  case TSR_F64: ((double *)p)[i] = creal(v); break;
+  case TSR_F32: ((float *)p)[i] = (float)creal(v); break;
+  case TSR_C128: ((double complex *)p)[i] = v; break;
+  default: ((float complex *)p)[i] = (float complex)v; break;
+  }
 }
 
-static void tsr__store(tsr_dtype t, void *p, int64_t i, double v) {
-  if (t == TSR_F64)
-    ((double *)p)[i] = v;
-  else
-    ((float *)p)[i] = (float)v;
+static double complex tsr__alpha(const tsr__gemm_args *g) {
+  return CMPLX(g->alpha, g->alpha_im);
+}
+static double complex tsr__beta(const tsr__gemm_args *g) {
+  return CMPLX(g->beta, g->beta_im);
 }
 
 /* C = beta C, with beta = 0 giving exact zeros whatever C held (NaN included). For f32 the
-   double product of two floats is exact, so rounding it once matches a float multiply. */
+   double product of two floats is exact, so rounding it once matches a float multiply (a real
+   element times a real beta: the imaginary parts are 0 and add nothing to the real part). */
 static void tsr__scale_c(const tsr__gemm_args *g) {
+  const double complex beta = tsr__beta(g);
   for (int64_t i = 0; i < g->m; ++i)
     for (int64_t j = 0; j < g->n; ++j) {
       int64_t at = i * g->ldc + j;
-      tsr__store(g->dtype, g->c, at,
-                 g->beta == 0.0 ? 0.0 : g->beta * tsr__load(g->dtype, g->c, at));
+      tsr__store(g->dtype, g->c, at, beta == 0 ? 0 : beta * tsr__load(g->dtype, g->c, at));
     }
 }
 
-/* The last resort when Tessera failed (out of memory): the textbook triple loop. */
+/* The last resort when Tessera failed (out of memory): the textbook triple loop, conjugating
+   where the record says so. */
 static void tsr__gemm_loop(const tsr__gemm_args *g) {
+  const double complex alpha = tsr__alpha(g), beta = tsr__beta(g);
   for (int64_t i = 0; i < g->m; ++i)
     for (int64_t j = 0; j < g->n; ++j) {
-      double s = 0.0;
+      double complex s = 0;
       for (int64_t p = 0; p < g->k; ++p) {
-        double x = tsr__load(g->dtype, g->a, g->trans_a ? p * g->lda + i : i * g->lda + p);
-        double y = tsr__load(g->dtype, g->b, g->trans_b ? j * g->ldb + p : p * g->ldb + j);
-        s += x * y;
+        double complex x = tsr__load(g->dtype, g->a, g->trans_a ? p * g->lda + i : i * g->lda + p);
+        double complex y = tsr__load(g->dtype, g->b, g->trans_b ? j * g->ldb + p : p * g->ldb + j);
+        s += (g->conj_a ? conj(x) : x) * (g->conj_b ? conj(y) : y);
       }
       int64_t at = i * g->ldc + j;
-      double c = g->beta == 0.0 ? 0.0 : g->beta * tsr__load(g->dtype, g->c, at);
-      tsr__store(g->dtype, g->c, at, g->alpha * s + c);
+      double complex c = beta == 0 ? 0 : beta * tsr__load(g->dtype, g->c, at);
+      tsr__store(g->dtype, g->c, at, alpha * s + c);
     }
 }
 
@@ -195,7 +276,20 @@ static tsr_status tsr__make_views(const tsr__gemm_args *g, tsr__blas_views *v) {
    lane without a second round of checks (tsr__gemm_host_tiny), the rest through tsr_gemm_host.
    tsr_gemm_host never runs a vendor BLAS, which could be this very library when it is
    preloaded. */
+static tsr_trans tsr__op(bool trans, bool conj) {
+  return conj ? TSR_CONJ_TRANS : trans ? TSR_TRANS : TSR_NO_TRANS;
+}
+
 static tsr_status tsr__blas_gemm_cpu(const tsr__gemm_args *g) {
+  if (tsr__blas_is_complex(g->dtype)) { /* the scalars in the dtype's own element type */
+    const float complex fa = (float complex)tsr__alpha(g), fb = (float complex)tsr__beta(g);
+    const double complex da = tsr__alpha(g), db = tsr__beta(g);
+    const bool c64 = g->dtype == TSR_C64;
+    return tsr_gemm_host_complex(g->dtype, tsr__op(g->trans_a, g->conj_a),
+                                 tsr__op(g->trans_b, g->conj_b), g->m, g->n, g->k,
+                                 c64 ? (const void *)&fa : (const void *)&da, g->a, g->lda, g->b,
+                                 g->ldb, c64 ? (const void *)&fb : (const void *)&db, g->c, g->ldc);
+  }
   if (tsr__gemm_host_tiny(g)) return TSR_OK;
   return tsr_gemm_host(g->dtype, g->trans_a ? TSR_TRANS : TSR_NO_TRANS,
                        g->trans_b ? TSR_TRANS : TSR_NO_TRANS, g->m, g->n, g->k, g->alpha, g->a,
@@ -211,16 +305,22 @@ static tsr_status tsr__gemm_device(const tsr__gemm_args *g, tsr_device dev) {
   tsr_array *da = NULL, *db = NULL, *dc = NULL;
   void *host = NULL;
   int64_t shape_c[2] = {g->m, g->n};
-  size_t es = tsr__esize(g->dtype);
+  size_t es = tsr__dtype_size(g->dtype);
   size_t bytes = (size_t)g->m * (size_t)g->n * es;
   /* The caller's A (the record's B) goes over first. */
   st = tsr_array_to(v.b, dev, &db);
   if (st == TSR_OK) st = tsr_array_to(v.a, dev, &da);
   if (st == TSR_OK)
-    st = g->beta != 0.0 ? tsr_array_to(v.c, dev, &dc) : tsr_empty(2, shape_c, g->dtype, dev, &dc);
-  if (st == TSR_OK)
+    st =
+        tsr__beta(g) != 0 ? tsr_array_to(v.c, dev, &dc) : tsr_empty(2, shape_c, g->dtype, dev, &dc);
+  if (st == TSR_OK && tsr__blas_is_complex(g->dtype)) {
+    const tsr_complex128 al = {g->alpha, g->alpha_im}, be = {g->beta, g->beta_im};
+    st = tsr_gemm_complex(tsr__op(g->trans_a, g->conj_a), tsr__op(g->trans_b, g->conj_b), al, da,
+                          db, be, dc, TSR_GEMM_AUTO);
+  } else if (st == TSR_OK) {
     st = tsr_gemm_ex(g->trans_a ? TSR_TRANS : TSR_NO_TRANS, g->trans_b ? TSR_TRANS : TSR_NO_TRANS,
                      g->alpha, da, db, g->beta, dc, TSR_GEMM_AUTO);
+  }
   if (st == TSR_OK) {
     host = malloc(bytes);
     st = host != NULL ? tsr_array_read(dc, host, bytes) : TSR_ERR_OUT_OF_MEMORY;
@@ -262,13 +362,13 @@ static bool tsr__any_gpu(void) {
 
 static void tsr__run(const tsr__gemm_args *g) {
   /* The cases the reference BLAS settles without touching A and B. */
-  if (g->m == 0 || g->n == 0 || ((g->alpha == 0.0 || g->k == 0) && g->beta == 1.0)) {
-    tsr__blas_count(TSR__COUNT_BLAS_TRIVIAL);
+  if (g->m == 0 || g->n == 0 || ((tsr__alpha(g) == 0 || g->k == 0) && tsr__beta(g) == 1)) {
+    tsr__blas_outcome(g->dtype, TSR__OUT_TRIVIAL);
     return;
   }
-  if (g->alpha == 0.0 || g->k == 0) {
+  if (tsr__alpha(g) == 0 || g->k == 0) {
     tsr__scale_c(g);
-    tsr__blas_count(TSR__COUNT_BLAS_TRIVIAL);
+    tsr__blas_outcome(g->dtype, TSR__OUT_TRIVIAL);
     return;
   }
   tsr_device dev;
@@ -276,7 +376,7 @@ static void tsr__run(const tsr__gemm_args *g) {
   if (tsr__any_gpu() && tsr_blas_route(g->n, g->m, g->k, &dev) == TSR_OK &&
       dev.kind != TSR_DEVICE_CPU) {
     if (tsr__gemm_device(g, dev) == TSR_OK) {
-      tsr__blas_count(TSR__COUNT_BLAS_GPU);
+      tsr__blas_outcome(g->dtype, TSR__OUT_GPU);
       return;
     }
     tsr__warn_once(&warned_gpu, "the GPU GEMM failed; computing on the CPU");
@@ -285,7 +385,7 @@ static void tsr__run(const tsr__gemm_args *g) {
   if (tsr__blas_gemm_cpu(g) == TSR_OK) return; /* counted as the remainder (tsr_blas_get_stats) */
   tsr__warn_once(&warned_cpu, "the Tessera GEMM failed; computing with a plain loop");
   tsr__gemm_loop(g);
-  tsr__blas_count(TSR__COUNT_BLAS_FALLBACK);
+  tsr__blas_outcome(g->dtype, TSR__OUT_FALLBACK);
 }
 
 /* A checked call in backend form (tsr__blas_args) straight into the CPU's tiny lane,
@@ -330,6 +430,30 @@ static tsr__gemm_args tsr__blas_args(tsr_dtype dtype, char transa, char transb, 
                              alpha, b, ldb, a, lda, beta, c, ldc, TSR_GEMM_NATIVE);
 }
 
+/* A complex call's record: tsr__blas_args plus the scalars' imaginary parts and 'C' as the
+   conjugate transpose (op(B)^T = conj(B) when op(B) = B^H, so the record's A, the caller's B,
+   is taken transposed and conjugated; the same for A). For a real dtype 'C' is 'T' and the
+   imaginary parts are 0. */
+static tsr__gemm_args tsr__blas_args_any(tsr_dtype dtype, char transa, char transb, int m, int n,
+                                         int k, double complex alpha, const void *a, int lda,
+                                         const void *b, int ldb, double complex beta, void *c,
+                                         int ldc) {
+  tsr__gemm_args g = tsr__blas_args(dtype, transa, transb, m, n, k, creal(alpha), a, lda, b, ldb,
+                                    creal(beta), c, ldc);
+  if (tsr__blas_is_complex(dtype)) {
+    g.conj_a = tsr__upper(transb) == 'C';
+    g.conj_b = tsr__upper(transa) == 'C';
+    g.alpha_im = cimag(alpha);
+    g.beta_im = cimag(beta);
+  }
+  return g;
+}
+
+/* A scalar passed by pointer, in the dtype's element type, as a double complex. */
+static double complex tsr__blas_scalar(tsr_dtype dtype, const void *p) {
+  return tsr__load(dtype, p, 0);
+}
+
 /* ---------------------------------------------------------------- Fortran BLAS -------- */
 
 /* ALPHA and BETA are read where the reference xGEMM reads them: after the argument checks,
@@ -342,19 +466,18 @@ static void tsr__fortran_gemm(tsr_dtype dtype, const char *srname, const char *t
   int info = tsr__gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
   if (info == 0 && *m != 0 && *n != 0) info = !alpha ? 6 : !beta ? 11 : 0;
   if (info != 0) {
-    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
+    tsr__blas_outcome(dtype, TSR__OUT_ERRORS);
     tsr__blas_xerbla(srname, info);
     return;
   }
   if (*m == 0 || *n == 0) {
-    tsr__blas_count(TSR__COUNT_BLAS_TRIVIAL);
+    tsr__blas_outcome(dtype, TSR__OUT_TRIVIAL);
     return;
   }
-  double al = dtype == TSR_F64 ? *(const double *)alpha : (double)*(const float *)alpha;
-  double be = dtype == TSR_F64 ? *(const double *)beta : (double)*(const float *)beta;
   const tsr__gemm_args g =
-      tsr__blas_args(dtype, *transa, *transb, *m, *n, *k, al, a, *lda, b, *ldb, be, c, *ldc);
-  if (!tsr__blas_tiny(&g)) tsr__run(&g);
+      tsr__blas_args_any(dtype, *transa, *transb, *m, *n, *k, tsr__blas_scalar(dtype, alpha), a,
+                         *lda, b, *ldb, tsr__blas_scalar(dtype, beta), c, *ldc);
+  if (!tsr__blas_tiny(&g)) tsr__run(&g); /* the tiny lane takes real dtypes only */
 }
 
 void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
@@ -422,20 +545,30 @@ static bool tsr__cblas_check(const char *rout, CBLAS_LAYOUT layout, CBLAS_TRANSP
   return true;
 }
 
+/* Every CBLAS entry point after its tiny lane (real ones) or directly (complex ones). The
+   scalars (in the dtype's element type) are read after the checks and the quick return, as the
+   reference reads them (unchecked: it does not test them for NULL). */
 static void tsr__cblas_gemm(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
                             CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
-                            double alpha, const void *A, int lda, const void *B, int ldb,
-                            double beta, void *C, int ldc) {
+                            const void *alpha_p, const void *A, int lda, const void *B, int ldb,
+                            const void *beta_p, void *C, int ldc) {
   char ta, tb;
   bool row;
   if (!tsr__cblas_check(rout, layout, TransA, TransB, M, N, K, lda, ldb, ldc, &ta, &tb, &row)) {
-    tsr__blas_count(TSR__COUNT_BLAS_ERRORS);
+    tsr__blas_outcome(dtype, TSR__OUT_ERRORS);
     return;
   }
+  if (M == 0 || N == 0) {
+    tsr__blas_outcome(dtype, TSR__OUT_TRIVIAL);
+    return;
+  }
+  const double complex alpha = tsr__blas_scalar(dtype, alpha_p),
+                       beta = tsr__blas_scalar(dtype, beta_p);
+  /* A row-major call is its own backend form; a column-major one its transpose. */
   const tsr__gemm_args g =
-      row ? tsr__blas_args(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc)
-          : tsr__blas_args(dtype, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-  tsr__run(&g); /* the entry point tried the tiny lane (tsr__cblas_tiny) */
+      row ? tsr__blas_args_any(dtype, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc)
+          : tsr__blas_args_any(dtype, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+  tsr__run(&g);
 }
 
 /*
@@ -476,8 +609,8 @@ void cblas_dgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE Tr
   if (tsr__cblas_tiny(TSR_F64, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
                       ldc))
     return;
-  tsr__cblas_gemm(TSR_F64, "cblas_dgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
-                  beta, C, ldc);
+  tsr__cblas_gemm(TSR_F64, "cblas_dgemm", layout, TransA, TransB, M, N, K, &alpha, A, lda, B, ldb,
+                  &beta, C, ldc);
 }
 
 void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,
@@ -487,8 +620,8 @@ void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE Tr
   if (tsr__cblas_tiny(TSR_F32, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C,
                       ldc))
     return;
-  tsr__cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb,
-                  beta, C, ldc);
+  tsr__cblas_gemm(TSR_F32, "cblas_sgemm", layout, TransA, TransB, M, N, K, &alpha, A, lda, B, ldb,
+                  &beta, C, ldc);
 }
 
 /* ---------------------------------------------------------------- complex ------------- */
@@ -498,227 +631,34 @@ void cblas_sgemm(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE Tr
  * here). The arguments are checked exactly as for the real routines (same positions; 'C' is the
  * conjugate transpose), the cases the reference settles without A and B are settled here, and
  * the product runs on the CPU's native complex GEMM (1m method, src/omp/gemm/frame/
- * gemm_complex.c) through the public tsr_gemm_host_complex (should it fail, a plain loop, with
- * one message, as the real routines fall back). They stay on the CPU (no GPU routing yet).
+ * gemm_complex.c) through the public tsr_gemm_host_complex, or on a GPU as the real calls are
+ * routed (tsr_blas_route; tsr_gemm_complex, cuBLAS/hipBLAS Cgemm/Zgemm or Tessera's complex
+ * tiles); should it fail, a plain loop, with one message, as the real routines fall back. One
+ * path for all four dtypes: the entry points below only count and call tsr__fortran_gemm /
+ * tsr__cblas_gemm, and the record carries the conjugations and the scalars' imaginary parts.
  * Complex calls are not in tsr_blas_stats' counts: they have their own (tsr__cx_counts), which
  * TSR_BLAS_VERBOSE prints as a second line at exit.
  */
-enum {
-  TSR__CX_ZGEMM,
-  TSR__CX_CGEMM,
-  TSR__CX_ZGEMM3M,
-  TSR__CX_CGEMM3M,
-  TSR__CX_CBLAS_ZGEMM,
-  TSR__CX_CBLAS_CGEMM,
-  TSR__CX_CBLAS_ZGEMM3M,
-  TSR__CX_CBLAS_CGEMM3M,
-  TSR__CX_ENTRIES, /* the outcomes follow the entry points */
-  TSR__CX_ERRORS = TSR__CX_ENTRIES,
-  TSR__CX_TRIVIAL,
-  TSR__CX_FALLBACK,
-  TSR__CX_NCOUNT
-};
-static const char *const tsr__cx_names[TSR__CX_NCOUNT] = {
-    "zgemm_",        "cgemm_",        "zgemm3m_", "cgemm3m_", "cblas_zgemm", "cblas_cgemm",
-    "cblas_zgemm3m", "cblas_cgemm3m", "errors",   "trivial",  "fallback"};
-static atomic_ullong tsr__cx_counts[TSR__CX_NCOUNT];
-static void tsr__cx_count(int c) {
-  atomic_fetch_add_explicit(&tsr__cx_counts[c], 1, memory_order_relaxed);
-}
-
-/* TSR_BLAS_VERBOSE, complex calls (when there were any): "tessera_blas: complex calls: zgemm_ 3,
-   ...; errors 0, trivial 1, cpu 2, fallback 0" (cpu: the calls not settled otherwise). */
-__attribute__((destructor)) static void tsr__cx_report_at_exit(void) {
-  if (!tsr__env_flag(TSR__ENV_BLAS_VERBOSE)) return;
-  unsigned long long v[TSR__CX_NCOUNT], calls = 0;
-  for (int i = 0; i < TSR__CX_NCOUNT; ++i)
-    v[i] = atomic_load(&tsr__cx_counts[i]);
-  for (int i = 0; i < TSR__CX_ENTRIES; ++i)
-    calls += v[i];
-  if (calls == 0) return;
-  const unsigned long long other = v[TSR__CX_ERRORS] + v[TSR__CX_TRIVIAL] + v[TSR__CX_FALLBACK];
-  char line[512];
-  int n = snprintf(line, sizeof line, "tessera_blas: complex calls:");
-  for (int i = 0; i < TSR__CX_ENTRIES; ++i)
-    n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %llu", i ? "," : "", tsr__cx_names[i],
-                  v[i]);
-  fprintf(stderr, "%s; errors %llu, trivial %llu, cpu %llu, fallback %llu\n", line,
-          v[TSR__CX_ERRORS], v[TSR__CX_TRIVIAL], calls > other ? calls - other : 0,
-          v[TSR__CX_FALLBACK]);
-}
-/* One element of a complex dtype as a double complex. */
-static double complex tsr__cx_load(tsr_dtype t, const void *p, int64_t i) {
-  if (t == TSR_C128) return ((const double complex *)p)[i];
-  return (double complex)((const float complex *)p)[i];
-}
-static void tsr__cx_store(tsr_dtype t, void *p, int64_t i, double complex v) {
-  if (t == TSR_C128)
-    ((double complex *)p)[i] = v;
-  else
-    ((float complex *)p)[i] = (float complex)v;
-}
-
-/* A complex call in backend form: the record's fields plus its complex scalars. */
-typedef struct tsr__blas_cx {
-  tsr_dtype dtype;
-  char ta, tb; /* 'N', 'T', 'C' of the row-major record's A and B */
-  int64_t m, n, k;
-  double complex alpha, beta;
-  const void *a, *b;
-  void *c;
-  int64_t lda, ldb, ldc;
-} tsr__blas_cx;
-
-/* C = beta C (beta 0: zeros, C not read). */
-static void tsr__cx_scale(const tsr__blas_cx *x) {
-  for (int64_t i = 0; i < x->m; ++i)
-    for (int64_t j = 0; j < x->n; ++j) {
-      const int64_t at = i * x->ldc + j;
-      tsr__cx_store(x->dtype, x->c, at,
-                    x->beta == 0 ? 0 : x->beta * tsr__cx_load(x->dtype, x->c, at));
-    }
-}
-
-/* The last resort: the textbook triple loop. */
-static void tsr__cx_loop(const tsr__blas_cx *x) {
-  for (int64_t i = 0; i < x->m; ++i)
-    for (int64_t j = 0; j < x->n; ++j) {
-      double complex s = 0;
-      for (int64_t p = 0; p < x->k; ++p) {
-        double complex u =
-            tsr__cx_load(x->dtype, x->a, x->ta != 'N' ? p * x->lda + i : i * x->lda + p);
-        double complex v =
-            tsr__cx_load(x->dtype, x->b, x->tb != 'N' ? j * x->ldb + p : p * x->ldb + j);
-        if (x->ta == 'C') u = conj(u);
-        if (x->tb == 'C') v = conj(v);
-        s += u * v;
-      }
-      const int64_t at = i * x->ldc + j;
-      const double complex c0 = x->beta == 0 ? 0 : x->beta * tsr__cx_load(x->dtype, x->c, at);
-      tsr__cx_store(x->dtype, x->c, at, x->alpha * s + c0);
-    }
-}
-
-static tsr_trans tsr__cx_trans(char t) {
-  return t == 'N' ? TSR_NO_TRANS : t == 'T' ? TSR_TRANS : TSR_CONJ_TRANS;
-}
-
-static atomic_flag warned_cx = ATOMIC_FLAG_INIT;
-
-static void tsr__run_cx(const tsr__blas_cx *x) {
-  if (x->m == 0 || x->n == 0 || ((x->alpha == 0 || x->k == 0) && x->beta == 1)) {
-    tsr__cx_count(TSR__CX_TRIVIAL);
-    return;
-  }
-  if (x->alpha == 0 || x->k == 0) {
-    tsr__cx_scale(x);
-    tsr__cx_count(TSR__CX_TRIVIAL);
-    return;
-  }
-  /* The scalars in the dtype's own element type (the BLAS convention). */
-  const float complex fa = (float complex)x->alpha, fb = (float complex)x->beta;
-  const bool c64 = x->dtype == TSR_C64;
-  if (tsr_gemm_host_complex(x->dtype, tsr__cx_trans(x->ta), tsr__cx_trans(x->tb), x->m, x->n, x->k,
-                            c64 ? (const void *)&fa : (const void *)&x->alpha, x->a, x->lda, x->b,
-                            x->ldb, c64 ? (const void *)&fb : (const void *)&x->beta, x->c,
-                            x->ldc) == TSR_OK)
-    return;
-  tsr__warn_once(&warned_cx, "the Tessera complex GEMM failed; computing with a plain loop");
-  tsr__cx_loop(x);
-  tsr__cx_count(TSR__CX_FALLBACK);
-}
-
-static double complex tsr__cx_scalar(tsr_dtype t, const void *p) {
-  return tsr__cx_load(t, p, 0);
-}
-
-/* The column-major call (transa, transb as the reference reads them) in backend form. */
-static tsr__blas_cx tsr__blas_cx_args(tsr_dtype dtype, char transa, char transb, int m, int n,
-                                      int k, double complex alpha, const void *a, int lda,
-                                      const void *b, int ldb, double complex beta, void *c,
-                                      int ldc) {
-  tsr__blas_cx x = {.dtype = dtype,
-                    .ta = tsr__upper(transb),
-                    .tb = tsr__upper(transa),
-                    .m = n,
-                    .n = m,
-                    .k = k,
-                    .alpha = alpha,
-                    .beta = beta,
-                    .a = b,
-                    .b = a,
-                    .c = c,
-                    .lda = ldb,
-                    .ldb = lda,
-                    .ldc = ldc};
-  return x;
-}
-
-static void tsr__fortran_gemm_cx(tsr_dtype dtype, const char *srname, const char *transa,
-                                 const char *transb, const int *m, const int *n, const int *k,
-                                 const void *alpha, const void *a, const int *lda, const void *b,
-                                 const int *ldb, const void *beta, void *c, const int *ldc) {
-  int info = tsr__gemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
-  if (info == 0 && *m != 0 && *n != 0) info = !alpha ? 6 : !beta ? 11 : 0;
-  if (info != 0) {
-    tsr__cx_count(TSR__CX_ERRORS);
-    tsr__blas_xerbla(srname, info);
-    return;
-  }
-  if (*m == 0 || *n == 0) {
-    tsr__cx_count(TSR__CX_TRIVIAL);
-    return;
-  }
-  const tsr__blas_cx x =
-      tsr__blas_cx_args(dtype, *transa, *transb, *m, *n, *k, tsr__cx_scalar(dtype, alpha), a, *lda,
-                        b, *ldb, tsr__cx_scalar(dtype, beta), c, *ldc);
-  tsr__run_cx(&x);
-}
-
 #define TSR__FORTRAN_CX(name, dtype, srname, counter)                                              \
   void name(const char *transa, const char *transb, const int *m, const int *n, const int *k,      \
             const void *alpha, const void *a, const int *lda, const void *b, const int *ldb,       \
             const void *beta, void *c, const int *ldc) {                                           \
     tsr__cx_count(counter);                                                                        \
-    tsr__fortran_gemm_cx(dtype, srname, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,   \
-                         ldc);                                                                     \
+    tsr__fortran_gemm(dtype, srname, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,      \
+                      ldc);                                                                        \
   }
 TSR__FORTRAN_CX(zgemm_, TSR_C128, "ZGEMM ", TSR__CX_ZGEMM)
 TSR__FORTRAN_CX(cgemm_, TSR_C64, "CGEMM ", TSR__CX_CGEMM)
 TSR__FORTRAN_CX(zgemm3m_, TSR_C128, "ZGEMM3M ", TSR__CX_ZGEMM3M)
 TSR__FORTRAN_CX(cgemm3m_, TSR_C64, "CGEMM3M ", TSR__CX_CGEMM3M)
 
-/* The reference CBLAS's checks and positions (tsr__cblas_check; alpha and beta are not
-   checked for NULL there: the reference reads them unchecked). */
-static void tsr__cblas_gemm_cx(tsr_dtype dtype, const char *rout, CBLAS_LAYOUT layout,
-                               CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, int M, int N, int K,
-                               const void *alpha, const void *A, int lda, const void *B, int ldb,
-                               const void *beta, void *C, int ldc) {
-  char ta, tb;
-  bool row;
-  if (!tsr__cblas_check(rout, layout, TransA, TransB, M, N, K, lda, ldb, ldc, &ta, &tb, &row)) {
-    tsr__cx_count(TSR__CX_ERRORS);
-    return;
-  }
-  if (M == 0 || N == 0) {
-    tsr__cx_count(TSR__CX_TRIVIAL);
-    return;
-  }
-  const double complex al = tsr__cx_scalar(dtype, alpha), be = tsr__cx_scalar(dtype, beta);
-  /* A row-major call is its own backend form; a column-major one its transpose. */
-  const tsr__blas_cx x =
-      row ? tsr__blas_cx_args(dtype, tb, ta, N, M, K, al, B, ldb, A, lda, be, C, ldc)
-          : tsr__blas_cx_args(dtype, ta, tb, M, N, K, al, A, lda, B, ldb, be, C, ldc);
-  tsr__run_cx(&x);
-}
-
 #define TSR__CBLAS_CX(name, dtype, counter)                                                        \
   void name(CBLAS_LAYOUT layout, CBLAS_TRANSPOSE TransA, CBLAS_TRANSPOSE TransB, const int M,      \
             const int N, const int K, const void *alpha, const void *A, const int lda,             \
             const void *B, const int ldb, const void *beta, void *C, const int ldc) {              \
     tsr__cx_count(counter);                                                                        \
-    tsr__cblas_gemm_cx(dtype, #name, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, \
-                       C, ldc);                                                                    \
+    tsr__cblas_gemm(dtype, #name, layout, TransA, TransB, M, N, K, alpha, A, lda, B, ldb, beta, C, \
+                    ldc);                                                                          \
   }
 TSR__CBLAS_CX(cblas_zgemm, TSR_C128, TSR__CX_CBLAS_ZGEMM)
 TSR__CBLAS_CX(cblas_cgemm, TSR_C64, TSR__CX_CBLAS_CGEMM)
