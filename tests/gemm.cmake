@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The CPU GEMM by BLIS's rooms (tests/gemm/: test_gemm_frame, test_gemm_kernels, the complex
 # dtypes by the 1m method test_gemm_complex,
-# test_gemm_config, their shared helpers in gemm_test.c) and the wisdom file of the CPU GEMM
+# test_gemm_config, their shared helpers in gemm_test.c), the kernel table's rows
+# (test_gemm_table) and the wisdom file of the CPU GEMM
 # (test_wisdom, tessera-tune's output: written, read back, used, and ignored when corrupt,
 # foreign or missing). They call the library's internals (tsr__omp_gemm, the registry), so they
 # link the static library (hidden symbols are reachable there) and compile the shared test
@@ -11,8 +12,10 @@ set(TSR_GEMM_ROOMS frame kernels config complex)
 foreach(room ${TSR_GEMM_ROOMS})
   add_executable(test_gemm_${room} gemm/test_gemm_${room}.c gemm/gemm_test.c common/tsr_test.c)
 endforeach()
+add_executable(test_gemm_table gemm/test_gemm_table.c common/tsr_test.c)
 add_executable(test_wisdom test_wisdom.c common/tsr_test.c)
-foreach(t test_gemm_frame test_gemm_kernels test_gemm_config test_gemm_complex test_wisdom)
+foreach(t test_gemm_frame test_gemm_kernels test_gemm_config test_gemm_complex test_gemm_table
+        test_wisdom)
   target_link_libraries(${t} PRIVATE tessera_static PkgConfig::CMOCKA m)
   target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src
                              ${CMAKE_CURRENT_SOURCE_DIR}/common)
@@ -22,9 +25,10 @@ foreach(t test_gemm_frame test_gemm_kernels test_gemm_config test_gemm_complex t
   endif()
 endforeach()
 
-# Each room's program once per micro-kernel, forced through TSR_CPU_KERNEL; a kernel this CPU
-# lacks is skipped. gemm_<room>_<kernel>: gemm_frame_avx2, gemm_kernels_avx512, ...
-foreach(kernel portable avx2 avx512)
+# Each room's program once per ISA, forced through TSR_CPU_KERNEL; an ISA this CPU lacks is
+# skipped. gemm_<room>_<isa>: gemm_frame_avx2, gemm_kernels_avx512, ... The ISAs are the folders
+# of src/omp/gemm/kernels/ (TSR_GEMM_ISAS, src/omp/gemm/gemm.cmake): a new folder adds its tests.
+foreach(kernel ${TSR_GEMM_ISAS})
   foreach(room ${TSR_GEMM_ROOMS})
     add_test(NAME gemm_${room}_${kernel} COMMAND test_gemm_${room})
     # The complex room over the ISA kernels takes 1.5 minutes each under the sanitizers
@@ -38,6 +42,13 @@ foreach(kernel portable avx2 avx512)
                          ENVIRONMENT "TSR_CPU_KERNEL=${kernel}")
   endforeach()
 endforeach()
+
+# Every row of the compiled kernel table against the ISA folders (gemm_table): one per folder,
+# named after it, and every kernel's fields, names, register block and packers.
+string(REPLACE ";" "," _tsr_isa_csv "${TSR_GEMM_ISAS}")
+target_compile_definitions(test_gemm_table PRIVATE "TSR_GEMM_ISA_FOLDERS=\"${_tsr_isa_csv}\"")
+add_test(NAME gemm_table COMMAND test_gemm_table)
+set_tests_properties(gemm_table PROPERTIES LABELS cpu)
 
 add_test(NAME gemm_wisdom COMMAND test_wisdom)
 set_tests_properties(gemm_wisdom PROPERTIES LABELS cpu)

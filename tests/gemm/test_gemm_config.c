@@ -20,8 +20,8 @@ static tsr__gemm_cpu fake_cpu(const char *vendor, int family, int model, bool av
   snprintf(c.vendor, sizeof c.vendor, "%s", vendor);
   c.family = family;
   c.model = model;
-  c.avx2 = avx2;
-  c.avx512 = avx512;
+  c.isas = tsr__gemm_isa_bit("portable") | (avx2 ? tsr__gemm_isa_bit("avx2") : 0) |
+           (avx512 ? tsr__gemm_isa_bit("avx512") : 0);
   const int64_t kib[3] = {l1k, l2k, l3k};
   for (int i = 0; i < 3; ++i)
     c.cache[i] = (tsr__cpu_cache){kib[i] * 1024, i == 0 ? 8 : 16, 64};
@@ -130,12 +130,12 @@ static void test_default_rule(void **state) {
     for (int t = 0; t < 2; ++t)
       assert_int_equal(ch.cfg[d][t].small_bytes, 96 << 10);
   /* The same CPUID with AVX-512 hidden (a hypervisor): the row does not apply; the rule. */
-  zen4.avx512 = false;
+  zen4.isas &= ~tsr__gemm_isa_bit("avx512");
   assert_true(tsr__gemm_choose(&zen4, NULL, &ch));
   assert_rule_fits(&zen4, &ch, "avx2");
   assert_string_equal(ch.uarch, "unknown");
   /* Another ISA asked for on a measured CPU: the rule's blocks for that ISA's kernel. */
-  zen4.avx512 = true;
+  zen4.isas |= tsr__gemm_isa_bit("avx512");
   assert_true(tsr__gemm_choose(&zen4, "avx2", &ch));
   assert_rule_fits(&zen4, &ch, "avx2");
 #endif

@@ -386,12 +386,12 @@ static void test_ukr_general_stride(void **state) {
 }
 
 /* Every kernel's packing routines (the ISA-specific ones: in-register transposes, masked k
-   tails, overlapping stores) against the portable routines of gemm_pack.c, element for element:
-   op(A) and op(B) stored both ways, every partial micro-panel height and width, k from 1 past
-   two vector chunks, padded leading dimensions, random values; and nothing written past the
-   packed block (a sentinel after it). op(B) stored transposed also into panels of NR/2 columns
-   (one vector: the small path's narrow strips). The portable routines define the layout
-   (gemm_pack.c). */
+   tails, overlapping stores) against the portable routines (kernels/portable/gemm_pack_portable.c),
+   element for element: op(A) and op(B) stored both ways, every partial micro-panel height and
+   width, k from 1 past two vector chunks, padded leading dimensions, random values; and nothing
+   written past the packed block (a sentinel after it). op(B) stored transposed also into panels of
+   NR/2 columns (one vector: the small path's narrow strips). The portable routines define the
+   layout (gemm_pack_portable.c). */
 static void test_packing_matches_portable(void **state) {
   (void)state;
   int tested = 0;

@@ -8,16 +8,19 @@
  *                    adaptive thread count
  *   gemm_macro.c     macro-kernel (jr/ir loops over micro-panels, edge tiles), f32 and f64
  *                    generated from one source (gemm_macro_impl.h)
- *   gemm_pack.c      packing of op(A) into MR-row micro-panels and op(B) into NR-column ones
- *   gemm_kernels.c   the micro-kernel table and which ISAs this CPU runs
+ *   gemm_kernels.c   the micro-kernel table (kernels/: one row per ISA folder) and which ISAs
+ *                    this CPU runs
  *   gemm_registry.c  CPU microarchitecture registry (CPUID vendor, family, model -> kernel
  *                    and cache blocks), configuration of a call (registry, wisdom, overrides)
  *   gemm_wisdom.c    tessera-tune's wisdom file (read, write, validate against the kernel
  *                    table); calls nothing of the registry
  *   gemm_vendor.c    the vendor CBLAS path (dlopen)
- *   gemm_ukr_*.c     MR x NR register micro-kernels, one file per ISA (own compile flags)
- *   gemm_small_*.c   small-matrix GEMM without packing, one file per ISA, one source
- *                    (gemm_small_impl.h)
+ *   kernels/<isa>/   one folder per ISA (own compile flags): gemm_ukr_<isa>.c, MR x NR
+ *                    register micro-kernels; gemm_pack_<isa>.c, packing of op(A) into MR-row
+ *                    micro-panels and op(B) into NR-column ones (kernels/portable/
+ *                    gemm_pack_portable.c: the portable routines, which define the layout);
+ *                    gemm_small_<isa>*.c, small-matrix GEMM without packing, one source
+ *                    (kernels/gemm_small_impl.h); gemm_isa_<isa>.c, the ISA's table row
  *
  * The interface that benchmarks, tessera-tune and tests use is gemm_tune.h (it includes this
  * file). Internal to the CPU backend (not exported).
@@ -88,7 +91,7 @@ typedef void (*tsr__gemm_ukr_f64)(int64_t k, double alpha, const double *ap, con
                                   double beta, double *c, int64_t rs_c, int64_t cs_c);
 
 /* Packing routine: pack_a(mr, mc, kc, a, lda, trans, ap) / pack_b(nr, kc, nc, b, ldb, trans,
-   bp), layout in gemm_pack.c. */
+   bp), layout in kernels/portable/gemm_pack_portable.c. */
 typedef void (*tsr__gemm_pack_f32)(int r, int64_t x, int64_t y, const float *src, int64_t ld,
                                    bool trans, float *dst);
 typedef void (*tsr__gemm_pack_f64)(int r, int64_t x, int64_t y, const double *src, int64_t ld,
@@ -238,7 +241,8 @@ static inline const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype) {
   return tsr__gemm_serial_refresh(dtype);
 }
 
-/* Packing (gemm_pack.c). Pack the mc x kc block of op(A) starting at (i0, p0) into MR-row
+/* The portable packing (kernels/portable/gemm_pack_portable.c), which every ISA's packers
+   fall back to and which defines the layout. Pack the mc x kc block of op(A) starting at (i0, p0) into MR-row
    micro-panels, zero-padded to a multiple of MR; and the kc x nc block of op(B) starting at
    (p0, j0) into NR-column micro-panels, zero-padded to a multiple of NR. */
 void tsr__gemm_pack_a_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda, bool trans,
@@ -252,7 +256,8 @@ void tsr__gemm_pack_b_f64(int nr, int64_t kc, int64_t nc, const double *b, int64
 
 /* The micro-kernels, small-matrix kernels and ISA packing routines themselves, their register
    blocks and the macros that define them are the kernels' own: omp/gemm/kernels/kernels.h. The
-   frame reaches them only through the table (tsr__gemm_kernel rows, kernels/gemm_kernels.c). */
+   frame reaches them only through the table (tsr__gemm_kernel rows of kernels/<isa>/, listed
+   by kernels/gemm_kernels.c). */
 
 /* Orders streaming (non-temporal) stores of the micro-kernels before what follows: the unit's
    completion count, which other threads and the caller act on (kernels/gemm_kernels.c; a

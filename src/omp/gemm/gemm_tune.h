@@ -74,8 +74,18 @@ static inline const tsr__gemm_tuning *tsr__gemm_tuning_of(const tsr__gemm_args *
 
 /* ---------------------------------------------------------------- kernels (gemm_kernels.c) */
 
-/* Whether the CPU and this build support an ISA name ("portable", "avx2", "avx512"). */
+/* The table has one row per folder of kernels/ (kernels/<isa>/gemm_isa_<isa>.c); an ISA is
+   named by its folder ("portable", "avx2", "avx512"). */
+
+/* Whether the CPU and this build support an ISA name. */
 bool tsr__gemm_isa_available(const char *isa);
+
+/* The i-th ISA of the table (0, 1, ...) in the rule's preference, the widest first (its row's
+   rank): "avx512", "avx2", "portable"; NULL past the last. */
+const char *tsr__gemm_isa_name(int i);
+
+/* The bit of an ISA in tsr__gemm_cpu.isas; 0 for a name the table lacks. */
+unsigned tsr__gemm_isa_bit(const char *isa);
 
 /* The registered kernel called `name` ("avx512-14x16") for dtype, or NULL. */
 const tsr__gemm_kernel *tsr__gemm_kernel_find(const char *name, tsr_dtype dtype);
@@ -103,7 +113,7 @@ void tsr__gemm_config_default(tsr_dtype dtype, int nt, tsr__gemm_config *out);
 typedef struct tsr__gemm_cpu {
   char vendor[13];         /* CPUID vendor ("AuthenticAMD", "GenuineIntel", "unknown") */
   int family, model;       /* CPUID displayed family and model */
-  bool avx2, avx512;       /* the ISAs this CPU and build run (portable always) */
+  unsigned isas;           /* the ISAs this CPU and build run: tsr__gemm_isa_bit of each */
   tsr__cpu_cache cache[3]; /* L1 data, L2, L3 as the CPU reports them (per core for L1/L2) */
 } tsr__gemm_cpu;
 
@@ -120,7 +130,8 @@ typedef struct tsr__gemm_choice {
  * measured registry row matching its vendor, family and model whose kernels it runs; else,
  * or for a dtype whose row kernel is not of the ISA `want` asks for ("portable", "avx2",
  * "avx512"; NULL, "" or "auto": none), the kernel of `want` if cpu runs it, else the widest
- * ISA's kernel cpu runs (avx512, avx2, portable), for both dtypes, with the blocks of
+ * ISA's kernel cpu runs (tsr__gemm_isa_name's order: avx512, avx2, portable; the portable
+ * kernel whatever cpu->isas says), for both dtypes, with the blocks of
  * tsr__gemm_rule_blocks on cpu->cache. Returns false when `want` named an ISA cpu does not
  * run (the widest one is chosen instead).
  */

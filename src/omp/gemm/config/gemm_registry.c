@@ -2,8 +2,8 @@
 /*
  * The CPU GEMM registry (BLIS's config/<arch> and "context" idea): a table of
  * microarchitectures (CPUID vendor, family, model) giving the kernel (by name, from the kernel
- * table of gemm_kernels.c) and the cache blocks (KC, MC, NC) that suit each, and the
- * configuration of a call.
+ * table of kernels/gemm_kernels.c, rows in kernels/<isa>/) and the cache blocks (KC, MC, NC) that
+ * suit each, and the configuration of a call.
  *
  * A call's configuration, first match wins:
  *  1. the call's own configuration, from its tuning object (tsr__gemm_tuning.config:
@@ -22,7 +22,8 @@
  * The choice itself is a pure function of the CPU's identity, ISAs and caches
  * (tsr__gemm_choose), so tests run it on CPUs they do not have.
  *
- * TSR_CPU_KERNEL = auto (default) | portable | avx2 | avx512. An ISA that the CPU or this
+ * TSR_CPU_KERNEL = auto (default) | an ISA of the kernel table, by its folder's name (portable,
+ * avx2, avx512: kernels/<isa>/). An ISA that the CPU or this
  * build lacks is not an error: the best available kernel runs instead (a binary must keep
  * working when moved to an older CPU); tsr__gemm_config_get tells which one.
  */
@@ -225,11 +226,11 @@ void tsr__gemm_blocks_fix(const tsr__gemm_kernel *k, int64_t *kc, int64_t *mc, i
 
 /* ---------------------------------------------------------------- selection ----------- */
 
-/* The registered kernel of an ISA for dtype (the first, best one), when cpu runs that ISA. */
+/* The registered kernel of an ISA for dtype (the first, best one), when cpu runs that ISA (the
+   portable one always: every CPU runs it). */
 static const tsr__gemm_kernel *tsr__gemm_kernel_for(const tsr__gemm_cpu *cpu, const char *isa,
                                                     tsr_dtype dtype) {
-  const bool ok = strcmp(isa, "portable") == 0 || (strcmp(isa, "avx2") == 0 && cpu->avx2) ||
-                  (strcmp(isa, "avx512") == 0 && cpu->avx512);
+  const bool ok = strcmp(isa, "portable") == 0 || (cpu->isas & tsr__gemm_isa_bit(isa)) != 0;
   return ok ? tsr__gemm_kernel_first(isa, dtype) : NULL;
 }
 
@@ -263,10 +264,10 @@ bool tsr__gemm_choose(const tsr__gemm_cpu *cpu, const char *want, tsr__gemm_choi
     if (!row) {
       if (want[0]) k = tsr__gemm_kernel_for(cpu, want, dtype);
       if (want[0] && !k) met = false;
-      /* The widest ISA this CPU runs. */
-      for (const char *const *isa = (const char *const[]){"avx512", "avx2", "portable", NULL};
-           !k && *isa; ++isa)
-        k = tsr__gemm_kernel_for(cpu, *isa, dtype);
+      /* The widest ISA this CPU runs (the table's order), at last the portable one. */
+      for (int i = 0; !k && tsr__gemm_isa_name(i); ++i)
+        k = tsr__gemm_kernel_for(cpu, tsr__gemm_isa_name(i), dtype);
+      if (!k) k = tsr__gemm_kernel_first("portable", dtype);
     }
     int64_t rule[3];
     tsr__gemm_rule_blocks(k, cpu->cache, rule);
@@ -301,8 +302,10 @@ static void tsr__gemm_host(tsr__gemm_cpu *cpu) {
   snprintf(cpu->vendor, sizeof cpu->vendor, "%s", f->vendor);
   cpu->family = f->family;
   cpu->model = f->model;
-  cpu->avx2 = tsr__gemm_isa_available("avx2");
-  cpu->avx512 = tsr__gemm_isa_available("avx512");
+  cpu->isas = 0;
+  for (int i = 0; tsr__gemm_isa_name(i); ++i)
+    if (tsr__gemm_isa_available(tsr__gemm_isa_name(i)))
+      cpu->isas |= tsr__gemm_isa_bit(tsr__gemm_isa_name(i));
   memcpy(cpu->cache, f->cache, sizeof cpu->cache);
 }
 
@@ -330,11 +333,13 @@ static int tsr__dt_index(tsr_dtype dtype) {
 }
 
 static void tsr__gemm_registry_load(void) {
-  static const char *const isa[] = {"", "portable", "avx2", "avx512"}; /* TSR_CPU_KERNEL's values */
-  const int i = tsr__env_choice(TSR__ENV_CPU_KERNEL); /* warns on a name that is no ISA */
+  (void)tsr__env_choice(TSR__ENV_CPU_KERNEL); /* warns on a name that is no ISA */
   const char *raw = tsr__env_text(TSR__ENV_CPU_KERNEL);
-  /* A bad name still goes to tsr__gemm_choose, which falls back and reports it (false). */
-  const char *want = i > 0 ? isa[i] : raw && strcasecmp(raw, "auto") != 0 ? raw : "";
+  /* An ISA of the table by its name (any case); a bad name still goes to tsr__gemm_choose,
+     which falls back and reports it (false). */
+  const char *want = raw && strcasecmp(raw, "auto") != 0 ? raw : "";
+  for (int i = 0; want[0] && tsr__gemm_isa_name(i); ++i)
+    if (strcasecmp(want, tsr__gemm_isa_name(i)) == 0) want = tsr__gemm_isa_name(i);
   snprintf(tsr__gemm_isa_want, sizeof tsr__gemm_isa_want, "%s", want);
   tsr__env_blocks(TSR__ENV_CPU_GEMM_BLOCKS, tsr__gemm_env_blocks); /* 0 keeps a value */
   tsr__gemm_cpu cpu;

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The CPU GEMM micro-kernel table (BLIS's kernels/<arch> side): every micro-kernel with its
- * register block, packing routines, streaming-store and small-path variants, and which ISAs
- * this CPU runs. The registry (gemm_registry.c) and the wisdom file (gemm_wisdom.c) name
- * kernels from this table; it calls neither.
+ * The CPU GEMM micro-kernel table (BLIS's kernels/<arch> side): one row per ISA folder of
+ * kernels/ (kernels/<isa>/gemm_isa_<isa>.c: the ISA's micro-kernels with their register blocks,
+ * packing routines, streaming-store and small-path variants, and whether this CPU runs it),
+ * listed here from the folder names (TSR__GEMM_ISA_FOLDERS, which gemm.cmake generates), and
+ * the look-ups over it. The registry (gemm_registry.c) and the wisdom file (gemm_wisdom.c)
+ * name kernels from this table; it calls neither.
  */
 #include <string.h>
 
 #include "omp/gemm/gemm_tune.h"
+#include "omp/gemm/kernels/gemm_isas.h"
 #include "omp/gemm/kernels/kernels.h"
 
 #if defined(TSR__GEMM_X86)
@@ -15,88 +18,85 @@
 #endif
 #include "omp/omp_internal.h"
 
-/* Every micro-kernel, best first per dtype within an ISA. */
-static const tsr__gemm_kernel tsr__gemm_kernels[] = {
-#if defined(TSR__GEMM_X86)
-    {"avx512-14x32", "avx512", TSR_F32, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F32,
-     tsr__gemm_ukr_avx512_f32, NULL, tsr__gemm_pack_a_avx512_f32, tsr__gemm_pack_b_avx512_f32, NULL,
-     NULL, tsr__gemm_ukr_avx512_f32_stream, NULL, tsr__gemm_small_avx512_f32,
-     tsr__gemm_small_avx512_f32_edge, NULL, tsr__gemm_small_avx512_f32_inplace},
-    {"avx512-14x16", "avx512", TSR_F64, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F64, NULL,
-     tsr__gemm_ukr_avx512_f64, NULL, NULL, tsr__gemm_pack_a_avx512_f64, tsr__gemm_pack_b_avx512_f64,
-     NULL, tsr__gemm_ukr_avx512_f64_stream, tsr__gemm_small_avx512_f64, NULL,
-     tsr__gemm_small_avx512_f64_edge, tsr__gemm_small_avx512_f64_inplace},
-    /* The same register blocks with a B prefetch (gemm_ukr_avx512.c): the Intel rows'. */
-    {"avx512-14x32-pb", "avx512", TSR_F32, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F32,
-     tsr__gemm_ukr_avx512_f32_pb, NULL, tsr__gemm_pack_a_avx512_f32, tsr__gemm_pack_b_avx512_f32,
-     NULL, NULL, tsr__gemm_ukr_avx512_f32_pb_stream, NULL, tsr__gemm_small_avx512_f32,
-     tsr__gemm_small_avx512_f32_edge, NULL, tsr__gemm_small_avx512_f32_inplace},
-    {"avx512-14x16-pb", "avx512", TSR_F64, TSR__GEMM_AVX512_MR, TSR__GEMM_AVX512_NR_F64, NULL,
-     tsr__gemm_ukr_avx512_f64_pb, NULL, NULL, tsr__gemm_pack_a_avx512_f64,
-     tsr__gemm_pack_b_avx512_f64, NULL, tsr__gemm_ukr_avx512_f64_pb_stream,
-     tsr__gemm_small_avx512_f64, NULL, tsr__gemm_small_avx512_f64_edge,
-     tsr__gemm_small_avx512_f64_inplace},
-    {"avx2-6x16", "avx2", TSR_F32, TSR__GEMM_AVX2_MR, TSR__GEMM_AVX2_NR_F32, tsr__gemm_ukr_avx2_f32,
-     NULL, tsr__gemm_pack_a_avx2_f32, tsr__gemm_pack_b_avx2_f32, NULL, NULL,
-     tsr__gemm_ukr_avx2_f32_stream, NULL, tsr__gemm_small_avx2_f32, tsr__gemm_small_avx2_f32_edge,
-     NULL, tsr__gemm_small_avx2_f32_inplace},
-    {"avx2-6x8", "avx2", TSR_F64, TSR__GEMM_AVX2_MR, TSR__GEMM_AVX2_NR_F64, NULL,
-     tsr__gemm_ukr_avx2_f64, NULL, NULL, tsr__gemm_pack_a_avx2_f64, tsr__gemm_pack_b_avx2_f64, NULL,
-     tsr__gemm_ukr_avx2_f64_stream, tsr__gemm_small_avx2_f64, NULL, tsr__gemm_small_avx2_f64_edge,
-     tsr__gemm_small_avx2_f64_inplace},
-#endif
-    {"portable-4x8", "portable", TSR_F32, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F32,
-     tsr__gemm_ukr_portable_f32, NULL, tsr__gemm_pack_a_f32, tsr__gemm_pack_b_f32, NULL, NULL, NULL,
-     NULL, NULL, NULL, NULL, NULL},
-    {"portable-4x4", "portable", TSR_F64, TSR__GEMM_PORTABLE_MR, TSR__GEMM_PORTABLE_NR_F64, NULL,
-     tsr__gemm_ukr_portable_f64, NULL, NULL, tsr__gemm_pack_a_f64, tsr__gemm_pack_b_f64, NULL, NULL,
-     NULL, NULL, NULL, NULL},
-};
-enum { TSR__GEMM_NKERNELS = sizeof tsr__gemm_kernels / sizeof tsr__gemm_kernels[0] };
+#define TSR__GEMM_ISA_DECLARE(isa) extern const tsr__gemm_isa tsr__gemm_isa_##isa;
+TSR__GEMM_ISA_FOLDERS(TSR__GEMM_ISA_DECLARE)
+#undef TSR__GEMM_ISA_DECLARE
 
-bool tsr__gemm_isa_available(const char *isa) {
-  if (strcmp(isa, "portable") == 0) return true;
-#if defined(TSR__GEMM_X86)
-  __builtin_cpu_init();
-  if (strcmp(isa, "avx2") == 0)
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  /* The AVX-512 kernels use FMA through AVX512F only, but are compiled with -mfma too. */
-  if (strcmp(isa, "avx512") == 0)
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-#endif
-  return false;
-}
+#define TSR__GEMM_ISA_ENTRY(isa) &tsr__gemm_isa_##isa,
+const tsr__gemm_isa *const tsr__gemm_isas[] = {TSR__GEMM_ISA_FOLDERS(TSR__GEMM_ISA_ENTRY)};
+#undef TSR__GEMM_ISA_ENTRY
+const int tsr__gemm_nisas = (int)(sizeof tsr__gemm_isas / sizeof tsr__gemm_isas[0]);
 
-const tsr__gemm_kernel *tsr__gemm_kernel_find(const char *name, tsr_dtype dtype) {
-  for (int i = 0; i < TSR__GEMM_NKERNELS; ++i) {
-    const tsr__gemm_kernel *k = &tsr__gemm_kernels[i];
-    if (k->dtype == dtype && strcmp(k->name, name) == 0) return k;
+/* The i-th ISA row by rank, highest first (ties in folder order); NULL past the last. A few
+   compares: the table has a handful of rows and nothing hot walks it. */
+static const tsr__gemm_isa *tsr__gemm_isa_at(int i) {
+  for (int c = 0; c < tsr__gemm_nisas; ++c) {
+    int before = 0;
+    for (int o = 0; o < tsr__gemm_nisas; ++o)
+      before += tsr__gemm_isas[o]->rank > tsr__gemm_isas[c]->rank ||
+                (tsr__gemm_isas[o]->rank == tsr__gemm_isas[c]->rank && o < c);
+    if (before == i) return tsr__gemm_isas[c];
   }
   return NULL;
 }
 
+static const tsr__gemm_isa *tsr__gemm_isa_named(const char *isa) {
+  for (int i = 0; i < tsr__gemm_nisas; ++i)
+    if (strcmp(tsr__gemm_isas[i]->name, isa) == 0) return tsr__gemm_isas[i];
+  return NULL;
+}
+
+const char *tsr__gemm_isa_name(int i) {
+  const tsr__gemm_isa *r = i >= 0 ? tsr__gemm_isa_at(i) : NULL;
+  return r ? r->name : NULL;
+}
+
+unsigned tsr__gemm_isa_bit(const char *isa) {
+  for (int i = 0; i < tsr__gemm_nisas && i < 32; ++i)
+    if (strcmp(tsr__gemm_isas[i]->name, isa) == 0) return 1u << i;
+  return 0;
+}
+
+bool tsr__gemm_isa_available(const char *isa) {
+  const tsr__gemm_isa *r = tsr__gemm_isa_named(isa);
+  return r && r->nkernels > 0 && r->available();
+}
+
+const tsr__gemm_kernel *tsr__gemm_kernel_find(const char *name, tsr_dtype dtype) {
+  for (int i = 0; i < tsr__gemm_nisas; ++i)
+    for (int j = 0; j < tsr__gemm_isas[i]->nkernels; ++j) {
+      const tsr__gemm_kernel *k = &tsr__gemm_isas[i]->kernels[j];
+      if (k->dtype == dtype && strcmp(k->name, name) == 0) return k;
+    }
+  return NULL;
+}
+
 const tsr__gemm_kernel *tsr__gemm_kernel_first(const char *isa, tsr_dtype dtype) {
-  for (int i = 0; i < TSR__GEMM_NKERNELS; ++i) {
-    const tsr__gemm_kernel *k = &tsr__gemm_kernels[i];
-    if (k->dtype == dtype && strcmp(k->isa, isa) == 0) return k;
-  }
+  const tsr__gemm_isa *r = tsr__gemm_isa_named(isa);
+  for (int j = 0; r && j < r->nkernels; ++j)
+    if (r->kernels[j].dtype == dtype) return &r->kernels[j];
   return NULL;
 }
 
 int tsr__gemm_kernel_list(tsr_dtype dtype, const tsr__gemm_kernel **out, int max) {
   int n = 0;
-  for (int i = 0; i < TSR__GEMM_NKERNELS && n < max; ++i) {
-    const tsr__gemm_kernel *k = &tsr__gemm_kernels[i];
-    if (k->dtype == dtype && tsr__gemm_isa_available(k->isa)) out[n++] = k;
+  for (int i = 0; n < max; ++i) {
+    const tsr__gemm_isa *r = tsr__gemm_isa_at(i);
+    if (!r) break;
+    if (r->nkernels == 0 || !r->available()) continue;
+    for (int j = 0; j < r->nkernels && n < max; ++j)
+      if (r->kernels[j].dtype == dtype) out[n++] = &r->kernels[j];
   }
   return n;
 }
 
 int tsr__gemm_max_tile(void) {
   int m = 0;
-  for (int i = 0; i < TSR__GEMM_NKERNELS; ++i)
-    if (tsr__gemm_kernels[i].mr * tsr__gemm_kernels[i].nr > m)
-      m = tsr__gemm_kernels[i].mr * tsr__gemm_kernels[i].nr;
+  for (int i = 0; i < tsr__gemm_nisas; ++i)
+    for (int j = 0; j < tsr__gemm_isas[i]->nkernels; ++j) {
+      const tsr__gemm_kernel *k = &tsr__gemm_isas[i]->kernels[j];
+      if (k->mr * k->nr > m) m = k->mr * k->nr;
+    }
   return m;
 }
 

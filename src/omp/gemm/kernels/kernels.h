@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The CPU GEMM's kernels (BLIS's kernels/<arch>): the micro-kernels, the small-matrix kernels
- * and the ISA packing routines, one file per ISA compiled with that ISA's flags (gemm.cmake),
- * their register blocks, and the macros the ISA files define them with. Only the files of
- * omp/gemm/kernels include this header; the frame reaches the kernels through the table
- * (tsr__gemm_kernels, gemm_kernels.c) and the contract in omp/gemm/gemm.h.
+ * The CPU GEMM's kernels (BLIS's kernels/<arch>): one folder per ISA, kernels/<isa>/ (its
+ * micro-kernels, packing routines and small-matrix kernels, compiled with that ISA's flags from
+ * its isa.cmake; their declarations and register block in its kernels_<isa>.h; its row of the
+ * table, gemm_isa_<isa>.c), and here what they share: the ISA row's type, the table, and the
+ * macros the ISA files define their kernels with. Only the files of omp/gemm/kernels include
+ * this header; the frame reaches the kernels through the table (gemm_kernels.c) and the
+ * contract in omp/gemm/gemm.h.
  */
 #ifndef TSR_OMP_GEMM_KERNELS_H
 #define TSR_OMP_GEMM_KERNELS_H
@@ -15,64 +17,45 @@
 extern "C" {
 #endif
 
-/* Micro-kernels, one set per ISA file. The portable ones are always built; the others exist
-   on x86-64 only (TSR__GEMM_X86). */
-void tsr__gemm_ukr_portable_f32(int64_t k, float alpha, const float *ap, const float *bp,
-                                float beta, float *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_portable_f64(int64_t k, double alpha, const double *ap, const double *bp,
-                                double beta, double *c, int64_t rs_c, int64_t cs_c);
+/* TSR__GEMM_X86: the x86-64 ISAs' code exists (GNU C on x86-64); elsewhere their files compile
+   to nothing and their rows have no kernels. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TSR__GEMM_X86 1
-void tsr__gemm_ukr_avx2_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
-                            float *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx2_f32_stream(int64_t k, float alpha, const float *ap, const float *bp,
-                                   float beta, float *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const double *bp,
-                            double beta, double *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx2_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
-                                   double beta, double *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx512_f32(int64_t k, float alpha, const float *ap, const float *bp, float beta,
-                              float *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx512_f32_stream(int64_t k, float alpha, const float *ap, const float *bp,
-                                     float beta, float *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx512_f64(int64_t k, double alpha, const double *ap, const double *bp,
-                              double beta, double *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx512_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
-                                     double beta, double *c, int64_t rs_c, int64_t cs_c);
-/* The same with a B prefetch ("-pb" kernels, gemm_ukr_avx512.c). */
-void tsr__gemm_ukr_avx512_f32_pb(int64_t k, float alpha, const float *ap, const float *bp,
-                                 float beta, float *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx512_f32_pb_stream(int64_t k, float alpha, const float *ap, const float *bp,
-                                        float beta, float *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx512_f64_pb(int64_t k, double alpha, const double *ap, const double *bp,
-                                 double beta, double *c, int64_t rs_c, int64_t cs_c);
-void tsr__gemm_ukr_avx512_f64_pb_stream(int64_t k, double alpha, const double *ap, const double *bp,
-                                        double beta, double *c, int64_t rs_c, int64_t cs_c);
-/* Small-matrix GEMM without packing (gemm_small_avx2.c, gemm_small_avx512_f32.c and _f64.c). */
-void tsr__gemm_small_avx2_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
-                              void *bbuf);
-void tsr__gemm_small_avx2_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
-                              void *bbuf);
-void tsr__gemm_small_avx512_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
-                                void *bbuf);
-void tsr__gemm_small_avx512_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
-                                void *bbuf);
-void tsr__gemm_small_avx2_f32_inplace(const tsr__gemm_args *g);
-void tsr__gemm_small_avx2_f64_inplace(const tsr__gemm_args *g);
-void tsr__gemm_small_avx512_f32_inplace(const tsr__gemm_args *g);
-void tsr__gemm_small_avx512_f64_inplace(const tsr__gemm_args *g);
-void tsr__gemm_small_avx2_f32_edge(int mb, int nb, int64_t k, const float *ap, const float *bp,
-                                   float alpha, float beta, float *c, int64_t ldc);
-void tsr__gemm_small_avx2_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
-                                   double alpha, double beta, double *c, int64_t ldc);
-void tsr__gemm_small_avx512_f32_edge(int mb, int nb, int64_t k, const float *ap, const float *bp,
-                                     float alpha, float beta, float *c, int64_t ldc);
-void tsr__gemm_small_avx512_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
-                                     double alpha, double beta, double *c, int64_t ldc);
+#endif
+
+/*
+ * One ISA's row of the kernel table (kernels/<isa>/gemm_isa_<isa>.c, compiled with the
+ * baseline flags: tsr__gemm_isa_<isa>). The table (gemm_kernels.c) is the rows of the folders
+ * of kernels/ (TSR__GEMM_ISA_FOLDERS, generated by gemm.cmake); tests/gemm/test_gemm_table.c
+ * checks every row.
+ */
+typedef struct tsr__gemm_isa {
+  const char *name; /* the folder's name: "avx2" (tsr__gemm_kernel.isa, TSR_CPU_KERNEL's value) */
+  /* The rule's preference among the ISAs a CPU runs (tsr__gemm_choose: the highest rank; today
+     the vector width in bits, the portable kernels 0); also the order of tsr__gemm_kernel_list. */
+  int rank;
+  /* Whether this CPU runs the ISA's code (asked only when the build has kernels for it). */
+  bool (*available)(void);
+  /* Its micro-kernels, best first per dtype (designated initializers: every field a kernel does
+     not set is NULL), and how many (0 where the build has none: not x86-64). */
+  const tsr__gemm_kernel *kernels;
+  int nkernels;
+} tsr__gemm_isa;
+
+/* The table: the ISA rows in the order of kernels/'s folders, and how many (gemm_kernels.c). */
+extern const tsr__gemm_isa *const tsr__gemm_isas[];
+extern const int tsr__gemm_nisas;
+
+/* An ISA's row: the kernels array and its count (0 when the build has none), for
+   `.kernels = ..., TSR__GEMM_ISA_KERNELS(arr)`. */
+#define TSR__GEMM_ISA_KERNELS(ARR)                                                                 \
+  .kernels = (ARR), .nkernels = (int)(sizeof(ARR) / sizeof((ARR)[0]))
+
 /* Defines NAME, an ISA packing of op(B) (tsr__gemm_pack_f32/f64, gemm.h) for a kernel of NR
    columns: op(B) stored transposed into panels of NR columns or NR / 2 (one vector: the small
    path's narrow strips) in registers, op(B) as stored into full NR panels by ROWS(kc, panels,
-   sizeof(T), b, ldb, bp) (the ISA's row copy), everything else by PORTABLE (gemm_pack.c). T the
+   sizeof(T), b, ldb, bp) (the ISA's row copy), everything else by PORTABLE (the portable
+   packer, portable/gemm_pack_portable.c). T the
    element type; BT(src, ldb, jb, kk, dst, W) the ISA's packer of H = NR / 2 columns: kk (1..H)
    k steps of jb (0..H) columns from src (the rest zeros), transposed into rows W apart at dst.
    op(B) stored transposed (B(p, j) at b[j*ldb + p]) goes in strips of W columns, each two halves
@@ -126,29 +109,6 @@ void tsr__gemm_small_avx512_f64_edge(int mb, int nb, int64_t k, const double *ap
     if (full * (NR) < nc)                                                                          \
       PORTABLE(nr, kc, nc - full * (NR), b + full * (NR), ldb, false, bp + full * (NR)*kc);        \
   }
-
-/* AVX2 packing (gemm_pack_avx2.c): the transposing cases and the copies for MR = 6 and
-   NR = 8/16 (and B^T panels of one vector) in registers, everything else through the portable
-   routines. */
-void tsr__gemm_pack_a_avx2_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
-                               bool trans, float *ap);
-void tsr__gemm_pack_a_avx2_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda,
-                               bool trans, double *ap);
-void tsr__gemm_pack_b_avx2_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
-                               bool trans, float *bp);
-void tsr__gemm_pack_b_avx2_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
-                               bool trans, double *bp);
-/* AVX-512 packing (gemm_pack_avx512.c): the transposing cases for MR = 14 and NR = 16/32 (and
-   B^T panels of one vector) in registers, everything else through the portable routines. */
-void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
-                                 bool trans, float *ap);
-void tsr__gemm_pack_a_avx512_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda,
-                                 bool trans, double *ap);
-void tsr__gemm_pack_b_avx512_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_t ldb,
-                                 bool trans, float *bp);
-void tsr__gemm_pack_b_avx512_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb,
-                                 bool trans, double *bp);
-#endif
 
 /* Defines the micro-kernel NAME and its streaming variant NAME##_stream (element type T) from
    a function NAME##_body(k, alpha, ap, bp, beta, c, rs_c, cs_c, bool stream) that the ISA file
@@ -218,10 +178,8 @@ static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fe
       __builtin_prefetch(cpf + i_ * rsb, (RW), 3);                                                 \
       __builtin_prefetch(cpf + i_ * rsb + (LASTB), (RW), 3);                                       \
     }
-/* Tail lengths in k steps, about 1400 cycles of FMAs each: 14 cycles a step for the AVX-512
-   14 x 2 block, 6 for the AVX2 6 x 2 block (two FMA pipes). At least MR. */
-#define TSR__GEMM_PF_C_TAIL_AVX512 100
-#define TSR__GEMM_PF_C_TAIL_AVX2 230
+/* The tail lengths (TSR__GEMM_PF_C_TAIL_<ISA>, about 1400 cycles of FMAs) are the ISA
+   headers' (kernels/<isa>/kernels_<isa>.h). */
 
 /* That k loop as assembly text (labels 1-5 and 2 local to the kernel's asm statement):
    %[k], %[k2], %[k3] the three counts, STEP one k step, PF the prefetch instruction
@@ -335,17 +293,6 @@ static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fe
   ROWS(TSR__GEMM_EPI_ROW_STREAM, SUF)                                                              \
   "19:\n\t"
 // clang-format on
-
-/* Register blocks (compile-time: the kernels are written for them). */
-#define TSR__GEMM_PORTABLE_MR 4
-#define TSR__GEMM_PORTABLE_NR_F32 8
-#define TSR__GEMM_PORTABLE_NR_F64 4
-#define TSR__GEMM_AVX2_MR 6
-#define TSR__GEMM_AVX2_NR_F32 16
-#define TSR__GEMM_AVX2_NR_F64 8
-#define TSR__GEMM_AVX512_MR 14
-#define TSR__GEMM_AVX512_NR_F32 32
-#define TSR__GEMM_AVX512_NR_F64 16
 
 #ifdef __cplusplus
 }

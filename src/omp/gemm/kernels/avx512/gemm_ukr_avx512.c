@@ -7,7 +7,7 @@
  * BLIS's Skylake-X 16x14 / 32x12 shapes). Per k step: 2 aligned vector loads of B and 14
  * broadcasts of A feed 28 FMAs, so the two FMA ports, not the load ports, are the bottleneck.
  */
-#include "omp/gemm/kernels/kernels.h"
+#include "omp/gemm/kernels/avx512/kernels_avx512.h"
 
 #if defined(TSR__GEMM_X86)
 #include <immintrin.h>

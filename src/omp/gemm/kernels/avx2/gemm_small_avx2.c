@@ -7,7 +7,7 @@
  * accumulators, 2 B vectors and a broadcast in the 16 ymm registers); the last vector of a
  * strip is masked with vmaskmov, which neither reads nor faults outside the mask. x86-64 only.
  */
-#include "omp/gemm/kernels/kernels.h"
+#include "omp/gemm/kernels/avx2/kernels_avx2.h"
 
 #if defined(TSR__GEMM_X86)
 #include <immintrin.h>

@@ -14,7 +14,7 @@
  * Partial k chunks and partial strips of B^T use vmaskmov loads (no read, no fault outside the
  * mask) and zero rows, as the AVX-512 file does with its masks.
  */
-#include "omp/gemm/kernels/kernels.h"
+#include "omp/gemm/kernels/avx2/kernels_avx2.h"
 
 #if defined(TSR__GEMM_X86)
 #include <immintrin.h>

@@ -8,7 +8,7 @@
  * Sapphire Rapids forced to this kernel, single thread: dgemm 2048^3 33-34 GFLOP/s, sgemm
  * 69 (OpenBLAS 0.3.21's Haswell kernels: 34-37 and 73).
  */
-#include "omp/gemm/kernels/kernels.h"
+#include "omp/gemm/kernels/avx2/kernels_avx2.h"
 
 #if defined(TSR__GEMM_X86)
 #include <immintrin.h>

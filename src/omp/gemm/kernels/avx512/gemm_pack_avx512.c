@@ -19,7 +19,7 @@
  * one thread, sgemm TN against the portable copy: 64x64x10000 158 -> 195 GFLOP/s, 64x64x100000
  * 94 -> 117, 256x256x20000 176 -> 200, 32x32x100000 50 -> 139; 1000^3 unchanged.
  */
-#include "omp/gemm/kernels/kernels.h"
+#include "omp/gemm/kernels/avx512/kernels_avx512.h"
 
 #if defined(TSR__GEMM_X86)
 #include <immintrin.h>

@@ -8,7 +8,7 @@
  * each instantiates several hundred register tiles, and two files compile side by side (about 45 s
  * each with GCC 12 -O3, 86 s as one).
  */
-#include "omp/gemm/kernels/kernels.h"
+#include "omp/gemm/kernels/avx512/kernels_avx512.h"
 
 #if defined(TSR__GEMM_X86)
 #include <immintrin.h>

@@ -4,7 +4,7 @@
  * Register blocks: 4x8 (f32) and 4x4 (f64): small enough that the accumulator tile fits the
  * 16 vector registers of SSE2/NEON once the compiler vectorizes the j loops.
  */
-#include "omp/gemm/kernels/kernels.h"
+#include "omp/gemm/kernels/portable/kernels_portable.h"
 
 #define MR TSR__GEMM_PORTABLE_MR
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Packing of GEMM operands into the micro-kernel's format (BLIS layering).
+ * The portable packing of GEMM operands into the micro-kernel's format (BLIS layering): the
+ * portable kernels' packers, and what every ISA's packers fall back to (kernels/<isa>/
+ * gemm_pack_<isa>.c); they define the layout. Declared in omp/gemm/gemm.h.
  *
  * A block (mc x kc of op(A)) -> ceil(mc/MR) micro-panels; micro-panel r holds rows
  * r*MR .. r*MR+MR-1, column p of it at ap + r*MR*kc + p*MR (MR contiguous elements).
@@ -16,7 +18,7 @@
  */
 #include <string.h>
 
-#include "omp/gemm/gemm.h"
+#include "omp/gemm/kernels/portable/kernels_portable.h"
 
 #define TSR__PACK_A(T)                                                                             \
   if (!trans) { /* (i,p) at a[i*lda + p]: rows are contiguous */                                   \
