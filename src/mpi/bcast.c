@@ -25,10 +25,10 @@
  * Open MPI's binomial MPI_Ibcast and was within the noise from 1 MiB (docs/scaling.md); a
  * fabric's alpha beta does not see the per-segment context switches and copies that cost
  * there. Ranks that share cores (a node holding more of the communicator's ranks than CPUs,
- * tsr__bcast_shared_cores, agreed once per communicator) never take the ring: it advances
- * only while all its ranks run, and with 4 ranks on the 2 cores here it lost up to 2x from
- * 1 MiB on (0.44 against 0.24 ms at 1 MiB) while the tree, log2(s) deep, stayed near
- * MPI_Ibcast (docs/scaling.md). The segment size minimizing the ring's
+ * tsr__bcast_shared_cores in binding.c, agreed once per communicator) never take the ring:
+ * it advances only while all its ranks run, and with 4 ranks on the 2 cores here it lost up
+ * to 2x from 1 MiB on (0.44 against 0.24 ms at 1 MiB) while the tree, log2(s) deep, stayed
+ * near MPI_Ibcast (docs/scaling.md). The segment size minimizing the ring's
  * time is S* = sqrt(N alpha beta / (s - 2)), clamped to [16 KiB, 1 MiB] in multiples of 4 KiB
  * (larger segments lose in SimGrid's model, whose single flows are window-limited: 32 MiB to 4
  * ranks took 4.4 ms in 4 MiB segments, 2.4 ms in 1 MiB, 2.1 ms in 256 KiB).
@@ -39,7 +39,6 @@
  */
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,82 +96,6 @@ tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes,
   return (double)bytes >= stages * ((double)segment_bytes + tsr__alpha_beta())
              ? TSR_DIST_BCAST_RING
              : TSR_DIST_BCAST_TREE;
-}
-
-/* ------------------------------------------------ ranks that share cores, per communicator */
-
-/* The fact is cached on the communicator as an attribute holding 1 + shared (copied by
-   MPI_Comm_dup: the same ranks). The key is made once, at the first use on a usable
-   communicator, under pthread_once: threads of a rank that create grids at once make one key. */
-static int tsr__shared_keyval = MPI_KEYVAL_INVALID;
-static pthread_once_t tsr__shared_key_once = PTHREAD_ONCE_INIT;
-
-static void tsr__shared_key_create(void) {
-  if (MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &tsr__shared_keyval, NULL) !=
-      MPI_SUCCESS)
-    tsr__shared_keyval = MPI_KEYVAL_INVALID;
-}
-
-static int tsr__shared_key(void) {
-  pthread_once(&tsr__shared_key_once, tsr__shared_key_create);
-  return tsr__shared_keyval;
-}
-
-int tsr__bcast_shared_cores_cached(MPI_Comm comm) {
-  if (tsr__dist_modeled() || comm == MPI_COMM_NULL) return -1;
-  int key = tsr__shared_key();
-  void *val = NULL;
-  int flag = 0;
-  if (key == MPI_KEYVAL_INVALID || MPI_Comm_get_attr(comm, key, &val, &flag) != MPI_SUCCESS ||
-      !flag)
-    return -1;
-  return (int)((intptr_t)val - 1);
-}
-
-tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared) {
-  if (tsr__dist_modeled()) return TSR_OK;
-  int key = tsr__shared_key();
-  int rc = key == MPI_KEYVAL_INVALID ? MPI_ERR_KEYVAL
-                                     : MPI_Comm_set_attr(comm, key, (void *)(intptr_t)(1 + shared));
-  if (rc != MPI_SUCCESS)
-    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_set_attr (ranks sharing cores)");
-  return TSR_OK;
-}
-
-tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared) {
-  *shared = false;
-  /* TSR_BCAST_SHARED_CORES: "auto|0|1" */
-  const int forced = tsr__env_choice(TSR__ENV_BCAST_SHARED_CORES);
-  int mine = forced == 2;
-  /* Under SimGrid's SMPI every simulated rank runs in one process on one host: the node's
-     counts describe the simulator, not the modeled platform, whose choices stay the cost
-     model's; no collective either (one process reads one environment). */
-  if (tsr__dist_modeled()) {
-    *shared = mine;
-    return TSR_OK;
-  }
-  if (forced != 1 && forced != 2) {
-    /* A rank that cannot count (an MPI failure there) takes the safe side, and still joins
-       the reduction: its peers are in it. */
-    int cores = 1, ranks = 1;
-    mine = tsr__dist_node_counts(comm, &cores, &ranks) != TSR_OK || ranks > cores;
-  }
-  int any = 0;
-  int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
-  if (rc != MPI_SUCCESS)
-    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce (ranks sharing cores)");
-  *shared = any != 0;
-  return TSR_OK;
-}
-
-tsr_status tsr__bcast_shared_cores(MPI_Comm comm, bool *shared) {
-  const int cached = tsr__bcast_shared_cores_cached(comm);
-  if (cached >= 0) {
-    *shared = cached != 0;
-    return TSR_OK;
-  }
-  TSR_CALL(tsr__bcast_shared_cores_agree(comm, shared));
-  return tsr__bcast_shared_cores_set(comm, *shared);
 }
 
 /* Elements of segment i. */

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A rank's thread count and whether mpirun's CPU binding gives its threads cores
-   (tsr_dist_binding_get): the counts come from the OS and MPI, the decision from
-   tsr__dist_binding_rule, which tests feed synthetic counts. */
+/* How a job's ranks sit on the cores of their nodes. A rank's thread count and whether
+   mpirun's CPU binding gives its threads cores (tsr_dist_binding_get): the counts come from
+   the OS and MPI (tsr__dist_node_counts), the decision from tsr__dist_binding_rule, which
+   tests feed synthetic counts. And whether the ranks of a communicator share cores (some node
+   holds more of them than CPUs), agreed once and cached on the communicator
+   (tsr__bcast_shared_cores): the panel broadcasts' AUTO rule (bcast.c, summa.c) reads it, the
+   grid sets it at creation (grid.c). */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +118,82 @@ tsr_status tsr__dist_node_counts(MPI_Comm comm, int *node_cores, int *ranks_on_n
   *node_cores = tsr__node_cores();
   *ranks_on_node = size;
   return TSR_OK;
+}
+
+/* ------------------------------------------------ ranks that share cores, per communicator */
+
+/* The fact is cached on the communicator as an attribute holding 1 + shared (copied by
+   MPI_Comm_dup: the same ranks). The key is made once, at the first use on a usable
+   communicator, under pthread_once: threads of a rank that create grids at once make one key. */
+static int tsr__shared_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t tsr__shared_key_once = PTHREAD_ONCE_INIT;
+
+static void tsr__shared_key_create(void) {
+  if (MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &tsr__shared_keyval, NULL) !=
+      MPI_SUCCESS)
+    tsr__shared_keyval = MPI_KEYVAL_INVALID;
+}
+
+static int tsr__shared_key(void) {
+  pthread_once(&tsr__shared_key_once, tsr__shared_key_create);
+  return tsr__shared_keyval;
+}
+
+int tsr__bcast_shared_cores_cached(MPI_Comm comm) {
+  if (tsr__dist_modeled() || comm == MPI_COMM_NULL) return -1;
+  int key = tsr__shared_key();
+  void *val = NULL;
+  int flag = 0;
+  if (key == MPI_KEYVAL_INVALID || MPI_Comm_get_attr(comm, key, &val, &flag) != MPI_SUCCESS ||
+      !flag)
+    return -1;
+  return (int)((intptr_t)val - 1);
+}
+
+tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared) {
+  if (tsr__dist_modeled()) return TSR_OK;
+  int key = tsr__shared_key();
+  int rc = key == MPI_KEYVAL_INVALID ? MPI_ERR_KEYVAL
+                                     : MPI_Comm_set_attr(comm, key, (void *)(intptr_t)(1 + shared));
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_set_attr (ranks sharing cores)");
+  return TSR_OK;
+}
+
+tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared) {
+  *shared = false;
+  /* TSR_BCAST_SHARED_CORES: "auto|0|1" */
+  const int forced = tsr__env_choice(TSR__ENV_BCAST_SHARED_CORES);
+  int mine = forced == 2;
+  /* Under SimGrid's SMPI every simulated rank runs in one process on one host: the node's
+     counts describe the simulator, not the modeled platform, whose choices stay the cost
+     model's; no collective either (one process reads one environment). */
+  if (tsr__dist_modeled()) {
+    *shared = mine;
+    return TSR_OK;
+  }
+  if (forced != 1 && forced != 2) {
+    /* A rank that cannot count (an MPI failure there) takes the safe side, and still joins
+       the reduction: its peers are in it. */
+    int cores = 1, ranks = 1;
+    mine = tsr__dist_node_counts(comm, &cores, &ranks) != TSR_OK || ranks > cores;
+  }
+  int any = 0;
+  int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce (ranks sharing cores)");
+  *shared = any != 0;
+  return TSR_OK;
+}
+
+tsr_status tsr__bcast_shared_cores(MPI_Comm comm, bool *shared) {
+  const int cached = tsr__bcast_shared_cores_cached(comm);
+  if (cached >= 0) {
+    *shared = cached != 0;
+    return TSR_OK;
+  }
+  TSR_CALL(tsr__bcast_shared_cores_agree(comm, shared));
+  return tsr__bcast_shared_cores_set(comm, *shared);
 }
 
 tsr_status tsr_dist_binding_get(MPI_Comm comm, tsr_dist_binding *out) {

@@ -16,7 +16,8 @@ struct tsr_grid {
   MPI_Comm comm, row_comm, col_comm;
   int nprow, npcol, myrow, mycol, rank, size;
   bool shared_cores; /* some node of the grid holds more of its ranks than CPUs (agreed at
-                        creation, tsr__bcast_shared_cores; also cached on the three comms) */
+                        creation, tsr__bcast_shared_cores in binding.c; also cached on the
+                        three comms) */
   struct tsr__summa_plan *summa_plan; /* SUMMA's buffers, streams and events, kept across
                                          calls (summa.c); freed with the grid through */
   void (*summa_plan_free)(struct tsr__summa_plan *); /* this, set by summa.c (the grid does not
@@ -37,6 +38,8 @@ struct tsr_dmatrix {
   tsr_array *storage;
   int ctxt;
 };
+
+/* ------------------------------------------------ the ground of src/mpi (mpi_base.c) --- */
 
 /*
  * Collective agreement on the outcome of a step: every rank passes its own status; when any
@@ -62,20 +65,46 @@ tsr_status tsr__mpi_error_at(const char *fn, tsr_status code, int rc, const char
 #define tsr__mpi_error(fn, code, rc, what)                                                         \
   tsr__mpi_error_at((fn), (code), (rc), (what), __FILE__, __LINE__, __func__)
 
-/* The decision of tsr_dist_binding_get (binding.c) from its counts: the node's CPUs, the
-   rank's affinity-mask CPUs, the ranks on the node and OMP_NUM_THREADS's value (0: unset).
-   Counts below 1 are taken as 1, and a mask larger than the node as the node. */
-void tsr__dist_binding_rule(int node_cores, int mask_cores, int ranks_on_node, int env_threads,
-                            tsr_dist_binding *out);
-
-/* The counts of tsr_dist_binding_get (binding.c): the CPUs of this rank's node that the job
-   may use (online CPUs, fewer when the cgroup's cpuset says so) and the ranks of `comm` on
-   this node (MPI_Comm_split_type SHARED). Collective over comm. */
-tsr_status tsr__dist_node_counts(MPI_Comm comm, int *node_cores, int *ranks_on_node);
-
 /* The MPI datatype of a dtype, MPI_DATATYPE_NULL for an invalid one: tsr__mpi_dtype_of, the
    rows of mpi/mpi_dtypes.h. */
 MPI_Datatype tsr__mpi_type(tsr_dtype dtype);
+
+/* ------------------------------------------------ ranks on the nodes' cores (binding.c) - */
+
+/* The decision of tsr_dist_binding_get from its counts: the node's CPUs, the rank's
+   affinity-mask CPUs, the ranks on the node and OMP_NUM_THREADS's value (0: unset). Counts
+   below 1 are taken as 1, and a mask larger than the node as the node. */
+void tsr__dist_binding_rule(int node_cores, int mask_cores, int ranks_on_node, int env_threads,
+                            tsr_dist_binding *out);
+
+/* The counts of tsr_dist_binding_get: the CPUs of this rank's node that the job may use
+   (online CPUs, fewer when the cgroup's cpuset says so) and the ranks of `comm` on this node
+   (MPI_Comm_split_type SHARED). Collective over comm. */
+tsr_status tsr__dist_node_counts(MPI_Comm comm, int *node_cores, int *ranks_on_node);
+
+/* Whether the ranks of `comm` share cores, the same answer on every rank: true when the node
+   of some rank holds more ranks of comm than CPUs (tsr__dist_node_counts: an oversubscribed
+   node, e.g. mpirun --oversubscribe), agreed with one MPI_Allreduce (MPI_MAX), or as
+   TSR_BCAST_SHARED_CORES forces it (1 on any rank: true). Cached on the communicator (an
+   attribute, copied by MPI_Comm_dup): collective over comm the first time, local after. In
+   a TSR_SMPI_MODEL build (bench/scale) false, or as the variable forces it, without any MPI
+   call: the simulated ranks share the simulator's host, not the modeled platform's cores.
+   Errors: TSR_ERR_MPI when the reduction fails (a rank that cannot count its node takes
+   true). */
+tsr_status tsr__bcast_shared_cores(MPI_Comm comm, bool *shared);
+
+/* tsr__bcast_shared_cores computed anew (collective; not cached). tsr_grid_create agrees on
+   it over the grid's communicator and caches it on the row and column communicators with
+   tsr__bcast_shared_cores_set (the value of a larger set of ranks, the same on every rank of
+   each). */
+tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared);
+tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared);
+
+/* The cached fact of comm: 0 or 1, or -1 when none is cached (always -1 in a TSR_SMPI_MODEL
+   build). Local. */
+int tsr__bcast_shared_cores_cached(MPI_Comm comm);
+
+/* ------------------------------------------------ distributed matrices (dmatrix.c) ----- */
 
 /* Number of elements of a matrix's local storage (lld * nloc). */
 int64_t tsr__dm_local_count(const tsr_dmatrix *a);
@@ -235,6 +264,8 @@ tsr_status tsr__dist_summa(tsr_complex128 alpha, const tsr_dmatrix *a, const tsr
                            tsr_complex128 beta, tsr_dmatrix *c,
                            const tsr_dist_gemm_options *options, tsr_dist_stats *stats);
 
+/* ------------------------------------------------ statistics and modeled compute ------ */
+
 /* Sets the device-work members of *st (dist_stats.c) (h2d/d2h bytes and copies, host_syncs,
    gemm_calls, gemm_vendor_calls) and the broadcast counts (bcast_mpi, bcast_ring, bcast_tree)
    to what the library's counters counted since count0
@@ -389,28 +420,6 @@ typedef struct tsr__bcast {
    bcast.c). Local; the same arguments give the same answer on every rank. */
 tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device,
                                  bool shared_cores);
-
-/* Whether the ranks of `comm` share cores, the same answer on every rank: true when the node
-   of some rank holds more ranks of comm than CPUs (tsr__dist_node_counts: an oversubscribed
-   node, e.g. mpirun --oversubscribe), agreed with one MPI_Allreduce (MPI_MAX), or as
-   TSR_BCAST_SHARED_CORES forces it (1 on any rank: true). Cached on the communicator (an
-   attribute, copied by MPI_Comm_dup): collective over comm the first time, local after. In
-   a TSR_SMPI_MODEL build (bench/scale) false, or as the variable forces it, without any MPI
-   call: the simulated ranks share the simulator's host, not the modeled platform's cores.
-   Errors: TSR_ERR_MPI when the reduction fails (a rank that cannot count its node takes
-   true). */
-tsr_status tsr__bcast_shared_cores(MPI_Comm comm, bool *shared);
-
-/* tsr__bcast_shared_cores computed anew (collective; not cached). tsr_grid_create agrees on
-   it over the grid's communicator and caches it on the row and column communicators with
-   tsr__bcast_shared_cores_set (the value of a larger set of ranks, the same on every rank of
-   each). */
-tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared);
-tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared);
-
-/* The cached fact of comm: 0 or 1, or -1 when none is cached (always -1 in a TSR_SMPI_MODEL
-   build). Local. */
-int tsr__bcast_shared_cores_cached(MPI_Comm comm);
 
 /* The default segment size for `bytes` to `size` ranks (segment_bytes = 0): the ring's optimum
    sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; 1 MiB on ranks
