@@ -18,7 +18,7 @@
  *    3 x 4n bytes, sum reads 4n) vs a device-to-device copy of the same array (tsr_copy,
  *    2 x 4n bytes); ratio of effective GB/s (target >= 0.9).
  *  - transfers: tsr_array_write / tsr_array_read of 256 MiB from pageable (malloc) and from
- *    pinned (tsr__gpu_pinned_alloc) host memory, GB/s; the pinned rows' anchor is pageable.
+ *    pinned (tsr__dev_pinned_alloc) host memory, GB/s; the pinned rows' anchor is pageable.
  *  - overhead: tsr_add on 1-element arrays, per call in microseconds, host wall clock over
  *    1000 calls then one synchronize (allocation through the caching allocator included;
  *    target <= 5 us).
@@ -36,7 +36,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gpu/gpu.h"
+#include "core/internal.h" /* the device operations tsr__dev_* (src/core/devops.c) */
 #include "tessera.h"
 
 #include "bench_out.h"
@@ -99,10 +99,10 @@ static double time_gemm(tsr_array *a, tsr_array *b, tsr_array *c, tsr_gemm_path 
   CHECK(tsr_device_synchronize(gpu));
   double t[MAX_REPS];
   for (int r = 0; r < reps; r++) {
-    CHECK(tsr__gpu_event_record(gpu, ev0));
+    CHECK(tsr__dev_event_record(gpu, ev0, NULL));
     CHECK(tsr_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, a, b, 0.0, c, path));
-    CHECK(tsr__gpu_event_record(gpu, ev1));
-    CHECK(tsr__gpu_event_elapsed(ev0, ev1, &t[r]));
+    CHECK(tsr__dev_event_record(gpu, ev1, NULL));
+    CHECK(tsr__dev_event_elapsed(gpu, ev0, ev1, &t[r]));
   }
   return median(t, reps);
 }
@@ -225,8 +225,8 @@ static void bench_gemm_shape(tsr_dtype dt, int64_t m, int64_t n, int64_t k, cons
 
 static void bench_gemm(const long long *sizes, int nsizes, int reps, int skinny) {
   void *ev0 = NULL, *ev1 = NULL;
-  CHECK(tsr__gpu_event_create(gpu, &ev0));
-  CHECK(tsr__gpu_event_create(gpu, &ev1));
+  CHECK(tsr__dev_event_create(gpu, &ev0));
+  CHECK(tsr__dev_event_create(gpu, &ev1));
   static const int64_t skinny_shapes[][3] = {{8192, 8192, 64}, {8192, 64, 8192}, {64, 8192, 8192}};
   static const tsr_dtype dtypes[4] = {TSR_F32, TSR_F64, TSR_C64, TSR_C128};
   for (int d = 0; d < 4; d++) {
@@ -237,37 +237,37 @@ static void bench_gemm(const long long *sizes, int nsizes, int reps, int skinny)
       bench_gemm_shape(dt, skinny_shapes[s][0], skinny_shapes[s][1], skinny_shapes[s][2], " skinny",
                        reps, ev0, ev1);
   }
-  tsr__gpu_event_destroy(ev0);
-  tsr__gpu_event_destroy(ev1);
+  tsr__dev_event_destroy(gpu, ev0);
+  tsr__dev_event_destroy(gpu, ev1);
 }
 
 static void bench_bandwidth(int reps, int log2n) {
   void *ev0 = NULL, *ev1 = NULL;
-  CHECK(tsr__gpu_event_create(gpu, &ev0));
-  CHECK(tsr__gpu_event_create(gpu, &ev1));
+  CHECK(tsr__dev_event_create(gpu, &ev0));
+  CHECK(tsr__dev_event_create(gpu, &ev1));
   int64_t n = (int64_t)1 << log2n;
   tsr_array *a = NULL, *b = NULL, *out = NULL;
   CHECK(tsr_random_uniform(1, &n, TSR_F32, gpu, 3, -1.0, 1.0, &a));
   CHECK(tsr_random_uniform(1, &n, TSR_F32, gpu, 4, -1.0, 1.0, &b));
   double tc[MAX_REPS], ta[MAX_REPS], ts[MAX_REPS];
   for (int r = -1; r < reps; r++) { /* r = -1: warm-up (allocator, first launch) */
-    CHECK(tsr__gpu_event_record(gpu, ev0));
+    CHECK(tsr__dev_event_record(gpu, ev0, NULL));
     CHECK(tsr_copy(a, &out));
-    CHECK(tsr__gpu_event_record(gpu, ev1));
+    CHECK(tsr__dev_event_record(gpu, ev1, NULL));
     double t;
-    CHECK(tsr__gpu_event_elapsed(ev0, ev1, &t));
+    CHECK(tsr__dev_event_elapsed(gpu, ev0, ev1, &t));
     if (r >= 0) tc[r] = t;
     tsr_array_release(out);
-    CHECK(tsr__gpu_event_record(gpu, ev0));
+    CHECK(tsr__dev_event_record(gpu, ev0, NULL));
     CHECK(tsr_add(a, b, &out));
-    CHECK(tsr__gpu_event_record(gpu, ev1));
-    CHECK(tsr__gpu_event_elapsed(ev0, ev1, &t));
+    CHECK(tsr__dev_event_record(gpu, ev1, NULL));
+    CHECK(tsr__dev_event_elapsed(gpu, ev0, ev1, &t));
     if (r >= 0) ta[r] = t;
     tsr_array_release(out);
-    CHECK(tsr__gpu_event_record(gpu, ev0));
+    CHECK(tsr__dev_event_record(gpu, ev0, NULL));
     CHECK(tsr_sum(a, TSR_AXIS_ALL, 0, &out));
-    CHECK(tsr__gpu_event_record(gpu, ev1));
-    CHECK(tsr__gpu_event_elapsed(ev0, ev1, &t));
+    CHECK(tsr__dev_event_record(gpu, ev1, NULL));
+    CHECK(tsr__dev_event_elapsed(gpu, ev0, ev1, &t));
     if (r >= 0) ts[r] = t;
     tsr_array_release(out);
   }
@@ -289,8 +289,8 @@ static void bench_bandwidth(int reps, int log2n) {
   sum->ratio = sum->rate / copy->rate;
   tsr_array_release(a);
   tsr_array_release(b);
-  tsr__gpu_event_destroy(ev0);
-  tsr__gpu_event_destroy(ev1);
+  tsr__dev_event_destroy(gpu, ev0);
+  tsr__dev_event_destroy(gpu, ev1);
 }
 
 /* Host <-> device copies of 256 MiB through the public API, from pageable and from pinned
@@ -306,7 +306,7 @@ static void bench_transfers(int reps) {
     exit(1);
   }
   memset(pageable, 0, bytes);
-  CHECK(tsr__gpu_pinned_alloc(bytes, &pinned));
+  CHECK(tsr__dev_pinned_alloc(gpu, bytes, &pinned));
   memset(pinned, 0, bytes);
   double rates[2][2];
   for (int kind = 0; kind < 2; kind++) {
@@ -336,7 +336,7 @@ static void bench_transfers(int reps) {
         r->ratio = r->rate / r->anchor_rate;
       }
     }
-  tsr__gpu_pinned_free(pinned);
+  tsr__dev_pinned_free(gpu, pinned);
   free(pageable);
   tsr_array_release(d);
 }

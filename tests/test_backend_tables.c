@@ -35,7 +35,8 @@
   X(gemm)
 
 /* Optional: NULL takes the core's fallback (arange, rng: on the host and copied; the
-   block-cyclic kernels: staged through the host and the CPU backend's) or means nothing to do
+   block-cyclic kernels: staged through the host and the CPU backend's; copy_rects: the
+   rectangles copied on the host, right for host memory) or means nothing to do
    (unavailable_reason, trim, gemm_tiny, the asynchronous group on devices whose work is complete
    when an op returns). */
 #define TSR_TEST_OPTIONAL(X)                                                                       \
@@ -46,6 +47,7 @@
   X(gemm_tiny)                                                                                     \
   X(rng_block_cyclic)                                                                              \
   X(matvec_f64)                                                                                    \
+  X(copy_rects)                                                                                    \
   TSR_TEST_ASYNC(X)
 
 /* The asynchronous group: a backend provides all of it or none. */
@@ -131,6 +133,11 @@ static void test_optional_consistent(void **state) {
     if (present != 0 && present != total)
       print_error("%s: %d of the %d asynchronous entries\n", tables[t].what, present, total);
     assert_true(present == 0 || present == total);
+    /* A device with its own memory (the asynchronous group) copies rectangles itself: the
+       core's fallback runs them on the host. */
+    if (present == total && ops->copy_rects == NULL)
+      print_error("%s: asynchronous entries without copy_rects\n", tables[t].what);
+    assert_true(present == 0 || ops->copy_rects != NULL);
 #define SHOW(entry)                                                                                \
   printf("%s: optional %s %s\n", tables[t].what, #entry,                                           \
          ops->entry ? "present" : "NULL (fallback)");

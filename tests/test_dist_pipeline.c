@@ -4,13 +4,36 @@
    device-to-device): a 1 x 1 grid copies no byte and runs one GEMM; on a P x Q grid a rank
    copies to the host exactly the panels it roots and to the device exactly the panels it
    receives (no whole-matrix copy), and the host never waits for the GPU inside the panel loop
-   when staging; a repeated call allocates its plan once. Also: the distributed random fill
+   when staging; a repeated call allocates its plan once and no pinned memory (the grid's
+   staging object, src/mpi/staging.h). Transposed operands (the block-cyclic exchange on the
+   device) copy nothing between host and device on one rank, and on more ranks only the
+   messages to other ranks, one copy each way a call. Also: the distributed random fill
    gives the same bits on every device and grid, equal to the row-major Philox stream. Every
    product is checked against a float64 reference. */
 #define _POSIX_C_SOURCE 200809L
 #include <string.h>
 
 #include "test_dist_util.h"
+
+/* The emulator's own counts (tests/gpu_emu/tsr_emu.cpp): kernel launches, copies, stream and
+   event waits, pinned allocations since the start; absent (NULL) outside the emulator. */
+void tsr_emu_counts_ex(size_t out[4]) __attribute__((weak));
+
+typedef struct emu_counts {
+  size_t launches, copies, syncs, pinned;
+} emu_counts;
+
+static emu_counts emu_read(void) {
+  size_t c[4] = {0, 0, 0, 0};
+  if (tsr_emu_counts_ex) tsr_emu_counts_ex(c);
+  return (emu_counts){c[0], c[1], c[2], c[3]};
+}
+
+static emu_counts emu_since(emu_counts a) {
+  emu_counts b = emu_read();
+  return (emu_counts){b.launches - a.launches, b.copies - a.copies, b.syncs - a.syncs,
+                      b.pinned - a.pinned};
+}
 
 static int staging_env(void) {
   const char *v = getenv("TSR_DIST_GPU_STAGING");
@@ -27,9 +50,15 @@ static void check_grid(tsr_grid *g, int64_t m, int64_t n, int64_t k, int64_t nb,
   TSR_ASSERT_OK(tsr_grid_info(g, &gp));
   dist_gemm_problem pr = dist_gemm_problem_make(g, m, n, k, nb, dt, 0, 0, 1.5, 0.0, seed);
   tsr_dist_stats st[2];
-  for (int rep = 0; rep < 2; rep++) /* the second call reuses the plan */
+  emu_counts emu[2];
+  for (int rep = 0; rep < 2; rep++) { /* the second call reuses the plan */
+    const emu_counts e0 = emu_read();
     TSR_ASSERT_OK(
         tsr_dist_gemm_ex(TSR_NO_TRANS, TSR_NO_TRANS, 1.5, pr.A, pr.B, 0.0, pr.C, NULL, &st[rep]));
+    emu[rep] = emu_since(e0);
+  }
+  /* No pinned allocation in a call after the first (the staging object keeps its buffers). */
+  DIST_ASSERT(emu[1].pinned == 0);
   const double err = dist_rel_error(pr.C, pr.ref);
   assert_true(err <= tsr_test_tol(dt, k));
   tsr_dmatrix_props cp;
@@ -81,6 +110,77 @@ static void test_counts_one_by_one(void **state) {
   check_grid(g, 70, 50, 90, 16, TSR_F64, 11);
   check_grid(g, 33, 65, 40, 8, TSR_F32, 12);
   TSR_ASSERT_OK(tsr_grid_free(g));
+}
+
+/* C = op(A) op(B) with transposed operands on grid g, twice: the product, and what moved. On
+   one rank the transposes are device-to-device copies (no host copy, no pinned memory, no wait
+   for the device besides SUMMA's end); on more ranks a call copies at most one message each
+   way per transposed operand, and the second call allocates no pinned memory. */
+static void check_transposed(tsr_grid *g, int ta, int tb, tsr_dtype dt, uint64_t seed) {
+  tsr_grid_props gp;
+  TSR_ASSERT_OK(tsr_grid_info(g, &gp));
+  const int64_t m = 61, n = 47, k = 83, nb = 8;
+  dist_gemm_problem pr = dist_gemm_problem_make(g, m, n, k, nb, dt, ta, tb, 1.25, 0.5, seed);
+  tsr_dist_stats st[2];
+  emu_counts emu[2];
+  for (int rep = 0; rep < 2; rep++) {
+    const emu_counts e0 = emu_read();
+    TSR_ASSERT_OK(tsr_dist_gemm_ex(ta ? TSR_TRANS : TSR_NO_TRANS, tb ? TSR_TRANS : TSR_NO_TRANS,
+                                   1.25, pr.A, pr.B, rep ? 0.0 : 0.5, pr.C, NULL, &st[rep]));
+    emu[rep] = emu_since(e0);
+    /* The second call (beta 0, the buffers reused): alpha op(A) op(B) = ref - 0.5 c0. */
+    if (rep == 1)
+      for (int64_t i = 0; i < m * n; i++)
+        pr.ref[i] -= 0.5 * pr.c0[i];
+    assert_true(dist_rel_error(pr.C, pr.ref) <= tsr_test_tol(dt, k));
+  }
+  const int gpu = dist_dev.kind != TSR_DEVICE_CPU, staged = gpu && staging_env();
+  const uint64_t ops = (uint64_t)(ta != 0) + (uint64_t)(tb != 0);
+  for (int rep = 0; rep < 2; rep++) {
+    const tsr_dist_stats *s = &st[rep];
+    if (gp.rank == 0 && seed % 4 == 0)
+      printf("transposed ta=%d tb=%d grid %dx%d call %d: d2h %llu h2d %llu copies, %llu host "
+             "syncs; emulator: %zu launches, %zu copies, %zu syncs, %zu pinned\n",
+             ta, tb, gp.nprow, gp.npcol, rep, (unsigned long long)s->d2h_copies,
+             (unsigned long long)s->h2d_copies, (unsigned long long)s->host_syncs,
+             emu[rep].launches, emu[rep].copies, emu[rep].syncs, emu[rep].pinned);
+    if (gp.size == 1) {
+      /* One rank: no byte between host and device, no pinned memory. */
+      DIST_ASSERT(s->d2h_copies == 0 && s->h2d_copies == 0 && s->d2h_bytes == 0 &&
+                  s->h2d_bytes == 0);
+      DIST_ASSERT(emu[rep].pinned == 0);
+      /* SUMMA's one wait at its end and its timing: nothing for the transposes. */
+      if (gpu) DIST_ASSERT(s->host_syncs <= 2);
+    } else if (!staged) {
+      DIST_ASSERT(s->d2h_bytes == 0 && s->h2d_bytes == 0);
+    }
+  }
+  /* Transposes: at most one D2H and one H2D copy per transposed operand beyond SUMMA's panels
+     (one D2H per step per operand it roots, one H2D per step per operand it receives). */
+  if (staged)
+    DIST_ASSERT(st[1].d2h_copies <= 2 * (uint64_t)st[1].panels + ops &&
+                st[1].h2d_copies <= 2 * (uint64_t)st[1].panels + ops);
+  DIST_ASSERT(emu[1].pinned == 0);
+  dist_gemm_problem_free(&pr);
+}
+
+static void test_transposed_counts(void **state) {
+  (void)state;
+  tsr_grid *g = NULL;
+  TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_SELF, 1, 1, &g));
+  uint64_t seed = 200;
+  for (int t = 1; t < 4; t++) {
+    check_transposed(g, t & 1, t >> 1, TSR_F64, seed++);
+    check_transposed(g, t & 1, t >> 1, TSR_F32, seed++);
+  }
+  TSR_ASSERT_OK(tsr_grid_free(g));
+  for (int gi = 0; gi < DIST_NGRIDS; gi++) {
+    if (!dist_grid_fits(gi) || dist_grids[gi][0] == 0) continue;
+    TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, dist_grids[gi][0], dist_grids[gi][1], &g));
+    for (int t = 1; t < 4; t++)
+      check_transposed(g, t & 1, t >> 1, t == 2 ? TSR_F32 : TSR_F64, seed++);
+    TSR_ASSERT_OK(tsr_grid_free(g));
+  }
 }
 
 static void test_counts_grids(void **state) {
@@ -240,6 +340,7 @@ static void test_fill_bits(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_counts_one_by_one), cmocka_unit_test(test_counts_grids),
+    cmocka_unit_test(test_transposed_counts),
     cmocka_unit_test(test_panel_width),       cmocka_unit_test(test_bcast_algorithms),
     cmocka_unit_test(test_fill_bits),         cmocka_unit_test(test_cpu_progress),
 };

@@ -3,7 +3,9 @@
    (tsr__dm_transpose on tsr__bc_redistribute): every P x Q grid of 1 to 6 ranks (odd and
    prime counts, 1 x P and P x 1 included), ragged sizes, blocks that differ per dimension
    (the transpose turns mb x kb blocks into kb x mb) or exceed the matrix, f32 and f64, all
-   four transpose combinations, against the float64 reference of the same random inputs. */
+   four transpose combinations, against the float64 reference of the same random inputs. On a
+   device (TSR_TEST_DEVICE; tests/gpu_emu runs it as dist_transpose) the exchange runs on the
+   device: a 1 x 1 grid copies nothing between host and device. */
 #include "test_dist_util.h"
 
 typedef struct tcase {
@@ -47,6 +49,12 @@ static void run(tsr_grid *g, const tcase *cs, tsr_dtype dt, int ta, int tb, uint
                 (long long)m, (long long)n, (long long)k, (long long)cs->mb, (long long)cs->nb,
                 (long long)cs->kb, tsr_dtype_name(dt), ta, tb, err, tol);
   assert_true(err <= tol);
+  /* One rank: the transposes are device-to-device copies (no host copy at all). */
+  tsr_grid_props gp;
+  TSR_ASSERT_OK(tsr_grid_info(g, &gp));
+  if (gp.size == 1)
+    assert_true(stats.d2h_copies == 0 && stats.h2d_copies == 0 && stats.d2h_bytes == 0 &&
+                stats.h2d_bytes == 0);
   /* Every byte the exchange sent was received by one rank. */
   uint64_t bytes[2] = {stats.bytes_sent, stats.bytes_received}, tot[2];
   MPI_Allreduce(bytes, tot, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);

@@ -116,6 +116,67 @@ tsr_status tsr__dev_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, co
   return TSR_OK;
 }
 
+/* ---------------------------------------------------------------- strided rectangles -- */
+
+/* One rectangle on the host: elements of es bytes; for ADD and CONJ the element is `parts`
+   values of type T (1 real, 2 complex). */
+#define TSR__RECT_HOST(T, parts)                                                                   \
+  for (int64_t j = 0; j < r->cols; j++)                                                            \
+    for (int64_t i = 0; i < r->rows; i++) {                                                        \
+      T *o = (T *)dst + (r->dst_off + i * r->dst_rs + j * r->dst_cs) * (parts);                    \
+      const T *x = (const T *)src + (r->src_off + i * r->src_rs + j * r->src_cs) * (parts);        \
+      if (op == TSR__RECT_ADD) {                                                                   \
+        for (int q = 0; q < (parts); q++)                                                          \
+          o[q] += x[q];                                                                            \
+      } else {                                                                                     \
+        o[0] = x[0];                                                                               \
+        if ((parts) == 2) o[(parts)-1] = -x[(parts)-1];                                            \
+      }                                                                                            \
+    }
+
+static void tsr__rect_host(void *dst, const void *src, tsr_dtype dtype, const tsr__rect *r,
+                           tsr__rect_op op) {
+  const size_t es = tsr__dtype_size(dtype);
+  if (op == TSR__RECT_COPY) {
+    for (int64_t j = 0; j < r->cols; j++) {
+      if (r->src_rs == 1 && r->dst_rs == 1) { /* a column run: one memcpy */
+        memcpy((char *)dst + (size_t)(r->dst_off + j * r->dst_cs) * es,
+               (const char *)src + (size_t)(r->src_off + j * r->src_cs) * es, (size_t)r->rows * es);
+        continue;
+      }
+      for (int64_t i = 0; i < r->rows; i++)
+        memcpy((char *)dst + (size_t)(r->dst_off + i * r->dst_rs + j * r->dst_cs) * es,
+               (const char *)src + (size_t)(r->src_off + i * r->src_rs + j * r->src_cs) * es, es);
+    }
+    return;
+  }
+  switch (dtype) {
+  case TSR_F32: TSR__RECT_HOST(float, 1) break;
+  case TSR_F64: TSR__RECT_HOST(double, 1) break;
+  case TSR_C64: TSR__RECT_HOST(float, 2) break;
+  default: TSR__RECT_HOST(double, 2) break; /* TSR_C128 (checked by the caller) */
+  }
+}
+#undef TSR__RECT_HOST
+
+tsr_status tsr__dev_copy_rects(tsr_device dev, void *dst, const void *src, tsr_dtype dtype,
+                               const tsr__rect *r, int64_t n, tsr__rect_op op) {
+  if (n <= 0) return TSR_OK;
+  const bool cplx = tsr__dtype_is_complex(dtype);
+  const bool real = dtype == TSR_F32 || dtype == TSR_F64;
+  if ((op == TSR__RECT_ADD && !cplx && !real) || (op == TSR__RECT_CONJ && !cplx))
+    return tsr__set_error(TSR_ERR_INTERNAL, __func__, "rectangle operation %d on %s", (int)op,
+                          tsr_dtype_name(dtype));
+  tsr_status st;
+  const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
+  if (!ops) return st;
+  if (ops->copy_rects) return ops->copy_rects(dev, dst, src, dtype, r, n, op);
+  /* Host memory: done on return. */
+  for (int64_t q = 0; q < n; q++)
+    tsr__rect_host(dst, src, dtype, &r[q], op);
+  return TSR_OK;
+}
+
 /* ---------------------------------------------------------------- dmatrix kernels ----- */
 
 tsr_status tsr__dev_rng_block_cyclic(tsr_array *storage, const tsr__bc_block *l, uint64_t seed,

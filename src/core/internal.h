@@ -579,6 +579,24 @@ tsr_status tsr__dev_stream_wait_event(tsr_device dev, void *stream, void *event)
 tsr_status tsr__dev_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, const void *src,
                                     size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
                                     void *stream);
+/* A list of strided rectangles copied in one device operation (tsr__dev_copy_rects): element
+   (i, j) of a rows x cols rectangle, 0 <= i < rows, 0 <= j < cols, is read at element
+   src_off + i * src_rs + j * src_cs of the source and written at dst_off + i * dst_rs +
+   j * dst_cs of the destination (element offsets and strides, not bytes). */
+typedef struct tsr__rect {
+  int64_t rows, cols;
+  int64_t src_off, src_rs, src_cs;
+  int64_t dst_off, dst_rs, dst_cs;
+} tsr__rect;
+/* What tsr__dev_copy_rects does with each element: dst = src, dst += src (f32, f64, c64, c128)
+   or dst = conj(src) (c64, c128). */
+typedef enum tsr__rect_op { TSR__RECT_COPY, TSR__RECT_ADD, TSR__RECT_CONJ } tsr__rect_op;
+/* The n rectangles r[0..n-1] from `src` to `dst` (raw pointers to elements of `dtype` in dev's
+   memory; no rectangle's destination overlaps another's or the source), queued on the device's
+   own stream in one launch of the backend's optional copy_rects, or on the host where the
+   backend has none (the CPU). No host synchronization, no host<->device copy of data. */
+tsr_status tsr__dev_copy_rects(tsr_device dev, void *dst, const void *src, tsr_dtype dtype,
+                               const tsr__rect *r, int64_t n, tsr__rect_op op);
 /* Fills a block-cyclic local block in place (see the backend entry rng_block_cyclic). */
 tsr_status tsr__dev_rng_block_cyclic(tsr_array *storage, const tsr__bc_block *l, uint64_t seed,
                                      double low, double high);
@@ -599,8 +617,8 @@ tsr_status tsr__dev_matvec_f64(const tsr_array *storage, int64_t rows, int64_t c
  *    device_props, alloc, free, memcpy_h2d, memcpy_d2h, memcpy_d2d, synchronize, fill, copy,
  *    binary, unary, reduce, gemm;
  *  - optional, NULL for the core's fallback or nothing to do: unavailable_reason, trim, arange
- *    and rng (computed on the host and copied), gemm_tiny, the distributed-matrix kernels and
- *    the asynchronous group (all or none), as their comments below say.
+ *    and rng (computed on the host and copied), gemm_tiny, the distributed-matrix kernels,
+ *    the asynchronous group (all or none) and copy_rects, as their comments below say.
  * tests/test_backend_tables.c checks every compiled table against this split and fails to build
  * when an entry is added without being classified there.
  *
@@ -683,6 +701,12 @@ struct tsr__backend_ops {
   tsr_status (*memcpy_2d_async)(tsr_device dev, void *dst, size_t dpitch, const void *src,
                                 size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
                                 void *stream);
+
+  /* ---- Batched strided copies (optional: NULL -> the core runs the rectangles on the host,
+     right for host memory). See tsr__dev_copy_rects: one launch on the device's stream for
+     the whole list, whatever its length. ---- */
+  tsr_status (*copy_rects)(tsr_device dev, void *dst, const void *src, tsr_dtype dtype,
+                           const tsr__rect *r, int64_t n, tsr__rect_op op);
 };
 
 /* The CPU backend's tiny lane for callers that have already checked their arguments as the

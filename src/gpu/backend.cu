@@ -31,15 +31,16 @@ extern "C" const struct tsr__backend_ops tsr__gpu_backend = {
     nullptr,                     /* gemm_tiny: none (a host lane) */
     tsr__gpu_rng_block_cyclic,   /* rng_block_cyclic */
     tsr__gpu_matvec_f64,         /* matvec_f64 */
-    tsr__gpu_op_pinned_alloc,    /* pinned_alloc */
-    tsr__gpu_op_pinned_free,     /* pinned_free */
+    tsr__gpu_pinned_alloc,       /* pinned_alloc */
+    tsr__gpu_pinned_free,        /* pinned_free */
     tsr__gpu_stream_create,      /* stream_create */
     tsr__gpu_stream_destroy,     /* stream_destroy */
-    tsr__gpu_op_event_create,    /* event_create */
-    tsr__gpu_op_event_destroy,   /* event_destroy */
-    tsr__gpu_op_event_record,    /* event_record */
-    tsr__gpu_op_event_query,     /* event_query */
-    tsr__gpu_op_event_elapsed,   /* event_elapsed */
+    tsr__gpu_event_create,       /* event_create */
+    tsr__gpu_event_destroy,      /* event_destroy */
+    tsr__gpu_event_record,       /* event_record */
+    tsr__gpu_event_query,        /* event_query */
+    tsr__gpu_event_elapsed,      /* event_elapsed */
     tsr__gpu_stream_wait_event,  /* stream_wait_event */
     tsr__gpu_memcpy_2d_async,    /* memcpy_2d_async */
+    tsr__gpu_copy_rects,         /* copy_rects */
 };

@@ -9,7 +9,6 @@
 
 #include "core/convert.h"
 #include "core/layout.h"
-#include "gpu/gpu.h"
 
 /* ---------------------------------------------------------------- errors -------------- */
 
@@ -112,20 +111,25 @@ tsr_status tsr__gpu_rng_block_cyclic(tsr_device dev, void *data, tsr_dtype dtype
 tsr_status tsr__gpu_matvec_f64(tsr_device dev, const void *data, tsr_dtype dtype, int64_t rows,
                                int64_t cols, int64_t ld, bool trans, const double *x1,
                                const double *x2, double *y1, double *y2, int64_t *nonfinite);
-/* Streams, events, pinned memory and 2-D copies (runtime.cu). */
-tsr_status tsr__gpu_op_pinned_alloc(tsr_device dev, size_t bytes, void **ptr);
-void tsr__gpu_op_pinned_free(tsr_device dev, void *ptr);
+/* Streams, events, pinned memory and 2-D copies (runtime.cu): the asynchronous group, reached
+   from above the core only through tsr__dev_* (src/core/devops.c). A NULL stream handle is the
+   device's own stream. */
+tsr_status tsr__gpu_pinned_alloc(tsr_device dev, size_t bytes, void **ptr);
+void tsr__gpu_pinned_free(tsr_device dev, void *ptr);
 tsr_status tsr__gpu_stream_create(tsr_device dev, void **stream);
 void tsr__gpu_stream_destroy(tsr_device dev, void *stream);
-tsr_status tsr__gpu_op_event_create(tsr_device dev, void **event);
-void tsr__gpu_op_event_destroy(tsr_device dev, void *event);
-tsr_status tsr__gpu_op_event_record(tsr_device dev, void *event, void *stream);
-tsr_status tsr__gpu_op_event_query(tsr_device dev, void *event, int *done);
-tsr_status tsr__gpu_op_event_elapsed(tsr_device dev, void *start, void *stop, double *seconds);
+tsr_status tsr__gpu_event_create(tsr_device dev, void **event);
+void tsr__gpu_event_destroy(tsr_device dev, void *event);
+tsr_status tsr__gpu_event_record(tsr_device dev, void *event, void *stream);
+tsr_status tsr__gpu_event_query(tsr_device dev, void *event, int *done);
+tsr_status tsr__gpu_event_elapsed(tsr_device dev, void *start, void *stop, double *seconds);
 tsr_status tsr__gpu_stream_wait_event(tsr_device dev, void *stream, void *event);
 tsr_status tsr__gpu_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, const void *src,
                                     size_t spitch, size_t width, size_t rows, tsr__copy_dir dir,
                                     void *stream);
+/* Strided rectangles in one launch (rects.cu). */
+tsr_status tsr__gpu_copy_rects(tsr_device dev, void *dst, const void *src, tsr_dtype dtype,
+                               const tsr__rect *r, int64_t n, tsr__rect_op op);
 
 /* ---------------------------------------------------------------- layouts ------------- */
 

@@ -496,16 +496,21 @@ tsr_status tsr__gpu_synchronize(tsr_device dev) {
 /* The backend entries for streams, events, pinned memory and 2-D copies (internal.h). A NULL
    stream handle is the device's own stream (the one every other entry uses). */
 
-tsr_status tsr__gpu_op_pinned_alloc(tsr_device dev, size_t bytes, void **ptr) {
+tsr_status tsr__gpu_pinned_alloc(tsr_device dev, size_t bytes, void **ptr) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
   (void)s;
-  return tsr__gpu_pinned_alloc(bytes, ptr);
+  void *p = NULL;
+  cudaError_t err = cudaMallocHost(&p, bytes ? bytes : 1);
+  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaMallocHost");
+  *ptr = p;
+  return TSR_OK;
 }
 
-void tsr__gpu_op_pinned_free(tsr_device dev, void *ptr) {
+void tsr__gpu_pinned_free(tsr_device dev, void *ptr) {
   (void)dev;
-  tsr__gpu_pinned_free(ptr);
+  if (ptr) (void)cudaFreeHost(ptr);
+  (void)cudaGetLastError();
 }
 
 tsr_status tsr__gpu_stream_create(tsr_device dev, void **stream) {
@@ -524,31 +529,51 @@ void tsr__gpu_stream_destroy(tsr_device dev, void *stream) {
   (void)cudaGetLastError();
 }
 
-tsr_status tsr__gpu_op_event_create(tsr_device dev, void **event) {
-  return tsr__gpu_event_create(dev, event);
+tsr_status tsr__gpu_event_create(tsr_device dev, void **event) {
+  cudaStream_t s = NULL;
+  TSR__GPU_BEGIN(dev, s);
+  (void)s;
+  cudaEvent_t e;
+  TSR_GPU_CALL(cudaEventCreate(&e));
+  *event = (void *)e;
+  return TSR_OK;
 }
 
-void tsr__gpu_op_event_destroy(tsr_device dev, void *event) {
+void tsr__gpu_event_destroy(tsr_device dev, void *event) {
   (void)dev;
-  tsr__gpu_event_destroy(event);
+  if (event) (void)cudaEventDestroy((cudaEvent_t)event);
+  (void)cudaGetLastError();
 }
 
-tsr_status tsr__gpu_op_event_record(tsr_device dev, void *event, void *stream) {
+tsr_status tsr__gpu_event_record(tsr_device dev, void *event, void *stream) {
   cudaStream_t s = NULL;
   TSR__GPU_BEGIN(dev, s);
   TSR_GPU_CALL(cudaEventRecord((cudaEvent_t)event, stream ? (cudaStream_t)stream : s));
   return TSR_OK;
 }
 
-tsr_status tsr__gpu_op_event_query(tsr_device dev, void *event, int *done) {
+/* Never blocks (cudaEventQuery), so a caller can keep MPI progressing while it polls. */
+tsr_status tsr__gpu_event_query(tsr_device dev, void *event, int *done) {
   (void)dev;
-  return tsr__gpu_event_query(event, done);
+  cudaError_t err = cudaEventQuery((cudaEvent_t)event);
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    *done = 0;
+    return TSR_OK;
+  }
+  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaEventQuery");
+  *done = 1;
+  return TSR_OK;
 }
 
-tsr_status tsr__gpu_op_event_elapsed(tsr_device dev, void *start, void *stop, double *seconds) {
+tsr_status tsr__gpu_event_elapsed(tsr_device dev, void *start, void *stop, double *seconds) {
   (void)dev;
   tsr__count(TSR__COUNT_HOST_SYNCS, 1);
-  return tsr__gpu_event_elapsed(start, stop, seconds);
+  TSR_GPU_CALL(cudaEventSynchronize((cudaEvent_t)stop));
+  float ms = 0.0f;
+  TSR_GPU_CALL(cudaEventElapsedTime(&ms, (cudaEvent_t)start, (cudaEvent_t)stop));
+  *seconds = (double)ms * 1e-3;
+  return TSR_OK;
 }
 
 tsr_status tsr__gpu_stream_wait_event(tsr_device dev, void *stream, void *event) {
@@ -574,75 +599,6 @@ tsr_status tsr__gpu_memcpy_2d_async(tsr_device dev, void *dst, size_t dpitch, co
     tsr__count(dir == TSR__COPY_H2D ? TSR__COUNT_H2D_COPIES : TSR__COUNT_D2H_COPIES, 1);
   }
   return TSR_OK;
-}
-
-/* ---------------------------------------------------------------- C interface (gpu.h) - */
-
-extern "C" tsr_status tsr__gpu_pinned_alloc(size_t bytes, void **ptr) {
-  TSR_CHECK(ptr != NULL, TSR_ERR_NULL_POINTER, "ptr is NULL");
-  void *p = NULL;
-  cudaError_t err = cudaMallocHost(&p, bytes ? bytes : 1);
-  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaMallocHost");
-  *ptr = p;
-  return TSR_OK;
-}
-
-extern "C" void tsr__gpu_pinned_free(void *ptr) {
-  if (ptr) (void)cudaFreeHost(ptr);
-  (void)cudaGetLastError();
-}
-
-extern "C" tsr_status tsr__gpu_stream(tsr_device dev, void **stream) {
-  TSR_CHECK(stream != NULL, TSR_ERR_NULL_POINTER, "stream is NULL");
-  cudaStream_t s = NULL;
-  TSR__GPU_BEGIN(dev, s);
-  *stream = (void *)s;
-  return TSR_OK;
-}
-
-extern "C" tsr_status tsr__gpu_event_create(tsr_device dev, void **event) {
-  TSR_CHECK(event != NULL, TSR_ERR_NULL_POINTER, "event is NULL");
-  cudaStream_t s = NULL;
-  TSR__GPU_BEGIN(dev, s);
-  cudaEvent_t e;
-  TSR_GPU_CALL(cudaEventCreate(&e));
-  *event = (void *)e;
-  return TSR_OK;
-}
-
-extern "C" tsr_status tsr__gpu_event_record(tsr_device dev, void *event) {
-  TSR_CHECK(event != NULL, TSR_ERR_NULL_POINTER, "event is NULL");
-  cudaStream_t s = NULL;
-  TSR__GPU_BEGIN(dev, s);
-  TSR_GPU_CALL(cudaEventRecord((cudaEvent_t)event, s));
-  return TSR_OK;
-}
-
-extern "C" tsr_status tsr__gpu_event_query(void *event, int *done) {
-  TSR_CHECK(event != NULL && done != NULL, TSR_ERR_NULL_POINTER, "event or done is NULL");
-  cudaError_t err = cudaEventQuery((cudaEvent_t)event);
-  if (err == cudaErrorNotReady) {
-    (void)cudaGetLastError();
-    *done = 0;
-    return TSR_OK;
-  }
-  if (err != cudaSuccess) return tsr__gpu_error(err, __func__, "cudaEventQuery");
-  *done = 1;
-  return TSR_OK;
-}
-
-extern "C" tsr_status tsr__gpu_event_elapsed(void *start, void *stop, double *seconds) {
-  TSR_CHECK(start && stop && seconds, TSR_ERR_NULL_POINTER, "start, stop or seconds is NULL");
-  TSR_GPU_CALL(cudaEventSynchronize((cudaEvent_t)stop));
-  float ms = 0.0f;
-  TSR_GPU_CALL(cudaEventElapsedTime(&ms, (cudaEvent_t)start, (cudaEvent_t)stop));
-  *seconds = (double)ms * 1e-3;
-  return TSR_OK;
-}
-
-extern "C" void tsr__gpu_event_destroy(void *event) {
-  if (event) (void)cudaEventDestroy((cudaEvent_t)event);
-  (void)cudaGetLastError();
 }
 
 /* ---------------------------------------------------------------- layouts ------------- */

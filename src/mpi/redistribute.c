@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mpi/mpi_internal.h"
+#include "mpi/staging.h"
 
 /* Block index (in the whole matrix) of global index g. */
 static int64_t tsr__block_of(const tsr__bc_dim *d, int64_t g) {
@@ -266,125 +267,198 @@ static tsr_status tsr__exchange(const tsr_grid *g, tsr_dtype dtype, const char *
 
 /* ---------------------------------------------------------------- device-resident ----- */
 
-/* One rectangle of a message on the device: rows x cols elements of `a` from element `off`
-   with strides (1 along a row run: rs, cs) given per axis, as a 2-D view [cols, rows]. */
-static tsr_status tsr__dev_view(const tsr_array *a, int64_t cols, int64_t rows, int64_t col_stride,
-                                int64_t row_stride, int64_t off, tsr_array **out) {
-  const int64_t shape[2] = {cols, rows}, strides[2] = {col_stride, row_stride};
-  return tsr__array_new_view(a, 2, shape, strides, off, out);
+/* A growing list of the strided rectangles of one device operation (tsr__dev_copy_rects). */
+typedef struct tsr__rect_list {
+  tsr__rect *v;
+  int64_t n, cap;
+} tsr__rect_list;
+
+static tsr_status tsr__rect_push(tsr__rect_list *l, const tsr__rect *r) {
+  if (l->n == l->cap) {
+    const int64_t cap = l->cap ? 2 * l->cap : 64;
+    tsr__rect *nv = realloc(l->v, (size_t)cap * sizeof *nv);
+    if (!nv) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%lld rectangles", (long long)cap);
+    l->v = nv;
+    l->cap = cap;
+  }
+  l->v[l->n++] = *r;
+  return TSR_OK;
 }
 
-/* loc += msg on the device (two views of one shape). */
-static tsr_status tsr__add_dev(tsr_array *loc, const tsr_array *msg) {
-  tsr_array *sum = NULL;
-  tsr_status st = tsr_add(loc, msg, &sum);
-  if (st == TSR_OK) st = tsr_assign(loc, sum);
-  tsr_array_release(sum);
-  return st;
+/* Where the (row segment rs, column segment cs) rectangle lies in the local block `loc`:
+   element offset and strides along its rows and columns. `src_side`: loc is the source layout
+   (its local indices; transposed when `tr`: destination row i is source column i), else the
+   destination. */
+static void tsr__loc_rect(const tsr__bc_matrix *loc, const tsr__seg *rs, const tsr__seg *cs,
+                          bool src_side, bool tr, int64_t *off, int64_t *r_s, int64_t *c_s) {
+  const int64_t li = src_side ? rs->src_local : rs->dst_local;
+  const int64_t lj = src_side ? cs->src_local : cs->dst_local;
+  *off = tr ? lj + li * loc->lld : li + lj * loc->lld;
+  *r_s = tr ? loc->lld : 1;
+  *c_s = tr ? 1 : loc->lld;
 }
 
-/* The message between `snd` and `rcv` and the local array `loc` (device), one strided device
-   copy per (column segment, row segment) pair, in the order tsr__pack writes it: packs
-   (`to_msg`: loc -> msg at element `base`) or unpacks (msg -> loc, or loc += msg when
-   `accumulate`). `src_side`: loc is the source layout (its local indices, transposed when
-   `transpose`), else the destination. */
-static tsr_status tsr__move_dev(tsr_array *msg, int64_t base, const tsr__seg_list *rows,
-                                const tsr__seg_list *cols, const int snd[2], const int rcv[2],
-                                const tsr__bc_matrix *loc, bool src_side, bool transpose,
-                                bool to_msg, bool accumulate, int64_t *ridx) {
+/* The rectangles between the message from `snd` to `rcv` (at element `base` of the message
+   buffer, column-major with the matched rows as leading dimension: the order tsr__pack writes)
+   and the local block `loc`, one per (column segment, row segment) pair, appended to *out:
+   loc -> message when `to_msg` (loc is the source layout), else message -> loc (the
+   destination). */
+static tsr_status tsr__rects_msg(tsr__rect_list *out, int64_t base, const tsr__seg_list *rows,
+                                 const tsr__seg_list *cols, const int snd[2], const int rcv[2],
+                                 const tsr__bc_matrix *loc, bool transpose, bool to_msg,
+                                 int64_t *ridx) {
   const int64_t nr = tsr__match_rows(rows, snd, rcv, ridx);
   int64_t rows_msg = 0; /* the message's leading dimension: the matched rows */
   for (int64_t t = 0; t < nr; t++)
     rows_msg += rows->v[ridx[t]].len;
-  const bool tr = src_side && transpose;
   int64_t col0 = 0;
-  tsr_status st = TSR_OK;
-  for (int64_t c = 0; c < cols->n && st == TSR_OK; c++) {
+  for (int64_t c = 0; c < cols->n; c++) {
     const tsr__seg *cs = &cols->v[c];
     if (!tsr__seg_match(cols, cs, snd, rcv)) continue;
     int64_t row0 = 0;
-    for (int64_t t = 0; t < nr && st == TSR_OK; t++) {
+    for (int64_t t = 0; t < nr; t++) {
       const tsr__seg *rs = &rows->v[ridx[t]];
-      const int64_t li = src_side ? rs->src_local : rs->dst_local;
-      const int64_t lj = src_side ? cs->src_local : cs->dst_local;
-      tsr_array *m = NULL, *l = NULL;
-      st = tsr__dev_view(msg, cs->len, rs->len, rows_msg, 1, base + col0 * rows_msg + row0, &m);
-      if (st == TSR_OK)
-        st =
-            tr ? tsr__dev_view(loc->storage, cs->len, rs->len, 1, loc->lld, lj + li * loc->lld, &l)
-               : tsr__dev_view(loc->storage, cs->len, rs->len, loc->lld, 1, li + lj * loc->lld, &l);
-      if (st == TSR_OK)
-        st = to_msg ? tsr_assign(m, l) : accumulate ? tsr__add_dev(l, m) : tsr_assign(l, m);
-      tsr_array_release(m);
-      tsr_array_release(l);
+      int64_t off, r_s, c_s;
+      tsr__loc_rect(loc, rs, cs, to_msg, to_msg && transpose, &off, &r_s, &c_s);
+      const int64_t moff = base + col0 * rows_msg + row0;
+      const tsr__rect r = to_msg ? (tsr__rect){rs->len, cs->len, off, r_s, c_s, moff, 1, rows_msg}
+                                 : (tsr__rect){rs->len, cs->len, moff, 1, rows_msg, off, r_s, c_s};
+      TSR_CALL(tsr__rect_push(out, &r));
       row0 += rs->len;
     }
     col0 += cs->len;
   }
-  return st;
+  return TSR_OK;
 }
 
-/* msg = conj(msg) on the device (the packed messages of a conjugating exchange). */
-static tsr_status tsr__conj_dev(tsr_array *msg) {
-  tsr_array *c = NULL;
-  tsr_status st = tsr_conj(msg, &c);
-  if (st == TSR_OK) st = tsr_assign(msg, c);
-  tsr_array_release(c);
-  return st;
-}
-
-/* Copies elements [from, to) of the device array `d` to or from the host buffer `h` (same
-   offsets), on the device's stream (counted as one host<->device copy). */
-static tsr_status tsr__stage_range(tsr_device dev, tsr_array *d, char *h, int64_t from, int64_t to,
-                                   size_t es, tsr__copy_dir dir) {
-  if (to <= from) return TSR_OK;
-  char *dp = (char *)tsr__array_ptr(d) + (size_t)from * es;
-  const size_t bytes = (size_t)(to - from) * es;
-  return dir == TSR__COPY_D2H ? tsr__dev_memcpy_2d_async(dev, h + (size_t)from * es, 0, dp, 0,
-                                                         bytes, 1, TSR__COPY_D2H, NULL)
-                              : tsr__dev_memcpy_2d_async(dev, dp, 0, h + (size_t)from * es, 0,
-                                                         bytes, 1, TSR__COPY_H2D, NULL);
-}
-
-/* The exchange of device messages sdev -> rdev (counts and offsets as tsr__exchange): in
-   device memory when MPI takes it, else through pinned host buffers, the own part copied on
-   the device. Collective (agrees before the messages); the outcome is local after that. */
-static tsr_status tsr__exchange_dev(const tsr_grid *g, tsr_device dev, tsr_dtype dtype,
-                                    tsr_array *sdev, const int *sc, const int *sd, tsr_array *rdev,
-                                    const int *rc, const int *rd, int64_t stot, int64_t rtot) {
-  const size_t es = tsr__dtype_size(dtype);
-  const int me = g->rank;
-  const bool staging = tsr__dist_gpu_staging();
-  char *hs = NULL, *hr = NULL;
-  tsr_status st = TSR_OK;
-  if (staging) {
-    st = tsr__dev_pinned_alloc(dev, (size_t)stot * es, (void **)&hs);
-    if (st == TSR_OK) st = tsr__dev_pinned_alloc(dev, (size_t)rtot * es, (void **)&hr);
-    /* what goes to other ranks: around the own part */
-    if (st == TSR_OK) st = tsr__stage_range(dev, sdev, hs, 0, sd[me], es, TSR__COPY_D2H);
-    if (st == TSR_OK)
-      st = tsr__stage_range(dev, sdev, hs, sd[me] + sc[me], stot, es, TSR__COPY_D2H);
+/* The rank's own part (me at `ms` in the source layout, `md` in the destination): straight
+   from the source block to the destination block, no message in between. */
+static tsr_status tsr__rects_own(tsr__rect_list *out, const tsr__seg_list *rows,
+                                 const tsr__seg_list *cols, const int ms[2], const int md[2],
+                                 const tsr__bc_matrix *src, const tsr__bc_matrix *dst,
+                                 bool transpose, int64_t *ridx) {
+  const int64_t nr = tsr__match_rows(rows, ms, md, ridx);
+  for (int64_t c = 0; c < cols->n; c++) {
+    const tsr__seg *cs = &cols->v[c];
+    if (!tsr__seg_match(cols, cs, ms, md)) continue;
+    for (int64_t t = 0; t < nr; t++) {
+      const tsr__seg *rs = &rows->v[ridx[t]];
+      tsr__rect r = {rs->len, cs->len, 0, 0, 0, 0, 0, 0};
+      tsr__loc_rect(src, rs, cs, true, transpose, &r.src_off, &r.src_rs, &r.src_cs);
+      tsr__loc_rect(dst, rs, cs, false, false, &r.dst_off, &r.dst_rs, &r.dst_cs);
+      TSR_CALL(tsr__rect_push(out, &r));
+    }
   }
-  if (st == TSR_OK && sc[me] > 0)
-    st = tsr__dev_memcpy_2d_async(dev, (char *)tsr__array_ptr(rdev) + (size_t)rd[me] * es, 0,
-                                  (char *)tsr__array_ptr(sdev) + (size_t)sd[me] * es, 0,
-                                  (size_t)sc[me] * es, 1, TSR__COPY_D2D, NULL);
-  /* The packs (and staged copies) are complete before MPI reads their buffers. */
-  if (st == TSR_OK) st = tsr_device_synchronize(dev);
+  return TSR_OK;
+}
+
+/* One device redistribution's state: the layouts, the segment lists, the counts (sc, sd, rc,
+   rd, np each; the rank's own part is left out of the messages: sd, rd and the totals cover
+   the other ranks only) and the rank's coordinates in both layouts. */
+typedef struct tsr__xdev {
+  const tsr_grid *g;
+  tsr_dtype dtype;
+  size_t es;
+  const tsr__seg_list *rows, *cols;
+  const tsr__bc_matrix *src, *dst;
+  bool transpose, conj, accumulate;
+  int *sc, *sd, *rc, *rd;
+  const int *sxy, *dxy;
+  int64_t stot, rtot, *ridx;
+  tsr__rect_list rl;
+  void *sdev, *rdev;
+} tsr__xdev;
+
+/* The messages to the other ranks packed into the device send buffer, in one launch (conj'd
+   when asked), and the own part copied (or added) straight into the destination block. */
+static tsr_status tsr__xdev_pack(tsr__xdev *x, tsr__staging *stg) {
+  const tsr_grid *g = x->g;
+  const int me = g->rank, *ms = x->sxy + 2 * me, *md = x->dxy + 2 * me;
+  const tsr_device dev = x->src->device;
+  x->rl.n = 0;
+  if (x->stot > 0) {
+    TSR_CALL(tsr__staging_dev(stg, TSR__STAGE_SEND, (size_t)x->stot * x->es, &x->sdev));
+    for (int r = 0; r < g->size; r++)
+      if (r != me && x->sc[r] > 0)
+        TSR_CALL(tsr__rects_msg(&x->rl, x->sd[r], x->rows, x->cols, ms, x->dxy + 2 * r, x->src,
+                                x->transpose, true, x->ridx));
+    TSR_CALL(tsr__dev_copy_rects(dev, x->sdev, tsr__array_ptr(x->src->storage), x->dtype, x->rl.v,
+                                 x->rl.n, x->conj ? TSR__RECT_CONJ : TSR__RECT_COPY));
+  }
+  if (x->rtot > 0)
+    TSR_CALL(tsr__staging_dev(stg, TSR__STAGE_RECV, (size_t)x->rtot * x->es, &x->rdev));
+  if (x->sc[me] == 0) return TSR_OK;
+  x->rl.n = 0;
+  TSR_CALL(tsr__rects_own(&x->rl, x->rows, x->cols, ms, md, x->src, x->dst, x->transpose, x->ridx));
+  const tsr__rect_op op = x->conj ? TSR__RECT_CONJ : x->accumulate ? TSR__RECT_ADD : TSR__RECT_COPY;
+  return tsr__dev_copy_rects(dev, tsr__array_ptr(x->dst->storage), tsr__array_ptr(x->src->storage),
+                             x->dtype, x->rl.v, x->rl.n, op);
+}
+
+/* The received messages into the destination block: one launch for all of them, or one per
+   sender when adding (two senders' rectangles may cover the same elements). */
+static tsr_status tsr__xdev_unpack(tsr__xdev *x) {
+  const tsr_grid *g = x->g;
+  const int me = g->rank, *md = x->dxy + 2 * me;
+  const tsr_device dev = x->dst->device;
+  x->rl.n = 0;
+  for (int r = 0; r < g->size; r++) {
+    if (r == me || x->rc[r] == 0) continue;
+    TSR_CALL(tsr__rects_msg(&x->rl, x->rd[r], x->rows, x->cols, x->sxy + 2 * r, md, x->dst,
+                            x->transpose, false, x->ridx));
+    if (x->accumulate) {
+      TSR_CALL(tsr__dev_copy_rects(dev, tsr__array_ptr(x->dst->storage), x->rdev, x->dtype,
+                                   x->rl.v, x->rl.n, TSR__RECT_ADD));
+      x->rl.n = 0;
+    }
+  }
+  return tsr__dev_copy_rects(dev, tsr__array_ptr(x->dst->storage), x->rdev, x->dtype, x->rl.v,
+                             x->rl.n, TSR__RECT_COPY);
+}
+
+/* The exchange of device-resident blocks (GPU matrices: both layouts' storage on `dev`),
+   through the grid's staging object (staging.h): packed on the device (tsr__xdev_pack), the
+   messages handed to MPI in device memory when it takes them, else through the pinned buffers
+   (one device-to-host copy of all that leaves, one host-to-device copy of all that arrives),
+   then unpacked on the device. A rank with nothing to send or receive (one rank, or aligned
+   layouts) copies nothing to or from the host and does not wait for the device. Collective
+   (agrees before the messages and at the end). */
+static tsr_status tsr__redistribute_dev(tsr__xdev *x) {
+  const tsr_grid *g = x->g;
+  const int me = g->rank;
+  /* The own part leaves the messages: offsets and totals over the other ranks. */
+  x->stot = x->rtot = 0;
+  for (int r = 0; r < g->size; r++) {
+    x->sd[r] = (int)x->stot;
+    x->rd[r] = (int)x->rtot;
+    x->stot += r == me ? 0 : x->sc[r];
+    x->rtot += r == me ? 0 : x->rc[r];
+  }
+  const bool staging = tsr__dist_gpu_staging();
+  const bool peers = x->stot > 0 || x->rtot > 0;
+  tsr__staging *stg = NULL;
+  void *hs = NULL, *hr = NULL;
+  tsr_status st = x->conj && x->accumulate
+                      ? tsr__set_error(TSR_ERR_INTERNAL, __func__, "conjugating accumulation")
+                      : tsr__staging_get(g, x->src->device, &stg);
+  if (st == TSR_OK) st = tsr__xdev_pack(x, stg);
+  if (st == TSR_OK && staging && x->stot > 0)
+    st = tsr__staging_host(stg, TSR__STAGE_SEND, (size_t)x->stot * x->es, &hs);
+  if (st == TSR_OK && staging && x->rtot > 0)
+    st = tsr__staging_host(stg, TSR__STAGE_RECV, (size_t)x->rtot * x->es, &hr);
+  if (st == TSR_OK && staging && x->stot > 0)
+    st = tsr__staging_d2h(stg, TSR__STAGE_SEND, 0, x->sdev, 0, (size_t)x->stot * x->es, 1, NULL);
+  /* The packs (and the staged copy) are complete, and the last call's unpack done with the
+     receive buffers, before MPI touches them. */
+  if (st == TSR_OK && peers) st = tsr__staging_ready(stg);
   st = tsr__dist_agree(g->comm, st);
   if (st == TSR_OK)
-    st = tsr__exchange(g, dtype, staging ? hs : (char *)tsr__array_ptr(sdev), sc, sd,
-                       staging ? hr : (char *)tsr__array_ptr(rdev), rc, rd, false);
-  if (st == TSR_OK && staging) {
-    st = tsr__stage_range(dev, rdev, hr, 0, rd[me], es, TSR__COPY_H2D);
-    if (st == TSR_OK)
-      st = tsr__stage_range(dev, rdev, hr, rd[me] + rc[me], rtot, es, TSR__COPY_H2D);
-    tsr_status s2 = tsr_device_synchronize(dev); /* before the pinned buffers go */
-    if (st == TSR_OK) st = s2;
-  }
-  tsr__dev_pinned_free(dev, hs);
-  tsr__dev_pinned_free(dev, hr);
-  return st;
+    st = tsr__exchange(g, x->dtype, staging ? hs : x->sdev, x->sc, x->sd, staging ? hr : x->rdev,
+                       x->rc, x->rd, false);
+  if (st == TSR_OK && staging && x->rtot > 0)
+    st = tsr__staging_h2d(stg, TSR__STAGE_RECV, 0, x->rdev, 0, (size_t)x->rtot * x->es, 1, NULL);
+  if (st == TSR_OK && x->rtot > 0) st = tsr__xdev_unpack(x);
+  return tsr__dist_agree(g->comm, st);
 }
 
 /* The message counts and offsets of one redistribution (sc, sd, rc, rd: np entries each,
@@ -461,18 +535,7 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
     st = tsr__bc_counts(g, m, n, es, &rows, &cols, sxy, dxy, sc, sent, received, &stot, &rtot);
   /* Device-resident (a GPU matrix's storage on either side): messages packed on the device. */
   const bool on_dev = src->storage != NULL || dst->storage != NULL;
-  const tsr_device dev = src->storage ? src->device : dst->device;
-  tsr_array *sdev = NULL, *rdev = NULL;
-  if (st == TSR_OK && on_dev) {
-    int64_t ns[1] = {stot > 0 ? stot : 1}, nr[1] = {rtot > 0 ? rtot : 1};
-    st = tsr_empty(1, ns, dtype, dev, &sdev);
-    if (st == TSR_OK) st = tsr_empty(1, nr, dtype, dev, &rdev);
-    for (int r = 0; r < np && st == TSR_OK; r++)
-      if (sc[r] > 0)
-        st = tsr__move_dev(sdev, sd[r], &rows, &cols, ms, dxy + 2 * r, src, true, transpose, true,
-                           false, ridx);
-    if (st == TSR_OK && conj) st = tsr__conj_dev(sdev);
-  } else if (st == TSR_OK) {
+  if (st == TSR_OK && !on_dev) {
     st = tsr__host_alloc((size_t)(stot > 0 ? stot : 1) * es, (void **)&sbuf);
     if (st == TSR_OK) st = tsr__host_alloc((size_t)(rtot > 0 ? rtot : 1) * es, (void **)&rbuf);
     if (st == TSR_OK) {
@@ -482,16 +545,16 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
                     conj, modeled, ridx);
     }
   }
-  st = tsr__dist_agree(g->comm, st);
-  if (st == TSR_OK && on_dev) {
-    st = tsr__exchange_dev(g, dev, dtype, sdev, sc, sd, rdev, rc, rd, stot, rtot);
-    for (int r = 0; r < np && st == TSR_OK; r++)
-      if (rc[r] > 0)
-        st = tsr__move_dev(rdev, rd[r], &rows, &cols, sxy + 2 * r, md, dst, false, transpose, false,
-                           (flags & TSR__BC_ACCUMULATE) != 0, ridx);
+  if (on_dev) {
+    tsr__xdev x = {g,    dtype, es,    &rows, &cols, src,  dst,  transpose,
+                   conj, (flags & TSR__BC_ACCUMULATE) != 0, sc, sd, rc, rd, sxy, dxy,
+                   0,    0,     ridx,  {NULL, 0, 0}, NULL, NULL};
     st = tsr__dist_agree(g->comm, st);
-  } else if (st == TSR_OK) {
-    st = tsr__exchange(g, dtype, sbuf, sc, sd, rbuf, rc, rd, true);
+    if (st == TSR_OK) st = tsr__redistribute_dev(&x);
+    free(x.rl.v);
+  } else {
+    st = tsr__dist_agree(g->comm, st);
+    if (st == TSR_OK) st = tsr__exchange(g, dtype, sbuf, sc, sd, rbuf, rc, rd, true);
     if (st == TSR_OK)
       for (int r = 0; r < np; r++)
         if (rc[r] > 0)
@@ -500,8 +563,6 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
     if (modeled) tsr__dist_model_copy((double)(stot + rtot) * (double)es);
     st = tsr__dist_agree(g->comm, st);
   }
-  tsr_array_release(sdev);
-  tsr_array_release(rdev);
   tsr__host_free(sbuf);
   tsr__host_free(rbuf);
   free(ridx);

@@ -41,9 +41,11 @@
  * TSR_DIST_GPU_STAGING=1 forces staging, =0 the device-to-device path (for MPIs that are
  * GPU-aware without saying so through MPIX_Query_cuda_support, and the emulator of tests/gpu_emu).
  *
- * The plan. Slot buffers, pinned buffers, streams and events live in a plan attached to the
- * grid and reused by every call that fits in it (same device and dtype, panels no larger),
- * so a repeated call allocates nothing; tsr_grid_free releases it.
+ * The plan. Slot buffers and events live in a plan kept on the grid's staging object
+ * (staging.h), with the pinned buffers and the copy streams that the block-cyclic exchange
+ * shares, and reused by every call that fits in it (same device and dtype, panels no larger),
+ * so a repeated call allocates nothing (no pinned memory: the staging object's buffers only
+ * grow); tsr_grid_free releases it. The staged copies go through the staging object.
  *
  * Accounting: the call's device copies, host synchronizations and GEMM calls come from the
  * library's counters (tsr__counters_read) and land in tsr_dist_stats, so tests can assert the
@@ -55,6 +57,7 @@
 #include <string.h>
 
 #include "mpi/mpi_internal.h"
+#include "mpi/staging.h"
 
 /* Open MPI progresses a non-blocking broadcast only inside MPI calls (the rendezvous of a large
    panel, a pipelined ring's forwarding), so while a CPU step multiplies, the broadcasts in flight
@@ -100,7 +103,8 @@ static int tsr__summa_lookahead(bool async) {
 }
 
 /* One slot: device buffers for received (or, GPU-aware, packed) panels, pinned host buffers
-   when staging, and the events that order their reuse. */
+   when staging (the staging object's TSR__STAGE_SUMMA + 2 i and + 1), and the events that
+   order their reuse. */
 typedef struct tsr__summa_slot {
   tsr_array *a_dev, *b_dev;
   void *a_host, *b_host;
@@ -109,7 +113,8 @@ typedef struct tsr__summa_slot {
   void *ev_gemm; /* compute stream: the GEMM that read the slot is done */
 } tsr__summa_slot;
 
-struct tsr__summa_plan {
+typedef struct tsr__summa_slots {
+  tsr__staging *stage;  /* the grid's staging object, which keeps this plan */
   tsr_device dev;
   tsr_dtype dtype;
   int64_t a_cap, b_cap; /* elements of each slot's A and B buffers */
@@ -119,7 +124,7 @@ struct tsr__summa_plan {
   void *ev_ready;       /* compute stream: the inputs are complete */
   void *ev_t0, *ev_t1;  /* compute stream: timing of the panel loop */
   tsr__summa_slot slot[SUMMA_SLOTS];
-};
+} tsr__summa_slots;
 
 /* One step: op(A) columns [a_off, a_off + w) of the local block of process column root_a,
    op(B) rows [b_off, b_off + w) of the local block of process row root_b. */
@@ -145,7 +150,7 @@ typedef struct tsr__summa {
   double slot_end[SUMMA_SLOTS]; /* model_gpu: the GEMM that last read the slot ends */
   double slot_h2d[SUMMA_SLOTS]; /* model_gpu, staging: the slot's last H2D ends */
   tsr__model_timer timer;       /* model_gpu: the host's alarm while it waits for the device */
-  struct tsr__summa_plan *plan;
+  tsr__summa_slots *plan;
   tsr_dist_bcast bcast;               /* options->bcast (AUTO: chosen per broadcast, bcast.c) */
   tsr__bcast op[SUMMA_SLOTS][2];      /* A and B broadcasts of the step in each slot */
   tsr__bcast *active[SUMMA_SLOTS][2]; /* the started ones (NULL: none, e.g. a 1-rank row) */
@@ -153,14 +158,14 @@ typedef struct tsr__summa {
   double chunk_flops; /* least flops of a local-multiply chunk on the CPU */
 } tsr__summa;
 
-static void tsr__summa_plan_free(struct tsr__summa_plan *p) {
+/* Frees the plan; the pinned buffers and streams stay with the staging object. */
+static void tsr__summa_plan_free(void *plan) {
+  tsr__summa_slots *p = plan;
   if (!p) return;
   for (int i = 0; i < p->nslots; i++) {
     tsr__summa_slot *sl = &p->slot[i];
     tsr_array_release(sl->a_dev);
     tsr_array_release(sl->b_dev);
-    tsr__dev_pinned_free(p->dev, sl->a_host);
-    tsr__dev_pinned_free(p->dev, sl->b_host);
     tsr__dev_event_destroy(p->dev, sl->ev_d2h);
     tsr__dev_event_destroy(p->dev, sl->ev_h2d);
     tsr__dev_event_destroy(p->dev, sl->ev_gemm);
@@ -168,18 +173,17 @@ static void tsr__summa_plan_free(struct tsr__summa_plan *p) {
   tsr__dev_event_destroy(p->dev, p->ev_ready);
   tsr__dev_event_destroy(p->dev, p->ev_t0);
   tsr__dev_event_destroy(p->dev, p->ev_t1);
-  tsr__dev_stream_destroy(p->dev, p->d2h);
-  tsr__dev_stream_destroy(p->dev, p->h2d);
   free(p);
 }
 
-/* The grid's plan for this call, made or grown when it does not fit. Local (the caller
-   agrees on the status). */
+/* The grid's plan for this call, made or grown when it does not fit (its pinned buffers are
+   the staging object's, grown only when smaller). Local (the caller agrees on the status). */
 static tsr_status tsr__summa_plan_get(tsr__summa *s, int64_t a_cap, int64_t b_cap, bool a_host,
                                       bool b_host) {
-  tsr_grid *g = (tsr_grid *)(uintptr_t)s->g;
-  struct tsr__summa_plan *p = g->summa_plan;
   const tsr_device dev = s->c->device;
+  tsr__staging *stage = NULL;
+  TSR_CALL(tsr__staging_get(s->g, dev, &stage));
+  tsr__summa_slots *p = tsr__staging_summa(stage);
   if (p && tsr_device_equal(p->dev, dev) && p->dtype == s->c->dtype && p->a_cap >= a_cap &&
       p->b_cap >= b_cap && (p->a_host || !a_host) && (p->b_host || !b_host) &&
       p->nslots >= s->slots) {
@@ -187,9 +191,10 @@ static tsr_status tsr__summa_plan_get(tsr__summa *s, int64_t a_cap, int64_t b_ca
     return TSR_OK;
   }
   tsr__summa_plan_free(p);
-  g->summa_plan = NULL;
+  tsr__staging_set_summa(stage, NULL, NULL);
   p = calloc(1, sizeof *p);
   if (!p) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "SUMMA plan");
+  p->stage = stage;
   p->dev = dev;
   p->dtype = s->c->dtype;
   p->a_cap = a_cap;
@@ -204,8 +209,10 @@ static tsr_status tsr__summa_plan_get(tsr__summa *s, int64_t a_cap, int64_t b_ca
     int64_t sa[1] = {a_cap}, sb[1] = {b_cap};
     st = tsr_empty(1, sa, p->dtype, dev, &sl->a_dev);
     if (st == TSR_OK) st = tsr_empty(1, sb, p->dtype, dev, &sl->b_dev);
-    if (st == TSR_OK && a_host) st = tsr__dev_pinned_alloc(dev, (size_t)a_cap * es, &sl->a_host);
-    if (st == TSR_OK && b_host) st = tsr__dev_pinned_alloc(dev, (size_t)b_cap * es, &sl->b_host);
+    if (st == TSR_OK && a_host)
+      st = tsr__staging_host(stage, TSR__STAGE_SUMMA + 2 * i, (size_t)a_cap * es, &sl->a_host);
+    if (st == TSR_OK && b_host)
+      st = tsr__staging_host(stage, TSR__STAGE_SUMMA + 2 * i + 1, (size_t)b_cap * es, &sl->b_host);
     if (st == TSR_OK) st = tsr__dev_event_create(dev, &sl->ev_d2h);
     if (st == TSR_OK) st = tsr__dev_event_create(dev, &sl->ev_h2d);
     if (st == TSR_OK) st = tsr__dev_event_create(dev, &sl->ev_gemm);
@@ -213,14 +220,12 @@ static tsr_status tsr__summa_plan_get(tsr__summa *s, int64_t a_cap, int64_t b_ca
   if (st == TSR_OK) st = tsr__dev_event_create(dev, &p->ev_ready);
   if (st == TSR_OK) st = tsr__dev_event_create(dev, &p->ev_t0);
   if (st == TSR_OK) st = tsr__dev_event_create(dev, &p->ev_t1);
-  if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->d2h);
-  if (st == TSR_OK) st = tsr__dev_stream_create(dev, &p->h2d);
+  if (st == TSR_OK) st = tsr__staging_streams(stage, &p->d2h, &p->h2d);
   if (st != TSR_OK) {
     tsr__summa_plan_free(p);
     return st;
   }
-  g->summa_plan = p;
-  g->summa_plan_free = tsr__summa_plan_free;
+  tsr__staging_set_summa(stage, p, tsr__summa_plan_free);
   s->plan = p;
   return TSR_OK;
 }
@@ -368,7 +373,7 @@ static double tsr__summa_model_slot_free(const tsr__summa *s, int sl) {
 static tsr_status tsr__summa_post_a(tsr__summa *s, const tsr__summa_step *step, int sl,
                                     const tsr__summa_pending *pending) {
   const tsr_grid *g = s->g;
-  struct tsr__summa_plan *p = s->plan;
+  tsr__summa_slots *p = s->plan;
   tsr__summa_slot *slot = &p->slot[sl];
   const tsr_device dev = s->c->device;
   const size_t es = s->es;
@@ -384,8 +389,8 @@ static tsr_status tsr__summa_post_a(tsr__summa *s, const tsr__summa_step *step, 
          device (the d2h stream waits for that copy). */
       st = tsr__dev_stream_wait_event(dev, p->d2h, slot->ev_h2d);
       if (st == TSR_OK)
-        st = tsr__dev_memcpy_2d_async(dev, slot->a_host, 0, src, 0, (size_t)cnt_a * es, 1,
-                                      TSR__COPY_D2H, p->d2h);
+        st = tsr__staging_d2h(p->stage, TSR__STAGE_SUMMA + 2 * sl, 0, src, 0, (size_t)cnt_a * es,
+                              1, p->d2h);
       if (st == TSR_OK) st = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
       if (st == TSR_OK) st = tsr__summa_event_wait(s, slot->ev_d2h, pending, false);
       buf = slot->a_host;
@@ -423,7 +428,7 @@ static tsr_status tsr__summa_post_a(tsr__summa *s, const tsr__summa_step *step, 
 static tsr_status tsr__summa_post_b(tsr__summa *s, const tsr__summa_step *step, int sl,
                                     const tsr__summa_pending *pending) {
   const tsr_grid *g = s->g;
-  struct tsr__summa_plan *p = s->plan;
+  tsr__summa_slots *p = s->plan;
   tsr__summa_slot *slot = &p->slot[sl];
   const tsr_device dev = s->c->device;
   const size_t es = s->es;
@@ -440,10 +445,12 @@ static tsr_status tsr__summa_post_b(tsr__summa *s, const tsr__summa_step *step, 
        GEMM (GPU-aware): the d2h stream waits for those. */
     tsr_status s2 =
         tsr__dev_stream_wait_event(dev, p->d2h, s->staging ? slot->ev_h2d : slot->ev_gemm);
-    if (s2 == TSR_OK)
+    if (s2 == TSR_OK && s->staging)
+      s2 = tsr__staging_d2h(p->stage, TSR__STAGE_SUMMA + 2 * sl + 1, 0, src,
+                            (size_t)s->b->lld * es, (size_t)w * es, (size_t)nloc, p->d2h);
+    else if (s2 == TSR_OK)
       s2 = tsr__dev_memcpy_2d_async(dev, dst, (size_t)w * es, src, (size_t)s->b->lld * es,
-                                    (size_t)w * es, (size_t)nloc,
-                                    s->staging ? TSR__COPY_D2H : TSR__COPY_D2D, p->d2h);
+                                    (size_t)w * es, (size_t)nloc, TSR__COPY_D2D, p->d2h);
     if (s2 == TSR_OK) s2 = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
     if (s2 == TSR_OK) s2 = tsr__summa_event_wait(s, slot->ev_d2h, pending, false);
     if (st == TSR_OK) st = s2;
@@ -532,7 +539,7 @@ static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, tsr_c
                                       tsr_complex128 beta, tsr_gemm_path path,
                                       const tsr__summa_pending *pending) {
   const tsr_grid *g = s->g;
-  struct tsr__summa_plan *p = s->plan;
+  tsr__summa_slots *p = s->plan;
   tsr__summa_slot *slot = &p->slot[sl];
   const tsr__summa_step step = tsr__summa_step_of(s, st_i);
   const tsr_device dev = s->c->device;
@@ -549,11 +556,11 @@ static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, tsr_c
        slot; the compute stream then waits for the copies. */
     st = tsr__dev_stream_wait_event(dev, p->h2d, slot->ev_gemm);
     if (st == TSR_OK && !own_a)
-      st = tsr__dev_memcpy_2d_async(dev, tsr__array_ptr(slot->a_dev), 0, slot->a_host, 0,
-                                    (size_t)(mloc * w) * s->es, 1, TSR__COPY_H2D, p->h2d);
+      st = tsr__staging_h2d(p->stage, TSR__STAGE_SUMMA + 2 * sl, 0, tsr__array_ptr(slot->a_dev), 0,
+                            (size_t)(mloc * w) * s->es, 1, p->h2d);
     if (st == TSR_OK && !own_b)
-      st = tsr__dev_memcpy_2d_async(dev, tsr__array_ptr(slot->b_dev), 0, slot->b_host, 0,
-                                    (size_t)(w * nloc) * s->es, 1, TSR__COPY_H2D, p->h2d);
+      st = tsr__staging_h2d(p->stage, TSR__STAGE_SUMMA + 2 * sl + 1, 0,
+                            tsr__array_ptr(slot->b_dev), 0, (size_t)(w * nloc) * s->es, 1, p->h2d);
     if (st == TSR_OK) st = tsr__dev_event_record(dev, slot->ev_h2d, p->h2d);
     if (st == TSR_OK) st = tsr__dev_stream_wait_event(dev, NULL, slot->ev_h2d);
     if (st != TSR_OK) return st;
@@ -657,7 +664,7 @@ static tsr_status tsr__summa_prepare(tsr__summa *s) {
    broadcast and agrees at the end. */
 static tsr_status tsr__summa_reset(tsr__summa *s) {
   const tsr_device dev = s->c->device;
-  struct tsr__summa_plan *p = s->plan;
+  tsr__summa_slots *p = s->plan;
   tsr_status st = TSR_OK;
   for (int i = 0; i < SUMMA_SLOTS; i++) {
     s->active[i][0] = s->active[i][1] = NULL;
@@ -730,7 +737,7 @@ static tsr_status tsr__summa_steps_run(tsr__summa *s, tsr_complex128 alpha, tsr_
 /* After the loop: the (modeled) device drains; GPU seconds from the events. */
 static tsr_status tsr__summa_finish(tsr__summa *s) {
   const tsr_device dev = s->c->device;
-  struct tsr__summa_plan *p = s->plan;
+  tsr__summa_slots *p = s->plan;
   tsr_status st = TSR_OK;
   if (s->model_gpu) {
     double t0 = MPI_Wtime();

@@ -20,7 +20,9 @@
 # kernels through the backend table: GEMM of every operation pair against a float64-complex
 # reference, its launch/copy/wait counts; test_emu_complex.c), dist_gemm (SUMMA with
 # emulated-GPU matrices under mpirun -np 2, both panel paths), dist_pipeline (SUMMA's counted
-# copies, syncs and GEMM calls under mpirun -np 4, both panel paths), dist_25d (-np 4),
+# copies, syncs, GEMM calls and pinned allocations under mpirun -np 4, both panel paths; the
+# transposed operands' device exchange, none of it through the host on one rank), dist_25d
+# (-np 4), dist_transpose (every transpose on the grids of 2 ranks, -np 2),
 # dist_bcast (the pipelined broadcast from emulated device buffers, -np 3) or job
 # (tessera-gemm --device cuda at -np 1, 2, 4 against NumPy, job.sh).
 set -euo pipefail
@@ -78,7 +80,7 @@ for t in "${tests[@]}"; do
     gpu_fault) srcs=("$root/tests/test_gpu_fault.c") ;;
     gpu_alloc) srcs=("$root/tests/test_gpu_alloc.c") ;;
     emu_complex) srcs=("$here/test_emu_complex.c") ;;
-    dist_gemm | dist_pipeline | dist_25d | dist_bcast) srcs=("$root/tests/test_$t.c") ;;
+    dist_gemm | dist_pipeline | dist_25d | dist_bcast | dist_transpose) srcs=("$root/tests/test_$t.c") ;;
     *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
   esac
   libs=()

@@ -147,11 +147,17 @@ static void run_block(unsigned nt) {
 /* Counts of kernel launches, copies (cudaMemcpyAsync, cudaMemcpy2DAsync) and host waits
    (stream and event synchronizations) since the start, for tests that assert what one backend
    call does (tests/gpu_emu/test_emu_complex.c reads them through tsr_emu_counts). */
-static size_t count_launches, count_copies, count_syncs;
+static size_t count_launches, count_copies, count_syncs, count_pinned;
 extern "C" void tsr_emu_counts(size_t out[3]) {
   out[0] = count_launches;
   out[1] = count_copies;
   out[2] = count_syncs;
+}
+/* The same and the pinned host allocations (cudaMallocHost), for the distributed tests
+   (tests/test_dist_pipeline.c: no pinned allocation in a call after the first). */
+extern "C" void tsr_emu_counts_ex(size_t out[4]) {
+  tsr_emu_counts(out);
+  out[3] = count_pinned;
 }
 
 void tsr_emu_launch(dim3 grid, dim3 block, std::function<void()> body) {
@@ -277,6 +283,7 @@ cudaError_t cudaMallocManaged(void **p, size_t n, int) {
   return emu_alloc(p, n);
 }
 cudaError_t cudaMallocHost(void **p, size_t n) {
+  count_pinned++;
   return emu_alloc(p, n);
 }
 cudaError_t cudaFree(void *p) {
