@@ -2,7 +2,9 @@
 /*
  * 2.5D matrix multiplication (E. Solomonik and J. Demmel, "Communication-optimal parallel 2.5D
  * matrix multiplication and LU factorization algorithms", Euro-Par 2011) over the 2D
- * block-cyclic matrices of a P-rank grid, and the choice between it and SUMMA.
+ * block-cyclic matrices of a P-rank grid: its row of the dispatcher's table of schedules
+ * (dist_gemm.c), the cost model that row gives (tsr__dist_25d_cost) and the schedule it runs
+ * (tsr__dist_25d_run).
  *
  * The P ranks form c layers of q x q ranks (q^2 = P / c). Layer l takes the k panels j with
  * j mod c = l: op(A)'s panel columns and op(B)'s panel rows move from the matrices' grid to the
@@ -25,9 +27,6 @@
 #include <string.h>
 
 #include "mpi/mpi_internal.h"
-
-/* Latency of one message round, in words, in the cost model of tsr_dist_gemm_choose. */
-#define TSR__25D_ROUND_WORDS 2000.0
 
 static int64_t tsr__blk_len(int64_t n, int64_t nb, int64_t i) {
   int64_t left = n - i * nb;
@@ -52,31 +51,18 @@ static int64_t tsr__layer_k(int64_t k, int64_t kb, int c, int l) {
   return sum;
 }
 
-/* ------------------------------------------------------------------ choice ------------- */
+/* ------------------------------------------------------------------ cost --------------- */
 
-typedef struct tsr__gemm_dims {
-  double m, n, k;
-  int64_t panels, kb;
-  int pr, pc, size;
-  size_t es;
-} tsr__gemm_dims;
-
-/* Words received per rank (plus latency rounds) of SUMMA on the matrices' grid. */
-static double tsr__cost_summa(const tsr__gemm_dims *d) {
-  double w = d->m * d->k / d->pr * (1.0 - 1.0 / d->pc) + d->k * d->n / d->pc * (1.0 - 1.0 / d->pr);
-  return w + TSR__25D_ROUND_WORDS * 2.0 * (double)d->panels;
-}
-
-static double tsr__cost_25d(const tsr__gemm_dims *d, int c) {
+static double tsr__cost_25d(const tsr__dist_shape *d, int c) {
   int q = tsr__exact_sqrt(d->size / c);
   double w = (d->m * d->k + d->k * d->n) * (1.0 - 1.0 / q) / ((double)q * c) +
              (d->m * d->k + d->k * d->n + c * d->m * d->n) / d->size;
-  return w + TSR__25D_ROUND_WORDS * (2.0 * (double)tsr__gemm25d_ceil_div(d->panels, c) + 2.0 + c);
+  return w + TSR__DIST_ROUND_WORDS * (2.0 * (double)tsr__gemm25d_ceil_div(d->panels, c) + 2.0 + c);
 }
 
 /* Bytes per rank 2.5D allocates beyond A, B and C: the slices, the partial C, the SUMMA
    panel buffers of the layer and the exchange buffers (the largest exchange, C's). */
-static double tsr__memory_25d(const tsr__gemm_dims *d, int c) {
+static double tsr__memory_25d(const tsr__dist_shape *d, int c) {
   int q = tsr__exact_sqrt(d->size / c);
   double kb = (double)d->kb;
   double words = (d->m * d->k + d->k * d->n) / d->size + c * d->m * d->n / d->size +
@@ -85,87 +71,39 @@ static double tsr__memory_25d(const tsr__gemm_dims *d, int c) {
   return words * (double)d->es;
 }
 
-static bool tsr__valid_25d(const tsr__gemm_dims *d, int c) {
+static bool tsr__valid_25d(const tsr__dist_shape *d, int c) {
   return c >= 1 && d->size % c == 0 && tsr__exact_sqrt(d->size / c) > 0;
 }
 
-/* The replicas c the options select (1: SUMMA). Local, after the checks. */
-static tsr_status tsr__choose(const tsr__gemm_dims *d, const tsr_dist_gemm_options *opt,
-                              int *replicas) {
+/* The row's cost: the asked c (one replica is SUMMA on the matrices' own grid: 2.5D does not
+   apply), or the cheapest c > 1 (the first of equal costs) with c at most the number of panels
+   and its extra memory within memory_per_rank; none: 2.5D does not apply. */
+tsr_status tsr__dist_25d_cost(const tsr__dist_shape *d, double *cost, int *replicas) {
+  *cost = INFINITY;
   *replicas = 1;
-  if (!opt || opt->algorithm == TSR_DIST_GEMM_SUMMA) return TSR_OK;
-  if (opt->algorithm == TSR_DIST_GEMM_2_5D && opt->replicas > 0) {
-    /* one replica is SUMMA on the matrices' own grid, whatever its shape */
-    if (opt->replicas > 1 && !tsr__valid_25d(d, opt->replicas))
+  if (d->replicas > 0) {
+    if (d->replicas > 1 && !tsr__valid_25d(d, d->replicas))
       return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                             "%d replicas do not split %d ranks into layers of q x q ranks "
                             "(need c dividing P with P / c a perfect square)",
-                            opt->replicas, d->size);
-    *replicas = opt->replicas;
+                            d->replicas, d->size);
+    if (d->replicas > 1) {
+      *cost = tsr__cost_25d(d, d->replicas);
+      *replicas = d->replicas;
+    }
     return TSR_OK;
   }
-  bool with_summa = opt->algorithm == TSR_DIST_GEMM_AUTO;
-  double best = with_summa ? tsr__cost_summa(d) : INFINITY;
   int64_t max_c = d->panels > 1 ? d->panels : 1;
   for (int c = 2; c <= d->size && c <= max_c; c++) {
     if (!tsr__valid_25d(d, c)) continue;
-    if (opt->memory_per_rank > 0 && tsr__memory_25d(d, c) > (double)opt->memory_per_rank) continue;
-    double cost = tsr__cost_25d(d, c);
-    if (cost < best) {
-      best = cost;
+    if (d->memory_per_rank > 0 && tsr__memory_25d(d, c) > (double)d->memory_per_rank) continue;
+    double v = tsr__cost_25d(d, c);
+    if (v < *cost) {
+      *cost = v;
       *replicas = c;
     }
   }
   return TSR_OK;
-}
-
-static tsr_status tsr__options_check(const tsr_dist_gemm_options *opt) {
-  if (!opt) return TSR_OK;
-  if (opt->algorithm != TSR_DIST_GEMM_SUMMA && opt->algorithm != TSR_DIST_GEMM_2_5D &&
-      opt->algorithm != TSR_DIST_GEMM_AUTO)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "bad algorithm %d",
-                          (int)opt->algorithm);
-  if (opt->bcast != TSR_DIST_BCAST_AUTO && opt->bcast != TSR_DIST_BCAST_MPI &&
-      opt->bcast != TSR_DIST_BCAST_RING && opt->bcast != TSR_DIST_BCAST_TREE)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "bad bcast %d", (int)opt->bcast);
-  if (opt->replicas < 0 || opt->memory_per_rank < 0)
-    return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
-                          "negative replicas (%d) or memory_per_rank (%lld)", opt->replicas,
-                          (long long)opt->memory_per_rank);
-  return TSR_OK;
-}
-
-static void tsr__dims_of(tsr_trans ta, const tsr_dmatrix *a, const tsr_dmatrix *c,
-                         tsr__gemm_dims *d) {
-  int64_t k = ta ? a->m : a->n, kb = ta ? a->mb : a->nb;
-  d->m = (double)c->m;
-  d->n = (double)c->n;
-  d->k = (double)k;
-  d->kb = kb;
-  d->panels = tsr__gemm25d_ceil_div(k, kb);
-  d->pr = c->grid->nprow;
-  d->pc = c->grid->npcol;
-  d->size = c->grid->size;
-  d->es = tsr__dtype_size(c->dtype);
-}
-
-tsr_status tsr__dist_gemm_plan(tsr_status st, tsr_trans ta, const tsr_dmatrix *a,
-                               const tsr_dmatrix *c, const tsr_dist_gemm_options *opt,
-                               int *replicas) {
-  *replicas = 1;
-  if (st == TSR_OK) st = tsr__options_check(opt);
-  if (st == TSR_OK) {
-    int64_t v[4] = {opt ? (int64_t)opt->algorithm : 0, opt ? opt->replicas : 0,
-                    opt ? opt->memory_per_rank : 0, opt ? (int64_t)opt->bcast : 0};
-    st = tsr__dist_agree(c->grid->comm, st);
-    if (st != TSR_OK) return st;
-    st = tsr__dist_same(c->grid->comm, v, 4, "algorithm, replicas, memory_per_rank, bcast");
-    if (st != TSR_OK) return st;
-    tsr__gemm_dims d;
-    tsr__dims_of(ta, a, c, &d);
-    st = tsr__choose(&d, opt, replicas);
-  }
-  return tsr__dist_agree(c->grid->comm, st);
 }
 
 tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb, int ranks,
@@ -179,8 +117,13 @@ tsr_status tsr_dist_gemm_memory_25d(int64_t m, int64_t n, int64_t k, int64_t kb,
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "bad sizes m=%lld n=%lld k=%lld kb=%lld ranks=%d", (long long)m,
                           (long long)n, (long long)k, (long long)kb, ranks);
-  tsr__gemm_dims d = {(double)m, (double)n, (double)k, tsr__gemm25d_ceil_div(k, kb), kb, 0,
-                      0,         ranks,     es};
+  const tsr__dist_shape d = {.m = (double)m,
+                             .n = (double)n,
+                             .k = (double)k,
+                             .panels = tsr__gemm25d_ceil_div(k, kb),
+                             .kb = kb,
+                             .size = ranks,
+                             .es = es};
   if (replicas < 1 || !tsr__valid_25d(&d, replicas))
     return tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__,
                           "%d replicas do not split %d ranks into layers of q x q ranks "
@@ -360,13 +303,11 @@ static tsr_status tsr__g25_reduce(tsr__g25 *L, tsr_complex128 beta, tsr_dmatrix 
   return st; /* agreed by the exchange */
 }
 
-tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, tsr_complex128 alpha,
-                              const tsr_dmatrix *a, const tsr_dmatrix *b, tsr_complex128 beta,
-                              tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
-                              tsr_dist_stats *stats) {
-  double t_start = MPI_Wtime();
-  uint64_t count0[TSR__COUNT_N];
-  tsr__counters_read(count0);
+tsr_status tsr__dist_25d_run(const tsr__dist_call *x, tsr_dist_stats *stats) {
+  const tsr_trans ta = x->ta, tb = x->tb;
+  const tsr_dmatrix *a = x->a, *b = x->b;
+  tsr_dmatrix *c = x->c;
+  const int replicas = x->replicas;
   tsr__g25 L;
   memset(&L, 0, sizeof L);
   L.g = c->grid;
@@ -383,13 +324,13 @@ tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, tsr_complex128 alpha,
 
   tsr_status st = tsr__g25_layers(&L);
   if (st == TSR_OK) st = tsr__g25_slice(&L, ta, tb, a, b, c);
-  L.st.comm_seconds += MPI_Wtime() - t_start;
-  if (st == TSR_OK) st = tsr__g25_multiply(&L, alpha, c, opt, &ls);
+  L.st.comm_seconds += MPI_Wtime() - x->t_start;
+  if (st == TSR_OK) st = tsr__g25_multiply(&L, x->alpha, c, x->options, &ls);
   tsr_dmatrix_free(L.al);
   tsr_dmatrix_free(L.bl);
   L.al = L.bl = NULL;
   double t_red = MPI_Wtime();
-  if (st == TSR_OK) st = tsr__g25_reduce(&L, beta, c);
+  if (st == TSR_OK) st = tsr__g25_reduce(&L, x->beta, c);
   L.st.comm_seconds += MPI_Wtime() - t_red;
 
   free(L.procs);
@@ -399,10 +340,6 @@ tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, tsr_complex128 alpha,
   if (L.lcomm != MPI_COMM_NULL) MPI_Comm_free(&L.lcomm);
   L.st.bytes_redistributed = L.st.bytes_received;
   tsr__dist_stats_add_summa(&L.st, &ls);
-  tsr__dist_count_since(&L.st, count0); /* the slicing and reduction's copies included */
-  L.st.algorithm = TSR_DIST_GEMM_2_5D;
-  L.st.replicas = replicas;
-  L.st.total_seconds = MPI_Wtime() - t_start;
-  if (stats) *stats = L.st;
+  *stats = L.st;
   return tsr__dist_agree(L.g->comm, st);
 }

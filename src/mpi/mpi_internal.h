@@ -235,26 +235,86 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
                                    const tsr__bc_procs *dst_procs, unsigned flags, uint64_t *sent,
                                    uint64_t *received);
 
-/* ------------------------------------------------ 2.5D schedule and modeled compute ---- */
+/* ------------------------------------------------ the schedules (dist_gemm.c's table) - */
 
 /* The checks of tsr_dist_gemm_ex (transposes, grids, dtypes, devices, shapes, block sizes).
-   Local; callers agree. */
+   Local; callers agree. (dist_gemm.c) */
 tsr_status tsr__dist_gemm_check(tsr_trans ta, tsr_trans tb, const tsr_dmatrix *a,
                                 const tsr_dmatrix *b, const tsr_dmatrix *c);
 
-/* Agrees on `st` (the caller's checks) and on the options, then sets *replicas to the c that
-   options->algorithm / replicas / memory_per_rank select (1: SUMMA on the matrices' grid).
-   Collective over c's grid. (gemm25d.c) */
-tsr_status tsr__dist_gemm_plan(tsr_status st, tsr_trans ta, const tsr_dmatrix *a,
-                               const tsr_dmatrix *c, const tsr_dist_gemm_options *opt,
-                               int *replicas);
+/* Latency of one message round, in words, in the schedules' cost model. */
+#define TSR__DIST_ROUND_WORDS 2000.0
 
-/* The 2.5D schedule with c = replicas > 1 layers (checked by tsr__dist_gemm_plan). Collective;
-   agreed. (gemm25d.c) */
-tsr_status tsr__dist_gemm_25d(tsr_trans ta, tsr_trans tb, tsr_complex128 alpha,
-                              const tsr_dmatrix *a, const tsr_dmatrix *b, tsr_complex128 beta,
-                              tsr_dmatrix *c, int replicas, const tsr_dist_gemm_options *opt,
-                              tsr_dist_stats *stats);
+/* A call as the schedules' cost functions see it: C is m x n, the inner dimension k in
+   `panels` panels of kb (op(A)'s column block), the matrices' pr x pc grid of `size` ranks,
+   elements of es bytes; and what the options fix: `replicas` asked for (2.5D's c; 0: the
+   schedule chooses) and `memory_per_rank` (bytes a chosen schedule may add; 0: no limit).
+   The same on every rank (the options were agreed). */
+typedef struct tsr__dist_shape {
+  double m, n, k;
+  int64_t panels, kb;
+  int pr, pc, size;
+  size_t es;
+  int replicas;
+  int64_t memory_per_rank;
+} tsr__dist_shape;
+
+/* A call as the dispatcher hands it to a schedule's run: checked and agreed, the schedule's
+   parameter (`replicas`, 2.5D's c) from its cost function, the call's start (MPI_Wtime: the
+   communication seconds of a schedule count from it). */
+typedef struct tsr__dist_call {
+  tsr_trans ta, tb;
+  tsr_complex128 alpha, beta;
+  const tsr_dmatrix *a, *b;
+  tsr_dmatrix *c;
+  const tsr_dist_gemm_options *options; /* may be NULL */
+  int replicas;
+  double t_start;
+} tsr__dist_call;
+
+/*
+ * One schedule, a row of the dispatcher's table (dist_gemm.c):
+ *   name       as tessera-gemm's JSON spells it ("summa", "2.5d");
+ *   algorithm  its value in tsr_dist_gemm_options::algorithm and tsr_dist_stats::algorithm;
+ *   cost       the modeled cost of the call (words a rank receives plus TSR__DIST_ROUND_WORDS
+ *              per message round), INFINITY when the schedule does not apply to the call's
+ *              shape, grid or asked replicas; sets *replicas to the parameter it costed (1 for
+ *              SUMMA). Local and deterministic: the same on every rank. An error only when the
+ *              options ask what the schedule can never do (2.5D: replicas that do not split
+ *              the ranks), with the message;
+ *   run        the schedule on a checked, agreed call: collective, agrees on its outcome, and
+ *              fills its figures in *stats (zeroed by the dispatcher, which then sets
+ *              algorithm, replicas, total_seconds and the device work of the whole call).
+ * The dispatcher runs the row that options->algorithm names, or under TSR_DIST_GEMM_AUTO the
+ * cheapest (the first of equal costs, in table order); SUMMA, the first row, applies to every
+ * call and serves when the named row does not apply.
+ */
+typedef struct tsr__dist_schedule {
+  const char *name;
+  tsr_dist_algorithm algorithm;
+  tsr_status (*cost)(const tsr__dist_shape *shape, double *cost, int *replicas);
+  tsr_status (*run)(const tsr__dist_call *call, tsr_dist_stats *stats);
+} tsr__dist_schedule;
+
+/* The table's rows in order, *n of them (dist_gemm.c). */
+const tsr__dist_schedule *tsr__dist_schedules(size_t *n);
+
+/* The row and parameter the dispatcher takes for `shape` under `options` (NULL: SUMMA):
+   local, deterministic, on checked options; an error only from the named row's cost
+   (dist_gemm.c). */
+tsr_status tsr__dist_schedule_pick(const tsr__dist_shape *shape,
+                                   const tsr_dist_gemm_options *options,
+                                   const tsr__dist_schedule **row, int *replicas);
+
+/* SUMMA's row (summa_row.c): SUMMA on the matrices' own grid, transposed operands first
+   redistributed into their transpose (tsr__dm_transpose), then tsr__dist_summa. */
+tsr_status tsr__dist_summa_cost(const tsr__dist_shape *shape, double *cost, int *replicas);
+tsr_status tsr__dist_summa_run(const tsr__dist_call *call, tsr_dist_stats *stats);
+
+/* 2.5D's row (gemm25d.c): c = replicas > 1 layers of q x q ranks (q^2 = P / c); the cost of
+   the asked c, or the cheapest c within memory_per_rank and the number of panels. */
+tsr_status tsr__dist_25d_cost(const tsr__dist_shape *shape, double *cost, int *replicas);
+tsr_status tsr__dist_25d_run(const tsr__dist_call *call, tsr_dist_stats *stats);
 
 /* The SUMMA schedule (summa.c) on matrices already checked and agreed on (tsr_dist_gemm_ex's
    checks): C = alpha A B + beta C, untransposed, A's column block = B's row block. Collective
