@@ -43,6 +43,19 @@ foreach(np 1 2)
                        RESOURCE_LOCK ${TSR_MPI_LOCK})
 endforeach()
 
+# A grid and its matrices freed after MPI_Finalize, and the entries that would communicate
+# called then: statuses ("MPI is already finalized"), never an MPI call (issue 49).
+add_executable(test_dist_finalize test_dist_finalize.c)
+target_link_libraries(test_dist_finalize PRIVATE tsr_test_common MPI::MPI_C)
+foreach(np 1 2)
+  add_test(NAME dist_finalize_np${np}
+           COMMAND ${TSR_MPI_RUN} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np}
+                   --oversubscribe $<TARGET_FILE:test_dist_finalize>)
+  set_tests_properties(dist_finalize_np${np} PROPERTIES LABELS mpi TIMEOUT 120
+                       ENVIRONMENT "${TSR_MPI_TEST_ENV}" PROCESSORS ${np}
+                       RESOURCE_LOCK ${TSR_MPI_LOCK})
+endforeach()
+
 # The raise site across ranks (issue 49): only rank 1 fails, every rank's site is rank 1's.
 add_executable(test_dist_error_site test_dist_error_site.c)
 target_link_libraries(test_dist_error_site PRIVATE tsr_test_common MPI::MPI_C)

@@ -91,6 +91,14 @@ TSR_API tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out);
 /**
  * Frees a grid and its communicators. Collective. Matrices created on the grid must be freed
  * first. NULL is accepted (no-op).
+ *
+ * After MPI_Finalize (a grid freed by a destructor or an atexit handler) MPI_Comm_free is no
+ * longer allowed: the grid's host memory and its kept SUMMA buffers are freed without any MPI
+ * call (its communicators ended with MPI) and the result is ::TSR_OK; tsr_dmatrix_free() needs
+ * no MPI either. The entries that communicate return ::TSR_ERR_MPI then, with "MPI is already
+ * finalized" in the message, instead of calling MPI (tsr_grid_create() and
+ * tsr_dist_binding_get(): ::TSR_ERR_INVALID_ARGUMENT, as documented there). A .npy handle
+ * (tsr_dmatrix_npy_open()) must be closed before MPI_Finalize, as MPI requires of its files.
  * @return ::TSR_OK; ::TSR_ERR_MPI.
  */
 TSR_API tsr_status tsr_grid_free(tsr_grid *grid);

@@ -112,7 +112,11 @@ tsr_status tsr_grid_free(tsr_grid *grid) {
   TSR_API_ENTRY();
   if (!grid) return TSR_OK;
   if (grid->summa_plan && grid->summa_plan_free) grid->summa_plan_free(grid->summa_plan);
-  tsr__grid_release_comms(grid);
+  /* After MPI_Finalize no MPI call is allowed (MPI_Comm_free would abort the process): the
+     communicators ended with MPI, the host memory ends here. */
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) tsr__grid_release_comms(grid);
   free(grid);
   return TSR_OK;
 }

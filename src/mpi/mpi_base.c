@@ -80,6 +80,9 @@ static int tsr__agree_core(MPI_Comm comm, int *code, char msg[TSR_DIST_AGREE_MSG
 }
 
 tsr_status tsr__dist_agree(MPI_Comm comm, tsr_status st) {
+  /* After MPI_Finalize an MPI call aborts the process, whatever the error handler: the
+     public call returns TSR_ERR_MPI instead (every rank has finalized alike). */
+  TSR_CALL(tsr__mpi_comm_usable(comm, TSR_ERR_MPI));
   int code = (int)st;
   const char *what = "";
   char msg[TSR_DIST_AGREE_MSG] = "";
@@ -118,6 +121,7 @@ tsr_status tsr_dist_agree(MPI_Comm comm, int *code, char *msg, size_t cap) {
 tsr_status tsr__dist_same(MPI_Comm comm, const int64_t *vals, int n, const char *what) {
   int64_t lo[16], hi[16];
   if (n > 16) return tsr__set_error(TSR_ERR_INTERNAL, __func__, "too many values to compare");
+  TSR_CALL(tsr__mpi_comm_usable(comm, TSR_ERR_MPI)); /* as tsr__dist_agree */
   int rc = MPI_Allreduce(vals, lo, n, MPI_INT64_T, MPI_MIN, comm);
   if (rc == MPI_SUCCESS) rc = MPI_Allreduce(vals, hi, n, MPI_INT64_T, MPI_MAX, comm);
   if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce");

@@ -45,12 +45,15 @@ struct tsr_dmatrix {
  * Collective agreement on the outcome of a step: every rank passes its own status; when any
  * rank failed, every rank returns the status, message and raise site of the lowest failing
  * rank (with " (rank r)" appended to the message when some ranks succeeded). Returns
- * TSR_ERR_MPI when the agreement itself fails.
+ * TSR_ERR_MPI when the agreement itself fails, and, without any MPI call, when comm may not be
+ * used (tsr__mpi_comm_usable: after MPI_Finalize, every public call that agrees returns
+ * TSR_ERR_MPI "MPI is already finalized" instead of aborting in MPI).
  */
 tsr_status tsr__dist_agree(MPI_Comm comm, tsr_status st);
 
 /* TSR_ERR_INCONSISTENT (on every rank) when any of the n values differs between ranks;
-   `what` names them in the message. Collective. */
+   `what` names them in the message. Collective; TSR_ERR_MPI as tsr__dist_agree when comm may
+   not be used. */
 tsr_status tsr__dist_same(MPI_Comm comm, const int64_t *vals, int n, const char *what);
 
 /* `code` with a message when no MPI call may be made on `comm`: MPI not initialized, already
