@@ -909,7 +909,10 @@ static void test_complex_error_exits(void **state) {
   assert_true(cz[0] == 1 && cz[1] == 2 && cz[2] == 3 && cz[3] == 4);
 }
 
-int main(void) {
+/* With an argument, only the tests whose names match that cmocka pattern (blas_wisdom_fifo
+   runs one GEMM test against a FIFO as the wisdom file). */
+int main(int argc, char **argv) {
+  if (argc > 1) cmocka_set_test_filter(argv[1]);
   /* The default threshold would send the larger cases to a GPU where there is one; this
      program tests the CPU route except in test_gpu_route. */
   setenv("TSR_DEVICE", "cpu", 1);
