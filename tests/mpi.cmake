@@ -128,6 +128,18 @@ foreach(np 2 4 8)
                        RESOURCE_LOCK ${TSR_MPI_LOCK})
 endforeach()
 
+# The dispatcher's table of schedules (internal: linked statically): its rows and the row it
+# picks against the documented rule, on one rank without MPI calls (tests/test_dist_schedules.c).
+add_executable(test_dist_schedules test_dist_schedules.c common/tsr_test.c)
+target_link_libraries(test_dist_schedules PRIVATE tessera_static PkgConfig::CMOCKA MPI::MPI_C m)
+target_include_directories(test_dist_schedules PRIVATE ${PROJECT_SOURCE_DIR}/src
+                           ${CMAKE_CURRENT_SOURCE_DIR}/common)
+if(TSR_HAVE_OPENMP)
+  target_link_libraries(test_dist_schedules PRIVATE OpenMP::OpenMP_C)
+endif()
+add_test(NAME dist_schedules COMMAND test_dist_schedules)
+set_tests_properties(dist_schedules PROPERTIES LABELS mpi TIMEOUT 120)
+
 # Threads per rank (tsr_dist_binding_get): the rule on synthetic counts and this run's counts.
 # Links the static library (the rule is internal) and compiles the test helpers itself.
 add_executable(test_dist_binding test_dist_binding.c common/tsr_test.c)
