@@ -138,7 +138,7 @@ static void check_transposed(tsr_grid *g, int ta, int tb, tsr_dtype dt, uint64_t
   const uint64_t ops = (uint64_t)(ta != 0) + (uint64_t)(tb != 0);
   for (int rep = 0; rep < 2; rep++) {
     const tsr_dist_stats *s = &st[rep];
-    if (gp.rank == 0 && seed % 4 == 0)
+    if (dist_rank == 0 && seed % 4 == 0)
       printf("transposed ta=%d tb=%d grid %dx%d call %d: d2h %llu h2d %llu copies, %llu host "
              "syncs; emulator: %zu launches, %zu copies, %zu syncs, %zu pinned\n",
              ta, tb, gp.nprow, gp.npcol, rep, (unsigned long long)s->d2h_copies,

@@ -593,8 +593,9 @@ typedef struct tsr__rect {
 typedef enum tsr__rect_op { TSR__RECT_COPY, TSR__RECT_ADD, TSR__RECT_CONJ } tsr__rect_op;
 /* The n rectangles r[0..n-1] from `src` to `dst` (raw pointers to elements of `dtype` in dev's
    memory; no rectangle's destination overlaps another's or the source), queued on the device's
-   own stream in one launch of the backend's optional copy_rects, or on the host where the
-   backend has none (the CPU). No host synchronization, no host<->device copy of data. */
+   own stream by the backend's optional copy_rects (the GPU: one launch per 56 rectangles, the
+   list in the kernel's parameters), or on the host where the backend has none (the CPU). No
+   host synchronization, no host<->device copy. */
 tsr_status tsr__dev_copy_rects(tsr_device dev, void *dst, const void *src, tsr_dtype dtype,
                                const tsr__rect *r, int64_t n, tsr__rect_op op);
 /* Fills a block-cyclic local block in place (see the backend entry rng_block_cyclic). */
@@ -703,8 +704,7 @@ struct tsr__backend_ops {
                                 void *stream);
 
   /* ---- Batched strided copies (optional: NULL -> the core runs the rectangles on the host,
-     right for host memory). See tsr__dev_copy_rects: one launch on the device's stream for
-     the whole list, whatever its length. ---- */
+     right for host memory; a backend with its own memory has it). See tsr__dev_copy_rects. ---- */
   tsr_status (*copy_rects)(tsr_device dev, void *dst, const void *src, tsr_dtype dtype,
                            const tsr__rect *r, int64_t n, tsr__rect_op op);
 };
