@@ -22,7 +22,7 @@ run_ctest() { # dir [ctest args...]
 # under the CPU drop-in (blas_tester_*). The job's devices group (dist_cli_devices: --device
 # cpu/cuda/auto and usage, what a GPU build changes), the BLAS drop-in's own tests (its GPU
 # routing) and everything else run everywhere.
-TSR_GPU_VARIANT_SKIP='^(dist_cli(_faults)?|gemm_(frame|kernels|config|complex)_.*|blas_tester_.*)$'
+TSR_GPU_VARIANT_SKIP='^(dist_cli(_faults)?|gemm_(frame|kernels|config|complex)_.*|gemm_table|blas_tester_.*)$'
 
 tsr_log "variant cpu: OpenMP + MPI + vendor BLAS path"
 if "$TSR_ROOT/scripts/build.sh" cpu "$BUILD/cpu" --no-deps; then
