@@ -10,7 +10,7 @@
 #    scalapack_pblas_{z,c}_general: zpb3tst/cpb3tst over tests/scalapack/pzblas3_general.dat
 #    (PZGEMM/PCGEMM, 'C' operations, complex ALPHA and BETA).
 #  - scalapack_pzgemm_np{1,2,4}: pzgemm_/pcgemm_ against a float64-complex reference.
-#  - scalapack_{xdlu,xdqr,xdllt,xdinv,xdhrd,xdbrd,xdtrd,xzlu,xclu,xzinv,xzhrd,xzbrd}:
+#  - scalapack_{xdlu,xdqr,xdllt,xdinv,xdhrd,xdbrd,xdtrd,xzlu,xclu,xzinv,xzhrd,xzbrd,xztrd}:
 #    ScaLAPACK's own testers without and
 #    with the library preloaded must give the same counts (the reductions xdhrd, xdbrd, xdtrd
 #    make thousands of small pdgemm_ calls on submatrices). Debian's LLT.dat hangs in PDPORFS with 4 ranks even
@@ -162,7 +162,8 @@ foreach(entry "xdlu|LU.dat|${TSR_SCALAPACK_TESTER_DIR}/LU.dat"
               "xclu|LU.dat|${TSR_SCALAPACK_TESTER_DIR}/LU.dat"
               "xzinv|INV.dat|${TSR_SCALAPACK_TESTER_DIR}/INV.dat"
               "xzhrd|HRD.dat|${TSR_SCALAPACK_TESTER_DIR}/HRD.dat"
-              "xzbrd|BRD.dat|${TSR_SCALAPACK_TESTER_DIR}/BRD.dat")
+              "xzbrd|BRD.dat|${TSR_SCALAPACK_TESTER_DIR}/BRD.dat"
+              "xztrd|TRD.dat|${TSR_SCALAPACK_TESTER_DIR}/TRD.dat")
   string(REPLACE "|" ";" fields "${entry}")
   list(GET fields 0 tester)
   list(GET fields 1 datname)
