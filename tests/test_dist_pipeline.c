@@ -149,6 +149,9 @@ static void check_transposed(tsr_grid *g, int ta, int tb, tsr_dtype dt, uint64_t
       DIST_ASSERT(s->d2h_copies == 0 && s->h2d_copies == 0 && s->d2h_bytes == 0 &&
                   s->h2d_bytes == 0);
       DIST_ASSERT(emu[rep].pinned == 0);
+      /* On the emulator: no copy of any kind (the rectangles' list travels in the kernels'
+         parameters), no wait but SUMMA's. */
+      if (tsr_emu_counts_ex) DIST_ASSERT(emu[rep].copies == 0 && emu[rep].syncs <= 2);
       /* SUMMA's one wait at its end and its timing: nothing for the transposes. */
       if (gpu) DIST_ASSERT(s->host_syncs <= 2);
     } else if (!staged) {
