@@ -55,10 +55,11 @@ done
 g++ -std=c++20 -O2 -c "$here/tsr_emu.cpp" -o "$work/tsr_emu.o"
 rm -f "$work/libemu.a"
 shopt -s nullglob
-ar rcs "$work/libemu.a" "$build"/CMakeFiles/tessera_objects.dir/src/core/*.o \
-  "$build"/CMakeFiles/tessera_objects.dir/src/mpi/*.o \
-  "$build"/CMakeFiles/tessera_objects.dir/src/omp/*.o \
-  "$build"/CMakeFiles/tessera_objects.dir/src/omp/gemm/*/*.o "${objs[@]}" "$work/tsr_emu.o"
+# The library's C objects at any depth (src/omp/gemm/kernels/<isa>/ included).
+mapfile -t cobjs < <(find "$build"/CMakeFiles/tessera_objects.dir/src/core \
+  "$build"/CMakeFiles/tessera_objects.dir/src/mpi "$build"/CMakeFiles/tessera_objects.dir/src/omp \
+  -name '*.o' 2>/dev/null | sort)
+ar rcs "$work/libemu.a" "${cobjs[@]}" "${objs[@]}" "$work/tsr_emu.o"
 mpi=()
 if command -v mpicc >/dev/null 2>&1; then read -r -a mpi <<<"$(mpicc --showme:compile)"; fi
 status=0
