@@ -3,7 +3,10 @@
    and used before it are freed after it with TSR_OK and no MPI call (MPI_Comm_free is not
    allowed then: with Open MPI any MPI call after MPI_Finalize aborts the process, which fails
    the test), and every entry that would communicate returns its documented status with
-   "MPI is already finalized" and the public name in the message instead of calling MPI.
+   "MPI is already finalized" and the public name in the message instead of calling MPI: every
+   public entry of tessera/dist.h is called here after MPI_Finalize (the local ones answer as
+   before), a .npy handle opened before it included (tsr_dmatrix_npy_close frees it without
+   MPI_File_close).
    Runs with 1 and 2 ranks; each rank checks itself after MPI_Finalize (no collective is left
    to agree with). */
 #include <mpi.h>
@@ -15,6 +18,11 @@
 #include "tessera/dist.h"
 
 static int failures;
+
+static double element(int64_t i, int64_t j, void *ctx) {
+  (void)ctx;
+  return (double)(i * 100 + j);
+}
 
 /* Records a failure when `st` is not `want` or the message lacks `needle` (NULL: any). */
 static void expect(const char *what, tsr_status st, tsr_status want, const char *needle) {
@@ -31,8 +39,11 @@ static void expect(const char *what, tsr_status st, tsr_status want, const char 
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0;
+  int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char path[64]; /* one per rank count: the 1- and 2-rank tests may run at once */
+  snprintf(path, sizeof path, "test_dist_finalize_np%d.npy", size);
 
   /* Before MPI_Finalize: a grid with matrices, a product on it (SUMMA keeps its plan with the
      grid), and a second grid freed there (the control). */
@@ -47,6 +58,10 @@ int main(int argc, char **argv) {
   EXPECT_OK(tsr_dmatrix_fill_random(b, 12, -1.0, 1.0));
   EXPECT_OK(tsr_dist_gemm(TSR_NO_TRANS, TSR_NO_TRANS, 1.0, a, b, 0.0, c));
   EXPECT_OK(tsr_grid_free(g2));
+  /* A .npy file written and opened, its handle left open across MPI_Finalize. */
+  tsr_dmatrix_npy *file = NULL;
+  EXPECT_OK(tsr_dmatrix_write_npy(a, path, 0));
+  EXPECT_OK(tsr_dmatrix_npy_open(g, path, &file));
   int worst = 0;
   MPI_Allreduce(&failures, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (worst) {
@@ -81,6 +96,10 @@ int main(int argc, char **argv) {
                    "tsr_dmatrix_create");
   EXPECT_FINALIZED(tsr_dmatrix_fill_random(a, 13, -1.0, 1.0), TSR_ERR_MPI,
                    "tsr_dmatrix_fill_random");
+  EXPECT_FINALIZED(tsr_dmatrix_fill_fn(a, element, NULL), TSR_ERR_MPI, "tsr_dmatrix_fill_fn");
+  EXPECT_FINALIZED(
+      tsr_dist_gemm_verify_complex(TSR_NO_TRANS, TSR_NO_TRANS, one, a, b, zero, NULL, c, 5, &vr),
+      TSR_ERR_MPI, "tsr_dist_gemm_verify_complex");
   double *host = calloc(24 * 20, sizeof *host);
   EXPECT_FINALIZED(tsr_dmatrix_gather(a, 0, host, TSR_ROW_MAJOR, 0), TSR_ERR_MPI,
                    "tsr_dmatrix_gather");
@@ -89,6 +108,27 @@ int main(int argc, char **argv) {
   free(host);
   EXPECT_FINALIZED(tsr_dmatrix_write_npy(a, "test_dist_finalize_never.npy", 0), TSR_ERR_MPI,
                    "tsr_dmatrix_write_npy");
+  /* The .npy entries: the open handle's header is local; reading, opening and closing are not.
+     The close frees the handle (no MPI_File_close: MPI_Finalize ended the file). */
+  tsr_npy_header h;
+  EXPECT_OK(tsr_dmatrix_npy_header(file, &h));
+  if (h.ndim != 2 || h.shape[0] != 24 || h.shape[1] != 20) {
+    fprintf(stderr, "tsr_dmatrix_npy_header: not the 24 x 20 header written\n");
+    failures++;
+  }
+  EXPECT_FINALIZED(tsr_dmatrix_npy_read(file, 4, 4, TSR_CPU, &d), TSR_ERR_MPI,
+                   "tsr_dmatrix_npy_read");
+  tsr_dmatrix_npy *file2 = NULL;
+  EXPECT_FINALIZED(tsr_dmatrix_npy_open(g, path, &file2), TSR_ERR_MPI, "tsr_dmatrix_npy_open");
+  EXPECT_FINALIZED(tsr_dmatrix_read_npy(g, path, 4, 4, TSR_CPU, &d), TSR_ERR_MPI,
+                   "tsr_dmatrix_read_npy");
+  EXPECT_FINALIZED(tsr_dmatrix_npy_close(file), TSR_ERR_MPI, "tsr_dmatrix_npy_close");
+  EXPECT_OK(tsr_dmatrix_npy_close(NULL));
+  if (d || file2) {
+    fprintf(stderr, "a failed entry left an output set\n");
+    failures++;
+  }
+  if (rank == 0) remove(path);
   int code = 0;
   EXPECT_FINALIZED(tsr_dist_agree(MPI_COMM_WORLD, &code, NULL, 0), TSR_ERR_MPI, "tsr_dist_agree");
   tsr_grid *g3 = NULL;
@@ -103,6 +143,19 @@ int main(int argc, char **argv) {
   EXPECT_OK(tsr_grid_info(g, &gp));
   tsr_dmatrix_props dp;
   EXPECT_OK(tsr_dmatrix_info(c, &dp));
+  tsr_array *local = NULL;
+  EXPECT_OK(tsr_dmatrix_local(c, &local));
+  EXPECT_OK(tsr_array_release(local));
+  EXPECT_OK(tsr_dmatrix_set_context(c, 0));
+  int64_t bytes = 0;
+  EXPECT_OK(tsr_dist_gemm_memory_25d(64, 64, 64, 8, 8, 2, TSR_F64, &bytes));
+  const int aware = tsr_dist_gpu_aware(); /* a query of the build, no MPI call */
+  if (aware != 0 && aware != 1) failures++;
+  if (tsr_numroc(24, 4, 0, 0, 1) != 24 || tsr_indxg2p(5, 4, 0, 2) != 1 ||
+      tsr_indxg2l(5, 4, 2) != 1 || tsr_indxl2g(1, 4, 1, 0, 2) != 5) {
+    fprintf(stderr, "the index helpers changed after MPI_Finalize\n");
+    failures++;
+  }
   EXPECT_OK(tsr_dmatrix_free(a));
   EXPECT_OK(tsr_dmatrix_free(b));
   EXPECT_OK(tsr_dmatrix_free(c));

@@ -98,7 +98,8 @@ TSR_API tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out);
  * no MPI either. The entries that communicate return ::TSR_ERR_MPI then, with "MPI is already
  * finalized" in the message, instead of calling MPI (tsr_grid_create() and
  * tsr_dist_binding_get(): ::TSR_ERR_INVALID_ARGUMENT, as documented there). A .npy handle
- * (tsr_dmatrix_npy_open()) must be closed before MPI_Finalize, as MPI requires of its files.
+ * (tsr_dmatrix_npy_open()) must be closed before MPI_Finalize, as MPI requires of its files
+ * (tsr_dmatrix_npy_close() after it frees the handle and returns ::TSR_ERR_MPI).
  * @return ::TSR_OK; ::TSR_ERR_MPI.
  */
 TSR_API tsr_status tsr_grid_free(tsr_grid *grid);
@@ -336,7 +337,11 @@ TSR_API tsr_status tsr_dmatrix_npy_read(tsr_dmatrix_npy *file, int64_t mb, int64
 
 /**
  * Closes the file on every rank and frees the handle (NULL: no-op). Collective; agreed.
- * @return ::TSR_OK; ::TSR_ERR_IO (MPI_File_close failed); ::TSR_ERR_MPI.
+ * After MPI_Finalize (a handle must be closed before it, as MPI requires of its files) it
+ * makes no MPI call: it frees the handle's memory and returns ::TSR_ERR_MPI with "MPI is
+ * already finalized" in the message.
+ * @return ::TSR_OK; ::TSR_ERR_IO (MPI_File_close failed); ::TSR_ERR_MPI (MPI_File_close's
+ *         agreement failed, or MPI is already finalized).
  */
 TSR_API tsr_status tsr_dmatrix_npy_close(tsr_dmatrix_npy *file);
 

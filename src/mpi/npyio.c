@@ -236,6 +236,13 @@ tsr_status tsr_dmatrix_npy_header(const tsr_dmatrix_npy *f, tsr_npy_header *head
 tsr_status tsr_dmatrix_npy_close(tsr_dmatrix_npy *f) {
   TSR_API_ENTRY();
   if (!f) return TSR_OK;
+  /* After MPI_Finalize no MPI call is allowed (MPI_File_close would abort the process): the
+     handle's memory is freed and the status says why the file was not closed. */
+  tsr_status usable = tsr__mpi_comm_usable(f->grid->comm, TSR_ERR_MPI);
+  if (usable != TSR_OK) {
+    free(f);
+    return usable;
+  }
   int rc = MPI_File_close(&f->fh);
   tsr_status st =
       rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_IO, rc, "MPI_File_close");
