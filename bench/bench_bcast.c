@@ -94,10 +94,10 @@ int main(int argc, char **argv) {
     MPI_Finalize();
     return 2;
   }
-  /* Whether the ranks share cores (AUTO's rule depends on it): agreed here, once, outside the
-     timed broadcasts (the first AUTO broadcast would otherwise make that collective). */
-  bool shared = false;
-  int rc = tsr__bcast_shared_cores(MPI_COMM_WORLD, &shared) == TSR_OK ? 0 : 1;
+  /* Whether the ranks are oversubscribed (AUTO's rule depends on it): agreed here, once, outside
+     the timed broadcasts (the first AUTO broadcast would otherwise make that collective). */
+  bool oversubscribed = false;
+  int rc = tsr__bcast_oversubscribed(MPI_COMM_WORLD, &oversubscribed) == TSR_OK ? 0 : 1;
   if (rc) fprintf(stderr, "rank %d: %s\n", rank, tsr_last_error());
   FILE *out = NULL;
   if (rank == 0 && json && !(out = fopen(json, "a"))) {
@@ -152,14 +152,15 @@ int main(int argc, char **argv) {
       double *v = t + a * rounds;
       double med = median(v, rounds); /* sorts v */
       char line[512];
-      snprintf(line, sizeof line,
-               "{\"bench\": \"bcast\", \"P\": %d, \"bytes\": %lld, \"algo\": \"%s\", "
-               "\"ran\": \"%s\", \"shared_cores\": %d, \"segment\": %lld, \"rounds\": %d, "
-               "\"reps\": %d, "
-               "\"median_s\": %.6g, \"min_s\": %.6g, \"max_s\": %.6g, \"GBps\": %.4g}",
-               size, bytes, algo_name(algos[a]), algo_name(resolved[a]), (int)shared,
-               (long long)(segment ? segment : tsr__bcast_segment_bytes(bytes, size, shared)),
-               rounds, reps, med, v[0], v[rounds - 1], (double)bytes / med / 1e9);
+      snprintf(
+          line, sizeof line,
+          "{\"bench\": \"bcast\", \"P\": %d, \"bytes\": %lld, \"algo\": \"%s\", "
+          "\"ran\": \"%s\", \"oversubscribed\": %d, \"segment\": %lld, \"rounds\": %d, "
+          "\"reps\": %d, "
+          "\"median_s\": %.6g, \"min_s\": %.6g, \"max_s\": %.6g, \"GBps\": %.4g}",
+          size, bytes, algo_name(algos[a]), algo_name(resolved[a]), (int)oversubscribed,
+          (long long)(segment ? segment : tsr__bcast_segment_bytes(bytes, size, oversubscribed)),
+          rounds, reps, med, v[0], v[rounds - 1], (double)bytes / med / 1e9);
       printf("%s\n", line);
       if (out && fprintf(out, "%s\n", line) < 0) rc = 1;
     }

@@ -5,7 +5,7 @@
    count 0), checked bitwise against the root's random data and for untouched memory past the
    count; row and column broadcasts of a process grid in flight at once (two per communicator,
    as SUMMA's two slots; tested together, or waited for one pair while the other moves); the
-   AUTO rule, with and without ranks that share cores; that fact agreed on every rank (counted,
+   AUTO rule, with and without oversubscribed ranks; that fact agreed on every rank (counted,
    forced on one rank, cached per communicator and at grid creation) and the default segment it
    gives; bad arguments; an MPI error in flight (a truncated segment) that must give TSR_ERR_MPI
    on the rank that saw it and no hang anywhere; the options' bcast field. Buffers live on
@@ -79,17 +79,17 @@ static tsr_dist_bcast run_one(MPI_Comm comm, int root, tsr_dist_bcast algo, tsr_
   DIST_ASSERT(tot[0] == tot[1] && tot[1] == bytes * (uint64_t)(size - 1));
   /* A form resolved from AUTO matches the rule, with the communicator's agreed fact (cached by
      the start). */
-  const int shared = tsr__bcast_shared_cores_cached(comm);
+  const int oversub = tsr__bcast_oversubscribed_cached(comm);
   if (algo == TSR_DIST_BCAST_AUTO) {
-    DIST_ASSERT(shared == 0 || shared == 1);
+    DIST_ASSERT(oversub == 0 || oversub == 1);
     DIST_ASSERT(op.algo ==
-                tsr__bcast_choose((int64_t)bytes, size, cs->segment_bytes, false, shared == 1));
+                tsr__bcast_choose((int64_t)bytes, size, cs->segment_bytes, false, oversub == 1));
   }
-  /* A pipelined form's default segment follows the same fact (the largest when shared). */
+  /* A pipelined form's default segment follows the same fact (the largest when oversubscribed). */
   if (op.algo != TSR_DIST_BCAST_MPI && cs->segment_bytes == 0) {
-    DIST_ASSERT(shared == 0 || shared == 1);
+    DIST_ASSERT(oversub == 0 || oversub == 1);
     int64_t seg =
-        tsr__bcast_segment_bytes((int64_t)bytes, size, shared == 1) / (int64_t)tsr__dtype_size(dt);
+        tsr__bcast_segment_bytes((int64_t)bytes, size, oversub == 1) / (int64_t)tsr__dtype_size(dt);
     DIST_ASSERT(op.seg == (seg < 1 ? 1 : seg));
   }
   tsr_array_release(buf);
@@ -201,7 +201,7 @@ static void test_auto_rule(void **state) {
   assert_int_equal(tsr__bcast_choose(512 * 1024, 4, 0, true, false), TSR_DIST_BCAST_RING);
   assert_int_equal(tsr__bcast_choose(8 * MiB, 16, 0, true, false), TSR_DIST_BCAST_RING);
   assert_int_equal(tsr__bcast_choose(MiB, 256, 0, true, false), TSR_DIST_BCAST_TREE);
-  /* Ranks that share cores (an oversubscribed node): never the ring; host buffers keep
+  /* Oversubscribed ranks (more on a node than its CPUs): never the ring; host buffers keep
      MPI_Ibcast where they took it, device buffers never take it. */
   for (int s = 1; s <= 1024; s *= 2)
     for (int64_t b = 1; b <= 256 * MiB; b *= 4)
@@ -233,7 +233,7 @@ static void test_auto_rule(void **state) {
               tsr__bcast_segment_bytes(4 * MiB, 16, false));
   assert_true(tsr__bcast_segment_bytes(8 * MiB, 256, false) <
               tsr__bcast_segment_bytes(8 * MiB, 8, false));
-  /* Ranks that share cores: the largest segment (one message up to 1 MiB), one hop none. */
+  /* Oversubscribed ranks: the largest segment (one message up to 1 MiB), one hop none. */
   for (int s = 3; s <= 4096; s *= 4)
     for (int64_t b = 1; b <= 256 * MiB; b *= 8)
       assert_int_equal(tsr__bcast_segment_bytes(b, s, true), MiB);
@@ -255,53 +255,54 @@ static MPI_Comm fresh_world(void) {
   return c;
 }
 
-/* Whether the ranks share cores (tsr__bcast_shared_cores), at 1, 2, 3, 4 and 6 ranks: the
-   same on every rank; counted (a node with more ranks than CPUs: ctest starts all ranks on one
-   node, so 3, 4 and 6 ranks on 2 CPUs); forced by TSR_BCAST_SHARED_CORES on one rank and then
-   taken by all; cached per communicator (copied by MPI_Comm_dup); cached on a grid's three
+/* Whether the ranks are oversubscribed (tsr__bcast_oversubscribed), at 1, 2, 3, 4 and 6 ranks:
+   the same on every rank; counted (a node with more ranks than CPUs: ctest starts all ranks on
+   one node, so 3, 4 and 6 ranks on 2 CPUs); forced by TSR_BCAST_OVERSUBSCRIBED on one rank and
+   then taken by all; cached per communicator (copied by MPI_Comm_dup); cached on a grid's three
    communicators at its creation; AUTO on such ranks never the ring, with the right data. */
-static void test_shared_cores_agreed(void **state) {
+static void test_oversubscribed_agreed(void **state) {
   (void)state;
   const int64_t MiB = 1 << 20;
-  unsetenv("TSR_BCAST_SHARED_CORES");
+  unsetenv("TSR_BCAST_OVERSUBSCRIBED");
   MPI_Comm world = fresh_world();
-  assert_int_equal(tsr__bcast_shared_cores_cached(world), -1);
-  bool shared = false;
-  TSR_ASSERT_OK(tsr__bcast_shared_cores(world, &shared));
-  DIST_ASSERT(same_everywhere(world, shared));
-  assert_int_equal(tsr__bcast_shared_cores_cached(world), shared);
-  /* The public counts say the same; and more ranks on this node than online CPUs is shared
-     whatever the counting. */
+  assert_int_equal(tsr__bcast_oversubscribed_cached(world), -1);
+  bool oversub = false;
+  TSR_ASSERT_OK(tsr__bcast_oversubscribed(world, &oversub));
+  DIST_ASSERT(same_everywhere(world, oversub));
+  assert_int_equal(tsr__bcast_oversubscribed_cached(world), oversub);
+  /* The public counts say the same; and more ranks on this node than online CPUs is
+     oversubscribed whatever the counting. */
   tsr_dist_binding b;
   TSR_ASSERT_OK(tsr_dist_binding_get(world, &b));
   int over = b.ranks_on_node > b.node_cores, any = 0;
   MPI_Allreduce(&over, &any, 1, MPI_INT, MPI_MAX, world);
-  DIST_ASSERT(shared == (any != 0));
-  if (b.ranks_on_node > sysconf(_SC_NPROCESSORS_ONLN)) DIST_ASSERT(shared);
+  DIST_ASSERT(oversub == (any != 0));
+  if (b.ranks_on_node > sysconf(_SC_NPROCESSORS_ONLN)) DIST_ASSERT(oversub);
 
   /* Forced on the last rank only (0 elsewhere): every rank takes it. */
-  setenv("TSR_BCAST_SHARED_CORES", dist_rank == dist_size - 1 ? "1" : "0", 1);
+  setenv("TSR_BCAST_OVERSUBSCRIBED", dist_rank == dist_size - 1 ? "1" : "0", 1);
   MPI_Comm forced = fresh_world();
-  TSR_ASSERT_OK(tsr__bcast_shared_cores(forced, &shared));
-  DIST_ASSERT(shared);
+  TSR_ASSERT_OK(tsr__bcast_oversubscribed(forced, &oversub));
+  DIST_ASSERT(oversub);
   /* Cached: the variable no longer matters to this communicator; a duplicate inherits. */
-  setenv("TSR_BCAST_SHARED_CORES", "0", 1);
-  TSR_ASSERT_OK(tsr__bcast_shared_cores(forced, &shared));
-  DIST_ASSERT(shared);
+  setenv("TSR_BCAST_OVERSUBSCRIBED", "0", 1);
+  TSR_ASSERT_OK(tsr__bcast_oversubscribed(forced, &oversub));
+  DIST_ASSERT(oversub);
   MPI_Comm dup;
   MPI_Comm_dup(forced, &dup);
-  assert_int_equal(tsr__bcast_shared_cores_cached(dup), 1);
+  assert_int_equal(tsr__bcast_oversubscribed_cached(dup), 1);
   MPI_Comm_free(&dup);
-  /* Forced 0 everywhere: not shared, and AUTO keeps the cost model's ring where it takes it. */
+  /* Forced 0 everywhere: not oversubscribed, and AUTO keeps the cost model's ring where it takes
+   * it. */
   MPI_Comm apart = fresh_world();
-  TSR_ASSERT_OK(tsr__bcast_shared_cores(apart, &shared));
-  DIST_ASSERT(!shared);
+  TSR_ASSERT_OK(tsr__bcast_oversubscribed(apart, &oversub));
+  DIST_ASSERT(!oversub);
   const bcast_case big = {MiB + 4097, 0}; /* 8 MiB + 32 KiB of f64 */
   const int64_t bytes = big.count * 8;
   tsr_dist_bcast ran = run_one(apart, dist_size - 1, TSR_DIST_BCAST_AUTO, TSR_F64, &big, 71);
   DIST_ASSERT(ran == tsr__bcast_choose(bytes, dist_size, 0, false, false));
   if (dist_size >= 3) DIST_ASSERT(ran == TSR_DIST_BCAST_RING);
-  /* On ranks that share cores the same broadcast is no ring, on every rank, data right. */
+  /* On oversubscribed ranks the same broadcast is no ring, on every rank, data right. */
   ran = run_one(forced, dist_size - 1, TSR_DIST_BCAST_AUTO, TSR_F64, &big, 72);
   DIST_ASSERT(same_everywhere(forced, (int)ran));
   DIST_ASSERT(ran == tsr__bcast_choose(bytes, dist_size, 0, false, true));
@@ -313,16 +314,16 @@ static void test_shared_cores_agreed(void **state) {
   /* A grid agrees once at its creation and caches the fact on its three communicators. */
   for (int f = 0; f < 3; f++) {
     if (f < 2)
-      setenv("TSR_BCAST_SHARED_CORES", f ? "1" : "0", 1);
+      setenv("TSR_BCAST_OVERSUBSCRIBED", f ? "1" : "0", 1);
     else
-      unsetenv("TSR_BCAST_SHARED_CORES");
+      unsetenv("TSR_BCAST_OVERSUBSCRIBED");
     tsr_grid *g = NULL;
     TSR_ASSERT_OK(tsr_grid_create(MPI_COMM_WORLD, 0, 0, &g));
     int want = f < 2 ? f : (int)(any != 0);
-    DIST_ASSERT(g->shared_cores == want);
-    DIST_ASSERT(tsr__bcast_shared_cores_cached(g->comm) == want);
-    DIST_ASSERT(tsr__bcast_shared_cores_cached(g->row_comm) == want);
-    DIST_ASSERT(tsr__bcast_shared_cores_cached(g->col_comm) == want);
+    DIST_ASSERT(g->oversubscribed == want);
+    DIST_ASSERT(tsr__bcast_oversubscribed_cached(g->comm) == want);
+    DIST_ASSERT(tsr__bcast_oversubscribed_cached(g->row_comm) == want);
+    DIST_ASSERT(tsr__bcast_oversubscribed_cached(g->col_comm) == want);
     TSR_ASSERT_OK(tsr_grid_free(g));
   }
   MPI_Comm_free(&world);
@@ -448,7 +449,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_algorithm_root_dtype),
     cmocka_unit_test(test_row_and_column_in_flight),
     cmocka_unit_test(test_auto_rule),
-    cmocka_unit_test(test_shared_cores_agreed),
+    cmocka_unit_test(test_oversubscribed_agreed),
     cmocka_unit_test(test_bad_arguments),
     cmocka_unit_test(test_truncated_segment),
     cmocka_unit_test(test_gemm_option),

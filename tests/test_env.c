@@ -31,7 +31,7 @@ static const char *readme_path, *src_path;
 
 /* One README row: name, values cell, default cell. */
 typedef struct row {
-  char name[64], values[512], def[64];
+  char name[64], values[512], def[64], effect[2048];
 } row;
 
 static int readme_rows(row *rows, int max) {
@@ -63,6 +63,7 @@ static int readme_rows(row *rows, int max) {
     assert_int_equal(sscanf(cells[0], " `%63[A-Z0-9_]`", r->name), 1);
     snprintf(r->values, sizeof r->values, "%s", cells[1]);
     snprintf(r->def, sizeof r->def, "%s", cells[2]);
+    snprintf(r->effect, sizeof r->effect, "%s", cells[3] ? cells[3] : "");
   }
   fclose(f);
   return n;
@@ -78,7 +79,7 @@ static void readme_default(const tsr__env_var *e, char *buf, size_t size) {
 
 static void test_readme_matches_table(void **state) {
   (void)state;
-  row rows[64];
+  static row rows[64];
   const int n = readme_rows(rows, 64);
   assert_true(n >= TSR__ENV_COUNT);
   const tsr__env_var *t = tsr__env_table();
@@ -101,6 +102,16 @@ static void test_readme_matches_table(void **state) {
         if (!strstr(rows[found].values, quoted))
           fail_msg("%s: the README's values (%s) lack %s", t[i].name, rows[found].values, quoted);
       }
+    }
+    if (t[i].alias) { /* a deprecated former name: said in its row, and no row of its own */
+      char quoted[64];
+      snprintf(quoted, sizeof quoted, "`%s`", t[i].alias);
+      if (!strstr(rows[found].effect, quoted) || !strstr(rows[found].effect, "deprecated"))
+        fail_msg("%s: the README's row does not name %s as its deprecated alias", t[i].name,
+                 quoted);
+      for (int j = 0; j < n; j++)
+        if (strcmp(rows[j].name, t[i].alias) == 0)
+          fail_msg("%s has a README row: it is the deprecated alias of %s", t[i].alias, t[i].name);
     }
   }
   for (int j = 0; j < n; j++) {
@@ -215,6 +226,47 @@ static void test_reader(void **state) {
   assert_true(b[0] == 512 && b[1] == 0 && b[2] == 2048);
   unsetenv("TSR_CPU_GEMM_BLOCKS");
   assert_false(tsr__env_blocks(TSR__ENV_CPU_GEMM_BLOCKS, b));
+}
+
+/* A deprecated alias (TSR_BCAST_SHARED_CORES of TSR_BCAST_OVERSUBSCRIBED): read when the name
+   is unset or empty, never when it is set; a bad value warns under the name it was found under;
+   the per-thread memory of choices never answers with a stale alias. */
+static void test_alias(void **state) {
+  (void)state;
+  const tsr__env_id id = TSR__ENV_BCAST_OVERSUBSCRIBED;
+  assert_string_equal(tsr__env_table()[id].name, "TSR_BCAST_OVERSUBSCRIBED");
+  assert_string_equal(tsr__env_table()[id].alias, "TSR_BCAST_SHARED_CORES");
+  for (int i = 0; i < TSR__ENV_COUNT; i++)
+    if (i != (int)id) assert_null(tsr__env_table()[i].alias);
+  unsetenv("TSR_BCAST_OVERSUBSCRIBED");
+  unsetenv("TSR_BCAST_SHARED_CORES");
+  assert_int_equal(tsr__env_choice(id), 0); /* auto */
+  assert_int_equal(tsr__env_choice(id), 0); /* the memory's answer */
+  setenv("TSR_BCAST_SHARED_CORES", "1", 1);
+  assert_int_equal(tsr__env_choice(id), 2);
+  assert_string_equal(tsr__env_text(id), "1");
+  setenv("TSR_BCAST_SHARED_CORES", "0", 1); /* the alias changed: never a remembered answer */
+  assert_int_equal(tsr__env_choice(id), 1);
+  assert_int_equal(tsr__env_choice(id), 1);
+  setenv("TSR_BCAST_OVERSUBSCRIBED", "1", 1); /* the name wins */
+  assert_int_equal(tsr__env_choice(id), 2);
+  assert_int_equal(tsr__env_choice(id), 2);
+  setenv("TSR_BCAST_OVERSUBSCRIBED", "", 1); /* empty reads as unset: the alias again */
+  assert_int_equal(tsr__env_choice(id), 1);
+  unsetenv("TSR_BCAST_OVERSUBSCRIBED");
+  assert_int_equal(tsr__env_choice(id), 1);
+  unsetenv("TSR_BCAST_SHARED_CORES");
+  assert_int_equal(tsr__env_choice(id), 0);
+  assert_null(tsr__env_text(id));
+  int saved;
+  FILE *f = capture_begin(&saved);
+  setenv("TSR_BCAST_SHARED_CORES", "maybe", 1);
+  const int c = tsr__env_choice(id);
+  unsetenv("TSR_BCAST_SHARED_CORES");
+  const char *text = capture_end(f, saved);
+  assert_int_equal(c, 0);
+  assert_non_null(strstr(
+      text, "TSR_BCAST_SHARED_CORES=\"maybe\" is not one of auto|0|1; the default auto is used"));
 }
 
 static void test_bad_values(void **state) {
@@ -356,6 +408,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_no_other_reader),
       cmocka_unit_test(test_reader),
       cmocka_unit_test(test_bad_values),
+      cmocka_unit_test(test_alias),
       cmocka_unit_test(test_repeat_reads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,8 +74,8 @@ typedef tsr_grid_props tsr_grid_info_t;
 /**
  * Creates a P x Q process grid over `comm` (duplicated with MPI_Comm_dup, so the grid's
  * messages never mix with the caller's). Collective over `comm`. The ranks also agree here,
- * once, whether they share cores (some node holds more of them than CPUs), which the panel
- * broadcasts' ::TSR_DIST_BCAST_AUTO then reads without another collective.
+ * once, whether they are oversubscribed (some node holds more of them than CPUs), which the
+ * panel broadcasts' ::TSR_DIST_BCAST_AUTO then reads without another collective.
  * @param p, q process rows and columns. Both 0: the near-square grid P x Q with P <= Q and
  *        P * Q = size (P the largest divisor of size not above sqrt(size)); one of them 0: the
  *        other is size / given.
@@ -455,18 +455,19 @@ typedef enum tsr_dist_algorithm {
  * 2 N / beta + log2(s) (alpha + S / beta)). Segments: S = sqrt(N alpha beta / (s - 2)) in
  * [16 KiB, 1 MiB]. alpha beta, the fabric's latency times its bandwidth, is taken as 32 KiB
  * (1.3 us at 25 GB/s), or from the environment variable TSR_BCAST_ALPHA_BETA (bytes).
- * Where the communicator's ranks share cores (some node holds more of its ranks than CPUs,
+ * Where the communicator is oversubscribed (some node holds more of its ranks than CPUs,
  * e.g. `mpirun --oversubscribe`), AUTO never takes the ring: a ring advances only while all of
  * its ranks run, and 4 ranks on 2 cores lost up to 2x with it (docs/scaling.md); it takes the
  * tree where the ring would serve, in segments of 1 MiB (each hop waits for its forwarder to
  * be scheduled, so fewer, larger segments). The ranks agree on that fact once per
  * communicator (one MPI_Allreduce, cached; a grid's communicators at tsr_grid_create), and the
- * environment variable TSR_BCAST_SHARED_CORES (auto, 0, 1) can force it.
+ * environment variable TSR_BCAST_OVERSUBSCRIBED (auto, 0, 1; formerly TSR_BCAST_SHARED_CORES,
+ * a deprecated alias read when it is unset) can force it.
  *
  * SUMMA (and the layers of 2.5D) broadcast every A and B panel this way. With GPU panels in
  * device memory (a GPU-aware MPI) AUTO never picks MPI_Ibcast, which Open MPI's GPU support
  * does not cover: the tree serves for s <= 2 or N < 64 KiB, the ring or the tree by the rule
- * above otherwise (TSR_BCAST_MPI_BELOW applies to host buffers only; ranks that share cores
+ * above otherwise (TSR_BCAST_MPI_BELOW applies to host buffers only; oversubscribed ranks
  * take the tree).
  */
 typedef enum tsr_dist_bcast {

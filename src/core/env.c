@@ -46,9 +46,10 @@ static const tsr__env_var tsr__env_vars[TSR__ENV_COUNT] = {
     [TSR__ENV_BCAST_MPI_BELOW] =
         NUM("TSR_BCAST_MPI_BELOW", "1048576", 0, 1e15,
             "AUTO broadcast: MPI_Ibcast for host buffers below this many bytes"),
-    [TSR__ENV_BCAST_SHARED_CORES] =
-        {"TSR_BCAST_SHARED_CORES", TSR__ENV_CHOICE, "auto|0|1", "auto", 0, 0, false,
-         "AUTO broadcast: ranks share cores (1: never the ring) or not (0); auto: counted"},
+    [TSR__ENV_BCAST_OVERSUBSCRIBED] =
+        {"TSR_BCAST_OVERSUBSCRIBED", TSR__ENV_CHOICE, "auto|0|1", "auto", 0, 0, false,
+         "AUTO broadcast: ranks oversubscribed (1: never the ring) or not (0); auto: counted",
+         "TSR_BCAST_SHARED_CORES"},
     [TSR__ENV_CPU_KERNEL] = {"TSR_CPU_KERNEL", TSR__ENV_CHOICE, "auto|portable|avx2|avx512", "auto",
                              0, 0, false, "the CPU GEMM micro-kernel ISA"},
     [TSR__ENV_CPU_GEMM_BLOCKS] = {"TSR_CPU_GEMM_BLOCKS", TSR__ENV_BLOCKS,
@@ -112,11 +113,32 @@ static const char *tsr__env_find(char **env, const char *name, size_t len, int *
   return NULL;
 }
 
-const char *tsr__env_text(tsr__env_id id) {
-  const char *name = tsr__env_vars[id].name;
+/* The variable's value in env: its own, or its alias's when it has one and its own is unset or
+   empty; *as: the name it was found under. *slot: the name's own search (tsr__env_find). */
+static const char *tsr__env_lookup(char **env, const tsr__env_var *e, int *slot, const char **as) {
+  const char *v = tsr__env_find(env, e->name, strlen(e->name), slot);
+  *as = e->name;
+  if (e->alias && (!v || !*v)) {
+    int alias_slot;
+    const char *a = tsr__env_find(env, e->alias, strlen(e->alias), &alias_slot);
+    if (a && *a) {
+      *as = e->alias;
+      return a;
+    }
+  }
+  return v;
+}
+
+/* The value or NULL when unset or empty, and the name it was found under. */
+static const char *tsr__env_get(tsr__env_id id, const char **as) {
   int slot;
-  const char *v = tsr__env_find(environ, name, strlen(name), &slot);
+  const char *v = tsr__env_lookup(environ, &tsr__env_vars[id], &slot, as);
   return v && *v ? v : NULL;
+}
+
+const char *tsr__env_text(tsr__env_id id) {
+  const char *as;
+  return tsr__env_get(id, &as);
 }
 
 /*
@@ -182,9 +204,9 @@ static void tsr__env_memo_keep(tsr__env_memo *m, tsr__env_id id, char **env, int
   m->id = (signed char)id;
 }
 
-/* The one warning of a bad value (once per variable and process): the variable, the value,
-   what is accepted and the default used. */
-static void tsr__env_warn(tsr__env_id id, const char *value) {
+/* The one warning of a bad value (once per variable and process): the variable (the name it
+   was found under, `as`), the value, what is accepted and the default used. */
+static void tsr__env_warn(tsr__env_id id, const char *as, const char *value) {
   const tsr__env_var *e = &tsr__env_vars[id];
   if (atomic_exchange(&tsr__env_warned[id], true)) return;
   char accepted[128];
@@ -195,8 +217,8 @@ static void tsr__env_warn(tsr__env_id id, const char *value) {
   else
     snprintf(accepted, sizeof accepted, "%s%s", e->kind == TSR__ENV_CHOICE ? "one of " : "",
              e->values);
-  fprintf(stderr, "tessera: warning: %s=\"%.64s\" is not %s; the default %s is used\n", e->name,
-          value, accepted, *e->def ? e->def : "(unset)");
+  fprintf(stderr, "tessera: warning: %s=\"%.64s\" is not %s; the default %s is used\n", as, value,
+          accepted, *e->def ? e->def : "(unset)");
 }
 
 /* Index of text in the "a|b|c" list, or -1. */
@@ -219,22 +241,31 @@ static __attribute__((noinline)) int tsr__env_choice_read(tsr__env_id id, tsr__e
   const int dflt = *e->def ? tsr__env_index(e->values, e->def) : -1;
   const size_t len = strlen(e->name);
   int slot;
-  const char *v = tsr__env_find(env, e->name, len, &slot);
+  const char *as;
+  const char *v = tsr__env_lookup(env, e, &slot, &as);
+  /* The memory follows the name's own entry: an answer that an alias's entry could change (the
+     name unset or empty, the alias present) is not kept. */
+  bool keep = true;
+  if (e->alias && (as != e->name || !v || !*v)) {
+    int alias_slot;
+    keep = !v && !tsr__env_find(env, e->alias, strlen(e->alias), &alias_slot);
+    if (!keep) m->id = -1;
+  }
   if (!v || !*v) {
-    tsr__env_memo_keep(m, id, env, slot, v, len, dflt); /* "" reads as unset */
+    if (keep) tsr__env_memo_keep(m, id, env, slot, v, len, dflt); /* "" reads as unset */
     return dflt;
   }
   const int i = tsr__env_index(e->values, v);
   if (i >= 0) {
-    tsr__env_memo_keep(m, id, env, slot, v, len, i);
+    if (keep) tsr__env_memo_keep(m, id, env, slot, v, len, i);
     return i;
   }
   if (e->error) {
-    tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "%s=\"%.64s\" is not one of %s", e->name, v,
+    tsr__set_error(TSR_ERR_INVALID_ARGUMENT, __func__, "%s=\"%.64s\" is not one of %s", as, v,
                    e->values);
     return -2;
   }
-  tsr__env_warn(id, v);
+  tsr__env_warn(id, as, v);
   return dflt;
 }
 
@@ -251,18 +282,20 @@ bool tsr__env_flag(tsr__env_id id) {
 double tsr__env_number(tsr__env_id id) {
   const tsr__env_var *e = &tsr__env_vars[id];
   const double dflt = *e->def ? strtod(e->def, NULL) : NAN;
-  const char *v = tsr__env_text(id);
+  const char *as;
+  const char *v = tsr__env_get(id, &as);
   if (!v) return dflt;
   char *end = NULL;
   const double x = strtod(v, &end);
   if (end != v && *end == '\0' && x >= e->min && x <= e->max) return x;
-  tsr__env_warn(id, v);
+  tsr__env_warn(id, as, v);
   return dflt;
 }
 
 bool tsr__env_blocks(tsr__env_id id, int64_t out[3]) {
   out[0] = out[1] = out[2] = 0;
-  const char *v = tsr__env_text(id);
+  const char *as;
+  const char *v = tsr__env_get(id, &as);
   if (!v) return false;
   long long b[3];
   int used = 0;
@@ -272,6 +305,6 @@ bool tsr__env_blocks(tsr__env_id id, int64_t out[3]) {
       out[i] = (int64_t)b[i];
     return true;
   }
-  tsr__env_warn(id, v);
+  tsr__env_warn(id, as, v);
   return false;
 }

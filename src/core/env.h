@@ -47,7 +47,7 @@ typedef enum tsr__env_id {
   TSR__ENV_BCAST_ALPHA_BETA,
   TSR__ENV_BCAST_SEND_WINDOW,
   TSR__ENV_BCAST_MPI_BELOW,
-  TSR__ENV_BCAST_SHARED_CORES,
+  TSR__ENV_BCAST_OVERSUBSCRIBED, /* alias: TSR_BCAST_SHARED_CORES */
   TSR__ENV_CPU_KERNEL,
   TSR__ENV_CPU_GEMM_BLOCKS,
   TSR__ENV_WISDOM,
@@ -85,15 +85,17 @@ typedef struct tsr__env_var {
   tsr__env_kind kind;
   const char *values; /* CHOICE: "a|b|c"; else a description of what is accepted */
   const char *def;
-  double min, max;  /* NUMBER */
-  bool error;       /* a bad value fails the read (else: warning, default kept) */
-  const char *what; /* what it does, one line */
+  double min, max;   /* NUMBER */
+  bool error;        /* a bad value fails the read (else: warning, default kept) */
+  const char *what;  /* what it does, one line */
+  const char *alias; /* a deprecated former name, read when `name` is unset or empty (a bad
+                        value's warning or error names it); NULL: none */
 } tsr__env_var;
 
 /* The table (TSR__ENV_COUNT rows, indexed by tsr__env_id). */
 const tsr__env_var *tsr__env_table(void);
 
-/* The raw value, or NULL when unset or empty. */
+/* The raw value (the alias's when the name is unset or empty), or NULL when unset or empty. */
 const char *tsr__env_text(tsr__env_id id);
 
 /* CHOICE: the index in `values` of the value, of the default when unset or empty, of the

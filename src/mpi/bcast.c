@@ -24,8 +24,8 @@
  * mpirun on this 2-core machine, 4 ranks, lost 3-4x with the ring at 64 and 256 KiB against
  * Open MPI's binomial MPI_Ibcast and was within the noise from 1 MiB (docs/scaling.md); a
  * fabric's alpha beta does not see the per-segment context switches and copies that cost
- * there. Ranks that share cores (a node holding more of the communicator's ranks than CPUs,
- * tsr__bcast_shared_cores in binding.c, agreed once per communicator) never take the ring:
+ * there. An oversubscribed communicator (a node holding more of its ranks than CPUs,
+ * tsr__bcast_oversubscribed in binding.c, agreed once per communicator) never takes the ring:
  * it advances only while all its ranks run, and with 4 ranks on the 2 cores here it lost up
  * to 2x from 1 MiB on (0.44 against 0.24 ms at 1 MiB) while the tree, log2(s) deep, stayed
  * near MPI_Ibcast (docs/scaling.md). The segment size minimizing the ring's
@@ -67,15 +67,15 @@ static double tsr__alpha_beta(void) {
   return tsr__env_number(TSR__ENV_BCAST_ALPHA_BETA); /* default BCAST_ALPHA_BETA */
 }
 
-int64_t tsr__bcast_segment_bytes(int64_t bytes, int size, bool shared_cores) {
+int64_t tsr__bcast_segment_bytes(int64_t bytes, int size, bool oversubscribed) {
   /* One hop (or none) forwards nothing: one message, as MPI_Ibcast sends. */
   if (size <= 2) return bytes > BCAST_SEG_MIN ? (bytes + 4095) / 4096 * 4096 : BCAST_SEG_MIN;
-  /* Ranks that share cores: a segment moves one hop only when its forwarder is scheduled, a
+  /* Oversubscribed ranks: a segment moves one hop only when its forwarder is scheduled, a
      cost no alpha beta of a fabric describes; the largest segment (the model's choice for a
      large alpha beta). 4 ranks on 2 cores here, tree at 1 / 4 MiB: 0.39 / 1.47 ms in the
      default 128 / 256 KiB segments, 0.25 / 1.11 ms in 1 MiB ones, MPI_Ibcast 0.21-0.23 /
      0.89-1.11 ms (bench_bcast --segment, docs/scaling.md). */
-  if (shared_cores) return BCAST_SEG_MAX;
+  if (oversubscribed) return BCAST_SEG_MAX;
   double stages = size > 3 ? (double)(size - 2) : 1.0;
   double s = sqrt((double)(bytes > 0 ? bytes : 1) * tsr__alpha_beta() / stages);
   if (s < BCAST_SEG_MIN) s = BCAST_SEG_MIN;
@@ -84,13 +84,13 @@ int64_t tsr__bcast_segment_bytes(int64_t bytes, int size, bool shared_cores) {
 }
 
 tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device,
-                                 bool shared_cores) {
+                                 bool oversubscribed) {
   if (!device && (double)bytes < tsr__env_number(TSR__ENV_BCAST_MPI_BELOW))
     return TSR_DIST_BCAST_MPI;
   if (size <= 2 || bytes < BCAST_PIPE_MIN) return device ? TSR_DIST_BCAST_TREE : TSR_DIST_BCAST_MPI;
-  /* Ranks that share cores: a ring advances only while all of its ranks run, the tree's
+  /* Oversubscribed ranks: a ring advances only while all of its ranks run, the tree's
      depth is log2(s) (real mpirun, 4 ranks on 2 cores: docs/scaling.md). */
-  if (shared_cores) return TSR_DIST_BCAST_TREE;
+  if (oversubscribed) return TSR_DIST_BCAST_TREE;
   if (segment_bytes <= 0) segment_bytes = tsr__bcast_segment_bytes(bytes, size, false);
   double stages = (double)size - 2.0 - tsr__log2i(size);
   return (double)bytes >= stages * ((double)segment_bytes + tsr__alpha_beta())
@@ -157,20 +157,20 @@ tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Dataty
   op->tag = tag;
   op->parent = -1;
   int64_t bytes = count * (int64_t)op->es;
-  /* AUTO and the default segment depend on whether the ranks share cores: collective the first
-     time on a communicator (every rank starts its broadcasts on it in the same order), cached
+  /* AUTO and the default segment depend on whether the ranks are oversubscribed: collective the
+     first time on a communicator (every rank starts its broadcasts on it in the same order), cached
      after, and at grid creation for the grid's. */
-  bool shared = false;
+  bool oversubscribed = false;
   if (algo == TSR_DIST_BCAST_AUTO || (algo != TSR_DIST_BCAST_MPI && segment_bytes == 0)) {
-    st = tsr__bcast_shared_cores(comm, &shared);
+    st = tsr__bcast_oversubscribed(comm, &oversubscribed);
     if (st != TSR_OK) return op->status = st;
   }
-  if (segment_bytes == 0) segment_bytes = tsr__bcast_segment_bytes(bytes, op->size, shared);
+  if (segment_bytes == 0) segment_bytes = tsr__bcast_segment_bytes(bytes, op->size, oversubscribed);
   op->seg = segment_bytes / (int64_t)op->es;
   if (op->seg < 1) op->seg = 1;
   if (op->seg > INT_MAX) op->seg = INT_MAX;
   if (algo == TSR_DIST_BCAST_AUTO)
-    algo = tsr__bcast_choose(bytes, op->size, segment_bytes, false, shared);
+    algo = tsr__bcast_choose(bytes, op->size, segment_bytes, false, oversubscribed);
   op->algo = algo;
   /* Which broadcast ran, for tsr_dist_stats (bcast_mpi, bcast_ring, bcast_tree). */
   tsr__count(algo == TSR_DIST_BCAST_MPI    ? TSR__COUNT_BCAST_MPI

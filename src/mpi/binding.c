@@ -2,9 +2,9 @@
 /* How a job's ranks sit on the cores of their nodes. A rank's thread count and whether
    mpirun's CPU binding gives its threads cores (tsr_dist_binding_get): the counts come from
    the OS and MPI (tsr__dist_node_counts), the decision from tsr__dist_binding_rule, which
-   tests feed synthetic counts. And whether the ranks of a communicator share cores (some node
-   holds more of them than CPUs), agreed once and cached on the communicator
-   (tsr__bcast_shared_cores): the panel broadcasts' AUTO rule (bcast.c, summa.c) reads it, the
+   tests feed synthetic counts. And whether a communicator is oversubscribed (some node holds
+   more of its ranks than CPUs), agreed once and cached on the communicator
+   (tsr__bcast_oversubscribed): the panel broadcasts' AUTO rule (bcast.c, summa.c) reads it, the
    grid sets it at creation (grid.c). */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <pthread.h>
@@ -120,28 +120,28 @@ tsr_status tsr__dist_node_counts(MPI_Comm comm, int *node_cores, int *ranks_on_n
   return TSR_OK;
 }
 
-/* ------------------------------------------------ ranks that share cores, per communicator */
+/* ------------------------------------------ oversubscription (ranks > CPUs), per communicator */
 
-/* The fact is cached on the communicator as an attribute holding 1 + shared (copied by
+/* The fact is cached on the communicator as an attribute holding 1 + oversubscribed (copied by
    MPI_Comm_dup: the same ranks). The key is made once, at the first use on a usable
    communicator, under pthread_once: threads of a rank that create grids at once make one key. */
-static int tsr__shared_keyval = MPI_KEYVAL_INVALID;
-static pthread_once_t tsr__shared_key_once = PTHREAD_ONCE_INIT;
+static int tsr__oversub_keyval = MPI_KEYVAL_INVALID;
+static pthread_once_t tsr__oversub_key_once = PTHREAD_ONCE_INIT;
 
-static void tsr__shared_key_create(void) {
-  if (MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &tsr__shared_keyval, NULL) !=
-      MPI_SUCCESS)
-    tsr__shared_keyval = MPI_KEYVAL_INVALID;
+static void tsr__oversub_key_create(void) {
+  if (MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &tsr__oversub_keyval,
+                             NULL) != MPI_SUCCESS)
+    tsr__oversub_keyval = MPI_KEYVAL_INVALID;
 }
 
-static int tsr__shared_key(void) {
-  pthread_once(&tsr__shared_key_once, tsr__shared_key_create);
-  return tsr__shared_keyval;
+static int tsr__oversub_key(void) {
+  pthread_once(&tsr__oversub_key_once, tsr__oversub_key_create);
+  return tsr__oversub_keyval;
 }
 
-int tsr__bcast_shared_cores_cached(MPI_Comm comm) {
+int tsr__bcast_oversubscribed_cached(MPI_Comm comm) {
   if (tsr__dist_modeled() || comm == MPI_COMM_NULL) return -1;
-  int key = tsr__shared_key();
+  int key = tsr__oversub_key();
   void *val = NULL;
   int flag = 0;
   if (key == MPI_KEYVAL_INVALID || MPI_Comm_get_attr(comm, key, &val, &flag) != MPI_SUCCESS ||
@@ -150,26 +150,27 @@ int tsr__bcast_shared_cores_cached(MPI_Comm comm) {
   return (int)((intptr_t)val - 1);
 }
 
-tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared) {
+tsr_status tsr__bcast_oversubscribed_set(MPI_Comm comm, bool oversubscribed) {
   if (tsr__dist_modeled()) return TSR_OK;
-  int key = tsr__shared_key();
-  int rc = key == MPI_KEYVAL_INVALID ? MPI_ERR_KEYVAL
-                                     : MPI_Comm_set_attr(comm, key, (void *)(intptr_t)(1 + shared));
+  int key = tsr__oversub_key();
+  int rc = key == MPI_KEYVAL_INVALID
+               ? MPI_ERR_KEYVAL
+               : MPI_Comm_set_attr(comm, key, (void *)(intptr_t)(1 + oversubscribed));
   if (rc != MPI_SUCCESS)
-    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_set_attr (ranks sharing cores)");
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Comm_set_attr (oversubscription)");
   return TSR_OK;
 }
 
-tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared) {
-  *shared = false;
-  /* TSR_BCAST_SHARED_CORES: "auto|0|1" */
-  const int forced = tsr__env_choice(TSR__ENV_BCAST_SHARED_CORES);
+tsr_status tsr__bcast_oversubscribed_agree(MPI_Comm comm, bool *oversubscribed) {
+  *oversubscribed = false;
+  /* TSR_BCAST_OVERSUBSCRIBED (or its deprecated alias, src/core/env.c): "auto|0|1" */
+  const int forced = tsr__env_choice(TSR__ENV_BCAST_OVERSUBSCRIBED);
   int mine = forced == 2;
   /* Under SimGrid's SMPI every simulated rank runs in one process on one host: the node's
      counts describe the simulator, not the modeled platform, whose choices stay the cost
      model's; no collective either (one process reads one environment). */
   if (tsr__dist_modeled()) {
-    *shared = mine;
+    *oversubscribed = mine;
     return TSR_OK;
   }
   if (forced != 1 && forced != 2) {
@@ -181,19 +182,19 @@ tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared) {
   int any = 0;
   int rc = MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm);
   if (rc != MPI_SUCCESS)
-    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce (ranks sharing cores)");
-  *shared = any != 0;
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce (oversubscription)");
+  *oversubscribed = any != 0;
   return TSR_OK;
 }
 
-tsr_status tsr__bcast_shared_cores(MPI_Comm comm, bool *shared) {
-  const int cached = tsr__bcast_shared_cores_cached(comm);
+tsr_status tsr__bcast_oversubscribed(MPI_Comm comm, bool *oversubscribed) {
+  const int cached = tsr__bcast_oversubscribed_cached(comm);
   if (cached >= 0) {
-    *shared = cached != 0;
+    *oversubscribed = cached != 0;
     return TSR_OK;
   }
-  TSR_CALL(tsr__bcast_shared_cores_agree(comm, shared));
-  return tsr__bcast_shared_cores_set(comm, *shared);
+  TSR_CALL(tsr__bcast_oversubscribed_agree(comm, oversubscribed));
+  return tsr__bcast_oversubscribed_set(comm, *oversubscribed);
 }
 
 tsr_status tsr_dist_binding_get(MPI_Comm comm, tsr_dist_binding *out) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* The process grid (tsr_grid_create, _free, _info) and the index helpers of block-cyclic
    layouts (ScaLAPACK's numroc & co.). The agreement and MPI's error text are below it
-   (mpi_base.c), and so is the fact whether the grid's ranks share cores (binding.c). */
+   (mpi_base.c), and so is the fact whether the grid is oversubscribed (binding.c). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -15,16 +15,17 @@ static void tsr__grid_release_comms(tsr_grid *g) {
   if (g->comm != MPI_COMM_NULL) MPI_Comm_free(&g->comm);
 }
 
-/* Whether the grid's ranks share cores, agreed once over the whole grid and cached on its
-   three communicators, so that the AUTO broadcasts of SUMMA (host panels in tsr__bcast_start,
-   device panels in summa.c) decide without a collective. Collective; agreed. */
-static tsr_status tsr__grid_shared_cores(tsr_grid *g) {
-  bool shared = false;
-  tsr_status st = tsr__bcast_shared_cores_agree(g->comm, &shared);
-  if (st == TSR_OK) st = tsr__bcast_shared_cores_set(g->comm, shared);
-  if (st == TSR_OK) st = tsr__bcast_shared_cores_set(g->row_comm, shared);
-  if (st == TSR_OK) st = tsr__bcast_shared_cores_set(g->col_comm, shared);
-  g->shared_cores = shared;
+/* Whether the grid is oversubscribed (some node holds more of its ranks than CPUs), agreed once
+   over the whole grid and cached on its three communicators, so that the AUTO broadcasts of SUMMA
+   (host panels in tsr__bcast_start, device panels in summa.c) decide without a collective.
+   Collective; agreed. */
+static tsr_status tsr__grid_oversubscribed(tsr_grid *g) {
+  bool oversubscribed = false;
+  tsr_status st = tsr__bcast_oversubscribed_agree(g->comm, &oversubscribed);
+  if (st == TSR_OK) st = tsr__bcast_oversubscribed_set(g->comm, oversubscribed);
+  if (st == TSR_OK) st = tsr__bcast_oversubscribed_set(g->row_comm, oversubscribed);
+  if (st == TSR_OK) st = tsr__bcast_oversubscribed_set(g->col_comm, oversubscribed);
+  g->oversubscribed = oversubscribed;
   /* The SimGrid model made no MPI call here (and its grids keep their simulated time). */
   return tsr__dist_modeled() ? st : tsr__dist_agree(g->comm, st);
 }
@@ -98,7 +99,7 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
   }
   MPI_Comm_set_errhandler(g->row_comm, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(g->col_comm, MPI_ERRORS_RETURN);
-  st = tsr__grid_shared_cores(g);
+  st = tsr__grid_oversubscribed(g);
   if (st != TSR_OK) {
     tsr__grid_release_comms(g);
     free(g);

@@ -15,8 +15,8 @@
 struct tsr_grid {
   MPI_Comm comm, row_comm, col_comm;
   int nprow, npcol, myrow, mycol, rank, size;
-  bool shared_cores; /* some node of the grid holds more of its ranks than CPUs (agreed at
-                        creation, tsr__bcast_shared_cores in binding.c; also cached on the
+  bool oversubscribed; /* some node of the grid holds more of its ranks than CPUs (agreed at
+                          creation, tsr__bcast_oversubscribed in binding.c; also cached on the
                         three comms) */
   struct tsr__summa_plan *summa_plan; /* SUMMA's buffers, streams and events, kept across
                                          calls (summa.c); freed with the grid through */
@@ -85,27 +85,28 @@ void tsr__dist_binding_rule(int node_cores, int mask_cores, int ranks_on_node, i
    (MPI_Comm_split_type SHARED). Collective over comm. */
 tsr_status tsr__dist_node_counts(MPI_Comm comm, int *node_cores, int *ranks_on_node);
 
-/* Whether the ranks of `comm` share cores, the same answer on every rank: true when the node
+/* Whether `comm` is oversubscribed, the same answer on every rank: true when the node
    of some rank holds more ranks of comm than CPUs (tsr__dist_node_counts: an oversubscribed
    node, e.g. mpirun --oversubscribe), agreed with one MPI_Allreduce (MPI_MAX), or as
-   TSR_BCAST_SHARED_CORES forces it (1 on any rank: true). Cached on the communicator (an
+   TSR_BCAST_OVERSUBSCRIBED (or its deprecated alias, src/core/env.c) forces it (1 on any
+   rank: true). Cached on the communicator (an
    attribute, copied by MPI_Comm_dup): collective over comm the first time, local after. In
    a TSR_SMPI_MODEL build (bench/scale) false, or as the variable forces it, without any MPI
-   call: the simulated ranks share the simulator's host, not the modeled platform's cores.
+   call: the simulated ranks share the simulator's host, not the modeled platform's CPUs.
    Errors: TSR_ERR_MPI when the reduction fails (a rank that cannot count its node takes
    true). */
-tsr_status tsr__bcast_shared_cores(MPI_Comm comm, bool *shared);
+tsr_status tsr__bcast_oversubscribed(MPI_Comm comm, bool *oversubscribed);
 
-/* tsr__bcast_shared_cores computed anew (collective; not cached). tsr_grid_create agrees on
+/* tsr__bcast_oversubscribed computed anew (collective; not cached). tsr_grid_create agrees on
    it over the grid's communicator and caches it on the row and column communicators with
-   tsr__bcast_shared_cores_set (the value of a larger set of ranks, the same on every rank of
+   tsr__bcast_oversubscribed_set (the value of a larger set of ranks, the same on every rank of
    each). */
-tsr_status tsr__bcast_shared_cores_agree(MPI_Comm comm, bool *shared);
-tsr_status tsr__bcast_shared_cores_set(MPI_Comm comm, bool shared);
+tsr_status tsr__bcast_oversubscribed_agree(MPI_Comm comm, bool *oversubscribed);
+tsr_status tsr__bcast_oversubscribed_set(MPI_Comm comm, bool oversubscribed);
 
 /* The cached fact of comm: 0 or 1, or -1 when none is cached (always -1 in a TSR_SMPI_MODEL
    build). Local. */
-int tsr__bcast_shared_cores_cached(MPI_Comm comm);
+int tsr__bcast_oversubscribed_cached(MPI_Comm comm);
 
 /* ------------------------------------------------ distributed matrices (dmatrix.c) ----- */
 
@@ -406,13 +407,13 @@ void tsr__dist_model_copy(double bytes);
  *   TSR_DIST_BCAST_TREE: the same segments down a binary tree (r receives from (r - 1) / 2,
  *     forwards to 2r + 1 and 2r + 2);
  *   TSR_DIST_BCAST_AUTO: tsr__bcast_choose(count * element size, size, segment size, false,
- *     tsr__bcast_shared_cores(comm)): the rule for host buffers; a caller with device buffers
+ *     tsr__bcast_oversubscribed(comm)): the rule for host buffers; a caller with device buffers
  *     resolves AUTO itself with device = true (SUMMA does), so that they never reach
  *     MPI_Ibcast.
  * AUTO and a ring or tree with the default segment (segment_bytes = 0) need to know whether
- * the ranks share cores (tsr__bcast_shared_cores): the first such broadcast on a communicator
- * whose fact is not cached yet makes that collective inside tsr__bcast_start, so the ranks
- * must reach it in the same order, and none may block meanwhile on a pipelined broadcast that
+ * the ranks are oversubscribed (tsr__bcast_oversubscribed): the first such broadcast on a
+ * communicator whose fact is not cached yet makes that collective inside tsr__bcast_start, so the
+ * ranks must reach it in the same order, and none may block meanwhile on a pipelined broadcast that
  * needs another rank's forwarding; a grid's communicators are cached at its creation.
  * A segment is forwarded by the first test/wait call after it arrived: the pipeline moves as
  * often as the caller tests (Open MPI also progresses its own requests only inside MPI calls).
@@ -472,23 +473,23 @@ typedef struct tsr__bcast {
 } tsr__bcast;
 
 /* The algorithm AUTO picks for `bytes` to `size` ranks in segments of `segment_bytes` (0: the
-   default), in host memory (device = false) or device memory, on ranks that share cores
-   (shared_cores, tsr__bcast_shared_cores) or not: host buffers take MPI when size <= 2,
+   default), in host memory (device = false) or device memory, on oversubscribed ranks
+   (oversubscribed, tsr__bcast_oversubscribed) or not: host buffers take MPI when size <= 2,
    bytes < 64 KiB or bytes < TSR_BCAST_MPI_BELOW (default 1 MiB); device buffers never MPI
    (Open MPI's GPU support does not cover MPI_Ibcast): TREE when size <= 2 or bytes < 64 KiB.
-   Otherwise TREE when the ranks share cores (a ring moves only while all its ranks run: 4
+   Otherwise TREE when the ranks are oversubscribed (a ring moves only while all its ranks run: 4
    ranks on 2 cores lost up to 2x, docs/scaling.md; its default segment is then 1 MiB), else
    RING when bytes >= (size - 2 - log2 size) (segment + alpha beta), else TREE. alpha beta
    (latency x bandwidth) is 32 KiB, or TSR_BCAST_ALPHA_BETA bytes (the cost model is in
    bcast.c). Local; the same arguments give the same answer on every rank. */
 tsr_dist_bcast tsr__bcast_choose(int64_t bytes, int size, int64_t segment_bytes, bool device,
-                                 bool shared_cores);
+                                 bool oversubscribed);
 
 /* The default segment size for `bytes` to `size` ranks (segment_bytes = 0): the ring's optimum
-   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; 1 MiB on ranks
-   that share cores (shared_cores: each hop waits for its forwarder to be scheduled, so fewer,
+   sqrt(bytes alpha beta / (size - 2)) in [16 KiB, 1 MiB], multiples of 4 KiB; 1 MiB on
+   oversubscribed ranks (oversubscribed: each hop waits for its forwarder to be scheduled, so fewer,
    larger segments); the whole buffer (at least 16 KiB) when size <= 2. */
-int64_t tsr__bcast_segment_bytes(int64_t bytes, int size, bool shared_cores);
+int64_t tsr__bcast_segment_bytes(int64_t bytes, int size, bool oversubscribed);
 
 /* Starts the broadcast (posts what can be posted). Local: no agreement. */
 tsr_status tsr__bcast_start(tsr__bcast *op, void *buf, int64_t count, MPI_Datatype type, int root,

@@ -358,7 +358,7 @@ static tsr_status tsr__summa_event_wait(tsr__summa *s, void *event,
 static tsr_dist_bcast tsr__summa_bcast_algo(const tsr__summa *s, int64_t bytes, int size) {
   if (s->bcast != TSR_DIST_BCAST_AUTO || !s->gpu || s->staging) return s->bcast;
   /* device memory: never MPI_Ibcast */
-  return tsr__bcast_choose(bytes, size, 0, true, s->g->shared_cores);
+  return tsr__bcast_choose(bytes, size, 0, true, s->g->oversubscribed);
 }
 
 /* model_gpu: when the slot's buffers may be overwritten (its last H2D when staging, else its
