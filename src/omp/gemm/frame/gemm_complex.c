@@ -47,19 +47,20 @@
 
 /*
  * The 1m B panel: rows [2*p0, 2*p0 + kc) and columns [2*j0, 2*j0 + nc) of Br (kc and nc even,
- * in real elements) into NR-column micro-panels (gemm_pack.c's layout: panel q, row r at
- * bp + q*NR*kc + r*NR), columns past nc zero.
+ * in real elements) into NR-column micro-panels (the packers' layout,
+ * kernels/portable/gemm_pack_portable.c: panel q, row r at bp + q*NR*kc + r*NR), columns past nc
+ * zero.
  *
  * op(B) = B (rows of op(B) are rows of the storage): TSR__CX_ROWS complex rows at a time are
  * packed across every micro-panel, each row of the storage read once, front to back, and
  * 2*TSR__CX_ROWS rows of each panel (1 KiB with AVX-512's NR) written contiguously, as the real
- * path's avx512 packer does. It had packed one micro-panel at a time, reading 8 (c128) or 16
- * (c64) complex elements of each of kc/2 rows ldb apart before the next panel: a column walk a
- * page or two a row apart that the prefetchers do not follow, bound on the loads. Measured on
- * Zen 4 (one thread, zgemm 512^3 through CBLAS, perf): the packing of B was 17 % of the call's
- * cycles, 86 % of them on that load; this order, 4 %. alpha 1 without conj(A) (the common call)
- * has its own loops, with the signs known; op(B) = B^T keeps the panel-at-a-time walk (each
- * column of op(B) is contiguous there).
+ * path's AVX-512 packer does (kernels/avx512/gemm_pack_avx512.c). It had packed one micro-panel at
+ * a time, reading 8 (c128) or 16 (c64) complex elements of each of kc/2 rows ldb apart before the
+ * next panel: a column walk a page or two a row apart that the prefetchers do not follow, bound on
+ * the loads. Measured on Zen 4 (one thread, zgemm 512^3 through CBLAS, perf): the packing of B was
+ * 17 % of the call's cycles, 86 % of them on that load; this order, 4 %. alpha 1 without conj(A)
+ * (the common call) has its own loops, with the signs known; op(B) = B^T keeps the panel-at-a-time
+ * walk (each column of op(B) is contiguous there).
  */
 #define TSR__CX_ROWS 4
 #define TSR__PACK_B_1M_PAIRS(T, EXPR_R0, EXPR_R1)                                                  \
