@@ -207,6 +207,12 @@ static void test_complex_25d(void **state) {
   TSR_ASSERT_OK(tsr_grid_free(g));
 }
 
+/* 0.5 everywhere but NaN at (1, 2) (tsr_dmatrix_fill_fn: the real part; imaginary 0). */
+static double nan_at_1_2(int64_t i, int64_t j, void *ctx) {
+  (void)ctx;
+  return i == 1 && j == 2 ? NAN : 0.5;
+}
+
 /* Freivalds' check with a complex vector: a right product passes, a product with T where C
    was asked (a missing conjugation) fails, complex scalars for real matrices are refused. */
 static void test_complex_verify(void **state) {
@@ -241,6 +247,48 @@ static void test_complex_verify(void **state) {
     }
     tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C0), tsr_dmatrix_free(C);
   }
+  /* Every pair of operations, on device-resident matrices the check reads as real parts: the
+     right product passes, the product with the other of T/C (or N for C) fails; a NaN part
+     makes the check unverified, each non-finite part counted. */
+  const tsr_trans ops[3] = {TSR_NO_TRANS, TSR_TRANS, TSR_CONJ_TRANS};
+  for (int d = 0; d < 2; d++)
+    for (int ia = 0; ia < 3; ia++)
+      for (int ib = 0; ib < 3; ib++) {
+        tsr_dtype dt = d ? TSR_C128 : TSR_C64;
+        const int64_t m = 9, n = 7, k = 6, nb = 2;
+        const tsr_trans ta = ops[ia], tb = ops[ib];
+        tsr_dmatrix *A = NULL, *B = NULL, *C = NULL;
+        TSR_ASSERT_OK(tsr_dmatrix_create(g, ta == TSR_NO_TRANS ? m : k, ta == TSR_NO_TRANS ? k : m,
+                                         nb, nb, dt, dist_dev, &A));
+        TSR_ASSERT_OK(tsr_dmatrix_create(g, tb == TSR_NO_TRANS ? k : n, tb == TSR_NO_TRANS ? n : k,
+                                         nb, nb, dt, dist_dev, &B));
+        TSR_ASSERT_OK(tsr_dmatrix_create(g, m, n, nb, nb, dt, dist_dev, &C));
+        TSR_ASSERT_OK(tsr_dmatrix_fill_random(A, 21 + ia, -1, 1));
+        TSR_ASSERT_OK(tsr_dmatrix_fill_random(B, 31 + ib, -1, 1));
+        tsr_complex128 al = {-0.25, 1.5}, zero = {0.0, 0.0};
+        tsr_dist_verify_result r;
+        for (int wrong = 0; wrong < 2; wrong++) {
+          /* wrong: op(B) with the conjugation flipped (N <-> C is not a shape change only for
+             square operands, so flip T <-> C and, for N, conjugate A's op instead) */
+          tsr_trans pa = ta, pb = tb;
+          if (wrong && tb != TSR_NO_TRANS)
+            pb = tb == TSR_TRANS ? TSR_CONJ_TRANS : TSR_TRANS;
+          else if (wrong)
+            pa = ta == TSR_NO_TRANS ? ta : (ta == TSR_TRANS ? TSR_CONJ_TRANS : TSR_TRANS);
+          if (wrong && tb == TSR_NO_TRANS && ta == TSR_NO_TRANS) continue; /* nothing to flip */
+          TSR_ASSERT_OK(tsr_dist_gemm_complex(pa, pb, al, A, B, zero, C, NULL, NULL));
+          TSR_ASSERT_OK(tsr_dist_gemm_verify_complex(ta, tb, al, A, B, zero, NULL, C, 5, &r));
+          DIST_ASSERT(r.verdict == (wrong ? TSR_VERIFY_FAILED : TSR_VERIFY_PASSED));
+          DIST_ASSERT(r.nonfinite_inputs == 0);
+        }
+        if (ia == 0 && ib == 0) { /* a NaN real part in A at (1, 2), imaginary parts 0 */
+          TSR_ASSERT_OK(tsr_dmatrix_fill_fn(A, nan_at_1_2, NULL));
+          TSR_ASSERT_OK(tsr_dist_gemm_verify_complex(ta, tb, al, A, B, zero, NULL, C, 5, &r));
+          DIST_ASSERT(r.verdict == TSR_VERIFY_UNVERIFIED);
+          DIST_ASSERT(r.nonfinite_inputs == 1);
+        }
+        tsr_dmatrix_free(A), tsr_dmatrix_free(B), tsr_dmatrix_free(C);
+      }
   /* complex scalars with real matrices: refused by the product and by the check */
   tsr_dmatrix *R = NULL;
   TSR_ASSERT_OK(tsr_dmatrix_create(g, 4, 4, 2, 2, TSR_F64, dist_dev, &R));

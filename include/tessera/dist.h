@@ -617,7 +617,8 @@ typedef struct tsr_dist_verify_result {
   tsr_verify_verdict verdict;
   double residual;  /**< max over the checked rows of |y_i - w_i| / s_i (0 when none) */
   double tolerance; /**< the bound the residual was compared with (see tsr_dist_gemm_verify()) */
-  int64_t nonfinite_inputs; /**< NaN/Inf elements in A and B (and C0 when beta != 0) */
+  int64_t nonfinite_inputs; /**< NaN/Inf elements in A and B (and C0 when beta != 0); for
+                                 complex matrices their NaN/Inf real and imaginary parts */
   int64_t rows_checked;     /**< rows of C whose residual was computed */
   int64_t rows_unverified;  /**< rows left out because their product may overflow */
 } tsr_dist_verify_result;

@@ -208,18 +208,19 @@ tsr_status tsr__dev_matvec_f64(const tsr_array *storage, int64_t rows, int64_t c
   const struct tsr__backend_ops *ops = tsr__devops_table(dev, &st);
   if (!ops) return st;
   const void *data = tsr__array_ptr(storage);
+  /* A complex matrix is read as the real matrix of its parts (rows and ld in parts). */
+  const tsr_dtype dtype = tsr__dtype_part(storage->dtype);
   if (ops->matvec_f64)
-    return ops->matvec_f64(dev, data, storage->dtype, rows, cols, ld, trans, x1, x2, y1, y2,
-                           nonfinite);
+    return ops->matvec_f64(dev, data, dtype, rows, cols, ld, trans, x1, x2, y1, y2, nonfinite);
   /* Staged through the host for backends without the kernel. */
-  const size_t bytes = (size_t)(ld * cols) * tsr__dtype_size(storage->dtype);
+  const size_t bytes = (size_t)(ld * cols) * tsr__dtype_size(dtype);
   void *host = NULL;
   TSR_CALL(tsr__host_alloc(bytes ? bytes : 1, &host));
   st = tsr__copy_d2h(storage, 0, host, bytes);
   tsr_device cpu = {TSR_DEVICE_CPU, 0};
   if (st == TSR_OK)
-    st = tsr__omp_backend.matvec_f64(cpu, host, storage->dtype, rows, cols, ld, trans, x1, x2, y1,
-                                     y2, nonfinite);
+    st = tsr__omp_backend.matvec_f64(cpu, host, dtype, rows, cols, ld, trans, x1, x2, y1, y2,
+                                     nonfinite);
   tsr__host_free(host);
   return st;
 }

@@ -602,10 +602,12 @@ tsr_status tsr__dev_copy_rects(tsr_device dev, void *dst, const void *src, tsr_d
 tsr_status tsr__dev_rng_block_cyclic(tsr_array *storage, const tsr__bc_block *l, uint64_t seed,
                                      double low, double high);
 /* For the column-major rows x cols matrix M at element `offset` of `storage` (leading
-   dimension ld, f32 or f64), in float64 on the device: y1 = op(M) x1 and y2 = |op(M)| x2,
+   dimension ld, f32 or f64; a c64 or c128 storage is read as the real matrix of its parts:
+   rows and ld counted in parts, twice the complex ones), in float64 on the device: y1 =
+   op(M) x1 and y2 = |op(M)| x2,
    op(M) = M or M^T, and *nonfinite = the number of NaN/Inf elements of M. x1, x2 (host,
    length cols of op(M)), y1, y2 (host, length rows of op(M)) and nonfinite may each be NULL
-   (x1 NULL: no y1; x2 NULL: no y2). Used by Freivalds' check (src/mpi/summa.c). */
+   (x1 NULL: no y1; x2 NULL: no y2). Used by Freivalds' check (src/mpi/verify.c). */
 tsr_status tsr__dev_matvec_f64(const tsr_array *storage, int64_t rows, int64_t cols, int64_t ld,
                                bool trans, const double *x1, const double *x2, double *y1,
                                double *y2, int64_t *nonfinite);

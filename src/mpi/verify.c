@@ -203,10 +203,20 @@ static void tsr__verify_judge(tsr_dtype dtype, int64_t m, int64_t n, int64_t k, 
 /* ---------------------------------------------------------------- complex matrices ---- */
 
 /*
- * The complex check: y1 = op(M) x1 (complex) and y2 = |op(M)| x2 (moduli, when x2 is not NULL),
- * op(M) = M, M^T or M^H (conj), x replicated (length cols of op(M)), y replicated, in float64
- * complex from the local block read on the host (staged for a GPU), summed over the ranks with
- * one MPI_Allreduce; *nonfinite (when not NULL) counts the NaN/Inf elements of M over all ranks.
+ * The complex check: y1 = op(M) x1 (complex) and y2 = B(op(M)) x2 (when x2 is not NULL), op(M) =
+ * M, M^T or M^H (conj), x replicated (length cols of op(M)), y replicated, in float64 from the
+ * local block where it lives: the complex block is read as the real matrix of its parts, R
+ * (2 mloc x nloc, rows 2i and 2i+1 the real and imaginary parts of row i), by the device's real
+ * kernel (tsr__dev_matvec_f64: only vectors cross to the host), two products a call:
+ *
+ *   op(M) = M:     R xr = [Mr xr; Mi xr], R xi = [Mr xi; Mi xi]; Re y = Mr xr - Mi xi,
+ *                  Im y = Mr xi + Mi xr;
+ *   op(M) = M^T:   R^T z with z = (xr, -xi) interleaved gives Re y, z = (xi, xr) gives Im y;
+ *   op(M) = M^H:   z = (xr, xi) and (xi, -xr).
+ *
+ * The bound B(op(M)) takes |Mr| + |Mi| for |M| (at most sqrt(2) |M|: the tolerance has that
+ * factor). Summed over the ranks with one MPI_Allreduce; *nonfinite (when not NULL) counts the
+ * NaN/Inf parts of M over all ranks (a complex element non-finite in both parts counts twice).
  * Collective; agreed.
  */
 static tsr_status tsr__dist_matvec_cx(const tsr_dmatrix *mat, tsr_trans t,
@@ -215,42 +225,55 @@ static tsr_status tsr__dist_matvec_cx(const tsr_dmatrix *mat, tsr_trans t,
   const tsr_grid *g = mat->grid;
   const bool trans = t != TSR_NO_TRANS, cj = t == TSR_CONJ_TRANS;
   const int64_t rows = trans ? mat->n : mat->m;
+  /* R's local shape; op(R)'s input length and output length. */
+  const int64_t rr = 2 * mat->mloc, rc = mat->nloc;
+  const int64_t in = trans ? rr : rc, out = trans ? rc : rr;
   const size_t len = (size_t)(rows > 0 ? rows : 1) * 3 + 1; /* y1 (re, im), y2, nonfinite */
+  const size_t vlen = (size_t)(in > out ? in : out) + 1;
   double *part = calloc(len, sizeof *part), *sum = malloc(len * sizeof *sum);
-  void *host = NULL;
-  bool staged = false;
+  double *v = malloc(vlen * 6 * sizeof *v);
   tsr_status st =
-      part && sum ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "matvec vectors");
-  if (st == TSR_OK) st = tsr__dm_host_get(mat, true, &host, &staged);
-  const bool f = mat->dtype == TSR_C64;
+      part && sum && v ? TSR_OK : tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "matvec vectors");
   int64_t bad = 0;
-  for (int64_t lj = 0; st == TSR_OK && lj < mat->nloc; lj++) {
-    const int64_t j = tsr__bc_l2g(lj, mat->nb, g->mycol, g->npcol);
-    for (int64_t li = 0; li < mat->mloc; li++) {
-      const int64_t i = tsr__bc_l2g(li, mat->mb, g->myrow, g->nprow);
-      const size_t e = (size_t)(li + lj * mat->lld);
-      double _Complex z = f ? (double _Complex)((const float _Complex *)host)[e]
-                            : ((const double _Complex *)host)[e];
-      if (!isfinite(creal(z)) || !isfinite(cimag(z))) bad++;
-      if (cj) z = conj(z);
-      const int64_t r = trans ? j : i, col = trans ? i : j; /* op(M)(r, col) = z */
-      if (x1) {
-        const double _Complex p = z * x1[col];
-        part[2 * r] += creal(p);
-        part[2 * r + 1] += cimag(p);
+  if (st == TSR_OK) {
+    double *za = v, *zb = v + vlen, *zw = v + 2 * vlen; /* inputs: two products, the bound */
+    double *ya = v + 3 * vlen, *yb = v + 4 * vlen, *yw = v + 5 * vlen;
+    if (!trans) {
+      for (int64_t lj = 0; lj < rc; lj++) {
+        const int64_t j = tsr__bc_l2g(lj, mat->nb, g->mycol, g->npcol);
+        za[lj] = x1 ? creal(x1[j]) : 0.0;
+        zb[lj] = x1 ? cimag(x1[j]) : 0.0;
+        zw[lj] = x2 ? x2[j] : 0.0;
       }
-      if (x2) part[2 * rows + r] += cabs(z) * x2[col];
+    } else {
+      for (int64_t li = 0; li < mat->mloc; li++) {
+        const int64_t i = tsr__bc_l2g(li, mat->mb, g->myrow, g->nprow);
+        const double xr = x1 ? creal(x1[i]) : 0.0, xi = x1 ? cimag(x1[i]) : 0.0;
+        za[2 * li] = xr, za[2 * li + 1] = cj ? xi : -xi;
+        zb[2 * li] = xi, zb[2 * li + 1] = cj ? -xr : xr;
+        zw[2 * li] = zw[2 * li + 1] = x2 ? x2[i] : 0.0;
+      }
+    }
+    st = tsr__dev_matvec_f64(mat->storage, rr, rc, 2 * mat->lld, trans, x1 ? za : NULL,
+                             x2 ? zw : NULL, ya, yw, nonfinite ? &bad : NULL);
+    if (st == TSR_OK && x1)
+      st = tsr__dev_matvec_f64(mat->storage, rr, rc, 2 * mat->lld, trans, zb, NULL, yb, NULL, NULL);
+    for (int64_t l = 0; st == TSR_OK && l < (trans ? rc : mat->mloc); l++) {
+      const int64_t r = trans ? tsr__bc_l2g(l, mat->nb, g->mycol, g->npcol)
+                              : tsr__bc_l2g(l, mat->mb, g->myrow, g->nprow);
+      if (x1) {
+        part[2 * r] += trans ? ya[l] : ya[2 * l] - yb[2 * l + 1];
+        part[2 * r + 1] += trans ? yb[l] : yb[2 * l] + ya[2 * l + 1];
+      }
+      if (x2) part[2 * rows + r] += trans ? yw[l] : yw[2 * l] + yw[2 * l + 1];
     }
   }
   part[3 * rows] = (double)bad;
-  if (host) {
-    tsr_status s2 = tsr__dm_host_done(mat, host, staged, false);
-    if (st == TSR_OK) st = s2;
-  }
+  free(v);
   st = tsr__dist_agree(g->comm, st);
   if (st == TSR_OK) {
-    int rc = MPI_Allreduce(part, sum, (int)(3 * rows + 1), MPI_DOUBLE, MPI_SUM, g->comm);
-    if (rc != MPI_SUCCESS) st = tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allreduce");
+    int rc2 = MPI_Allreduce(part, sum, (int)(3 * rows + 1), MPI_DOUBLE, MPI_SUM, g->comm);
+    if (rc2 != MPI_SUCCESS) st = tsr__mpi_error(__func__, TSR_ERR_MPI, rc2, "MPI_Allreduce");
     for (int64_t r = 0; st == TSR_OK && r < rows; r++) {
       if (y1) y1[r] = sum[2 * r] + sum[2 * r + 1] * I;
       if (y2) y2[r] = sum[2 * rows + r];
