@@ -49,4 +49,10 @@ if(TSR_PYTHON3)
   add_test(NAME docs_check COMMAND ${TSR_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/docs/check_docs.py
                                    ${PROJECT_SOURCE_DIR})
   set_tests_properties(docs_check PROPERTIES LABELS "cpu")
+  # Calls go one way (docs/conventions.md): no circle of files in src/ (scripts/callgraph.py;
+  # dispatch through tables of functions is an inversion, not a dependency).
+  add_test(NAME arch_no_file_circles
+           COMMAND ${TSR_PYTHON3} ${PROJECT_SOURCE_DIR}/scripts/callgraph.py cycles --root
+                   ${PROJECT_SOURCE_DIR}/src)
+  set_tests_properties(arch_no_file_circles PROPERTIES LABELS "cpu")
 endif()

@@ -242,9 +242,9 @@ static inline const tsr__gemm_serial *tsr__gemm_serial_get(tsr_dtype dtype) {
 }
 
 /* The portable packing (kernels/portable/gemm_pack_portable.c), which every ISA's packers
-   fall back to and which defines the layout. Pack the mc x kc block of op(A) starting at (i0, p0) into MR-row
-   micro-panels, zero-padded to a multiple of MR; and the kc x nc block of op(B) starting at
-   (p0, j0) into NR-column micro-panels, zero-padded to a multiple of NR. */
+   fall back to and which defines the layout. Pack the mc x kc block of op(A) starting at (i0, p0)
+   into MR-row micro-panels, zero-padded to a multiple of MR; and the kc x nc block of op(B)
+   starting at (p0, j0) into NR-column micro-panels, zero-padded to a multiple of NR. */
 void tsr__gemm_pack_a_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda, bool trans,
                           float *ap);
 void tsr__gemm_pack_a_f64(int mr, int64_t mc, int64_t kc, const double *a, int64_t lda, bool trans,
@@ -266,12 +266,14 @@ void tsr__gemm_store_fence(void);
 
 /* ---------------------------------------------------------------- driver pieces -------- */
 
+struct tsr__gemm_induced;
+
 /* Everything the threads share for one call (gemm_driver.c fills it). */
 typedef struct tsr__gemm_plan {
   const tsr__gemm_args *g;
   /* A complex call run by the 1m method (gemm_complex.c): g is its real form and the B panels
-     (and A blocks of op(A) = A^T) are packed from cx; NULL for a real call. */
-  const tsr__gemm_args *cx;
+     (and A blocks of op(A) = A^T) are packed by ind's packers; NULL for a real call. */
+  const struct tsr__gemm_induced *ind;
   const tsr__gemm_kernel *ker;
   int64_t kc, nc;  /* cache blocks, clipped to the problem */
   int64_t mu;      /* most rows of a work unit: a multiple of MR, at most the configuration's MC */
@@ -377,26 +379,39 @@ void tsr__gemm_adapt_learn_serial(tsr__gemm_adapt *s, int64_t ns, double flops);
 
 /* ---------------------------------------------------------------- complex (1m) ------- */
 
+/*
+ * An induced method's packing (Van Zee & Smith's 1m, gemm_complex.c): the complex call cx whose
+ * real form the driver runs, and the packers that write the real form's B panels (and its A
+ * blocks when cx->trans_a) from it. The driver calls them through its plan and knows nothing
+ * else of complex: the caller installs them, as BLIS installs an induced method's packing.
+ * Real element counts: pack_b writes real rows [2*p0, 2*p0 + kc) and columns [2*j0, 2*j0 + nc)
+ * (kc, nc even) of the real form of alpha * op(B) in pack_b's micro-panel layout with NR = nr;
+ * pack_a the rows [i0, i0 + mc), real columns [2*p0, 2*p0 + kc) of op(A) = A^T, pack_a's layout.
+ */
+typedef struct tsr__gemm_induced {
+  const tsr__gemm_args *cx;
+  void (*pack_b_f32)(const tsr__gemm_args *cx, int nr, int64_t p0, int64_t j0, int64_t kc,
+                     int64_t nc, float *bp);
+  void (*pack_b_f64)(const tsr__gemm_args *cx, int nr, int64_t p0, int64_t j0, int64_t kc,
+                     int64_t nc, double *bp);
+  void (*pack_a_f32)(const tsr__gemm_args *cx, int mr, int64_t i0, int64_t p0, int64_t mc,
+                     int64_t kc, float *ap);
+  void (*pack_a_f64)(const tsr__gemm_args *cx, int mr, int64_t i0, int64_t p0, int64_t mc,
+                     int64_t kc, double *ap);
+} tsr__gemm_induced;
+
 /* A complex call (TSR_C64/TSR_C128, native path) by the 1m method (gemm_complex.c, which
    explains it): settles beta, builds the real form and runs it with tsr__gemm_real. */
 tsr_status tsr__gemm_complex(const tsr__gemm_args *g);
-/* The native real call g (m, n, k > 0, alpha != 0) from the thread decision on (the tail of
-   tsr__omp_gemm, gemm_driver.c). cx: the complex call whose 1m real form g is (packed from
-   cx: no tiny lane, no small path), or NULL. */
-tsr_status tsr__gemm_real(const tsr__gemm_args *g, const tsr__gemm_args *cx);
-/* The 1m packing (gemm_complex.c), real element counts: the B panel of real rows
-   [2*p0, 2*p0 + kc) and columns [2*j0, 2*j0 + nc) (kc, nc even) of the real form of the complex
-   call g's alpha * op(B), in pack_b's micro-panel layout with NR = nr; and the A block of rows
-   [i0, i0 + mc), real columns [2*p0, 2*p0 + kc) of op(A) = A^T (g->trans_a), pack_a's layout. */
-void tsr__gemm_pack_b_1m_f32(const tsr__gemm_args *g, int nr, int64_t p0, int64_t j0, int64_t kc,
-                             int64_t nc, float *bp);
-void tsr__gemm_pack_b_1m_f64(const tsr__gemm_args *g, int nr, int64_t p0, int64_t j0, int64_t kc,
-                             int64_t nc, double *bp);
-void tsr__gemm_pack_a_1m_f32(const tsr__gemm_args *g, int mr, int64_t i0, int64_t p0, int64_t mc,
-                             int64_t kc, float *ap);
-void tsr__gemm_pack_a_1m_f64(const tsr__gemm_args *g, int mr, int64_t i0, int64_t p0, int64_t mc,
-                             int64_t kc, double *ap);
-/* Frees the calling thread's complex staging buffer (with tsr__omp_gemm_trim). */
+/* The native real call g (m, n, k > 0, alpha != 0) from the thread decision on (gemm_driver.c).
+   ind: the induced method whose real form g is (its packers fill the panels: no tiny lane, no
+   small path), or NULL. */
+tsr_status tsr__gemm_real(const tsr__gemm_args *g, const tsr__gemm_induced *ind);
+/* C = beta C of a real call (beta 0 writes zeros without reading C; gemm_driver.c). */
+void tsr__gemm_scale(const tsr__gemm_args *g);
+/* Frees the calling thread's packing buffers (gemm_driver.c) and complex staging buffer
+   (gemm_complex.c); tsr__omp_gemm_trim (gemm_entry.c) calls both. */
+void tsr__gemm_buffers_trim(void);
 void tsr__gemm_complex_trim(void);
 
 /* The vendor path (gemm_vendor.c). Returns TSR_ERR_UNSUPPORTED when not built/loadable. */

@@ -144,12 +144,12 @@ TSR__PACK_B_1M_ROW(double)
         memset(dst + r * nr + 2 * jb, 0, (size_t)(nr - 2 * jb) * sizeof(T));                       \
   }
 
-void tsr__gemm_pack_b_1m_f32(const tsr__gemm_args *g, int nr, int64_t p0, int64_t j0, int64_t kc,
-                             int64_t nc, float *bp) {
+static void tsr__gemm_pack_b_1m_f32(const tsr__gemm_args *g, int nr, int64_t p0, int64_t j0,
+                                    int64_t kc, int64_t nc, float *bp) {
   TSR__PACK_B_1M(float)
 }
-void tsr__gemm_pack_b_1m_f64(const tsr__gemm_args *g, int nr, int64_t p0, int64_t j0, int64_t kc,
-                             int64_t nc, double *bp) {
+static void tsr__gemm_pack_b_1m_f64(const tsr__gemm_args *g, int nr, int64_t p0, int64_t j0,
+                                    int64_t kc, int64_t nc, double *bp) {
   TSR__PACK_B_1M(double)
 }
 
@@ -175,12 +175,12 @@ void tsr__gemm_pack_b_1m_f64(const tsr__gemm_args *g, int nr, int64_t p0, int64_
     }                                                                                              \
   }
 
-void tsr__gemm_pack_a_1m_f32(const tsr__gemm_args *g, int mr, int64_t i0, int64_t p0, int64_t mc,
-                             int64_t kc, float *ap) {
+static void tsr__gemm_pack_a_1m_f32(const tsr__gemm_args *g, int mr, int64_t i0, int64_t p0,
+                                    int64_t mc, int64_t kc, float *ap) {
   TSR__PACK_A_1M(float)
 }
-void tsr__gemm_pack_a_1m_f64(const tsr__gemm_args *g, int mr, int64_t i0, int64_t p0, int64_t mc,
-                             int64_t kc, double *ap) {
+static void tsr__gemm_pack_a_1m_f64(const tsr__gemm_args *g, int mr, int64_t i0, int64_t p0,
+                                    int64_t mc, int64_t kc, double *ap) {
   TSR__PACK_A_1M(double)
 }
 
@@ -346,6 +346,11 @@ tsr_status tsr__gemm_complex(const tsr__gemm_args *g) {
     return tsr__gemm_real(&r, NULL);
   }
   r.lda = 2 * g->lda;
-  r.b = NULL; /* packed from g by tsr__gemm_pack_b_1m */
-  return tsr__gemm_real(&r, g);
+  r.b = NULL; /* packed from g by the 1m packers */
+  const tsr__gemm_induced ind = {.cx = g,
+                                 .pack_b_f32 = tsr__gemm_pack_b_1m_f32,
+                                 .pack_b_f64 = tsr__gemm_pack_b_1m_f64,
+                                 .pack_a_f32 = tsr__gemm_pack_a_1m_f32,
+                                 .pack_a_f64 = tsr__gemm_pack_a_1m_f64};
+  return tsr__gemm_real(&r, &ind);
 }

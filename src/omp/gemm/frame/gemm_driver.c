@@ -108,8 +108,7 @@ static tsr_status tsr__gemm_buffer(size_t bytes, void **out) {
   return TSR_OK;
 }
 
-void tsr__omp_gemm_trim(void) {
-  tsr__gemm_complex_trim();
+void tsr__gemm_buffers_trim(void) {
   pthread_once(&tsr__gemm_key_once, tsr__gemm_key_create);
   if (tsr__gemm_key_err) return;
   tsr__gemm_cache *c = pthread_getspecific(tsr__gemm_key);
@@ -128,8 +127,7 @@ static size_t tsr__round_up_sz(size_t x, size_t m) {
   return (x + m - 1) / m * m;
 }
 
-/* C = beta*C (beta == 0 writes zeros without reading C). */
-static void tsr__gemm_scale(const tsr__gemm_args *g) {
+void tsr__gemm_scale(const tsr__gemm_args *g) {
   const int64_t m = g->m, n = g->n, ldc = g->ldc;
   const bool par = m * n >= (int64_t)1 << 16;
   (void)par;
@@ -173,13 +171,13 @@ static void tsr__gemm_pack_b_part(const tsr__gemm_plan *pl, char *bbuf, int64_t 
   const int nr = pl->ker->nr;
   const int64_t j0 = q0 * nr, cols = tsr__min64(q1 * nr, ncb) - j0;
   if (cols <= 0) return;
-  if (pl->cx) { /* 1m: straight from the complex op(B) (gemm_complex.c); pc, jc, j0 are even */
+  if (pl->ind) { /* induced (1m): straight from the complex op(B); pc, jc, j0 are even */
     if (g->dtype == TSR_F32)
-      tsr__gemm_pack_b_1m_f32(pl->cx, nr, pc / 2, (jc + j0) / 2, kcb, cols,
-                              (float *)bbuf + j0 * kcb);
+      pl->ind->pack_b_f32(pl->ind->cx, nr, pc / 2, (jc + j0) / 2, kcb, cols,
+                          (float *)bbuf + j0 * kcb);
     else
-      tsr__gemm_pack_b_1m_f64(pl->cx, nr, pc / 2, (jc + j0) / 2, kcb, cols,
-                              (double *)bbuf + j0 * kcb);
+      pl->ind->pack_b_f64(pl->ind->cx, nr, pc / 2, (jc + j0) / 2, kcb, cols,
+                          (double *)bbuf + j0 * kcb);
     return;
   }
   /* Address of op(B)(pc, jc + j0). */
@@ -195,11 +193,11 @@ static void tsr__gemm_pack_b_part(const tsr__gemm_plan *pl, char *bbuf, int64_t 
 static void tsr__gemm_pack_a_block(const tsr__gemm_plan *pl, char *abuf, int64_t ic, int64_t pc,
                                    int64_t mcb, int64_t kcb) {
   const tsr__gemm_args *g = pl->g;
-  if (pl->cx && pl->cx->trans_a) { /* 1m with op(A) = A^T (gemm_complex.c) */
+  if (pl->ind && pl->ind->cx->trans_a) { /* induced (1m) with op(A) = A^T */
     if (g->dtype == TSR_F32)
-      tsr__gemm_pack_a_1m_f32(pl->cx, pl->ker->mr, ic, pc / 2, mcb, kcb, (float *)abuf);
+      pl->ind->pack_a_f32(pl->ind->cx, pl->ker->mr, ic, pc / 2, mcb, kcb, (float *)abuf);
     else
-      tsr__gemm_pack_a_1m_f64(pl->cx, pl->ker->mr, ic, pc / 2, mcb, kcb, (double *)abuf);
+      pl->ind->pack_a_f64(pl->ind->cx, pl->ker->mr, ic, pc / 2, mcb, kcb, (double *)abuf);
     return;
   }
   /* Address of op(A)(ic, pc). */
@@ -637,9 +635,9 @@ bool tsr__omp_gemm_tiny(const tsr__gemm_args *g) {
   return true;
 }
 
-/* The general path on nt threads (tsr__omp_gemm's decision); cx: the complex call whose real
+/* The general path on nt threads (tsr__gemm_real's decision); ind: the induced method whose real
    1m form g is (gemm_complex.c), NULL for a real call. */
-static tsr_status tsr__gemm_native(const tsr__gemm_args *g, const tsr__gemm_args *cx, int nt) {
+static tsr_status tsr__gemm_native(const tsr__gemm_args *g, const tsr__gemm_induced *ind, int nt) {
   const size_t es = g->dtype == TSR_F64 ? 8 : 4;
   /* m*n*k without overflow: the core checked each size, the product may still be huge. */
   const double mnk = (double)g->m * (double)g->n * (double)g->k;
@@ -648,18 +646,18 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g, const tsr__gemm_args
   tsr__gemm_config_get(g->dtype, nt, g->tuning, &cfg);
   const tsr__gemm_kernel *ker = cfg.ker;
   const int mr = ker->mr, nr = ker->nr;
-  if (!cx && tsr__gemm_small_path(g, &cfg)) return tsr__gemm_small(g, ker, nt);
+  if (!ind && tsr__gemm_small_path(g, &cfg)) return tsr__gemm_small(g, ker, nt);
   /* No more threads than micro-tiles. */
   const int64_t tiles = tsr__ceil_div(g->m, mr) * tsr__ceil_div(g->n, nr);
   if (tiles < nt) nt = (int)tiles;
   if (nt < 1) nt = 1;
-  tsr__gemm_plan pl = {.g = g, .cx = cx, .ker = ker, .nt = nt, .grain = cfg.grain};
+  tsr__gemm_plan pl = {.g = g, .ind = ind, .ker = ker, .nt = nt, .grain = cfg.grain};
 
   /* Equal KC slices and NC blocks (k = KC+1 as two halves, not KC and a sliver of 1: a
      sliver costs a whole pass over C and a repacking of A). */
   const int64_t kslices = tsr__ceil_div(g->k, cfg.kc), nblocks = tsr__ceil_div(g->n, cfg.nc);
   pl.kc = tsr__ceil_div(g->k, kslices);
-  if (cx) pl.kc += pl.kc & 1; /* 1m: no slice splits a complex pair (g->k is even) */
+  if (ind) pl.kc += pl.kc & 1; /* 1m: no slice splits a complex pair (g->k is even) */
   pl.nc = tsr__min64(tsr__ceil_div(tsr__ceil_div(g->n, nblocks), nr) * nr, g->n);
   pl.stream_c = tsr__gemm_stream_c(g, &cfg);
   pl.sweep = tsr__gemm_row_sweep(ker, pl.kc);
@@ -710,27 +708,7 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g, const tsr__gemm_args
   return TSR_OK;
 }
 
-/* ---------------------------------------------------------------- entry --------------- */
-
-tsr_status tsr__omp_gemm(tsr_device dev, const tsr__gemm_args *args) {
-  (void)dev;
-  const tsr__gemm_args *g = args;
-  const bool cplx = g->dtype == TSR_C64 || g->dtype == TSR_C128;
-  if (g->dtype != TSR_F32 && g->dtype != TSR_F64 && !cplx)
-    return tsr__set_error(TSR_ERR_UNSUPPORTED, __func__,
-                          "the CPU GEMM supports f32, f64, c64 and c128, not dtype %s",
-                          tsr_dtype_name(g->dtype));
-  if (g->path == TSR_GEMM_VENDOR) return tsr__gemm_vendor(g);
-  if (cplx) return tsr__gemm_complex(g);
-  if (g->m == 0 || g->n == 0) return TSR_OK;
-  if (g->alpha == 0 || g->k == 0) {
-    tsr__gemm_scale(g);
-    return TSR_OK;
-  }
-  return tsr__gemm_real(g, NULL);
-}
-
-tsr_status tsr__gemm_real(const tsr__gemm_args *g, const tsr__gemm_args *cx) {
+tsr_status tsr__gemm_real(const tsr__gemm_args *g, const tsr__gemm_induced *ind) {
   /* The threads the call runs on, decided once: what OpenMP gives it (tsr__gemm_threads_for),
      and the adaptive count's answer where that is several. */
   const double mnk = (double)g->m * (double)g->n * (double)g->k;
@@ -742,9 +720,9 @@ tsr_status tsr__gemm_real(const tsr__gemm_args *g, const tsr__gemm_args *cx) {
   /* Several threads to have, one chosen: the tiny lane runs a tiny call, timed when the clock was
      read for it (the general path, its questions and two clock reads on every call, made sgemm
      64^3 7-8 % slower with two threads allowed than with one on Emerald Rapids). */
-  if (!cx && tsr__gemm_tiny(g, mnk, nt, true, &tiny)) {
+  if (!ind && tsr__gemm_tiny(g, mnk, nt, true, &tiny)) {
     if (nt == 1 && now >= 0) tsr__gemm_learn_serial(tsr__now_ns() - now, 2.0 * mnk);
     return tiny;
   }
-  return tsr__gemm_native(g, cx, nt);
+  return tsr__gemm_native(g, ind, nt);
 }
