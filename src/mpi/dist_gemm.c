@@ -2,7 +2,7 @@
 /*
  * The distributed GEMM's dispatcher (tsr_dist_gemm, tsr_dist_gemm_ex, tsr_dist_gemm_complex,
  * tsr_dist_gemm_choose): the checks and the agreement on them, the table of schedules (each
- * row a name, a cost function and a run function: SUMMA, summa_row.c, and 2.5D, gemm25d.c),
+ * row a name, a cost function and a run function: SUMMA, summa.c, and 2.5D, gemm25d.c),
  * the choice of a row, and the statistics of the call. The schedules are siblings that trust
  * what this file checked and never call back into it.
  */

@@ -112,7 +112,7 @@ tsr_status tsr_grid_create(MPI_Comm comm, int p, int q, tsr_grid **out) {
 tsr_status tsr_grid_free(tsr_grid *grid) {
   TSR_API_ENTRY();
   if (!grid) return TSR_OK;
-  if (grid->summa_plan && grid->summa_plan_free) grid->summa_plan_free(grid->summa_plan);
+  if (grid->staging && grid->staging_free) grid->staging_free(grid->staging);
   /* After MPI_Finalize no MPI call is allowed (MPI_Comm_free would abort the process): the
      communicators ended with MPI, the host memory ends here. */
   int finalized = 0;

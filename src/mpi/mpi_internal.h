@@ -18,10 +18,12 @@ struct tsr_grid {
   bool oversubscribed; /* some node of the grid holds more of its ranks than CPUs (agreed at
                           creation, tsr__bcast_oversubscribed in binding.c; also cached on the
                         three comms) */
-  struct tsr__summa_plan *summa_plan; /* SUMMA's buffers, streams and events, kept across
-                                         calls (summa.c); freed with the grid through */
-  void (*summa_plan_free)(struct tsr__summa_plan *); /* this, set by summa.c (the grid does not
-                                                        call into SUMMA's file) */
+  /* staging.c's object (staging.h): pinned host buffers, device message buffers, copy streams
+     and SUMMA's slots, shared by SUMMA and the block-cyclic exchange; made on first use,
+     grow-only, freed with the grid through staging_free (set by staging.c: the grid does not
+     call into it). */
+  struct tsr__staging *staging;
+  void (*staging_free)(struct tsr__staging *);
 };
 
 /*
@@ -310,7 +312,7 @@ tsr_status tsr__dist_schedule_pick(const tsr__dist_shape *shape,
                                    const tsr_dist_gemm_options *options,
                                    const tsr__dist_schedule **row, int *replicas);
 
-/* SUMMA's row (summa_row.c): SUMMA on the matrices' own grid, transposed operands first
+/* SUMMA's row (summa.c): SUMMA on the matrices' own grid, transposed operands first
    redistributed into their transpose (tsr__dm_transpose), then tsr__dist_summa. */
 tsr_status tsr__dist_summa_cost(const tsr__dist_shape *shape, double *cost, int *replicas);
 tsr_status tsr__dist_summa_run(const tsr__dist_call *call, tsr_dist_stats *stats);

@@ -9,7 +9,7 @@
 
 #include "mpi/staging.h"
 
-struct tsr__summa_plan { /* tsr__staging */
+struct tsr__staging {
   tsr_device dev;
   void *host[TSR__STAGE_NBUF];
   size_t host_bytes[TSR__STAGE_NBUF];
@@ -47,8 +47,8 @@ static void tsr__staging_clear(tsr__staging *s) {
   s->streams = false;
 }
 
-/* The grid's release (tsr_grid_free through summa_plan_free). */
-static void tsr__staging_free(struct tsr__summa_plan *s) {
+/* The grid's release (tsr_grid_free through staging_free). */
+static void tsr__staging_free(tsr__staging *s) {
   if (!s) return;
   tsr__staging_clear(s);
   free(s);
@@ -56,7 +56,7 @@ static void tsr__staging_free(struct tsr__summa_plan *s) {
 
 tsr_status tsr__staging_get(const tsr_grid *cg, tsr_device dev, tsr__staging **out) {
   tsr_grid *g = (tsr_grid *)(uintptr_t)cg;
-  tsr__staging *s = g->summa_plan;
+  tsr__staging *s = g->staging;
   if (s && !tsr_device_equal(s->dev, dev)) {
     tsr__staging_clear(s);
     s->dev = dev;
@@ -65,8 +65,8 @@ tsr_status tsr__staging_get(const tsr_grid *cg, tsr_device dev, tsr__staging **o
     s = calloc(1, sizeof *s);
     if (!s) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "staging object");
     s->dev = dev;
-    g->summa_plan = s;
-    g->summa_plan_free = tsr__staging_free;
+    g->staging = s;
+    g->staging_free = tsr__staging_free;
   }
   *out = s;
   return TSR_OK;

@@ -17,8 +17,8 @@
  * what goes to other ranks: the exchange copies a rank's own part device to device, never
  * through a buffer (redistribute.c).
  *
- * The object hangs off the grid's pointer for SUMMA's plan (struct tsr_grid::summa_plan,
- * which tsr_grid_free releases through summa_plan_free): struct tsr__summa_plan is this object.
+ * The object hangs off the grid (struct tsr_grid::staging, which tsr_grid_free releases
+ * through staging_free).
  * Local functions (no MPI call); callers agree on the statuses.
  */
 #ifndef TSR_MPI_STAGING_H
@@ -26,7 +26,7 @@
 
 #include "mpi/mpi_internal.h"
 
-typedef struct tsr__summa_plan tsr__staging;
+typedef struct tsr__staging tsr__staging;
 
 /* The pinned host buffers, by use. */
 enum {

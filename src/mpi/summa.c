@@ -50,6 +50,9 @@
  * Accounting: the call's device copies, host synchronizations and GEMM calls come from the
  * library's counters (tsr__counters_read) and land in tsr_dist_stats, so tests can assert the
  * pipeline's model on the GPU emulator and on the CPU.
+ *
+ * The file ends with SUMMA's row of the dispatcher's schedule table (tsr__dist_summa_cost,
+ * tsr__dist_summa_run), as gemm25d.c ends with 2.5D's: the two schedules are siblings.
  */
 #include <limits.h>
 #include <math.h>
@@ -114,7 +117,7 @@ typedef struct tsr__summa_slot {
 } tsr__summa_slot;
 
 typedef struct tsr__summa_slots {
-  tsr__staging *stage;  /* the grid's staging object, which keeps this plan */
+  tsr__staging *stage; /* the grid's staging object, which keeps this plan */
   tsr_device dev;
   tsr_dtype dtype;
   int64_t a_cap, b_cap; /* elements of each slot's A and B buffers */
@@ -159,7 +162,7 @@ typedef struct tsr__summa {
 } tsr__summa;
 
 /* Frees the plan; the pinned buffers and streams stay with the staging object. */
-static void tsr__summa_plan_free(void *plan) {
+static void tsr__summa_slots_free(void *plan) {
   tsr__summa_slots *p = plan;
   if (!p) return;
   for (int i = 0; i < p->nslots; i++) {
@@ -178,8 +181,8 @@ static void tsr__summa_plan_free(void *plan) {
 
 /* The grid's plan for this call, made or grown when it does not fit (its pinned buffers are
    the staging object's, grown only when smaller). Local (the caller agrees on the status). */
-static tsr_status tsr__summa_plan_get(tsr__summa *s, int64_t a_cap, int64_t b_cap, bool a_host,
-                                      bool b_host) {
+static tsr_status tsr__summa_slots_get(tsr__summa *s, int64_t a_cap, int64_t b_cap, bool a_host,
+                                       bool b_host) {
   const tsr_device dev = s->c->device;
   tsr__staging *stage = NULL;
   TSR_CALL(tsr__staging_get(s->g, dev, &stage));
@@ -190,7 +193,7 @@ static tsr_status tsr__summa_plan_get(tsr__summa *s, int64_t a_cap, int64_t b_ca
     s->plan = p;
     return TSR_OK;
   }
-  tsr__summa_plan_free(p);
+  tsr__summa_slots_free(p);
   tsr__staging_set_summa(stage, NULL, NULL);
   p = calloc(1, sizeof *p);
   if (!p) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "SUMMA plan");
@@ -222,10 +225,10 @@ static tsr_status tsr__summa_plan_get(tsr__summa *s, int64_t a_cap, int64_t b_ca
   if (st == TSR_OK) st = tsr__dev_event_create(dev, &p->ev_t1);
   if (st == TSR_OK) st = tsr__staging_streams(stage, &p->d2h, &p->h2d);
   if (st != TSR_OK) {
-    tsr__summa_plan_free(p);
+    tsr__summa_slots_free(p);
     return st;
   }
-  tsr__staging_set_summa(stage, p, tsr__summa_plan_free);
+  tsr__staging_set_summa(stage, p, tsr__summa_slots_free);
   s->plan = p;
   return TSR_OK;
 }
@@ -389,8 +392,8 @@ static tsr_status tsr__summa_post_a(tsr__summa *s, const tsr__summa_step *step, 
          device (the d2h stream waits for that copy). */
       st = tsr__dev_stream_wait_event(dev, p->d2h, slot->ev_h2d);
       if (st == TSR_OK)
-        st = tsr__staging_d2h(p->stage, TSR__STAGE_SUMMA + 2 * sl, 0, src, 0, (size_t)cnt_a * es,
-                              1, p->d2h);
+        st = tsr__staging_d2h(p->stage, TSR__STAGE_SUMMA + 2 * sl, 0, src, 0, (size_t)cnt_a * es, 1,
+                              p->d2h);
       if (st == TSR_OK) st = tsr__dev_event_record(dev, slot->ev_d2h, p->d2h);
       if (st == TSR_OK) st = tsr__summa_event_wait(s, slot->ev_d2h, pending, false);
       buf = slot->a_host;
@@ -446,8 +449,8 @@ static tsr_status tsr__summa_post_b(tsr__summa *s, const tsr__summa_step *step, 
     tsr_status s2 =
         tsr__dev_stream_wait_event(dev, p->d2h, s->staging ? slot->ev_h2d : slot->ev_gemm);
     if (s2 == TSR_OK && s->staging)
-      s2 = tsr__staging_d2h(p->stage, TSR__STAGE_SUMMA + 2 * sl + 1, 0, src,
-                            (size_t)s->b->lld * es, (size_t)w * es, (size_t)nloc, p->d2h);
+      s2 = tsr__staging_d2h(p->stage, TSR__STAGE_SUMMA + 2 * sl + 1, 0, src, (size_t)s->b->lld * es,
+                            (size_t)w * es, (size_t)nloc, p->d2h);
     else if (s2 == TSR_OK)
       s2 = tsr__dev_memcpy_2d_async(dev, dst, (size_t)w * es, src, (size_t)s->b->lld * es,
                                     (size_t)w * es, (size_t)nloc, TSR__COPY_D2D, p->d2h);
@@ -559,8 +562,8 @@ static tsr_status tsr__summa_multiply(tsr__summa *s, int64_t st_i, int sl, tsr_c
       st = tsr__staging_h2d(p->stage, TSR__STAGE_SUMMA + 2 * sl, 0, tsr__array_ptr(slot->a_dev), 0,
                             (size_t)(mloc * w) * s->es, 1, p->h2d);
     if (st == TSR_OK && !own_b)
-      st = tsr__staging_h2d(p->stage, TSR__STAGE_SUMMA + 2 * sl + 1, 0,
-                            tsr__array_ptr(slot->b_dev), 0, (size_t)(w * nloc) * s->es, 1, p->h2d);
+      st = tsr__staging_h2d(p->stage, TSR__STAGE_SUMMA + 2 * sl + 1, 0, tsr__array_ptr(slot->b_dev),
+                            0, (size_t)(w * nloc) * s->es, 1, p->h2d);
     if (st == TSR_OK) st = tsr__dev_event_record(dev, slot->ev_h2d, p->h2d);
     if (st == TSR_OK) st = tsr__dev_stream_wait_event(dev, NULL, slot->ev_h2d);
     if (st != TSR_OK) return st;
@@ -650,7 +653,8 @@ static tsr_status tsr__summa_prepare(tsr__summa *s) {
      panels only when its process column has several rows. */
   const int64_t a_cap = g->npcol > 1 ? (mloc > 1 ? mloc : 1) * wmax : 1;
   const int64_t b_cap = g->nprow > 1 ? wmax * (nloc > 0 ? nloc : 1) : 1;
-  st = tsr__summa_plan_get(s, a_cap, b_cap, s->staging && g->npcol > 1, s->staging && g->nprow > 1);
+  st =
+      tsr__summa_slots_get(s, a_cap, b_cap, s->staging && g->npcol > 1, s->staging && g->nprow > 1);
   /* The inputs (queued on the compute stream) are complete before a copy stream reads them. */
   if (st == TSR_OK) st = tsr__dev_event_record(dev, s->plan->ev_ready, NULL);
   if (st == TSR_OK) st = tsr__dev_stream_wait_event(dev, s->plan->d2h, s->plan->ev_ready);
@@ -820,5 +824,49 @@ tsr_status tsr__dist_summa(tsr_complex128 alpha, const tsr_dmatrix *a, const tsr
   stats->algorithm = TSR_DIST_GEMM_SUMMA;
   stats->replicas = 1;
   tsr__dist_count_since(stats, count0);
+  return st;
+}
+
+/* ------------------------------------------- SUMMA's row of the schedule table --- */
+/*
+ * SUMMA's row of the dispatcher's table of schedules (dist_gemm.c; 2.5D's is gemm25d.c's):
+ * its cost model, SUMMA on the matrices' own P_r x Q grid, and its run, which redistributes
+ * transposed operands into their transpose (tsr__dm_transpose; 2.5D transposes while it
+ * slices instead) and calls the schedule above, tsr__dist_summa, on untransposed operands.
+ */
+/* Words a rank receives in the panel broadcasts (op(A)'s panels along the Q ranks of a
+   process row, op(B)'s along the P_r of a column) plus two message rounds per panel. Applies
+   to every call. */
+tsr_status tsr__dist_summa_cost(const tsr__dist_shape *d, double *cost, int *replicas) {
+  double w = d->m * d->k / d->pr * (1.0 - 1.0 / d->pc) + d->k * d->n / d->pc * (1.0 - 1.0 / d->pr);
+  *cost = w + TSR__DIST_ROUND_WORDS * 2.0 * (double)d->panels;
+  *replicas = 1;
+  return TSR_OK;
+}
+
+tsr_status tsr__dist_summa_run(const tsr__dist_call *x, tsr_dist_stats *stats) {
+  const tsr_dmatrix *a = x->a, *b = x->b;
+  tsr_dmatrix *c = x->c;
+  /* Transposed operands are redistributed into their transpose first. */
+  tsr_dmatrix *at = NULL, *bt = NULL;
+  tsr_status st = TSR_OK;
+  if (x->ta)
+    st = tsr__dm_transpose(a, tsr__dist_conj(x->ta, a->dtype), &at, &stats->bytes_sent,
+                           &stats->bytes_received);
+  if (st == TSR_OK && x->tb)
+    st = tsr__dm_transpose(b, tsr__dist_conj(x->tb, b->dtype), &bt, &stats->bytes_sent,
+                           &stats->bytes_received);
+  stats->comm_seconds += MPI_Wtime() - x->t_start;
+  stats->bytes_redistributed = stats->bytes_received;
+  /* The call was agreed on; only a transpose can have failed since (one collective less a
+     call). */
+  if (x->ta || x->tb) st = tsr__dist_agree(c->grid->comm, st);
+  if (st == TSR_OK) {
+    tsr_dist_stats ss;
+    st = tsr__dist_summa(x->alpha, at ? at : a, bt ? bt : b, x->beta, c, x->options, &ss);
+    tsr__dist_stats_add_summa(stats, &ss);
+  }
+  tsr_dmatrix_free(at);
+  tsr_dmatrix_free(bt);
   return st;
 }
