@@ -22,9 +22,10 @@
 # emulated-GPU matrices under mpirun -np 2, both panel paths), dist_pipeline (SUMMA's counted
 # copies, syncs, GEMM calls and pinned allocations under mpirun -np 4, both panel paths; the
 # transposed operands' device exchange, none of it through the host on one rank), dist_25d
-# (-np 4), dist_transpose (every transpose on the grids of 2 ranks, -np 2),
-# dist_bcast (the pipelined broadcast from emulated device buffers, -np 3) or job
-# (tessera-gemm --device cuda at -np 1, 2, 4 against NumPy, job.sh).
+# (-np 4), dist_transpose (every transpose on the grids of 2 ranks, -np 2), dist_complex
+# (complex SUMMA, 2.5D and the complex Freivalds' check on the device, -np 2), dist_bcast
+# (the pipelined broadcast from emulated device buffers, -np 3) or job (tessera-gemm
+# --device cuda at -np 1, 2, 4 against NumPy, job.sh).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -81,7 +82,7 @@ for t in "${tests[@]}"; do
     gpu_fault) srcs=("$root/tests/test_gpu_fault.c") ;;
     gpu_alloc) srcs=("$root/tests/test_gpu_alloc.c") ;;
     emu_complex) srcs=("$here/test_emu_complex.c") ;;
-    dist_gemm | dist_pipeline | dist_25d | dist_bcast | dist_transpose) srcs=("$root/tests/test_$t.c") ;;
+    dist_gemm | dist_pipeline | dist_25d | dist_bcast | dist_transpose | dist_complex) srcs=("$root/tests/test_$t.c") ;;
     *) srcs=("$root/tests/test_$t.c" "$root/tests/core_util.c") ;;
   esac
   libs=()
