@@ -2,7 +2,8 @@
 /*
  * CPU GEMM, complex dtypes (TSR_C64, TSR_C128) by the 1m method (src/omp/gemm/frame/
  * gemm_complex.c) through the backend entry tsr__omp_gemm, against an independent
- * float64-complex reference (a plain triple loop in long double pairs) on random inputs: every
+ * float64-complex reference (a plain triple loop over op(A) and op(B) converted to double once,
+ * with their moduli for the error bound) on random inputs: every
  * op combination of N, T, C (conjugate transpose) and R (conjugate, no transpose: CBLAS's
  * row-major calls) on both operands; complex alpha and beta, beta 0 over a C of NaN, alpha 0
  * over A and B of NaN, k 0; purely imaginary operands; odd sizes, edge tiles, leading
@@ -93,19 +94,38 @@ static bool run_cx(const cx_case *cc, uint64_t seed) {
   assert_int_equal(st, TSR_OK);
   const long double eps = dt == TSR_C64 ? 1.2e-7L : 2.3e-16L;
   const bool alpha0 = cc->ar == 0 && cc->ai == 0, beta0 = cc->br == 0 && cc->bi == 0;
+  /* op(A) (row i at i * k) and op(B) (column j at j * k) in long double, conjugated as asked,
+     with their moduli: the reference's inner loop reads plain arrays. */
+  const size_t nka = (size_t)(m > 0 ? m : 1) * (size_t)(k > 0 ? k : 1),
+               nkb = (size_t)(n > 0 ? n : 1) * (size_t)(k > 0 ? k : 1);
+  double *opa = malloc(nka * 3 * sizeof *opa), *opb = malloc(nkb * 3 * sizeof *opb);
+  assert_non_null(opa);
+  assert_non_null(opb);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      long double xr, xi;
+      get(dt, a, (size_t)(ta ? p * lda + i : i * lda + p), &xr, &xi);
+      const size_t at = (size_t)(i * k + p);
+      opa[3 * at] = (double)xr, opa[3 * at + 1] = (double)(ca ? -xi : xi);
+      opa[3 * at + 2] = (double)sqrtl(xr * xr + xi * xi);
+    }
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t p = 0; p < k; ++p) {
+      long double yr, yi;
+      get(dt, b, (size_t)(tb ? j * ldb + p : p * ldb + j), &yr, &yi);
+      const size_t at = (size_t)(j * k + p);
+      opb[3 * at] = (double)yr, opb[3 * at + 1] = (double)(cb ? -yi : yi);
+      opb[3 * at + 2] = (double)sqrtl(yr * yr + yi * yi);
+    }
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
-      long double sr = 0, si = 0, mag = 0;
+      double sr = 0, si = 0, mag = 0;
+      const double *x = opa + 3 * (size_t)(i * k), *y = opb + 3 * (size_t)(j * k);
       if (!alpha0)
-        for (int64_t p = 0; p < k; ++p) {
-          long double xr, xi, yr, yi;
-          get(dt, a, (size_t)(ta ? p * lda + i : i * lda + p), &xr, &xi);
-          get(dt, b, (size_t)(tb ? j * ldb + p : p * ldb + j), &yr, &yi);
-          if (ca) xi = -xi;
-          if (cb) yi = -yi;
-          sr += xr * yr - xi * yi;
-          si += xr * yi + xi * yr;
-          mag += sqrtl((xr * xr + xi * xi) * (yr * yr + yi * yi));
+        for (int64_t p = 0; p < 3 * k; p += 3) {
+          sr += x[p] * y[p] - x[p + 1] * y[p + 1];
+          si += x[p] * y[p + 1] + x[p + 1] * y[p];
+          mag += x[p + 2] * y[p + 2];
         }
       const long double tr = cc->ar * sr - cc->ai * si, ti = cc->ar * si + cc->ai * sr;
       long double cr = 0, ci = 0, er = tr, ei = ti;
@@ -135,6 +155,8 @@ static bool run_cx(const cx_case *cc, uint64_t seed) {
     for (int64_t j = n; j < ldc; ++j)
       assert_memory_equal((char *)c + (size_t)(i * ldc + j) * es,
                           (char *)c0 + (size_t)(i * ldc + j) * es, es);
+  free(opa);
+  free(opb);
   free(a);
   free(b);
   free(c);
