@@ -343,9 +343,9 @@ static void test_fill_bits(void **state) {
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_counts_one_by_one), cmocka_unit_test(test_counts_grids),
-    cmocka_unit_test(test_transposed_counts),
-    cmocka_unit_test(test_panel_width),       cmocka_unit_test(test_bcast_algorithms),
-    cmocka_unit_test(test_fill_bits),         cmocka_unit_test(test_cpu_progress),
+    cmocka_unit_test(test_transposed_counts), cmocka_unit_test(test_panel_width),
+    cmocka_unit_test(test_bcast_algorithms),  cmocka_unit_test(test_fill_bits),
+    cmocka_unit_test(test_cpu_progress),
 };
 
 DIST_TEST_MAIN(tests)

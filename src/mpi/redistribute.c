@@ -277,7 +277,8 @@ static tsr_status tsr__rect_push(tsr__rect_list *l, const tsr__rect *r) {
   if (l->n == l->cap) {
     const int64_t cap = l->cap ? 2 * l->cap : 64;
     tsr__rect *nv = realloc(l->v, (size_t)cap * sizeof *nv);
-    if (!nv) return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%lld rectangles", (long long)cap);
+    if (!nv)
+      return tsr__set_error(TSR_ERR_OUT_OF_MEMORY, __func__, "%lld rectangles", (long long)cap);
     l->v = nv;
     l->cap = cap;
   }
@@ -407,8 +408,8 @@ static tsr_status tsr__xdev_unpack(tsr__xdev *x) {
     TSR_CALL(tsr__rects_msg(&x->rl, x->rd[r], x->rows, x->cols, x->sxy + 2 * r, md, x->dst,
                             x->transpose, false, x->ridx));
     if (x->accumulate) {
-      TSR_CALL(tsr__dev_copy_rects(dev, tsr__array_ptr(x->dst->storage), x->rdev, x->dtype,
-                                   x->rl.v, x->rl.n, TSR__RECT_ADD));
+      TSR_CALL(tsr__dev_copy_rects(dev, tsr__array_ptr(x->dst->storage), x->rdev, x->dtype, x->rl.v,
+                                   x->rl.n, TSR__RECT_ADD));
       x->rl.n = 0;
     }
   }
@@ -546,9 +547,10 @@ tsr_status tsr__bc_redistribute_ex(const tsr_grid *g, tsr_dtype dtype, int64_t m
     }
   }
   if (on_dev) {
-    tsr__xdev x = {g,    dtype, es,    &rows, &cols, src,  dst,  transpose,
-                   conj, (flags & TSR__BC_ACCUMULATE) != 0, sc, sd, rc, rd, sxy, dxy,
-                   0,    0,     ridx,  {NULL, 0, 0}, NULL, NULL};
+    tsr__xdev x = {
+        g,    dtype, es, &rows, &cols, src, dst, transpose, conj, (flags & TSR__BC_ACCUMULATE) != 0,
+        sc,   sd,    rc, rd,    sxy,   dxy, 0,   0,         ridx, {NULL, 0, 0},
+        NULL, NULL};
     st = tsr__dist_agree(g->comm, st);
     if (st == TSR_OK) st = tsr__redistribute_dev(&x);
     free(x.rl.v);
