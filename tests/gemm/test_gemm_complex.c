@@ -50,6 +50,24 @@ static void get(tsr_dtype dt, const void *p, size_t i, long double *re, long dou
   }
 }
 
+/* The reference's operand: `lines` lines of k complex elements of the stored matrix p (leading
+   dimension ld): line r, element q at r * ld + q when along (else q * ld + r), conjugated when
+   conj; 3 doubles each (re, im, modulus). Freed by the caller. */
+static double *ref_lines(tsr_dtype dt, const void *p, int64_t ld, int64_t lines, int64_t k,
+                         bool along, bool conj) {
+  const size_t n = (size_t)(lines > 0 ? lines : 1) * (size_t)(k > 0 ? k : 1);
+  double *out = malloc(n * 3 * sizeof *out);
+  assert_non_null(out);
+  for (int64_t r = 0; r < lines; ++r)
+    for (int64_t q = 0; q < k; ++q) {
+      long double xr, xi;
+      get(dt, p, (size_t)(along ? r * ld + q : q * ld + r), &xr, &xi);
+      double *o = out + 3 * (size_t)(r * k + q);
+      o[0] = (double)xr, o[1] = (double)(conj ? -xi : xi), o[2] = (double)sqrtl(xr * xr + xi * xi);
+    }
+  return out;
+}
+
 /* Runs one case on the threads set; asserts the product within the dtype's tolerance. Returns
    false (nothing checked) when the vendor path is not available. */
 static bool run_cx(const cx_case *cc, uint64_t seed) {
@@ -94,29 +112,9 @@ static bool run_cx(const cx_case *cc, uint64_t seed) {
   assert_int_equal(st, TSR_OK);
   const long double eps = dt == TSR_C64 ? 1.2e-7L : 2.3e-16L;
   const bool alpha0 = cc->ar == 0 && cc->ai == 0, beta0 = cc->br == 0 && cc->bi == 0;
-  /* op(A) (row i at i * k) and op(B) (column j at j * k) in long double, conjugated as asked,
-     with their moduli: the reference's inner loop reads plain arrays. */
-  const size_t nka = (size_t)(m > 0 ? m : 1) * (size_t)(k > 0 ? k : 1),
-               nkb = (size_t)(n > 0 ? n : 1) * (size_t)(k > 0 ? k : 1);
-  double *opa = malloc(nka * 3 * sizeof *opa), *opb = malloc(nkb * 3 * sizeof *opb);
-  assert_non_null(opa);
-  assert_non_null(opb);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      long double xr, xi;
-      get(dt, a, (size_t)(ta ? p * lda + i : i * lda + p), &xr, &xi);
-      const size_t at = (size_t)(i * k + p);
-      opa[3 * at] = (double)xr, opa[3 * at + 1] = (double)(ca ? -xi : xi);
-      opa[3 * at + 2] = (double)sqrtl(xr * xr + xi * xi);
-    }
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t p = 0; p < k; ++p) {
-      long double yr, yi;
-      get(dt, b, (size_t)(tb ? j * ldb + p : p * ldb + j), &yr, &yi);
-      const size_t at = (size_t)(j * k + p);
-      opb[3 * at] = (double)yr, opb[3 * at + 1] = (double)(cb ? -yi : yi);
-      opb[3 * at + 2] = (double)sqrtl(yr * yr + yi * yi);
-    }
+  /* op(A) (row i at i * k) and op(B) (column j at j * k) in double, conjugated as asked, with
+     their moduli: the reference's inner loop reads plain arrays. */
+  double *opa = ref_lines(dt, a, lda, m, k, !ta, ca), *opb = ref_lines(dt, b, ldb, n, k, tb, cb);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
       double sr = 0, si = 0, mag = 0;
