@@ -801,8 +801,15 @@ static void test_interrupted_write(void **state) {
     assert_true(WIFEXITED(status) && WEXITSTATUS(status) != 124); /* no hang */
     assert_false(exists(cpath)); /* nothing that looks like a result */
     int left = temp_files(dir);
-    if (left)
-      print_error("signal %d to rank 0 (pid %ld): %d temporary files left\n", sigs[s], pid0, left);
+    if (left) {
+      print_error("signal %d to rank 0 (pid %ld): %d temporary files left:", sigs[s], pid0, left);
+      DIR *d = opendir(dir);
+      struct dirent *e;
+      while (d && (e = readdir(d)))
+        if (strstr(e->d_name, ".tessera-tmp.")) print_error(" %s", e->d_name);
+      if (d) closedir(d);
+      print_error("\n");
+    }
     /* SIGTERM/SIGINT: the signalled rank's handler removes the temporary, always: no leftover
        is asserted. SIGKILL cannot be caught: the cleanup is the survivor's, on Open MPI's
        SIGTERM, which a machine under load can lose to the follow-up SIGKILL. Then only no result

@@ -264,22 +264,26 @@ tsr_status tsr__write_all(const char *path, int fd, const void *data, size_t n) 
   return TSR_OK;
 }
 
-tsr_status tsr__reserve_space(const char *path, uint64_t bytes) {
-  if (bytes == 0) return TSR_OK;
-  int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+tsr_status tsr__create_reserved(const char *path, const char *target, uint64_t bytes) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
   if (fd < 0)
-    return tsr__set_error(TSR_ERR_IO, __func__, "cannot open %s: %s", path, strerror(errno));
+    return tsr__set_error(TSR_ERR_IO, __func__, "cannot create %s (temporary file for %s): %s",
+                          path, target, strerror(errno));
   tsr_status st = TSR_OK;
 #if defined(__linux__)
-  int rc;
-  do
-    rc = fallocate(fd, 0, 0, (off_t)bytes);
-  while (rc != 0 && errno == EINTR);
-  if (rc != 0 && errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL)
-    st = tsr__set_error(TSR_ERR_IO, __func__, "cannot reserve %llu bytes for %s: %s",
-                        (unsigned long long)bytes, path, strerror(errno));
+  if (bytes > 0) {
+    int rc;
+    do
+      rc = fallocate(fd, 0, 0, (off_t)bytes);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0 && errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL)
+      st = tsr__set_error(TSR_ERR_IO, __func__, "cannot reserve %llu bytes for %s: %s",
+                          (unsigned long long)bytes, path, strerror(errno));
+  }
 #endif
-  close(fd);
+  if (close(fd) != 0 && st == TSR_OK)
+    st = tsr__set_error(TSR_ERR_IO, __func__, "cannot close %s: %s", path, strerror(errno));
+  if (st != TSR_OK) unlink(path);
   return st;
 }
 

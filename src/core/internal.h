@@ -246,10 +246,12 @@ tsr_status tsr__lock_beside(const char *path, double wait_s, int *fd);
 void tsr__unlock(int fd);
 /* write() until all n bytes are written; a short or failed write is TSR_ERR_IO. */
 tsr_status tsr__write_all(const char *path, int fd, const void *data, size_t n);
-/* Reserves the disk blocks of the first `bytes` bytes of an existing file (Linux fallocate), so
-   that a full disk or a file size limit fails here, before any data is written, and no later
-   write can be dropped for lack of space; a file system that cannot reserve is not an error. */
-tsr_status tsr__reserve_space(const char *path, uint64_t bytes);
+/* Creates the new file `path` (O_EXCL: an existing file is an error; `target` is the result it
+   is the temporary of, for messages) and reserves the disk blocks of its first `bytes` bytes
+   (Linux fallocate), so that a full disk or a file size limit fails here, before any data is
+   written, and no later write can be dropped for lack of space; a file system that cannot
+   reserve is not an error. On failure nothing is left. */
+tsr_status tsr__create_reserved(const char *path, const char *target, uint64_t bytes);
 /* Checks the target again, renames the complete (synced, closed) temporary onto it and syncs
    the directory; removes the temporary on failure. */
 tsr_status tsr__commit_temp(const char *tmp, const char *path);

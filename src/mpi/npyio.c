@@ -416,25 +416,30 @@ static tsr_status tsr__npy_write_prepare(tsr__npy_writer *w) {
   return TSR_OK;
 }
 
-/* Step 2: the temporary file, created by every rank, its whole size reserved by rank 0 (a full
-   disk fails here, on every rank, before any data). Agreed; on failure the file is closed. */
+/* Step 2: the temporary file, created by rank 0 alone with its whole size reserved (a full disk
+   fails here, on every rank, before any data), then opened by every rank without
+   MPI_MODE_CREATE. Only one process ever creates it: a rank that reaches the open late cannot
+   create it again after rank 0's signal handler or error path removed it (with MPI_MODE_CREATE,
+   Open MPI's OMPIO opens with O_CREAT on every rank, and a rank that then lost its peer and
+   exited left the file behind). Agreed; on failure the file is closed. */
 static tsr_status tsr__npy_write_create(tsr__npy_writer *w) {
   tsr_grid *g = w->a->grid;
-  if (g->rank == 0) unlink(w->tmpname); /* a stale file of a crashed job with the same pid */
-  MPI_Barrier(g->comm);
   w->created = true;
   tsr_status st = TSR_OK;
-  int rc =
-      MPI_File_open(g->comm, w->tmpname, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &w->fh);
+  if (g->rank == 0) {
+    unlink(w->tmpname); /* a stale file of a crashed job with the same pid */
+    st = tsr__create_reserved(w->tmpname, w->path, w->total);
+  }
+  TSR_CALL(tsr__dist_agree(g->comm, st));
+  int rc = MPI_File_open(g->comm, w->tmpname, MPI_MODE_WRONLY, MPI_INFO_NULL, &w->fh);
   if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING] = "";
     int len = 0;
     MPI_Error_string(rc, text, &len);
-    st = tsr__set_error(TSR_ERR_IO, __func__, "cannot create '%s' (temporary file for '%s'): %s",
+    st = tsr__set_error(TSR_ERR_IO, __func__, "cannot open '%s' (temporary file for '%s'): %s",
                         w->tmpname, w->path, text);
     w->fh = MPI_FILE_NULL;
   }
-  if (st == TSR_OK && g->rank == 0) st = tsr__reserve_space(w->tmpname, w->total);
   st = tsr__dist_agree(g->comm, st);
   if (st != TSR_OK && w->fh != MPI_FILE_NULL) MPI_File_close(&w->fh);
   return st;
