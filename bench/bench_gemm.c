@@ -45,7 +45,7 @@
  *                   [--dtypes s,d,c,z] [--reps N] [--pause-ms MS] [--cold] [--best] [--beta X]
  *                   [--trans NN,NT,TN,TT] [--anchors LIST] [--json FILE]
  *   --sizes    square n (default 16,32,64,128,512,2048,4096: the small sizes, where the per-call
- *              cost and the small-matrix path show, as well as the blocked ones)
+ *              cost and the sup path (small, unpacked) show, as well as the blocked ones)
  *   --cases    extra m x n x k shapes
  *   --no-tall  skip the short-k cases m = n = 4096, k = 256 and 64
  *   --threads  thread counts (default 1,2)

@@ -67,7 +67,7 @@ else
     run tessera_tune "$BUILD/cpu/tessera-tune"
   fi
   run bench_gemm "$B/bench_gemm" --json "$out/bench_gemm.json"
-  # Small matrices (the small-matrix path: no packing).
+  # Small matrices (the sup path: small, unpacked, in BLIS's term; the run keeps its name).
   run bench_gemm_small "$B/bench_gemm" --sizes 32,64,128,256 --no-tall \
     --json "$out/bench_gemm_small.json"
   # Small calls in every transpose (what NumPy's matmul of transposed views meets), 1 thread.

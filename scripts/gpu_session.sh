@@ -52,7 +52,7 @@
 # is left of its step; a run the step's budget cannot start is reported "not run", and a step
 # whose budget ran out is reported "timed out" and the next step starts. The console shows each
 # step's budget and elapsed time, and each run's. Expected on an H200 (not yet measured): build
-# 80-100 s (the long pole is gemm_small_avx512_f32.c, ~45 s of one core), job 60-90 s (and
+# 80-100 s (the long pole is gemm_sup_avx512_f32.c, ~45 s of one core), job 60-90 s (and
 # 20-40 s for the complex runs, not measured: a budget that runs out leaves them "not run"), anchor
 # 15-25 s, ranks 20-40 s, npy 30-40 s; the rest, about 2-4 minutes, for the tests.
 #

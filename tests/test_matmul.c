@@ -1094,7 +1094,7 @@ static void tiny_alias_case(tsr_dtype dt, const tiny_alias *x, uint64_t seed) {
 /* Small calls whose operands share memory with C (the tiny lane must refuse them: the general
    path reads A or B from a copy) or lie in the same buffer without sharing an element (the
    lane takes those whose spans do not meet): host views of one buffer, and owned arrays. C is
-   64 columns wide, past every small kernel's register tile, so that later tiles read what
+   64 columns wide, past every sup kernel's register tile, so that later tiles read what
    earlier ones wrote: each aliased case fails without the copy. */
 static void test_gemm_tiny_aliasing(void **state) {
   (void)state;

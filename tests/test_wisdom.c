@@ -36,7 +36,7 @@ static char tmpdir[256];
 
 /* This program's GEMMs run on the thread count set (no adaptive count), passed with each call. */
 static const tsr__gemm_tuning tuning = {
-    .fixed_threads = true, .stream_min_bytes = -1, .small_mnk = -1};
+    .fixed_threads = true, .stream_min_bytes = -1, .sup_mnk = -1};
 
 /* A failing status and a message containing needle. The wisdom functions are internal and
    name the program that calls them (tessera-tune) through their fn argument, so the suite's
@@ -162,7 +162,7 @@ static void test_write_read_use(void **state) {
   assert_string_not_equal(c.source, "wisdom");
   assert_int_equal(c.kc, d.kc);
   /* A call whose tuning says no_wisdom: defaults, while other calls keep the wisdom. */
-  const tsr__gemm_tuning off = {.no_wisdom = true, .stream_min_bytes = -1, .small_mnk = -1};
+  const tsr__gemm_tuning off = {.no_wisdom = true, .stream_min_bytes = -1, .sup_mnk = -1};
   tsr__gemm_config_get(TSR_F64, 1, &off, &c);
   assert_string_not_equal(c.source, "wisdom");
   tsr__gemm_config_get(TSR_F64, 1, NULL, &c);

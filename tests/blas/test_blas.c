@@ -301,8 +301,8 @@ static void test_cblas_sgemm(void **state) {
    strips are packed: the lane hands the call on), against the float64 reference. */
 static void test_small_calls(void **state) {
   (void)state;
-  /* One tile (the small kernel's TSR__SM_ONE: up to 16 rows of one vector, or 14 of two, with
-     op(A) = A^T; fewer with op(A) = A), just past it, and several tiles and strips. */
+  /* One tile (the sup (small, unpacked) kernel's TSR__SUP_ONE: up to 16 rows of one vector, or 14
+     of two, with op(A) = A^T; fewer with op(A) = A), just past it, and several tiles and strips. */
   static const int mnk[][3] = {{1, 1, 1},   {16, 16, 16}, {7, 13, 5},   {14, 20, 9}, {16, 9, 33},
                                {12, 32, 7}, {17, 16, 8},  {40, 33, 64}, {3, 5, 300}};
   uint64_t seed = 900;

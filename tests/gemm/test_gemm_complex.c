@@ -7,10 +7,10 @@
  * op combination of N, T, C (conjugate transpose) and R (conjugate, no transpose: CBLAS's
  * row-major calls) on both operands; complex alpha and beta, beta 0 over a C of NaN, alpha 0
  * over A and B of NaN, k 0; purely imaginary operands; odd sizes, edge tiles, leading
- * dimensions above the minimum; the small path and the packed path each forced and the
- * library's own rule; sizes past the cache blocks (several KC slices, NC blocks); 1 and 2
- * threads; the vendor path (cblas_cgemm/cblas_zgemm) where built. A missing or misplaced
- * conjugation changes the product of these inputs.
+ * dimensions above the minimum; the sup path (small, unpacked: BLIS's term) and the packed path
+ * each forced and the library's own rule; sizes past the cache blocks (several KC slices, NC
+ * blocks); 1 and 2 threads; the vendor path (cblas_cgemm/cblas_zgemm) where built. A missing or
+ * misplaced conjugation changes the product of these inputs.
  *
  * Run once per kernel (TSR_CPU_KERNEL), as the other rooms; a kernel the CPU lacks: skipped.
  */
@@ -173,8 +173,8 @@ static void all_ops(tsr_dtype dt, int64_t m, int64_t n, int64_t k, uint64_t seed
     }
 }
 
-/* The library's rule, the small path forced, the packed path forced. */
-static const int64_t small_modes[3] = {-1, INT64_MAX, 0};
+/* The library's rule, the sup path forced, the packed path forced. */
+static const int64_t sup_modes[3] = {-1, INT64_MAX, 0};
 
 static void test_ops_shapes(void **state) {
   (void)state;
@@ -182,11 +182,11 @@ static void test_ops_shapes(void **state) {
                                {31, 33, 9}, {64, 64, 64}, {15, 2, 40},  {2, 45, 3}};
   for (int d = 0; d < 2; ++d)
     for (int s = 0; s < 3; ++s) {
-      tg_tuning.small_mnk = small_modes[s];
+      tg_tuning.sup_mnk = sup_modes[s];
       for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
         all_ops(cx_dtypes[d], shapes[i][0], shapes[i][1], shapes[i][2], 100 * i + (uint64_t)s);
     }
-  tg_tuning.small_mnk = -1;
+  tg_tuning.sup_mnk = -1;
 }
 
 /* alpha and beta cases: real, purely imaginary, beta 0 over NaN, alpha 0 over NaN, k 0, beta 1;
@@ -197,7 +197,7 @@ static void test_scalars(void **state) {
                           {0, 0, 0.5, 1}, {0, 0, 0, 0}, {2.5, 0, 0, 1.5}, {0.3, -0.7, 1, 0}};
   for (int d = 0; d < 2; ++d)
     for (int s = 0; s < 3; ++s) {
-      tg_tuning.small_mnk = small_modes[s];
+      tg_tuning.sup_mnk = sup_modes[s];
       for (size_t i = 0; i < sizeof sc / sizeof sc[0]; ++i)
         for (int op = 0; op < 4; ++op) {
           cx_case cc = {cx_dtypes[d], op,       3 - op,   13,      11, 29, 2,
@@ -214,11 +214,11 @@ static void test_scalars(void **state) {
           run_cx(&cc, 11 + i);
         }
     }
-  tg_tuning.small_mnk = -1;
+  tg_tuning.sup_mnk = -1;
 }
 
 /* Past the cache blocks (several KC slices, NC blocks, MC row blocks) on 1 and 2 threads, and
-   sizes around the small path's bound. */
+   sizes around the sup path's bound. */
 static void test_large_threads(void **state) {
   (void)state;
   const int64_t shapes[][3] = {{150, 70, 300}, {37, 1100, 260}, {97, 130, 65}, {200, 9, 41}};
@@ -252,7 +252,7 @@ static void test_alpha_one(void **state) {
     tg_set_threads(t);
     for (int d = 0; d < 2; ++d)
       for (int s = 0; s < 3; s += 2) {
-        tg_tuning.small_mnk = small_modes[s];
+        tg_tuning.sup_mnk = sup_modes[s];
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
           for (int oa = 0; oa < 4; ++oa)
             for (int ob = 0; ob < 4; ++ob) {
@@ -277,7 +277,7 @@ static void test_alpha_one(void **state) {
             }
       }
   }
-  tg_tuning.small_mnk = -1;
+  tg_tuning.sup_mnk = -1;
   tg_set_threads(1);
 }
 

@@ -86,11 +86,11 @@ static void test_default_rule(void **state) {
   assert_true(tsr__gemm_choose(&amd_small, NULL, &small));
   assert_rule_fits(&amd_small, &small, "avx512");
   assert_true(small.cfg[1][0].mc < ch.cfg[1][0].mc);
-  /* The small-path rule of a CPU with no row: its L2, per dtype and thread count. */
+  /* The sup-path rule of a CPU with no row: its L2, per dtype and thread count. */
   for (int d = 0; d < 2; ++d)
     for (int t = 0; t < 2; ++t) {
-      assert_int_equal(ch.cfg[d][t].small_bytes, amd.cache[1].size);
-      assert_int_equal(small.cfg[d][t].small_bytes, amd_small.cache[1].size);
+      assert_int_equal(ch.cfg[d][t].sup_bytes, amd.cache[1].size);
+      assert_int_equal(small.cfg[d][t].sup_bytes, amd_small.cache[1].size);
     }
   /* An unseen AVX2-only CPU (a Zen 3 CPUID: no measured row): the AVX2 kernels. */
   tsr__gemm_cpu zen3 = fake_cpu("AuthenticAMD", 0x19, 0x21, true, false, 32, 512, 32768);
@@ -115,7 +115,7 @@ static void test_default_rule(void **state) {
   assert_int_equal(ch.cfg[1][0].kc, 256);
   assert_int_equal(ch.cfg[1][1].mc, 224);
   /* The measured Emerald Rapids row (issue 31): deep KC, NC within half the 2 MiB L2 for
-     shallow slices, and its own small-path rule (96 KiB, not the L2). */
+     shallow slices, and its own sup-path rule (96 KiB, not the L2). */
   tsr__gemm_cpu emr = fake_cpu("GenuineIntel", 6, 0xCF, true, true, 48, 2048, 307200);
   assert_true(tsr__gemm_choose(&emr, NULL, &ch));
   assert_string_equal(ch.uarch, "spr");
@@ -128,7 +128,7 @@ static void test_default_rule(void **state) {
   assert_int_equal(ch.cfg[1][1].nc, 512);
   for (int d = 0; d < 2; ++d)
     for (int t = 0; t < 2; ++t)
-      assert_int_equal(ch.cfg[d][t].small_bytes, 96 << 10);
+      assert_int_equal(ch.cfg[d][t].sup_bytes, 96 << 10);
   /* The same CPUID with AVX-512 hidden (a hypervisor): the row does not apply; the rule. */
   zen4.isas &= ~tsr__gemm_isa_bit("avx512");
   assert_true(tsr__gemm_choose(&zen4, NULL, &ch));
@@ -180,7 +180,7 @@ static void test_kernel_selection(void **state) {
    thread grain: ragged edges of every block, 1-3 threads, all transposes. */
 static void test_kernel_overrides(void **state) {
   (void)state;
-  tg_tuning.small_mnk = 0; /* the packed path's blocks (test_small_path: the other) */
+  tg_tuning.sup_mnk = 0; /* the packed path's blocks (test_sup_path: the other) */
   for (int d = 0; d < 2; ++d) {
     const tsr__gemm_kernel *ks[8];
     const int nk = tsr__gemm_kernel_list(tg_dtypes[d], ks, 8);
@@ -211,7 +211,7 @@ static void test_kernel_overrides(void **state) {
     }
     tg_tuning.config[tg_dtypes[d] == TSR_F32 ? 0 : 1] = NULL;
   }
-  tg_tuning.small_mnk = -1;
+  tg_tuning.sup_mnk = -1;
 }
 
 int main(void) {

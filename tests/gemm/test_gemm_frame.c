@@ -12,10 +12,10 @@
 #include "gemm_test.h"
 
 /* Just under/at/over KC, MC and NC (one large dimension at a time keeps this fast), through
-   the packed path (the small-matrix path has no cache blocks). */
+   the packed path (the sup path, small and unpacked, has no cache blocks). */
 static void test_cache_block_edges(void **state) {
   (void)state;
-  tg_tuning.small_mnk = 0;
+  tg_tuning.sup_mnk = 0;
   for (int d = 0; d < 2; ++d) {
     for (int t = 1; t <= 2; ++t) {
       tg_set_threads(t);
@@ -44,7 +44,7 @@ static void test_cache_block_edges(void **state) {
       tg_tuning.config[d] = NULL;
     }
   }
-  tg_tuning.small_mnk = -1;
+  tg_tuning.sup_mnk = -1;
 }
 
 /* Large enough to run multi-threaded: square, short-wide (thread grid splits columns) and
@@ -469,7 +469,7 @@ static void test_error_names_caller(void **state) {
 }
 
 /* The tiny lane's bounds (tsr__omp_gemm_tiny, the CBLAS drop-in's way in): it takes a call
-   whose m*n*k fits the L2 and the LLC and whose op(A) and C are within the small-path rule,
+   whose m*n*k fits the L2 and the LLC and whose op(A) and C are within the sup-path rule,
    whatever that rule (a row may set one below the L2: Sapphire/Emerald Rapids' 96 KiB had
    shrunk the lane to m*n*k within the rule, leaving dgemm 24^3 and 32^3 on the general path);
    not one whose op(A) is past the rule; and computes what the reference does. */
@@ -518,8 +518,8 @@ static void test_tiny_lane_bounds(void **state) {
     const tsr_dtype dt = tg_dtypes[d];
     const size_t es = dt == TSR_F32 ? 4 : 8;
     const tsr__gemm_serial *ser = tsr__gemm_serial_get(dt);
-    if (ser->cfg.ker->small == NULL) continue;
-    const double rule = (double)ser->cfg.small_bytes;
+    if (ser->cfg.ker->sup == NULL) continue;
+    const double rule = (double)ser->cfg.sup_bytes;
     /* 32^3: operands of 4-8 KiB, m*n*k of 128-256 KiB. */
     const int64_t n = 32;
     if ((double)(n * n * n) * (double)es > cache || (double)(n * n) * (double)es > rule) continue;
@@ -653,7 +653,7 @@ static void hook_count(void *ctx) {
 
 static void test_progress_hook(void **state) {
   (void)state;
-  tg_tuning.small_mnk = 0; /* the packed path, in units */
+  tg_tuning.sup_mnk = 0; /* the packed path, in units */
   for (int t = 1; t <= 2; ++t) {
     tg_set_threads(t);
     for (int d = 0; d < 2; ++d) {
@@ -687,7 +687,7 @@ static void test_progress_hook(void **state) {
       assert_int_equal(none.calls, 0);
     }
   }
-  tg_tuning.small_mnk = -1;
+  tg_tuning.sup_mnk = -1;
   tg_set_threads(2);
 }
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * CPU GEMM, the kernels' room (src/omp/gemm/kernels/): the micro-kernels and the small-matrix
- * kernels of every ISA, both precisions, all four transpose combinations, alpha/beta special
- * cases, padded leading dimensions, sizes around the register blocks (MR, NR), streaming
- * stores, general strides, no access outside the matrices (guard pages), and the ISA packing
- * routines against the portable ones, against a float64 reference on random inputs. Calls the
- * backend entry tsr__omp_gemm directly (linked against the static library).
+ * CPU GEMM, the kernels' room (src/omp/gemm/kernels/): the micro-kernels and the sup (small,
+ * unpacked: BLIS's term) kernels of every ISA, both precisions, all four transpose combinations,
+ * alpha/beta special cases, padded leading dimensions, sizes around the register blocks (MR, NR),
+ * streaming stores, general strides, no access outside the matrices (guard pages), and the ISA
+ * packing routines against the portable ones, against a float64 reference on random inputs. Calls
+ * the backend entry tsr__omp_gemm directly (linked against the static library).
  *
  * The kernel under test comes from TSR_CPU_KERNEL (portable, avx2, avx512; CTest runs the
  * program once per value). A kernel the CPU lacks makes the program exit 77 (skipped). The
@@ -14,7 +14,7 @@
 #include "gemm_test.h"
 
 /* Sizes 1, primes, and just under/at/over MR and NR, in every dimension. */
-static void check_small_shapes(void) {
+static void check_sup_shapes(void) {
   tg_set_threads(2);
   for (int d = 0; d < 2; ++d) {
     const tsr__gemm_kernel *kr = tg_cfg_of(tg_dtypes[d], 2).ker;
@@ -46,18 +46,18 @@ static void check_small_shapes(void) {
 }
 
 /* Those shapes through the packed path and (on one thread, where the kernel has one) the
-   small-matrix path. */
-static void test_small_shapes(void **state) {
+   sup path. */
+static void test_sup_shapes(void **state) {
   (void)state;
-  tg_tuning.small_mnk = 0;
-  check_small_shapes();
-  tg_tuning.small_mnk = -1;
-  check_small_shapes();
+  tg_tuning.sup_mnk = 0;
+  check_sup_shapes();
+  tg_tuning.sup_mnk = -1;
+  check_sup_shapes();
 }
 
 /* No access outside the matrices: A, B and C exactly sized, with an inaccessible page right
    after their last element (then right before their first), every transpose, no padding, shapes
-   with partial micro-panels and tiles in every dimension, through the packed path, the small
+   with partial micro-panels and tiles in every dimension, through the packed path, the sup
    path and its k blocks, on 1 and 2 threads. A masked load or store that covers one lane too
    many, or a packing loop that reads a full micro-panel past the last row, faults here (in the
    other tests it lands in the allocation's slack). */
@@ -72,9 +72,9 @@ static void test_guard_pages(void **state) {
           {1, 1, 1},           {mr + 1, nr - 1, 17}, {2 * mr - 1, 3, 29},
           {3, 2 * nr + 5, 31}, {mr + 5, nr + 7, 70}, {2 * mr + 3, 2 * nr + 1, 300}};
       for (int path = 0; path < 3; ++path) {
-        /* 0: packed; 1: small, one k block; 2: small, k blocks of 7. */
-        tg_tuning.small_mnk = path == 0 ? 0 : INT64_MAX;
-        tg_tuning.small_kblock = path == 2 ? 7 : 0;
+        /* 0: packed; 1: sup, one k block; 2: sup, k blocks of 7. */
+        tg_tuning.sup_mnk = path == 0 ? 0 : INT64_MAX;
+        tg_tuning.sup_kblock = path == 2 ? 7 : 0;
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i)
           for (int tr = 0; tr < 4; ++tr)
             for (int gd = 1; gd <= 2; ++gd) {
@@ -92,20 +92,20 @@ static void test_guard_pages(void **state) {
             }
       }
     }
-  tg_tuning.small_mnk = -1;
-  tg_tuning.small_kblock = 0;
+  tg_tuning.sup_mnk = -1;
+  tg_tuning.sup_kblock = 0;
 }
 
-/* The small path's wide strips (gemm_small_impl.h, TSR__SM_NVW: AVX-512 takes op(B) in place in
+/* The sup path's wide strips (gemm_sup_impl.h, TSR__SUP_NVW: AVX-512 takes op(B) in place in
    strips of 4 vectors, tiles of at most 6 rows): every tile height 1-7, strips of 3 and 4
    vectors with a full or a masked last vector, a wide strip followed by a narrow remainder,
    both strides of op(A), alpha 1 and not, beta 0 and not, guard pages after and before each
    operand. Where the kernel has no wide strips the same cases run its narrow tiles. */
-static void test_small_wide_tiles(void **state) {
+static void test_sup_wide_tiles(void **state) {
   (void)state;
   tg_set_threads(1);
-  tg_tuning.small_mnk = INT64_MAX;
-  tg_tuning.small_kblock = 0;
+  tg_tuning.sup_mnk = INT64_MAX;
+  tg_tuning.sup_kblock = 0;
   for (int d = 0; d < 2; ++d) {
     const int64_t l =
         tg_cfg_of(tg_dtypes[d], 1).ker->nr / 2; /* lanes of a vector (NR = 2 vectors) */
@@ -126,7 +126,7 @@ static void test_small_wide_tiles(void **state) {
           tg_check(gc, 3100 + (uint64_t)(m * 64 + (int64_t)i * 4 + t));
         }
   }
-  tg_tuning.small_mnk = -1;
+  tg_tuning.sup_mnk = -1;
 }
 
 /* Streaming (non-temporal) stores of C (tsr__gemm_stream_c), with the size threshold at 0 so
@@ -390,7 +390,7 @@ static void test_ukr_general_stride(void **state) {
    element for element: op(A) and op(B) stored both ways, every partial micro-panel height and
    width, k from 1 past two vector chunks, padded leading dimensions, random values; and nothing
    written past the packed block (a sentinel after it). op(B) stored transposed also into panels of
-   NR/2 columns (one vector: the small path's narrow strips). The portable routines define the
+   NR/2 columns (one vector: the sup path's narrow strips). The portable routines define the
    layout (gemm_pack_portable.c). */
 static void test_packing_matches_portable(void **state) {
   (void)state;
@@ -477,11 +477,11 @@ static void test_packing_matches_portable(void **state) {
   assert_true(tested > 0);
 }
 
-/* The small-matrix path (no packing) of every kernel this CPU runs that has one: every row
+/* The sup path (no packing) of every kernel this CPU runs that has one: every row
    count of a tile up to 2*MR+3, masked last vectors (n around one and two vectors), k from 1
    to past L1, all transposes, beta 0 / 1 / 0.5, padded leading dimensions, NaN C with beta 0;
    and the driver's choice of path. */
-static void test_small_path(void **state) {
+static void test_sup_path(void **state) {
   (void)state;
   tg_set_threads(1);
   int tested = 0;
@@ -494,18 +494,18 @@ static void test_small_path(void **state) {
          iteration. */
       tg_tuning.config[tg_dtypes[d] == TSR_F32 ? 0 : 1] = NULL;
       const tsr__gemm_config def = tg_cfg_of(tg_dtypes[d], 1);
-      const tsr__gemm_config cf = {ks[i],     def.kc,     def.mc,         def.nc,
-                                   def.grain, "override", def.small_bytes};
+      const tsr__gemm_config cf = {ks[i],     def.kc,     def.mc,       def.nc,
+                                   def.grain, "override", def.sup_bytes};
       tg_tuning.config[tg_dtypes[d] == TSR_F32 ? 0 : 1] = &cf;
       const int mr = ks[i]->mr, nr = ks[i]->nr, lanes = nr / 2;
       tsr__gemm_args probe = {
           .dtype = tg_dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1, .tuning = &tg_tuning};
-      tg_tuning.small_mnk = INT64_MAX;
-      assert_int_equal(tsr__gemm_small_path(&probe, &cf), ks[i]->small != NULL);
-      if (ks[i]->small == NULL) continue;
+      tg_tuning.sup_mnk = INT64_MAX;
+      assert_int_equal(tsr__gemm_sup_path(&probe, &cf), ks[i]->sup != NULL);
+      if (ks[i]->sup == NULL) continue;
       ++tested;
-      /* Row counts: the tile heights of op(A) = A (at most TSR__SM_MRS rows a tile,
-         gemm_small_impl.h) and of A^T (up to MR), split into near-equal blocks. */
+      /* Row counts: the tile heights of op(A) = A (at most TSR__SUP_MRS rows a tile,
+         gemm_sup_impl.h) and of A^T (up to MR), split into near-equal blocks. */
       const int64_t ms[] = {1, 2, mr - 1, mr, mr + 1, 2 * mr + 3, 4, 9, 20, 25};
       const int64_t ns[] = {1, lanes - 1, lanes, lanes + 1, nr - 1, nr, nr + 1, 2 * nr + 5};
       const int64_t kk[] = {1, 7, 301};
@@ -527,7 +527,7 @@ static void test_small_path(void **state) {
                              .nan_c = true,
                              .path = TSR_GEMM_NATIVE},
                  9900 + (uint64_t)t);
-      /* B's rows 4 KiB apart: the strips are packed (tsr__gemm_small_pack_b), in place for
+      /* B's rows 4 KiB apart: the strips are packed (tsr__gemm_sup_pack_b), in place for
          one row block. */
       const int64_t ld4k = 4096 / (tg_dtypes[d] == TSR_F32 ? 4 : 8), n4 = 2 * nr + 5;
       for (int r = 0; r < 2; ++r) {
@@ -541,29 +541,29 @@ static void test_small_path(void **state) {
                               .path = TSR_GEMM_NATIVE};
         tsr__gemm_args pa = {
             .dtype = tg_dtypes[d], .m = gc.m, .n = n4, .k = 23, .ldb = ld4k, .tuning = &tg_tuning};
-        assert_int_equal(tsr__gemm_small_pack_b(&pa, mr), r == 1);
+        assert_int_equal(tsr__gemm_sup_pack_b(&pa, mr), r == 1);
         tg_check(gc, 9980 + (uint64_t)r);
       }
-      /* k blocks (tsr__gemm_small_kblock; in production when op(B) exceeds L2), forced to 7
+      /* k blocks (tsr__gemm_sup_kblock; in production when op(B) exceeds L2), forced to 7
          here: several passes over C with beta applied once, B in place with its next strips
          prefetched, or B^T's strips packed block by block; k short of, at, just past and far
          past one block. */
-      tg_tuning.small_kblock = 7;
+      tg_tuning.sup_kblock = 7;
       const int64_t kbs[] = {6, 7, 8, 301};
       for (int a = 0; a < 6; a += 2)
         for (int b = 1; b < 8; b += 2)
           for (int c = 0; c < 4; ++c)
             tg_check_all_trans(tg_dtypes[d], ms[a], ns[b], kbs[c],
                                9500 + (uint64_t)(i * 1000 + a * 100 + b * 10 + c));
-      tg_tuning.small_kblock = 0;
+      tg_tuning.sup_kblock = 0;
       /* The default k block: op(B) past L2, for one row block and for several. */
       {
         const int64_t es = (int64_t)tsr__dtype_size(tg_dtypes[d]), nb = 2 * nr + 5;
         const int64_t kl = (int64_t)tsr__cpu_facts_get()->cache[1].size / (nb * es) + 37;
         tsr__gemm_args pb = {
             .dtype = tg_dtypes[d], .m = 1, .n = nb, .k = kl, .ldb = nb, .tuning = &tg_tuning};
-        assert_true(tsr__gemm_small_kblock(&pb, mr) < kl);
-        assert_true(tsr__gemm_small_kblock(&pb, mr) >= 1);
+        assert_true(tsr__gemm_sup_kblock(&pb, mr) < kl);
+        assert_true(tsr__gemm_sup_kblock(&pb, mr) >= 1);
         for (int r = 0; r < 2; ++r) {
           const int64_t mm = r ? 2 * mr + 1 : 1;
           const gemm_case gc = {.dtype = tg_dtypes[d],
@@ -589,18 +589,18 @@ static void test_small_path(void **state) {
       }
       tg_set_threads(1);
       /* The default rule: op(A) and C within L2, or a single NR-column strip. */
-      tg_tuning.small_mnk = -1;
+      tg_tuning.sup_mnk = -1;
       const int64_t big = 4096; /* 4096 x 4096 elements of A: 64 MiB f32 */
       probe = (tsr__gemm_args){
           .dtype = tg_dtypes[d], .m = 100, .n = 100, .k = 100, .alpha = 1, .tuning = &tg_tuning};
-      assert_true(tsr__gemm_small_path(&probe, &cf));
+      assert_true(tsr__gemm_sup_path(&probe, &cf));
       probe.m = probe.k = big;
-      assert_false(tsr__gemm_small_path(&probe, &cf));
+      assert_false(tsr__gemm_sup_path(&probe, &cf));
       probe.n = nr;
-      assert_true(tsr__gemm_small_path(&probe, &cf));
+      assert_true(tsr__gemm_sup_path(&probe, &cf));
       probe = (tsr__gemm_args){
           .dtype = tg_dtypes[d], .m = big, .n = big, .k = 2, .alpha = 1, .tuning = &tg_tuning};
-      assert_false(tsr__gemm_small_path(&probe, &cf)); /* C of 64 MiB */
+      assert_false(tsr__gemm_sup_path(&probe, &cf)); /* C of 64 MiB */
       /* op(A) = A^T past L1 with its rows 2 KiB or more apart (the broadcasts miss in a new
          page every k step): packed, unless C is one strip; rows closer, or op(A) within L1:
          unpacked, as op(A) = A is (cf's own bound permitting). */
@@ -615,23 +615,23 @@ static void test_small_path(void **state) {
                                  .lda = far,
                                  .alpha = 1,
                                  .tuning = &tg_tuning};
-        const bool within = (double)(far * l1k * es) <= (double)cf.small_bytes &&
-                            (double)(far * 2 * nr * es) <= (double)cf.small_bytes;
-        assert_false(tsr__gemm_small_path(&probe, &cf));
+        const bool within = (double)(far * l1k * es) <= (double)cf.sup_bytes &&
+                            (double)(far * 2 * nr * es) <= (double)cf.sup_bytes;
+        assert_false(tsr__gemm_sup_path(&probe, &cf));
         probe.trans_a = false;
         probe.lda = l1k;
-        assert_int_equal(tsr__gemm_small_path(&probe, &cf), within);
+        assert_int_equal(tsr__gemm_sup_path(&probe, &cf), within);
         probe.trans_a = true;
         probe.lda = far;
         probe.n = nr; /* one strip: op(A) read once */
-        assert_true(tsr__gemm_small_path(&probe, &cf));
+        assert_true(tsr__gemm_sup_path(&probe, &cf));
         probe.n = 2 * nr;
         probe.k = l1k - 2; /* within L1 */
-        assert_int_equal(tsr__gemm_small_path(&probe, &cf),
-                         (double)(far * probe.k * es) <= (double)cf.small_bytes && within);
+        assert_int_equal(tsr__gemm_sup_path(&probe, &cf),
+                         (double)(far * probe.k * es) <= (double)cf.sup_bytes && within);
       }
       /* op(B) past L2: k blocks, except for several row blocks with B's rows 4 KiB apart
-         (one L1 set), which take op(B) in one block; the small path either way. */
+         (one L1 set), which take op(B) in one block; the sup path either way. */
       {
         const int64_t es = (int64_t)tsr__dtype_size(tg_dtypes[d]), n4k = 4096 / es;
         const int64_t kl = (int64_t)tsr__cpu_facts_get()->cache[1].size / 4096 + 64;
@@ -642,43 +642,43 @@ static void test_small_path(void **state) {
                                  .ldb = n4k,
                                  .alpha = 1,
                                  .tuning = &tg_tuning};
-        assert_int_equal(tsr__gemm_small_kblock(&probe, mr), kl);
-        assert_true(tsr__gemm_small_path(&probe, &cf));
+        assert_int_equal(tsr__gemm_sup_kblock(&probe, mr), kl);
+        assert_true(tsr__gemm_sup_path(&probe, &cf));
         probe.m = mr;
-        assert_true(tsr__gemm_small_kblock(&probe, mr) < kl);
+        assert_true(tsr__gemm_sup_kblock(&probe, mr) < kl);
         probe.m = mr + 1;
         probe.ldb = n4k + 1;
-        assert_true(tsr__gemm_small_kblock(&probe, mr) < kl);
+        assert_true(tsr__gemm_sup_kblock(&probe, mr) < kl);
         probe.ldb = kl;
         probe.trans_b = true;
         probe.trans_a = true;
-        assert_true(tsr__gemm_small_kblock(&probe, mr) < kl);
-        assert_true(tsr__gemm_small_path(&probe, &cf));
+        assert_true(tsr__gemm_sup_kblock(&probe, mr) < kl);
+        assert_true(tsr__gemm_sup_path(&probe, &cf));
         /* A * B^T runs as dot products (k >= TSR__GEMM_DOT_MIN_K), in blocks of
            TSR__GEMM_DOT_KB bytes of a row. */
         probe.trans_a = false;
-        assert_true(tsr__gemm_small_dot(&probe));
-        assert_false(tsr__gemm_small_pack_b(&probe, mr));
+        assert_true(tsr__gemm_sup_dot(&probe));
+        assert_false(tsr__gemm_sup_pack_b(&probe, mr));
         probe.k = 3 * TSR__GEMM_DOT_KB / es + 5;
-        assert_int_equal(tsr__gemm_small_kblock(&probe, mr), TSR__GEMM_DOT_KB / es);
+        assert_int_equal(tsr__gemm_sup_kblock(&probe, mr), TSR__GEMM_DOT_KB / es);
         probe.k = TSR__GEMM_DOT_MIN_K - 1;
-        assert_false(tsr__gemm_small_dot(&probe));
-        assert_true(tsr__gemm_small_pack_b(&probe, mr));
+        assert_false(tsr__gemm_sup_dot(&probe));
+        assert_true(tsr__gemm_sup_pack_b(&probe, mr));
       }
-      /* The small-path rule is the configuration's small_bytes (the registry row's field, else
-         L2): op(A) and C each within it take the small path, one byte more does not. */
+      /* The sup-path rule is the configuration's sup_bytes (the registry row's field, else
+         L2): op(A) and C each within it take the sup path, one byte more does not. */
       {
         const int64_t es = (int64_t)tsr__dtype_size(tg_dtypes[d]), nn = 4 * nr;
         tsr__gemm_config lim = cf;
-        lim.small_bytes = 64 * nn * es; /* C of 64 x nn */
-        tg_tuning.small_mnk = -1;       /* the driver's own rule */
+        lim.sup_bytes = 64 * nn * es; /* C of 64 x nn */
+        tg_tuning.sup_mnk = -1;       /* the driver's own rule */
         probe = (tsr__gemm_args){
             .dtype = tg_dtypes[d], .m = 64, .n = nn, .k = nn, .alpha = 1, .tuning = &tg_tuning};
-        assert_true(tsr__gemm_small_path(&probe, &lim));
-        lim.small_bytes -= 1;
-        assert_false(tsr__gemm_small_path(&probe, &lim));
+        assert_true(tsr__gemm_sup_path(&probe, &lim));
+        lim.sup_bytes -= 1;
+        assert_false(tsr__gemm_sup_path(&probe, &lim));
         probe.n = nr; /* one strip: whatever the bound */
-        assert_true(tsr__gemm_small_path(&probe, &lim));
+        assert_true(tsr__gemm_sup_path(&probe, &lim));
         /* The default's rule: the registry row's own (Sapphire/Emerald Rapids: 96 KiB), else
            the L2 size. A call's configuration with no rule of its own takes the default's. */
         const int64_t l2 = (int64_t)tsr__cpu_facts_get()->cache[1].size > 0
@@ -688,22 +688,22 @@ static void test_small_path(void **state) {
         tsr__gemm_config_default(tg_dtypes[d], 1, &base);
         const bool spr =
             strcmp(tsr__gemm_uarch_name(), "spr") == 0 && strcmp(base.source, "registry") == 0;
-        assert_int_equal(def.small_bytes, spr ? 96 << 10 : l2);
+        assert_int_equal(def.sup_bytes, spr ? 96 << 10 : l2);
         tsr__gemm_config zero = cf, got;
-        zero.small_bytes = 0;
+        zero.sup_bytes = 0;
         tg_tuning.config[tg_dtypes[d] == TSR_F32 ? 0 : 1] = &zero;
         tsr__gemm_config_get(tg_dtypes[d], 1, &tg_tuning, &got);
-        assert_int_equal(got.small_bytes, def.small_bytes);
+        assert_int_equal(got.sup_bytes, def.sup_bytes);
         tg_tuning.config[tg_dtypes[d] == TSR_F32 ? 0 : 1] = &cf;
       }
-      tg_tuning.small_mnk = 0;
+      tg_tuning.sup_mnk = 0;
       probe = (tsr__gemm_args){
           .dtype = tg_dtypes[d], .m = 3, .n = 3, .k = 3, .alpha = 1, .tuning = &tg_tuning};
-      assert_false(tsr__gemm_small_path(&probe, &cf));
+      assert_false(tsr__gemm_sup_path(&probe, &cf));
     }
     tg_tuning.config[tg_dtypes[d] == TSR_F32 ? 0 : 1] = NULL; /* the last cf ends here */
   }
-  tg_tuning.small_mnk = -1;
+  tg_tuning.sup_mnk = -1;
   tg_set_threads(2);
   if (tested == 0) skip();
 }
@@ -712,10 +712,10 @@ int main(void) {
   const int rc = tg_setup();
   if (rc != 0) return rc;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_small_shapes),     cmocka_unit_test(test_guard_pages),
-      cmocka_unit_test(test_small_wide_tiles), cmocka_unit_test(test_alpha_beta_special),
+      cmocka_unit_test(test_sup_shapes),       cmocka_unit_test(test_guard_pages),
+      cmocka_unit_test(test_sup_wide_tiles),   cmocka_unit_test(test_alpha_beta_special),
       cmocka_unit_test(test_streaming_stores), cmocka_unit_test(test_ukr_general_stride),
-      cmocka_unit_test(test_small_path),       cmocka_unit_test(test_packing_matches_portable),
+      cmocka_unit_test(test_sup_path),         cmocka_unit_test(test_packing_matches_portable),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

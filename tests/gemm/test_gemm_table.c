@@ -6,7 +6,7 @@
  * the required fields present (micro-kernel and packers of its dtype, register block, the
  * row's availability predicate), those of the other dtype absent, names unique and saying the
  * ISA and register block, MR x NR within the macro-kernel's edge tile (TSR__GEMM_MAX_TILE) and
- * NR even (the ISA packers' and small path's half-width panels), f32 and f64 covered by every
+ * NR even (the ISA packers' and sup path's half-width panels), f32 and f64 covered by every
  * ISA that has kernels; the look-ups (tsr__gemm_isa_name, _bit, _available, tsr__gemm_kernel_*)
  * agree with the rows; and, for the ISAs this CPU runs, each kernel's packers give the
  * portable packers' layout for its own MR and NR. Runs once, whatever TSR_CPU_KERNEL says.
@@ -88,8 +88,8 @@ static void check_kernel(const tsr__gemm_isa *r, const tsr__gemm_kernel *k) {
     assert_null(k->ukr_stream_f32);
     assert_null(k->edge_f32);
   }
-  /* The small path's in-place entry exactly with the small path. */
-  assert_true((k->small == NULL) == (k->small_inplace == NULL));
+  /* The sup path's in-place entry exactly with the sup path. */
+  assert_true((k->sup == NULL) == (k->sup_inplace == NULL));
   /* The look-ups find it. */
   assert_ptr_equal(tsr__gemm_kernel_find(k->name, k->dtype), k);
 }

@@ -141,7 +141,7 @@ static long long differing_across_ranks(const double *whole, const unsigned char
   return bad;
 }
 
-/* op(A) of M x K doubles (2.4 MB) is over the small-matrix path's limit (the L2 cache), so a
+/* op(A) of M x K doubles (2.4 MB) is over the sup path's limit (the L2 cache), so a
    whole-matrix local GEMM takes the blocked path, where the k block matters too. */
 enum { M = 192, N = 48, K = 1536, NB = 16 };
 

@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # CPU GEMM (included from omp.cmake, top-level scope), in three folders as BLIS lays it out:
 #   frame/   the algorithm (driver, macro-kernel, threads, vendor path): no ISA code;
-#   kernels/ one folder per ISA (kernels/<isa>/: micro-kernels, packing, small-matrix kernels,
+#   kernels/ one folder per ISA (kernels/<isa>/: micro-kernels, packing, sup (small,
+#            unpacked: BLIS's term) kernels,
 #            the ISA's row of the kernel table with its availability predicate), and at its top
-#            the shared helpers (kernels.h, gemm_small_impl.h) and the table (gemm_kernels.c);
+#            the shared helpers (kernels.h, gemm_sup_impl.h) and the table (gemm_kernels.c);
 #   config/  which kernel and blocks a CPU gets (registry rows, the wisdom file).
 # This file compiles them, with each ISA folder's flags, and the vendor path.
 file(GLOB TSR_GEMM_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/frame/*.c

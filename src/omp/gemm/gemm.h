@@ -19,8 +19,9 @@
  *                    register micro-kernels; gemm_pack_<isa>.c, packing of op(A) into MR-row
  *                    micro-panels and op(B) into NR-column ones (kernels/portable/
  *                    gemm_pack_portable.c: the portable routines, which define the layout);
- *                    gemm_small_<isa>*.c, small-matrix GEMM without packing, one source
- *                    (kernels/gemm_small_impl.h); gemm_isa_<isa>.c, the ISA's table row
+ *                    gemm_sup_<isa>*.c, the sup path (small, unpacked: BLIS's
+ *                    term): GEMM without packing, one source
+ *                    (kernels/gemm_sup_impl.h); gemm_isa_<isa>.c, the ISA's table row
  *
  * The interface that benchmarks, tessera-tune and tests use is gemm_tune.h (it includes this
  * file). Internal to the CPU backend (not exported).
@@ -103,24 +104,24 @@ typedef void (*tsr__gemm_pack_f64)(int r, int64_t x, int64_t y, const double *sr
 
 struct tsr__gemm_kernel;
 /*
- * Small-matrix GEMM without packing (gemm_small_impl.h): the call g (trusted arguments,
+ * The sup path's GEMM without packing (gemm_sup_impl.h): the call g (trusted arguments,
  * m, n, k > 0, alpha != 0; beta == 0 does not read C) on the calling thread, with the register
  * block of ker (MR rows, NR = 2 vectors). op(A) is read in place; op(B) too unless
- * tsr__gemm_small_pack_b, when each NR-column strip is packed with ker's pack_b into bbuf
+ * tsr__gemm_sup_pack_b, when each NR-column strip is packed with ker's pack_b into bbuf
  * (k * NR elements; unused otherwise). kb (1 <= kb, k or less) is the k block: with kb < k the
- * call runs as ceil(k / kb) passes over C, each reading kb rows of op(B) (tsr__gemm_small_kblock).
- * The driver routes small calls here (tsr__gemm_small_path), several threads each taking column
+ * call runs as ceil(k / kb) passes over C, each reading kb rows of op(B) (tsr__gemm_sup_kblock).
+ * The driver routes small calls here (tsr__gemm_sup_path), several threads each taking column
  * or row chunks of C as sub-problems (gemm_driver.c).
  */
-typedef void (*tsr__gemm_small_fn)(const tsr__gemm_args *g, const struct tsr__gemm_kernel *ker,
-                                   int64_t kb, void *bbuf);
-/* The small path's call with op(B) = B read in place in one k block (gemm_small_impl.h): g as
-   tsr__gemm_small_fn's, for a call that tsr__gemm_small_pack_b and tsr__gemm_small_dot both
-   decline (so op(B) is not transposed), with the kernel's register block. What tsr__gemm_small_fn
+typedef void (*tsr__gemm_sup_fn)(const tsr__gemm_args *g, const struct tsr__gemm_kernel *ker,
+                                 int64_t kb, void *bbuf);
+/* The sup path's call with op(B) = B read in place in one k block (gemm_sup_impl.h): g as
+   tsr__gemm_sup_fn's, for a call that tsr__gemm_sup_pack_b and tsr__gemm_sup_dot both
+   decline (so op(B) is not transposed), with the kernel's register block. What tsr__gemm_sup_fn
    runs for such a call with kb = k, without its questions: the tiny lane's call (gemm_driver.c). */
 typedef void (*tsr__gemm_inplace_fn)(const tsr__gemm_args *g);
 /*
- * An edge tile of the packed path (gemm_small_impl.h): C[0:mb, 0:nb] = alpha * A_panel * B_panel
+ * An edge tile of the packed path (gemm_sup_impl.h): C[0:mb, 0:nb] = alpha * A_panel * B_panel
  * + beta * C (beta == 0: C not read), 1 <= mb <= MR, 1 <= nb <= NR, from a packed MR x k
  * micro-panel of op(A) (element (i, p) at ap[p*MR + i]) and a packed k x NR micro-panel of op(B)
  * ((p, j) at bp[p*NR + j]); C(i, j) at c[i*ldc + j]. Exactly mb rows and masked columns are
@@ -136,7 +137,7 @@ static inline int64_t tsr__min64(int64_t a, int64_t b) {
 static inline int64_t tsr__max64(int64_t a, int64_t b) {
   return a > b ? a : b;
 }
-/* Whether the small path runs A * B^T as dot products along k (gemm_small_impl.h): op(A) = A and
+/* Whether the sup path runs A * B^T as dot products along k (gemm_sup_impl.h): op(A) = A and
    op(B) = B^T, both unit-stride along k; k long enough (TSR__GEMM_DOT_MIN_K) that the lane sums
    at the end of each tile are a small part of it; and few rows (TSR__GEMM_DOT_MAX_M), where
    transposing B^T into strips is not amortized over many row tiles. Measured on Zen 5, one
@@ -146,20 +147,20 @@ static inline int64_t tsr__max64(int64_t a, int64_t b) {
    300x300x300 222-244 -> 176-189), as they do for short k (AVX2 sgemm 100x100x300 95 -> 76-83). */
 #define TSR__GEMM_DOT_MIN_K 256
 #define TSR__GEMM_DOT_MAX_M 64
-static inline bool tsr__gemm_small_dot(const tsr__gemm_args *g) {
+static inline bool tsr__gemm_sup_dot(const tsr__gemm_args *g) {
   return !g->trans_a && g->trans_b && g->k >= TSR__GEMM_DOT_MIN_K && g->m <= TSR__GEMM_DOT_MAX_M;
 }
 /* Whether several MR-row blocks (m > mr) reuse strips of B (not B^T) whose rows are a multiple
    of 4 KiB apart: those rows fall into one L1 set and evict each other. */
-static inline bool tsr__gemm_small_rows_alias(const tsr__gemm_args *g, int mr) {
+static inline bool tsr__gemm_sup_rows_alias(const tsr__gemm_args *g, int mr) {
   return !g->trans_b && g->m > mr && ((size_t)g->ldb * (g->dtype == TSR_F64 ? 8 : 4)) % 4096 == 0;
 }
-/* Whether the small path packs op(B)'s NR-column strips: for B^T unless it runs as dot products
+/* Whether the sup path packs op(B)'s NR-column strips: for B^T unless it runs as dot products
    (above), and when its rows alias. Measured on Zen 5, one thread, dgemm 32x512x32 (ldb 512: 4
    KiB): 79 -> 93 GFLOP/s with AVX-512, 34 -> 47 with AVX2; at 2 KiB (sgemm, same shape) packing
    lost (230 -> 214). */
-static inline bool tsr__gemm_small_pack_b(const tsr__gemm_args *g, int mr) {
-  return (g->trans_b && !tsr__gemm_small_dot(g)) || tsr__gemm_small_rows_alias(g, mr);
+static inline bool tsr__gemm_sup_pack_b(const tsr__gemm_args *g, int mr) {
+  return (g->trans_b && !tsr__gemm_sup_dot(g)) || tsr__gemm_sup_rows_alias(g, mr);
 }
 
 /* A registered micro-kernel (BLIS "ukernel" with its register block). */
@@ -177,14 +178,14 @@ typedef struct tsr__gemm_kernel {
   /* Streaming-store variant of the micro-kernel (contract above), NULL when it has none. */
   tsr__gemm_ukr_f32 ukr_stream_f32;
   tsr__gemm_ukr_f64 ukr_stream_f64;
-  /* Small-matrix GEMM with this register block (contract above), NULL when it has none. */
-  tsr__gemm_small_fn small;
+  /* The sup path's GEMM with this register block (contract above), NULL when it has none. */
+  tsr__gemm_sup_fn sup;
   /* The packed path's edge tiles (contract above), NULL when it has none (the macro-kernel
      then pads the tile and copies its corner out); the one of the kernel's dtype is set. */
   tsr__gemm_edge_f32 edge_f32;
   tsr__gemm_edge_f64 edge_f64;
-  /* The small path's in-place call (contract above), set exactly when `small` is. */
-  tsr__gemm_inplace_fn small_inplace;
+  /* The sup path's in-place call (contract above), set exactly when `sup` is. */
+  tsr__gemm_inplace_fn sup_inplace;
 } tsr__gemm_kernel;
 
 /*
@@ -196,10 +197,10 @@ typedef struct tsr__gemm_config {
   int64_t kc, mc, nc;
   int grain; /* thread partition: work units (row blocks x column chunks) per thread, 1..16 */
   const char *source; /* "registry", "rule", "wisdom", "TSR_CPU_GEMM_BLOCKS", "override" */
-  /* The small-path rule (tsr__gemm_small_path): calls whose op(A) and C each take at most
-     small_bytes bytes run unpacked. From the registry row, else the CPU's L2 size; wisdom and
+  /* The sup-path rule (tsr__gemm_sup_path): calls whose op(A) and C each take at most
+     sup_bytes bytes run unpacked. From the registry row, else the CPU's L2 size; wisdom and
      overrides keep the default's (an override's 0 takes it). */
-  int64_t small_bytes;
+  int64_t sup_bytes;
 } tsr__gemm_config;
 
 /* The configuration for a call of dtype (TSR_F32/TSR_F64) on nt threads (gemm_registry.c),
@@ -212,8 +213,8 @@ void tsr__gemm_config_get(tsr_dtype dtype, int nt, const struct tsr__gemm_tuning
 /* The configuration of one-thread calls without a tuning object (tsr__gemm_config_get(dtype,
    1, NULL)), worked out once per registry and wisdom (re)load, with the tiny lane's bounds
    (gemm_driver.c): calls of m*n*k*element size bytes up to tiny_bytes (the smaller of the L2
-   and the LLC; 0 when the kernel has no small path) whose op(A) and C are within the
-   small-path rule run on it. operand_bytes: that rule (cfg.small_bytes) where it is below
+   and the LLC; 0 when the kernel has no sup path) whose op(A) and C are within the
+   sup-path rule run on it. operand_bytes: that rule (cfg.sup_bytes) where it is below
    tiny_bytes, else 0: then m*n*k within tiny_bytes implies it, and the lane asks nothing more
    (a row whose rule is below the L2, Sapphire/Emerald Rapids' 96 KiB, would otherwise shrink
    the lane to m*n*k within the rule: dgemm 24^3 and 32^3 out of it). */
@@ -254,7 +255,7 @@ void tsr__gemm_pack_b_f32(int nr, int64_t kc, int64_t nc, const float *b, int64_
 void tsr__gemm_pack_b_f64(int nr, int64_t kc, int64_t nc, const double *b, int64_t ldb, bool trans,
                           double *bp);
 
-/* The micro-kernels, small-matrix kernels and ISA packing routines themselves, their register
+/* The micro-kernels, sup kernels and ISA packing routines themselves, their register
    blocks and the macros that define them are the kernels' own: omp/gemm/kernels/kernels.h. The
    frame reaches them only through the table (tsr__gemm_kernel rows of kernels/<isa>/, listed
    by kernels/gemm_kernels.c). */
@@ -405,7 +406,7 @@ typedef struct tsr__gemm_induced {
 tsr_status tsr__gemm_complex(const tsr__gemm_args *g);
 /* The native real call g (m, n, k > 0, alpha != 0) from the thread decision on (gemm_driver.c).
    ind: the induced method whose real form g is (its packers fill the panels: no tiny lane, no
-   small path), or NULL. */
+   sup path), or NULL. */
 tsr_status tsr__gemm_real(const tsr__gemm_args *g, const tsr__gemm_induced *ind);
 /* C = beta C of a real call (beta 0 writes zeros without reading C; gemm_driver.c). */
 void tsr__gemm_scale(const tsr__gemm_args *g);

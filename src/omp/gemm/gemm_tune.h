@@ -53,18 +53,22 @@ typedef struct tsr__gemm_tuning {
      rows 64-byte aligned) is stored with the kernel's streaming (non-temporal) micro-kernel;
      < 0: the last-level cache's size. Tests set 0 to run the streaming path on small C. */
   int64_t stream_min_bytes;
-  /* Calls with m*n*k <= small_mnk go through the kernel's small-matrix path (no packing;
-     gemm.h), where the kernel has one; < 0: the driver's own rule; 0: never (the packed path
-     on small shapes too); a huge value: always. */
-  int64_t small_mnk;
-  /* >= 1: the small path's k block (tests run several blocks on small matrices); <= 0: the
-     rule of tsr__gemm_small_kblock. */
-  int64_t small_kblock;
+  /* Calls with m*n*k <= sup_mnk go through the kernel's sup path (small, unpacked: BLIS's
+     term; gemm.h), where the kernel has one; < 0: the driver's own rule; 0: never (the packed
+     path on small shapes too); a huge value: always. small_mnk is its former name, kept as an
+     alias only while src/cli/tessera_tune.c still uses it: remove it with that use. */
+  union {
+    int64_t sup_mnk;
+    int64_t small_mnk;
+  };
+  /* >= 1: the sup path's k block (tests run several blocks on small matrices); <= 0: the
+     rule of tsr__gemm_sup_kblock. */
+  int64_t sup_kblock;
 } tsr__gemm_tuning;
 
 /* The library's own choices, as an initializer: tsr__gemm_tuning t = TSR__GEMM_TUNING_DEFAULT; */
 #define TSR__GEMM_TUNING_DEFAULT                                                                   \
-  { .stream_min_bytes = -1, .small_mnk = -1, .small_kblock = 0 }
+  { .stream_min_bytes = -1, .sup_mnk = -1, .sup_kblock = 0 }
 
 /* g's tuning, or the library's defaults when it has none. */
 static inline const tsr__gemm_tuning *tsr__gemm_tuning_of(const tsr__gemm_args *g) {
@@ -165,29 +169,29 @@ int tsr__gemm_max_tile(void);
    g's tuning's stream_min_bytes. The driver's own decision (gemm_driver.c), exposed for tests. */
 bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
 /* Whether a call g (trusted arguments, alpha != 0, k > 0) run with cfg takes the
-   small-matrix path (on as many threads as the packed path would use): g's tuning's
-   small_mnk, else the driver's rule (op(A) and C fit in L2, or C has one NR-column strip;
+   sup path (on as many threads as the packed path would use): g's tuning's
+   sup_mnk, else the driver's rule (op(A) and C fit in L2, or C has one NR-column strip;
    gemm_driver.c). The driver's own decision, exposed for tests. */
-bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
-/* The small path's k block for g (gemm.h), for a register block of mr rows: k when op(B) fits
-   in L2, else TSR__GEMM_SMALL_KB. Read NR columns at a time, row after row, an op(B) from
+bool tsr__gemm_sup_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg);
+/* The sup path's k block for g (gemm.h), for a register block of mr rows: k when op(B) fits
+   in L2, else TSR__GEMM_SUP_KB. Read NR columns at a time, row after row, an op(B) from
    memory touches a new page with each row and defeats the hardware prefetchers; in k blocks,
-   with the lines TSR__SM_PF_STRIPS strips ahead prefetched (gemm_small_impl.h), each row is read
-   front to back. Measured on Zen 5, one thread, bench_gemm against the small path in one block
+   with the lines TSR__SUP_PF_STRIPS strips ahead prefetched (gemm_sup_impl.h), each row is read
+   front to back. Measured on Zen 5, one thread, bench_gemm against the sup path in one block
    (GFLOP/s): sgemm 1 x 4096 x 4096 3.1 -> 6.4-11.6, 14 x 4000 x 4000 33 -> 176-215,
    64 x 4000 x 4000 76-84 -> 218-235 (OpenBLAS 5-6, 64-70, 164-174). A block of 64 rows beat
    16, 32 and 256 from m = 8 up. The exception, in one block: several row blocks (m > mr) over B's
    rows a multiple of 4 KiB apart, where a block's rows share one L1 set (sgemm 64 x 4096 x 4096:
    139 in blocks, 154-166 in one). */
-#define TSR__GEMM_SMALL_KB 64
-/* The k block of the small path's dot products (A * B^T), in bytes of a row. */
+#define TSR__GEMM_SUP_KB 64
+/* The k block of the sup path's dot products (A * B^T), in bytes of a row. */
 #define TSR__GEMM_DOT_KB 4096
-int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr);
-/* tsr__gemm_small_kblock's answer when op(B) fits in L2 and no tuning object forces a block
+int64_t tsr__gemm_sup_kblock(const tsr__gemm_args *g, int mr);
+/* tsr__gemm_sup_kblock's answer when op(B) fits in L2 and no tuning object forces a block
    (every call of the tiny lane, gemm_driver.c): k, or TSR__GEMM_DOT_KB bytes of a row for dot
    products. Inline: the tiny lane's calls take ~100 ns. */
-static inline int64_t tsr__gemm_small_kblock_fit(const tsr__gemm_args *g) {
-  if (tsr__gemm_small_dot(g))
+static inline int64_t tsr__gemm_sup_kblock_fit(const tsr__gemm_args *g) {
+  if (tsr__gemm_sup_dot(g))
     return tsr__min64(TSR__GEMM_DOT_KB / (g->dtype == TSR_F64 ? 8 : 4), g->k);
   return g->k;
 }

@@ -55,9 +55,10 @@ typedef struct tsr__gemm_uarch {
   int64_t blocks[2][3];    /* f32, f64: kc, mc, nc (one thread) */
   int64_t blocks_mt[2][3]; /* f32, f64: kc, mc, nc on several threads (all 0: blocks) */
   int grain;               /* work units per thread */
-  /* The small-path rule (tsr__gemm_config.small_bytes): op(A) and C of at most this many bytes
-     run unpacked; 0 (rows that did not measure it): the rule, the CPU's L2 size. */
-  int64_t small_bytes;
+  /* The sup-path (small, unpacked: BLIS's term) rule (tsr__gemm_config.sup_bytes): op(A) and C of
+     at most this many bytes run unpacked; 0 (rows that did not measure it): the rule, the CPU's L2
+     size. */
+  int64_t sup_bytes;
 } tsr__gemm_uarch;
 
 /* The measured Zen 4 row (Genoa, family 0x19 model 0x11; Raphael, Phoenix and Bergamo share the
@@ -135,11 +136,11 @@ static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
          single runs swing 0.6-1.3). Two threads, 2048^3, the old row: dgemm 0.97, sgemm 0.99;
          this row (bench_gemm --threads 2 --best, the CBLAS drop-in): dgemm 1.04, sgemm 1.08,
          4096x4096x256 1.21 / 1.08.
-       - The small path (no packing) only up to 96 KiB of op(A) and C, not the L2's 2 MiB: with
-         a 2 MiB L2 the rule sent products up to 512^3 f64 there, where packing pays. Small path
+       - The sup path (no packing) only up to 96 KiB of op(A) and C, not the L2's 2 MiB: with
+         a 2 MiB L2 the rule sent products up to 512^3 f64 there, where packing pays. Sup path
          against packed (ratio to OpenBLAS, medians of 9 interleaved rounds): dgemm 96^3 0.93
-         vs 0.78 (small kept), 128^3 1.10 vs 1.19, 192^3 1.02 vs 1.17, 256^3 0.93 vs 1.15,
-         384^3 0.83 vs 1.06, 512^3 0.91 vs 1.07; sgemm 128^3 1.24 vs 1.10 (small kept), 192^3
+         vs 0.78 (sup kept), 128^3 1.10 vs 1.19, 192^3 1.02 vs 1.17, 256^3 0.93 vs 1.15,
+         384^3 0.83 vs 1.06, 512^3 0.91 vs 1.07; sgemm 128^3 1.24 vs 1.10 (sup kept), 192^3
          1.06 vs 1.06, 256^3 0.98 vs 1.05, 384^3 0.87 vs 1.04, 512^3 0.79 vs 1.04.
        - The "-pb" kernels (the same register blocks with a B prefetch, gemm_ukr_avx512.c):
          the B micro-panel of these deep KC no longer fits the L1.
@@ -281,16 +282,16 @@ bool tsr__gemm_choose(const tsr__gemm_cpu *cpu, const char *want, tsr__gemm_choi
         if (blk[i] <= 0) blk[i] = rule[i];
       int grain = row ? u->grain : 4;
       tsr__gemm_blocks_fix(k, &blk[0], &blk[1], &blk[2], &grain);
-      /* The small-path rule: the row's, else the L2 (256 KiB when the CPU reports none). */
-      int64_t small = row && u->small_bytes > 0 ? u->small_bytes : cpu->cache[1].size;
-      if (small <= 0) small = 256 << 10;
+      /* The sup-path rule: the row's, else the L2 (256 KiB when the CPU reports none). */
+      int64_t sup = row && u->sup_bytes > 0 ? u->sup_bytes : cpu->cache[1].size;
+      if (sup <= 0) sup = 256 << 10;
       out->cfg[d][t] = (tsr__gemm_config){.ker = k,
                                           .kc = blk[0],
                                           .mc = blk[1],
                                           .nc = blk[2],
                                           .grain = grain,
                                           .source = row ? "registry" : "rule",
-                                          .small_bytes = small};
+                                          .sup_bytes = sup};
     }
   }
   return met;
@@ -385,8 +386,8 @@ const tsr__gemm_serial *tsr__gemm_serial_refresh(tsr_dtype dtype) {
   const tsr__cpu_facts *f = tsr__cpu_facts_get();
   double bound = (double)f->cache[1].size;
   if ((double)f->cache[2].size < bound) bound = (double)f->cache[2].size;
-  s.tiny_bytes = s.cfg.ker->small ? bound : 0.0;
-  s.operand_bytes = (double)s.cfg.small_bytes < bound ? (double)s.cfg.small_bytes : 0.0;
+  s.tiny_bytes = s.cfg.ker->sup ? bound : 0.0;
+  s.operand_bytes = (double)s.cfg.sup_bytes < bound ? (double)s.cfg.sup_bytes : 0.0;
   s.l1_bytes = (double)f->cache[0].size;
   /* Written once per tag: a thread that worked it out at the same time finds it done (callers
      of the fast path above read the entry only after the tag that publishes it). */
@@ -416,8 +417,8 @@ static void tsr__gemm_config_work_out(tsr_dtype dtype, int nt, const tsr__gemm_t
     *out = *own;
     tsr__gemm_blocks_fix(out->ker, &out->kc, &out->mc, &out->nc, &out->grain);
     out->source = "override";
-    /* A configuration with no small-path rule of its own takes the default's. */
-    if (out->small_bytes <= 0) out->small_bytes = tsr__gemm_defaults.cfg[d][nt > 1].small_bytes;
+    /* A configuration with no sup-path rule of its own takes the default's. */
+    if (out->sup_bytes <= 0) out->sup_bytes = tsr__gemm_defaults.cfg[d][nt > 1].sup_bytes;
     return;
   }
   *out = tsr__gemm_defaults.cfg[d][nt > 1];
@@ -425,7 +426,7 @@ static void tsr__gemm_config_work_out(tsr_dtype dtype, int nt, const tsr__gemm_t
   if (!(t && t->no_wisdom) && tsr__gemm_wisdom_lookup(dtype, nt, &w) &&
       (!tsr__gemm_isa_want[0] || strcmp(w.ker->isa, tsr__gemm_isa_want) == 0)) {
     tsr__gemm_blocks_fix(w.ker, &w.kc, &w.mc, &w.nc, &w.grain);
-    w.small_bytes = out->small_bytes; /* wisdom records no small-path rule */
+    w.sup_bytes = out->sup_bytes; /* wisdom records no sup-path rule */
     *out = w;
   }
   const int64_t *e = tsr__gemm_env_blocks;

@@ -25,9 +25,9 @@
  * made even so that no slice splits a complex pair. A complex beta with an imaginary part is
  * applied to C first (C = beta C), and the real GEMM runs with beta 1.
  *
- * Small calls (those whose real form the driver would run on the small-matrix path, which reads
- * op(B) in place) first write Br (and, for op(A) = A^T, Ar) whole into a per-thread buffer and
- * run the real call on it: for them that write is the packing.
+ * Small calls (those whose real form the driver would run on the sup path (small, unpacked: BLIS's
+ * term), which reads op(B) in place) first write Br (and, for op(A) = A^T, Ar) whole into a
+ * per-thread buffer and run the real call on it: for them that write is the packing.
  *
  * The kernel and the cache blocks are the real dtype's (f32 for c64, f64 for c128): registry,
  * wisdom and overrides of the real dtype apply to its complex dtype.
@@ -310,14 +310,14 @@ tsr_status tsr__gemm_complex(const tsr__gemm_args *g) {
   r.trans_b = false;
   r.ldb = r.n;
   r.ldc = 2 * g->ldc;
-  /* Would the real form, Br read in place, run on the small path? */
+  /* Would the real form, Br read in place, run on the sup path? */
   tsr__gemm_config cfg;
   if (g->tuning == NULL)
     cfg = tsr__gemm_serial_get(rt)->cfg;
   else
     tsr__gemm_config_get(rt, 1, g->tuning, &cfg);
   if (g->trans_a) r.lda = r.k;
-  if (tsr__gemm_small_path(&r, &cfg)) {
+  if (tsr__gemm_sup_path(&r, &cfg)) {
     const size_t bbytes = (size_t)r.k * (size_t)r.n * es;
     const size_t abytes = g->trans_a ? (size_t)r.m * (size_t)r.k * es : 0;
     /* Tiny calls stage on the stack (no thread-local lookup): 16^3..32^3 c128 fit. */

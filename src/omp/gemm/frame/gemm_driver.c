@@ -402,17 +402,17 @@ bool tsr__gemm_stream_c(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
   return (double)g->m * (double)g->n * (double)es > (double)min;
 }
 
-int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
-  const int64_t forced = tsr__gemm_tuning_of(g)->small_kblock;
+int64_t tsr__gemm_sup_kblock(const tsr__gemm_args *g, int mr) {
+  const int64_t forced = tsr__gemm_tuning_of(g)->sup_kblock;
   if (forced > 0) return tsr__min64(forced, g->k);
   const int64_t es = g->dtype == TSR_F64 ? 8 : 4;
   /* Dot products: TSR__GEMM_DOT_KB bytes of each row of A and B a block. */
   const double bytes = (double)g->k * (double)g->n * (double)es;
-  if (tsr__gemm_small_dot(g) || bytes <= (double)tsr__cpu_facts_get()->cache[1].size)
-    return tsr__gemm_small_kblock_fit(g);
+  if (tsr__gemm_sup_dot(g) || bytes <= (double)tsr__cpu_facts_get()->cache[1].size)
+    return tsr__gemm_sup_kblock_fit(g);
   /* Several row blocks over B's rows 4 KiB apart: one block (gemm_tune.h). */
-  if (tsr__gemm_small_rows_alias(g, mr)) return g->k;
-  return tsr__min64(TSR__GEMM_SMALL_KB, g->k);
+  if (tsr__gemm_sup_rows_alias(g, mr)) return g->k;
+  return tsr__min64(TSR__GEMM_SUP_KB, g->k);
 }
 
 /* Whether op(A) = A^T (stored transposed) may run unpacked with C in several strips: op(A)
@@ -420,46 +420,46 @@ int64_t tsr__gemm_small_kblock(const tsr__gemm_args *g, int mr) {
    broadcasts MR elements of a new row of A's storage at every k step, lda apart (a page apart
    for 512 f64): from L1 that costs nothing, from L2 each is a miss in another page that the
    prefetchers do not follow, and op(A) is read once per NR-column strip of C. Emerald Rapids,
-   the AVX2 kernels forced (the rule's small-path bound there is the 2 MiB L2, as on an AVX2 CPU
+   the AVX2 kernels forced (the rule's sup-path bound there is the 2 MiB L2, as on an AVX2 CPU
    without a registry row), one thread, column-major A * B^T (op(A) = A^T here) against
    OpenBLAS's Haswell kernels: dgemm 256^3 0.75x unpacked -> 0.95x packed, 512^3 0.45x -> 0.88x;
    A^T * B^T 512^3 0.45x -> 0.97x; sgemm 512^3 A * B^T 0.65x -> 0.94x. */
-static inline bool tsr__gemm_small_at_fits(const tsr__gemm_args *g, double l1) {
+static inline bool tsr__gemm_sup_at_fits(const tsr__gemm_args *g, double l1) {
   const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
   /* Rows under 2 KiB apart stay in reach of the stride prefetchers (and A^T with few columns,
      lda*es within a line or two, is read front to back). */
   return !g->trans_a || (double)g->lda * es < 2048.0 || (double)g->m * (double)g->k * es <= l1;
 }
 
-bool tsr__gemm_small_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
-  if (cfg->ker->small == NULL) return false;
+bool tsr__gemm_sup_path(const tsr__gemm_args *g, const tsr__gemm_config *cfg) {
+  if (cfg->ker->sup == NULL) return false;
   const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
-  const int64_t max = tsr__gemm_tuning_of(g)->small_mnk;
+  const int64_t max = tsr__gemm_tuning_of(g)->sup_mnk;
   if (max >= 0) return (double)g->m * (double)g->n * (double)g->k <= (double)max;
-  /* The small path reads op(A) once per NR-column strip of C and sweeps C strip by strip.
+  /* The sup path reads op(A) once per NR-column strip of C and sweeps C strip by strip.
      With one strip, each is read once. With several, op(A) and C must both fit in L2.
      Measured on Zen 5 (1 MiB L2), one thread: sgemm 4096x4096x64 (op(A) 1 MiB, C 64 MiB) fell
-     from 237 to 182 GFLOP/s on the small path and 2048x4096x64 (C 32 MiB) from 256 to 161,
+     from 237 to 182 GFLOP/s on the sup path and 2048x4096x64 (C 32 MiB) from 256 to 161,
      while dgemm 100x100x1000 (op(A) 800 KiB) rose from 90 to 118 and 256^3 from 117 to 131.
      C that the packed path writes with streaming stores stays there. The bound is the
-     configuration's small_bytes (the registry row's small-path rule, else the L2 size). */
+     configuration's sup_bytes (the registry row's sup-path rule, else the L2 size). */
   if (g->beta == 0 && tsr__gemm_stream_c(g, cfg)) return false;
   /* Dot products read op(A) and B in k blocks of a few KiB a row, whatever their sizes. */
-  if (g->n <= cfg->ker->nr || tsr__gemm_small_dot(g)) return true;
-  if (!tsr__gemm_small_at_fits(g, (double)tsr__cpu_facts_get()->cache[0].size)) return false;
-  const double lim = (double)cfg->small_bytes;
+  if (g->n <= cfg->ker->nr || tsr__gemm_sup_dot(g)) return true;
+  if (!tsr__gemm_sup_at_fits(g, (double)tsr__cpu_facts_get()->cache[0].size)) return false;
+  const double lim = (double)cfg->sup_bytes;
   return (double)g->m * (double)g->k * es <= lim && (double)g->m * (double)g->n * es <= lim;
 }
 
-/* ---------------------------------------------------------------- small path ---------- */
+/* ---------------------------------------------------------------- sup path ---------------- */
 
 /*
- * The small-matrix path on nt threads: C split into units, NR-column chunks when C has at least
- * two strips per thread, else MR-row chunks, handed out by one ticket counter (a thread that
- * never joins holds nobody: the caller runs what is left). Each unit is a sub-problem for the
- * kernel's small routine; slot s packs B^T strips into its own part of bbuf.
+ * The sup path (small, unpacked: BLIS's term) on nt threads: C split into units, NR-column chunks
+ * when C has at least two strips per thread, else MR-row chunks, handed out by one ticket counter
+ * (a thread that never joins holds nobody: the caller runs what is left). Each unit is a
+ * sub-problem for the kernel's sup routine; slot s packs B^T strips into its own part of bbuf.
  */
-typedef struct tsr__gemm_small_job {
+typedef struct tsr__gemm_sup_job {
   const tsr__gemm_args *g;
   const tsr__gemm_kernel *ker;
   char *bbuf;
@@ -468,9 +468,9 @@ typedef struct tsr__gemm_small_job {
   int64_t blocks; /* NR strips or MR row blocks of C */
   int64_t units;
   tsr__gemm_sync sy;
-} tsr__gemm_small_job;
+} tsr__gemm_sup_job;
 
-static void tsr__gemm_small_unit(const tsr__gemm_small_job *j, int64_t u, int slot) {
+static void tsr__gemm_sup_unit(const tsr__gemm_sup_job *j, int64_t u, int slot) {
   const tsr__gemm_args *g = j->g;
   const size_t es = tsr__dtype_size(g->dtype);
   const int64_t step = j->by_cols ? j->ker->nr : j->ker->mr, len = j->by_cols ? g->n : g->m;
@@ -487,24 +487,24 @@ static void tsr__gemm_small_unit(const tsr__gemm_small_job *j, int64_t u, int sl
     sub.a = (const char *)g->a + (size_t)(g->trans_a ? lo : lo * g->lda) * es;
     sub.c = (char *)g->c + (size_t)(lo * g->ldc) * es;
   }
-  j->ker->small(&sub, j->ker, tsr__gemm_small_kblock(&sub, j->ker->mr),
-                j->bbuf + (size_t)slot * j->bslot);
+  j->ker->sup(&sub, j->ker, tsr__gemm_sup_kblock(&sub, j->ker->mr),
+              j->bbuf + (size_t)slot * j->bslot);
 }
 
-static void tsr__gemm_small_work(void *arg, int slot) {
-  tsr__gemm_small_job *j = arg;
+static void tsr__gemm_sup_work(void *arg, int slot) {
+  tsr__gemm_sup_job *j = arg;
   tsr__gemm_sync *sy = &j->sy;
   const int64_t start = tsr__now_ns();
   for (int64_t u; (u = atomic_fetch_add(&sy->next, 1)) < j->units;) {
-    tsr__gemm_small_unit(j, u, slot);
+    tsr__gemm_sup_unit(j, u, slot);
     atomic_fetch_add(&sy->udone, 1);
   }
   tsr__gemm_job_leave(sy, slot, j->units, true, start, 0);
 }
 
-static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int nt) {
+static tsr_status tsr__gemm_sup(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int nt) {
   const size_t es = g->dtype == TSR_F64 ? 8 : 4;
-  const bool pack_b = tsr__gemm_small_pack_b(g, ker->mr);
+  const bool pack_b = tsr__gemm_sup_pack_b(g, ker->mr);
   const size_t bslot = pack_b ? tsr__round_up_sz((size_t)g->k * (size_t)ker->nr * es, 64) : 0;
   void *bbuf = NULL;
   if (pack_b) TSR_CALL(tsr__gemm_buffer((size_t)nt * bslot, &bbuf));
@@ -513,11 +513,11 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
     /* What one thread does per flop, for the adaptive thread count (as the packed path). */
     const bool learn = flops >= 2.0 * TSR__GEMM_SERIAL_MNK;
     const int64_t t0 = learn ? tsr__now_ns() : 0;
-    ker->small(g, ker, tsr__gemm_small_kblock(g, ker->mr), bbuf);
+    ker->sup(g, ker, tsr__gemm_sup_kblock(g, ker->mr), bbuf);
     if (learn) tsr__gemm_learn_serial(tsr__now_ns() - t0, flops);
     return TSR_OK;
   }
-  tsr__gemm_small_job job = {.g = g, .ker = ker, .bbuf = bbuf, .bslot = bslot};
+  tsr__gemm_sup_job job = {.g = g, .ker = ker, .bbuf = bbuf, .bslot = bslot};
   const int64_t strips = tsr__ceil_div(g->n, ker->nr), rows = tsr__ceil_div(g->m, ker->mr);
   job.by_cols = strips >= 2 * (int64_t)nt || strips >= rows;
   job.blocks = job.by_cols ? strips : rows;
@@ -525,7 +525,7 @@ static tsr_status tsr__gemm_small(const tsr__gemm_args *g, const tsr__gemm_kerne
   job.units = tsr__min64(job.blocks, 4 * (int64_t)nt);
   tsr__gemm_sync_init(&job.sy);
   const int64_t t0 = tsr__now_ns();
-  tsr__gemm_pool_run(nt, g->tuning, tsr__gemm_small_work, &job);
+  tsr__gemm_pool_run(nt, g->tuning, tsr__gemm_sup_work, &job);
   tsr__gemm_learn_parallel(tsr__now_ns() - t0, job.sy.caller_work_ns, atomic_load(&job.sy.work_ns),
                            flops);
   return TSR_OK;
@@ -547,7 +547,7 @@ static inline int tsr__gemm_threads_for(double mnk) {
    k <= 128 with AVX-512's NR). */
 #define TSR__GEMM_TINY_STRIP_BYTES 16384
 
-/* A tiny call whose op(B) strips are packed (B^T, or rows that alias in L1: tsr__gemm_small_pack_b)
+/* A tiny call whose op(B) strips are packed (B^T, or rows that alias in L1: tsr__gemm_sup_pack_b)
    with the strip on the stack, in one k block (op(B) is within L2): true when it ran, false (the
    strip would not fit) having done nothing. Without it the drop-in's tiny lane declined every
    such call, which then took the general path: sgemm 16^3 with op(B) = B^T (CBLAS column-major
@@ -558,15 +558,15 @@ static __attribute__((noinline)) bool tsr__gemm_tiny_packed(const tsr__gemm_args
   const size_t es = g->dtype == TSR_F64 ? 8 : 4;
   if ((size_t)g->k * (size_t)ker->nr * es > TSR__GEMM_TINY_STRIP_BYTES) return false;
   _Alignas(64) unsigned char strip[TSR__GEMM_TINY_STRIP_BYTES]; /* pack_b stores aligned */
-  ker->small(g, ker, g->k, strip);
+  ker->sup(g, ker, g->k, strip);
   return true;
 }
 
 /*
  * The tiny lane: a call whose every operand fits in a few hundred KiB (m*n*k elements within the
- * L2 and the LLC, so each of op(A), op(B) and C does; op(A) and C within the small path's bound)
+ * L2 and the LLC, so each of op(A), op(B) and C does; op(A) and C within the sup path's bound)
  * on one thread with the library's own choices. Its answer is known without the general path's
- * questions: the small path, no streaming stores (C is below the LLC), one k block (op(B) is below
+ * questions: the sup path, no streaming stores (C is below the LLC), one k block (op(B) is below
  * L2), no adaptive thread count (nt = 1: below TSR__GEMM_SERIAL_MNK, one thread to run on, or the
  * adaptive count's choice). At 16^3 the multiply takes ~100 ns, so each of those questions is a
  * few per cent of it (issue 31: the per-call cost through CBLAS). Returns false when the call is
@@ -581,27 +581,27 @@ static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, int nt, bool may
   const tsr__gemm_serial *s = tsr__gemm_serial_get(g->dtype);
   const double es = g->dtype == TSR_F64 ? 8.0 : 4.0;
   if (mnk * es > s->tiny_bytes) return false;
-  /* op(A) and C within the small-path rule, as tsr__gemm_small_path asks. */
+  /* op(A) and C within the sup-path rule, as tsr__gemm_sup_path asks. */
   if (s->operand_bytes > 0 && ((double)g->m * (double)g->k * es > s->operand_bytes ||
                                (double)g->m * (double)g->n * es > s->operand_bytes))
     return false;
-  if (g->n > s->cfg.ker->nr && !tsr__gemm_small_at_fits(g, s->l1_bytes)) return false;
+  if (g->n > s->cfg.ker->nr && !tsr__gemm_sup_at_fits(g, s->l1_bytes)) return false;
   const tsr__gemm_kernel *ker = s->cfg.ker;
-  if (tsr__gemm_small_pack_b(g, ker->mr)) {
+  if (tsr__gemm_sup_pack_b(g, ker->mr)) {
     if (tsr__gemm_tiny_packed(g, ker)) {
       *st = TSR_OK;
       return true;
     }
     if (!may_allocate) return false;
-    *st = tsr__gemm_small(g, ker, 1); /* it owns the strip buffer */
+    *st = tsr__gemm_sup(g, ker, 1); /* it owns the strip buffer */
     return true;
   }
   /* op(B) is within tiny_bytes (at most L2), and there is no tuning object: one k block, but
      for dot products (their k block is a fixed number of bytes). */
-  if (tsr__gemm_small_dot(g))
-    ker->small(g, ker, tsr__gemm_small_kblock_fit(g), NULL);
+  if (tsr__gemm_sup_dot(g))
+    ker->sup(g, ker, tsr__gemm_sup_kblock_fit(g), NULL);
   else
-    ker->small_inplace(g); /* op(B) = B in place (not packed, above), one k block */
+    ker->sup_inplace(g); /* op(B) = B in place (not packed, above), one k block */
   *st = TSR_OK;
   return true;
 }
@@ -646,7 +646,7 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g, const tsr__gemm_indu
   tsr__gemm_config_get(g->dtype, nt, g->tuning, &cfg);
   const tsr__gemm_kernel *ker = cfg.ker;
   const int mr = ker->mr, nr = ker->nr;
-  if (!ind && tsr__gemm_small_path(g, &cfg)) return tsr__gemm_small(g, ker, nt);
+  if (!ind && tsr__gemm_sup_path(g, &cfg)) return tsr__gemm_sup(g, ker, nt);
   /* No more threads than micro-tiles. */
   const int64_t tiles = tsr__ceil_div(g->m, mr) * tsr__ceil_div(g->n, nr);
   if (tiles < nt) nt = (int)tiles;

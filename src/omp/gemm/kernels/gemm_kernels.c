@@ -2,7 +2,7 @@
 /*
  * The CPU GEMM micro-kernel table (BLIS's kernels/<arch> side): one row per ISA folder of
  * kernels/ (kernels/<isa>/gemm_isa_<isa>.c: the ISA's micro-kernels with their register blocks,
- * packing routines, streaming-store and small-path variants, and whether this CPU runs it),
+ * packing routines, streaming-store and sup-path variants, and whether this CPU runs it),
  * listed here from the folder names (TSR__GEMM_ISA_FOLDERS, which gemm.cmake generates), and
  * the look-ups over it. The registry (gemm_registry.c) and the wisdom file (gemm_wisdom.c)
  * name kernels from this table; it calls neither.

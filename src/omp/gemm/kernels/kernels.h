@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The CPU GEMM's kernels (BLIS's kernels/<arch>): one folder per ISA, kernels/<isa>/ (its
- * micro-kernels, packing routines and small-matrix kernels, compiled with that ISA's flags from
- * its isa.cmake; their declarations and register block in its kernels_<isa>.h; its row of the
- * table, gemm_isa_<isa>.c), and here what they share: the ISA row's type, the table, and the
- * macros the ISA files define their kernels with. Only the files of omp/gemm/kernels include
- * this header; the frame reaches the kernels through the table (gemm_kernels.c) and the
- * contract in omp/gemm/gemm.h.
+ * micro-kernels, packing routines and sup kernels (small, unpacked: BLIS's term), compiled with
+ * that ISA's flags from its isa.cmake; their declarations and register block in its
+ * kernels_<isa>.h; its row of the table, gemm_isa_<isa>.c), and here what they share: the ISA row's
+ * type, the table, and the macros the ISA files define their kernels with. Only the files of
+ * omp/gemm/kernels include this header; the frame reaches the kernels through the table
+ * (gemm_kernels.c) and the contract in omp/gemm/gemm.h.
  */
 #ifndef TSR_OMP_GEMM_KERNELS_H
 #define TSR_OMP_GEMM_KERNELS_H
@@ -52,7 +52,7 @@ extern const int tsr__gemm_nisas;
   .kernels = (ARR), .nkernels = (int)(sizeof(ARR) / sizeof((ARR)[0]))
 
 /* Defines NAME, an ISA packing of op(B) (tsr__gemm_pack_f32/f64, gemm.h) for a kernel of NR
-   columns: op(B) stored transposed into panels of NR columns or NR / 2 (one vector: the small
+   columns: op(B) stored transposed into panels of NR columns or NR / 2 (one vector: the sup
    path's narrow strips) in registers, op(B) as stored into full NR panels by ROWS(kc, panels,
    sizeof(T), b, ldb, bp) (the ISA's row copy), everything else by PORTABLE (the portable
    packer, portable/gemm_pack_portable.c). T the

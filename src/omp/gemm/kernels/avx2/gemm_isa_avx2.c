@@ -26,9 +26,9 @@ static const tsr__gemm_kernel tsr__gemm_avx2_kernels[] = {
      .pack_a_f32 = tsr__gemm_pack_a_avx2_f32,
      .pack_b_f32 = tsr__gemm_pack_b_avx2_f32,
      .ukr_stream_f32 = tsr__gemm_ukr_avx2_f32_stream,
-     .small = tsr__gemm_small_avx2_f32,
-     .edge_f32 = tsr__gemm_small_avx2_f32_edge,
-     .small_inplace = tsr__gemm_small_avx2_f32_inplace},
+     .sup = tsr__gemm_sup_avx2_f32,
+     .edge_f32 = tsr__gemm_sup_avx2_f32_edge,
+     .sup_inplace = tsr__gemm_sup_avx2_f32_inplace},
     {.name = "avx2-6x8",
      .isa = "avx2",
      .dtype = TSR_F64,
@@ -38,9 +38,9 @@ static const tsr__gemm_kernel tsr__gemm_avx2_kernels[] = {
      .pack_a_f64 = tsr__gemm_pack_a_avx2_f64,
      .pack_b_f64 = tsr__gemm_pack_b_avx2_f64,
      .ukr_stream_f64 = tsr__gemm_ukr_avx2_f64_stream,
-     .small = tsr__gemm_small_avx2_f64,
-     .edge_f64 = tsr__gemm_small_avx2_f64_edge,
-     .small_inplace = tsr__gemm_small_avx2_f64_inplace},
+     .sup = tsr__gemm_sup_avx2_f64,
+     .edge_f64 = tsr__gemm_sup_avx2_f64_edge,
+     .sup_inplace = tsr__gemm_sup_avx2_f64_inplace},
 };
 #endif
 

@@ -7,7 +7,7 @@
  *
  * The portable packing moves one element at a time wherever it transposes: op(A) stored
  * row-major (every row-major A * B, and column-major A^T * B) into MR-row micro-panels, and
- * op(B) stored transposed into NR-column micro-panels (also the small path's B^T strips). Here
+ * op(B) stored transposed into NR-column micro-panels (also the sup path's B^T strips). Here
  * 8 (f32) or 4 (f64) source rows are loaded as vectors and transposed in registers, so each
  * packed column or row is written with one or two vector stores; the copies (op(A) stored
  * transposed, op(B) row-major) move whole vectors instead of calling memcpy for 24 to 64 bytes.
@@ -144,7 +144,7 @@ void tsr__gemm_pack_a_avx2_f32(int mr, int64_t mc, int64_t kc, const float *a, i
 }
 
 /* Half of a 16-column micro-panel of op(B) stored transposed (B(p, j) at src[j*ldb + p]), or all
-   of a one-vector panel (W = 8: the small path's strips of at most one vector): kk (1..8) k steps
+   of a one-vector panel (W = 8: the sup path's strips of at most one vector): kk (1..8) k steps
    of its 8 columns, of which the first jb (0..8) exist and the rest are packed as zeros, into dst
    (row p of the panel at dst + W*p). Whole chunks call it with constant jb and kk
    (TSR__PACK_B_DEFINE, kernels.h). */

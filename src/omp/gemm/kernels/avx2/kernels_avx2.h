@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The AVX2+FMA kernels (x86-64 only, TSR__GEMM_X86): micro-kernels (gemm_ukr_avx2.c), packing
- * (gemm_pack_avx2.c), small-matrix kernels and edge tiles (gemm_small_avx2.c), compiled with
- * this folder's flags (isa.cmake), their register block, and the row that registers them
- * (gemm_isa_avx2.c). Included by this folder's files only.
+ * (gemm_pack_avx2.c), sup kernels (small, unpacked: BLIS's term) and edge tiles (gemm_sup_avx2.c),
+ * compiled with this folder's flags (isa.cmake), their register block, and the row that registers
+ * them (gemm_isa_avx2.c). Included by this folder's files only.
  */
 #ifndef TSR_OMP_GEMM_KERNELS_AVX2_H
 #define TSR_OMP_GEMM_KERNELS_AVX2_H
@@ -27,18 +27,18 @@ void tsr__gemm_ukr_avx2_f64(int64_t k, double alpha, const double *ap, const dou
                             double beta, double *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx2_f64_stream(int64_t k, double alpha, const double *ap, const double *bp,
                                    double beta, double *c, int64_t rs_c, int64_t cs_c);
-/* Small-matrix GEMM without packing, its in-place entry and the packed path's edge tiles
-   (gemm_small_avx2.c). */
-void tsr__gemm_small_avx2_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
-                              void *bbuf);
-void tsr__gemm_small_avx2_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
-                              void *bbuf);
-void tsr__gemm_small_avx2_f32_inplace(const tsr__gemm_args *g);
-void tsr__gemm_small_avx2_f64_inplace(const tsr__gemm_args *g);
-void tsr__gemm_small_avx2_f32_edge(int mb, int nb, int64_t k, const float *ap, const float *bp,
-                                   float alpha, float beta, float *c, int64_t ldc);
-void tsr__gemm_small_avx2_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
-                                   double alpha, double beta, double *c, int64_t ldc);
+/* The sup path's GEMM without packing, its in-place entry and the packed path's edge tiles
+   (gemm_sup_avx2.c). */
+void tsr__gemm_sup_avx2_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
+                            void *bbuf);
+void tsr__gemm_sup_avx2_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
+                            void *bbuf);
+void tsr__gemm_sup_avx2_f32_inplace(const tsr__gemm_args *g);
+void tsr__gemm_sup_avx2_f64_inplace(const tsr__gemm_args *g);
+void tsr__gemm_sup_avx2_f32_edge(int mb, int nb, int64_t k, const float *ap, const float *bp,
+                                 float alpha, float beta, float *c, int64_t ldc);
+void tsr__gemm_sup_avx2_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
+                                 double alpha, double beta, double *c, int64_t ldc);
 /* AVX2 packing (gemm_pack_avx2.c): the transposing cases and the copies for MR = 6 and
    NR = 8/16 (and B^T panels of one vector) in registers, everything else through the portable
    routines. */

@@ -23,8 +23,8 @@ static bool tsr__gemm_avx512_available(void) {
     .name = NAME, .isa = "avx512", .dtype = DT, .mr = TSR__GEMM_AVX512_MR,                         \
     .nr = TSR__GEMM_AVX512_NR_##SFX, .ukr_##T = UKR, .pack_a_##T = tsr__gemm_pack_a_avx512_##T,    \
     .pack_b_##T = tsr__gemm_pack_b_avx512_##T, .ukr_stream_##T = UKR##_stream,                     \
-    .small = tsr__gemm_small_avx512_##T, .edge_##T = tsr__gemm_small_avx512_##T##_edge,            \
-    .small_inplace = tsr__gemm_small_avx512_##T##_inplace                                          \
+    .sup = tsr__gemm_sup_avx512_##T, .edge_##T = tsr__gemm_sup_avx512_##T##_edge,                  \
+    .sup_inplace = tsr__gemm_sup_avx512_##T##_inplace                                              \
   }
 static const tsr__gemm_kernel tsr__gemm_avx512_kernels[] = {
     TSR__GEMM_AVX512_ROW("avx512-14x32", F32, TSR_F32, f32, tsr__gemm_ukr_avx512_f32),

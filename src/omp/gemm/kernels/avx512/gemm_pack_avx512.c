@@ -72,7 +72,7 @@ static inline void tsr__transpose16_ps(const __m512 r[16], __m512 out[16]) {
 }
 
 /* Half of an NR-column micro-panel of op(B) stored transposed (B(p, j) at src[j*ldb + p]), or
-   all of a one-vector panel (W = 8 f64, 16 f32: the small path's strips of at most one vector):
+   all of a one-vector panel (W = 8 f64, 16 f32: the sup path's strips of at most one vector):
    the kk (1..8) k steps from src of its 8 columns, of which the first jb (0..8) exist and the rest
    are packed as zeros, into dst (row p of the panel at dst + p*W). Whole strips and the partial
    strip and k chunk at the edges alike: one masked load per column, one transpose, one store per

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The AVX-512F kernels (x86-64 only, TSR__GEMM_X86): micro-kernels with and without a B
- * prefetch (gemm_ukr_avx512.c), packing (gemm_pack_avx512.c), small-matrix kernels and edge
- * tiles (gemm_small_avx512_f32.c, gemm_small_avx512_f64.c: one file a dtype, they compile side
- * by side), compiled with this folder's flags (isa.cmake), their register block, and the row
- * that registers them (gemm_isa_avx512.c). Included by this folder's files only.
+ * prefetch (gemm_ukr_avx512.c), packing (gemm_pack_avx512.c), sup kernels (small, unpacked: BLIS's
+ * term) and edge tiles (gemm_sup_avx512_f32.c, gemm_sup_avx512_f64.c: one file a dtype, they
+ * compile side by side), compiled with this folder's flags (isa.cmake), their register block, and
+ * the row that registers them (gemm_isa_avx512.c). Included by this folder's files only.
  */
 #ifndef TSR_OMP_GEMM_KERNELS_AVX512_H
 #define TSR_OMP_GEMM_KERNELS_AVX512_H
@@ -37,18 +37,18 @@ void tsr__gemm_ukr_avx512_f64_pb(int64_t k, double alpha, const double *ap, cons
                                  double beta, double *c, int64_t rs_c, int64_t cs_c);
 void tsr__gemm_ukr_avx512_f64_pb_stream(int64_t k, double alpha, const double *ap, const double *bp,
                                         double beta, double *c, int64_t rs_c, int64_t cs_c);
-/* Small-matrix GEMM without packing, its in-place entry and the packed path's edge tiles
-   (gemm_small_avx512_f32.c and _f64.c). */
-void tsr__gemm_small_avx512_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
-                                void *bbuf);
-void tsr__gemm_small_avx512_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
-                                void *bbuf);
-void tsr__gemm_small_avx512_f32_inplace(const tsr__gemm_args *g);
-void tsr__gemm_small_avx512_f64_inplace(const tsr__gemm_args *g);
-void tsr__gemm_small_avx512_f32_edge(int mb, int nb, int64_t k, const float *ap, const float *bp,
-                                     float alpha, float beta, float *c, int64_t ldc);
-void tsr__gemm_small_avx512_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
-                                     double alpha, double beta, double *c, int64_t ldc);
+/* The sup path's GEMM without packing, its in-place entry and the packed path's edge tiles
+   (gemm_sup_avx512_f32.c and _f64.c). */
+void tsr__gemm_sup_avx512_f32(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
+                              void *bbuf);
+void tsr__gemm_sup_avx512_f64(const tsr__gemm_args *g, const tsr__gemm_kernel *ker, int64_t kb,
+                              void *bbuf);
+void tsr__gemm_sup_avx512_f32_inplace(const tsr__gemm_args *g);
+void tsr__gemm_sup_avx512_f64_inplace(const tsr__gemm_args *g);
+void tsr__gemm_sup_avx512_f32_edge(int mb, int nb, int64_t k, const float *ap, const float *bp,
+                                   float alpha, float beta, float *c, int64_t ldc);
+void tsr__gemm_sup_avx512_f64_edge(int mb, int nb, int64_t k, const double *ap, const double *bp,
+                                   double alpha, double beta, double *c, int64_t ldc);
 /* AVX-512 packing (gemm_pack_avx512.c): the transposing cases for MR = 14 and NR = 16/32 (and
    B^T panels of one vector) in registers, everything else through the portable routines. */
 void tsr__gemm_pack_a_avx512_f32(int mr, int64_t mc, int64_t kc, const float *a, int64_t lda,
