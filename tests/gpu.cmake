@@ -63,20 +63,19 @@ if(TSR_HAVE_CUDA OR TSR_HAVE_HIP)
   cmake_language(DEFER DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} CALL tsr__gpu_dist_tests)
 endif()
 
-# The GPU kernels on the host (label gpu-emu, CUDA builds): tests/gpu_emu/run.sh compiles
+# The GPU kernels on the host (label gpu-emu, CUDA builds): tests/gpu_emu/emu.cmake builds
 # src/gpu with a small CUDA emulator (threads of a block as fibers, warps of 32 or wavefronts
-# of 64 lanes) and runs the cross-device test against them, on a machine without a GPU. It
-# checks indexing, tiling, edge tiles, vector paths, split-K, shuffles and barriers'
-# placement, and (warp 32, MPI builds) SUMMA's GPU panel paths under mpirun -np 2; it cannot
-# see races inside a barrier interval (threads run one at a time, in
-# order), misaligned-access faults (host loads do not fault), memory spaces or timing.
-# TSR_EMU_QUICK=1 keeps it to a few minutes (the GEMM cases on edge tiles, both tile
-# configurations and split-K; the other tests in full).
+# of 64 lanes) into the library tessera_emu and the programs emu_<test>, and
+# tests/gpu_emu/run.sh runs them, on a machine without a GPU. It checks indexing, tiling, edge
+# tiles, vector paths, split-K, shuffles and barriers' placement, and (warp 32, MPI builds)
+# SUMMA's GPU panel paths under mpirun -np 2; it cannot see races inside a barrier interval
+# (threads run one at a time, in order), misaligned-access faults (host loads do not fault),
+# memory spaces or timing. TSR_EMU_QUICK=1 keeps it to a few minutes (the GEMM cases on edge
+# tiles, both tile configurations and split-K; the other tests in full).
 if(TSR_HAVE_CUDA)
   find_program(TSR_BASH bash)
-  find_program(TSR_EMU_CXX g++)
-  find_program(TSR_PYTHON3 python3) # tests/gpu_emu/prep.py
-  if(TSR_BASH AND TSR_EMU_CXX AND TSR_PYTHON3)
+  if(TSR_BASH)
+    include(${CMAKE_CURRENT_SOURCE_DIR}/gpu_emu/emu.cmake)
     foreach(warp 32 64)
       set(tsr_emu_tests gpu_cross kernel_helpers gpu_fault gpu_alloc emu_complex)
       if(TSR_HAVE_MPI AND warp EQUAL 32)

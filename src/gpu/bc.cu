@@ -57,17 +57,17 @@ tsr_status tsr__gpu_rng_block_cyclic(tsr_device dev, void *data, tsr_dtype dtype
   if (total == 0) return TSR_OK;
   const unsigned grid = tsr__gpu_grid_for(dev, total, TSR__GPU_BLOCK);
   if (dtype == TSR_F32)
-    tsr__gpu_bc_rng_kernel<float>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((float *)data, *l, seed, low, high);
+    TSR__LAUNCH(tsr__gpu_bc_rng_kernel<float>, grid, TSR__GPU_BLOCK, s, (float *)data, *l, seed,
+                low, high);
   else if (dtype == TSR_F64)
-    tsr__gpu_bc_rng_kernel<double>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)data, *l, seed, low, high);
+    TSR__LAUNCH(tsr__gpu_bc_rng_kernel<double>, grid, TSR__GPU_BLOCK, s, (double *)data, *l, seed,
+                low, high);
   else if (dtype == TSR_C64)
-    tsr__gpu_bc_rng_kernel<tsr__gpu_c64>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((tsr__gpu_c64 *)data, *l, seed, low, high);
+    TSR__LAUNCH(tsr__gpu_bc_rng_kernel<tsr__gpu_c64>, grid, TSR__GPU_BLOCK, s, (tsr__gpu_c64 *)data,
+                *l, seed, low, high);
   else if (dtype == TSR_C128)
-    tsr__gpu_bc_rng_kernel<tsr__gpu_c128>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((tsr__gpu_c128 *)data, *l, seed, low, high);
+    TSR__LAUNCH(tsr__gpu_bc_rng_kernel<tsr__gpu_c128>, grid, TSR__GPU_BLOCK, s,
+                (tsr__gpu_c128 *)data, *l, seed, low, high);
   else
     return tsr__set_error(TSR_ERR_DTYPE, __func__,
                           "random matrices need f32, f64, c64 or c128, got %s",
@@ -153,14 +153,15 @@ static tsr_status tsr__gpu_matvec_launch(tsr_device dev, cudaStream_t s, const T
                                          int64_t chunk_cols) {
   if (trans) {
     const unsigned grid = tsr__gpu_grid_for(dev, cols * TSR__GPU_BLOCK, TSR__GPU_BLOCK);
-    tsr__gpu_matvec_t_kernel<T><<<grid, TSR__GPU_BLOCK, 0, s>>>(m, rows, cols, ld, x1, x2, out);
+    TSR__LAUNCH(tsr__gpu_matvec_t_kernel<T>, grid, TSR__GPU_BLOCK, s, m, rows, cols, ld, x1, x2,
+                out);
   } else {
     dim3 grid((unsigned)((rows + TSR__GPU_BLOCK - 1) / TSR__GPU_BLOCK), (unsigned)chunks);
-    tsr__gpu_matvec_n_kernel<T>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>(m, rows, cols, ld, chunk_cols, x1, x2, part);
+    TSR__LAUNCH(tsr__gpu_matvec_n_kernel<T>, grid, TSR__GPU_BLOCK, s, m, rows, cols, ld, chunk_cols,
+                x1, x2, part);
     TSR_GPU_CHECK_LAUNCH(s);
     const unsigned g2 = tsr__gpu_grid_for(dev, 3 * rows, TSR__GPU_BLOCK);
-    tsr__gpu_matvec_sum_kernel<<<g2, TSR__GPU_BLOCK, 0, s>>>(part, rows, chunks, out);
+    TSR__LAUNCH(tsr__gpu_matvec_sum_kernel, g2, TSR__GPU_BLOCK, s, part, rows, chunks, out);
   }
   TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;

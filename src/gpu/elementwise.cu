@@ -175,13 +175,14 @@ static tsr_status tsr__gpu_binary_launch(tsr_device dev, cudaStream_t s, const t
   if (tsr__gpu_layout_contiguous(&layout, 3)) {
     if (tsr__gpu_aligned16(o) && tsr__gpu_aligned16(x) && tsr__gpu_aligned16(y)) {
       grid = tsr__gpu_grid_for(dev, layout.size / tsr__gpu_vec<T>::width + 1, TSR__GPU_BLOCK);
-      tsr__gpu_binary_contiguous<Op, T, true><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout.size);
+      TSR__LAUNCH((tsr__gpu_binary_contiguous<Op, T, true>), grid, TSR__GPU_BLOCK, s, o, x, y,
+                  layout.size);
     } else {
-      tsr__gpu_binary_contiguous<Op, T, false>
-          <<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout.size);
+      TSR__LAUNCH((tsr__gpu_binary_contiguous<Op, T, false>), grid, TSR__GPU_BLOCK, s, o, x, y,
+                  layout.size);
     }
   } else {
-    tsr__gpu_binary_strided<Op, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, y, layout);
+    TSR__LAUNCH((tsr__gpu_binary_strided<Op, T>), grid, TSR__GPU_BLOCK, s, o, x, y, layout);
   }
   TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
@@ -268,12 +269,14 @@ static tsr_status tsr__gpu_unary_launch(tsr_device dev, cudaStream_t s, const ts
   if (tsr__gpu_layout_contiguous(&layout, 2)) {
     if (tsr__gpu_aligned16(o) && tsr__gpu_aligned16(x)) {
       grid = tsr__gpu_grid_for(dev, layout.size / tsr__gpu_vec<T>::width + 1, TSR__GPU_BLOCK);
-      tsr__gpu_unary_contiguous<Op, T, true><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, layout.size);
+      TSR__LAUNCH((tsr__gpu_unary_contiguous<Op, T, true>), grid, TSR__GPU_BLOCK, s, o, x,
+                  layout.size);
     } else {
-      tsr__gpu_unary_contiguous<Op, T, false><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, layout.size);
+      TSR__LAUNCH((tsr__gpu_unary_contiguous<Op, T, false>), grid, TSR__GPU_BLOCK, s, o, x,
+                  layout.size);
     }
   } else {
-    tsr__gpu_unary_strided<Op, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(o, x, layout);
+    TSR__LAUNCH((tsr__gpu_unary_strided<Op, T>), grid, TSR__GPU_BLOCK, s, o, x, layout);
   }
   TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
@@ -362,8 +365,8 @@ static tsr_status tsr__gpu_unary_complex_launch(tsr_device dev, cudaStream_t s,
   tsr__gpu_layout_make(views, 2, &layout);
   if (layout.size == 0) return TSR_OK;
   unsigned grid = tsr__gpu_grid_for(dev, layout.size, TSR__GPU_BLOCK);
-  tsr__gpu_unary_complex_kernel<Op, D, S>
-      <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)out->data, (const S *)a->data, layout);
+  TSR__LAUNCH((tsr__gpu_unary_complex_kernel<Op, D, S>), grid, TSR__GPU_BLOCK, s, (D *)out->data,
+              (const S *)a->data, layout);
   TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
 }
@@ -469,13 +472,13 @@ static tsr_status tsr__gpu_fill_typed(tsr_device dev, cudaStream_t s, const tsr_
   const bool contiguous = tsr__gpu_layout_contiguous(&layout, 1);
   if (contiguous && tsr__gpu_quad_aligned<T>(dst->data)) {
     grid = tsr__gpu_grid_for(dev, layout.size / 4 + 1, TSR__GPU_BLOCK);
-    tsr__gpu_fill_contiguous<T, true>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout.size);
+    TSR__LAUNCH((tsr__gpu_fill_contiguous<T, true>), grid, TSR__GPU_BLOCK, s, (T *)dst->data, v,
+                layout.size);
   } else if (contiguous)
-    tsr__gpu_fill_contiguous<T, false>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout.size);
+    TSR__LAUNCH((tsr__gpu_fill_contiguous<T, false>), grid, TSR__GPU_BLOCK, s, (T *)dst->data, v,
+                layout.size);
   else
-    tsr__gpu_fill_kernel<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, v, layout);
+    TSR__LAUNCH(tsr__gpu_fill_kernel<T>, grid, TSR__GPU_BLOCK, s, (T *)dst->data, v, layout);
   TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
 }
@@ -539,15 +542,15 @@ static tsr_status tsr__gpu_copy_typed(tsr_device dev, cudaStream_t s, const tsr_
     }
     if (tsr__gpu_quad_aligned<D>(dst->data) && tsr__gpu_quad_aligned<S>(src->data)) {
       grid = tsr__gpu_grid_for(dev, layout.size / 4 + 1, TSR__GPU_BLOCK);
-      tsr__gpu_copy_contiguous<D, S, true>
-          <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout.size);
+      TSR__LAUNCH((tsr__gpu_copy_contiguous<D, S, true>), grid, TSR__GPU_BLOCK, s, (D *)dst->data,
+                  (const S *)src->data, layout.size);
     } else {
-      tsr__gpu_copy_contiguous<D, S, false>
-          <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout.size);
+      TSR__LAUNCH((tsr__gpu_copy_contiguous<D, S, false>), grid, TSR__GPU_BLOCK, s, (D *)dst->data,
+                  (const S *)src->data, layout.size);
     }
   } else {
-    tsr__gpu_copy_kernel<D, S>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((D *)dst->data, (const S *)src->data, layout);
+    TSR__LAUNCH((tsr__gpu_copy_kernel<D, S>), grid, TSR__GPU_BLOCK, s, (D *)dst->data,
+                (const S *)src->data, layout);
   }
   TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;

@@ -470,8 +470,8 @@ template <typename T>
 static tsr_status tsr__gpu_gemm_scale_launch(tsr_device dev, cudaStream_t s,
                                              const tsr__gemm_args *g) {
   unsigned grid = tsr__gpu_grid_for(dev, g->m * g->n, TSR__GPU_BLOCK);
-  tsr__gpu_gemm_scale<T><<<grid, TSR__GPU_BLOCK, 0, s>>>(
-      g->m, g->n, tsr__gpu_scalar<T>(g->beta, g->beta_im), (T *)g->c, g->ldc);
+  TSR__LAUNCH(tsr__gpu_gemm_scale<T>, grid, TSR__GPU_BLOCK, s, g->m, g->n,
+              tsr__gpu_scalar<T>(g->beta, g->beta_im), (T *)g->c, g->ldc);
   TSR_GPU_CHECK_LAUNCH(s);
   return TSR_OK;
 }
@@ -593,11 +593,11 @@ static tsr_status tsr__gpu_gemm_launch(tsr_device dev, cudaStream_t s, const tsr
   }
   kernel_fn kernel = kernels[(g->trans_a ? 1 : 0) + (g->trans_b ? 2 : 0) + (vec ? 4 : 0) +
                              (tsr__gpu_is_complex<T>::value && cb ? 8 : 0)];
-  kernel<<<grid, K::THREADS, 0, s>>>(p);
+  TSR__LAUNCH(kernel, grid, K::THREADS, s, p);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess && plan->splits > 1) {
     unsigned rgrid = tsr__gpu_grid_for(dev, g->m * g->n, TSR__GPU_BLOCK);
-    tsr__gpu_gemm_splitk_reduce<T><<<rgrid, TSR__GPU_BLOCK, 0, s>>>(p, plan->splits);
+    TSR__LAUNCH(tsr__gpu_gemm_splitk_reduce<T>, rgrid, TSR__GPU_BLOCK, s, p, plan->splits);
     err = cudaGetLastError();
   }
   /* Queued behind the kernels on the stream: a later user of the block runs after them. */

@@ -33,6 +33,18 @@
 #define TSR__GPU_RUNTIME "CUDA"
 #endif
 
+/* A kernel launch on a stream, the one form every launch of src/gpu takes:
+     TSR__LAUNCH(kernel, grid, block, stream, arguments...);
+   A template instance with commas goes in parentheses: TSR__LAUNCH((k<Op, T, true>), ...).
+   No launch uses dynamic shared memory. CUDA and HIP (hipcc takes the triple chevrons as they
+   are) expand it to kernel<<<grid, block, 0, stream>>>(arguments...); the host emulator of the
+   tests (tests/gpu_emu/tsr_emu.h, included first) defines it to run the kernel on host fibers,
+   so the kernels compile there unchanged. */
+#ifndef TSR__LAUNCH
+#define TSR__LAUNCH(kernel, grid, block, stream, ...)                                              \
+  kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+#endif
+
 /* Largest warp/wavefront any supported GPU has: sizes per-warp scratch in shared memory. */
 #define TSR__GPU_MAX_WARP 64
 /* Threads per block of the elementwise and reduction kernels: a multiple of 32 and 64. */

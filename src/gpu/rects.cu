@@ -49,8 +49,8 @@ __global__ void tsr__gpu_rects_kernel(P *dst, const P *src, tsr__gpu_rects_inlin
 template <typename P, int PARTS, int OP>
 static void tsr__gpu_rects_launch(dim3 grid, cudaStream_t s, void *dst, const void *src,
                                   const tsr__gpu_rects_inline &inl, int n) {
-  tsr__gpu_rects_kernel<P, PARTS, OP>
-      <<<grid, TSR__GPU_BLOCK, 0, s>>>((P *)dst, (const P *)src, inl, n);
+  TSR__LAUNCH((tsr__gpu_rects_kernel<P, PARTS, OP>), grid, TSR__GPU_BLOCK, s, (P *)dst,
+              (const P *)src, inl, n);
 }
 
 /* 16-byte elements copied as two 8-byte values (c128 without arithmetic). */

@@ -377,7 +377,8 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
 
   if (len <= 64 || (nout >= 8 * sms * TSR__GPU_BLOCK && stride != 1)) {
     unsigned grid = tsr__gpu_grid_for(dev, nout, TSR__GPU_BLOCK);
-    tsr__gpu_reduce_thread<R, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, src, outer, len, stride);
+    TSR__LAUNCH((tsr__gpu_reduce_thread<R, T>), grid, TSR__GPU_BLOCK, s, dst, src, outer, len,
+                stride);
     TSR_GPU_CHECK_LAUNCH(s);
     return TSR_OK;
   }
@@ -388,7 +389,7 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
     int ws = tsr__gpu_props_of(dev.index)->warpSize;
     if (ws < 1) ws = 32;
     unsigned grid = tsr__gpu_grid_for(dev, nout * ws, TSR__GPU_BLOCK);
-    tsr__gpu_reduce_warp<R, T><<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, src, outer, len);
+    TSR__LAUNCH((tsr__gpu_reduce_warp<R, T>), grid, TSR__GPU_BLOCK, s, dst, src, outer, len);
     TSR_GPU_CHECK_LAUNCH(s);
     return TSR_OK;
   }
@@ -408,8 +409,8 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
   int64_t tasks = nout * splits;
   unsigned grid = tsr__gpu_grid_for(dev, tasks, 1);
   if (splits == 1) {
-    tsr__gpu_reduce_block<R, T, true>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, NULL, src, outer, len, stride, 1, chunk);
+    TSR__LAUNCH((tsr__gpu_reduce_block<R, T, true>), grid, TSR__GPU_BLOCK, s, dst, NULL, src, outer,
+                len, stride, 1, chunk);
     TSR_GPU_CHECK_LAUNCH(s);
     return TSR_OK;
   }
@@ -417,12 +418,13 @@ static tsr_status tsr__gpu_reduce_launch(tsr_device dev, cudaStream_t s, const t
   size_t bytes = (size_t)tasks * sizeof(Acc);
   TSR_CALL(tsr__gpu_scratch_alloc(dev, bytes, &scratch));
   Acc *partial = (Acc *)scratch;
-  tsr__gpu_reduce_block<R, T, false>
-      <<<grid, TSR__GPU_BLOCK, 0, s>>>(dst, partial, src, outer, len, stride, splits, chunk);
+  TSR__LAUNCH((tsr__gpu_reduce_block<R, T, false>), grid, TSR__GPU_BLOCK, s, dst, partial, src,
+              outer, len, stride, splits, chunk);
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) {
     unsigned grid2 = tsr__gpu_grid_for(dev, nout, 1);
-    tsr__gpu_reduce_partials<R><<<grid2, TSR__GPU_BLOCK, 0, s>>>(dst, partial, nout, splits, len);
+    TSR__LAUNCH(tsr__gpu_reduce_partials<R>, grid2, TSR__GPU_BLOCK, s, dst, partial, nout, splits,
+                len);
     err = cudaGetLastError();
   }
   /* Queued behind the kernels on the stream: a later user of the block runs after them. */

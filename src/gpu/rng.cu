@@ -69,25 +69,25 @@ tsr_status tsr__gpu_rng(tsr_device dev, const tsr__view *dst, uint64_t seed, uin
   int d = dist == TSR__RNG_NORMAL ? TSR__PHILOX_NORMAL : TSR__PHILOX_UNIFORM;
   switch (dst->dtype) {
   case TSR_F32:
-    tsr__gpu_rng_kernel<float>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((float *)dst->data, n, seed, offset, d, p0, p1);
+    TSR__LAUNCH(tsr__gpu_rng_kernel<float>, grid, TSR__GPU_BLOCK, s, (float *)dst->data, n, seed,
+                offset, d, p0, p1);
     break;
   case TSR_F64:
-    tsr__gpu_rng_kernel<double>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)dst->data, n, seed, offset, d, p0, p1);
+    TSR__LAUNCH(tsr__gpu_rng_kernel<double>, grid, TSR__GPU_BLOCK, s, (double *)dst->data, n, seed,
+                offset, d, p0, p1);
     break;
   /* Complex element i: real part from stream index 2i, imaginary part from 2i + 1 of its part
      type's stream (the CPU's rule, core/philox.c), so the array is the real one of 2n parts
      starting at 2 offset. */
   case TSR_C64:
     grid = tsr__gpu_grid_for(dev, n + 1, TSR__GPU_BLOCK);
-    tsr__gpu_rng_kernel<float>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((float *)dst->data, 2 * n, seed, 2 * offset, d, p0, p1);
+    TSR__LAUNCH(tsr__gpu_rng_kernel<float>, grid, TSR__GPU_BLOCK, s, (float *)dst->data, 2 * n,
+                seed, 2 * offset, d, p0, p1);
     break;
   case TSR_C128:
     grid = tsr__gpu_grid_for(dev, n + 1, TSR__GPU_BLOCK);
-    tsr__gpu_rng_kernel<double>
-        <<<grid, TSR__GPU_BLOCK, 0, s>>>((double *)dst->data, 2 * n, seed, 2 * offset, d, p0, p1);
+    TSR__LAUNCH(tsr__gpu_rng_kernel<double>, grid, TSR__GPU_BLOCK, s, (double *)dst->data, 2 * n,
+                seed, 2 * offset, d, p0, p1);
     break;
   default:
     return tsr__set_error(TSR_ERR_DTYPE, __func__,
@@ -114,7 +114,7 @@ tsr_status tsr__gpu_arange(tsr_device dev, const tsr__view *dst, double start, d
   if (n == 0) return TSR_OK;
   unsigned grid = tsr__gpu_grid_for(dev, n, TSR__GPU_BLOCK);
   TSR__GPU_DTYPE_SWITCH(dst->dtype, T, {
-    tsr__gpu_arange_kernel<T><<<grid, TSR__GPU_BLOCK, 0, s>>>((T *)dst->data, n, start, step);
+    TSR__LAUNCH(tsr__gpu_arange_kernel<T>, grid, TSR__GPU_BLOCK, s, (T *)dst->data, n, start, step);
     TSR_GPU_CHECK_LAUNCH(s);
     return TSR_OK;
   });

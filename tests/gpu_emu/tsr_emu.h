@@ -60,6 +60,25 @@ inline double __dadd_rn(double a, double b) {
 
 void tsr_emu_launch(dim3 grid, dim3 block, std::function<void()> body);
 
+// The launch form of src/gpu (gpu_port.cuh): TSR__LAUNCH(kernel, grid, block, stream, args...)
+// runs kernel(args...) for every thread of the grid before it returns (the stream is not
+// modelled). The arguments are evaluated once, at the launch, as CUDA evaluates them.
+template <typename... P> struct tsr_emu_launcher {
+  dim3 grid, block;
+  void (*kernel)(P...);
+  // The kernel's own parameter types, so that arguments convert as in a CUDA launch (NULL to
+  // a pointer, an int to an int64_t).
+  void operator()(P... args) const {
+    tsr_emu_launch(grid, block, [&]() { kernel(args...); });
+  }
+};
+template <typename... P>
+tsr_emu_launcher<P...> tsr_emu_make_launcher(dim3 grid, dim3 block, void (*kernel)(P...)) {
+  return tsr_emu_launcher<P...>{grid, block, kernel};
+}
+#define TSR__LAUNCH(kernel, grid, block, stream, ...)                                              \
+  ((void)(stream), tsr_emu_make_launcher(dim3(grid), dim3(block), kernel)(__VA_ARGS__))
+
 typedef int cudaError_t;
 enum {
   cudaSuccess = 0,
