@@ -517,7 +517,7 @@ static int tune_all(const options *o, operands *ops, tsr__gemm_wisdom *w, double
                  .deadline = now_s() + 0.6 * share,
                  .end = now_s() + share};
       t.tuning.fixed_threads = true;
-      t.tuning.small_mnk = 0;
+      t.tuning.sup_mnk = 0;
       t.tuning.no_wisdom = true;
       tsr__gemm_config best;
       bool improved = false;

@@ -55,12 +55,8 @@ typedef struct tsr__gemm_tuning {
   int64_t stream_min_bytes;
   /* Calls with m*n*k <= sup_mnk go through the kernel's sup path (small, unpacked: BLIS's
      term; gemm.h), where the kernel has one; < 0: the driver's own rule; 0: never (the packed
-     path on small shapes too); a huge value: always. small_mnk is its former name, kept as an
-     alias only while src/cli/tessera_tune.c still uses it: remove it with that use. */
-  union {
-    int64_t sup_mnk;
-    int64_t small_mnk;
-  };
+     path on small shapes too); a huge value: always. */
+  int64_t sup_mnk;
   /* >= 1: the sup path's k block (tests run several blocks on small matrices); <= 0: the
      rule of tsr__gemm_sup_kblock. */
   int64_t sup_kblock;
