@@ -18,6 +18,7 @@
 
 #include "tsr_test.h"
 
+#include "core/env.h"
 #include "omp/gemm/gemm_tune.h"
 #include "omp/gemm/kernels/kernels.h"
 
@@ -53,6 +54,36 @@ static void test_rows_are_the_folders(void **state) {
   assert_int_equal(n, tsr__gemm_nisas);
   /* The portable ISA is every build's and every CPU's fallback. */
   assert_true(tsr__gemm_isa_available("portable"));
+}
+
+/* TSR_CPU_KERNEL's accepted values (src/core/env.c, which cannot see this table) are "auto" and
+   the rows' names, in any order: a new ISA folder is selectable by its name, and the README's
+   row (checked against env.c by tests/test_env.c) lists it. */
+static void test_cpu_kernel_values_are_the_rows(void **state) {
+  (void)state;
+  const tsr__env_var *row = &tsr__env_table()[TSR__ENV_CPU_KERNEL];
+  assert_string_equal(row->name, "TSR_CPU_KERNEL");
+  assert_int_equal(row->kind, TSR__ENV_CHOICE);
+  int values = 0, auto_seen = 0;
+  for (const char *p = row->values; *p;) {
+    const size_t n = strcspn(p, "|");
+    int found = n == 4 && strncmp(p, "auto", 4) == 0;
+    auto_seen += found;
+    for (int i = 0; i < tsr__gemm_nisas && !found; i++)
+      found = strlen(tsr__gemm_isas[i]->name) == n && strncmp(p, tsr__gemm_isas[i]->name, n) == 0;
+    if (!found)
+      print_error("TSR_CPU_KERNEL accepts '%.*s', which is no row of the kernel table\n", (int)n,
+                  p);
+    assert_true(found);
+    values++;
+    p += n + (p[n] == '|');
+  }
+  assert_int_equal(auto_seen, 1);
+  if (values != tsr__gemm_nisas + 1)
+    print_error("TSR_CPU_KERNEL accepts \"%s\"; the kernel table has %d rows: name each in "
+                "src/core/env.c and the README's row\n",
+                row->values, tsr__gemm_nisas);
+  assert_int_equal(values, tsr__gemm_nisas + 1);
 }
 
 /* The fields of one kernel of ISA row r. */
@@ -238,6 +269,7 @@ static void test_packers_take_the_block(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_are_the_folders),
+      cmocka_unit_test(test_cpu_kernel_values_are_the_rows),
       cmocka_unit_test(test_every_row),
       cmocka_unit_test(test_order),
       cmocka_unit_test(test_packers_take_the_block),
