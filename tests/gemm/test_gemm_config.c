@@ -114,6 +114,9 @@ static void test_default_rule(void **state) {
   assert_string_equal(ch.cfg[1][0].ker->name, "avx512-14x16");
   assert_int_equal(ch.cfg[1][0].kc, 256);
   assert_int_equal(ch.cfg[1][1].mc, 224);
+  for (int d = 0; d < 2; ++d) /* NC 2048: half the B block of 4096 (issue 48) */
+    for (int t = 0; t < 2; ++t)
+      assert_int_equal(ch.cfg[d][t].nc, 2048);
   /* The measured Emerald Rapids row (issue 31): deep KC, NC within half the 2 MiB L2 for
      shallow slices, and its own sup-path rule (96 KiB, not the L2). */
   tsr__gemm_cpu emr = fake_cpu("GenuineIntel", 6, 0xCF, true, true, 48, 2048, 307200);

@@ -71,11 +71,19 @@ typedef struct tsr__gemm_uarch {
    two (128^3 1.08x, 512^3 1.07x, 2048^3 1.02x, 4096x4096x256 1.02x). This row against the
    old one on the same CPU model (bench_gemm, one thread, process-CPU-time ratio to the best
    anchor, two alternating runs each on a loaded 2-core VM): sgemm 128^3 0.79-0.97 -> 1.00-1.02,
-   512^3 0.78-0.82 -> 1.01-1.05, 2048^3 0.95-0.96 -> 1.05, 4096x4096x256 1.03-1.05 -> 1.05-1.07. */
+   512^3 0.78-0.82 -> 1.01-1.05, 2048^3 0.95-0.96 -> 1.05, 4096x4096x256 1.03-1.05 -> 1.05-1.07.
+   NC 2048, not 4096 (issue 48: HPCC's DGEMM, one n = 4081 product, column-major, lda odd, was
+   0.93x the best anchor): a B block of KC x 4096 (8 MiB f64 at KC 256, 16 MiB f32 at KC 1024)
+   shares the L3 with the A blocks and C; half of it does not. EPYC family 25 model 17 (2 vCPUs,
+   KVM), bench_gemm, GFLOP/s NC 4096 -> 2048, two alternating runs each: dgemm 4081^3 (HPCC's
+   call) 51.8-52.6 -> 53.9-54.5 against OpenBLAS's 55.5; dgemm 4096^3 54.0, 53.9 -> 55.3, 55.3,
+   two threads 102.6, 102.5 -> 106.6, 104.5; sgemm 4096^3 108.8, 109.5 -> 111.8, 112.8, two
+   threads 218.5, 206.3 -> 221.1, 221.5; 4096x4096x256 and x64 on two threads equal or better;
+   HPL's rank-192/256 updates (k within one KC) within the noise (0.94-1.00 either way). */
 #define TSR__GEMM_ZEN4_ROW(lo, hi)                                                                 \
   {                                                                                                \
     "zen4", "AuthenticAMD", 0x19, lo, hi, {"avx512-14x32", "avx512-14x16"},                        \
-        {{1024, 56, 4096}, {256, 224, 4096}}, {{512, 56, 4096}, {0, 0, 0}}, 4, 0                   \
+        {{1024, 56, 2048}, {256, 224, 2048}}, {{512, 56, 2048}, {0, 0, 0}}, 4, 0                   \
   }
 
 static const tsr__gemm_uarch tsr__gemm_uarchs[] = {
