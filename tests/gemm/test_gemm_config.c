@@ -46,7 +46,9 @@ static void assert_rule_fits(const tsr__gemm_cpu *cpu, const tsr__gemm_choice *c
       assert_true(c->mc % c->ker->mr == 0 && c->mc >= c->ker->mr);
       if (c->mc > c->ker->mr) assert_true(c->mc * c->kc * s <= cpu->cache[1].size / 2);
       assert_true(c->nc % c->ker->nr == 0 && c->nc >= c->ker->nr && c->nc <= 4096);
-      if (c->nc > c->ker->nr) assert_true(c->kc * c->nc * s <= cpu->cache[2].size / 4);
+      if (c->nc > c->ker->nr) assert_true(c->kc * c->nc * s <= cpu->cache[2].size / 8);
+      /* An eighth of the L3, not far below it (one more NR would not fit), up to 4096. */
+      if (c->nc < 4096) assert_true(c->kc * (c->nc + c->ker->nr) * s > cpu->cache[2].size / 8);
       /* Not far below what fits either: one more KC step, MR rows or NR columns would not. */
       if (c->kc < 512 && c->kc > 128)
         assert_true((c->kc + 8) * c->ker->nr * s > cpu->cache[0].size);

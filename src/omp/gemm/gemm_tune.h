@@ -139,7 +139,7 @@ bool tsr__gemm_choose(const tsr__gemm_cpu *cpu, const char *want, tsr__gemm_choi
 
 /* The rule's cache blocks for kernel k on caches L1, L2, L3 (bytes): kc = L1 / (NR * S) in
    [128, 512], a multiple of 8; mc = L2 / (2 * kc * S), a multiple of MR, >= MR; nc =
-   L3 / (4 * kc * S), a multiple of NR in [NR, 4096] (S = element size). See gemm_registry.c for
+   L3 / (8 * kc * S), a multiple of NR in [NR, 4096] (S = element size). See gemm_registry.c for
    the measurements behind it. */
 void tsr__gemm_rule_blocks(const tsr__gemm_kernel *k, const tsr__cpu_cache cache[3],
                            int64_t blk[3]);

@@ -193,8 +193,10 @@ static int64_t tsr__round_down(int64_t x, int64_t m) {
  *    on Zen 4 at 0.77x the anchors.
  *  - MC: the packed A block (MC x KC) takes half of the L2, MC = L2 / (2 * KC * S), a
  *    multiple of MR (at least MR): the other half holds the B micro-panel and C's tiles.
- *  - NC: the packed B panel (KC x NC) takes a quarter of the L3 (shared with the other
- *    cores), NC = L3 / (4 * KC * S), a multiple of NR in [NR, 4096].
+ *  - NC: the packed B panel (KC x NC) takes an eighth of the L3 (shared with the other cores,
+ *    the A blocks and C), NC = L3 / (8 * KC * S), a multiple of NR in [NR, 4096]. Every
+ *    measured row prefers it to a quarter: Zen 4 and Zen 5 (32 MiB) run NC 2048 at KC 256 f64
+ *    (4096: 2-4 % slower at 4096^3 and HPCC's 4081^3), Emerald Rapids smaller still.
  * On this rule an unseen Zen 4 gets f64 KC 256 / MC 252 (its measured row: 256 / 224) and
  * f32 on the AVX-512 kernel KC 256 / MC 504, which ran within the noise of the measured
  * 1024 / 56 (sgemm 1024^3 and 2048^3, one thread, CPU-time ratio to OpenBLAS 1.04-1.08 vs
@@ -209,7 +211,7 @@ void tsr__gemm_rule_blocks(const tsr__gemm_kernel *k, const tsr__cpu_cache cache
   if (kc > 512) kc = 512;
   int64_t mc = tsr__round_down(cache[1].size / (2 * kc * s), mr);
   if (mc < mr) mc = mr;
-  int64_t nc = cache[2].size / (4 * kc * s);
+  int64_t nc = cache[2].size / (8 * kc * s);
   if (nc > 4096) nc = 4096;
   nc = tsr__round_down(nc, nr);
   if (nc < nr) nc = nr;
