@@ -110,22 +110,6 @@ static void tsr__host_store(void *dst, tsr_dtype dtype, int64_t i, double x) {
   }
 }
 
-/* The real dtype of a complex dtype's parts (f32 for c64, f64 for c128); the dtype itself for
-   a real one. */
-tsr_dtype tsr__dtype_part(tsr_dtype dtype) {
-  return dtype == TSR_C64 ? TSR_F32 : dtype == TSR_C128 ? TSR_F64 : dtype;
-}
-
-tsr__view tsr__view_part(const tsr__view *v, int part) {
-  tsr__view p = *v;
-  if (!tsr__dtype_is_complex(v->dtype)) return p;
-  p.dtype = tsr__dtype_part(v->dtype);
-  p.data = (char *)v->data + (part ? tsr__dtype_size(p.dtype) : 0);
-  for (int i = 0; i < TSR_MAX_DIMS; ++i)
-    p.strides[i] = 2 * v->strides[i];
-  return p;
-}
-
 /* The fallback of the optional arange entry: a contiguous array's values start + i * step
    computed on the host, then copied. */
 static tsr_status tsr__arange_via_host(const struct tsr__backend_ops *ops, tsr_array *a,

@@ -52,6 +52,12 @@ bool tsr__dtype_is_complex(tsr_dtype dtype) {
   return r && r->is_complex;
 }
 
+/* The real dtype of a complex dtype's parts (f32 for c64, f64 for c128); the dtype itself for
+   a real one. */
+tsr_dtype tsr__dtype_part(tsr_dtype dtype) {
+  return dtype == TSR_C64 ? TSR_F32 : dtype == TSR_C128 ? TSR_F64 : dtype;
+}
+
 const char *tsr__dtype_npy(tsr_dtype dtype) {
   const tsr__dtype_row *r = tsr__dtype_row_of(dtype);
   return r ? r->npy : NULL;

@@ -93,3 +93,15 @@ bool tsr__arrays_may_overlap(const tsr_array *a, const tsr_array *b) {
   tsr__extent(b, &blo, &bhi);
   return alo < bhi && blo < ahi;
 }
+
+/* One part (0: real, 1: imaginary) of a complex view as a real view with doubled strides;
+   a real view as it is. */
+tsr__view tsr__view_part(const tsr__view *v, int part) {
+  tsr__view p = *v;
+  if (!tsr__dtype_is_complex(v->dtype)) return p;
+  p.dtype = tsr__dtype_part(v->dtype);
+  p.data = (char *)v->data + (part ? tsr__dtype_size(p.dtype) : 0);
+  for (int i = 0; i < TSR_MAX_DIMS; ++i)
+    p.strides[i] = 2 * v->strides[i];
+  return p;
+}
