@@ -37,6 +37,8 @@ if ! command -v hpcc >/dev/null || ! command -v mpirun >/dev/null; then
   echo "run_hpcc: skipped (no hpcc or mpirun; scripts/bench.sh installs the hpcc package)"
   exit 0
 fi
+# An absolute path: hpcc runs in a work folder, where a relative LD_PRELOAD finds nothing.
+build=$(cd "$build" && pwd) || { echo "run_hpcc.sh: no build folder $build" >&2; exit 2; }
 cmake --build "$build" --target tessera_blas -j "${TSR_JOBS:-2}" >/dev/null
 lib=$build/libtessera_blas.so
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
