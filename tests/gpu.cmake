@@ -77,7 +77,7 @@ if(TSR_HAVE_CUDA)
   if(TSR_BASH)
     include(${CMAKE_CURRENT_SOURCE_DIR}/gpu_emu/emu.cmake)
     foreach(warp 32 64)
-      set(tsr_emu_tests gpu_cross kernel_helpers gpu_fault gpu_alloc emu_complex)
+      set(tsr_emu_tests ${tsr_emu_run}) # tests/gpu_emu/emu.cmake's lists
       if(TSR_HAVE_MPI AND warp EQUAL 32)
         # SUMMA with emulated-GPU matrices, staged and device-to-device panels: its products
         # (2 ranks) and its counted data movement (4 ranks: 1x1, 1x4, 2x2, 4x1 grids); 2.5D
@@ -85,8 +85,7 @@ if(TSR_HAVE_CUDA)
         # check through the device matvec (2 ranks); the pipelined panel broadcast from
         # emulated device buffers (3 ranks); the tessera-gemm job itself at -np 1, 2, 4
         # against NumPy (job.sh).
-        list(APPEND tsr_emu_tests dist_gemm dist_pipeline dist_25d dist_transpose dist_complex
-             dist_bcast job)
+        list(APPEND tsr_emu_tests ${tsr_emu_run_mpi} job)
       endif()
       add_test(NAME gpu_emu_warp${warp}
                COMMAND ${TSR_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/gpu_emu/run.sh ${PROJECT_BINARY_DIR}

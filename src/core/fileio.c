@@ -264,11 +264,18 @@ tsr_status tsr__write_all(const char *path, int fd, const void *data, size_t n) 
   return TSR_OK;
 }
 
+/* The temporary `tmp` of the result `target`, created new (O_EXCL) for writing into *fd. */
+static tsr_status tsr__create_temp(const char *tmp, const char *target, int *fd) {
+  *fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
+  if (*fd < 0)
+    return tsr__set_error(TSR_ERR_IO, __func__, "cannot create %s (temporary file for %s): %s", tmp,
+                          target, strerror(errno));
+  return TSR_OK;
+}
+
 tsr_status tsr__create_reserved(const char *path, const char *target, uint64_t bytes) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
-  if (fd < 0)
-    return tsr__set_error(TSR_ERR_IO, __func__, "cannot create %s (temporary file for %s): %s",
-                          path, target, strerror(errno));
+  int fd;
+  TSR_CALL(tsr__create_temp(path, target, &fd));
   tsr_status st = TSR_OK;
 #if defined(__linux__)
   if (bytes > 0) {
@@ -319,10 +326,8 @@ tsr_status tsr__save_file(const char *path, const void *const *parts, const size
   char tmp[PATH_MAX + 64];
   TSR_CALL(
       tsr__temp_path(path, (long)getpid(), atomic_fetch_add(&sequence, 1u) + 1u, tmp, sizeof tmp));
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, 0666);
-  if (fd < 0)
-    return tsr__set_error(TSR_ERR_IO, __func__, "cannot create %s (temporary file for %s): %s", tmp,
-                          path, strerror(errno));
+  int fd;
+  TSR_CALL(tsr__create_temp(tmp, path, &fd));
   tsr_status st = TSR_OK;
   for (int i = 0; i < nparts && st == TSR_OK; i++)
     st = tsr__write_all(path, fd, parts[i], lens[i]);

@@ -50,7 +50,11 @@ for t in "${tests[@]}"; do
     TSR_EMU_WARP=$warp bash "$here/job.sh" "$bin/tessera-gemm" "$work/job" || status=1
     continue
   fi
-  [ -x "$bin/$t" ] || { echo "$bin/$t: no such emulated program" >&2; status=1; continue; }
+  [ -x "$bin/$t" ] || {
+    echo "$bin/$t: not built (cmake --build $build --target emu_$t)" >&2
+    status=1
+    continue
+  }
   if [ "$t" = dist_bcast ]; then
     # The pipelined broadcast from emulated device buffers (pointers only reach MPI), 3 ranks.
     echo "== $t (emulated device buffers, mpirun -np 3)"
