@@ -293,6 +293,11 @@ typedef struct tsr__gemm_plan {
    kc: half the L2's worth, at least one (gemm_driver.c). */
 int64_t tsr__gemm_row_sweep(const tsr__gemm_kernel *ker, int64_t kc);
 
+/* The deepest k slice whose tiles the macro-kernel takes along C's rows (ir outer, jr inner;
+   deeper slices go down C's columns of tiles: gemm_macro.c says why). The x86 micro-kernels
+   fetch the next tile of that order (kernels.h, tsr__gemm_next_tile), so the two share it. */
+#define TSR__GEMM_ROWWISE_KC 256
+
 /* Macro-kernel (gemm_macro.c): C[ic.., jc+q0*NR..] (mcb rows, B micro-panels q0..q1 of the
    packed panel bbuf) = alpha * packed A block * packed B panel + beta * C. */
 void tsr__gemm_macro(const tsr__gemm_plan *pl, const char *abuf, const char *bbuf, int64_t ic,

@@ -21,8 +21,8 @@
  * kernels: unchanged either way. The row order goes over B's micro-panels in sweeps of half an
  * L2 (tsr__gemm_row_sweep, gemm_driver.c): each A micro-panel streams one sweep's micro-panels,
  * from L2, then the next A micro-panel the same ones, and only then the next sweep.
+ * TSR__GEMM_ROWWISE_KC is in gemm.h: the x86 micro-kernels fetch the next tile of this order.
  */
-#define TSR__GEMM_ROWWISE_KC 256
 
 #define TSR__MACRO_T float
 #define TSR__MACRO_UKR ukr_f32

@@ -152,6 +152,21 @@ static inline int64_t tsr__gemm_epi_mode(double beta, bool stream) {
  * otherwise wait for each line's read-for-ownership (beta == 0 included). Sets *k1 steps
  * without the fetch, then *k2 steps fetching a row each (%[cpf] advanced by %[rsb]), then *k3
  * without; returns whether the caller fetches the tile before the loop.
+ *
+ * With each row of its own tile, the kernel also fetches that row of the next tile the
+ * macro-kernel will update (tsr__gemm_next_tile) into L2 (PREFETCHT1), a whole tile's k loop
+ * ahead: the tail's few hundred nanoseconds cover a line that comes from L2 or L3, not always
+ * one from memory, and a C that is read from memory (beta != 0 on a C beyond the last-level
+ * cache: HPCC's DGEMM, HPL's trailing updates) otherwise stalled the update on its loads
+ * (stores wait in the store buffer, which is why beta == 0 did not lose). And a 128-byte row
+ * (AVX-512) that does not start on a cache line spans three lines: the middle one is fetched
+ * too. Both in TSR__GEMM_PF_C_NEXT128, the AVX-512 kernels'. Measured on Zen 4 (EPYC family
+ * 25 model 17, one thread, dgemm, column-major, operands 16 bytes off a line, alternated
+ * builds, ratio to OpenBLAS 0.3.21, docs/benchmarks.md): HPCC's 4081^3 0.95-0.97 -> 0.98-1.00,
+ * HPL's 10000x5000x192 and 5000x2500x192 updates (ld 10000, beta 1) 0.91-0.98 -> 1.01-1.04;
+ * aligned rows (ldc 4104) and sgemm 4096^3 unchanged. The AVX2 kernels (64-byte rows), forced
+ * on that Zen 4, did not gain from the next tile's fetch (three alternated rounds, 0.88-0.99
+ * against 0.90-1.01), and go without it.
  */
 static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fetch, int64_t *k1,
                                         int64_t *k2, int64_t *k3) {
@@ -164,29 +179,52 @@ static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fe
   *k3 = tail - mr;
   return false;
 }
+/* The byte offset from a tile's C to the next tile the macro-kernel updates (gemm_macro.c): the
+   next along C's rows (rowb, a tile row's bytes, further) for slices of at most
+   TSR__GEMM_ROWWISE_KC, else the next down its columns (mr rows of rsb bytes further). Past
+   the last tile it names lines the call may not own: only prefetches, which never fault, use
+   it. */
+static inline int64_t tsr__gemm_next_tile(int64_t k, int mr, int64_t rsb, int64_t rowb) {
+  return k <= TSR__GEMM_ROWWISE_KC ? rowb : mr * rsb;
+}
 /* The kernel-body side of that fetch (a body with parameters k, c, rs_c, stream and `direct`
-   from TSR__GEMM_EPI_OPERANDS): declares the counts k1, k2, k3, the fetch pointer cpf and the
-   row stride in bytes rsb for TSR__GEMM_KLOOP, and fetches the tile before the loop when the
-   slice is shallow. MR rows; TAIL the tail length; LASTB the byte offset of a row's last
-   element; RW 1 to fetch for writing (PREFETCHW), 0 for reading. */
-#define TSR__GEMM_PF_C_SETUP(MR, TAIL, LASTB, RW)                                                  \
+   from TSR__GEMM_EPI_OPERANDS): declares the counts k1, k2, k3, the fetch pointer cpf, the
+   row stride in bytes rsb and the next tile's offset nxt for TSR__GEMM_KLOOP, and fetches the
+   tile before the loop when the slice is shallow (with NEXT, the next tile's lines into L2
+   too). MR rows; TAIL the tail length; LASTB the byte offset of a row's last element; RW 1 to
+   fetch for writing (PREFETCHW), 0 for reading; NEXT 1 when the kernel fetches the next tile
+   (its k loop passes TSR__GEMM_PF_C_NEXT128), else 0. */
+#define TSR__GEMM_PF_C_SETUP(MR, TAIL, LASTB, RW, NEXT)                                            \
   int64_t k1, k2, k3;                                                                              \
   const char *cpf = (const char *)c;                                                               \
   const int64_t rsb = rs_c * (int64_t)sizeof(*c);                                                  \
+  const int64_t nxt = tsr__gemm_next_tile(k, (MR), rsb, (LASTB) + (int64_t)sizeof(*c));            \
   if (tsr__gemm_pf_c_split(k, (MR), (TAIL), direct && !stream, &k1, &k2, &k3))                     \
     for (int i_ = 0; i_ < (MR); ++i_) {                                                            \
       __builtin_prefetch(cpf + i_ * rsb, (RW), 3);                                                 \
       __builtin_prefetch(cpf + i_ * rsb + (LASTB), (RW), 3);                                       \
+      if (NEXT) {                                                                                  \
+        __builtin_prefetch(cpf + nxt + i_ * rsb, 0, 2);                                            \
+        __builtin_prefetch(cpf + nxt + i_ * rsb + (LASTB), 0, 2);                                  \
+      }                                                                                            \
     }
 /* The tail lengths (TSR__GEMM_PF_C_TAIL_<ISA>, about 1400 cycles of FMAs) are the ISA
    headers' (kernels/<isa>/kernels_<isa>.h). */
 
 /* That k loop as assembly text (labels 1-5 and 2 local to the kernel's asm statement):
-   %[k], %[k2], %[k3] the three counts, STEP one k step, PF the prefetch instruction
-   ("prefetchw", or "prefetcht0" where PREFETCHW may be a no-op), LASTB the byte offset of a C
-   row's last element (a number). Ends at label 2, where the C update follows. */
+   %[k], %[k2], %[k3] the three counts, %[cpf] and %[rsb] as above, STEP one k step, PF the
+   prefetch instruction ("prefetchw", or "prefetcht0" where PREFETCHW may be a no-op), LASTB the
+   byte offset of a C row's last element (a number), MORE further fetches with each row:
+   TSR__GEMM_PF_C_NEXT128(PF, LASTB) for rows of 128 bytes (the row's middle line, and the next
+   tile's row into L2 at the asm operand %[nxt]), or "". Ends at label 2, where the C update
+   follows. */
 // clang-format off
-#define TSR__GEMM_KLOOP(STEP, PF, LASTB)                                                           \
+#define TSR__GEMM_PF_C_NEXT128(PF, LASTB)                                                          \
+  PF " 64(%[cpf])\n\t"                                                                              \
+  "prefetcht1 (%[cpf],%[nxt])\n\t"                                                                  \
+  "prefetcht1 64(%[cpf],%[nxt])\n\t"                                                                \
+  "prefetcht1 " TSR__GEMM_STR(LASTB) "(%[cpf],%[nxt])\n\t"
+#define TSR__GEMM_KLOOP(STEP, PF, LASTB, MORE)                                                     \
   "test %[k], %[k]\n\t"                                                                            \
   "jz 3f\n\t"                                                                                      \
   ".p2align 5\n"                                                                                   \
@@ -199,6 +237,7 @@ static inline bool tsr__gemm_pf_c_split(int64_t k, int mr, int64_t tail, bool fe
   "4:\n\t" STEP                                                                                    \
   PF " (%[cpf])\n\t"                                                                               \
   PF " " TSR__GEMM_STR(LASTB) "(%[cpf])\n\t"                                                       \
+  MORE                                                                                             \
   "add %[rsb], %[cpf]\n\t"                                                                         \
   "dec %[k2]\n\t"                                                                                  \
   "jnz 4b\n\t"                                                                                     \

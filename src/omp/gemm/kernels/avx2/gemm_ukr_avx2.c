@@ -89,13 +89,14 @@ tsr__gemm_ukr_avx2_f64_body(int64_t k, double alpha, const double *ap, const dou
   TSR__GEMM_EPI_OPERANDS(double, 8);
   /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines), before
      or late in the k loop (gemm.h). */
-  TSR__GEMM_PF_C_SETUP(6, TSR__GEMM_PF_C_TAIL_AVX2, 56, 0);
-  __asm__ volatile(TSR__ZERO12 TSR__GEMM_KLOOP(TSR__STEP_F64, "prefetcht0", 56) TSR__GEMM_EPILOGUE(
-                       TSR__ROWS6, "ymm", "14", "15", "sd", "pd", "8") "vzeroupper\n\t"
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),
-                     [c] "+r"(cp), [cpf] "+r"(cpf)
-                   : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
-                   : "cc", "memory", TSR__YMM_CLOBBERS);
+  TSR__GEMM_PF_C_SETUP(6, TSR__GEMM_PF_C_TAIL_AVX2, 56, 0, 0);
+  __asm__ volatile(
+      TSR__ZERO12 TSR__GEMM_KLOOP(TSR__STEP_F64, "prefetcht0", 56, "")
+          TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15", "sd", "pd", "8") "vzeroupper\n\t"
+      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),
+        [cpf] "+r"(cpf)
+      : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
+      : "cc", "memory", TSR__YMM_CLOBBERS);
   TSR__GEMM_EPI_STRIDED(6, 8);
 }
 
@@ -110,13 +111,14 @@ tsr__gemm_ukr_avx2_f32_body(int64_t k, float alpha, const float *ap, const float
   TSR__GEMM_EPI_OPERANDS(float, 16);
   /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines), before
      or late in the k loop (gemm.h). */
-  TSR__GEMM_PF_C_SETUP(6, TSR__GEMM_PF_C_TAIL_AVX2, 60, 0);
-  __asm__ volatile(TSR__ZERO12 TSR__GEMM_KLOOP(TSR__STEP_F32, "prefetcht0", 60) TSR__GEMM_EPILOGUE(
-                       TSR__ROWS6, "ymm", "14", "15", "ss", "ps", "4") "vzeroupper\n\t"
-                   : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3),
-                     [c] "+r"(cp), [cpf] "+r"(cpf)
-                   : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
-                   : "cc", "memory", TSR__YMM_CLOBBERS);
+  TSR__GEMM_PF_C_SETUP(6, TSR__GEMM_PF_C_TAIL_AVX2, 60, 0, 0);
+  __asm__ volatile(
+      TSR__ZERO12 TSR__GEMM_KLOOP(TSR__STEP_F32, "prefetcht0", 60, "")
+          TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15", "ss", "ps", "4") "vzeroupper\n\t"
+      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),
+        [cpf] "+r"(cpf)
+      : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
+      : "cc", "memory", TSR__YMM_CLOBBERS);
   TSR__GEMM_EPI_STRIDED(6, 16);
 }
 
