@@ -80,49 +80,33 @@
   TSR__E6(E, SUF, 8, 9) TSR__E6(E, SUF, 10, 11)
 // clang-format on
 
-/* ---------------------------------------------------------------- f64, 6x8 ------------- */
+/* The kernel body NAME##_body for element type T, NR = 2 vectors of T, k step STEP; LASTB the
+   byte offset of a C row's last element, BC/SUF/ES the broadcast and FMA suffixes and the
+   element size as strings. The C tile's lines are fetched whatever beta (beta == 0: the stores
+   would wait for the lines), before or late in the k loop (kernels.h); without the next
+   tile's fetch of the AVX-512 kernels, which did not gain here. */
+#define TSR__UKR_BODY(NAME, T, NR, STEP, LASTB, BC, SUF, ES)                                       \
+  static inline __attribute__((always_inline)) void NAME##_body(                                   \
+      int64_t k, T alpha, const T *ap, const T *bp, T beta, T *c, int64_t rs_c, int64_t cs_c,      \
+      bool stream) {                                                                               \
+    _Alignas(32) T t[6 * (NR)];                                                                    \
+    TSR__GEMM_EPI_OPERANDS(T, NR);                                                                 \
+    TSR__GEMM_PF_C_SETUP(6, TSR__GEMM_PF_C_TAIL_AVX2, LASTB, 0, 0);                                \
+    __asm__ volatile(                                                                              \
+        TSR__ZERO12 TSR__GEMM_KLOOP(STEP, "prefetcht0", LASTB, "")                                 \
+            TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15", BC, SUF, ES) "vzeroupper\n\t"        \
+        : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),    \
+          [cpf] "+r"(cpf)                                                                          \
+        : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)                             \
+        : "cc", "memory", TSR__YMM_CLOBBERS);                                                      \
+    TSR__GEMM_EPI_STRIDED(6, NR);                                                                  \
+  }                                                                                                \
+  TSR__GEMM_UKR_DEFINE(NAME, T)
 
-static inline __attribute__((always_inline)) void
-tsr__gemm_ukr_avx2_f64_body(int64_t k, double alpha, const double *ap, const double *bp,
-                            double beta, double *c, int64_t rs_c, int64_t cs_c, bool stream) {
-  _Alignas(32) double t[6 * 8];
-  TSR__GEMM_EPI_OPERANDS(double, 8);
-  /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines), before
-     or late in the k loop (gemm.h). */
-  TSR__GEMM_PF_C_SETUP(6, TSR__GEMM_PF_C_TAIL_AVX2, 56, 0, 0);
-  __asm__ volatile(
-      TSR__ZERO12 TSR__GEMM_KLOOP(TSR__STEP_F64, "prefetcht0", 56, "")
-          TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15", "sd", "pd", "8") "vzeroupper\n\t"
-      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),
-        [cpf] "+r"(cpf)
-      : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
-      : "cc", "memory", TSR__YMM_CLOBBERS);
-  TSR__GEMM_EPI_STRIDED(6, 8);
-}
-
-TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx2_f64, double)
-
-/* ---------------------------------------------------------------- f32, 6x16 ------------ */
-
-static inline __attribute__((always_inline)) void
-tsr__gemm_ukr_avx2_f32_body(int64_t k, float alpha, const float *ap, const float *bp, float beta,
-                            float *c, int64_t rs_c, int64_t cs_c, bool stream) {
-  _Alignas(32) float t[6 * 16];
-  TSR__GEMM_EPI_OPERANDS(float, 16);
-  /* The C tile's lines whatever beta (beta == 0: the stores would wait for the lines), before
-     or late in the k loop (gemm.h). */
-  TSR__GEMM_PF_C_SETUP(6, TSR__GEMM_PF_C_TAIL_AVX2, 60, 0, 0);
-  __asm__ volatile(
-      TSR__ZERO12 TSR__GEMM_KLOOP(TSR__STEP_F32, "prefetcht0", 60, "")
-          TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15", "ss", "ps", "4") "vzeroupper\n\t"
-      : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),
-        [cpf] "+r"(cpf)
-      : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
-      : "cc", "memory", TSR__YMM_CLOBBERS);
-  TSR__GEMM_EPI_STRIDED(6, 16);
-}
-
-TSR__GEMM_UKR_DEFINE(tsr__gemm_ukr_avx2_f32, float)
+/* f64, 6x8 */
+TSR__UKR_BODY(tsr__gemm_ukr_avx2_f64, double, 8, TSR__STEP_F64, 56, "sd", "pd", "8")
+/* f32, 6x16 */
+TSR__UKR_BODY(tsr__gemm_ukr_avx2_f32, float, 16, TSR__STEP_F32, 60, "ss", "ps", "4")
 
 #else
 /* ISO C forbids an empty translation unit. */
