@@ -208,6 +208,13 @@ static inline int64_t tsr__gemm_next_tile(int64_t k, int mr, int64_t rsb, int64_
         __builtin_prefetch(cpf + nxt + i_ * rsb + (LASTB), 0, 2);                                  \
       }                                                                                            \
     }
+/* The operands of a kernel's asm statement (TSR__GEMM_KLOOP, TSR__GEMM_EPILOGUE) from the
+   names TSR__GEMM_EPI_OPERANDS and TSR__GEMM_PF_C_SETUP declare, with the body's ap, bp:
+   outputs, then inputs (a kernel whose loop fetches the next tile appends [nxt] "r"(nxt)). */
+#define TSR__GEMM_ASM_OUTPUTS                                                                      \
+  [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),            \
+      [cpf] "+r"(cpf)
+#define TSR__GEMM_ASM_INPUTS [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)
 /* The tail lengths (TSR__GEMM_PF_C_TAIL_<ISA>, about 1400 cycles of FMAs) are the ISA
    headers' (kernels/<isa>/kernels_<isa>.h). */
 

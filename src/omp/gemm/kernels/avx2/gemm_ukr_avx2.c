@@ -85,6 +85,8 @@
    element size as strings. The C tile's lines are fetched whatever beta (beta == 0: the stores
    would wait for the lines), before or late in the k loop (kernels.h); without the next
    tile's fetch of the AVX-512 kernels, which did not gain here. */
+/* Kept out of clang-format: it joins the two operand lists into one line. */
+// clang-format off
 #define TSR__UKR_BODY(NAME, T, NR, STEP, LASTB, BC, SUF, ES)                                       \
   static inline __attribute__((always_inline)) void NAME##_body(                                   \
       int64_t k, T alpha, const T *ap, const T *bp, T beta, T *c, int64_t rs_c, int64_t cs_c,      \
@@ -95,13 +97,13 @@
     __asm__ volatile(                                                                              \
         TSR__ZERO12 TSR__GEMM_KLOOP(STEP, "prefetcht0", LASTB, "")                                 \
             TSR__GEMM_EPILOGUE(TSR__ROWS6, "ymm", "14", "15", BC, SUF, ES) "vzeroupper\n\t"        \
-        : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),    \
-          [cpf] "+r"(cpf)                                                                          \
-        : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab)                             \
+        : TSR__GEMM_ASM_OUTPUTS                                                                    \
+        : TSR__GEMM_ASM_INPUTS                                                                     \
         : "cc", "memory", TSR__YMM_CLOBBERS);                                                      \
     TSR__GEMM_EPI_STRIDED(6, NR);                                                                  \
   }                                                                                                \
   TSR__GEMM_UKR_DEFINE(NAME, T)
+// clang-format on
 
 /* f64, 6x8 */
 TSR__UKR_BODY(tsr__gemm_ukr_avx2_f64, double, 8, TSR__STEP_F64, 56, "sd", "pd", "8")

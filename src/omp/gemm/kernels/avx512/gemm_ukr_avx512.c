@@ -141,16 +141,14 @@
     /* The C tile's lines, for writing (PREFETCHW), whatever beta: with beta == 0 the stores       \
        after the k loop would otherwise wait for each line's read-for-ownership from memory        \
        (measured on Zen 5, 4096x4096x256, one thread: sgemm 184 -> 205 GFLOP/s, dgemm 88 ->        \
-       94); before or late in the k loop (gemm.h). */                                              \
+       94); before or late in the k loop, with the next tile's (kernels.h). */                     \
     TSR__GEMM_PF_C_SETUP(14, TSR__GEMM_PF_C_TAIL_AVX512, LASTB, 1, 1);                             \
-    __asm__ volatile(                                                                              \
-        TSR__ZERO28 TSR__GEMM_KLOOP(STEP, "prefetchw", LASTB,                                      \
-                                    TSR__GEMM_PF_C_NEXT128("prefetchw", LASTB))                    \
-            TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", BC, SUF, ES)                        \
-        : [a] "+r"(ap), [b] "+r"(bp), [k] "+r"(k1), [k2] "+r"(k2), [k3] "+r"(k3), [c] "+r"(cp),    \
-          [cpf] "+r"(cpf)                                                                          \
-        : [rs] "r"(rs), [rsb] "r"(rsb), [mode] "r"(mode), [ab] "r"(ab), [nxt] "r"(nxt)             \
-        : "cc", "memory", TSR__XMM_CLOBBERS);                                                      \
+    __asm__ volatile(TSR__ZERO28 TSR__GEMM_KLOOP(STEP, "prefetchw", LASTB,                         \
+                                                 TSR__GEMM_PF_C_NEXT128("prefetchw", LASTB))       \
+                         TSR__GEMM_EPILOGUE(TSR__ROWS14, "zmm", "30", "31", BC, SUF, ES)           \
+                     : TSR__GEMM_ASM_OUTPUTS                                                       \
+                     : TSR__GEMM_ASM_INPUTS, [nxt] "r"(nxt)                                        \
+                     : "cc", "memory", TSR__XMM_CLOBBERS);                                         \
     TSR__GEMM_EPI_STRIDED(14, NR);                                                                 \
   }                                                                                                \
   TSR__GEMM_UKR_DEFINE(NAME, T)
