@@ -3,7 +3,8 @@
 #  - scalapack_pdgemm_np{1,2,4}: our cmocka test, linked before ScaLAPACK: pdgemm_/psgemm_
 #    against a float64 reference on random inputs (transposes, ragged sizes, both descriptor
 #    kinds, offsets, source processes, row- and column-major BLACS grids, beta = 0 with NaN in
-#    C, alpha = 0 with NaN in A and B), the error codes, and the paths taken.
+#    C, alpha = 0 with NaN in A and B), the error codes, the paths taken, and the MPI calls of
+#    a blocked reduction's update (one broadcast for both panels).
 #  - scalapack_pblas_{d,s}_{general,sources}: Debian's PBLAS testers (dpb3tst, spb3tst) with
 #    the library preloaded, over our input files (tests/scalapack/pdblas3_*.dat), error exits
 #    on; every test and error exit must pass and the library's report must show every call.
@@ -23,7 +24,8 @@ endif()
 find_library(TSR_SCALAPACK_LIBRARY NAMES scalapack-openmpi scalapack
              DOC "ScaLAPACK (with BLACS) for the drop-in's tests")
 if(TSR_SCALAPACK_LIBRARY)
-  add_executable(test_scalapack scalapack/test_scalapack.c)
+  # With bench/mpi_count.c's PMPI wrappers, which count the library's MPI calls.
+  add_executable(test_scalapack scalapack/test_scalapack.c ${PROJECT_SOURCE_DIR}/bench/mpi_count.c)
   # The drop-in first, so that pdgemm_/psgemm_ resolve to it and the rest to ScaLAPACK.
   target_link_libraries(test_scalapack PRIVATE tsr_test_common tessera_scalapack
                         ${TSR_SCALAPACK_LIBRARY} MPI::MPI_C m)

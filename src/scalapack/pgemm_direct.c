@@ -24,6 +24,10 @@
  *     the panel is gathered whole along the other grid dimension (a transposed operand, or
  *     blocks that do not match C's).
  *
+ * When step 1 of both operands is a broadcast from the same process along the same grid
+ * dimension (k inside one block, A and B with k along the same dimension: 'N','T' or 'T','N',
+ * the updates of blocked reductions), both panels go in one broadcast.
+ *
  * Every process then takes its part (its t of C, in k order) into a stack, and one local GEMM
  * (tsr_gemm_host) multiplies the stacks into this process's part of sub(C). A replicated
  * dimension of C is computed by process row (column) 0 and broadcast to the other copies, so
@@ -73,6 +77,9 @@ typedef struct tsr__pd_strip {
   int64_t nruns;            /* -1 until made */
   bool conj;                /* complex 'C': the panels hold conj(x), conjugated when copied */
   bool part_conj;           /* part is the caller's array, to be conjugated by the GEMM */
+  char *w;                  /* this panel: this process's rows in the gathered panel */
+  bool step1;               /* this panel: step 1 is to be made (alike along gk) */
+  bool has_c;               /* this panel: this process holds part of C */
 } tsr__pd_strip;
 
 /* A run of this process's t of C that lies contiguous in the gathered panel: rows
@@ -279,18 +286,36 @@ static void tsr__pd_k_order(tsr__pd_strip *s, int npk, int mek, int64_t k0, int6
   }
 }
 
+/* One collective's byte counts and displacements in s->counts and s->displs, of pieces of
+   piece[r] elements (r along the communicator); how many processes hold some of it, and the
+   last of them in *root (the root of a broadcast when it is the only one). */
+static int tsr__pd_pieces(const tsr__pd_strip *s, size_t es, const int64_t *piece, int np,
+                          int *root) {
+  int64_t off = 0;
+  int holders = 0;
+  *root = 0;
+  for (int r = 0; r < np; r++) {
+    s->counts[r] = (int)((size_t)piece[r] * es);
+    s->displs[r] = (int)((size_t)off * es);
+    off += piece[r];
+    if (piece[r] > 0) holders++, *root = r;
+  }
+  return holders;
+}
+
+/* The traffic of one collective of s's pieces (set by tsr__pd_pieces) in the counters. */
+static void tsr__pd_account(const tsr__pd_strip *s, const tsr__pd_ctx *c, int np, int me) {
+  uint64_t all = (uint64_t)s->displs[np - 1] + (uint64_t)s->counts[np - 1];
+  *c->received += all - (uint64_t)s->counts[me];
+  *c->sent += (uint64_t)(np - 1) * (uint64_t)s->counts[me];
+}
+
 /* An MPI_Allgatherv in place of pieces of piece[r] elements (r along the communicator), a
    broadcast when one piece is all. */
 static tsr_status tsr__pd_allgather(const tsr__pd_strip *s, const tsr__pd_ctx *c, char *buf,
                                     const int64_t *piece, int np, int me, MPI_Comm comm) {
-  int64_t off = 0;
-  int holders = 0, root = 0;
-  for (int r = 0; r < np; r++) {
-    s->counts[r] = (int)((size_t)piece[r] * c->es);
-    s->displs[r] = (int)((size_t)off * c->es);
-    off += piece[r];
-    if (piece[r] > 0) holders++, root = r;
-  }
+  int root;
+  int holders = tsr__pd_pieces(s, c->es, piece, np, &root);
   if (holders == 0) return TSR_OK; /* nothing to move (alike on every process) */
   /* One process holds all of it (a panel inside one block): a broadcast, whose root does not
      wait for the others (the pieces are alike on every process, so all choose the same). */
@@ -299,8 +324,7 @@ static tsr_status tsr__pd_allgather(const tsr__pd_strip *s, const tsr__pd_ctx *c
                                          MPI_BYTE, comm);
   if (rc != MPI_SUCCESS)
     return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, holders == 1 ? "MPI_Bcast" : "MPI_Allgatherv");
-  *c->received += (uint64_t)(off - piece[me]) * c->es;
-  *c->sent += (uint64_t)(np - 1) * (uint64_t)piece[me] * c->es;
+  tsr__pd_account(s, c, np, me);
   return TSR_OK;
 }
 
@@ -388,18 +412,19 @@ static bool tsr__pd_nobody_waits(const tsr__pd_strip *s, int npk, int64_t kb) {
   return true;
 }
 
-/* Brings panel [k0, k0 + kb) of strip s to this process: s->part (its t of C x kb) is the
-   caller's array itself when this process holds all of it in the order C needs, else the
-   stack, filled from the gathered panel. */
-static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t k0, int64_t kb) {
+/* The first half of bringing panel [k0, k0 + kb) of strip s to this process: true when that
+   is all (s->part is the caller's array itself, when this process holds all of the panel in
+   the order C needs, or this process needs nothing); else this process's rows are copied to
+   s->w, its place in the gathered panel, and s->step1 says whether step 1 is to be made.
+   tsr__pd_panel_end() does the rest. */
+static bool tsr__pd_panel_begin(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t k0, int64_t kb) {
   const tsr_grid *g = c->g;
   size_t es = c->es;
-  int npk = tsr__pd_size(g, s->gk), mek = tsr__pd_coord(g, s->gk);
-  int npl = tsr__pd_size(g, s->gl), mel = tsr__pd_coord(g, s->gl);
+  int npk = tsr__pd_size(g, s->gk), mek = tsr__pd_coord(g, s->gk), mel = tsr__pd_coord(g, s->gl);
   int64_t mine_k0;
   tsr__pd_k_order(s, npk, mek, k0, kb, &mine_k0);
   bool kwhole = tsr__pd_whole(&s->dk), own = s->mode == TSR__PD_OWN;
-  bool step1 = !kwhole && npk > 1 && !(own && tsr__pd_nobody_waits(s, npk, kb));
+  s->step1 = !kwhole && npk > 1 && !(own && tsr__pd_nobody_waits(s, npk, kb));
   int64_t ncols = kwhole ? kb : s->kcnt[mek], col = 0;
   if (!kwhole)
     for (int q = 0; q < mek; q++)
@@ -408,37 +433,89 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
   /* Without step 2, a process that holds no part of C needs nothing (after step 1, which
      its line makes together). In place: nothing to gather for this process, all of the panel
      here, its t in C's order (its own t of the operand are C's, or all t, all needed). */
-  bool has_c = s->other_has_c && s->cneed[mek] > 0;
-  if (!step1 && own && !has_c) return TSR_OK;
-  if (!step1 && own && ncols == kb && s->rows == s->mine) {
+  s->has_c = s->other_has_c && s->cneed[mek] > 0;
+  if (!s->step1 && own && !s->has_c) return true;
+  if (!s->step1 && own && ncols == kb && s->rows == s->mine) {
     s->part = s->data + (size_t)(s->t_rows ? s->first + lk * s->lld : lk + s->first * s->lld) * es;
     s->part_ld = s->lld;
     s->part_rows = s->t_rows;
     s->part_conj = s->conj;
-    return TSR_OK;
+    return true;
   }
   /* This process's rows of the panel: rows x kb at its place in the panel. */
   int64_t roff = 0;
   if (s->mode == TSR__PD_GATHERED)
     for (int r = 0; r < mel; r++)
       roff += s->cnt[r] * kb;
-  char *w = s->panel + (size_t)roff * es;
+  s->w = s->panel + (size_t)roff * es;
   if (s->rows > 0 && ncols > 0) {
     int64_t st = s->t_rows ? 1 : s->lld, sk = s->t_rows ? s->lld : 1;
     const char *src =
         s->data + (size_t)(s->t_rows ? s->first + lk * s->lld : lk + s->first * s->lld) * es;
-    tsr__pd_copy(w + (size_t)(col * s->rows) * es, s->rows, src, st, sk, s->rows, ncols, es);
-    if (s->conj) tsr__pd_conjugate(w + (size_t)(col * s->rows) * es, s->rows * ncols, es);
+    char *w = s->w + (size_t)(col * s->rows) * es;
+    tsr__pd_copy(w, s->rows, src, st, sk, s->rows, ncols, es);
+    if (s->conj) tsr__pd_conjugate(w, s->rows * ncols, es);
   }
   s->part_conj = false;
-  tsr_status st = TSR_OK;
-  /* 1. Along k: the other owners' columns of these rows. */
-  if (step1) {
+  /* Step 1's pieces: this process's rows of the other owners' columns. */
+  if (s->step1) {
     int64_t *piece = s->kcnt + 2 * npk;
     for (int q = 0; q < npk; q++)
       piece[q] = s->rows * s->kcnt[q];
-    st = tsr__pd_allgather(s, c, w, piece, npk, mek, tsr__pd_comm(g, s->gk));
   }
+  return false;
+}
+
+/* Bytes up to which step 1 of both operands is one broadcast: one message's latency saved
+   (a few microseconds, more when ranks share cores) is worth a derived datatype; above it
+   the message's copies rule, and MPI moves a contiguous one with fewer. */
+enum { TSR__PD_JOINT_BYTES = 256 * 1024 };
+
+/* Step 1 of both operands as one broadcast, when each is a broadcast from the same process
+   along the same grid dimension: the panel inside one block of k, A and B with the same k
+   grid dimension, as in the updates of blocked reductions (C -= Y X^T: PDLARFB, PDLATRD).
+   One message where PBLAS makes two. The choice is made from values alike on every process
+   of that row (column). *done: step 1 of both is made. */
+static tsr_status tsr__pd_step1_joint(tsr__pd_strip *sa, tsr__pd_strip *sb, const tsr__pd_ctx *c,
+                                      bool *done) {
+  *done = false;
+  if (!sa->step1 || !sb->step1 || sa->gk != sb->gk) return TSR_OK;
+  int np = tsr__pd_size(c->g, sa->gk), me = tsr__pd_coord(c->g, sa->gk), ra, rb;
+  if (tsr__pd_pieces(sa, c->es, sa->kcnt + 2 * np, np, &ra) != 1 ||
+      tsr__pd_pieces(sb, c->es, sb->kcnt + 2 * np, np, &rb) != 1 || ra != rb ||
+      (size_t)sa->counts[ra] + (size_t)sb->counts[rb] > TSR__PD_JOINT_BYTES)
+    return TSR_OK;
+  int len[2] = {sa->counts[ra], sb->counts[rb]};
+  MPI_Aint at[2];
+  MPI_Datatype both;
+  int rc = MPI_Get_address(sa->w + sa->displs[ra], &at[0]);
+  if (rc == MPI_SUCCESS) rc = MPI_Get_address(sb->w + sb->displs[rb], &at[1]);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_create_hindexed(2, len, at, MPI_BYTE, &both);
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Type_create_hindexed");
+  rc = MPI_Type_commit(&both);
+  if (rc == MPI_SUCCESS) rc = MPI_Bcast(MPI_BOTTOM, 1, both, ra, tsr__pd_comm(c->g, sa->gk));
+  MPI_Type_free(&both);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
+  tsr__pd_account(sa, c, np, me);
+  tsr__pd_account(sb, c, np, me);
+  *done = true;
+  return TSR_OK;
+}
+
+/* The rest of panel [k0, k0 + kb) of strip s after tsr__pd_panel_begin(): step 1 (unless
+   `step1_made`), step 2, and this process's part: s->part is the gathered rows themselves
+   when they are its t of C in order, else the stack, filled from the gathered panel. */
+static tsr_status tsr__pd_panel_end(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t kb,
+                                    bool step1_made) {
+  const tsr_grid *g = c->g;
+  int npk = tsr__pd_size(g, s->gk), mek = tsr__pd_coord(g, s->gk);
+  int npl = tsr__pd_size(g, s->gl), mel = tsr__pd_coord(g, s->gl);
+  bool own = s->mode == TSR__PD_OWN;
+  tsr_status st = TSR_OK;
+  /* 1. Along k: the other owners' columns of these rows. */
+  if (s->step1 && !step1_made)
+    st = tsr__pd_allgather(s, c, s->w, s->kcnt + 2 * npk, npk, mek, tsr__pd_comm(g, s->gk));
   /* 2. Along t: the other rows, where C's are not these. */
   if (st == TSR_OK && s->mode == TSR__PD_GATHERED) {
     int64_t *piece = s->kcnt + 2 * npk;
@@ -452,13 +529,13 @@ static tsr_status tsr__pd_panel(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
   for (int64_t kk = 0; in_order && kk < kb; kk++)
     in_order = s->kpos[kk] == kk;
   if (in_order) {
-    s->part = w;
+    s->part = s->w;
     s->part_ld = s->rows > 0 ? s->rows : 1;
     s->part_rows = true;
     return st;
   }
-  if (st == TSR_OK && s->mine > 0 && (has_c || !own))
-    tsr__pd_take_part(s, tsr__pd_coord(g, s->gt), kb, es);
+  if (st == TSR_OK && s->mine > 0 && (s->has_c || !own))
+    tsr__pd_take_part(s, tsr__pd_coord(g, s->gt), kb, c->es);
   s->part = s->stack;
   s->part_ld = s->mine;
   s->part_rows = true;
@@ -672,8 +749,14 @@ tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_w
   tsr_status gemm_st = TSR_OK;
   for (int64_t k0 = 0; k0 < p->k && st == TSR_OK; k0 += TSR__PD_KW) {
     int64_t kb = p->k - k0 < TSR__PD_KW ? p->k - k0 : TSR__PD_KW;
-    st = tsr__pd_panel(&sa, &c, k0, kb);
-    if (st == TSR_OK) st = tsr__pd_panel(&sb, &c, k0, kb);
+    /* Both operands' rows first, so that step 1 of both can be one broadcast; then each
+       operand's collectives in the same order on every process (A's before B's on each
+       communicator). */
+    bool done_a = tsr__pd_panel_begin(&sa, &c, k0, kb);
+    bool done_b = tsr__pd_panel_begin(&sb, &c, k0, kb), joint = false;
+    if (!done_a && !done_b) st = tsr__pd_step1_joint(&sa, &sb, &c, &joint);
+    if (st == TSR_OK && !done_a) st = tsr__pd_panel_end(&sa, &c, kb, joint);
+    if (st == TSR_OK && !done_b) st = tsr__pd_panel_end(&sb, &c, kb, joint);
     if (st == TSR_OK && gemm_st == TSR_OK) gemm_st = tsr__pd_multiply(p, &sa, &sb, kb, k0 == 0);
   }
   if (st == TSR_OK) st = tsr__pd_share_copies(p, g, sa.mine, sb.mine, sent, received);

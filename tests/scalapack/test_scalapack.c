@@ -10,10 +10,14 @@
  *
  * The layout of the test is computed independently of the library: element by element,
  * the owner and local index of each global row and column are counted out.
+ *
+ * bench/mpi_count.c, linked into this program, counts the MPI calls the library makes (its
+ * PMPI wrappers take the library's MPI_ calls), for the messages of one call (test_messages).
  */
 #define _XOPEN_SOURCE 700
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <mpi.h>
 #include <stdlib.h>
@@ -30,6 +34,9 @@ extern void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *m
 extern void Cblacs_gridexit(int ctxt);
 
 static int world_rank, world_size;
+
+/* bench/mpi_count.c: point-to-point and collective MPI calls of this process so far. */
+void tsr_mpi_count_read(uint64_t *p2p, uint64_t *coll);
 
 /* The PBLAS error handler: recorded here instead of aborting. */
 static int last_info, last_ctxt;
@@ -530,6 +537,85 @@ static void test_paths(void **state) {
   assert_true(all_ranks(ok));
 }
 
+/* Sets TSR_SCALAPACK_PATH to `path` (NULL: unset); returns the value it had (to free). */
+static char *set_path(const char *path) {
+  const char *was = getenv("TSR_SCALAPACK_PATH");
+  char *saved = was ? strdup(was) : NULL;
+  if (path)
+    setenv("TSR_SCALAPACK_PATH", path, 1);
+  else
+    unsetenv("TSR_SCALAPACK_PATH");
+  return saved;
+}
+
+/* The messages of one call on the direct path (issue 48). The trailing update of a blocked
+   reduction, C -= Y X^T (PDLARFB, PDLATRD) with k = NB inside one block, needs both panels
+   from the one process column that holds k (or process row, in the 'T','N' form); they travel
+   in one broadcast along the process rows (columns), where a broadcast of each operand makes
+   two: one collective a call on a 1 x Q or P x 1 grid (on P x 1 only the transposed operand's
+   gather), two on a 2 x 2 grid, no point-to-point message (once the grid and the workspace
+   are set up, by a first call). When Y starts in another process
+   column the panels come from two roots: two broadcasts. Every product is checked against the
+   float64 reference, also where the panels are over the size sent as one message. */
+static void test_messages(void **state) {
+  (void)state;
+  if (world_size < 2) skip();
+  char *saved = set_path("direct");
+  const struct { int p, q; } grids[] = {{1, world_size}, {world_size, 1}, {2, world_size / 2}};
+  int ok = 1;
+  for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; gi++) {
+    if (gi == 2 && grids[2].q < 2) continue; /* 2 x 1 is the P x 1 grid above */
+    int ctxt, p, q, myrow, mycol;
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "R", grids[gi].p, grids[gi].q);
+    Cblacs_gridinfo(ctxt, &p, &q, &myrow, &mycol);
+    for (int v = 0; v < 8; v++) {
+      bool tn = v & 1, shifted = v & 2, big = v & 4;
+      int nb = big || shifted ? 16 : 2, n0 = big ? 1100 : 48;
+      layout l = {9, nb, nb, nb, nb, 0, 0, 0}, ly = l;
+      if (shifted) {
+        /* Y's k in process column (row) 1, X's in 0. */
+        if (tn)
+          ly.rsrc = 1 % p;
+        else
+          ly.csrc = 1 % q;
+      }
+      gemm_case t = {'N',    'T', n0, n0 - nb, nb,   1,   1, nb + 1, 1, 1,
+                     nb + 1, ly,  l,  l,       -1.0, 1.0, 0, 0,      1};
+      if (tn) {
+        gemm_case u = {'T', 'N', n0 - nb, n0, nb,   1,   nb + 1, 1, 1, nb + 1,
+                       1,   l,   ly,      l,  -1.0, 1.0, 0,      0, 1};
+        t = u;
+      }
+      /* Once to set up (the grid's communicators, the workspace, agreed), then counted. */
+      int right = run_case(ctxt, &t, 0, 900u + (unsigned)(gi * 16 + v));
+      uint64_t p0, c0, p1, c1;
+      tsr_mpi_count_read(&p0, &c0);
+      right &= run_case(ctxt, &t, 0, 950u + (unsigned)(gi * 16 + v));
+      tsr_mpi_count_read(&p1, &c1);
+      long long most[2] = {(long long)(p1 - p0), (long long)(c1 - c0)}, all[2];
+      MPI_Allreduce(most, all, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+      bool two_roots = shifted && (tn ? p : q) > 1;
+      long long want = (p > 1 && q > 1 ? 2 : 1) + (two_roots ? 1 : 0);
+      /* Over the one-message size (1100 x 16 on a 1 x Q or P x 1 grid): one more. */
+      long long most_coll = want + (big ? 1 : 0);
+      bool counted = all[0] == 0 && all[1] <= most_coll && (big || all[1] == want);
+      if (!right || !counted) {
+        if (world_rank == 0)
+          print_error("%d x %d grid, %c%c update, n %d NB %d%s: %lld point-to-point and %lld "
+                      "collective calls (want 0 and %lld)%s\n",
+                      p, q, t.ta, t.tb, n0, nb, shifted ? ", Y from another process" : "", all[0],
+                      all[1], want, right ? "" : "; wrong result");
+        ok = 0;
+      }
+    }
+    Cblacs_gridexit(ctxt);
+  }
+  free(set_path(saved));
+  free(saved);
+  assert_true(all_ranks(ok));
+}
+
 /* The reference PBLAS error codes, through PB_Cabort; C untouched, nothing computed. */
 static void test_errors(void **state) {
   (void)state;
@@ -638,9 +724,8 @@ static void test_errors(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_products),
-    cmocka_unit_test(test_random_layouts),
-    cmocka_unit_test(test_paths),
+    cmocka_unit_test(test_products), cmocka_unit_test(test_random_layouts),
+    cmocka_unit_test(test_paths),    cmocka_unit_test(test_messages),
     cmocka_unit_test(test_errors),
 };
 
