@@ -146,6 +146,113 @@ static void test_default_rule(void **state) {
 #endif
 }
 
+/* The shallow products' kernel (tsr__gemm_choice.shallow, on CPUs described here): where the
+   chosen kernel has more rows than the L1 has ways, the widest ISA's kernel whose rows fit,
+   with the rule's blocks; none where the rows fit already, where the L1's ways are unknown, or
+   where an ISA was asked for. */
+static void test_shallow_choice(void **state) {
+  (void)state;
+  tsr__gemm_choice ch;
+  tsr__gemm_cpu plain = fake_cpu("unknown", 0, 0, false, false, 32, 512, 8192);
+  assert_true(tsr__gemm_choose(&plain, NULL, &ch));
+  for (int d = 0; d < 2; ++d)
+    assert_null(ch.shallow[d].ker); /* the portable kernel's rows fit */
+#if defined(TSR__GEMM_X86)
+  /* Zen 4 (8-way L1), AVX-512's 14 rows: AVX2's 6. */
+  tsr__gemm_cpu zen4 = fake_cpu("AuthenticAMD", 0x19, 0x11, true, true, 32, 1024, 32768);
+  assert_true(tsr__gemm_choose(&zen4, NULL, &ch));
+  for (int d = 0; d < 2; ++d) {
+    const tsr__gemm_config *c = &ch.shallow[d];
+    assert_non_null(c->ker);
+    assert_string_equal(c->ker->isa, "avx2");
+    assert_int_equal(c->ker->dtype, tg_dtypes[d]);
+    assert_true(c->ker->mr <= 8);
+    assert_string_equal(c->source, "shallow");
+    int64_t rule[3];
+    tsr__gemm_rule_blocks(c->ker, zen4.cache, rule);
+    assert_int_equal(c->kc, rule[0]);
+    assert_int_equal(c->mc, rule[1]);
+    assert_int_equal(c->nc, rule[2]);
+  }
+  /* A 16-way L1: AVX-512's rows fit, nothing to change. */
+  tsr__gemm_cpu wide = zen4;
+  wide.cache[0].ways = 16;
+  assert_true(tsr__gemm_choose(&wide, NULL, &ch));
+  assert_null(ch.shallow[1].ker);
+  /* Ways unknown, an AVX2-only CPU, an ISA asked for: none. */
+  tsr__gemm_cpu unknown = zen4;
+  unknown.cache[0].ways = 0;
+  assert_true(tsr__gemm_choose(&unknown, NULL, &ch));
+  assert_null(ch.shallow[1].ker);
+  tsr__gemm_cpu zen3 = fake_cpu("AuthenticAMD", 0x19, 0x21, true, false, 32, 512, 32768);
+  assert_true(tsr__gemm_choose(&zen3, NULL, &ch));
+  assert_null(ch.shallow[0].ker);
+  assert_true(tsr__gemm_choose(&zen4, "avx512", &ch));
+  assert_null(ch.shallow[1].ker);
+#endif
+}
+
+/* The switch on this machine (tsr__gemm_config_shallow): k up to 64 with C's rows a multiple
+   of the L1's set period apart takes the shallow kernel where this CPU has one (and no ISA is
+   forced), nothing else does; and those products are right against the float64 reference on
+   the packed path, with ragged edges and every C update. */
+static void test_shallow_switch(void **state) {
+  (void)state;
+  const tsr__cpu_cache *l1 = &tsr__cpu_facts_get()->cache[0];
+  const int64_t period = l1->ways > 0 ? l1->size / l1->ways : 4096;
+  for (int d = 0; d < 2; ++d) {
+    const tsr_dtype dt = tg_dtypes[d];
+    const int64_t es = tsr__dtype_size(dt), rows = period > 0 ? period / es : 512;
+    tsr__gemm_config base;
+    tsr__gemm_config_get(dt, 1, NULL, &base);
+    const bool forced = getenv("TSR_CPU_KERNEL") && strcmp(getenv("TSR_CPU_KERNEL"), "auto") != 0;
+    const bool expect =
+        !forced && l1->ways > 0 && base.ker->mr > l1->ways && strcmp(base.source, "override") != 0;
+    const struct {
+      int64_t k, ldc;
+      bool switched;
+    } probes[] = {{16, rows, expect}, {1, 2 * rows, expect}, {64, 3 * rows, expect},
+                  {65, rows, false},  {16, rows + 8, false}, {16, rows / 2 + 3, false}};
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; ++i) {
+      const tsr__gemm_args g = {
+          .dtype = dt, .m = 300, .n = 200, .k = probes[i].k, .beta = 1.0, .ldc = probes[i].ldc};
+      tsr__gemm_config c = base;
+      tsr__gemm_config_shallow(&g, &c);
+      if (probes[i].switched) {
+        assert_true(c.ker->mr <= l1->ways);
+        assert_string_equal(c.source, "shallow");
+        assert_int_equal(c.grain, base.grain);
+      } else {
+        assert_ptr_equal(c.ker, base.ker);
+        assert_string_equal(c.source, base.source);
+      }
+    }
+    /* Products on the packed path (sup_mnk 0) with C's rows one period apart. */
+    tg_tuning.sup_mnk = 0;
+    const int64_t ks[] = {1, 2, 7, 16, 64};
+    const double betas[] = {0.0, 1.0, 0.5};
+    for (int t = 1; t <= 2; ++t) {
+      tg_set_threads(t);
+      for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki)
+        for (int bi = 0; bi < 3; ++bi) {
+          const int64_t n = rows - 5 - (int64_t)ki;
+          gemm_case gc = {.dtype = dt,
+                          .ta = ki & 1,
+                          .tb = (ki >> 1) & 1,
+                          .m = 41 + (int64_t)ki,
+                          .n = n,
+                          .k = ks[ki],
+                          .alpha = -0.75,
+                          .beta = betas[bi],
+                          .pad_c = rows - n,
+                          .path = TSR_GEMM_AUTO};
+          tg_check(gc, 9100 + (uint64_t)(d * 100 + ki * 10 + (size_t)bi + (size_t)t * 1000));
+        }
+    }
+    tg_tuning.sup_mnk = -1;
+  }
+}
+
 /* Kernel selection: an unknown or unavailable request falls back to the best kernel. */
 static void test_kernel_selection(void **state) {
   (void)state;
@@ -225,6 +332,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernel_overrides),
       cmocka_unit_test(test_default_rule),
+      cmocka_unit_test(test_shallow_choice),
+      cmocka_unit_test(test_shallow_switch),
       /* Last: it re-selects the kernel. */
       cmocka_unit_test(test_kernel_selection),
   };

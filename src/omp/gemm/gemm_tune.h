@@ -123,6 +123,11 @@ typedef struct tsr__gemm_cpu {
 typedef struct tsr__gemm_choice {
   const char *uarch;
   tsr__gemm_config cfg[2][2];
+  /* Per dtype, the packed path's configuration for shallow products whose C rows share an L1
+     set (tsr__gemm_config_shallow): the widest-ISA kernel cpu runs with MR at most the L1's
+     ways, where the chosen kernel's MR exceeds them; ker NULL where there is none, or none is
+     needed, or an ISA was asked for (TSR_CPU_KERNEL). Source "shallow". */
+  tsr__gemm_config shallow[2];
 } tsr__gemm_choice;
 
 /*

@@ -644,9 +644,12 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g, const tsr__gemm_indu
   const double flops = 2.0 * mnk;
   tsr__gemm_config cfg;
   tsr__gemm_config_get(g->dtype, nt, g->tuning, &cfg);
+  if (!ind && tsr__gemm_sup_path(g, &cfg)) return tsr__gemm_sup(g, cfg.ker, nt);
+  /* A shallow product whose C rows share an L1 set: a kernel with fewer rows (not for C
+     written with streaming stores, which bypass the L1). */
+  if (!ind && !tsr__gemm_stream_c(g, &cfg)) tsr__gemm_config_shallow(g, &cfg);
   const tsr__gemm_kernel *ker = cfg.ker;
   const int mr = ker->mr, nr = ker->nr;
-  if (!ind && tsr__gemm_sup_path(g, &cfg)) return tsr__gemm_sup(g, ker, nt);
   /* No more threads than micro-tiles. */
   const int64_t tiles = tsr__ceil_div(g->m, mr) * tsr__ceil_div(g->n, nr);
   if (tiles < nt) nt = (int)tiles;
