@@ -26,6 +26,8 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
+# Absolute: the testers run in a scratch folder, where a relative LD_PRELOAD finds nothing.
+build=$(cd "$build" && pwd) || { echo "run_scalapack_testers.sh: no build folder $build" >&2; exit 2; }
 dir=/usr/lib/$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)/scalapack/openmpi-tests
 [ -d "$dir" ] || { echo "scalapack-mpi-test is not installed ($dir)" >&2; exit 77; }
 cmake --build "$build" --target tessera_scalapack -j "${TSR_JOBS:-2}" >/dev/null
@@ -87,9 +89,13 @@ for key in sorted({(r["tester"], r["np"]) for r in runs}):
     same = len({r["summary"] for r in rows}) == 1
     bad += not same
     calls = max(r["calls"] for r in rows)
+    # Every one of these testers calls pdgemm_: none counted means the preload did not load.
+    unloaded = calls == 0
+    bad += unloaded
     ratio = med["tessera"] / med["scalapack"]
     cell = lambda i: f"{med[i]:7.2f} ({min(v[i]):.2f}-{max(v[i]):.2f})"
-    print(f"{key[0]:>7} {key[1]:3d} {cell('scalapack'):>22} {cell('tessera'):>22} {ratio:6.2f} {calls:14d} {'same' if same else 'DIFFER'}")
+    print(f"{key[0]:>7} {key[1]:3d} {cell('scalapack'):>22} {cell('tessera'):>22} {ratio:6.2f} {calls:14d} {'same' if same else 'DIFFER'}"
+          + (" NO CALL REACHED TESSERA (the preload did not load)" if unloaded else ""))
     out["results"].append({"tester": key[0], "np": key[1], "ratio": ratio, "calls": calls,
                            "seconds": v, "same_summary": same})
 json.dump(out, open(sys.argv[2], "w"), indent=1)
