@@ -24,9 +24,9 @@
  *     the panel is gathered whole along the other grid dimension (a transposed operand, or
  *     blocks that do not match C's).
  *
- * When step 1 of both operands is a broadcast from the same process along the same grid
- * dimension (k inside one block, A and B with k along the same dimension: 'N','T' or 'T','N',
- * the updates of blocked reductions), both panels go in one broadcast.
+ * When step 1 of both operands runs along the same grid dimension (A and B with k along the
+ * same dimension: 'N','T' or 'T','N', the updates and inner products of blocked reductions),
+ * both panels go in one collective (tsr__pd_step1_joint).
  *
  * Every process then takes its part (its t of C, in k order) into a stack, and one local GEMM
  * (tsr_gemm_host) multiplies the stacks into this process's part of sub(C). A replicated
@@ -208,6 +208,7 @@ static void tsr__pd_conjugate(char *x, int64_t n, size_t es) {
 typedef struct tsr__pd_ctx {
   const tsr_grid *g;
   size_t es;
+  char *stage;               /* TSR__PD_JOINT_BYTES for step 1 of both operands at once */
   uint64_t *sent, *received; /* bytes to and from other processes */
 } tsr__pd_ctx;
 
@@ -466,37 +467,75 @@ static bool tsr__pd_panel_begin(tsr__pd_strip *s, const tsr__pd_ctx *c, int64_t 
   return false;
 }
 
-/* Bytes up to which step 1 of both operands is one broadcast: one message's latency saved
-   (a few microseconds, more when ranks share cores) is worth a derived datatype; above it
-   the message's copies rule, and MPI moves a contiguous one with fewer. */
+/* Bytes up to which step 1 of both operands is one collective: one message's latency saved
+   (a few microseconds, more when ranks share cores) is worth a derived datatype or a copy
+   through the staging buffer (tsr__pd_ctx.stage, this size); above it the message's copies
+   rule, and MPI moves a contiguous one with fewer. */
 enum { TSR__PD_JOINT_BYTES = 256 * 1024 };
 
-/* Step 1 of both operands as one broadcast, when each is a broadcast from the same process
-   along the same grid dimension: the panel inside one block of k, A and B with the same k
-   grid dimension, as in the updates of blocked reductions (C -= Y X^T: PDLARFB, PDLATRD).
-   One message where PBLAS makes two. The choice is made from values alike on every process
-   of that row (column). *done: step 1 of both is made. */
+/* Both panels from one root: one broadcast of an hindexed type over the two pieces. */
+static tsr_status tsr__pd_joint_bcast(const tsr__pd_strip *sa, const tsr__pd_strip *sb, int root,
+                                      MPI_Comm comm) {
+  int len[2] = {sa->counts[root], sb->counts[root]};
+  MPI_Aint at[2];
+  MPI_Datatype both;
+  int rc = MPI_Get_address(sa->w + sa->displs[root], &at[0]);
+  if (rc == MPI_SUCCESS) rc = MPI_Get_address(sb->w + sb->displs[root], &at[1]);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_create_hindexed(2, len, at, MPI_BYTE, &both);
+  if (rc != MPI_SUCCESS)
+    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Type_create_hindexed");
+  rc = MPI_Type_commit(&both);
+  if (rc == MPI_SUCCESS) rc = MPI_Bcast(MPI_BOTTOM, 1, both, root, comm);
+  MPI_Type_free(&both);
+  return rc == MPI_SUCCESS ? TSR_OK : tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
+}
+
+/* Both panels gathered at once: each process's two pieces side by side in the staging
+   buffer, one MPI_Allgatherv, then every other process's pieces to their places. */
+static tsr_status tsr__pd_joint_gather(const tsr__pd_strip *sa, const tsr__pd_strip *sb,
+                                       const tsr__pd_ctx *c, int np, int me, MPI_Comm comm) {
+  /* Per process its bytes and their place: ints in sa's scratch of the k order (free now). */
+  int *cnt = (int *)(void *)(sa->kcnt + np), *at = cnt + np;
+  int off = 0;
+  for (int r = 0; r < np; r++) {
+    cnt[r] = sa->counts[r] + sb->counts[r];
+    at[r] = off;
+    off += cnt[r];
+  }
+  memcpy(c->stage + at[me], sa->w + sa->displs[me], (size_t)sa->counts[me]);
+  memcpy(c->stage + at[me] + sa->counts[me], sb->w + sb->displs[me], (size_t)sb->counts[me]);
+  int rc = MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_BYTE, c->stage, cnt, at, MPI_BYTE, comm);
+  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Allgatherv");
+  for (int r = 0; r < np; r++) {
+    if (r == me) continue;
+    memcpy(sa->w + sa->displs[r], c->stage + at[r], (size_t)sa->counts[r]);
+    memcpy(sb->w + sb->displs[r], c->stage + at[r] + sa->counts[r], (size_t)sb->counts[r]);
+  }
+  return TSR_OK;
+}
+
+/* Step 1 of both operands as one collective, when both gather along the same grid dimension
+   (A and B with k along the same dimension: 'N','T' or 'T','N', as in the updates and inner
+   products of blocked reductions: C -= Y X^T in PDLARFB and PDLATRD, w = V^T c in the
+   reflectors' application), up to TSR__PD_JOINT_BYTES in all: one broadcast of both when one
+   process holds both (k inside one block), else one gather of both pieces of every process.
+   One collective where PBLAS's PDGEMM makes two. The choice is made from values alike on every
+   process of that row (column). *done: step 1 of both is made. */
 static tsr_status tsr__pd_step1_joint(tsr__pd_strip *sa, tsr__pd_strip *sb, const tsr__pd_ctx *c,
                                       bool *done) {
   *done = false;
   if (!sa->step1 || !sb->step1 || sa->gk != sb->gk) return TSR_OK;
   int np = tsr__pd_size(c->g, sa->gk), me = tsr__pd_coord(c->g, sa->gk), ra, rb;
-  if (tsr__pd_pieces(sa, c->es, sa->kcnt + 2 * np, np, &ra) != 1 ||
-      tsr__pd_pieces(sb, c->es, sb->kcnt + 2 * np, np, &rb) != 1 || ra != rb ||
-      (size_t)sa->counts[ra] + (size_t)sb->counts[rb] > TSR__PD_JOINT_BYTES)
-    return TSR_OK;
-  int len[2] = {sa->counts[ra], sb->counts[rb]};
-  MPI_Aint at[2];
-  MPI_Datatype both;
-  int rc = MPI_Get_address(sa->w + sa->displs[ra], &at[0]);
-  if (rc == MPI_SUCCESS) rc = MPI_Get_address(sb->w + sb->displs[rb], &at[1]);
-  if (rc == MPI_SUCCESS) rc = MPI_Type_create_hindexed(2, len, at, MPI_BYTE, &both);
-  if (rc != MPI_SUCCESS)
-    return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Type_create_hindexed");
-  rc = MPI_Type_commit(&both);
-  if (rc == MPI_SUCCESS) rc = MPI_Bcast(MPI_BOTTOM, 1, both, ra, tsr__pd_comm(c->g, sa->gk));
-  MPI_Type_free(&both);
-  if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Bcast");
+  int ha = tsr__pd_pieces(sa, c->es, sa->kcnt + 2 * np, np, &ra);
+  int hb = tsr__pd_pieces(sb, c->es, sb->kcnt + 2 * np, np, &rb);
+  size_t all = 0;
+  for (int r = 0; r < np; r++)
+    all += (size_t)sa->counts[r] + (size_t)sb->counts[r];
+  if (ha == 0 || hb == 0 || all > TSR__PD_JOINT_BYTES) return TSR_OK;
+  MPI_Comm comm = tsr__pd_comm(c->g, sa->gk);
+  tsr_status st = ha == 1 && hb == 1 && ra == rb ? tsr__pd_joint_bcast(sa, sb, ra, comm)
+                                                 : tsr__pd_joint_gather(sa, sb, c, np, me, comm);
+  if (st != TSR_OK) return st;
   tsr__pd_account(sa, c, np, me);
   tsr__pd_account(sb, c, np, me);
   *done = true;
@@ -551,10 +590,17 @@ static size_t tsr__pd_table_bytes(int np) {
 }
 
 /* Bytes of workspace a call needs at most (the same on every process). */
+/* Bytes of the staging buffer of step 1 of both operands at once (never more than both
+   panels). */
+static size_t tsr__pd_stage_bytes(const tsr__pgemm_call *p, size_t es) {
+  size_t panels = (size_t)(p->m + p->n) * TSR__PD_KW * es;
+  return panels < TSR__PD_JOINT_BYTES ? panels : TSR__PD_JOINT_BYTES;
+}
+
 static size_t tsr__pd_workspace_bytes(const tsr__pgemm_call *p, size_t es) {
   int np = p->gp.nprow > p->gp.npcol ? p->gp.nprow : p->gp.npcol;
   return (size_t)(p->m + p->n) * (2 * TSR__PD_KW * es + sizeof(tsr__pd_run)) +
-         2 * tsr__pd_table_bytes(np) + 64;
+         2 * tsr__pd_table_bytes(np) + tsr__pd_stage_bytes(p, es) + 128;
 }
 
 /* Grows ws to `need` bytes on every process alike; agreed (the one collective that PBLAS does
@@ -742,8 +788,9 @@ tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_w
   tsr__pd_strip sb = tsr__pd_strip_of(&p->b, p->tb, p->conj_b, &p->c.col, 1, p->n, p->mode[1], g);
   tsr_status st = tsr__pd_reserve(ws, tsr__pd_workspace_bytes(p, es), g->comm);
   if (st != TSR_OK) return st;
-  tsr__pd_ctx c = {g, es, sent, received};
-  tsr__pd_layout(&sa, &sb, g, ws->p, es);
+  char *stage = tsr__pd_align(ws->p);
+  tsr__pd_ctx c = {g, es, stage, sent, received};
+  tsr__pd_layout(&sa, &sb, g, tsr__pd_align(stage + tsr__pd_stage_bytes(p, es)), es);
   /* A GEMM that fails here (out of memory) leaves this process's part of C partly updated;
      the process still makes every collective, so the others finish. */
   tsr_status gemm_st = TSR_OK;
