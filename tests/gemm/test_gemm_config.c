@@ -194,8 +194,8 @@ static void test_shallow_choice(void **state) {
 
 /* The switch on this machine (tsr__gemm_config_shallow): k up to 64 with C's rows a multiple
    of the L1's set period apart takes the shallow kernel where this CPU has one (and no ISA is
-   forced), nothing else does; and those products are right against the float64 reference on
-   the packed path, with ragged edges and every C update. */
+   forced), nothing else does; and those products are right against the float64 reference,
+   with ragged edges and every C update, on the packed path forced and on the rule's path. */
 static void test_shallow_switch(void **state) {
   (void)state;
   const tsr__cpu_cache *l1 = &tsr__cpu_facts_get()->cache[0];
@@ -227,11 +227,12 @@ static void test_shallow_switch(void **state) {
         assert_string_equal(c.source, base.source);
       }
     }
-    /* Products on the packed path (sup_mnk 0) with C's rows one period apart. */
-    tg_tuning.sup_mnk = 0;
+    /* Products with C's rows one period apart, on the packed path (sup_mnk 0) and where the
+       library's rule decides (C within the sup path's bound: the packed path when switched). */
     const int64_t ks[] = {1, 2, 7, 16, 64};
     const double betas[] = {0.0, 1.0, 0.5};
     for (int t = 1; t <= 2; ++t) {
+      tg_tuning.sup_mnk = t == 1 ? 0 : -1;
       tg_set_threads(t);
       for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki)
         for (int bi = 0; bi < 3; ++bi) {

@@ -214,8 +214,9 @@ void tsr__gemm_config_get(tsr_dtype dtype, int nt, const struct tsr__gemm_tuning
    replaced by the registry's kernel for shallow products (tsr__gemm_choice.shallow, with its
    blocks and cfg's grain) when k is at most TSR__GEMM_SHALLOW_K, C's rows lie a multiple of
    the L1's set period apart and cfg's kernel has more rows than that kernel; kept for a
-   call's own configuration (source "override") and when TSR_CPU_KERNEL names an ISA. */
-void tsr__gemm_config_shallow(const tsr__gemm_args *g, tsr__gemm_config *cfg);
+   call's own configuration (source "override") and when TSR_CPU_KERNEL names an ISA.
+   Returns whether it was replaced (the driver then takes the packed path). */
+bool tsr__gemm_config_shallow(const tsr__gemm_args *g, tsr__gemm_config *cfg);
 
 /* The configuration of one-thread calls without a tuning object (tsr__gemm_config_get(dtype,
    1, NULL)), worked out once per registry and wisdom (re)load, with the tiny lane's bounds

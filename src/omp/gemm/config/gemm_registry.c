@@ -422,18 +422,19 @@ void tsr__gemm_config_default(tsr_dtype dtype, int nt, tsr__gemm_config *out) {
  */
 enum { TSR__GEMM_SHALLOW_K = 64 };
 
-void tsr__gemm_config_shallow(const tsr__gemm_args *g, tsr__gemm_config *cfg) {
-  if (g->k > TSR__GEMM_SHALLOW_K || strcmp(cfg->source, "override") == 0) return;
+bool tsr__gemm_config_shallow(const tsr__gemm_args *g, tsr__gemm_config *cfg) {
+  if (g->k > TSR__GEMM_SHALLOW_K || strcmp(cfg->source, "override") == 0) return false;
   pthread_once(&tsr__gemm_once, tsr__gemm_once_fn);
   const tsr__gemm_config *n = &tsr__gemm_defaults.shallow[tsr__dt_index(g->dtype)];
   const tsr__cpu_cache *l1 = &tsr__cpu_facts_get()->cache[0];
-  if (n->ker == NULL || cfg->ker->mr <= n->ker->mr || l1->ways <= 0 || l1->size <= 0) return;
+  if (n->ker == NULL || cfg->ker->mr <= n->ker->mr || l1->ways <= 0 || l1->size <= 0) return false;
   const int64_t period = l1->size / l1->ways;
   const int64_t row_bytes = g->ldc * (int64_t)tsr__dtype_size(g->dtype);
-  if (period <= 0 || row_bytes % period != 0) return;
+  if (period <= 0 || row_bytes % period != 0) return false;
   const int grain = cfg->grain;
   *cfg = *n;
   cfg->grain = grain;
+  return true;
 }
 
 const tsr__gemm_serial *tsr__gemm_serial_refresh(tsr_dtype dtype) {
