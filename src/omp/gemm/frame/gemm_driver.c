@@ -647,9 +647,9 @@ static tsr_status tsr__gemm_native(const tsr__gemm_args *g, const tsr__gemm_indu
   /* A shallow product whose C rows share an L1 set: the packed path with a kernel of fewer rows
      (gemm_registry.c), also where C fits the sup path, whose unpacked tiles alias the same way
      (Zen 4, one thread, column-major, ld 1024, ratio to OpenBLAS: dgemm 256x255x4 0.57-0.61 ->
-     0.98, 256x255x16 0.81-0.82 -> 1.04, 128x128x16 0.74-0.76 -> 0.87-0.88, 64x255x16 0.73-0.74
-     -> 0.87-0.90); not for C written with streaming stores, which bypass the L1. A tuning that
-     sets the sup path's bound (sup_mnk) keeps its choice of path. */
+     0.90-0.98, 256x255x16 0.81-0.82 -> 1.00-1.06, 128x128x16 0.74-0.76 -> 0.87-0.92;
+     docs/benchmarks.md); not for C written with streaming stores, which bypass the L1. A tuning
+     that sets the sup path's bound (sup_mnk) keeps its choice of path. */
   tsr__gemm_config narrow = cfg;
   const bool shallow = !ind && !tsr__gemm_stream_c(g, &cfg) && tsr__gemm_config_shallow(g, &narrow);
   const bool sup_set = tsr__gemm_tuning_of(g)->sup_mnk >= 0;
