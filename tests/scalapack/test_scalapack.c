@@ -495,6 +495,17 @@ static void test_random_layouts(void **state) {
   assert_int_equal(nfail, 0);
 }
 
+/* Sets TSR_SCALAPACK_PATH to `path` (NULL: unset); returns the value it had (to free). */
+static char *set_path(const char *path) {
+  const char *was = getenv("TSR_SCALAPACK_PATH");
+  char *saved = was ? strdup(was) : NULL;
+  if (path)
+    setenv("TSR_SCALAPACK_PATH", path, 1);
+  else
+    unsetenv("TSR_SCALAPACK_PATH");
+  return saved;
+}
+
 /* The path of each call, as TSR_SCALAPACK_PATH forces it and as the rule decides: SUMMA in
    place, the redistribution, the direct path; the counters say which ran, and none failed. */
 static void test_paths(void **state) {
@@ -505,12 +516,10 @@ static void test_paths(void **state) {
   int p, q, myrow, mycol;
   Cblacs_gridinfo(ctxt, &p, &q, &myrow, &mycol);
   int ok = 1;
-  const char *was = getenv("TSR_SCALAPACK_PATH");
-  char *saved = was ? strdup(was) : NULL;
+  char *saved = set_path("redistribute");
   if (p > 0) {
     tsr_scalapack_stats s0, s1, s2, s3;
     tsr_scalapack_get_stats(&s0);
-    setenv("TSR_SCALAPACK_PATH", "redistribute", 1);
     ok &= run_case(ctxt, &cases[1], 0, 8);
     tsr_scalapack_get_stats(&s1);
     ok &= s1.redistribute == s0.redistribute + 1 && s1.direct == s0.direct;
@@ -528,24 +537,9 @@ static void test_paths(void **state) {
     if (q > 1) ok &= s3.bytes_sent > s0.bytes_sent && s3.bytes_received > s0.bytes_received;
     Cblacs_gridexit(ctxt);
   }
-  if (saved) {
-    setenv("TSR_SCALAPACK_PATH", saved, 1);
-    free(saved);
-  } else {
-    unsetenv("TSR_SCALAPACK_PATH");
-  }
+  free(set_path(saved));
+  free(saved);
   assert_true(all_ranks(ok));
-}
-
-/* Sets TSR_SCALAPACK_PATH to `path` (NULL: unset); returns the value it had (to free). */
-static char *set_path(const char *path) {
-  const char *was = getenv("TSR_SCALAPACK_PATH");
-  char *saved = was ? strdup(was) : NULL;
-  if (path)
-    setenv("TSR_SCALAPACK_PATH", path, 1);
-  else
-    unsetenv("TSR_SCALAPACK_PATH");
-  return saved;
 }
 
 /* The messages of one call on the direct path (issue 48). The trailing update of a blocked
