@@ -70,7 +70,8 @@ static void test_guard_pages(void **state) {
       const int64_t mr = kr->mr, nr = kr->nr;
       const int64_t shapes[][3] = {
           {1, 1, 1},           {mr + 1, nr - 1, 17}, {2 * mr - 1, 3, 29},
-          {3, 2 * nr + 5, 31}, {mr + 5, nr + 7, 70}, {2 * mr + 3, 2 * nr + 1, 300}};
+          {3, 2 * nr + 5, 31}, {mr + 5, nr + 7, 70}, {2 * mr + 3, 2 * nr + 1, 300},
+          {2, 2 * nr + 3, 37}, {mr + 2, 2, 19}}; /* the last two: short dot products */
       for (int path = 0; path < 3; ++path) {
         /* 0: packed; 1: sup, one k block; 2: sup, k blocks of 7. */
         tg_tuning.sup_mnk = path == 0 ? 0 : INT64_MAX;
@@ -664,6 +665,38 @@ static void test_sup_path(void **state) {
         probe.k = TSR__GEMM_DOT_MIN_K - 1;
         assert_false(tsr__gemm_sup_dot(&probe));
         assert_true(tsr__gemm_sup_pack_b(&probe, mr));
+        /* Shorter k, from TSR__GEMM_DOT_SHORT_K: dot products where the strips would waste
+           the vector or the packing would cost more than the product: op(B) = B^T of at most
+           16 bytes of columns, C of at most 16 elements, or op(A) of up to 4 rows with k at
+           least 16 per row. */
+        tsr__gemm_args few = {.dtype = tg_dtypes[d],
+                              .m = 1,
+                              .n = 1,
+                              .k = TSR__GEMM_DOT_SHORT_K,
+                              .trans_b = true,
+                              .lda = 5000,
+                              .ldb = 5000,
+                              .alpha = 1,
+                              .tuning = &tg_tuning};
+        assert_true(tsr__gemm_sup_dot(&few));
+        few.k -= 1;
+        assert_false(tsr__gemm_sup_dot(&few));
+        few.k = 40;
+        few.m = 1000;
+        few.n = 16 / es;
+        assert_true(tsr__gemm_sup_dot(&few));
+        few.n += 1;
+        assert_false(tsr__gemm_sup_dot(&few));
+        few.m = 2;
+        few.n = 1000;
+        few.k = 32;
+        assert_true(tsr__gemm_sup_dot(&few));
+        few.k = 31;
+        assert_false(tsr__gemm_sup_dot(&few));
+        few.m = few.n = 4;
+        assert_true(tsr__gemm_sup_dot(&few));
+        few.trans_b = false; /* B in place: strips along its rows, never dot products */
+        assert_false(tsr__gemm_sup_dot(&few));
       }
       /* The sup-path rule is the configuration's sup_bytes (the registry row's field, else
          L2): op(A) and C each within it take the sup path, one byte more does not. */
