@@ -6,13 +6,17 @@
  * libtessera_scalapack preloaded, alternating.
  *
  * usage: mpiexec -n P*Q bench_pdgemm_calls [--p P] [--q Q] [--sizes 8,64,...] [--nbs 2,16,...]
- *                                          [--modes update,square,offset] [--seconds S]
+ *                                          [--modes update,square,offset,dot,rank1]
+ *                                          [--seconds S]
  * Modes (each over every size n and block size nb):
  *   update  the trailing update of a blocked reduction (PDGEHRD, PDLARFB): A(1:n, nb+1:n) -=
  *           Y * A(nb+1:n, 1:nb)^T with Y an n x nb matrix of its own: k = nb, B transposed and
  *           starting one block down, C one block right;
  *   square  C = A B + C, n x n x n, whole matrices (the layout Tessera's SUMMA reads in place);
- *   offset  the same on submatrices from row and column 2 (misaligned with the blocks).
+ *   offset  the same on submatrices from row and column 2 (misaligned with the blocks);
+ *   dot     the inner product of two columns that Householder reductions make (PDSYTRD's
+ *           tester, PDLARF): c(1,1) = A(2:n, 1)^T Y(2:n, 1), 1 x 1 x n-1, beta 0;
+ *   rank1   the column update that follows it: A(2:n, 2) -= Y(2:n, 1) c(1, 2), n-1 x 1 x 1.
  * Rank 0 prints one JSON line per (mode, n, nb): the implementation (tessera when the process
  * has tsr_scalapack_get_stats), the median and spread of the microseconds per call over timed
  * batches (a batch is as many calls as fill about 20 ms, between two barriers), and a checksum
@@ -74,6 +78,13 @@ static void call(const char *mode, int n, int nb, bmat *a, bmat *y, bmat *c) {
   } else if (!strcmp(mode, "square")) {
     pdgemm_("N", "N", &n, &n, &n, &plus, a->loc, &one, &one, a->desc, y->loc, &one, &one, y->desc,
             &plus, c->loc, &one, &one, c->desc);
+  } else if (!strcmp(mode, "dot")) {
+    double zero = 0.0;
+    pdgemm_("T", "N", &one, &one, &m1, &plus, a->loc, &two, &one, a->desc, y->loc, &two, &one,
+            y->desc, &zero, c->loc, &one, &one, c->desc);
+  } else if (!strcmp(mode, "rank1")) {
+    pdgemm_("N", "N", &m1, &one, &one, &minus, y->loc, &two, &one, y->desc, c->loc, &one, &two,
+            c->desc, &plus, a->loc, &two, &two, a->desc);
   } else {
     pdgemm_("N", "N", &m1, &m1, &m1, &plus, a->loc, &two, &two, a->desc, y->loc, &two, &two,
             y->desc, &plus, c->loc, &two, &two, c->desc);
@@ -97,7 +108,7 @@ static void run(int ctxt, const char *mode, int n, int nb, double seconds) {
        c = make(ctxt, n, n, nb, 3);
   /* The checksum of one call from the start (the update writes A, the others C). */
   call(mode, n, nb, &a, &y, &c);
-  double sum = checksum(upd ? &a : &c);
+  double sum = checksum(upd || !strcmp(mode, "rank1") ? &a : &c);
   /* Calls per batch: about 20 ms, agreed from rank 0's first timing. */
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = now_s();
@@ -172,7 +183,7 @@ static int parse_list(const char *s, int *v, int cap) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int p = 1, q = 0, sizes[32] = {8, 64, 256, 1024}, nbs[32] = {2, 16, 64, 256}, ns = 4, nn = 4;
-  const char *modes = "update,square,offset";
+  const char *modes = "update,square,offset,dot,rank1";
   double seconds = 0.5;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!strcmp(argv[i], "--p"))

@@ -12,7 +12,7 @@
 # the ranks): exact, whatever the machine's load.
 #
 # usage: bench/run_pdgemm_calls.sh [BUILD_DIR] [--grids "1x2 2x2"] [--sizes 8,32,...]
-#          [--nbs 2,...] [--modes update,square,offset] [--rounds K] [--seconds S] [--paths]
+#          [--nbs 2,...] [--modes update,square,offset,dot,rank1] [--rounds K] [--seconds S] [--paths]
 #          [--count] [--json F]
 #   defaults: build/cpu, grids 1x2 and 2x2, sizes 8,32,64,128,256,512,1024, block sizes
 #   2,4,16,64,256, all modes, 3 rounds, 0.3 s a point, ./bench_pdgemm_calls.json
@@ -20,7 +20,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=$root/build/cpu
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build=$1; shift; fi
-grids="1x2 2x2" sizes=8,32,64,128,256,512,1024 nbs=2,4,16,64,256 modes=update,square,offset
+grids="1x2 2x2" sizes=8,32,64,128,256,512,1024 nbs=2,4,16,64,256 modes=update,square,offset,dot,rank1
 rounds=3 seconds=0.3 paths=0 count=0 json=bench_pdgemm_calls.json
 while [ $# -gt 0 ]; do
   case "$1" in

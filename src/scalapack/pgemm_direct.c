@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/mpi_dtypes.h"
 #include "scalapack/scalapack_internal.h"
 
 /* Most k of one panel, and of one local GEMM. */
@@ -781,9 +782,202 @@ static tsr_status tsr__pd_multiply(const tsr__pgemm_call *p, const tsr__pd_strip
                        sa->part, sa->part_ld, first ? p->beta : 1.0, c, p->c.lld);
 }
 
+/* ---------------------------------------------------------------- k reduced ---------- */
+
+/*
+ * The reduction variant: sub(C) small and on one process, op(A)'s and op(B)'s k along the same
+ * grid dimension on the same owners ('T','N' or 'N','T': the inner products w = V^T c of
+ * Householder reductions and the small panels' products V^T Y), and each operand's t held by
+ * one process line along the other dimension (the same one for both, or all of them). The
+ * processes of that line multiply the k they hold into an m x n partial product and sum them
+ * with one MPI_Reduce along k to C's owner there (SUMMA's transposed cases, van de Geijn and
+ * Watts 1997, section 4: local products, then a reduction; PBLAS's PDGEMM makes the same
+ * choice when C is the smallest operand). When one process holds all of k, it multiplies
+ * alone. If C's owner is on another line, the sum goes there in one point-to-point message.
+ * The other processes make no MPI call at all, as in PBLAS; the direct path's gathers of k
+ * would bring k x (m + n) elements to C's owner through every process of both lines.
+ * Decided from the descriptors only: alike on every process.
+ */
+enum { TSR__PD_REDUCE_BYTES = 16 * 1024 }; /* most bytes of sub(C) (a buffer on the stack) */
+enum { TSR__PD_REDUCE_TAG = 0x7e5e };      /* the sum's message to C's owner (grid comm) */
+
+typedef struct tsr__pd_reduce_plan {
+  int gk;     /* grid dimension of k (both operands) */
+  int line;   /* the process along the other dimension that multiplies */
+  int ck, cl; /* C's owner along gk and along the other dimension */
+  int holder; /* the one process along gk that holds k; -1: several, summed */
+} tsr__pd_reduce_plan;
+
+/* The one process along d that holds all of [0, len): its coordinate; -1 when every process
+   holds d (replicated over several); -2 when [0, len) spans several owners. */
+static int tsr__pd_single(const tsr__bc_dim *d, int64_t len) {
+  if (d->nprocs == 1) return 0;
+  if (d->src < 0) return -1;
+  return tsr__bc_next(d, 0) >= len ? tsr__bc_owner(d, 0) : -2;
+}
+
+/* Whether the reduction variant computes call p, and its plan. */
+static bool tsr__pd_reduce_fits(const tsr__pgemm_call *p, tsr__pd_reduce_plan *r) {
+  size_t es = tsr__dtype_size(p->dtype);
+  if ((uint64_t)p->m * (uint64_t)p->n * es > TSR__PD_REDUCE_BYTES) return false;
+  /* k as stored: A's rows when transposed, else its columns; B's columns when transposed. */
+  int gka = p->ta ? 0 : 1, gkb = p->tb ? 1 : 0;
+  if (gka != gkb) return false;
+  const tsr__bc_dim *ka = p->ta ? &p->a.row : &p->a.col, *kb = p->tb ? &p->b.col : &p->b.row;
+  const tsr__bc_dim *ta = p->ta ? &p->a.col : &p->a.row, *tb = p->tb ? &p->b.row : &p->b.col;
+  int cr = tsr__pd_single(&p->c.row, p->m), cc = tsr__pd_single(&p->c.col, p->n);
+  if (cr < 0 || cc < 0) return false; /* spread, or replicated copies */
+  r->gk = gka;
+  r->ck = gka == 0 ? cr : cc;
+  r->cl = gka == 0 ? cc : cr;
+  int oa = tsr__pd_single(ta, p->m), ob = tsr__pd_single(tb, p->n);
+  if (oa == -2 || ob == -2 || (oa >= 0 && ob >= 0 && oa != ob)) return false;
+  r->line = oa >= 0 ? oa : ob >= 0 ? ob : r->cl;
+  bool wa = tsr__pd_whole(ka), wb = tsr__pd_whole(kb);
+  if (wa != wb) return false;
+  if (wa) { /* every process along gk holds all of k: C's own row (column) multiplies */
+    r->holder = r->ck;
+    return true;
+  }
+  if (!tsr__pd_same_owners(ka, kb, p->k)) return false;
+  int h = tsr__pd_single(ka, p->k);
+  r->holder = h >= 0 ? h : -1;
+  return true;
+}
+
+/* The grid communicator's rank of the process at coordinate ck along gk and cl along the
+   other dimension (row-major: row * Q + column). */
+static int tsr__pd_rank_at(const tsr_grid *g, int gk, int ck, int cl) {
+  int row = gk == 0 ? ck : cl, col = gk == 0 ? cl : ck;
+  return row * g->npcol + col;
+}
+
+/* sub(C) = part + beta sub(C) at C's owner (part column-major m x n, ld m; beta = 0 does not
+   read C). */
+static void tsr__pd_reduce_store(const tsr__pgemm_call *p, const char *part) {
+  char *c = tsr__pd_c_part(p);
+  size_t es = tsr__dtype_size(p->dtype);
+  bool zero = p->beta == 0.0 && p->beta_im == 0.0;
+  for (int64_t j = 0; j < p->n; j++) {
+    char *cj = c + (size_t)(j * p->c.lld) * es;
+    const char *pj = part + (size_t)(j * p->m) * es;
+    if (zero) {
+      memcpy(cj, pj, (size_t)p->m * es);
+      continue;
+    }
+    for (int64_t i = 0; i < p->m; i++) {
+      switch (p->dtype) {
+      case TSR_F64: {
+        double *x = (double *)(void *)cj + i;
+        *x = ((const double *)(const void *)pj)[i] + p->beta * *x;
+        break;
+      }
+      case TSR_F32: {
+        float *x = (float *)(void *)cj + i;
+        *x = ((const float *)(const void *)pj)[i] + (float)p->beta * *x;
+        break;
+      }
+      case TSR_C128: {
+        double *x = (double *)(void *)cj + 2 * i, re = x[0], im = x[1];
+        const double *y = (const double *)(const void *)pj + 2 * i;
+        x[0] = y[0] + p->beta * re - p->beta_im * im;
+        x[1] = y[1] + p->beta * im + p->beta_im * re;
+        break;
+      }
+      default: { /* TSR_C64 */
+        float *x = (float *)(void *)cj + 2 * i, re = x[0], im = x[1];
+        const float *y = (const float *)(const void *)pj + 2 * i;
+        float br = (float)p->beta, bi = (float)p->beta_im;
+        x[0] = y[0] + br * re - bi * im;
+        x[1] = y[1] + br * im + bi * re;
+        break;
+      }
+      }
+    }
+  }
+}
+
+/* This process's partial product alpha op(A) op(B) over the k it holds, into part (column-major
+   m x n, ld m; zeros when it holds none). */
+static tsr_status tsr__pd_reduce_part(const tsr__pgemm_call *p, int mek, char *part) {
+  size_t es = tsr__dtype_size(p->dtype);
+  const tsr__bc_dim *ka = p->ta ? &p->a.row : &p->a.col, *kb = p->tb ? &p->b.col : &p->b.row;
+  const tsr__bc_dim *ta = p->ta ? &p->a.col : &p->a.row, *tb = p->tb ? &p->b.row : &p->b.col;
+  int64_t f, kc = tsr__pd_count(ka, p->k, mek, &f);
+  if (kc == 0) {
+    memset(part, 0, (size_t)p->m * (size_t)p->n * es);
+    return TSR_OK;
+  }
+  /* The k this process holds are contiguous in both local arrays, in the same order (the
+     same owners index by index); its t are all of each operand's. */
+  int64_t lka = tsr__bc_local(ka, f), lkb = tsr__bc_local(kb, f);
+  int64_t lta = tsr__bc_local(ta, 0), ltb = tsr__bc_local(tb, 0);
+  const char *a =
+      (const char *)p->a.data + (size_t)(p->ta ? lka + lta * p->a.lld : lta + lka * p->a.lld) * es;
+  const char *b =
+      (const char *)p->b.data + (size_t)(p->tb ? ltb + lkb * p->b.lld : lkb + ltb * p->b.lld) * es;
+  /* Column-major part = op(A) op(B) is the row-major part^T = op(B)^T op(A)^T; the local arrays
+     read row-major are their transposes, so each keeps its own op. */
+  tsr_trans opa = p->ta ? (p->conj_a ? TSR_CONJ_TRANS : TSR_TRANS) : TSR_NO_TRANS;
+  tsr_trans opb = p->tb ? (p->conj_b ? TSR_CONJ_TRANS : TSR_TRANS) : TSR_NO_TRANS;
+  if (tsr__pgemm_complex(p->dtype)) {
+    double alpha[2] = {p->alpha, p->alpha_im}, zero[2] = {0.0, 0.0};
+    return tsr__pd_gemm_complex(p->dtype, opb, opa, p->n, p->m, kc, alpha, b, p->b.lld, a, p->a.lld,
+                                zero, part, p->m);
+  }
+  return tsr_gemm_host(p->dtype, opb, opa, p->n, p->m, kc, p->alpha, b, p->b.lld, a, p->a.lld, 0.0,
+                       part, p->m);
+}
+
+/* The reduction variant of plan r (tsr__pd_reduce_fits). */
+static tsr_status tsr__pd_reduce(const tsr__pgemm_call *p, const tsr_grid *g,
+                                 const tsr__pd_reduce_plan *r, uint64_t *sent, uint64_t *received) {
+  int gk = r->gk, mek = tsr__pd_coord(g, gk), mel = tsr__pd_coord(g, 1 - gk);
+  bool on_line = mel == r->line, owner = mek == r->ck && mel == r->cl;
+  bool multiplies = on_line && (r->holder < 0 || mek == r->holder);
+  if (!multiplies && !owner) return TSR_OK;
+  size_t es = tsr__dtype_size(p->dtype);
+  int count = p->m * p->n, bytes = count * (int)es;
+  _Alignas(64) char part[TSR__PD_REDUCE_BYTES];
+  MPI_Datatype type = tsr__mpi_dtype_of(p->dtype);
+  /* A failed GEMM (out of memory) still takes part in the messages, so the others finish. */
+  tsr_status gemm_st = multiplies ? tsr__pd_reduce_part(p, mek, part) : TSR_OK;
+  int rc = MPI_SUCCESS, from = r->holder;
+  if (r->holder < 0) { /* several hold k: summed along it, at C's coordinate there */
+    from = r->ck;
+    if (on_line) {
+      rc = MPI_Reduce(mek == r->ck ? MPI_IN_PLACE : part, part, count, type, MPI_SUM, r->ck,
+                      tsr__pd_comm(g, gk));
+      if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Reduce");
+      if (mek == r->ck)
+        *received += (uint64_t)bytes * (uint64_t)(tsr__pd_size(g, gk) - 1);
+      else
+        *sent += (uint64_t)bytes;
+    }
+  }
+  /* The sum is at (from, line); C is at (ck, cl). */
+  bool there = from == r->ck && r->line == r->cl;
+  if (!there && mek == from && on_line) {
+    rc = MPI_Send(part, count, type, tsr__pd_rank_at(g, gk, r->ck, r->cl), TSR__PD_REDUCE_TAG,
+                  g->comm);
+    if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Send");
+    *sent += (uint64_t)bytes;
+  }
+  if (!there && owner) {
+    rc = MPI_Recv(part, count, type, tsr__pd_rank_at(g, gk, from, r->line), TSR__PD_REDUCE_TAG,
+                  g->comm, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) return tsr__mpi_error(__func__, TSR_ERR_MPI, rc, "MPI_Recv");
+    *received += (uint64_t)bytes;
+  }
+  if (owner && gemm_st == TSR_OK) tsr__pd_reduce_store(p, part);
+  return gemm_st;
+}
+
 tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_workspace *ws,
                              uint64_t *sent, uint64_t *received) {
   size_t es = tsr__dtype_size(p->dtype);
+  tsr__pd_reduce_plan plan;
+  if (tsr__pd_reduce_fits(p, &plan)) return tsr__pd_reduce(p, g, &plan, sent, received);
   tsr__pd_strip sa = tsr__pd_strip_of(&p->a, !p->ta, p->conj_a, &p->c.row, 0, p->m, p->mode[0], g);
   tsr__pd_strip sb = tsr__pd_strip_of(&p->b, p->tb, p->conj_b, &p->c.col, 1, p->n, p->mode[1], g);
   tsr_status st = tsr__pd_reserve(ws, tsr__pd_workspace_bytes(p, es), g->comm);
@@ -889,5 +1083,9 @@ bool tsr__pgemm_direct_pays(tsr__pgemm_call *p, int forced) {
   /* Message sizes are ints of bytes: a whole panel must fit. */
   if (forced == 1 || (uint64_t)big * TSR__PD_KW * es > (uint64_t)INT32_MAX) return false;
   if (forced == 2) return true;
+  /* The reduction variant: one reduction (or none) on one line of the grid, against the
+     redistribution's agreements and exchanges over all of it. */
+  tsr__pd_reduce_plan plan;
+  if (tsr__pd_reduce_fits(p, &plan)) return true;
   return tsr__pd_cost_rule(p);
 }

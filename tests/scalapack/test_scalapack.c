@@ -605,23 +605,88 @@ static void test_messages(void **state) {
         ok = 0;
       }
     }
-    /* The inner product, k over the process rows in blocks of 1 (after a first call). */
-    const layout l1 = {9, 1, 1, 1, 1, 0, 0, 0};
-    const gemm_case ip = {'T', 'N', 1, 1, 37, 3, 1, 3, 1, 1, 1, l1, l1, l1, 1.0, 0.0, 0, 0, 1};
-    int right = run_case(ctxt, &ip, 0, 990u + (unsigned)gi);
-    uint64_t p0, c0, p1, c1;
-    tsr_mpi_count_read(&p0, &c0);
-    right &= run_case(ctxt, &ip, 0, 995u + (unsigned)gi);
-    tsr_mpi_count_read(&p1, &c1);
-    long long most[2] = {(long long)(p1 - p0), (long long)(c1 - c0)}, all[2];
-    MPI_Allreduce(most, all, 2, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    long long want = p > 1 && q > 1 ? 2 : 1;
-    if (!right || all[0] != 0 || all[1] != want) {
-      if (world_rank == 0)
-        print_error("%d x %d grid, inner product of k 37 in blocks of 1: %lld point-to-point and "
-                    "%lld collective calls (want 0 and %lld)%s\n",
-                    p, q, all[0], all[1], want, right ? "" : "; wrong result");
-      ok = 0;
+    Cblacs_gridexit(ctxt);
+  }
+  free(set_path(saved));
+  free(saved);
+  assert_true(all_ranks(ok));
+}
+
+/* One call of t, counted after a first one (the grid's communicators, the workspace):
+   point-to-point and collective MPI calls summed over the ranks; 1 when the products are
+   right on this rank. */
+static int counted_case(int ctxt, const gemm_case *t, int single, unsigned seed, long long sum[2]) {
+  int right = run_case(ctxt, t, single, seed);
+  uint64_t p0, c0, p1, c1;
+  tsr_mpi_count_read(&p0, &c0);
+  right &= run_case(ctxt, t, single, seed + 1);
+  tsr_mpi_count_read(&p1, &c1);
+  long long mine[2] = {(long long)(p1 - p0), (long long)(c1 - c0)};
+  MPI_Allreduce(mine, sum, 2, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  return right;
+}
+
+/* The reduction variant (pgemm_direct.c): a small sub(C) on one process, both operands' k on
+   the same owners along one grid dimension. The line that holds the operands multiplies and
+   sums with one MPI_Reduce along k (none when one process holds all of k), then one message
+   to C's owner when it is on another line; no other process makes any MPI call. Every
+   product is checked against the float64 reference, and counted: the direct path before it
+   made two or three collectives over both lines. */
+static void test_k_reduction(void **state) {
+  (void)state;
+  if (world_size < 2) skip();
+  char *saved = set_path(NULL); /* the rule's choice */
+  const struct { int p, q; } grids[] = {{1, world_size}, {world_size, 1}, {2, world_size / 2}};
+  int ok = 1;
+  for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; gi++) {
+    if (gi == 2 && grids[2].q < 2) continue;
+    int ctxt, p, q, myrow, mycol;
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "R", grids[gi].p, grids[gi].q);
+    Cblacs_gridinfo(ctxt, &p, &q, &myrow, &mycol);
+    const layout l1 = {9, 1, 1, 1, 1, 0, 0, 0}, rows4 = {9, 4, 1, 4, 1, 0, 0, 0};
+    const layout big = {9, 16, 16, 16, 16, 0, 0, 0}, far = {9, 16, 16, 16, 16, 1 % p, 1 % q, 1};
+    const layout cols4 = {9, 1, 4, 1, 4, 0, 0, 0};
+    /* C (1,1) and (2,2) in blocks of 1: on the line's process (0, 0), or at (1, 1). */
+    const gemm_case cases[] = {
+        /* w = V^T c, k over the process rows, C on the line */
+        {'T', 'N', 1, 1, 37, 3, 1, 3, 1, 1, 1, l1, l1, l1, 1.0, 0.0, 1, 0, 1},
+        /* the same, C on another line (and row) */
+        {'T', 'N', 1, 1, 37, 3, 1, 3, 1, 2, 2, l1, l1, l1, -0.5, 0.0, 1, 0, 1},
+        /* 2 x 3 of V^T Y with beta, k over the process columns ('N','T') */
+        {'N', 'T', 2, 3, 29, 1, 2, 1, 2, 1, 1, rows4, rows4, big, 0.75, -1.25, 0, 0, 0},
+        /* k over the process rows, 3 x 2, B's columns in blocks of 4 */
+        {'T', 'N', 3, 2, 23, 2, 1, 2, 1, 1, 1, cols4, cols4, big, 1.5, 0.5, 0, 0, 0},
+        /* all of k on one process (inside a block of 16): no reduction, C far off */
+        {'T', 'N', 4, 5, 10, 3, 1, 3, 1, 1, 1, big, big, far, 1.0, 2.0, 0, 0, 0},
+    };
+    for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
+      const gemm_case *t = &cases[ci];
+      bool tn = t->ta == 'T';
+      int npk = tn ? p : q;
+      /* Where the operands' t and C lie (first blocks of 1, 4 or 16 from process 0). */
+      int line = 0;
+      int cr = ((t->ic - 1) / t->lc.mb + t->lc.rsrc) % p,
+          cc = ((t->jc - 1) / t->lc.nb + t->lc.csrc) % q;
+      int ck = tn ? cr : cc, cl = tn ? cc : cr;
+      int kblock = tn ? t->la.mb - (t->ia - 1) : t->la.nb - (t->ja - 1); /* k in A's first */
+      bool one_holder = npk == 1 || t->k <= kblock;
+      long long want_coll = one_holder ? 0 : npk;
+      int from = one_holder ? 0 : ck;
+      long long want_p2p = from == ck && line == cl ? 0 : 2;
+      for (int single = 0; single < 2; single++) {
+        long long sum[2];
+        int right =
+            counted_case(ctxt, t, single, 1200u + (unsigned)(gi * 32 + ci * 2 + single), sum);
+        if (!right || sum[0] != want_p2p || sum[1] != want_coll) {
+          if (world_rank == 0)
+            print_error("%d x %d grid, case %zu (%c%c %d x %d x %d)%s: %lld point-to-point and "
+                        "%lld collective calls over the ranks (want %lld and %lld)%s\n",
+                        p, q, ci, t->ta, t->tb, t->m, t->n, t->k, single ? " single" : "", sum[0],
+                        sum[1], want_p2p, want_coll, right ? "" : "; wrong result");
+          ok = 0;
+        }
+      }
     }
     Cblacs_gridexit(ctxt);
   }
@@ -738,9 +803,9 @@ static void test_errors(void **state) {
 }
 
 static const struct CMUnitTest tests[] = {
-    cmocka_unit_test(test_products), cmocka_unit_test(test_random_layouts),
-    cmocka_unit_test(test_paths),    cmocka_unit_test(test_messages),
-    cmocka_unit_test(test_errors),
+    cmocka_unit_test(test_products),    cmocka_unit_test(test_random_layouts),
+    cmocka_unit_test(test_paths),       cmocka_unit_test(test_messages),
+    cmocka_unit_test(test_k_reduction), cmocka_unit_test(test_errors),
 };
 
 int main(int argc, char **argv) {
