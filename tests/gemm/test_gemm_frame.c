@@ -554,17 +554,37 @@ static void test_tiny_lane_bounds(void **state) {
         got[i] = tg_load(dt, c, (size_t)i);
       assert_true(tsr_test_rel_error(got, ref, (size_t)(n * n)) <= tsr_test_tol(dt, n));
     }
+    /* op(B) = B of 1 to 16 bytes of columns, read down rows n apart (column-major x^T B):
+       copied to B^T on the stack and run as dot products (tsr__gemm_tiny_gemv). */
+    for (int64_t gn = 1; gn <= 16 / (int64_t)es; gn *= 2) {
+      tsr__gemm_args g = tiny_lane_args(dt, n, gn, n, a, b, c);
+      g.ldb = n;
+      memset(c, 0xff, (size_t)(n * gn) * es);
+      assert_true(tsr__omp_gemm_tiny(&g));
+      double *bs = malloc((size_t)(n * gn) * sizeof *bs);
+      assert_non_null(bs);
+      for (int64_t p = 0; p < n; ++p)
+        for (int64_t j = 0; j < gn; ++j)
+          bs[p * gn + j] = hb[p * n + j];
+      tsr_test_ref_gemm_into(0, 0, n, gn, n, 1.0, ha, bs, 0.0, NULL, ref);
+      for (int64_t i = 0; i < n * gn; ++i)
+        got[i] = tg_load(dt, c, (size_t)i);
+      assert_true(tsr_test_rel_error(got, ref, (size_t)(n * gn)) <= tsr_test_tol(dt, n));
+      free(bs);
+    }
     free(ref);
     free(got);
     tsr__gemm_args g;
-    /* B^T whose k x NR strip outgrows the stack's 16 KiB (and no dot products: m > 64), with
-       every other bound met: declined, nothing done. */
+    /* B^T whose k x NR strip outgrows the stack's 16 KiB (and no dot products: m > 64, and
+       more than 16 bytes of B^T's columns), with every other bound met: declined, nothing
+       done. */
     const int64_t nr = ser->cfg.ker->nr, sk = 16384 / (nr * (int64_t)es) + 1, sm = 65;
-    if ((double)(sm * sk) * (double)es <= rule && (double)(sm * 2 * sk) * (double)es <= cache) {
-      char *sa = malloc((size_t)(sm * sk) * es), *sb = malloc((size_t)(2 * sk) * es);
+    const int64_t sn = 16 / (int64_t)es + 1;
+    if ((double)(sm * sk) * (double)es <= rule && (double)(sm * sn * sk) * (double)es <= cache) {
+      char *sa = malloc((size_t)(sm * sk) * es), *sb = malloc((size_t)(sn * sk) * es);
       assert_non_null(sa);
       assert_non_null(sb);
-      g = tiny_lane_args(dt, sm, 2, sk, sa, sb, c);
+      g = tiny_lane_args(dt, sm, sn, sk, sa, sb, c);
       g.trans_b = true;
       g.ldb = sk;
       assert_false(tsr__omp_gemm_tiny(&g)); /* answered before any operand is read */

@@ -562,6 +562,31 @@ static __attribute__((noinline)) bool tsr__gemm_tiny_packed(const tsr__gemm_args
   return true;
 }
 
+/* A tiny call whose op(B) = B is one or two columns read down their rows (ldb apart: column-major
+   x^T B, a row vector times a matrix, is such a call in row-major terms): the columns copied to
+   B^T on the stack, contiguous along k, and the product run as dot products with op(A)'s rows,
+   which are contiguous too (tsr__gemm_sup_dot). The strips had used one lane of each vector
+   (column-major 1x64x64 NN 0.14-0.21 of OpenBLAS on Zen 4). True when it ran, false (not
+   such a call, or B^T past the buffer) having done nothing. Out of line, as above. */
+static __attribute__((noinline)) bool tsr__gemm_tiny_gemv(const tsr__gemm_args *g,
+                                                          const tsr__gemm_kernel *ker) {
+  const size_t es = g->dtype == TSR_F64 ? 8 : 4;
+  if (g->trans_a || g->trans_b || (size_t)g->n * es > 16 || g->k < TSR__GEMM_DOT_SHORT_K ||
+      (size_t)g->k * (size_t)g->n * es > TSR__GEMM_TINY_STRIP_BYTES)
+    return false;
+  _Alignas(64) unsigned char bt[TSR__GEMM_TINY_STRIP_BYTES];
+  const unsigned char *b = g->b;
+  for (int64_t j = 0; j < g->n; ++j)
+    for (int64_t p = 0; p < g->k; ++p)
+      memcpy(bt + (size_t)(j * g->k + p) * es, b + (size_t)(p * g->ldb + j) * es, es);
+  tsr__gemm_args h = *g;
+  h.b = bt;
+  h.ldb = g->k;
+  h.trans_b = true;
+  ker->sup(&h, ker, tsr__gemm_sup_kblock_fit(&h), NULL);
+  return true;
+}
+
 /*
  * The tiny lane: a call whose every operand fits in a few hundred KiB (m*n*k elements within the
  * L2 and the LLC, so each of op(A), op(B) and C does; op(A) and C within the sup path's bound)
@@ -587,6 +612,10 @@ static bool tsr__gemm_tiny(const tsr__gemm_args *g, double mnk, int nt, bool may
     return false;
   if (g->n > s->cfg.ker->nr && !tsr__gemm_sup_at_fits(g, s->l1_bytes)) return false;
   const tsr__gemm_kernel *ker = s->cfg.ker;
+  if (g->n * (int64_t)es <= 16 && tsr__gemm_tiny_gemv(g, ker)) {
+    *st = TSR_OK;
+    return true;
+  }
   if (tsr__gemm_sup_pack_b(g, ker->mr)) {
     if (tsr__gemm_tiny_packed(g, ker)) {
       *st = TSR_OK;
