@@ -572,6 +572,34 @@ static void test_tiny_lane_bounds(void **state) {
       assert_true(tsr_test_rel_error(got, ref, (size_t)(n * gn)) <= tsr_test_tol(dt, n));
       free(bs);
     }
+    /* One column of C with op(A) = A^T (column-major x^T B^T and x^T B): run as its transpose
+       into a row on the stack (tsr__gemm_tiny_gemv_t); C strided, beta read, x strided or in
+       place. */
+    for (int tb = 0; tb < 2; ++tb) {
+      tsr__gemm_args g = tiny_lane_args(dt, n, 1, n, a, b, c);
+      g.trans_a = true;
+      g.lda = n;
+      g.trans_b = tb;
+      g.ldb = n; /* B k x 1 (its rows n apart), or 1 x k (one row) */
+      g.ldc = 3;
+      g.alpha = -0.75;
+      g.beta = 0.5;
+      double *bs = malloc((size_t)n * sizeof *bs), *c0 = malloc((size_t)n * sizeof *c0);
+      assert_non_null(bs);
+      assert_non_null(c0);
+      for (int64_t i = 0; i < n; ++i) {
+        bs[i] = tb ? hb[i] : hb[i * n];
+        tg_store(dt, c, (size_t)(i * 3), 0.25 * (double)i - 1.0);
+        c0[i] = tg_load(dt, c, (size_t)(i * 3));
+      }
+      assert_true(tsr__omp_gemm_tiny(&g));
+      tsr_test_ref_gemm_into(1, 0, n, 1, n, -0.75, ha, bs, 0.5, c0, ref);
+      for (int64_t i = 0; i < n; ++i)
+        got[i] = tg_load(dt, c, (size_t)(i * 3));
+      assert_true(tsr_test_rel_error(got, ref, (size_t)n) <= tsr_test_tol(dt, n));
+      free(bs);
+      free(c0);
+    }
     free(ref);
     free(got);
     tsr__gemm_args g;
