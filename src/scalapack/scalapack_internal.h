@@ -60,7 +60,13 @@ bool tsr__pgemm_direct_pays(tsr__pgemm_call *p, int forced);
  * not distributed as C's, they are first gathered along the holding row or column), and the
  * steps' panels are multiplied locally, up to 256 of k at a time. Collective over g; `ws`
  * grows on the first calls (the processes agree on its allocation then, and only then).
- * Adds the bytes sent to and received from other processes to *sent and *received.
+ * A small sub(C) on one process whose operands share k's owners takes the reduction variant
+ * instead (pgemm_direct.c): only the process line holding the operands and C's owner take
+ * part (an MPI_Reduce along k, at most one message), the others return at once; every process
+ * decides alike from the descriptors. Adds the bytes sent to and received from other processes
+ * to *sent and *received. Returns TSR_OK; TSR_ERR_MPI when an MPI call fails;
+ * TSR_ERR_OUT_OF_MEMORY when the workspace or a local GEMM's buffers cannot be allocated (this
+ * process's part of sub(C) may then be partly updated).
  */
 tsr_status tsr__pgemm_direct(const tsr__pgemm_call *p, tsr_grid *g, tsr__pgemm_workspace *ws,
                              uint64_t *sent, uint64_t *received);
